@@ -1,0 +1,169 @@
+/* error.c: gal_error records, compiler-style formatting, and the
+ * "did you mean" suggestion used for misspelt keys and names. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void
+fill_location(gal_error *err, const gal_loc *loc, const char *key)
+{
+    if (loc && loc->file) {
+        g_strlcpy(err->file, loc->file, sizeof(err->file));
+        err->line = loc->line;
+        err->col = loc->col;
+    }
+    if (key)
+        g_strlcpy(err->key, key, sizeof(err->key));
+}
+
+int
+gal_error_set(gal_error *err, gal_code code, const gal_loc *loc,
+    const char *key, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err || err->code != GAL_OK)
+        return -1;
+    err->code = code;
+    fill_location(err, loc, key);
+    va_start(ap, fmt);
+    g_vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int
+gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
+    const char *what)
+{
+    /* libvips' buffer is shared by every thread: copy it, then clear it
+     * so the next failure elsewhere does not repeat this message. */
+    g_autofree char *raw = g_strdup(vips_error_buffer());
+    g_autofree char *flat = NULL;
+
+    vips_error_clear();
+    g_strstrip(raw);
+    /* libvips ends each message with a newline; keep one line. */
+    flat = g_strdelimit(g_strdup(raw), "\n", ' ');
+    if (!*flat)
+        return gal_error_set(err, code, loc, NULL, "%s failed", what);
+    return gal_error_set(err, code, loc, NULL, "%s: %s", what, flat);
+}
+
+void
+gal_error_set_subject(gal_error *err, const char *subject)
+{
+    if (err && subject && !err->subject[0])
+        g_strlcpy(err->subject, subject, sizeof(err->subject));
+}
+
+void
+gal__errors_add(gal_errors *errs, const gal_error *err)
+{
+    if (!errs)
+        return;
+    if (errs->count < GAL_MAX_ERRORS)
+        errs->items[errs->count++] = *err;
+    else
+        errs->dropped++;
+}
+
+int
+gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
+    const char *key, const char *fmt, ...)
+{
+    gal_error err = { 0 };
+    va_list ap;
+
+    err.code = code;
+    fill_location(&err, loc, key);
+    va_start(ap, fmt);
+    g_vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+    va_end(ap);
+    gal__errors_add(errs, &err);
+    return -1;
+}
+
+char *
+gal_error_format(const gal_error *err, char *buf, size_t size)
+{
+    GString *s = g_string_new(NULL);
+
+    if (err->subject[0]) {
+        /* photo errors: "IMG_1.jpg: resize (web.yaml:7): message" */
+        g_string_append_printf(s, "%s: ", err->subject);
+        if (err->key[0])
+            g_string_append(s, err->key);
+        if (err->file[0] && err->line > 0)
+            g_string_append_printf(s, "%s(%s:%d)", err->key[0] ? " " : "",
+                err->file, err->line);
+        if (err->key[0] || (err->file[0] && err->line > 0))
+            g_string_append(s, ": ");
+    }
+    else {
+        /* preset errors: "web.yaml:7:32: watermark.opacity: message" */
+        if (err->file[0]) {
+            g_string_append(s, err->file);
+            if (err->line > 0)
+                g_string_append_printf(s, ":%d:%d", err->line, err->col);
+            g_string_append(s, ": ");
+        }
+        if (err->key[0])
+            g_string_append_printf(s, "%s: ", err->key);
+    }
+    g_string_append(s, err->msg);
+    g_strlcpy(buf, s->str, size);
+    g_string_free(s, TRUE);
+    return buf;
+}
+
+void
+gal_free(void *p)
+{
+    g_free(p);
+}
+
+/* Levenshtein distance, small strings only (keys and names). */
+static int
+edit_distance(const char *a, const char *b)
+{
+    int la = (int) strlen(a), lb = (int) strlen(b);
+    g_autofree int *row = g_new(int, lb + 1);
+
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]) ? 0 : 1;
+
+            row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), diag + cost);
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *
+gal__did_you_mean(const char *word, const char *const *candidates)
+{
+    const char *best = NULL;
+    int best_distance = G_MAXINT;
+    /* Allow about one typo per three letters, and always one. */
+    int limit = MAX(1, (int) strlen(word) / 3);
+
+    for (int i = 0; candidates && candidates[i]; i++) {
+        int d = edit_distance(word, candidates[i]);
+
+        if (d < best_distance) {
+            best_distance = d;
+            best = candidates[i];
+        }
+    }
+    return best_distance <= limit ? best : NULL;
+}

@@ -1,0 +1,192 @@
+/* gallop.h: the public API of the gallop pipeline library.
+ *
+ * This header is the manual for cmd/ (and any other front end). It is the
+ * only pipeline header a front end includes. The library never prints,
+ * never exits and never reads argv or the environment: everything it needs
+ * comes in through these functions, everything it has to say goes out
+ * through return values, gal_error records and the progress callback.
+ *
+ * Conventions: functions return 0 on success and -1 on failure (or a
+ * pointer / NULL), filling in a caller-owned gal_error or gal_errors.
+ * `_free` functions accept NULL. Strings returned as `char *` are owned by
+ * the caller and released with gal_free().
+ */
+#ifndef GALLOP_H
+#define GALLOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GAL_VERSION "0.1.0"
+
+/* Exit-status-like classes of failure. cmd/ maps them to exit codes:
+ * USAGE and PRESET give 2, INPUT/STAGE/OUTPUT on a photo give 1,
+ * INIT gives 3. */
+typedef enum gal_code {
+    GAL_OK = 0,
+    GAL_ERR_USAGE,    /* bad command-line value or input path */
+    GAL_ERR_PRESET,   /* the preset file (or a --set) is wrong */
+    GAL_ERR_INPUT,    /* a photo could not be read or is refused */
+    GAL_ERR_STAGE,    /* a stage could not process a photo */
+    GAL_ERR_OUTPUT,   /* an output could not be written */
+    GAL_ERR_INIT,     /* the library could not start */
+    GAL_ERR_INTERNAL, /* a bug in gallop */
+} gal_code;
+
+/* One error, self-contained: it owns copies of every string so it stays
+ * valid after the preset or run that produced it is freed.
+ * `file`/`line`/`col` locate the preset entry involved (line 0 = none),
+ * `subject` names the photo involved (empty = none), `key` is the preset
+ * key path ("resize.width", empty = none). `msg` is the human message
+ * without location; gal_error_format() puts it all together. */
+typedef struct gal_error {
+    gal_code code;
+    char file[512];
+    int line, col;
+    char key[128];
+    char subject[512];
+    char msg[512];
+} gal_error;
+
+/* Errors collected by a load or a run, compiler style: the first
+ * GAL_MAX_ERRORS are kept, the number of further ones in `dropped`. */
+#define GAL_MAX_ERRORS 20
+typedef struct gal_errors {
+    int count;
+    int dropped;
+    gal_error items[GAL_MAX_ERRORS];
+} gal_errors;
+
+/* Format an error as one line, compiler style:
+ *   "presets/web.yaml:7:32: watermark.opacity: must be ..."
+ *   "photos/IMG_1.jpg: watermark (presets/web.yaml:7): image is ..."
+ * Writes at most `size` bytes including the NUL; returns `buf`. */
+char *gal_error_format(const gal_error *err, char *buf, size_t size);
+
+/* Release a string returned by this library. Accepts NULL. */
+void gal_free(void *p);
+
+/* Start libvips and block its untrusted loaders. Call once, on the main
+ * thread, before anything else; `argv0` may be NULL. Fails with GAL_ERR_INIT. */
+int gal_init(const char *argv0, gal_error *err);
+
+/* Shut libvips down. Call once, after every run has finished. */
+void gal_shutdown(void);
+
+/* Version strings, static: "0.1.0" and the libvips version. */
+const char *gal_version(void);
+const char *gal_libvips_version(void);
+
+/* ---- presets ------------------------------------------------------------ */
+
+typedef struct gal_preset gal_preset;
+
+typedef struct gal_load_options {
+    /* Folder of shipped presets: where a bare name ("instagram-portrait")
+     * passed to gal_preset_load or to `extends` is looked up as NAME.yaml.
+     * NULL: only paths work. Borrowed. */
+    const char *presets_dir;
+    /* "KEY=VALUE" overrides (`--set`), applied after `extends`, in order,
+     * validated like preset values. Borrowed. */
+    const char *const *overrides;
+    int n_overrides;
+} gal_load_options;
+
+/* Load and validate a preset: a file path, or the name of a shipped preset.
+ * Every error found (up to GAL_MAX_ERRORS) is added to `errs`; on any error
+ * returns -1 and *out stays NULL. On success *out is a new preset, owned by
+ * the caller and immutable: it may be shared read-only by any number of
+ * threads. Not thread-safe itself (libyaml runs on the calling thread). */
+int gal_preset_load(const char *path_or_name, const gal_load_options *opts,
+    gal_preset **out, gal_errors *errs);
+
+/* The same from YAML text in memory; `virtual_path` names it in errors and
+ * is the base for relative paths (its folder). */
+int gal_preset_load_string(const char *yaml, const char *virtual_path,
+    const gal_load_options *opts, gal_preset **out, gal_errors *errs);
+
+void gal_preset_free(gal_preset *preset);
+
+/* Borrowed strings, valid while the preset lives. */
+const char *gal_preset_name(const gal_preset *preset);
+const char *gal_preset_description(const gal_preset *preset);
+const char *gal_preset_path(const gal_preset *preset);
+
+/* The resolved pipeline (after extends and overrides), one section or stage
+ * per line with every effective value. Caller frees with gal_free(). */
+char *gal_preset_describe(const gal_preset *preset);
+
+/* The shipped presets in `presets_dir` as "name<TAB>description" lines,
+ * sorted by name. A preset that fails to load is listed with its first
+ * error as the description. Caller frees with gal_free(); NULL with `err`
+ * set when the folder cannot be read. */
+char *gal_presets_list(const char *presets_dir, gal_error *err);
+
+/* The schema of one stage or section ("resize", "output", ...) or, for
+ * NULL, of all of them: key, type, default, range, help. Caller frees with
+ * gal_free(); NULL with `err` set (and a "did you mean") for an unknown
+ * name. */
+char *gal_stages_describe(const char *name, gal_error *err);
+
+/* ---- runs --------------------------------------------------------------- */
+
+typedef enum gal_photo_status {
+    GAL_PHOTO_DONE,    /* output written */
+    GAL_PHOTO_FAILED,  /* error set; no output written for it */
+    GAL_PHOTO_IGNORED, /* not a regular file (FIFO, device...): never opened */
+    GAL_PHOTO_PLANNED, /* dry run: would be built */
+} gal_photo_status;
+
+typedef struct gal_photo_result {
+    const char *input;  /* path as found; owned by the run summary */
+    const char *output; /* final output path, NULL if none */
+    gal_photo_status status;
+    gal_error error;    /* set when FAILED or IGNORED */
+    int width, height;  /* output size when DONE */
+    double seconds;     /* wall time spent on this photo */
+} gal_photo_result;
+
+typedef struct gal_run_summary {
+    int total, done, failed, ignored, planned;
+    double seconds;
+    gal_photo_result *photos; /* `total` entries, in input order */
+} gal_run_summary;
+
+/* Called once per photo as it finishes, never concurrently with itself
+ * (the library serialises calls), from a worker thread. `done` counts
+ * finished photos so far out of `total`. */
+typedef void (*gal_progress_fn)(const gal_photo_result *photo, int done,
+    int total, void *user);
+
+typedef struct gal_run_options {
+    /* Files and/or folders; NULL/0: the preset's input.paths. Borrowed. */
+    const char *const *inputs;
+    int n_inputs;
+    const char *output_dir; /* overrides output.dir; NULL: the preset's */
+    int jobs;               /* photos in flight; <= 0: number of cores */
+    bool dry_run;           /* plan and report, write nothing */
+    bool force;             /* rebuild every output (see --force in cmd) */
+    gal_progress_fn progress;
+    void *user;
+} gal_run_options;
+
+/* Run a preset over photos. Returns 0 when the run happened (some photos
+ * may have failed: see the summary), -1 with `errs` filled when it could
+ * not start (missing input path, output folder not creatable, name
+ * collisions...), in which case no output file was written. On return
+ * *out is a new summary owned by the caller (also on -1, possibly empty).
+ * Thread-safe with respect to other runs of the same preset. */
+int gal_run(const gal_preset *preset, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs);
+
+void gal_run_summary_free(gal_run_summary *summary);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GALLOP_H */

@@ -1,0 +1,444 @@
+/* internal.h: shared by the pipeline sources and the tests; never included by cmd/.
+ *
+ * Holds the preset node tree (YAML parsed into located nodes), the schema
+ * types that turn nodes into typed option structs, the stage descriptor
+ * every stage_*.c fills in, and the per-photo job.
+ */
+#ifndef GAL_INTERNAL_H
+#define GAL_INTERNAL_H
+
+#include <glib.h>
+#include <vips/vips.h>
+
+#include "gallop.h"
+
+/* libvips declares g_autoptr cleanups for its types only from 8.16 on. */
+#if VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION < 16
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VipsImage, g_object_unref)
+#endif
+
+static inline void
+gal__array_double_unref(VipsArrayDouble *array)
+{
+    vips_area_unref(VIPS_AREA(array));
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VipsArrayDouble, gal__array_double_unref)
+
+#define GAL_FREE(p) G_STMT_START { g_free(p); (p) = NULL; } G_STMT_END
+
+/* ---- locations and errors ------------------------------------------------ */
+
+/* A place in a preset. `file` is borrowed from the node tree or preset that
+ * owns it (interned there); line and col are 1-based; line 0 = no line
+ * (e.g. a --set argument, where `file` holds the whole argument). */
+typedef struct gal_loc {
+    const char *file;
+    int line, col;
+} gal_loc;
+
+/* Set `err` unless it is already set (the first error wins). Always
+ * returns -1 so that failing is one line. `loc` and `key` may be NULL. */
+int gal_error_set(gal_error *err, gal_code code, const gal_loc *loc,
+    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+
+/* The same, taking the message from libvips' (shared, global) error buffer,
+ * which is then cleared: call it right after the failing vips call.
+ * `what` prefixes the libvips message ("resize: ..."). */
+int gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
+    const char *what);
+
+/* Name the photo an error is about (first subject wins). */
+void gal_error_set_subject(gal_error *err, const char *subject);
+
+/* Append a copy of `err` to `errs` (or count it as dropped). */
+void gal__errors_add(gal_errors *errs, const gal_error *err);
+
+/* Add an error to a list in one call; returns -1. */
+int gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
+    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+
+/* The closest of `candidates` (NULL-terminated) to `word` by edit distance,
+ * or NULL when none is close enough to suggest. */
+const char *gal__did_you_mean(const char *word, const char *const *candidates);
+
+/* ---- preset node tree ---------------------------------------------------- */
+
+typedef enum gal_node_kind {
+    GAL_NODE_SCALAR,
+    GAL_NODE_MAP,
+    GAL_NODE_SEQ,
+} gal_node_kind;
+
+/* A YAML node with its location. Scalars keep their text untyped: the
+ * schema decides what they mean. `is_null` marks a plain `~`, `null` or
+ * empty scalar, which resets a key to its default when merging. */
+typedef struct gal_node {
+    gal_node_kind kind;
+    gal_loc loc;
+    char *text;          /* SCALAR */
+    gboolean is_null;    /* SCALAR */
+    GPtrArray *keys;     /* MAP: gal_node * scalars (key text and location) */
+    GPtrArray *items;    /* MAP values / SEQ items: gal_node * */
+} gal_node;
+
+gal_node *gal__node_new(gal_node_kind kind, const gal_loc *loc);
+gal_node *gal__node_new_scalar(const char *text, const gal_loc *loc);
+void gal__node_free(gal_node *node);
+gal_node *gal__node_copy(const gal_node *node);
+/* MAP helpers: the value for `key` (NULL if absent); set replaces or appends
+ * and takes ownership of `key_node` and `value`. */
+gal_node *gal__node_get(const gal_node *map, const char *key);
+const gal_node *gal__node_key(const gal_node *map, const char *key);
+void gal__node_set(gal_node *map, gal_node *key_node, gal_node *value);
+void gal__node_remove(gal_node *map, const char *key);
+/* Merge `over` into `base` key by key (maps recursively; anything else is
+ * replaced; a null scalar removes the key). Takes ownership of `over`. */
+void gal__node_merge(gal_node *base, gal_node *over);
+
+/* ---- schema --------------------------------------------------------------- */
+
+typedef enum gal_type {
+    GAL_T_BOOL,     /* gboolean */
+    GAL_T_INT,      /* int */
+    GAL_T_DOUBLE,   /* double */
+    GAL_T_STRING,   /* char * */
+    GAL_T_PATH,     /* char *: an existing file, resolved against the preset */
+    GAL_T_DIR,      /* char *: a folder (need not exist), resolved likewise */
+    GAL_T_ENUM,     /* int: index into `choices` */
+    GAL_T_COLOR,    /* gal_color */
+    GAL_T_LENGTH,   /* gal_length: "12", "12px" or "3.5%" */
+    GAL_T_STRLIST,  /* char ** (NULL-terminated): a list, or one scalar */
+    GAL_T_PATHLIST, /* char **: list of folders/files resolved against the preset */
+    GAL_T_TEMPLATE, /* gal_template *: text with {fields}, checked at load */
+} gal_type;
+
+typedef struct gal_color {
+    double r, g, b, a; /* 0..255 each */
+} gal_color;
+
+typedef struct gal_length {
+    double value;
+    gboolean relative; /* TRUE: `value` is a percentage */
+} gal_length;
+
+#define GAL_REQUIRED 0x1u /* the key must be given */
+
+/* One key of a stage or section. The preset key is the C field name with
+ * '_' written as '-' (field `max_lines` is key `max-lines`). `def` is the
+ * default written as preset text and parsed by the same code as user
+ * values; NULL means "unset" (zero / NULL field). */
+typedef struct gal_param {
+    const char *field;
+    gal_type type;
+    size_t offset;
+    const char *help;
+    const char *def;
+    double min, max;             /* INT, DOUBLE, LENGTH(px): inclusive range */
+    const char *const *choices;  /* ENUM: NULL-terminated names */
+    unsigned flags;
+} gal_param;
+
+#define GAL_PARAM_(type_, st, f, help_, def_, min_, max_, choices_, flags_) \
+    { #f, type_, G_STRUCT_OFFSET(st, f), help_, def_, min_, max_, choices_, flags_ }
+#define GAL_PARAM_BOOL(st, f, help, def) \
+    GAL_PARAM_(GAL_T_BOOL, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_INT(st, f, help, def, min, max) \
+    GAL_PARAM_(GAL_T_INT, st, f, help, def, min, max, NULL, 0)
+#define GAL_PARAM_DOUBLE(st, f, help, def, min, max) \
+    GAL_PARAM_(GAL_T_DOUBLE, st, f, help, def, min, max, NULL, 0)
+#define GAL_PARAM_STRING(st, f, help, def) \
+    GAL_PARAM_(GAL_T_STRING, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_PATH(st, f, help, flags) \
+    GAL_PARAM_(GAL_T_PATH, st, f, help, NULL, 0, 0, NULL, flags)
+#define GAL_PARAM_DIR(st, f, help, def) \
+    GAL_PARAM_(GAL_T_DIR, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_ENUM(st, f, help, def, choices) \
+    GAL_PARAM_(GAL_T_ENUM, st, f, help, def, 0, 0, choices, 0)
+#define GAL_PARAM_COLOR(st, f, help, def) \
+    GAL_PARAM_(GAL_T_COLOR, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_LENGTH(st, f, help, def, max_px) \
+    GAL_PARAM_(GAL_T_LENGTH, st, f, help, def, 0, max_px, NULL, 0)
+#define GAL_PARAM_STRLIST(st, f, help, def) \
+    GAL_PARAM_(GAL_T_STRLIST, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_PATHLIST(st, f, help, def) \
+    GAL_PARAM_(GAL_T_PATHLIST, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_TEMPLATE(st, f, help, def) \
+    GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
+
+/* A table of params plus the struct it fills: a stage's options, or a
+ * top-level section such as `output`. */
+typedef struct gal_section {
+    const char *name;
+    const char *summary;
+    const gal_param *params;
+    size_t opts_size;
+} gal_section;
+
+/* Fill a new options struct from `map` (may be NULL: all defaults).
+ * `where` prefixes key paths in errors ("resize", "output"). Every error is
+ * added to `errs`; returns -1 if there was any. `locs` (may be NULL)
+ * receives a gal_loc per param, where its value came from. */
+int gal__schema_fill(const gal_section *sec, const gal_node *map,
+    void **opts_out, gal_loc *locs, gal_errors *errs);
+void gal__schema_free(const gal_section *sec, void *opts);
+/* Parse one scalar or list node into one field (used by fill). */
+int gal__schema_parse_value(const gal_section *sec, const gal_param *param,
+    const gal_node *value, void *opts, gal_error *err);
+/* "width=1080 height=1350 fit=cover ..." */
+void gal__schema_describe_values(const gal_section *sec, const void *opts,
+    GString *out);
+/* The table for `gallop stages`: key, type, default, range, help. */
+void gal__schema_describe_params(const gal_section *sec, GString *out);
+/* "max-lines" for field "max_lines"; returns a new string. */
+char *gal__param_key(const gal_param *param);
+const char *gal__type_name(gal_type type);
+
+int gal__color_parse(const char *text, gal_color *out);
+/* A length against a reference size in pixels (percent of `reference`). */
+int gal__length_px(const gal_length *len, int reference);
+
+/* ---- templates ------------------------------------------------------------ */
+
+/* "{stem}-{date:%Y-%m-%d}.{ext}", "{artist|Unknown}": literal text and
+ * fields, parsed once at load time, rendered per photo. */
+typedef struct gal_template gal_template;
+
+/* Parse; an unknown field or a bad brace is an error naming the column
+ * within the text. */
+gal_template *gal__template_parse(const char *text, GError **error);
+void gal__template_free(gal_template *tpl);
+const char *gal__template_text(const gal_template *tpl);
+/* Does the template use field `name`? */
+gboolean gal__template_uses(const gal_template *tpl, const char *name);
+
+/* Per-photo facts a template can show. Strings may be NULL (missing). */
+typedef struct gal_facts {
+    const char *name;      /* file name with extension */
+    const char *stem;      /* file name without extension */
+    const char *ext;       /* output extension: jpg, png, webp, avif */
+    const char *preset;    /* preset name */
+    const char *caption;
+    const char *camera;    /* "Apple iPhone 5s" */
+    const char *lens;
+    const char *artist;
+    const char *copyright;
+    const char *exposure;  /* "1/250 s f/5.6 ISO 100" */
+    gboolean has_date;
+    struct tm date;        /* DateTimeOriginal, when has_date */
+    int index;             /* 1-based position in the sorted input list */
+    int count;             /* number of photos in the run */
+} gal_facts;
+
+/* Render; `sanitize` makes every substituted value safe as one file-name
+ * component ('/', '\\', control characters and leading dots replaced). */
+char *gal__template_render(const gal_template *tpl, const gal_facts *facts,
+    gboolean sanitize);
+
+/* ---- photo facts (libexif) ------------------------------------------------- */
+
+/* Read the facts a template can show from EXIF data (a blob as libvips
+ * keeps it under "exif-data"). Strings are allocated into `strings`
+ * (freed with it). Never fails: missing data leaves fields NULL. */
+void gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts,
+    GStringChunk *strings);
+
+/* ---- stages ----------------------------------------------------------------- */
+
+typedef enum gal_stage_kind {
+    GAL_STAGE_MAP,    /* one photo in, one photo out */
+    GAL_STAGE_GATHER, /* many in, one out (contact sheets) */
+} gal_stage_kind;
+
+typedef struct gal_job gal_job;
+
+/* What a stage sees of itself: its options, its prepared shared data (both
+ * immutable after load) and where in the preset it was configured. */
+typedef struct gal_stage_ctx {
+    const void *opts;
+    const void *shared;
+    gal_loc loc;
+} gal_stage_ctx;
+
+typedef struct gal_stage_def {
+    const char *name;        /* preset key */
+    const char *summary;     /* one line for `gallop stages` */
+    const gal_param *params; /* schema, ends with GAL_PARAM_END */
+    size_t opts_size;
+    gal_stage_kind kind;
+    /* Rules that involve several keys; optional. */
+    int (*check)(const gal_stage_ctx *sc, gal_error *err);
+    /* Costly per-preset work, once, on the main thread; optional. */
+    int (*prepare)(const gal_stage_ctx *sc, void **shared, gal_error *err);
+    void (*release)(void *shared);
+    /* When this stage comes first: the size (oriented, in pixels) the photo
+     * should be decoded at, so loaders can shrink on load. Optional. */
+    void (*load_size)(const gal_stage_ctx *sc, int width, int height,
+        int *load_width, int *load_height);
+    int (*build)(const gal_stage_ctx *sc, gal_job *job, VipsImage *in,
+        VipsImage **out, gal_error *err);
+    int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n,
+        VipsImage **out, gal_error *err);
+} gal_stage_def;
+
+/* Resize geometry, shared by stage_resize.c and its tests. */
+typedef enum gal_fit {
+    GAL_FIT_COVER,
+    GAL_FIT_CONTAIN,
+    GAL_FIT_INSIDE,
+    GAL_FIT_FILL,
+} gal_fit;
+
+typedef enum gal_crop {
+    GAL_CROP_CENTRE,
+    GAL_CROP_ENTROPY,
+    GAL_CROP_ATTENTION,
+} gal_crop;
+
+/* Scale to width x height, then crop to crop_* (if non-zero, cover) or pad
+ * to canvas_* (if non-zero, contain). */
+typedef struct gal_resize_plan {
+    int width, height;
+    int crop_width, crop_height;
+    int canvas_width, canvas_height;
+} gal_resize_plan;
+
+/* `width`/`height` 0 = not given. Pure: no image involved. */
+void gal__resize_plan(gal_fit fit, int width, int height, gboolean upscale, int in_width,
+    int in_height, gal_resize_plan *plan);
+
+/* The registered stages, in stages.def order, NULL-terminated. */
+extern const gal_stage_def *const gal__stages[];
+const gal_stage_def *gal__stage_find(const char *name);
+
+/* ---- the loaded preset ------------------------------------------------------- */
+
+typedef enum gal_format {
+    GAL_FORMAT_JPEG,
+    GAL_FORMAT_PNG,
+    GAL_FORMAT_WEBP,
+    GAL_FORMAT_AVIF,
+} gal_format;
+
+typedef enum gal_fail_on {
+    GAL_FAIL_ON_NONE,
+    GAL_FAIL_ON_TRUNCATED,
+    GAL_FAIL_ON_ERROR,
+    GAL_FAIL_ON_WARNING,
+} gal_fail_on;
+
+typedef struct gal_input_opts {
+    char **paths;
+    char **include;
+    char **exclude;
+    gboolean recursive;
+    int fail_on;            /* gal_fail_on */
+    double max_megapixels;
+} gal_input_opts;
+
+typedef enum gal_subsampling {
+    GAL_SUBSAMPLING_AUTO,
+    GAL_SUBSAMPLING_420,
+    GAL_SUBSAMPLING_444,
+} gal_subsampling;
+
+typedef struct gal_output_opts {
+    char *dir;
+    gal_template *name;
+    int format;             /* gal_format */
+    int quality;            /* 1..100 */
+    gboolean progressive;
+    int subsampling;        /* gal_subsampling */
+    gboolean strip;
+    gal_color background;   /* alpha is flattened onto it for JPEG */
+} gal_output_opts;
+
+extern const gal_section gal__input_section;
+extern const gal_section gal__output_section;
+
+typedef struct gal_stage_instance {
+    const gal_stage_def *def;
+    gal_section section; /* def's params viewed as a section */
+    void *opts;
+    void *shared;
+    gal_loc loc;
+} gal_stage_instance;
+
+struct gal_preset {
+    char *path;          /* the file loaded (or the virtual path) */
+    char *name;
+    char *description;
+    GStringChunk *strings; /* interned file names for every gal_loc */
+    gal_input_opts *input;
+    gal_output_opts *output;
+    GArray *stages;      /* gal_stage_instance */
+};
+
+/* File names in the extends chain are interned here. */
+const char *gal__preset_intern(gal_preset *preset, const char *file);
+
+/* Extension for a format ("jpg", "png", "webp", "avif"). */
+const char *gal__format_ext(gal_format format);
+
+/* ---- inputs --------------------------------------------------------------------- */
+
+typedef struct gal_input {
+    char *path;       /* as given or found */
+    gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
+} gal_input;
+
+/* Expand files and folders into a sorted, de-duplicated list of photos,
+ * applying the include/exclude globs to folder contents (files named
+ * explicitly are taken as given). Skips `skip_dir` (the output folder)
+ * when it lies inside an input folder. A missing path is an error. */
+int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
+    int n_paths, const char *skip_dir, GArray **out, gal_errors *errs);
+void gal__inputs_free(GArray *inputs);
+/* Case-insensitive glob match on a file name ('*', '?', '[...]'). */
+gboolean gal__glob_match(const char *pattern, const char *name);
+
+/* ---- jobs ------------------------------------------------------------------------ */
+
+/* One photo on one worker. Created, run and freed on that worker. */
+struct gal_job {
+    const gal_preset *preset;
+    const char *input;         /* borrowed from the plan */
+    const char *output_path;   /* final path, borrowed from the plan */
+    gal_facts facts;           /* what templates can show of this photo */
+    GStringChunk *strings;     /* owns the facts' strings */
+    int out_width, out_height; /* set when the job succeeds */
+};
+
+/* Name, stem, output extension, preset, index and count. */
+void gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,
+    gal_facts *facts, GStringChunk *strings);
+
+/* Add the EXIF facts of a photo, reading its header only. */
+int gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
+    GStringChunk *strings, gal_error *err);
+
+/* Open a photo as the pipeline's source: header checks (format, pixel
+ * limit), EXIF facts into `facts` (may be NULL), then a lazy decode at the
+ * size the first stage asks for, upright, as 8-bit sRGB (alpha kept). */
+int gal__photo_open(const gal_preset *preset, const char *path, gal_facts *facts,
+    GStringChunk *strings, VipsImage **out, gal_error *err);
+
+/* Decode, run every stage and write one photo. Fills `err` on failure and
+ * leaves no file behind. */
+int gal__job_run(gal_job *job, gal_error *err);
+
+/* Output file name for a photo: the rendered name template, checked to stay
+ * inside `dir`. Returns a new path or NULL with `err` set. */
+char *gal__output_path(const gal_output_opts *output, const char *dir,
+    const gal_facts *facts, gal_error *err);
+
+/* Encode `image` to `path` atomically (temporary file in the same folder,
+ * then rename). */
+int gal__output_write(const gal_output_opts *output, VipsImage *image,
+    const char *path, gal_error *err);
+
+/* Threads budget: photos in flight for `jobs` (<= 0: cores), and libvips
+ * threads per photo. */
+int gal__schedule_workers(int jobs, int n_photos, int *vips_threads);
+
+#endif /* GAL_INTERNAL_H */

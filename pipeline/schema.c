@@ -1,0 +1,603 @@
+/* schema.c: typed options from located nodes, driven by gal_param tables.
+ * One parser per type serves user values and the defaults written in the
+ * tables alike, so `gallop stages` shows exactly what the loader applies. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define FIELD(opts, param, type) ((type *) ((char *) (opts) + (param)->offset))
+
+char *
+gal__param_key(const gal_param *param)
+{
+    return g_strdelimit(g_strdup(param->field), "_", '-');
+}
+
+const char *
+gal__type_name(gal_type type)
+{
+    switch (type) {
+    case GAL_T_BOOL: return "bool";
+    case GAL_T_INT: return "int";
+    case GAL_T_DOUBLE: return "number";
+    case GAL_T_STRING: return "string";
+    case GAL_T_PATH: return "file";
+    case GAL_T_DIR: return "folder";
+    case GAL_T_ENUM: return "choice";
+    case GAL_T_COLOR: return "colour";
+    case GAL_T_LENGTH: return "length";
+    case GAL_T_STRLIST: return "list";
+    case GAL_T_PATHLIST: return "paths";
+    case GAL_T_TEMPLATE: return "template";
+    }
+    return "?";
+}
+
+static const char *
+kind_name(const gal_node *node)
+{
+    switch (node->kind) {
+    case GAL_NODE_MAP: return "a mapping";
+    case GAL_NODE_SEQ: return "a list";
+    default: return "a scalar";
+    }
+}
+
+/* The key path for errors: "resize.width". */
+static char *
+key_path(const gal_section *sec, const gal_param *param)
+{
+    g_autofree char *key = gal__param_key(param);
+
+    return sec->name ? g_strdup_printf("%s.%s", sec->name, key) : g_steal_pointer(&key);
+}
+
+static int
+value_error(gal_error *err, const gal_section *sec, const gal_param *param,
+    const gal_node *value, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+
+static int
+value_error(gal_error *err, const gal_section *sec, const gal_param *param,
+    const gal_node *value, const char *fmt, ...)
+{
+    g_autofree char *path = key_path(sec, param);
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    return gal_error_set(err, GAL_ERR_PRESET, &value->loc, path, "%s", msg);
+}
+
+static gboolean
+parse_int(const char *text, long long *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtoll(text, &end, 10);
+    return errno == 0 && end != text && *end == '\0';
+}
+
+static gboolean
+parse_double(const char *text, double *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = g_ascii_strtod(text, &end);
+    return errno == 0 && end != text && *end == '\0' && isfinite(*out);
+}
+
+static int
+hex_digit(char c)
+{
+    return g_ascii_isxdigit(c) ? g_ascii_xdigit_value(c) : -1;
+}
+
+int
+gal__color_parse(const char *text, gal_color *out)
+{
+    static const struct { const char *name; gal_color color; } named[] = {
+        { "black", { 0, 0, 0, 255 } },
+        { "white", { 255, 255, 255, 255 } },
+        { "transparent", { 0, 0, 0, 0 } },
+    };
+    size_t n = strlen(text);
+    int digits[8];
+
+    for (size_t i = 0; i < G_N_ELEMENTS(named); i++)
+        if (g_ascii_strcasecmp(text, named[i].name) == 0) {
+            *out = named[i].color;
+            return 0;
+        }
+    if (text[0] != '#' || !(n == 4 || n == 5 || n == 7 || n == 9))
+        return -1;
+    for (size_t i = 1; i < n; i++)
+        if ((digits[i - 1] = hex_digit(text[i])) < 0)
+            return -1;
+    if (n <= 5) {
+        /* #rgb(a): each digit doubled, as in CSS */
+        double c[4] = { 0, 0, 0, 255 };
+
+        for (size_t i = 0; i < n - 1; i++)
+            c[i] = digits[i] * 17;
+        *out = (gal_color) { c[0], c[1], c[2], c[3] };
+    }
+    else {
+        double c[4] = { 0, 0, 0, 255 };
+
+        for (size_t i = 0; i < (n - 1) / 2; i++)
+            c[i] = digits[2 * i] * 16 + digits[2 * i + 1];
+        *out = (gal_color) { c[0], c[1], c[2], c[3] };
+    }
+    return 0;
+}
+
+int
+gal__length_px(const gal_length *len, int reference)
+{
+    if (len->relative)
+        return (int) lround(len->value * reference / 100.0);
+    return (int) lround(len->value);
+}
+
+/* Relative paths resolve against the folder of the preset file the value
+ * came from; a value given with --set (no line) against the working
+ * folder. */
+static char *
+resolve_path(const gal_node *value)
+{
+    g_autofree char *base = NULL;
+
+    if (g_path_is_absolute(value->text) || value->loc.line == 0 || !value->loc.file)
+        return g_canonicalize_filename(value->text, NULL);
+    base = g_path_get_dirname(value->loc.file);
+    return g_canonicalize_filename(value->text, base);
+}
+
+static int
+parse_list(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gboolean paths, char ***out, gal_error *err)
+{
+    GPtrArray *items = g_ptr_array_new();
+
+    if (value->kind == GAL_NODE_MAP) {
+        g_ptr_array_free(items, TRUE);
+        return value_error(err, sec, param, value, "expected a list, got a mapping");
+    }
+    if (value->kind == GAL_NODE_SCALAR) {
+        if (!value->is_null)
+            g_ptr_array_add(items, paths ? resolve_path(value) : g_strdup(value->text));
+    }
+    else
+        for (guint i = 0; i < value->items->len; i++) {
+            const gal_node *item = value->items->pdata[i];
+
+            if (item->kind != GAL_NODE_SCALAR) {
+                g_ptr_array_free(items, TRUE);
+                return value_error(err, sec, param, item,
+                    "expected a list of strings, got %s in the list", kind_name(item));
+            }
+            g_ptr_array_add(items, paths ? resolve_path(item) : g_strdup(item->text));
+        }
+    g_ptr_array_add(items, NULL);
+    g_strfreev(*out);
+    *out = (char **) g_ptr_array_free(items, FALSE);
+    return 0;
+}
+
+static int
+parse_enum(const gal_section *sec, const gal_param *param, const gal_node *value,
+    int *out, gal_error *err)
+{
+    const char *text = value->text;
+    g_autofree char *list = NULL;
+    const char *guess;
+
+    /* Both spellings of centre are common in presets. */
+    if (g_ascii_strcasecmp(text, "center") == 0)
+        text = "centre";
+    for (int i = 0; param->choices[i]; i++)
+        if (g_ascii_strcasecmp(text, param->choices[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    list = g_strjoinv(", ", (char **) param->choices);
+    guess = gal__did_you_mean(text, param->choices);
+    if (guess)
+        return value_error(err, sec, param, value,
+            "expected one of %s, got \"%s\" (did you mean \"%s\"?)", list, value->text, guess);
+    return value_error(err, sec, param, value, "expected one of %s, got \"%s\"", list,
+        value->text);
+}
+
+static int
+parse_length(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gal_length *out, gal_error *err)
+{
+    g_autofree char *text = g_strstrip(g_strdup(value->text));
+    size_t n = strlen(text);
+    gal_length len = { 0 };
+
+    if (n > 1 && text[n - 1] == '%') {
+        text[n - 1] = '\0';
+        len.relative = TRUE;
+    }
+    else if (n > 2 && g_str_has_suffix(text, "px"))
+        text[n - 2] = '\0';
+    g_strchomp(text);
+    if (!parse_double(text, &len.value))
+        return value_error(err, sec, param, value,
+            "expected a length in pixels (24 or 24px) or a percentage (3.5%%), got \"%s\"",
+            value->text);
+    if (len.relative && (len.value < 0 || len.value > 100))
+        return value_error(err, sec, param, value,
+            "a percentage must be between 0%% and 100%%, got %s", value->text);
+    if (!len.relative && (len.value < param->min || len.value > param->max))
+        return value_error(err, sec, param, value,
+            "must be between %g and %g px, got %s", param->min, param->max, value->text);
+    *out = len;
+    return 0;
+}
+
+int
+gal__schema_parse_value(const gal_section *sec, const gal_param *param,
+    const gal_node *value, void *opts, gal_error *err)
+{
+    const char *text = value->text;
+
+    if (param->type == GAL_T_STRLIST || param->type == GAL_T_PATHLIST)
+        return parse_list(sec, param, value, param->type == GAL_T_PATHLIST,
+            FIELD(opts, param, char **), err);
+    if (value->kind != GAL_NODE_SCALAR)
+        return value_error(err, sec, param, value, "expected a %s, got %s",
+            gal__type_name(param->type), kind_name(value));
+
+    switch (param->type) {
+    case GAL_T_BOOL: {
+        static const char *const yes[] = { "true", "yes", "on", NULL };
+        static const char *const no[] = { "false", "no", "off", NULL };
+
+        for (int i = 0; yes[i]; i++)
+            if (g_ascii_strcasecmp(text, yes[i]) == 0 || g_ascii_strcasecmp(text, no[i]) == 0) {
+                *FIELD(opts, param, gboolean) = g_ascii_strcasecmp(text, yes[i]) == 0;
+                return 0;
+            }
+        return value_error(err, sec, param, value, "expected true or false, got \"%s\"", text);
+    }
+    case GAL_T_INT: {
+        long long v;
+
+        if (!parse_int(text, &v))
+            return value_error(err, sec, param, value, "expected a whole number, got \"%s\"",
+                text);
+        if (v < param->min || v > param->max)
+            return value_error(err, sec, param, value, "must be between %g and %g, got %lld",
+                param->min, param->max, v);
+        *FIELD(opts, param, int) = (int) v;
+        return 0;
+    }
+    case GAL_T_DOUBLE: {
+        double v;
+
+        if (!parse_double(text, &v))
+            return value_error(err, sec, param, value, "expected a number, got \"%s\"", text);
+        if (v < param->min || v > param->max)
+            return value_error(err, sec, param, value, "must be between %g and %g, got %s",
+                param->min, param->max, text);
+        *FIELD(opts, param, double) = v;
+        return 0;
+    }
+    case GAL_T_STRING:
+        g_free(*FIELD(opts, param, char *));
+        *FIELD(opts, param, char *) = g_strdup(text);
+        return 0;
+    case GAL_T_PATH:
+    case GAL_T_DIR: {
+        g_autofree char *path = resolve_path(value);
+
+        if (param->type == GAL_T_PATH && !g_file_test(path, G_FILE_TEST_IS_REGULAR))
+            return value_error(err, sec, param, value, "file not found: %s", path);
+        g_free(*FIELD(opts, param, char *));
+        *FIELD(opts, param, char *) = g_steal_pointer(&path);
+        return 0;
+    }
+    case GAL_T_ENUM:
+        return parse_enum(sec, param, value, FIELD(opts, param, int), err);
+    case GAL_T_COLOR:
+        if (gal__color_parse(text, FIELD(opts, param, gal_color)))
+            return value_error(err, sec, param, value,
+                "expected a colour like \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", white, black "
+                "or transparent, got \"%s\"", text);
+        return 0;
+    case GAL_T_LENGTH:
+        return parse_length(sec, param, value, FIELD(opts, param, gal_length), err);
+    case GAL_T_TEMPLATE: {
+        g_autoptr(GError) error = NULL;
+        gal_template *tpl = gal__template_parse(text, &error);
+
+        if (!tpl)
+            return value_error(err, sec, param, value, "%s", error->message);
+        gal__template_free(*FIELD(opts, param, gal_template *));
+        *FIELD(opts, param, gal_template *) = tpl;
+        return 0;
+    }
+    case GAL_T_STRLIST:
+    case GAL_T_PATHLIST:
+        break;
+    }
+    return value_error(err, sec, param, value, "internal error: unknown type");
+}
+
+static const gal_param *
+find_param(const gal_section *sec, const char *key)
+{
+    for (const gal_param *p = sec->params; p->field; p++) {
+        g_autofree char *k = gal__param_key(p);
+
+        if (strcmp(k, key) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static char **
+param_keys(const gal_section *sec)
+{
+    GPtrArray *keys = g_ptr_array_new();
+
+    for (const gal_param *p = sec->params; p->field; p++)
+        g_ptr_array_add(keys, gal__param_key(p));
+    g_ptr_array_add(keys, NULL);
+    return (char **) g_ptr_array_free(keys, FALSE);
+}
+
+/* Defaults are preset text; a list default is written "a,b,c". */
+static gal_node *
+default_node(const gal_param *p)
+{
+    gal_node *node;
+    g_auto(GStrv) items = NULL;
+
+    if (p->type != GAL_T_STRLIST && p->type != GAL_T_PATHLIST)
+        return gal__node_new_scalar(p->def, NULL);
+    node = gal__node_new(GAL_NODE_SEQ, NULL);
+    items = g_strsplit(p->def, ",", -1);
+    for (int i = 0; items[i]; i++)
+        g_ptr_array_add(node->items, gal__node_new_scalar(items[i], NULL));
+    return node;
+}
+
+int
+gal__schema_fill(const gal_section *sec, const gal_node *map, void **opts_out,
+    gal_loc *locs, gal_errors *errs)
+{
+    void *opts = g_malloc0(sec->opts_size);
+    int failed = 0;
+    int i = 0;
+
+    /* Defaults first, through the same parser as user values. */
+    for (const gal_param *p = sec->params; p->field; p++, i++) {
+        if (locs)
+            locs[i] = map ? map->loc : (gal_loc) { 0 };
+        if (p->def) {
+            gal_node *def = default_node(p);
+            gal_error err = { 0 };
+
+            /* A default that does not parse is a bug in the table: the unit
+             * test that loads every stage's defaults catches it. */
+            if (gal__schema_parse_value(sec, p, def, opts, &err)) {
+                gal__errors_add(errs, &err);
+                failed = -1;
+            }
+            gal__node_free(def);
+        }
+    }
+
+    if (map && map->kind != GAL_NODE_MAP && !(map->kind == GAL_NODE_SCALAR && map->is_null)) {
+        gal__errors_push(errs, GAL_ERR_PRESET, &map->loc, sec->name,
+            "expected a mapping of keys, got %s", kind_name(map));
+        *opts_out = opts;
+        return -1;
+    }
+
+    for (guint k = 0; map && map->kind == GAL_NODE_MAP && k < map->keys->len; k++) {
+        const gal_node *key = map->keys->pdata[k];
+        const gal_node *value = map->items->pdata[k];
+        const gal_param *p = find_param(sec, key->text);
+        gal_error err = { 0 };
+
+        if (!p) {
+            g_auto(GStrv) keys = param_keys(sec);
+            g_autofree char *list = g_strjoinv(", ", keys);
+            g_autofree char *path = sec->name ? g_strdup_printf("%s.%s", sec->name, key->text)
+                                              : g_strdup(key->text);
+            const char *guess = gal__did_you_mean(key->text, (const char *const *) keys);
+
+            if (guess)
+                gal__errors_push(errs, GAL_ERR_PRESET, &key->loc, path,
+                    "unknown key (did you mean \"%s\"?)", guess);
+            else
+                gal__errors_push(errs, GAL_ERR_PRESET, &key->loc, path,
+                    "unknown key; valid keys are %s", list);
+            failed = -1;
+            continue;
+        }
+        if (value->kind == GAL_NODE_SCALAR && value->is_null && p->type != GAL_T_STRLIST &&
+            p->type != GAL_T_PATHLIST)
+            continue; /* `key: ~` keeps the default */
+        if (gal__schema_parse_value(sec, p, value, opts, &err)) {
+            gal__errors_add(errs, &err);
+            failed = -1;
+        }
+        else if (locs)
+            locs[p - sec->params] = value->loc;
+    }
+
+    for (const gal_param *p = sec->params; p->field; p++)
+        if (p->flags & GAL_REQUIRED) {
+            g_autofree char *key = gal__param_key(p);
+
+            if (map && map->kind == GAL_NODE_MAP && gal__node_get(map, key))
+                continue;
+            gal__errors_push(errs, GAL_ERR_PRESET, map ? &map->loc : NULL, sec->name,
+                "missing required key \"%s\"", key);
+            failed = -1;
+        }
+
+    *opts_out = opts;
+    return failed;
+}
+
+void
+gal__schema_free(const gal_section *sec, void *opts)
+{
+    if (!opts)
+        return;
+    for (const gal_param *p = sec->params; p->field; p++)
+        switch (p->type) {
+        case GAL_T_STRING:
+        case GAL_T_PATH:
+        case GAL_T_DIR:
+            g_free(*FIELD(opts, p, char *));
+            break;
+        case GAL_T_STRLIST:
+        case GAL_T_PATHLIST:
+            g_strfreev(*FIELD(opts, p, char **));
+            break;
+        case GAL_T_TEMPLATE:
+            gal__template_free(*FIELD(opts, p, gal_template *));
+            break;
+        default:
+            break;
+        }
+    g_free(opts);
+}
+
+static void
+append_quoted(GString *out, const char *text)
+{
+    gboolean plain = *text != '\0';
+
+    for (const char *c = text; *c; c++)
+        if (!g_ascii_isalnum(*c) && !strchr("._/-+%", *c) && !((guchar) *c & 0x80))
+            plain = FALSE;
+    if (plain) {
+        g_string_append(out, text);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *c = text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            g_string_append_c(out, '\\');
+        g_string_append_c(out, *c);
+    }
+    g_string_append_c(out, '"');
+}
+
+static void
+append_value(GString *out, const gal_param *p, const void *opts)
+{
+    switch (p->type) {
+    case GAL_T_BOOL:
+        g_string_append(out, *FIELD(opts, p, gboolean) ? "true" : "false");
+        break;
+    case GAL_T_INT:
+        if (!p->def && *FIELD(opts, p, int) == 0)
+            g_string_append(out, "-");
+        else
+            g_string_append_printf(out, "%d", *FIELD(opts, p, int));
+        break;
+    case GAL_T_DOUBLE:
+        g_string_append_printf(out, "%g", *FIELD(opts, p, double));
+        break;
+    case GAL_T_STRING:
+    case GAL_T_PATH:
+    case GAL_T_DIR: {
+        const char *s = *FIELD(opts, p, char *);
+
+        if (s)
+            append_quoted(out, s);
+        else
+            g_string_append(out, "-");
+        break;
+    }
+    case GAL_T_ENUM:
+        g_string_append(out, p->choices[*FIELD(opts, p, int)]);
+        break;
+    case GAL_T_COLOR: {
+        const gal_color *c = FIELD(opts, p, gal_color);
+
+        g_string_append_printf(out, "#%02x%02x%02x%02x", (int) c->r, (int) c->g, (int) c->b,
+            (int) c->a);
+        break;
+    }
+    case GAL_T_LENGTH: {
+        const gal_length *l = FIELD(opts, p, gal_length);
+
+        g_string_append_printf(out, "%g%s", l->value, l->relative ? "%" : "px");
+        break;
+    }
+    case GAL_T_STRLIST:
+    case GAL_T_PATHLIST: {
+        char **list = *FIELD(opts, p, char **);
+
+        g_string_append_c(out, '[');
+        for (int i = 0; list && list[i]; i++) {
+            if (i)
+                g_string_append(out, ", ");
+            append_quoted(out, list[i]);
+        }
+        g_string_append_c(out, ']');
+        break;
+    }
+    case GAL_T_TEMPLATE: {
+        const gal_template *t = *FIELD(opts, p, gal_template *);
+
+        if (t)
+            append_quoted(out, gal__template_text(t));
+        else
+            g_string_append(out, "-");
+        break;
+    }
+    }
+}
+
+void
+gal__schema_describe_values(const gal_section *sec, const void *opts, GString *out)
+{
+    for (const gal_param *p = sec->params; p->field; p++) {
+        g_autofree char *key = gal__param_key(p);
+
+        g_string_append_printf(out, "%s%s=", p == sec->params ? "" : " ", key);
+        append_value(out, p, opts);
+    }
+}
+
+void
+gal__schema_describe_params(const gal_section *sec, GString *out)
+{
+    g_string_append_printf(out, "%s: %s\n", sec->name, sec->summary);
+    for (const gal_param *p = sec->params; p->field; p++) {
+        g_autofree char *key = gal__param_key(p);
+        g_autofree char *range = NULL;
+
+        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE)
+            range = g_strdup_printf("%g..%g", p->min, p->max);
+        else if (p->type == GAL_T_LENGTH)
+            range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
+        else if (p->type == GAL_T_ENUM)
+            range = g_strjoinv("|", (char **) p->choices);
+        else
+            range = g_strdup("");
+        g_string_append_printf(out, "  %-14s %-9s %-22s %-26s %s\n", key,
+            gal__type_name(p->type),
+            (p->flags & GAL_REQUIRED) ? "(required)" : p->def ? p->def : "(unset)", range,
+            p->help);
+    }
+}

@@ -1,0 +1,273 @@
+/* template.c: "{stem}-{date:%Y-%m-%d}.{ext}" and "{artist|Unknown}".
+ * A template is parsed once at load time (unknown fields are preset errors)
+ * and rendered per photo from a gal_facts. "{{" and "}}" are literal
+ * braces. Values substituted into file names are sanitised here, so that a
+ * caption or EXIF string can never add a folder level or a hidden file. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+typedef enum {
+    PART_TEXT,
+    PART_FIELD,
+} part_kind;
+
+typedef struct {
+    part_kind kind;
+    char *text;     /* TEXT: literal; FIELD: field name */
+    char *format;   /* FIELD: after ':' (NULL = default) */
+    char *fallback; /* FIELD: after '|' (NULL = empty) */
+} part;
+
+struct gal_template {
+    char *source;
+    GArray *parts; /* part */
+};
+
+static const char *const field_names[] = {
+    "name", "stem", "ext", "preset", "caption", "camera", "lens", "artist",
+    "copyright", "exposure", "date", "index", "count", NULL,
+};
+
+static void
+part_clear(gpointer p)
+{
+    part *pt = p;
+
+    g_free(pt->text);
+    g_free(pt->format);
+    g_free(pt->fallback);
+}
+
+void
+gal__template_free(gal_template *tpl)
+{
+    if (!tpl)
+        return;
+    g_free(tpl->source);
+    g_array_free(tpl->parts, TRUE);
+    g_free(tpl);
+}
+
+const char *
+gal__template_text(const gal_template *tpl)
+{
+    return tpl->source;
+}
+
+gboolean
+gal__template_uses(const gal_template *tpl, const char *name)
+{
+    for (guint i = 0; i < tpl->parts->len; i++) {
+        const part *pt = &g_array_index(tpl->parts, part, i);
+
+        if (pt->kind == PART_FIELD && strcmp(pt->text, name) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+static int
+field_error(GError **error, const char *text, const char *field, long column)
+{
+    const char *guess = gal__did_you_mean(field, field_names);
+    g_autofree char *list = g_strjoinv(", ", (char **) field_names);
+
+    if (guess)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+            "unknown field \"{%s}\" at column %ld of \"%s\" (did you mean \"{%s}\"?)", field,
+            column, text, guess);
+    else
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+            "unknown field \"{%s}\" at column %ld of \"%s\"; fields are %s", field, column,
+            text, list);
+    return -1;
+}
+
+static int
+parse_field(const char *text, const char *open, const char *close, part *pt,
+    GError **error)
+{
+    g_autofree char *inner = g_strndup(open + 1, close - open - 1);
+    char *bar = strchr(inner, '|');
+    char *colon;
+
+    if (bar) {
+        *bar = '\0';
+        pt->fallback = g_strdup(bar + 1);
+    }
+    colon = strchr(inner, ':');
+    if (colon) {
+        *colon = '\0';
+        pt->format = g_strdup(colon + 1);
+    }
+    g_strstrip(inner);
+    if (!g_strv_contains(field_names, inner))
+        return field_error(error, text, inner, (long) (open - text) + 1);
+    if (pt->format && strcmp(inner, "date") != 0 && strcmp(inner, "index") != 0 &&
+        strcmp(inner, "count") != 0) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+            "field \"{%s}\" takes no format (only date, index and count do), at column %ld "
+            "of \"%s\"", inner, (long) (open - text) + 1, text);
+        return -1;
+    }
+    if (pt->format && strcmp(inner, "date") != 0) {
+        /* {index:03}: a zero-padded width, nothing else. */
+        const char *f = pt->format;
+
+        if (!*f || strspn(f, "0123456789") != strlen(f) || strlen(f) > 2) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "\"{%s:%s}\": a number takes a width such as {%s:03}, at column %ld of \"%s\"",
+                inner, f, inner, (long) (open - text) + 1, text);
+            return -1;
+        }
+    }
+    pt->kind = PART_FIELD;
+    pt->text = g_strdup(inner);
+    return 0;
+}
+
+gal_template *
+gal__template_parse(const char *text, GError **error)
+{
+    gal_template *tpl = g_new0(gal_template, 1);
+    GString *literal = g_string_new(NULL);
+    const char *c = text;
+
+    tpl->source = g_strdup(text);
+    tpl->parts = g_array_new(FALSE, TRUE, sizeof(part));
+    g_array_set_clear_func(tpl->parts, part_clear);
+
+    while (*c) {
+        if ((c[0] == '{' && c[1] == '{') || (c[0] == '}' && c[1] == '}')) {
+            g_string_append_c(literal, c[0]);
+            c += 2;
+        }
+        else if (*c == '{') {
+            const char *close = strchr(c, '}');
+            part pt = { 0 };
+
+            if (!close) {
+                g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "unclosed \"{\" at column %ld of \"%s\" (write \"{{\" for a brace)",
+                    (long) (c - text) + 1, text);
+                goto fail;
+            }
+            if (parse_field(text, c, close, &pt, error)) {
+                part_clear(&pt);
+                goto fail;
+            }
+            if (literal->len) {
+                part lit = { PART_TEXT, g_strdup(literal->str), NULL, NULL };
+
+                g_array_append_val(tpl->parts, lit);
+                g_string_truncate(literal, 0);
+            }
+            g_array_append_val(tpl->parts, pt);
+            c = close + 1;
+        }
+        else if (*c == '}') {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "unmatched \"}\" at column %ld of \"%s\" (write \"}}\" for a brace)",
+                (long) (c - text) + 1, text);
+            goto fail;
+        }
+        else
+            g_string_append_c(literal, *c++);
+    }
+    if (literal->len) {
+        part lit = { PART_TEXT, g_strdup(literal->str), NULL, NULL };
+
+        g_array_append_val(tpl->parts, lit);
+    }
+    g_string_free(literal, TRUE);
+    return tpl;
+
+fail:
+    g_string_free(literal, TRUE);
+    gal__template_free(tpl);
+    return NULL;
+}
+
+/* The value of one field, or NULL when the photo does not have it. */
+static char *
+field_value(const part *pt, const gal_facts *f)
+{
+    const char *s = NULL;
+
+    if (strcmp(pt->text, "date") == 0) {
+        char buf[256];
+
+        if (!f->has_date)
+            return NULL;
+        /* The format is the preset's own text: strftime copies unknown
+         * conversions and never reads beyond `date`. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        if (strftime(buf, sizeof(buf), pt->format ? pt->format : "%Y-%m-%d", &f->date) == 0)
+            return NULL;
+#pragma GCC diagnostic pop
+        return g_strdup(buf);
+    }
+    if (strcmp(pt->text, "index") == 0 || strcmp(pt->text, "count") == 0) {
+        int v = strcmp(pt->text, "index") == 0 ? f->index : f->count;
+        int width = pt->format ? atoi(pt->format) : 0;
+
+        return g_strdup_printf("%0*d", width, v);
+    }
+#define TEXT_FIELD(n) else if (strcmp(pt->text, #n) == 0) s = f->n;
+    if (0) {}
+    TEXT_FIELD(name) TEXT_FIELD(stem) TEXT_FIELD(ext) TEXT_FIELD(preset)
+    TEXT_FIELD(caption) TEXT_FIELD(camera) TEXT_FIELD(lens) TEXT_FIELD(artist)
+    TEXT_FIELD(copyright) TEXT_FIELD(exposure)
+#undef TEXT_FIELD
+    return s && *s ? g_strdup(s) : NULL;
+}
+
+/* Make a value safe as (part of) one file-name component. */
+static void
+append_sanitized(GString *out, const char *value)
+{
+    g_autofree char *valid = g_utf8_make_valid(value, -1);
+    gsize start = out->len;
+
+    for (const char *c = valid; *c; c++) {
+        guchar u = (guchar) *c;
+
+        if (u < 0x20 || u == 0x7f || *c == '/' || *c == '\\')
+            g_string_append_c(out, '_');
+        else
+            g_string_append_c(out, *c);
+    }
+    /* A value must not make a hidden file or a ".." component. */
+    if (out->len > start && out->str[start] == '.' && (start == 0 || out->str[start - 1] == '/'))
+        out->str[start] = '_';
+}
+
+char *
+gal__template_render(const gal_template *tpl, const gal_facts *facts, gboolean sanitize)
+{
+    GString *out = g_string_new(NULL);
+
+    for (guint i = 0; i < tpl->parts->len; i++) {
+        const part *pt = &g_array_index(tpl->parts, part, i);
+        g_autofree char *value = NULL;
+
+        if (pt->kind == PART_TEXT) {
+            g_string_append(out, pt->text);
+            continue;
+        }
+        value = field_value(pt, facts);
+        if (!value && pt->fallback)
+            value = g_strdup(pt->fallback);
+        if (!value)
+            continue;
+        if (sanitize)
+            append_sanitized(out, value);
+        else
+            g_string_append(out, value);
+    }
+    return g_string_free(out, FALSE);
+}
