@@ -1,0 +1,143 @@
+/* gal_test.c: helpers shared by the unit and end-to-end tests. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+void
+gal_test_setup(void)
+{
+    gal_error err = { 0 };
+
+    cr_assert_eq(gal_init("gal_tests", &err), 0, "gal_init: %s", err.msg);
+}
+
+void
+gal_test_teardown(void)
+{
+    vips_shutdown();
+}
+
+gal_preset *
+gal_test_load_with(const char *yaml, const char *const *overrides, int n, gal_errors *errs)
+{
+    gal_load_options opts = { GAL_PRESETS_DIR, overrides, n };
+    g_autofree char *path = g_build_filename(GAL_TEST_TMP, "test.yaml", NULL);
+    gal_preset *preset = NULL;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    if (gal_preset_load_string(yaml, path, &opts, &preset, errs))
+        return NULL;
+    return preset;
+}
+
+gal_preset *
+gal_test_load(const char *yaml, gal_errors *errs)
+{
+    return gal_test_load_with(yaml, NULL, 0, errs);
+}
+
+VipsImage *
+gal_test_gradient(int width, int height)
+{
+    VipsImage *xy, *x, *y, *sum, *r, *g, *b, *rgb, *out;
+    VipsImage *bands[3];
+
+    cr_assert_eq(vips_xyz(&xy, width, height, NULL), 0);
+    cr_assert_eq(vips_extract_band(xy, &x, 0, NULL), 0);
+    cr_assert_eq(vips_extract_band(xy, &y, 1, NULL), 0);
+    cr_assert_eq(vips_add(x, y, &sum, NULL), 0);
+    cr_assert_eq(vips_linear1(x, &r, 255.0 / MAX(1, width - 1), 0, NULL), 0);
+    cr_assert_eq(vips_linear1(y, &g, 255.0 / MAX(1, height - 1), 0, NULL), 0);
+    cr_assert_eq(vips_linear1(sum, &b, 255.0 / MAX(1, width + height - 2), 0, NULL), 0);
+    bands[0] = r;
+    bands[1] = g;
+    bands[2] = b;
+    cr_assert_eq(vips_bandjoin(bands, &rgb, 3, NULL), 0);
+    cr_assert_eq(vips_cast_uchar(rgb, &out, NULL), 0);
+    vips_image_set_int(out, "gal-test", 1);
+    out->Type = VIPS_INTERPRETATION_sRGB;
+    g_object_unref(xy);
+    g_object_unref(x);
+    g_object_unref(y);
+    g_object_unref(sum);
+    g_object_unref(r);
+    g_object_unref(g);
+    g_object_unref(b);
+    g_object_unref(rgb);
+    return out;
+}
+
+VipsImage *
+gal_test_run_stage(const char *stage, const char *opts_yaml, VipsImage *in)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - %s: %s\n", stage, opts_yaml);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    const gal_stage_instance *st;
+    gal_stage_ctx sc;
+    gal_job job = { 0 };
+    gal_error err = { 0 };
+    VipsImage *out = NULL, *memory;
+
+    cr_assert_not_null(preset, "preset did not load: %s", errs->count ? errs->items[0].msg : "");
+    st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    job.preset = preset;
+    cr_assert_eq(st->def->build(&sc, &job, in, &out, &err), 0, "%s: %s", stage, err.msg);
+    memory = vips_image_copy_memory(out);
+    cr_assert_not_null(memory);
+    g_object_unref(out);
+    g_object_unref(in);
+    gal_preset_free(preset);
+    return memory;
+}
+
+int
+gal_test_diff(VipsImage *a, VipsImage *b, double *max_abs, double *mean_abs)
+{
+    VipsImage *d, *abs_d;
+    int failed;
+
+    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands)
+        return -1;
+    if (vips_subtract(a, b, &d, NULL))
+        return -1;
+    failed = vips_abs(d, &abs_d, NULL) || vips_max(abs_d, max_abs, NULL) ||
+        vips_avg(abs_d, mean_abs, NULL);
+    g_object_unref(d);
+    if (!failed)
+        g_object_unref(abs_d);
+    return failed ? -1 : 0;
+}
+
+char *
+gal_test_tmpdir(const char *name)
+{
+    char *dir = g_strdup_printf("%s/%s-%d", GAL_TEST_TMP, name, (int) getpid());
+
+    /* Leftovers from an earlier run with the same pid. */
+    if (g_file_test(dir, G_FILE_TEST_EXISTS)) {
+        const char *argv[] = { "rm", "-rf", dir, NULL };
+
+        gal_test_spawn(argv, NULL, NULL);
+    }
+    cr_assert_eq(g_mkdir_with_parents(dir, 0777), 0, "cannot create %s", dir);
+    return dir;
+}
+
+int
+gal_test_spawn(const char *const *argv, char **out, char **err)
+{
+    g_autoptr(GError) error = NULL;
+    int status = 0;
+
+    if (!g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err,
+            &status, &error))
+        cr_assert_fail("cannot run %s: %s", argv[0], error->message);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}

@@ -1,0 +1,38 @@
+/* gal_test.h: helpers shared by the unit and end-to-end tests. */
+#ifndef GAL_TEST_H
+#define GAL_TEST_H
+
+#include "internal.h"
+
+/* Criterion runs each test in its own process: start libvips per test. */
+void gal_test_setup(void);
+void gal_test_teardown(void);
+
+/* Load a preset from YAML text, as if from GAL_TEST_TMP/test.yaml (so
+ * relative paths resolve there), with the shipped presets available to
+ * `extends`. NULL on error, with `errs` filled. */
+gal_preset *gal_test_load(const char *yaml, gal_errors *errs);
+gal_preset *gal_test_load_with(const char *yaml, const char *const *overrides, int n,
+    gal_errors *errs);
+
+/* An asymmetric sRGB test picture: red grows left to right, green top to
+ * bottom, blue is a diagonal, so any flip or rotation shows. */
+VipsImage *gal_test_gradient(int width, int height);
+
+/* Run one stage, configured by `opts_yaml` (a flow mapping such as
+ * "{width: 100}"), over `in` (ownership taken); returns the result, in
+ * memory. Fails the test on any error. */
+VipsImage *gal_test_run_stage(const char *stage, const char *opts_yaml, VipsImage *in);
+
+/* Pixel difference of two images of the same size and bands: max and mean
+ * absolute difference over all bands. -1 when sizes or bands differ. */
+int gal_test_diff(VipsImage *a, VipsImage *b, double *max_abs, double *mean_abs);
+
+/* A fresh, empty folder under GAL_TEST_TMP named after `name` and the pid. */
+char *gal_test_tmpdir(const char *name);
+
+/* Run a command; its exit status, with stdout and stderr returned (may be
+ * NULL). */
+int gal_test_spawn(const char *const *argv, char **out, char **err);
+
+#endif /* GAL_TEST_H */
