@@ -1,0 +1,62 @@
+# gallop: the two set-up commands of the README, plus their parts.
+#   make demo   install what is missing, build, run the main job on fixtures/
+#   make test   install what is missing, build, run every test
+#               (with CI set, also the whole suite under ASan + UBSan)
+
+BUILD       ?= build
+BUILD_ASAN  ?= build-asan
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+GALLOP      := $(BUILD)/cmd/gallop
+
+# Everything gallop needs from Debian, to build, test and demo.
+DEBIAN_PACKAGES := cmake make gcc pkg-config \
+	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
+	libglib2.0-dev fonts-dejavu-core
+
+.PHONY: all deps build demo test test-sanitize clean
+
+all: build
+
+# Install missing packages with apt-get when root; otherwise print the line.
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "gallop: installing$$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  else \
+	    echo "gallop: missing Debian packages; run:" >&2; \
+	    echo "  sudo apt-get install -y$$missing" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) $(if $(CI),-DGAL_WERROR=ON)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	rm -rf out/demo
+	$(GALLOP) run instagram-portrait fixtures/trip -o out/demo --quiet
+	@echo
+	@echo "gallop demo: the trip set, made into Instagram portrait posts, is in out/demo/"
+	@echo "  (see the resolved preset with: $(GALLOP) check instagram-portrait)"
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure
+ifneq ($(CI),)
+	$(MAKE) test-sanitize
+endif
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGAL_WERROR=ON \
+	  -DGAL_SANITIZE=address,undefined
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN) out
