@@ -125,28 +125,39 @@ gal_free(void *p)
     g_free(p);
 }
 
-/* Levenshtein distance, small strings only (keys and names). */
+/* Edit distance with adjacent transpositions counted as one edit
+ * ("widht" is one typo away from "width", not two), case-insensitive;
+ * small strings only (keys and names). */
 static int
 edit_distance(const char *a, const char *b)
 {
     int la = (int) strlen(a), lb = (int) strlen(b);
-    g_autofree int *row = g_new(int, lb + 1);
+    /* Three rows: the one before last is needed for transpositions. */
+    g_autofree int *rows = g_new(int, 3 * (lb + 1));
+    int *prev2 = rows, *prev = rows + lb + 1, *row = rows + 2 * (lb + 1);
 
     for (int j = 0; j <= lb; j++)
-        row[j] = j;
+        prev[j] = j;
     for (int i = 1; i <= la; i++) {
-        int diag = row[0];
+        char ca = g_ascii_tolower(a[i - 1]);
+        int *t;
 
         row[0] = i;
         for (int j = 1; j <= lb; j++) {
-            int up = row[j];
-            int cost = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]) ? 0 : 1;
+            char cb = g_ascii_tolower(b[j - 1]);
+            int cost = ca == cb ? 0 : 1;
 
-            row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), diag + cost);
-            diag = up;
+            row[j] = MIN(MIN(prev[j] + 1, row[j - 1] + 1), prev[j - 1] + cost);
+            if (i > 1 && j > 1 && ca == g_ascii_tolower(b[j - 2]) &&
+                g_ascii_tolower(a[i - 2]) == cb)
+                row[j] = MIN(row[j], prev2[j - 2] + 1);
         }
+        t = prev2;
+        prev2 = prev;
+        prev = row;
+        row = t;
     }
-    return row[lb];
+    return prev[lb];
 }
 
 const char *

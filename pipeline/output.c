@@ -121,17 +121,13 @@ gal__output_write(const gal_output_opts *o, VipsImage *image, const char *path, 
     if (g_mkdir_with_parents(dir, 0777) != 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             dir, g_strerror(errno));
+    /* g_mkstemp_full, unlike mkstemp, creates the file with this mode less
+     * the umask, so outputs are ordinary files without touching the umask,
+     * which is per process: changing it here would race with the other
+     * workers creating files and folders. */
     if ((fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666)) < 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write in %s: %s", dir,
             g_strerror(errno));
-    /* mkstemp makes 0600 files; outputs are ordinary files for the umask. */
-    {
-        mode_t mask = umask(0);
-
-        umask(mask);
-        (void) fchmod(fd, 0666 & ~mask);
-    }
-
     if (o->format == GAL_FORMAT_JPEG && vips_image_hasalpha(image)) {
         double bg[3] = { o->background.r, o->background.g, o->background.b };
         g_autoptr(VipsArrayDouble) background = vips_array_double_new(bg, 3);

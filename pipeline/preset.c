@@ -29,6 +29,8 @@ typedef struct {
 
 typedef struct {
     yaml_parser_t parser;
+    const char *text; /* the document, for locating reader errors */
+    size_t len;
     const char *file; /* interned */
     GHashTable *anchors; /* name -> gal_node * (owned) */
     GHashTable *anchor_sizes; /* name -> node count */
@@ -54,6 +56,19 @@ static int
 yaml_fail(yaml_ctx *y)
 {
     gal_loc loc = mark_loc(y, y->parser.problem_mark);
+
+    if (y->parser.error == YAML_READER_ERROR) {
+        /* Reader errors (bad UTF-8) carry a byte offset, not a mark. */
+        loc.line = loc.col = 1;
+        for (size_t i = 0; i < y->parser.problem_offset && i < y->len; i++) {
+            if (y->text[i] == '\n') {
+                loc.line++;
+                loc.col = 1;
+            }
+            else if (((guchar) y->text[i] & 0xc0) != 0x80)
+                loc.col++;
+        }
+    }
 
     if (!y->failed)
         gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "YAML syntax error: %s%s%s",
@@ -91,11 +106,11 @@ apply_merge_key(gal_node *map, gal_node *key, gal_node *value, yaml_ctx *y)
 {
     GPtrArray *sources = g_ptr_array_new();
 
-    if (value->kind == GAL_NODE_MAP)
-        g_ptr_array_add(sources, value);
-    else if (value->kind == GAL_NODE_SEQ)
+    if (value->kind == GAL_NODE_SEQ)
         for (guint i = 0; i < value->items->len; i++)
             g_ptr_array_add(sources, value->items->pdata[i]);
+    else
+        g_ptr_array_add(sources, value); /* a scalar is refused below */
     for (guint s = 0; s < sources->len; s++) {
         gal_node *src = sources->pdata[s];
 
@@ -260,9 +275,10 @@ too_big:
     return NULL;
 }
 
-/* Parse YAML text into a node tree; an empty document is an empty map. */
+/* Parse YAML text into a node tree of any kind: NULL with the error added
+ * when it is not YAML; an empty document is a null scalar. */
 static gal_node *
-parse_yaml(const char *text, size_t len, const char *file, gal_errors *errs)
+parse_document(const char *text, size_t len, const char *file, gal_errors *errs)
 {
     yaml_ctx y = { 0 };
     gal_node *root = NULL;
@@ -270,6 +286,8 @@ parse_yaml(const char *text, size_t len, const char *file, gal_errors *errs)
 
     yaml_parser_initialize(&y.parser);
     yaml_parser_set_input_string(&y.parser, (const unsigned char *) text, len);
+    y.text = text;
+    y.len = len;
     y.file = file;
     y.errs = errs;
     y.anchors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -308,7 +326,24 @@ parse_yaml(const char *text, size_t len, const char *file, gal_errors *errs)
         gal__node_free(root);
         return NULL;
     }
-    if (!root || (root->kind == GAL_NODE_SCALAR && root->is_null)) {
+    if (!root) {
+        gal_loc loc = { file, 1, 1 };
+
+        root = gal__node_new_scalar("", &loc);
+        root->is_null = TRUE;
+    }
+    return root;
+}
+
+/* Parse a preset document; an empty one is an empty map. */
+static gal_node *
+parse_yaml(const char *text, size_t len, const char *file, gal_errors *errs)
+{
+    gal_node *root = parse_document(text, len, file, errs);
+
+    if (!root)
+        return NULL;
+    if (root->kind == GAL_NODE_SCALAR && root->is_null) {
         gal_loc loc = { file, 1, 1 };
 
         gal__node_free(root);
@@ -340,6 +375,8 @@ looks_like_path(const char *ref)
     return strchr(ref, '/') || g_str_has_suffix(ref, ".yaml") || g_str_has_suffix(ref, ".yml");
 }
 
+static int compare_strings(gconstpointer a, gconstpointer b);
+
 static char **
 shipped_names(const char *presets_dir)
 {
@@ -352,6 +389,7 @@ shipped_names(const char *presets_dir)
             g_ptr_array_add(names, g_strndup(entry, strlen(entry) - 5));
     if (dir)
         g_dir_close(dir);
+    g_ptr_array_sort(names, compare_strings); /* directory order varies */
     g_ptr_array_add(names, NULL);
     return (char **) g_ptr_array_free(names, FALSE);
 }
@@ -378,13 +416,16 @@ unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *
 static void
 merge_stages(gal_node *base, gal_node *over)
 {
+    /* Dropped stages leave base only at the end, so that they still count
+     * when later items find "the k-th watermark" of the parent. */
+    g_autoptr(GPtrArray) dropped = g_ptr_array_new();
+
     for (guint i = 0; i < over->items->len; i++) {
         gal_node *item = over->items->pdata[i];
         const gal_node *name;
         gal_node *value;
         int nth = 0, seen = 0;
         gal_node *target = NULL;
-        guint target_index = 0;
 
         if (item->kind != GAL_NODE_MAP || item->keys->len != 1) {
             g_ptr_array_add(base->items, gal__node_copy(item)); /* validated later */
@@ -406,7 +447,6 @@ merge_stages(gal_node *base, gal_node *over)
                 strcmp(((gal_node *) cand->keys->pdata[0])->text, name->text) == 0 &&
                 seen++ == nth) {
                 target = cand;
-                target_index = j;
                 break;
             }
         }
@@ -417,7 +457,7 @@ merge_stages(gal_node *base, gal_node *over)
         if (value->kind == GAL_NODE_SCALAR && !value->is_null &&
             (g_ascii_strcasecmp(value->text, "off") == 0 ||
                 g_ascii_strcasecmp(value->text, "false") == 0)) {
-            g_ptr_array_remove_index(base->items, target_index);
+            g_ptr_array_add(dropped, target);
             continue;
         }
         if (value->kind == GAL_NODE_MAP &&
@@ -426,6 +466,8 @@ merge_stages(gal_node *base, gal_node *over)
         else if (!(value->kind == GAL_NODE_SCALAR && value->is_null))
             gal__node_set(target, gal__node_copy(name), gal__node_copy(value));
     }
+    for (guint i = 0; i < dropped->len; i++)
+        g_ptr_array_remove(base->items, dropped->pdata[i]);
 }
 
 static gal_node *load_tree(load_ctx *ctx, const char *path, const gal_loc *from,
@@ -550,6 +592,36 @@ find_stage_value(gal_node *root, const char *name, gal_node **item_out)
     return NULL;
 }
 
+/* A --set value is YAML ("[a, b]", "~", "\"quoted\""), except that a
+ * mapping is set key by key (output.quality=80), so a value that reads as
+ * one ("{stem}", "a: b") is text. Text that is not YAML is taken as it is,
+ * and "[...]" as a comma-separated list: globs such as [*.png] are not YAML
+ * (a '*' starts an alias). */
+static gal_node *
+override_value(const char *text, const char *file, const gal_loc *loc)
+{
+    g_autofree gal_errors *local = g_new0(gal_errors, 1);
+    gal_node *value = parse_document(text, strlen(text), file, local);
+    size_t n = strlen(text);
+
+    if (value && value->kind != GAL_NODE_MAP)
+        return value;
+    gal__node_free(value);
+    if (n >= 2 && text[0] == '[' && text[n - 1] == ']') {
+        g_autofree char *inner = g_strndup(text + 1, n - 2);
+        g_auto(GStrv) items = g_strsplit(inner, ",", -1);
+
+        value = gal__node_new(GAL_NODE_SEQ, loc);
+        for (int i = 0; items[i]; i++) {
+            g_strstrip(items[i]);
+            if (*items[i])
+                g_ptr_array_add(value->items, gal__node_new_scalar(items[i], loc));
+        }
+        return value;
+    }
+    return gal__node_new_scalar(text, loc);
+}
+
 static void
 apply_override(load_ctx *ctx, gal_node *root, const char *arg)
 {
@@ -559,7 +631,6 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
     g_autofree char *label = g_strdup_printf("--set %s", arg);
     const char *file = intern(ctx, label);
     gal_loc loc = { file, 0, 0 };
-    g_autofree gal_errors *local = g_new0(gal_errors, 1);
     gal_node *value, *map = root;
     char **keys;
     int n;
@@ -573,18 +644,8 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
     path = g_strsplit(key, ".", -1);
     keys = path;
     n = (int) g_strv_length(path);
-    value = parse_yaml(eq + 1, strlen(eq + 1), file, local);
-    if (!value) {
-        /* Not YAML (e.g. "a: b: c"): take the text as it is. */
-        value = gal__node_new_scalar(eq + 1, &loc);
-    }
-    /* parse_yaml turns an empty text into an empty map; an empty value
-     * means "back to the default". */
-    if (value->kind == GAL_NODE_MAP && value->keys->len == 0 && !*(eq + 1)) {
-        gal__node_free(value);
-        value = gal__node_new_scalar("", &loc);
-        value->is_null = TRUE;
-    }
+    /* An empty value (or ~) means "back to the default". */
+    value = override_value(eq + 1, file, &loc);
     strip_lines(value);
     value->loc = loc;
 
@@ -631,9 +692,14 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
             stage = empty;
         }
         if (n == 1) {
+            /* The preset's stage may be one gallop does not know (an error
+             * of its own later), or one without keys. */
+            const gal_stage_def *def = gal__stage_find(path[0]);
+            g_autofree char *example = def && def->params[0].field
+                ? gal__param_key(&def->params[0]) : g_strdup("KEY");
+
             gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
-                "name a key of the stage, such as %s.%s", path[0],
-                gal__stage_find(path[0])->params[0].field);
+                "name a key of the stage, such as %s.%s", path[0], example);
             gal__node_free(value);
             return;
         }
@@ -879,11 +945,50 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
     return preset;
 }
 
+static gboolean
+error_after(int rank_a, const gal_error *a, int rank_b, const gal_error *b)
+{
+    if (rank_a != rank_b)
+        return rank_a > rank_b;
+    return a->line > b->line || (a->line == b->line && a->col > b->col);
+}
+
+/* The checks run section by section, not line by line: report their errors
+ * in file order, as a compiler does. Errors in different files (a parent,
+ * a --set) keep the order in which their files first appear. A stable
+ * insertion sort over errs->items[from..count), at most GAL_MAX_ERRORS. */
+static void
+sort_errors(gal_errors *errs, int from)
+{
+    int rank[GAL_MAX_ERRORS];
+
+    for (int i = from; i < errs->count; i++) {
+        rank[i] = i;
+        for (int j = from; j < i; j++)
+            if (strcmp(errs->items[j].file, errs->items[i].file) == 0) {
+                rank[i] = rank[j];
+                break;
+            }
+    }
+    for (int i = from + 1; i < errs->count; i++) {
+        gal_error e = errs->items[i];
+        int r = rank[i], j = i;
+
+        for (; j > from && error_after(rank[j - 1], &errs->items[j - 1], r, &e); j--) {
+            errs->items[j] = errs->items[j - 1];
+            rank[j] = rank[j - 1];
+        }
+        errs->items[j] = e;
+        rank[j] = r;
+    }
+}
+
 static int
 load_common(load_ctx *ctx, gal_node *root, const char *path, gal_preset **out)
 {
     gal_preset *preset;
     int errors_before = ctx->errs->count + ctx->errs->dropped;
+    int first_error = ctx->errs->count;
 
     for (int i = 0; ctx->opts && i < ctx->opts->n_overrides; i++)
         apply_override(ctx, root, ctx->opts->overrides[i]);
@@ -892,6 +997,7 @@ load_common(load_ctx *ctx, gal_node *root, const char *path, gal_preset **out)
     preset->strings = ctx->strings;
     ctx->strings = NULL;
     if (ctx->errs->count + ctx->errs->dropped > errors_before) {
+        sort_errors(ctx->errs, first_error);
         gal_preset_free(preset);
         return -1;
     }
@@ -1071,6 +1177,10 @@ gal_stages_describe(const char *name, gal_error *err)
     if (!found) {
         g_autofree const char **names = stage_names();
         const char *guess = gal__did_you_mean(name, names);
+
+        for (size_t i = 0; !guess && i < G_N_ELEMENTS(sections); i++)
+            if (gal__did_you_mean(name, (const char *const[]) { sections[i]->name, NULL }))
+                guess = sections[i]->name;
 
         gal_error_set(err, GAL_ERR_USAGE, NULL, NULL, "no stage or section named \"%s\"%s%s%s",
             name, guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");

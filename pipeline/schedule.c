@@ -5,6 +5,7 @@
  * input), so what gets written never depends on scheduling. Workers then
  * take photos by an atomic index; each writes only its own result slot.
  * Everything they share (the preset, the plan) is read-only by then. */
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -126,12 +127,34 @@ name_needs_exif(const gal_output_opts *output)
     return FALSE;
 }
 
+/* A file's identity, so that one file reached by two spellings (a symlinked
+ * folder, a hard link) is still recognised as the same file. */
+static char *
+file_id(const struct stat *st)
+{
+    return g_strdup_printf("%ju:%ju", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
+}
+
 static void
 refuse(gal_photo_result *result, const char *message)
 {
     gal_error_set(&result->error, GAL_ERR_OUTPUT, NULL, NULL, "%s", message);
     gal_error_set_subject(&result->error, result->input);
     result->status = GAL_PHOTO_FAILED;
+}
+
+/* Comparing paths is not enough: the output folder may reach an input
+ * through a symlink (-o real/ with the photos given as link/). */
+static gboolean
+is_input_file(GHashTable *input_ids, const char *path)
+{
+    g_autofree char *id = NULL;
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return FALSE;
+    id = file_id(&st);
+    return g_hash_table_contains(input_ids, id);
 }
 
 /* Decide each photo's output path; photos whose path is unusable fail
@@ -143,11 +166,17 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
     gal_run_summary *summary = ctx->summary;
     g_autoptr(GHashTable) claimed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_autoptr(GHashTable) input_paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) input_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean needs_exif = name_needs_exif(preset->output);
 
-    for (guint i = 0; i < inputs->len; i++)
-        g_hash_table_add(input_paths,
-            g_canonicalize_filename(g_array_index(inputs, gal_input, i).path, NULL));
+    for (guint i = 0; i < inputs->len; i++) {
+        const char *input = g_array_index(inputs, gal_input, i).path;
+        struct stat st;
+
+        g_hash_table_add(input_paths, g_canonicalize_filename(input, NULL));
+        if (stat(input, &st) == 0)
+            g_hash_table_add(input_ids, file_id(&st));
+    }
 
     for (int i = 0; i < summary->total; i++) {
         const gal_input *in = &g_array_index(inputs, gal_input, i);
@@ -178,7 +207,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
             continue;
         }
         canonical = g_canonicalize_filename(path, NULL);
-        if (g_hash_table_contains(input_paths, canonical)) {
+        if (g_hash_table_contains(input_paths, canonical) || is_input_file(input_ids, path)) {
             g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input", path);
 
             refuse(result, msg);

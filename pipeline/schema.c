@@ -164,7 +164,8 @@ static int
 parse_list(const gal_section *sec, const gal_param *param, const gal_node *value,
     gboolean paths, char ***out, gal_error *err)
 {
-    GPtrArray *items = g_ptr_array_new();
+    /* On error the strings go with the array; on success, a strv is stolen. */
+    GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
 
     if (value->kind == GAL_NODE_MAP) {
         g_ptr_array_free(items, TRUE);
@@ -254,9 +255,12 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     if (param->type == GAL_T_STRLIST || param->type == GAL_T_PATHLIST)
         return parse_list(sec, param, value, param->type == GAL_T_PATHLIST,
             FIELD(opts, param, char **), err);
-    if (value->kind != GAL_NODE_SCALAR)
-        return value_error(err, sec, param, value, "expected a %s, got %s",
-            gal__type_name(param->type), kind_name(value));
+    if (value->kind != GAL_NODE_SCALAR) {
+        const char *type = gal__type_name(param->type);
+
+        return value_error(err, sec, param, value, "expected %s %s, got %s",
+            strchr("aeiou", type[0]) ? "an" : "a", type, kind_name(value));
+    }
 
     switch (param->type) {
     case GAL_T_BOOL: {

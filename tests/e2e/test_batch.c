@@ -1,0 +1,403 @@
+/* `gallop run` over awkward batches: broken and oversized photos, outputs
+ * that would overwrite inputs or each other, an output folder inside the
+ * input folder, a FIFO among the photos. The real binary runs over copies
+ * of the fixtures in a per-process temporary folder. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+TestSuite(batch, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 60);
+
+#define TRIP_DIR GAL_FIXTURES_DIR "/trip"
+#define BROKEN_DIR GAL_FIXTURES_DIR "/broken"
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static char *
+write_preset(const char *dir, const char *name, const char *yaml)
+{
+    char *path = g_build_filename(dir, name, NULL);
+
+    cr_assert(g_file_set_contents(path, yaml, -1, NULL), "cannot write %s", path);
+    return path;
+}
+
+static void
+copy_file(const char *from, const char *to)
+{
+    g_autofree char *bytes = NULL;
+    gsize len;
+
+    cr_assert(g_file_get_contents(from, &bytes, &len, NULL), "cannot read %s", from);
+    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+}
+
+/* Copy fixtures (paths relative to fixtures/) into `dir`, keeping names. */
+static void
+copy_fixtures(const char *dir, const char *const *fixtures)
+{
+    cr_assert_eq(g_mkdir_with_parents(dir, 0777), 0);
+    for (int i = 0; fixtures[i]; i++) {
+        g_autofree char *from = g_build_filename(GAL_FIXTURES_DIR, fixtures[i], NULL);
+        g_autofree char *name = g_path_get_basename(fixtures[i]);
+        g_autofree char *to = g_build_filename(dir, name, NULL);
+
+        copy_file(from, to);
+    }
+}
+
+static char *
+read_bytes(const char *path, gsize *len)
+{
+    char *bytes = NULL;
+
+    cr_assert(g_file_get_contents(path, &bytes, len, NULL), "cannot read %s", path);
+    return bytes;
+}
+
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Sorted names of everything in `dir`, hidden files included. */
+static GPtrArray *
+list_dir(const char *dir)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+
+    cr_assert_not_null(d, "cannot list %s", dir);
+    while ((name = g_dir_read_name(d)))
+        g_ptr_array_add(names, g_strdup(name));
+    g_dir_close(d);
+    g_ptr_array_sort(names, compare_names);
+    return names;
+}
+
+/* Lines of `text` starting with `prefix`; the first one in *first. */
+static int
+lines_with_prefix(const char *text, const char *prefix, char **first)
+{
+    g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
+    int n = 0;
+
+    for (int i = 0; lines[i]; i++)
+        if (g_str_has_prefix(lines[i], prefix)) {
+            if (first && n == 0)
+                *first = g_strdup(lines[i]);
+            n++;
+        }
+    return n;
+}
+
+static gboolean
+has_line_with_prefix(const char *text, const char *prefix)
+{
+    return lines_with_prefix(text, prefix, NULL) > 0;
+}
+
+static void
+assert_decodes(const char *path, int bands)
+{
+    g_autoptr(VipsImage) image = vips_image_new_from_file(path, "access",
+        VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
+    double avg;
+
+    cr_assert_not_null(image, "%s: %s", path, vips_error_buffer());
+    /* Pull every pixel: a cut-off file fails here, not at the header. */
+    cr_assert_eq(vips_avg(image, &avg, NULL), 0, "%s does not decode: %s", path,
+        vips_error_buffer());
+    cr_expect_eq(image->Bands, bands, "%s: %d bands", path, image->Bands);
+}
+
+/* ---- broken photos in a batch ----------------------------------------------------- */
+
+static const char *const good_fixtures[] = {
+    "trip/trip-01.jpg", "trip/trip-02.jpg", "trip/trip-09.png", "trip/trip-18.jpg", NULL,
+};
+static const char *const broken_fixtures[] = {
+    "broken/truncated.jpg", "broken/not-an-image.jpg", "broken/empty.jpg", NULL,
+};
+
+/* Run `preset` over good and broken photos together, writing `ext` files:
+ * exit 1, the good ones written, each broken one named on its own line. */
+static void
+check_batch_with_broken_photos(const char *name, const char *preset, const char *ext)
+{
+    g_autofree char *tmp = gal_test_tmpdir(name);
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    const char *argv[] = { GAL_BINARY, "run", preset, in_dir, "-o", out_dir, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(GPtrArray) names = NULL;
+    int n_good = (int) g_strv_length((char **) good_fixtures);
+    int n_broken = (int) g_strv_length((char **) broken_fixtures);
+    g_autofree char *summary = g_strdup_printf("%d written, %d failed", n_good, n_broken);
+
+    copy_fixtures(in_dir, good_fixtures);
+    copy_fixtures(in_dir, broken_fixtures);
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 1, "stdout:\n%s\nstderr:\n%s", out, err);
+
+    for (int i = 0; good_fixtures[i]; i++) {
+        g_autofree char *base = g_path_get_basename(good_fixtures[i]);
+        g_autofree char *stem = g_strndup(base, strrchr(base, '.') - base);
+        g_autofree char *out_name = g_strdup_printf("%s.%s", stem, ext);
+        g_autofree char *out_path = g_build_filename(out_dir, out_name, NULL);
+        g_autofree char *in_path = g_build_filename(in_dir, base, NULL);
+        g_autofree char *prefix = g_strdup_printf("%s: ", in_path);
+
+        cr_assert(g_file_test(out_path, G_FILE_TEST_IS_REGULAR), "%s missing", out_path);
+        /* trip-09 has alpha: PNG keeps it, JPEG flattens it. */
+        assert_decodes(out_path,
+            strcmp(base, "trip-09.png") == 0 && strcmp(ext, "png") == 0 ? 4 : 3);
+        cr_expect_not(has_line_with_prefix(err, prefix), "%s reported as failed:\n%s", base,
+            err);
+    }
+    for (int i = 0; broken_fixtures[i]; i++) {
+        g_autofree char *base = g_path_get_basename(broken_fixtures[i]);
+        g_autofree char *stem = g_strndup(base, strrchr(base, '.') - base);
+        g_autofree char *out_name = g_strdup_printf("%s.%s", stem, ext);
+        g_autofree char *out_path = g_build_filename(out_dir, out_name, NULL);
+        g_autofree char *in_path = g_build_filename(in_dir, base, NULL);
+        g_autofree char *prefix = g_strdup_printf("%s: ", in_path);
+        g_autofree char *line = NULL;
+
+        cr_expect_not(g_file_test(out_path, G_FILE_TEST_EXISTS), "%s was written", out_path);
+        /* Exactly one line starts with the path (the summary's list is
+         * indented), and a reason follows it. */
+        cr_expect_eq(lines_with_prefix(err, prefix, &line), 1,
+            "%s: not reported once as \"PATH: reason\":\n%s", base, err);
+        if (line)
+            cr_expect_gt(strlen(line), strlen(prefix) + 3, "no reason: %s", line);
+    }
+    cr_expect(strstr(err, summary) != NULL, "no summary \"%s\" in:\n%s", summary, err);
+    cr_expect(has_line_with_prefix(err, "gallop: "), "no summary line in:\n%s", err);
+
+    /* Only finished outputs: no temporary left behind by the failures. */
+    names = list_dir(out_dir);
+    cr_expect_eq(names->len, (guint) n_good, "%u files in %s", names->len, out_dir);
+    for (guint i = 0; i < names->len; i++)
+        cr_expect_not(g_str_has_suffix(names->pdata[i], ".gallop-tmp"), "left behind: %s",
+            (char *) names->pdata[i]);
+}
+
+/* A crop preset: the truncated photo fails while the stage reads it. */
+Test(batch, broken_photos_fail_alone_with_a_crop_preset)
+{
+    check_batch_with_broken_photos("batch-broken-crop", "instagram-portrait", "jpg");
+}
+
+/* A lazy preset: the truncated photo fails inside the encoder, after the
+ * temporary output file was opened, so its cleanup is exercised. */
+Test(batch, broken_photos_fail_alone_while_encoding)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-broken-encode-preset");
+    g_autofree char *preset = write_preset(tmp, "small.yaml",
+        "gallop: 1\n"
+        "stages: [ {resize: {width: 320, height: 320, fit: inside}} ]\n"
+        "output: {format: png}\n");
+
+    check_batch_with_broken_photos("batch-broken-encode", preset, "png");
+}
+
+/* ---- the pixel limit -------------------------------------------------------------- */
+
+Test(batch, huge_photo_is_refused_from_its_header)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-huge");
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    const char *huge = BROKEN_DIR "/huge.png";
+    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", huge, "-o", out_dir, NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *prefix = g_strdup_printf("%s: ", huge);
+    g_autofree char *line = NULL;
+    gint64 start = g_get_monotonic_time();
+    double seconds;
+
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    seconds = (g_get_monotonic_time() - start) / 1e6;
+    cr_assert_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+    cr_expect(strstr(line, "120.0 megapixels") != NULL, "%s", line);
+    cr_expect(strstr(line, "limit of 100") != NULL, "%s", line);
+    cr_expect(strstr(line, "input.max-megapixels") != NULL, "%s", line);
+    /* 120 MP decoded would take far longer than reading a header. */
+    cr_expect_lt(seconds, 3.0, "refusing took %.2f s", seconds);
+    cr_expect_not(g_file_test(out_dir, G_FILE_TEST_EXISTS), "%s was created", out_dir);
+}
+
+Test(batch, pixel_limit_can_be_raised)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-huge-allowed");
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *out_path = g_build_filename(out_dir, "huge.jpg", NULL);
+    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", BROKEN_DIR "/huge.png", "-o",
+        out_dir, "--set", "input.max-megapixels=200", "-q", NULL };
+    g_autofree char *err = NULL;
+    g_autoptr(VipsImage) image = NULL;
+
+    /* The photo is all black and compresses well: decoding it takes about
+     * half a second. */
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "stderr:\n%s", err);
+    cr_expect(strstr(err, "megapixels") == NULL, "%s", err);
+    image = vips_image_new_from_file(out_path, NULL);
+    cr_assert_not_null(image, "%s: %s", out_path, vips_error_buffer());
+    cr_expect_eq(image->Xsize, 1080);
+    cr_expect_eq(image->Ysize, 1350);
+}
+
+/* ---- output names ------------------------------------------------------------------ */
+
+/* Photos written back to the folder they came from, same name and format:
+ * refused before anything is written, the inputs untouched. `link` names
+ * the folder through a symlink for the inputs, so paths differ. */
+static void
+check_overwrite_refused(const char *name, gboolean through_link)
+{
+    g_autofree char *tmp = gal_test_tmpdir(name);
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *link = g_build_filename(tmp, "link", NULL);
+    const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-02.jpg", NULL };
+    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait",
+        through_link ? link : in_dir, "-o", in_dir, "-q", NULL };
+    g_autofree char *err = NULL;
+
+    copy_fixtures(in_dir, photos);
+    if (through_link)
+        cr_assert_eq(symlink(in_dir, link), 0);
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    for (int i = 0; photos[i]; i++) {
+        g_autofree char *fixture = g_build_filename(GAL_FIXTURES_DIR, photos[i], NULL);
+        g_autofree char *base = g_path_get_basename(photos[i]);
+        g_autofree char *copy = g_build_filename(in_dir, base, NULL);
+        g_autofree char *given = g_build_filename(through_link ? link : in_dir, base, NULL);
+        g_autofree char *prefix = g_strdup_printf("%s: ", given);
+        g_autofree char *line = NULL;
+        g_autofree char *want = NULL;
+        g_autofree char *got = NULL;
+        gsize want_len, got_len;
+
+        cr_expect_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+        if (line)
+            cr_expect(strstr(line, "would overwrite an input") != NULL, "%s", line);
+        want = read_bytes(fixture, &want_len);
+        got = read_bytes(copy, &got_len);
+        cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0,
+            "%s was changed", copy);
+    }
+}
+
+Test(batch, output_that_would_overwrite_its_input_is_refused)
+{
+    check_overwrite_refused("batch-overwrite", FALSE);
+}
+
+Test(batch, overwrite_is_refused_through_a_symlinked_folder)
+{
+    check_overwrite_refused("batch-overwrite-link", TRUE);
+}
+
+Test(batch, name_template_with_dotdot_is_refused)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-dotdot");
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *escaped = g_build_filename(tmp, "trip-01.jpg", NULL);
+    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", TRIP_DIR "/trip-01.jpg",
+        "-o", out_dir, "--set", "output.name=../{stem}.jpg", "-q", NULL };
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    cr_expect(has_line_with_prefix(err, TRIP_DIR "/trip-01.jpg: "), "%s", err);
+    cr_expect(strstr(err, "../trip-01.jpg") != NULL && strstr(err, "outside the output folder"),
+        "%s", err);
+    cr_expect_not(g_file_test(escaped, G_FILE_TEST_EXISTS), "%s was written", escaped);
+}
+
+Test(batch, two_photos_with_one_output_name_fail_the_second)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-collision");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *a_jpg = g_build_filename(in_dir, "a.jpg", NULL);
+    g_autofree char *a_png = g_build_filename(in_dir, "a.png", NULL);
+    g_autofree char *a_out = g_build_filename(out_dir, "a.jpg", NULL);
+    g_autofree char *prefix = g_strdup_printf("%s: ", a_png);
+    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", in_dir, "-o", out_dir, "-q",
+        NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *line = NULL;
+    g_autoptr(GPtrArray) names = NULL;
+
+    cr_assert_eq(g_mkdir_with_parents(in_dir, 0777), 0);
+    copy_file(TRIP_DIR "/trip-01.jpg", a_jpg);
+    copy_file(TRIP_DIR "/trip-09.png", a_png);
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    cr_assert_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+    cr_expect(strstr(line, a_jpg) != NULL, "does not name the first photo: %s", line);
+    assert_decodes(a_out, 3);
+    names = list_dir(out_dir);
+    cr_expect_eq(names->len, 1);
+}
+
+/* ---- what the scan takes ---------------------------------------------------------- */
+
+Test(batch, output_folder_inside_the_input_is_not_scanned)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-nested-out");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(in_dir, "out", NULL);
+    const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-09.png", "trip/trip-14.jpg",
+        NULL };
+    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", in_dir, "-o", out_dir, NULL };
+
+    copy_fixtures(in_dir, photos);
+    for (int round = 1; round <= 2; round++) {
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        g_autoptr(GPtrArray) names = NULL;
+
+        cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "run %d:\n%s", round, err);
+        cr_expect(strstr(err, ": 3 photos: 3 written") != NULL, "run %d: %s", round, err);
+        cr_expect_eq(lines_with_prefix(out, "wrote  ", NULL), 3, "run %d:\n%s", round, out);
+        names = list_dir(out_dir);
+        cr_expect_eq(names->len, 3, "run %d: %u files in %s", round, names->len, out_dir);
+    }
+}
+
+Test(batch, fifo_is_skipped_without_being_opened)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-fifo");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *fifo = g_build_filename(in_dir, "pipe.jpg", NULL);
+    g_autofree char *prefix = g_strdup_printf("%s: ", fifo);
+    const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-02.jpg", NULL };
+    /* Opening the FIFO would block forever (nobody writes to it): timeout
+     * turns a hang into exit status 124 instead of a stuck test. */
+    const char *argv[] = { "timeout", "20", GAL_BINARY, "run", "instagram-portrait", in_dir,
+        "-o", out_dir, "-q", NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *line = NULL;
+    g_autoptr(GPtrArray) names = NULL;
+    int status;
+
+    copy_fixtures(in_dir, photos);
+    cr_assert_eq(mkfifo(fifo, 0666), 0, "mkfifo %s", fifo);
+    status = gal_test_spawn(argv, NULL, &err);
+    cr_assert_neq(status, 124, "gallop hung on the FIFO");
+    /* Skipped, not failed: every photo there is was written. */
+    cr_assert_eq(status, 0, "stderr:\n%s", err);
+    cr_assert_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+    cr_expect(strstr(line, "not a regular file") != NULL, "%s", line);
+    cr_expect(strstr(err, "2 written, 0 failed, 1 skipped") != NULL, "%s", err);
+    names = list_dir(out_dir);
+    cr_assert_eq(names->len, 2, "%u files in %s", names->len, out_dir);
+    cr_expect_str_eq(names->pdata[0], "trip-01.jpg");
+    cr_expect_str_eq(names->pdata[1], "trip-02.jpg");
+}

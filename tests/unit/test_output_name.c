@@ -1,0 +1,193 @@
+/* Output file names: values from EXIF or the file system are sanitised so
+ * that they can never leave the output folder or make a hidden file, and a
+ * template that would is refused. Also the input globs. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+
+TestSuite(output_name);
+
+#define OUT "/srv/out"
+
+static gal_facts
+photo(const char *stem)
+{
+    gal_facts f = { 0 };
+
+    f.name = "IMG_0042.JPG";
+    f.stem = stem;
+    f.ext = "jpg";
+    f.preset = "web";
+    f.has_date = TRUE;
+    f.date.tm_year = 2024 - 1900;
+    f.date.tm_mon = 4;
+    f.date.tm_mday = 17;
+    f.index = 7;
+    f.count = 23;
+    return f;
+}
+
+/* gal__output_path() for template `text`; NULL with `err` set on error. */
+static char *
+output_path(const char *text, const gal_facts *f, gal_error *err)
+{
+    g_autoptr(GError) error = NULL;
+    gal_output_opts output = { 0 };
+    char *path;
+
+    output.name = gal__template_parse(text, &error);
+    cr_assert_not_null(output.name, "%s: %s", text, error ? error->message : "");
+    path = gal__output_path(&output, OUT, f, err);
+    gal__template_free(output.name);
+    return path;
+}
+
+static void
+expect_path(const char *text, const gal_facts *f, const char *want)
+{
+    gal_error err = { 0 };
+    g_autofree char *path = output_path(text, f, &err);
+
+    cr_assert_not_null(path, "%s: %s", text, err.msg);
+    cr_expect_str_eq(path, want, "%s", text);
+    cr_expect_eq(err.code, GAL_OK);
+}
+
+static void
+expect_refused(const char *text, const gal_facts *f, const char *msg_part)
+{
+    gal_error err = { 0 };
+    g_autofree char *path = output_path(text, f, &err);
+
+    cr_expect_null(path, "%s gave %s", text, path);
+    cr_expect_eq(err.code, GAL_ERR_OUTPUT, "%s", text);
+    cr_expect_str_eq(err.key, "output.name");
+    cr_expect(strstr(err.msg, msg_part) != NULL, "\"%s\" lacks \"%s\"", err.msg, msg_part);
+}
+
+Test(output_name, joins_the_rendered_name_to_the_folder)
+{
+    gal_facts f = photo("IMG_0042");
+
+    expect_path("{stem}.{ext}", &f, OUT "/IMG_0042.jpg");
+    expect_path("{preset}-{index:03}.{ext}", &f, OUT "/web-007.jpg");
+}
+
+Test(output_name, replaces_slashes_in_values)
+{
+    gal_facts f = photo("a/b");
+
+    expect_path("{stem}.{ext}", &f, OUT "/a_b.jpg");
+    f.stem = "a\\b";
+    expect_path("{stem}.{ext}", &f, OUT "/a_b.jpg");
+    f.stem = "/etc/passwd";
+    expect_path("{stem}", &f, OUT "/_etc_passwd");
+}
+
+Test(output_name, replaces_control_characters_in_values)
+{
+    gal_facts f = photo("line\none\ttab\rcr\x7f" "del\x1b[0m");
+
+    expect_path("{stem}.{ext}", &f, OUT "/line_one_tab_cr_del_[0m.jpg");
+}
+
+Test(output_name, a_value_cannot_make_a_hidden_file)
+{
+    gal_facts f = photo(".hidden");
+
+    expect_path("{stem}.{ext}", &f, OUT "/_hidden.jpg");
+    expect_path("thumbs/{stem}", &f, OUT "/thumbs/_hidden");
+    f.stem = ".";
+    expect_path("{stem}", &f, OUT "/_");
+    /* Inside a name a dot is just a dot. */
+    f.stem = ".x";
+    expect_path("v{stem}", &f, OUT "/v.x");
+}
+
+Test(output_name, a_value_cannot_climb_out_of_the_folder)
+{
+    gal_facts f = photo("../../etc/passwd");
+
+    expect_path("{stem}.{ext}", &f, OUT "/_._.._etc_passwd.jpg");
+    f.stem = "..";
+    expect_path("{stem}", &f, OUT "/_.");
+    expect_path("{stem}/{ext}", &f, OUT "/_./jpg");
+    f.caption = "../..";
+    expect_path("{caption}/{stem}.{ext}", &f, OUT "/_._../_..jpg");
+}
+
+Test(output_name, literal_sub_folders_in_the_template_work)
+{
+    gal_facts f = photo("IMG_0042");
+
+    expect_path("{date:%Y}/{stem}.{ext}", &f, OUT "/2024/IMG_0042.jpg");
+    expect_path("{date:%Y}/{date:%m}/{preset}/{stem}.{ext}", &f,
+        OUT "/2024/05/web/IMG_0042.jpg");
+}
+
+Test(output_name, refuses_a_name_that_renders_empty)
+{
+    gal_facts f = photo("IMG_0042");
+
+    expect_refused("{camera}", &f, "the name template \"{camera}\" gives an empty name");
+}
+
+Test(output_name, refuses_an_absolute_name)
+{
+    gal_facts f = photo("IMG_0042");
+
+    expect_refused("/tmp/{stem}.{ext}", &f,
+        "the name \"/tmp/IMG_0042.jpg\" is absolute; names are relative to the output folder");
+}
+
+Test(output_name, refuses_dot_dot_and_empty_parts)
+{
+    gal_facts f = photo("IMG_0042");
+
+    expect_refused("../{stem}.{ext}", &f, "would land outside the output folder");
+    expect_refused("{stem}/../../{ext}", &f, "would land outside the output folder");
+    expect_refused("./{stem}", &f, "would land outside the output folder or has an empty part");
+    expect_refused("a//{stem}", &f, "has an empty part");
+    expect_refused("{stem}/", &f, "has an empty part");
+    /* A missing value must not silently drop a folder level either. */
+    expect_refused("{lens}/{stem}", &f, "absolute");
+    expect_refused("x/{lens}/{stem}", &f, "has an empty part");
+}
+
+Test(output_name, refuses_a_part_longer_than_240_bytes)
+{
+    g_autofree char *long_caption = g_strnfill(300, 'a');
+    gal_facts f = photo("IMG_0042");
+
+    f.caption = long_caption;
+    expect_refused("{caption}.{ext}", &f, "is longer than 240 bytes");
+}
+
+Test(output_name, repairs_invalid_utf8_in_values)
+{
+    gal_facts f = photo("caf\xe9-\xff\xfe");
+    gal_error err = { 0 };
+    g_autofree char *path = output_path("{stem}.{ext}", &f, &err);
+
+    cr_assert_not_null(path, "%s", err.msg);
+    cr_expect(g_utf8_validate(path, -1, NULL), "not UTF-8: %s", path);
+    cr_expect_str_eq(path, OUT "/caf\xef\xbf\xbd-\xef\xbf\xbd\xef\xbf\xbd.jpg");
+    /* Valid UTF-8 is left alone. */
+    f.stem = "Ch\xc3\xa2teau \xe6\x97\xa5\xe6\x9c\xac";
+    g_free(path);
+    path = output_path("{stem}.{ext}", &f, &err);
+    cr_expect_str_eq(path, OUT "/Ch\xc3\xa2teau \xe6\x97\xa5\xe6\x9c\xac.jpg");
+}
+
+Test(output_name, glob_match_ignores_case)
+{
+    cr_expect(gal__glob_match("*.JPG", "a.jpg"));
+    cr_expect(gal__glob_match("*.jpg", "IMG_0042.JPG"));
+    cr_expect(gal__glob_match("img_????.jpeg", "IMG_0042.JPEG"));
+    cr_expect(gal__glob_match("\xc3\x89t\xc3\xa9*", "\xc3\xa9T\xc3\x89 2024.png"),
+        "non-ASCII letters fold too");
+    cr_expect_not(gal__glob_match("*.jpg", "a.png"));
+    cr_expect_not(gal__glob_match("*.jpg", "a.jpg.txt"));
+    cr_expect_not(gal__glob_match("img_????.jpg", "img_42.jpg"));
+}
