@@ -175,9 +175,10 @@ typedef struct gal_run_options {
 } gal_run_options;
 
 /* Run a preset over photos. Returns 0 when the run happened (some photos
- * may have failed: see the summary), -1 with `errs` filled when it could
- * not start (missing input path, output folder not creatable, name
- * collisions...), in which case no output file was written. On return
+ * may have failed: see the summary, e.g. an output folder that cannot be
+ * created, or two photos wanting the same output name), -1 with `errs`
+ * filled when it could not start (no inputs, an input path that does not
+ * exist), in which case no output file was written. On return
  * *out is a new summary owned by the caller (also on -1, possibly empty).
  * Thread-safe with respect to other runs of the same preset. */
 int gal_run(const gal_preset *preset, const gal_run_options *opts,

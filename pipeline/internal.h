@@ -194,6 +194,11 @@ void gal__schema_describe_params(const gal_section *sec, GString *out);
 char *gal__param_key(const gal_param *param);
 const char *gal__type_name(gal_type type);
 
+/* `path` resolved against the folder of the preset file `file` (which may
+ * itself be relative to the working folder); absolute paths stay as they
+ * are. Returns a new canonical path. */
+char *gal__path_beside(const char *file, const char *path);
+
 int gal__color_parse(const char *text, gal_color *out);
 /* A length against a reference size in pixels (percent of `reference`). */
 int gal__length_px(const gal_length *len, int reference);
@@ -394,7 +399,7 @@ typedef struct gal_input {
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
     int n_paths, const char *skip_dir, GArray **out, gal_errors *errs);
 void gal__inputs_free(GArray *inputs);
-/* Case-insensitive glob match on a file name ('*', '?', '[...]'). */
+/* Case-insensitive glob match on a file name: '*' and '?' only. */
 gboolean gal__glob_match(const char *pattern, const char *name);
 
 /* ---- jobs ------------------------------------------------------------------------ */

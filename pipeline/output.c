@@ -67,7 +67,8 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
                NULL;
     if (g_path_is_absolute(name))
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                   "the name \"%s\" is absolute; names are relative to the output folder",
+                   "the name \"%s\" is absolute (names are relative to the output folder; is "
+                   "a field at its start empty?)",
                    name),
                NULL;
     parts = g_strsplit(name, "/", -1);
@@ -77,9 +78,10 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
                        "the name \"%s\" would land outside the output folder or has an empty "
                        "part", name),
                    NULL;
-        if (strlen(parts[i]) > 240)
+        /* 255 bytes is the usual limit; the temporary name adds 20. */
+        if (strlen(parts[i]) > 230)
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                       "a part of the name \"%.40s...\" is longer than 240 bytes", name),
+                       "a part of the name \"%.40s...\" is longer than 230 bytes", name),
                    NULL;
     }
     return g_build_filename(dir, name, NULL);

@@ -496,11 +496,8 @@ tree_from_text(load_ctx *ctx, const char *text, size_t len, const char *file,
         gal__node_free(root);
         return NULL;
     }
-    if (looks_like_path(ext->text)) {
-        g_autofree char *dir = g_path_get_dirname(file);
-
-        parent_path = g_canonicalize_filename(ext->text, dir);
-    }
+    if (looks_like_path(ext->text))
+        parent_path = gal__path_beside(file, ext->text);
     else
         parent_path = shipped_path(ctx->opts ? ctx->opts->presets_dir : NULL, ext->text);
     if (!parent_path || !g_file_test(parent_path, G_FILE_TEST_IS_REGULAR)) {
@@ -838,7 +835,6 @@ load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
         const gal_node *item = stages->items->pdata[i];
         const gal_node *name;
         gal_stage_instance st = { 0 };
-        gal_errors before = *ctx->errs;
 
         if (item->kind != GAL_NODE_MAP || item->keys->len != 1) {
             gal__errors_push(ctx->errs, GAL_ERR_PRESET, &item->loc, "stages",
@@ -874,33 +870,53 @@ load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
                 gal__errors_add(ctx->errs, &err);
             }
         }
-        (void) before;
         g_array_append_val(preset->stages, st);
     }
 }
 
-static int
+/* Where the value of `field` came from, given the locs gal__schema_fill
+ * recorded (one per param, in table order). */
+static const gal_loc *
+param_loc(const gal_section *sec, const gal_loc *locs, const char *field)
+{
+    for (const gal_param *p = sec->params; p->field; p++)
+        if (strcmp(p->field, field) == 0)
+            return &locs[p - sec->params];
+    g_assert_not_reached();
+}
+
+static void
 check_output(load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
 {
-    /* AVIF needs libheif with an AV1 encoder, which not every libvips has. */
-    if (out->format == GAL_FORMAT_AVIF && !vips_type_find("VipsOperation", "heifsave")) {
-        int i = 0;
+    /* Every field filled in: what remains wrong is the template's own text. */
+    gal_facts sample = { "x", "x", "x", "x", "x", "x", "x", "x", "x", "x", TRUE,
+        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1 };
+    g_autofree char *path = NULL;
+    gal_error err = { 0 };
 
-        for (const gal_param *p = gal__output_section.params; p->field; p++, i++)
-            if (strcmp(p->field, "format") == 0)
-                break;
-        return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &locs[i], "output.format",
+    /* AVIF needs libheif with an AV1 encoder, which not every libvips has. */
+    if (out->format == GAL_FORMAT_AVIF && !vips_type_find("VipsOperation", "heifsave"))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET,
+            param_loc(&gal__output_section, locs, "format"), "output.format",
             "avif needs a libvips built with libheif, and this one is not");
-    }
-    return 0;
+    /* A literal ".." or leading "/" fails for every photo: say so now. */
+    if (!(path = gal__output_path(out, "/", &sample, &err)))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "name"),
+            "output.name", "\"%s\" is not a usable name template: %s",
+            gal__template_text(out->name), err.msg);
 }
 
 static gal_preset *
 preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
 {
     gal_preset *preset = g_new0(gal_preset, 1);
-    gal_loc output_locs[32] = { 0 };
+    g_autofree gal_loc *output_locs = NULL;
     int errors_before = ctx->errs->count + ctx->errs->dropped;
+    int n_output_params = 0;
+
+    while (gal__output_section.params[n_output_params].field)
+        n_output_params++;
+    output_locs = g_new0(gal_loc, n_output_params);
 
     preset->path = g_strdup(path);
     preset->stages = g_array_new(FALSE, TRUE, sizeof(gal_stage_instance));

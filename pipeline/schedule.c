@@ -11,11 +11,25 @@
 
 #include "internal.h"
 
+/* libvips logs warnings (a tile it could not decode, a bad ICC profile)
+ * to stderr; the library never prints, and every failure that matters
+ * reaches the caller as a gal_error for its photo. */
+static void
+drop_log(const char *domain, GLogLevelFlags level, const char *message, gpointer user)
+{
+    (void) domain;
+    (void) level;
+    (void) message;
+    (void) user;
+}
+
 int
 gal_init(const char *argv0, gal_error *err)
 {
     if (VIPS_INIT(argv0 ? argv0 : "gallop"))
         return gal_error_from_vips(err, GAL_ERR_INIT, NULL, "libvips failed to start");
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO,
+        drop_log, NULL);
     /* Photos come from anywhere: keep to the well-fuzzed loaders. */
     vips_block_untrusted_set(TRUE);
     /* Every photo is different, so cached operations would only pile up

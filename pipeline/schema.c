@@ -152,12 +152,19 @@ gal__length_px(const gal_length *len, int reference)
 static char *
 resolve_path(const gal_node *value)
 {
-    g_autofree char *base = NULL;
-
-    if (g_path_is_absolute(value->text) || value->loc.line == 0 || !value->loc.file)
+    if (value->loc.line == 0 || !value->loc.file)
         return g_canonicalize_filename(value->text, NULL);
-    base = g_path_get_dirname(value->loc.file);
-    return g_canonicalize_filename(value->text, base);
+    return gal__path_beside(value->loc.file, value->text);
+}
+
+char *
+gal__path_beside(const char *file, const char *path)
+{
+    g_autofree char *dir = g_path_get_dirname(file);
+    /* The preset may itself be named by a relative path. */
+    g_autofree char *base = g_canonicalize_filename(dir, NULL);
+
+    return g_canonicalize_filename(path, base);
 }
 
 static int
@@ -432,9 +439,10 @@ gal__schema_fill(const gal_section *sec, const gal_node *map, void **opts_out,
             failed = -1;
             continue;
         }
-        if (value->kind == GAL_NODE_SCALAR && value->is_null && p->type != GAL_T_STRLIST &&
-            p->type != GAL_T_PATHLIST)
-            continue; /* `key: ~` keeps the default */
+        /* `key: ~` keeps the default, as it does under extends and --set;
+         * an empty list is written []. */
+        if (value->kind == GAL_NODE_SCALAR && value->is_null)
+            continue;
         if (gal__schema_parse_value(sec, p, value, opts, &err)) {
             gal__errors_add(errs, &err);
             failed = -1;

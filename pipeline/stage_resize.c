@@ -158,7 +158,7 @@ crop(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIm
     if (o->crop == GAL_CROP_CENTRE) {
         if (vips_extract_area(in, out, (in->Xsize - plan->crop_width) / 2,
                 (in->Ysize - plan->crop_height) / 2, plan->crop_width, plan->crop_height, NULL))
-            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "resize: crop");
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "crop");
         return 0;
     }
     /* smartcrop reads the image to score it, then again to cut: with a
@@ -167,7 +167,7 @@ crop(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIm
     if (!(memory = vips_image_copy_memory(in)) ||
         vips_smartcrop(memory, out, plan->crop_width, plan->crop_height, "interesting",
             interesting, NULL))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "resize: smart crop");
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
     return 0;
 }
 
@@ -183,14 +183,14 @@ pad(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIma
 
     if (o->background.a < 255 && !vips_image_hasalpha(in)) {
         if (vips_addalpha(in, &with_alpha, NULL))
-            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "resize: add alpha");
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "add alpha");
         src = with_alpha;
     }
     background = vips_array_double_new(bg, src->Bands);
     if (vips_gravity(src, out, VIPS_COMPASS_DIRECTION_CENTRE, plan->canvas_width,
             plan->canvas_height, "extend", VIPS_EXTEND_BACKGROUND, "background", background,
             NULL))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "resize: pad");
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "pad");
     return 0;
 }
 
@@ -207,7 +207,7 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
     if (plan.width != in->Xsize || plan.height != in->Ysize) {
         if (vips_resize(in, &scaled, (double) plan.width / in->Xsize, "vscale",
                 (double) plan.height / in->Ysize, NULL))
-            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "resize");
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
         current = scaled;
     }
     if (plan.crop_width)

@@ -1113,31 +1113,6 @@ Test(preset, names_the_parent_file_for_yaml_errors_in_the_parent)
     expect_error_in(&errs->items[0], GAL_ERR_PRESET, parent, 2, 6, "", "YAML syntax error");
 }
 
-Test(preset, loads_every_shipped_preset)
-{
-    GDir *dir = g_dir_open(GAL_PRESETS_DIR, 0, NULL);
-    const char *entry;
-    int n = 0;
-
-    cr_assert_not_null(dir);
-    while ((entry = g_dir_read_name(dir))) {
-        g_autofree char *path = g_build_filename(GAL_PRESETS_DIR, entry, NULL);
-        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
-        gal_preset *preset = NULL;
-        char line[1024] = "";
-
-        if (!g_str_has_suffix(entry, ".yaml"))
-            continue;
-        if (load_file(path, &preset, errs))
-            gal_error_format(&errs->items[0], line, sizeof(line));
-        cr_expect_not_null(preset, "%s: %s", entry, line);
-        gal_preset_free(preset);
-        n++;
-    }
-    g_dir_close(dir);
-    cr_expect_geq(n, 3);
-}
-
 Test(preset, loads_a_shipped_preset_by_name)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
@@ -1733,4 +1708,27 @@ Test(preset, keeps_the_first_error_and_subject)
     cr_expect_eq(err.line, 2);
     cr_expect_str_eq(err.subject, "one.jpg");
     cr_expect_eq(gal_error_set(NULL, GAL_ERR_PRESET, NULL, NULL, "ignored"), -1);
+}
+
+Test(preset, a_preset_named_by_a_relative_path_resolves_its_paths_beside_itself)
+{
+    g_autofree char *dir = gal_test_tmpdir("preset-relative");
+    g_autofree char *sub = g_build_filename(dir, "sub", NULL);
+    g_autofree char *base = g_build_filename(sub, "base.yaml", NULL);
+    g_autofree char *child = g_build_filename(dir, "child.yaml", NULL);
+    g_autofree char *want = g_build_filename(sub, "outx", NULL);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = NULL;
+
+    cr_assert_eq(g_mkdir_with_parents(sub, 0777), 0);
+    cr_assert(g_file_set_contents(base, "gallop: 1\noutput: {dir: outx}\n", -1, NULL));
+    cr_assert(g_file_set_contents(child, "gallop: 1\nextends: sub/base.yaml\n", -1, NULL));
+    cr_assert_eq(chdir(dir), 0);
+    cr_assert_eq(load_file("child.yaml", &preset, errs), 0, "%s", errs->items[0].msg);
+    cr_expect_str_eq(preset->output->dir, want);
+    gal_preset_free(preset);
+    cr_assert_eq(chdir(sub), 0);
+    cr_assert_eq(load_file("base.yaml", &preset, errs), 0, "%s", errs->items[0].msg);
+    cr_expect_str_eq(preset->output->dir, want);
+    gal_preset_free(preset);
 }
