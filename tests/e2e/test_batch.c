@@ -16,22 +16,12 @@ TestSuite(batch, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 6
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static char *
-write_preset(const char *dir, const char *name, const char *yaml)
-{
-    char *path = g_build_filename(dir, name, NULL);
-
-    cr_assert(g_file_set_contents(path, yaml, -1, NULL), "cannot write %s", path);
-    return path;
-}
-
 static void
 copy_file(const char *from, const char *to)
 {
-    g_autofree char *bytes = NULL;
     gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(from, &len);
 
-    cr_assert(g_file_get_contents(from, &bytes, &len, NULL), "cannot read %s", from);
     cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
 }
 
@@ -49,67 +39,12 @@ copy_fixtures(const char *dir, const char *const *fixtures)
     }
 }
 
-static char *
-read_bytes(const char *path, gsize *len)
-{
-    char *bytes = NULL;
-
-    cr_assert(g_file_get_contents(path, &bytes, len, NULL), "cannot read %s", path);
-    return bytes;
-}
-
-static int
-compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
-/* Sorted names of everything in `dir`, hidden files included. */
-static GPtrArray *
-list_dir(const char *dir)
-{
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    GDir *d = g_dir_open(dir, 0, NULL);
-    const char *name;
-
-    cr_assert_not_null(d, "cannot list %s", dir);
-    while ((name = g_dir_read_name(d)))
-        g_ptr_array_add(names, g_strdup(name));
-    g_dir_close(d);
-    g_ptr_array_sort(names, compare_names);
-    return names;
-}
-
-/* Lines of `text` starting with `prefix`; the first one in *first. */
-static int
-lines_with_prefix(const char *text, const char *prefix, char **first)
-{
-    g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
-    int n = 0;
-
-    for (int i = 0; lines[i]; i++)
-        if (g_str_has_prefix(lines[i], prefix)) {
-            if (first && n == 0)
-                *first = g_strdup(lines[i]);
-            n++;
-        }
-    return n;
-}
-
-static gboolean
-has_line_with_prefix(const char *text, const char *prefix)
-{
-    return lines_with_prefix(text, prefix, NULL) > 0;
-}
-
 static void
 assert_decodes(const char *path, int bands)
 {
-    g_autoptr(VipsImage) image = vips_image_new_from_file(path, "access",
-        VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
+    g_autoptr(VipsImage) image = gal_test_load_image(path, TRUE);
     double avg;
 
-    cr_assert_not_null(image, "%s: %s", path, vips_error_buffer());
     /* Pull every pixel: a cut-off file fails here, not at the header. */
     cr_assert_eq(vips_avg(image, &avg, NULL), 0, "%s does not decode: %s", path,
         vips_error_buffer());
@@ -157,8 +92,8 @@ check_batch_with_broken_photos(const char *name, const char *preset, const char 
         /* trip-09 has alpha: PNG keeps it, JPEG flattens it. */
         assert_decodes(out_path,
             strcmp(base, "trip-09.png") == 0 && strcmp(ext, "png") == 0 ? 4 : 3);
-        cr_expect_not(has_line_with_prefix(err, prefix), "%s reported as failed:\n%s", base,
-            err);
+        cr_expect_eq(gal_test_count_lines(err, prefix, NULL), 0, "%s reported as failed:\n%s",
+            base, err);
     }
     for (int i = 0; broken_fixtures[i]; i++) {
         g_autofree char *base = g_path_get_basename(broken_fixtures[i]);
@@ -172,16 +107,16 @@ check_batch_with_broken_photos(const char *name, const char *preset, const char 
         cr_expect_not(g_file_test(out_path, G_FILE_TEST_EXISTS), "%s was written", out_path);
         /* Exactly one line starts with the path (the summary's list is
          * indented), and a reason follows it. */
-        cr_expect_eq(lines_with_prefix(err, prefix, &line), 1,
+        cr_expect_eq(gal_test_count_lines(err, prefix, &line), 1,
             "%s: not reported once as \"PATH: reason\":\n%s", base, err);
         if (line)
             cr_expect_gt(strlen(line), strlen(prefix) + 3, "no reason: %s", line);
     }
     cr_expect(strstr(err, summary) != NULL, "no summary \"%s\" in:\n%s", summary, err);
-    cr_expect(has_line_with_prefix(err, "gallop: "), "no summary line in:\n%s", err);
+    cr_expect_gt(gal_test_count_lines(err, "gallop: ", NULL), 0, "no summary line in:\n%s", err);
 
     /* Only finished outputs: no temporary left behind by the failures. */
-    names = list_dir(out_dir);
+    names = gal_test_list_dir(out_dir);
     cr_expect_eq(names->len, (guint) n_good, "%u files in %s", names->len, out_dir);
     for (guint i = 0; i < names->len; i++)
         cr_expect_not(g_str_has_suffix(names->pdata[i], ".gallop-tmp"), "left behind: %s",
@@ -199,7 +134,7 @@ Test(batch, broken_photos_fail_alone_with_a_crop_preset)
 Test(batch, broken_photos_fail_alone_while_encoding)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-broken-encode-preset");
-    g_autofree char *preset = write_preset(tmp, "small.yaml",
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml",
         "gallop: 1\n"
         "stages: [ {resize: {width: 320, height: 320, fit: inside}} ]\n"
         "output: {format: png}\n");
@@ -223,7 +158,7 @@ Test(batch, huge_photo_is_refused_from_its_header)
 
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
     seconds = (g_get_monotonic_time() - start) / 1e6;
-    cr_assert_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+    cr_assert_eq(gal_test_count_lines(err, prefix, &line), 1, "%s", err);
     cr_expect(strstr(line, "120.0 megapixels") != NULL, "%s", line);
     cr_expect(strstr(line, "limit of 100") != NULL, "%s", line);
     cr_expect(strstr(line, "input.max-megapixels") != NULL, "%s", line);
@@ -246,8 +181,7 @@ Test(batch, pixel_limit_can_be_raised)
      * half a second. */
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "stderr:\n%s", err);
     cr_expect(strstr(err, "megapixels") == NULL, "%s", err);
-    image = vips_image_new_from_file(out_path, NULL);
-    cr_assert_not_null(image, "%s: %s", out_path, vips_error_buffer());
+    image = gal_test_load_image(out_path, FALSE);
     cr_expect_eq(image->Xsize, 1080);
     cr_expect_eq(image->Ysize, 1350);
 }
@@ -283,11 +217,11 @@ check_overwrite_refused(const char *name, gboolean through_link)
         g_autofree char *got = NULL;
         gsize want_len, got_len;
 
-        cr_expect_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+        cr_expect_eq(gal_test_count_lines(err, prefix, &line), 1, "%s", err);
         if (line)
             cr_expect(strstr(line, "would overwrite an input") != NULL, "%s", line);
-        want = read_bytes(fixture, &want_len);
-        got = read_bytes(copy, &got_len);
+        want = gal_test_read_bytes(fixture, &want_len);
+        got = gal_test_read_bytes(copy, &got_len);
         cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0,
             "%s was changed", copy);
     }
@@ -315,8 +249,8 @@ Test(batch, name_template_with_dotdot_is_refused)
     g_autofree char *err = NULL;
 
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 2, "stderr:\n%s", err);
-    cr_expect(has_line_with_prefix(err, "--set output.name=../{stem}.jpg: output.name: "), "%s",
-        err);
+    cr_expect_gt(gal_test_count_lines(err, "--set output.name=../{stem}.jpg: output.name: ", NULL),
+        0, "%s", err);
     cr_expect(strstr(err, "\"../{stem}.jpg\" is not a usable name template") != NULL &&
             strstr(err, "outside the output folder") != NULL,
         "%s", err);
@@ -343,10 +277,10 @@ Test(batch, two_photos_with_one_output_name_fail_the_second)
     copy_file(TRIP_DIR "/trip-01.jpg", a_jpg);
     copy_file(TRIP_DIR "/trip-09.png", a_png);
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
-    cr_assert_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+    cr_assert_eq(gal_test_count_lines(err, prefix, &line), 1, "%s", err);
     cr_expect(strstr(line, a_jpg) != NULL, "does not name the first photo: %s", line);
     assert_decodes(a_out, 3);
-    names = list_dir(out_dir);
+    names = gal_test_list_dir(out_dir);
     cr_expect_eq(names->len, 1);
 }
 
@@ -369,8 +303,8 @@ Test(batch, output_folder_inside_the_input_is_not_scanned)
 
         cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "run %d:\n%s", round, err);
         cr_expect(strstr(err, ": 3 photos: 3 written") != NULL, "run %d: %s", round, err);
-        cr_expect_eq(lines_with_prefix(out, "wrote  ", NULL), 3, "run %d:\n%s", round, out);
-        names = list_dir(out_dir);
+        cr_expect_eq(gal_test_count_lines(out, "wrote  ", NULL), 3, "run %d:\n%s", round, out);
+        names = gal_test_list_dir(out_dir);
         cr_expect_eq(names->len, 3, "run %d: %u files in %s", round, names->len, out_dir);
     }
 }
@@ -398,10 +332,10 @@ Test(batch, fifo_is_skipped_without_being_opened)
     cr_assert_neq(status, 124, "gallop hung on the FIFO");
     /* Skipped, not failed: every photo there is was written. */
     cr_assert_eq(status, 0, "stderr:\n%s", err);
-    cr_assert_eq(lines_with_prefix(err, prefix, &line), 1, "%s", err);
+    cr_assert_eq(gal_test_count_lines(err, prefix, &line), 1, "%s", err);
     cr_expect(strstr(line, "not a regular file") != NULL, "%s", line);
     cr_expect(strstr(err, "2 written, 0 failed, 1 skipped") != NULL, "%s", err);
-    names = list_dir(out_dir);
+    names = gal_test_list_dir(out_dir);
     cr_assert_eq(names->len, 2, "%u files in %s", names->len, out_dir);
     cr_expect_str_eq(names->pdata[0], "trip-01.jpg");
     cr_expect_str_eq(names->pdata[1], "trip-02.jpg");

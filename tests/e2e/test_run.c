@@ -36,63 +36,12 @@ static const char geometry_preset[] =
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static char *
-write_preset(const char *dir, const char *name, const char *yaml)
-{
-    char *path = g_build_filename(dir, name, NULL);
-
-    cr_assert(g_file_set_contents(path, yaml, -1, NULL), "cannot write %s", path);
-    return path;
-}
-
-static VipsImage *
-load(const char *path)
-{
-    VipsImage *image = vips_image_new_from_file(path, NULL);
-
-    cr_assert_not_null(image, "cannot read %s: %s", path, vips_error_buffer());
-    return image;
-}
-
-static int
-compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
-/* Sorted names of everything in `dir`, hidden files included. */
-static GPtrArray *
-list_dir(const char *dir)
-{
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    GDir *d = g_dir_open(dir, 0, NULL);
-    const char *name;
-
-    cr_assert_not_null(d, "cannot list %s", dir);
-    while ((name = g_dir_read_name(d)))
-        g_ptr_array_add(names, g_strdup(name));
-    g_dir_close(d);
-    g_ptr_array_sort(names, compare_names);
-    return names;
-}
-
-static int
-count_lines_with_prefix(const char *text, const char *prefix)
-{
-    g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
-    int n = 0;
-
-    for (int i = 0; lines[i]; i++)
-        n += g_str_has_prefix(lines[i], prefix);
-    return n;
-}
-
 /* The same file names with the same bytes in both folders. */
 static void
 assert_same_files(const char *dir_a, const char *dir_b, int expected_count)
 {
-    g_autoptr(GPtrArray) a = list_dir(dir_a);
-    g_autoptr(GPtrArray) b = list_dir(dir_b);
+    g_autoptr(GPtrArray) a = gal_test_list_dir(dir_a);
+    g_autoptr(GPtrArray) b = gal_test_list_dir(dir_b);
 
     cr_assert_eq(a->len, (guint) expected_count, "%s has %u files", dir_a, a->len);
     cr_assert_eq(b->len, (guint) expected_count, "%s has %u files", dir_b, b->len);
@@ -104,8 +53,8 @@ assert_same_files(const char *dir_a, const char *dir_b, int expected_count)
         gsize la, lb;
 
         cr_assert_str_eq(a->pdata[i], b->pdata[i]);
-        cr_assert(g_file_get_contents(pa, &ca, &la, NULL), "cannot read %s", pa);
-        cr_assert(g_file_get_contents(pb, &cb, &lb, NULL), "cannot read %s", pb);
+        ca = gal_test_read_bytes(pa, &la);
+        cb = gal_test_read_bytes(pb, &lb);
         cr_expect(la == lb && memcmp(ca, cb, la) == 0, "%s and %s differ (%zu vs %zu bytes)",
             pa, pb, (size_t) la, (size_t) lb);
     }
@@ -212,7 +161,7 @@ apply_orientation(VipsImage *in, int orientation)
 static VipsImage *
 stored_srgb(const char *path, gboolean manage_colour)
 {
-    g_autoptr(VipsImage) stored = load(path);
+    g_autoptr(VipsImage) stored = gal_test_load_image(path, FALSE);
     g_autoptr(VipsImage) managed = NULL;
     VipsImage *image = stored, *out;
 
@@ -256,7 +205,7 @@ inside_size(int width, int height, int box, int *out_width, int *out_height)
 static void
 run_geometry(const char *tmp, const char *input, const char *out_dir, const char *extra)
 {
-    g_autofree char *preset = write_preset(tmp, "geometry.yaml", geometry_preset);
+    g_autofree char *preset = gal_test_write_preset(tmp, "geometry.yaml", geometry_preset);
     const char *argv[] = { GAL_BINARY, "run", preset, input, "-o", out_dir, "-q",
         extra ? "--set" : NULL, extra, NULL };
     g_autofree char *err = NULL;
@@ -277,7 +226,7 @@ Test(run, instagram_portrait_writes_every_trip_photo_at_1080x1350)
     g_autoptr(GPtrArray) names = NULL;
 
     cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "stderr:\n%s", err);
-    names = list_dir(out_dir);
+    names = gal_test_list_dir(out_dir);
     cr_assert_eq(names->len, TRIP_COUNT, "%u files in %s", names->len, out_dir);
     for (int i = 0; i < TRIP_COUNT; i++) {
         g_autofree char *expected = g_strdup_printf("trip-%02d.jpg", i + 1);
@@ -286,7 +235,7 @@ Test(run, instagram_portrait_writes_every_trip_photo_at_1080x1350)
         const char *loader = NULL;
 
         cr_assert_str_eq(names->pdata[i], expected);
-        image = load(path);
+        image = gal_test_load_image(path, FALSE);
         cr_expect_eq(image->Xsize, 1080, "%s: width %d", expected, image->Xsize);
         cr_expect_eq(image->Ysize, 1350, "%s: height %d", expected, image->Ysize);
         cr_expect_eq(image->Bands, 3, "%s: %d bands", expected, image->Bands);
@@ -296,7 +245,7 @@ Test(run, instagram_portrait_writes_every_trip_photo_at_1080x1350)
         cr_expect_str_eq(loader, "jpegload", "%s", expected);
     }
     /* One "wrote" line per photo on stdout. */
-    cr_expect_eq(count_lines_with_prefix(out, "wrote  "), TRIP_COUNT, "%s", out);
+    cr_expect_eq(gal_test_count_lines(out, "wrote  ", NULL), TRIP_COUNT, "%s", out);
     cr_expect(strstr(err, "23 written, 0 failed") != NULL, "summary: %s", err);
 }
 
@@ -319,7 +268,7 @@ Test(run, every_exif_orientation_matches_a_hand_made_reference)
         g_autofree char *stem = stem_of(p->file);
         g_autofree char *out_name = g_strdup_printf("%s.png", stem);
         g_autofree char *out_path = g_build_filename(out_dir, out_name, NULL);
-        g_autoptr(VipsImage) got = load(out_path);
+        g_autoptr(VipsImage) got = gal_test_load_image(out_path, FALSE);
         g_autoptr(VipsImage) stored = stored_srgb(in_path, TRUE);
         g_autoptr(VipsImage) upright = apply_orientation(stored, p->orientation);
         g_autoptr(VipsImage) reference = NULL;
@@ -408,7 +357,7 @@ Test(run, display_p3_photo_is_converted_to_srgb)
 
     cr_assert_eq(p->orientation, 1, "the P3 fixture is expected upright");
     run_geometry(tmp, in_path, out_dir, NULL);
-    got = load(out_path);
+    got = gal_test_load_image(out_path, FALSE);
     managed = stored_srgb(in_path, TRUE);
     unmanaged = stored_srgb(in_path, FALSE);
     cr_assert(vips_image_get_typeof(unmanaged, VIPS_META_ICC_NAME),
@@ -442,15 +391,15 @@ Test(run, grayscale_photo_becomes_three_band_srgb)
     g_autofree char *jpg_name = g_strdup_printf("%s.jpg", stem);
     g_autofree char *png_path = g_build_filename(out_dir, png_name, NULL);
     g_autofree char *jpg_path = g_build_filename(out_dir, jpg_name, NULL);
-    g_autoptr(VipsImage) stored = load(in_path);
+    g_autoptr(VipsImage) stored = gal_test_load_image(in_path, FALSE);
     g_autoptr(VipsImage) png = NULL;
     g_autoptr(VipsImage) jpg = NULL;
 
     cr_assert_eq(stored->Bands, 1, "the gray fixture has %d bands", stored->Bands);
     run_geometry(tmp, in_path, out_dir, NULL);
     run_geometry(tmp, in_path, out_dir, "output.format=jpeg");
-    png = load(png_path);
-    jpg = load(jpg_path);
+    png = gal_test_load_image(png_path, FALSE);
+    jpg = gal_test_load_image(jpg_path, FALSE);
     cr_expect_eq(png->Bands, 3, "png: %d bands", png->Bands);
     cr_expect_eq(png->Type, VIPS_INTERPRETATION_sRGB, "png: interpretation %d", png->Type);
     cr_expect_eq(jpg->Bands, 3, "jpeg: %d bands", jpg->Bands);
@@ -477,8 +426,8 @@ Test(run, png_alpha_is_kept_in_png_and_flattened_in_jpeg)
 
     run_geometry(tmp, in_path, out_dir, "output.format=png");
     run_geometry(tmp, in_path, out_dir, "output.format=jpeg");
-    png = load(png_path);
-    jpg = load(jpg_path);
+    png = gal_test_load_image(png_path, FALSE);
+    jpg = gal_test_load_image(jpg_path, FALSE);
     cr_assert_eq(png->Bands, 4, "png: %d bands", png->Bands);
     /* The transparent corners survived, not just a fourth band. */
     cr_assert_eq(vips_extract_band(png, &alpha, 3, NULL), 0);
@@ -538,7 +487,7 @@ Test(run, preset_errors_are_all_reported_and_nothing_is_created)
     g_autofree char *tmp = gal_test_tmpdir("run-bad-preset");
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
     /* Two mistakes on line 3: width 0 (column 21), an unknown fit (29). */
-    g_autofree char *preset = write_preset(tmp, "bad.yaml",
+    g_autofree char *preset = gal_test_write_preset(tmp, "bad.yaml",
         "gallop: 1\n"
         "stages:\n"
         "  - resize: {width: 0, fit: sideways}\n"
@@ -549,8 +498,9 @@ Test(run, preset_errors_are_all_reported_and_nothing_is_created)
     g_autofree char *at_fit = g_strdup_printf("%s:3:29: ", preset);
 
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 2, "stderr:\n%s", err);
-    cr_expect_eq(count_lines_with_prefix(err, at_width), 1, "no %s line in:\n%s", at_width, err);
-    cr_expect_eq(count_lines_with_prefix(err, at_fit), 1, "no %s line in:\n%s", at_fit, err);
+    cr_expect_eq(gal_test_count_lines(err, at_width, NULL), 1, "no %s line in:\n%s", at_width,
+        err);
+    cr_expect_eq(gal_test_count_lines(err, at_fit, NULL), 1, "no %s line in:\n%s", at_fit, err);
     cr_expect(strstr(err, "width") && strstr(err, "sideways"), "%s", err);
     cr_expect_not(g_file_test(out_dir, G_FILE_TEST_EXISTS), "%s was created", out_dir);
 }
@@ -605,7 +555,7 @@ Test(run, dry_run_plans_every_photo_and_writes_nothing)
 
     cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "stderr:\n%s", err);
     cr_expect_not(g_file_test(out_dir, G_FILE_TEST_EXISTS), "%s was created", out_dir);
-    cr_expect_eq(count_lines_with_prefix(out, "build "), TRIP_COUNT, "%s", out);
+    cr_expect_eq(gal_test_count_lines(out, "build ", NULL), TRIP_COUNT, "%s", out);
     for (int i = 1; i <= TRIP_COUNT; i++) {
         g_autofree char *name = g_strdup_printf("trip-%02d.", i);
 

@@ -141,3 +141,69 @@ gal_test_spawn(const char *const *argv, char **out, char **err)
         return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
+
+char *
+gal_test_write_preset(const char *dir, const char *name, const char *yaml)
+{
+    char *path = g_build_filename(dir, name, NULL);
+
+    cr_assert(g_file_set_contents(path, yaml, -1, NULL), "cannot write %s", path);
+    return path;
+}
+
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+gal_test_list_dir(const char *dir)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+
+    cr_assert_not_null(d, "cannot list %s", dir);
+    while ((name = g_dir_read_name(d)))
+        g_ptr_array_add(names, g_strdup(name));
+    g_dir_close(d);
+    g_ptr_array_sort(names, compare_names);
+    return names;
+}
+
+int
+gal_test_count_lines(const char *text, const char *prefix, char **first)
+{
+    g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
+    int n = 0;
+
+    for (int i = 0; lines[i]; i++)
+        if (g_str_has_prefix(lines[i], prefix)) {
+            if (first && n == 0)
+                *first = g_strdup(lines[i]);
+            n++;
+        }
+    return n;
+}
+
+char *
+gal_test_read_bytes(const char *path, gsize *len)
+{
+    char *bytes = NULL;
+
+    cr_assert(g_file_get_contents(path, &bytes, len, NULL), "cannot read %s", path);
+    return bytes;
+}
+
+VipsImage *
+gal_test_load_image(const char *path, gboolean strict)
+{
+    VipsImage *image = strict
+        ? vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+              VIPS_FAIL_ON_WARNING, NULL)
+        : vips_image_new_from_file(path, NULL);
+
+    cr_assert_not_null(image, "cannot read %s: %s", path, vips_error_buffer());
+    return image;
+}

@@ -35,4 +35,19 @@ char *gal_test_tmpdir(const char *name);
  * NULL). */
 int gal_test_spawn(const char *const *argv, char **out, char **err);
 
+/* Write `yaml` to `dir`/`name` and return that path; fails the test if it cannot. */
+char *gal_test_write_preset(const char *dir, const char *name, const char *yaml);
+
+/* Sorted names of everything in `dir`, hidden files included (a g_free'ing array). */
+GPtrArray *gal_test_list_dir(const char *dir);
+
+/* Lines of `text` (may be NULL) starting with `prefix`; the first, copied, in *first if given. */
+int gal_test_count_lines(const char *text, const char *prefix, char **first);
+
+/* The whole file at `path`, its length in *len; fails the test if it cannot be read. */
+char *gal_test_read_bytes(const char *path, gsize *len);
+
+/* Open an image or fail the test; `strict`: sequential, a decoder warning is an error. */
+VipsImage *gal_test_load_image(const char *path, gboolean strict);
+
 #endif /* GAL_TEST_H */
