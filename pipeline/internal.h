@@ -240,6 +240,41 @@ typedef struct gal_facts {
 char *gal__template_render(const gal_template *tpl, const gal_facts *facts,
     gboolean sanitize);
 
+/* ---- text ------------------------------------------------------------------ */
+
+typedef enum gal_align {
+    GAL_ALIGN_LEFT,
+    GAL_ALIGN_CENTRE,
+    GAL_ALIGN_RIGHT,
+} gal_align;
+
+/* How to draw a piece of plain text. Strings are borrowed. */
+typedef struct gal_text_style {
+    const char *font;           /* Pango family and style: "DejaVu Sans Bold" */
+    const char *font_file;      /* a font file to load first, or NULL */
+    double size_px;
+    gal_color color;            /* alpha fades the whole text */
+    const gal_color *highlight; /* colour of #hashtags and @mentions, or NULL */
+    int wrap_px;                /* wrap at word boundaries to this width; 0: one line */
+    gal_align align;
+    int max_lines;              /* 0: no limit; else cut, ending in an ellipsis */
+} gal_text_style;
+
+typedef struct gal_text_info {
+    int lines;       /* lines drawn */
+    int line_height; /* pixels per line in this font */
+    gboolean cut;    /* TRUE when max_lines cut the text */
+} gal_text_info;
+
+/* Render plain text (never markup: <, & and <span> come out literally) as
+ * 8-bit sRGB RGBA with straight alpha, in memory. Invalid UTF-8 is
+ * repaired. Empty or blank text gives *out == NULL and returns 0. */
+int gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,
+    gal_text_info *info, gal_error *err);
+
+/* The family name stored in a TrueType/OpenType font file. */
+char *gal__font_file_family(const char *path, GError **error);
+
 /* ---- photo facts (libexif) ------------------------------------------------- */
 
 /* Read the facts a template can show from EXIF data (a blob as libvips
