@@ -447,6 +447,9 @@ struct gal_job {
     gal_facts facts;           /* what templates can show of this photo */
     GStringChunk *strings;     /* owns the facts' strings */
     int out_width, out_height; /* set when the job succeeds */
+    /* Rows at the top and bottom of the current image that an earlier stage
+     * filled (a caption band): later overlays keep out of them. */
+    int reserved_top, reserved_bottom;
 };
 
 /* Name, stem, output extension, preset, index and count. */
