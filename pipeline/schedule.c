@@ -104,7 +104,7 @@ worker(gpointer data)
         int i = ctx->todo[position];
         gal_photo_result *result = &ctx->summary->photos[i];
         gal_job job = { ctx->preset, result->input, ctx->outputs[i], { 0 },
-            g_string_chunk_new(256), 0, 0 };
+            g_string_chunk_new(256), 0, 0, 0, 0 };
         gint64 start = g_get_monotonic_time();
 
         gal__facts_from_path(ctx->preset, result->input, i + 1, ctx->summary->total,
