@@ -107,6 +107,7 @@ typedef enum gal_type {
     GAL_T_ENUM,     /* int: index into `choices` */
     GAL_T_COLOR,    /* gal_color */
     GAL_T_LENGTH,   /* gal_length: "12", "12px" or "3.5%" */
+    GAL_T_SIZE,     /* gal_size: a length, or {relative: 15%, min: 64, max: 400} */
     GAL_T_STRLIST,  /* char ** (NULL-terminated): a list, or one scalar */
     GAL_T_PATHLIST, /* char **: list of folders/files resolved against the preset */
     GAL_T_TEMPLATE, /* gal_template *: text with {fields}, checked at load */
@@ -120,6 +121,13 @@ typedef struct gal_length {
     double value;
     gboolean relative; /* TRUE: `value` is a percentage */
 } gal_length;
+
+/* A length with pixel bounds: `relative` clamped to [min_px, max_px]
+ * (0 = no bound). */
+typedef struct gal_size {
+    gal_length length;
+    int min_px, max_px;
+} gal_size;
 
 #define GAL_REQUIRED 0x1u /* the key must be given */
 
@@ -158,6 +166,8 @@ typedef struct gal_param {
     GAL_PARAM_(GAL_T_COLOR, st, f, help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_LENGTH(st, f, help, def, max_px) \
     GAL_PARAM_(GAL_T_LENGTH, st, f, help, def, 0, max_px, NULL, 0)
+#define GAL_PARAM_SIZE(st, f, help, def, max_px) \
+    GAL_PARAM_(GAL_T_SIZE, st, f, help, def, 0, max_px, NULL, 0)
 #define GAL_PARAM_STRLIST(st, f, help, def) \
     GAL_PARAM_(GAL_T_STRLIST, st, f, help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_PATHLIST(st, f, help, def) \
@@ -202,6 +212,8 @@ char *gal__path_beside(const char *file, const char *path);
 int gal__color_parse(const char *text, gal_color *out);
 /* A length against a reference size in pixels (percent of `reference`). */
 int gal__length_px(const gal_length *len, int reference);
+/* The same, clamped to the size's bounds. */
+int gal__size_px(const gal_size *size, int reference);
 
 /* ---- templates ------------------------------------------------------------ */
 

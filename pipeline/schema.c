@@ -29,6 +29,7 @@ gal__type_name(gal_type type)
     case GAL_T_ENUM: return "choice";
     case GAL_T_COLOR: return "colour";
     case GAL_T_LENGTH: return "length";
+    case GAL_T_SIZE: return "size";
     case GAL_T_STRLIST: return "list";
     case GAL_T_PATHLIST: return "paths";
     case GAL_T_TEMPLATE: return "template";
@@ -254,6 +255,68 @@ parse_length(const gal_section *sec, const gal_param *param, const gal_node *val
 }
 
 int
+gal__size_px(const gal_size *size, int reference)
+{
+    int px = gal__length_px(&size->length, reference);
+
+    if (size->min_px > 0)
+        px = MAX(px, size->min_px);
+    if (size->max_px > 0)
+        px = MIN(px, size->max_px);
+    return px;
+}
+
+/* `15%`, `120px`, or `{relative: 15%, min: 64, max: 400}`. */
+static int
+parse_size(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gal_size *out, gal_error *err)
+{
+    gal_size size = { 0 };
+    gboolean have_length = FALSE;
+
+    if (value->kind == GAL_NODE_SCALAR) {
+        if (parse_length(sec, param, value, &size.length, err))
+            return -1;
+        *out = size;
+        return 0;
+    }
+    if (value->kind != GAL_NODE_MAP)
+        return value_error(err, sec, param, value,
+            "expected a length (15%%, 120px) or {relative: 15%%, min: 64, max: 400}, got a list");
+    for (guint i = 0; i < value->keys->len; i++) {
+        const gal_node *key = value->keys->pdata[i];
+        const gal_node *v = value->items->pdata[i];
+        long long px;
+
+        if (strcmp(key->text, "relative") == 0) {
+            if (v->kind != GAL_NODE_SCALAR || parse_length(sec, param, v, &size.length, err))
+                return v->kind != GAL_NODE_SCALAR
+                    ? value_error(err, sec, param, v, "relative: expected a length such as 15%%")
+                    : -1;
+            have_length = TRUE;
+        }
+        else if (strcmp(key->text, "min") == 0 || strcmp(key->text, "max") == 0) {
+            if (v->kind != GAL_NODE_SCALAR || !parse_int(v->text, &px) || px < 0 ||
+                px > param->max)
+                return value_error(err, sec, param, v,
+                    "%s: expected whole pixels between 0 and %g, got \"%s\"", key->text,
+                    param->max, v->kind == GAL_NODE_SCALAR ? v->text : "a collection");
+            *(key->text[1] == 'i' ? &size.min_px : &size.max_px) = (int) px;
+        }
+        else
+            return value_error(err, sec, param, key,
+                "unknown key \"%s\" in a size; sizes take relative, min and max", key->text);
+    }
+    if (!have_length)
+        return value_error(err, sec, param, value, "a size mapping needs relative: (e.g. 15%%)");
+    if (size.min_px && size.max_px && size.min_px > size.max_px)
+        return value_error(err, sec, param, value, "min (%d) is larger than max (%d)",
+            size.min_px, size.max_px);
+    *out = size;
+    return 0;
+}
+
+int
 gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     const gal_node *value, void *opts, gal_error *err)
 {
@@ -262,6 +325,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     if (param->type == GAL_T_STRLIST || param->type == GAL_T_PATHLIST)
         return parse_list(sec, param, value, param->type == GAL_T_PATHLIST,
             FIELD(opts, param, char **), err);
+    if (param->type == GAL_T_SIZE)
+        return parse_size(sec, param, value, FIELD(opts, param, gal_size), err);
     if (value->kind != GAL_NODE_SCALAR) {
         const char *type = gal__type_name(param->type);
 
@@ -340,7 +405,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     }
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
-        break;
+    case GAL_T_SIZE:
+        break; /* handled above */
     }
     return value_error(err, sec, param, value, "internal error: unknown type");
 }
@@ -555,6 +621,14 @@ append_value(GString *out, const gal_param *p, const void *opts)
         g_string_append_printf(out, "%g%s", l->value, l->relative ? "%" : "px");
         break;
     }
+    case GAL_T_SIZE: {
+        const gal_size *z = FIELD(opts, p, gal_size);
+
+        g_string_append_printf(out, "%g%s", z->length.value, z->length.relative ? "%" : "px");
+        if (z->min_px || z->max_px)
+            g_string_append_printf(out, "[min %d, max %d]", z->min_px, z->max_px);
+        break;
+    }
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST: {
         char **list = *FIELD(opts, p, char **);
@@ -601,7 +675,7 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
 
         if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE)
             range = g_strdup_printf("%g..%g", p->min, p->max);
-        else if (p->type == GAL_T_LENGTH)
+        else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
         else if (p->type == GAL_T_ENUM)
             range = g_strjoinv("|", (char **) p->choices);
