@@ -1,0 +1,401 @@
+/* Watermark: a logo image or a line of text, placed at a gravity point (or
+ * tiled across the photo), sized from the photo's short edge, blended.
+ *
+ * prepare() decodes the logo (or renders fixed text) once, as premultiplied
+ * sRGB RGBA with the opacity applied. build() scales it to the photo in
+ * hand; each distinct size is made once and kept, in memory, in a cache
+ * shared by the workers (the only mutable shared state, behind a lock).
+ * Compositing touches only the rectangle under the mark: that region is cut
+ * out, blended and inserted back, all lazily. Text that uses per-photo
+ * fields ({date}, {artist}...) is rendered per photo. */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct {
+    char *image;
+    gal_template *text;
+    char *font;
+    gal_color color;
+    int gravity;
+    gal_size size;
+    gal_length margin;
+    double opacity;
+    int tile;
+    int blend;
+} watermark_opts;
+
+enum { GRAVITY_CENTRE, GRAVITY_NORTH, GRAVITY_NORTH_EAST, GRAVITY_EAST, GRAVITY_SOUTH_EAST,
+    GRAVITY_SOUTH, GRAVITY_SOUTH_WEST, GRAVITY_WEST, GRAVITY_NORTH_WEST };
+static const char *const gravity_names[] = { "centre", "north", "north-east", "east",
+    "south-east", "south", "south-west", "west", "north-west", NULL };
+
+enum { TILE_OFF, TILE_GRID, TILE_DIAGONAL };
+static const char *const tile_names[] = { "false", "true", "diagonal", NULL };
+
+static const char *const blend_names[] = { "over", "multiply", "screen", "overlay",
+    "soft-light", "darken", "lighten", NULL };
+static const VipsBlendMode blend_modes[] = { VIPS_BLEND_MODE_OVER, VIPS_BLEND_MODE_MULTIPLY,
+    VIPS_BLEND_MODE_SCREEN, VIPS_BLEND_MODE_OVERLAY, VIPS_BLEND_MODE_SOFT_LIGHT,
+    VIPS_BLEND_MODE_DARKEN, VIPS_BLEND_MODE_LIGHTEN };
+
+static const gal_param watermark_params[] = {
+    GAL_PARAM_PATH(watermark_opts, image,
+        "logo image (PNG, WebP or SVG, ideally with alpha), relative to the preset", 0),
+    GAL_PARAM_TEMPLATE(watermark_opts, text,
+        "text to draw instead of an image, a template such as \"© {artist} {date:%Y}\"",
+        NULL),
+    GAL_PARAM_STRING(watermark_opts, font,
+        "font family and style for text, or a font file relative to the preset",
+        "DejaVu Sans Bold"),
+    GAL_PARAM_COLOR(watermark_opts, color, "text colour", "white"),
+    GAL_PARAM_ENUM(watermark_opts, gravity, "where the mark sits", "south-east",
+        gravity_names),
+    GAL_PARAM_SIZE(watermark_opts, size,
+        "mark width as a share of the photo's short edge (same look on portrait and "
+        "landscape), or pixels; {relative: 15%, min: 64, max: 400} bounds it",
+        "15%", 10000),
+    GAL_PARAM_LENGTH(watermark_opts, margin,
+        "gap to the photo's edges, as a share of the short edge or pixels; also the gap "
+        "between tiles",
+        "3%", 2000),
+    GAL_PARAM_DOUBLE(watermark_opts, opacity, "0 hides the mark, 1 shows it as it is", "0.5",
+        0.0, 1.0),
+    GAL_PARAM_ENUM(watermark_opts, tile,
+        "true repeats the mark across the photo, diagonal repeats it turned 45 degrees "
+        "(for proofs)",
+        "false", tile_names),
+    GAL_PARAM_ENUM(watermark_opts, blend, "how the mark mixes with the photo", "over",
+        blend_names),
+    GAL_PARAM_END,
+};
+
+typedef struct {
+    VipsImage *master;      /* premultiplied float RGBA, opacity applied; NULL for per-photo text */
+    char *family;           /* font family to ask Pango for */
+    char *font_file;        /* font file to load, or NULL */
+    GMutex lock;            /* guards `scaled` */
+    GHashTable *scaled;     /* width in px -> VipsImage * (memory) */
+} watermark_shared;
+
+/* Text is rendered this large and scaled down to the size a photo needs. */
+#define TEXT_RENDER_PX 160
+
+static gboolean
+looks_like_font_file(const char *font)
+{
+    return strchr(font, '/') || g_str_has_suffix(font, ".ttf") ||
+        g_str_has_suffix(font, ".otf") || g_str_has_suffix(font, ".ttc");
+}
+
+static int
+watermark_check(const gal_stage_ctx *sc, gal_error *err)
+{
+    const watermark_opts *o = sc->opts;
+
+    if (!o->image == !o->text)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark",
+            "give exactly one of image or text");
+    return 0;
+}
+
+/* Premultiplied RGBA float with the opacity applied: the form every size is
+ * scaled from and composited in. */
+static int
+to_master(const gal_stage_ctx *sc, VipsImage *in, VipsImage **out, gal_error *err)
+{
+    const watermark_opts *o = sc->opts;
+    g_autoptr(VipsImage) srgb = NULL;
+    g_autoptr(VipsImage) alpha = NULL;
+    g_autoptr(VipsImage) premultiplied = NULL;
+    g_autoptr(VipsImage) faded = NULL;
+    VipsImage *current = in;
+
+    if (vips_colourspace(current, &srgb, VIPS_INTERPRETATION_sRGB, NULL))
+        return gal_error_from_vips(err, GAL_ERR_PRESET, &sc->loc, "watermark image");
+    current = srgb;
+    if (!vips_image_hasalpha(current)) {
+        if (vips_addalpha(current, &alpha, NULL))
+            return gal_error_from_vips(err, GAL_ERR_PRESET, &sc->loc, "watermark image");
+        current = alpha;
+    }
+    if (vips_premultiply(current, &premultiplied, NULL) ||
+        vips_linear1(premultiplied, &faded, o->opacity, 0, NULL))
+        return gal_error_from_vips(err, GAL_ERR_PRESET, &sc->loc, "watermark image");
+    if (!(*out = vips_image_copy_memory(faded)))
+        return gal_error_from_vips(err, GAL_ERR_PRESET, &sc->loc, "watermark image");
+    return 0;
+}
+
+static int
+render_text(const watermark_shared *shared, const watermark_opts *o, const char *text,
+    VipsImage **out, gal_error *err)
+{
+    gal_text_style style = { shared->family, shared->font_file, TEXT_RENDER_PX, o->color, NULL,
+        0, GAL_ALIGN_LEFT, 0 };
+    gal_text_info info;
+
+    return gal__text_render(text, &style, out, &info, err);
+}
+
+static void
+watermark_release(void *data)
+{
+    watermark_shared *shared = data;
+
+    if (!shared)
+        return;
+    VIPS_UNREF(shared->master);
+    g_free(shared->family);
+    g_free(shared->font_file);
+    g_mutex_clear(&shared->lock);
+    g_hash_table_destroy(shared->scaled);
+    g_free(shared);
+}
+
+static gboolean
+text_is_fixed(const gal_template *text)
+{
+    static const char *const fields[] = { "name", "stem", "ext", "caption", "camera", "lens",
+        "artist", "copyright", "exposure", "date", "index", "count", NULL };
+
+    for (int i = 0; fields[i]; i++)
+        if (gal__template_uses(text, fields[i]))
+            return FALSE;
+    return TRUE;
+}
+
+static int
+watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
+{
+    const watermark_opts *o = sc->opts;
+    watermark_shared *shared = g_new0(watermark_shared, 1);
+
+    g_mutex_init(&shared->lock);
+    shared->scaled = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_object_unref);
+    if (o->image) {
+        g_autoptr(VipsImage) logo = vips_image_new_from_file(o->image, "access",
+            VIPS_ACCESS_RANDOM, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+
+        if (!logo || to_master(sc, logo, &shared->master, err)) {
+            if (!logo)
+                gal_error_from_vips(err, GAL_ERR_PRESET, &sc->loc, "watermark.image");
+            watermark_release(shared);
+            return -1;
+        }
+    }
+    else {
+        if (looks_like_font_file(o->font)) {
+            g_autoptr(GError) error = NULL;
+
+            shared->font_file = gal__path_beside(sc->loc.file, o->font);
+            if (!g_file_test(shared->font_file, G_FILE_TEST_IS_REGULAR)) {
+                gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font",
+                    "font file not found: %s", shared->font_file);
+                watermark_release(shared);
+                return -1;
+            }
+            if (!(shared->family = gal__font_file_family(shared->font_file, &error))) {
+                gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font", "%s",
+                    error->message);
+                watermark_release(shared);
+                return -1;
+            }
+        }
+        else
+            shared->family = g_strdup(o->font);
+        if (text_is_fixed(o->text)) {
+            gal_facts none = { 0 };
+            g_autofree char *text = gal__template_render(o->text, &none, FALSE);
+            g_autoptr(VipsImage) rendered = NULL;
+
+            if (render_text(shared, o, text, &rendered, err)) {
+                watermark_release(shared);
+                return -1;
+            }
+            if (rendered && to_master(sc, rendered, &shared->master, err)) {
+                watermark_release(shared);
+                return -1;
+            }
+        }
+    }
+    *out = shared;
+    return 0;
+}
+
+/* `master` scaled to `width` pixels wide, in memory. */
+static VipsImage *
+scale_master(VipsImage *master, int width)
+{
+    VipsImage *scaled = NULL, *memory;
+
+    if (vips_resize(master, &scaled, (double) width / master->Xsize, NULL))
+        return NULL;
+    memory = vips_image_copy_memory(scaled);
+    g_object_unref(scaled);
+    return memory;
+}
+
+/* The mark at `width`, from the cache when another photo needed that size. */
+static VipsImage *
+scaled_mark(watermark_shared *shared, int width)
+{
+    VipsImage *mark;
+
+    g_mutex_lock(&shared->lock);
+    mark = g_hash_table_lookup(shared->scaled, GINT_TO_POINTER(width));
+    if (!mark && (mark = scale_master(shared->master, width)))
+        g_hash_table_insert(shared->scaled, GINT_TO_POINTER(width), mark);
+    if (mark)
+        g_object_ref(mark);
+    g_mutex_unlock(&shared->lock);
+    return mark;
+}
+
+static void
+place(int gravity, int area_w, int area_top, int area_h, int w, int h, int margin, int *x,
+    int *y)
+{
+    static const int column[] = { 1, 1, 2, 2, 2, 1, 0, 0, 0 }; /* 0 west, 1 centre, 2 east */
+    static const int row[] = { 1, 0, 0, 1, 2, 2, 2, 1, 0 };    /* 0 north, 1 middle, 2 south */
+
+    *x = column[gravity] == 0 ? margin : column[gravity] == 2 ? area_w - w - margin
+                                                              : (area_w - w) / 2;
+    *y = area_top + (row[gravity] == 0 ? margin : row[gravity] == 2 ? area_h - h - margin
+                                                                     : (area_h - h) / 2);
+}
+
+/* Blend a premultiplied `mark` over `base` (8-bit sRGB, alpha or not),
+ * keeping the base's bands and format. */
+static int
+blend(const watermark_opts *o, VipsImage *base, VipsImage *mark, VipsImage **out)
+{
+    g_autoptr(VipsImage) base_pre = NULL;
+    g_autoptr(VipsImage) mixed = NULL;
+    g_autoptr(VipsImage) straight = NULL;
+    g_autoptr(VipsImage) bands = NULL;
+    VipsImage *current;
+
+    /* Without alpha the base is opaque, and premultiplied equals straight. */
+    if (vips_image_hasalpha(base)) {
+        if (vips_premultiply(base, &base_pre, NULL))
+            return -1;
+        base = base_pre;
+    }
+    if (vips_composite2(base, mark, &mixed, blend_modes[o->blend], "premultiplied", TRUE,
+            "compositing_space", VIPS_INTERPRETATION_sRGB, NULL))
+        return -1;
+    current = mixed;
+    if (base_pre) {
+        if (vips_unpremultiply(current, &straight, NULL))
+            return -1;
+        current = straight;
+    }
+    else {
+        if (vips_extract_band(current, &bands, 0, "n", 3, NULL))
+            return -1;
+        current = bands;
+    }
+    return vips_cast_uchar(current, out, NULL);
+}
+
+static int
+tiled(const gal_stage_ctx *sc, VipsImage *in, VipsImage *mark, int gap, VipsImage **out)
+{
+    const watermark_opts *o = sc->opts;
+    g_autoptr(VipsImage) turned = NULL;
+    g_autoptr(VipsImage) cell = NULL;
+    g_autoptr(VipsImage) sheet = NULL;
+    g_autoptr(VipsImage) cover = NULL;
+    VipsImage *unit = mark;
+
+    if (o->tile == TILE_DIAGONAL) {
+        if (vips_rotate(mark, &turned, -45, NULL))
+            return -1;
+        unit = turned;
+    }
+    /* Transparent (premultiplied zero) gaps around each copy. */
+    if (vips_embed(unit, &cell, gap / 2, gap / 2, unit->Xsize + gap, unit->Ysize + gap, NULL) ||
+        vips_replicate(cell, &sheet, in->Xsize / cell->Xsize + 1, in->Ysize / cell->Ysize + 1,
+            NULL) ||
+        vips_extract_area(sheet, &cover, 0, 0, in->Xsize, in->Ysize, NULL))
+        return -1;
+    return blend(o, in, cover, out);
+}
+
+static int
+watermark_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **out,
+    gal_error *err)
+{
+    const watermark_opts *o = sc->opts;
+    watermark_shared *shared = (watermark_shared *) sc->shared;
+    int short_edge = MIN(in->Xsize, in->Ysize);
+    int margin = gal__length_px(&o->margin, short_edge);
+    int top = job ? job->reserved_top : 0;
+    int area_h = in->Ysize - top - (job ? job->reserved_bottom : 0);
+    g_autoptr(VipsImage) per_photo = NULL;
+    g_autoptr(VipsImage) mark = NULL;
+    g_autoptr(VipsImage) region = NULL;
+    g_autoptr(VipsImage) mixed = NULL;
+    VipsImage *master = shared->master;
+    double aspect;
+    int width, height, x, y;
+
+    if (!master && o->text) {
+        /* Text with per-photo fields: this photo's own rendering. */
+        g_autofree char *text = gal__template_render(o->text, &job->facts, FALSE);
+        g_autoptr(VipsImage) rendered = NULL;
+
+        if (render_text(shared, o, text, &rendered, err))
+            return -1;
+        if (rendered && to_master(sc, rendered, &per_photo, err))
+            return -1;
+        master = per_photo;
+    }
+    if (!master || o->opacity == 0) {
+        *out = g_object_ref(in); /* empty text, or nothing to see */
+        return 0;
+    }
+
+    /* Size from the photo as it is now; never larger than the free area,
+     * and never cropped: shrink to fit instead. */
+    aspect = (double) master->Ysize / master->Xsize;
+    width = gal__size_px(&o->size, short_edge);
+    width = MIN(width, in->Xsize - 2 * margin);
+    width = MIN(width, (int) ((area_h - 2 * margin) / aspect));
+    if (width < 1) {
+        *out = g_object_ref(in); /* no room at all: a 1 px sliver helps nobody */
+        return 0;
+    }
+    if (per_photo)
+        mark = scale_master(per_photo, width);
+    else
+        mark = scaled_mark(shared, width);
+    if (!mark)
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+
+    if (o->tile != TILE_OFF) {
+        if (tiled(sc, in, mark, MAX(margin, 1), out))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "tile");
+        return 0;
+    }
+    height = mark->Ysize;
+    place(o->gravity, in->Xsize, top, area_h, mark->Xsize, height, margin, &x, &y);
+    if (vips_extract_area(in, &region, x, y, mark->Xsize, height, NULL) ||
+        blend(o, region, mark, &mixed) ||
+        vips_insert(in, mixed, out, x, y, NULL))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "blend");
+    return 0;
+}
+
+const gal_stage_def gal_stage_watermark = {
+    .name = "watermark",
+    .summary = "overlay a logo or text at a gravity point, or tiled",
+    .params = watermark_params,
+    .opts_size = sizeof(watermark_opts),
+    .kind = GAL_STAGE_MAP,
+    .check = watermark_check,
+    .prepare = watermark_prepare,
+    .release = watermark_release,
+    .build = watermark_build,
+};

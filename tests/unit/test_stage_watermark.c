@@ -1,0 +1,354 @@
+/* Watermark placement to the pixel, sizing, opacity, blending, tiling and
+ * text, on synthetic photos: a black frame makes every changed pixel show. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+TestSuite(stage_watermark, .init = gal_test_setup, .fini = gal_test_teardown);
+
+/* An opaque white logo of w x h, saved as PNG where presets find it. */
+static char *
+write_logo(int w, int h, gboolean alpha)
+{
+    g_autofree char *name = g_strdup_printf("logo-%d-%dx%d%s.png", (int) getpid(), w, h,
+        alpha ? "a" : "");
+    char *path = g_build_filename(GAL_TEST_TMP, name, NULL);
+    VipsImage *black, *white, *typed, *with_alpha;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert_eq(vips_black(&black, w, h, "bands", 3, NULL), 0);
+    cr_assert_eq(vips_linear1(black, &white, 1, 255, "uchar", TRUE, NULL), 0);
+    cr_assert_eq(vips_copy(white, &typed, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    if (alpha) {
+        cr_assert_eq(vips_addalpha(typed, &with_alpha, NULL), 0);
+        cr_assert_eq(vips_pngsave(with_alpha, path, NULL), 0);
+        g_object_unref(with_alpha);
+    }
+    else
+        cr_assert_eq(vips_pngsave(typed, path, NULL), 0);
+    g_object_unref(black);
+    g_object_unref(white);
+    g_object_unref(typed);
+    return path;
+}
+
+static VipsImage *
+black_photo(int w, int h, int bands)
+{
+    VipsImage *black, *out;
+
+    cr_assert_eq(vips_black(&black, w, h, "bands", bands, NULL), 0);
+    cr_assert_eq(vips_copy(black, &out, "interpretation", VIPS_INTERPRETATION_sRGB, "format",
+        VIPS_FORMAT_UCHAR, NULL), 0);
+    g_object_unref(black);
+    if (bands == 4) {
+        /* opaque alpha */
+        VipsImage *rgb, *with_alpha;
+
+        cr_assert_eq(vips_extract_band(out, &rgb, 0, "n", 3, NULL), 0);
+        cr_assert_eq(vips_addalpha(rgb, &with_alpha, NULL), 0);
+        g_object_unref(out);
+        g_object_unref(rgb);
+        out = with_alpha;
+    }
+    return out;
+}
+
+/* The bounding box of pixels that differ from black in band 0. */
+static void
+changed_box(VipsImage *image, int *left, int *top, int *width, int *height)
+{
+    g_autoptr(VipsImage) band = NULL;
+    g_autoptr(VipsImage) mask = NULL;
+    g_autoptr(VipsArrayDouble) background = vips_array_double_newv(1, 0.0);
+
+    cr_assert_eq(vips_extract_band(image, &band, 0, NULL), 0);
+    cr_assert_eq(vips_moreeq_const1(band, &mask, 1, NULL), 0);
+    cr_assert_eq(vips_find_trim(mask, left, top, width, height, "threshold", 0.5, "background",
+        background, NULL), 0);
+}
+
+static double
+pixel(VipsImage *image, int x, int y, int band)
+{
+    double *v, result;
+    int n;
+
+    cr_assert_eq(vips_getpoint(image, &v, &n, x, y, NULL), 0);
+    result = v[band];
+    g_free(v);
+    return result;
+}
+
+static VipsImage *
+run(const char *opts, VipsImage *photo)
+{
+    return gal_test_run_stage("watermark", opts, photo);
+}
+
+Test(stage_watermark, every_gravity_places_the_mark_exactly)
+{
+    g_autofree char *logo = write_logo(100, 50, TRUE);
+    static const struct { const char *gravity; int x, y; } cases[] = {
+        /* 400x300 photo, short edge 300: size 100/300 = 33.3333%, margin 3% = 9 px */
+        { "north-west", 9, 9 }, { "north", 150, 9 }, { "north-east", 291, 9 },
+        { "west", 9, 125 }, { "centre", 150, 125 }, { "east", 291, 125 },
+        { "south-west", 9, 241 }, { "south", 150, 241 }, { "south-east", 291, 241 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *opts = g_strdup_printf(
+            "{image: %s, gravity: %s, size: 100px, margin: 3%%, opacity: 1}", logo,
+            cases[i].gravity);
+        g_autoptr(VipsImage) out = run(opts, black_photo(400, 300, 3));
+        int left, top, width, height;
+
+        changed_box(out, &left, &top, &width, &height);
+        cr_expect_eq(left, cases[i].x, "%s: x %d", cases[i].gravity, left);
+        cr_expect_eq(top, cases[i].y, "%s: y %d", cases[i].gravity, top);
+        cr_expect_eq(width, 100, "%s: width %d", cases[i].gravity, width);
+        cr_expect_eq(height, 50, "%s: height %d", cases[i].gravity, height);
+        cr_expect_eq(out->Xsize, 400);
+        cr_expect_eq(out->Bands, 3);
+    }
+}
+
+Test(stage_watermark, size_follows_the_short_edge_on_portrait_and_landscape)
+{
+    g_autofree char *logo = write_logo(200, 100, TRUE);
+    g_autofree char *opts = g_strdup_printf("{image: %s, size: 20%%, margin: 0, opacity: 1}", logo);
+    g_autoptr(VipsImage) landscape = run(opts, black_photo(600, 400, 3));
+    g_autoptr(VipsImage) portrait = run(opts, black_photo(400, 600, 3));
+    int l, t, w, h;
+
+    changed_box(landscape, &l, &t, &w, &h);
+    cr_expect_eq(w, 80, "20%% of 400 is 80, got %d", w);
+    cr_expect_eq(h, 40);
+    changed_box(portrait, &l, &t, &w, &h);
+    cr_expect_eq(w, 80, "the same on portrait, got %d", w);
+}
+
+Test(stage_watermark, size_bounds_clamp_the_relative_size)
+{
+    g_autofree char *logo = write_logo(200, 100, TRUE);
+    g_autofree char *small = g_strdup_printf(
+        "{image: %s, size: {relative: 10%%, min: 64, max: 400}, margin: 0, opacity: 1}", logo);
+    g_autofree char *large = g_strdup_printf(
+        "{image: %s, size: {relative: 50%%, min: 10, max: 120}, margin: 0, opacity: 1}", logo);
+    g_autoptr(VipsImage) a = run(small, black_photo(400, 300, 3));
+    g_autoptr(VipsImage) b = run(large, black_photo(400, 300, 3));
+    int l, t, w, h;
+
+    changed_box(a, &l, &t, &w, &h);
+    cr_expect_eq(w, 64, "10%% of 300 = 30, raised to min 64, got %d", w);
+    changed_box(b, &l, &t, &w, &h);
+    cr_expect_eq(w, 120, "50%% of 300 = 150, lowered to max 120, got %d", w);
+}
+
+Test(stage_watermark, a_mark_larger_than_the_photo_is_shrunk_never_cropped)
+{
+    g_autofree char *logo = write_logo(300, 100, TRUE);
+    g_autofree char *opts = g_strdup_printf("{image: %s, size: 900px, margin: 10px, opacity: 1}",
+        logo);
+    g_autoptr(VipsImage) out = run(opts, black_photo(200, 150, 3));
+    int l, t, w, h;
+
+    changed_box(out, &l, &t, &w, &h);
+    cr_expect_eq(w, 180, "fits the width less the margins, got %d", w);
+    cr_expect_eq(h, 60, "keeps its aspect, got %d", h);
+    cr_expect_eq(l, 10);
+}
+
+Test(stage_watermark, opacity_is_the_blend_weight)
+{
+    g_autofree char *logo = write_logo(100, 50, TRUE);
+    g_autofree char *opts = g_strdup_printf(
+        "{image: %s, size: 100px, margin: 0, gravity: north-west, opacity: 0.4}", logo);
+    g_autoptr(VipsImage) out = run(opts, black_photo(400, 300, 3));
+
+    /* white at 40% over black */
+    cr_expect_float_eq(pixel(out, 50, 25, 0), 102, 1.01, "got %g", pixel(out, 50, 25, 0));
+    cr_expect_eq(pixel(out, 150, 25, 0), 0, "outside the mark stays black");
+}
+
+Test(stage_watermark, multiply_over_black_stays_black_and_screen_lightens)
+{
+    g_autofree char *logo = write_logo(100, 50, TRUE);
+    g_autofree char *mul = g_strdup_printf(
+        "{image: %s, size: 100px, margin: 0, gravity: north-west, opacity: 1, blend: multiply}",
+        logo);
+    g_autofree char *scr = g_strdup_printf(
+        "{image: %s, size: 100px, margin: 0, gravity: north-west, opacity: 1, blend: screen}",
+        logo);
+    g_autoptr(VipsImage) a = run(mul, black_photo(400, 300, 3));
+    g_autoptr(VipsImage) b = run(scr, black_photo(400, 300, 3));
+
+    cr_expect_eq(pixel(a, 50, 25, 0), 0);
+    cr_expect_eq(pixel(b, 50, 25, 0), 255);
+}
+
+Test(stage_watermark, keeps_the_photo_alpha)
+{
+    g_autofree char *logo = write_logo(100, 50, TRUE);
+    g_autofree char *opts = g_strdup_printf(
+        "{image: %s, size: 100px, margin: 0, gravity: north-west, opacity: 0.4}", logo);
+    g_autoptr(VipsImage) out = run(opts, black_photo(400, 300, 4));
+
+    cr_assert_eq(out->Bands, 4);
+    cr_expect_float_eq(pixel(out, 50, 25, 0), 102, 1.01);
+    cr_expect_eq(pixel(out, 50, 25, 3), 255, "alpha stays opaque");
+}
+
+Test(stage_watermark, a_logo_without_alpha_is_opaque)
+{
+    g_autofree char *logo = write_logo(100, 50, FALSE);
+    g_autofree char *opts = g_strdup_printf(
+        "{image: %s, size: 100px, margin: 0, gravity: north-west, opacity: 1}", logo);
+    g_autoptr(VipsImage) out = run(opts, black_photo(400, 300, 3));
+
+    cr_expect_eq(pixel(out, 50, 25, 0), 255);
+}
+
+Test(stage_watermark, tiling_covers_the_whole_photo)
+{
+    g_autofree char *logo = write_logo(40, 20, TRUE);
+    g_autofree char *grid = g_strdup_printf(
+        "{image: %s, size: 40px, margin: 20px, opacity: 1, tile: true}", logo);
+    g_autofree char *diagonal = g_strdup_printf(
+        "{image: %s, size: 40px, margin: 20px, opacity: 1, tile: diagonal}", logo);
+    g_autoptr(VipsImage) a = run(grid, black_photo(400, 300, 3));
+    g_autoptr(VipsImage) b = run(diagonal, black_photo(400, 300, 3));
+    int l, t, w, h;
+    double avg;
+
+    changed_box(a, &l, &t, &w, &h);
+    cr_expect_lt(l, 20);
+    cr_expect_gt(l + w, 380, "copies reach the right edge");
+    cr_expect_gt(t + h, 280, "and the bottom");
+    /* cells of 60x40 with a 40x20 mark: a third of the area is white */
+    cr_assert_eq(vips_avg(a, &avg, NULL), 0);
+    cr_expect_float_eq(avg, 255.0 / 3, 12, "grid coverage %g", avg);
+    cr_assert_eq(vips_avg(b, &avg, NULL), 0);
+    cr_expect_gt(avg, 30, "diagonal copies cover the photo too (%g)", avg);
+}
+
+Test(stage_watermark, text_marks_render_markup_literally)
+{
+    g_autoptr(VipsImage) plain = run("{text: \"x\", size: 200px, margin: 0, opacity: 1}",
+        black_photo(400, 300, 3));
+    g_autoptr(VipsImage) markup = run(
+        "{text: \"<span size='1'>x</span> & <b>\", size: 200px, margin: 0, opacity: 1}",
+        black_photo(400, 300, 3));
+    int l, t, w, h1, h2;
+
+    /* The same width: the literal text is much smaller per glyph, so its
+     * box is much flatter than the single scaled-up x. */
+    changed_box(plain, &l, &t, &w, &h1);
+    changed_box(markup, &l, &t, &w, &h2);
+    cr_expect_gt(h1, 3 * h2, "x: %d rows, literal markup: %d rows", h1, h2);
+}
+
+Test(stage_watermark, text_uses_the_photo_facts)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(
+        "gallop: 1\nstages:\n  - watermark: {text: \"{artist|nobody}\", size: 100px, opacity: 1}\n",
+        errs);
+    const gal_stage_instance *st;
+    gal_stage_ctx sc;
+    gal_job job = { 0 };
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) photo = black_photo(400, 300, 3);
+    g_autoptr(VipsImage) with_artist = NULL;
+    g_autoptr(VipsImage) without = NULL;
+    g_autoptr(VipsImage) a = NULL;
+    g_autoptr(VipsImage) b = NULL;
+    double diff_max, diff_mean;
+
+    cr_assert_not_null(preset);
+    st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    job.preset = preset;
+    job.facts.artist = "Jen Loong";
+    cr_assert_eq(st->def->build(&sc, &job, photo, &with_artist, &err), 0, "%s", err.msg);
+    job.facts.artist = NULL;
+    cr_assert_eq(st->def->build(&sc, &job, photo, &without, &err), 0, "%s", err.msg);
+    a = vips_image_copy_memory(with_artist);
+    b = vips_image_copy_memory(without);
+    cr_assert_eq(gal_test_diff(a, b, &diff_max, &diff_mean), 0);
+    cr_expect_gt(diff_max, 100, "different names draw different text");
+    gal_preset_free(preset);
+}
+
+Test(stage_watermark, keeps_out_of_rows_a_caption_band_reserved)
+{
+    g_autofree char *logo = write_logo(100, 50, TRUE);
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - watermark: {image: %s, "
+                                            "size: 100px, margin: 10px, opacity: 1}\n",
+        logo);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    const gal_stage_instance *st;
+    gal_stage_ctx sc;
+    gal_job job = { 0 };
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) photo = black_photo(400, 300, 3);
+    g_autoptr(VipsImage) out = NULL;
+    g_autoptr(VipsImage) memory = NULL;
+    int l, t, w, h;
+
+    cr_assert_not_null(preset);
+    st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    job.preset = preset;
+    job.reserved_bottom = 80;
+    cr_assert_eq(st->def->build(&sc, &job, photo, &out, &err), 0, "%s", err.msg);
+    memory = vips_image_copy_memory(out);
+    changed_box(memory, &l, &t, &w, &h);
+    cr_expect_eq(t + h, 300 - 80 - 10, "bottom edge %d sits above the band and margin", t + h);
+    gal_preset_free(preset);
+}
+
+Test(stage_watermark, needs_exactly_one_of_image_or_text)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_expect_null(gal_test_load("gallop: 1\nstages:\n  - watermark: {opacity: 0.5}\n", errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect(strstr(errs->items[0].msg, "exactly one of image or text") != NULL, "%s",
+        errs->items[0].msg);
+    cr_expect_eq(errs->items[0].line, 3);
+}
+
+Test(stage_watermark, a_missing_logo_or_font_file_is_a_load_error)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_expect_null(gal_test_load(
+        "gallop: 1\nstages:\n  - watermark:\n      image: nope.png\n      opacity: 2\n", errs));
+    cr_assert_eq(errs->count, 2, "both errors are reported");
+    cr_expect(strstr(errs->items[0].msg, "file not found") != NULL, "%s", errs->items[0].msg);
+    cr_expect_eq(errs->items[0].line, 4);
+    cr_expect_eq(errs->items[0].col, 14);
+    cr_expect_str_eq(errs->items[1].key, "watermark.opacity");
+    memset(errs, 0, sizeof(*errs));
+    cr_expect_null(gal_test_load(
+        "gallop: 1\nstages:\n  - watermark: {text: hi, font: fonts/none.ttf}\n", errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect(strstr(errs->items[0].msg, "font file not found") != NULL, "%s",
+        errs->items[0].msg);
+}
+
+Test(stage_watermark, a_font_file_is_used_by_its_family)
+{
+    g_autoptr(VipsImage) out = run(
+        "{text: \"Jen\", font: /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf, size: 100px, "
+        "opacity: 1}",
+        black_photo(400, 300, 3));
+    int l, t, w, h;
+
+    changed_box(out, &l, &t, &w, &h);
+    cr_expect_geq(w, 95, "drawn, %d px wide", w);
+}
