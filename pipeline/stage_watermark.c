@@ -236,6 +236,11 @@ scale_master(VipsImage *master, int width)
     return memory;
 }
 
+/* Batches of one shape (Instagram posts) need one size; `inside` resizes of
+ * mixed shapes need one per short edge. Past this many sizes, new ones are
+ * made per photo rather than kept, so memory stays bounded. */
+#define MAX_CACHED_SIZES 32
+
 /* The mark at `width`, from the cache when another photo needed that size. */
 static VipsImage *
 scaled_mark(watermark_shared *shared, int width)
@@ -244,10 +249,11 @@ scaled_mark(watermark_shared *shared, int width)
 
     g_mutex_lock(&shared->lock);
     mark = g_hash_table_lookup(shared->scaled, GINT_TO_POINTER(width));
-    if (!mark && (mark = scale_master(shared->master, width)))
-        g_hash_table_insert(shared->scaled, GINT_TO_POINTER(width), mark);
     if (mark)
         g_object_ref(mark);
+    else if ((mark = scale_master(shared->master, width)) &&
+        g_hash_table_size(shared->scaled) < MAX_CACHED_SIZES)
+        g_hash_table_insert(shared->scaled, GINT_TO_POINTER(width), g_object_ref(mark));
     g_mutex_unlock(&shared->lock);
     return mark;
 }

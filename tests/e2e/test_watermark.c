@@ -1,0 +1,90 @@
+/* The watermark in the shipped instagram-portrait preset, end to end: the
+ * logo lands where the geometry says, on every trip photo, and nowhere else. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+
+#define TRIP_DIR GAL_FIXTURES_DIR "/trip"
+
+TestSuite(watermark);
+
+/* Run instagram-portrait, as shipped and with its watermark dropped, as PNG
+ * so the only differences are the mark's. */
+static void
+run_pair(const char *tmp, const char *photo, char **with_out, char **without_out)
+{
+    g_autofree char *plain_preset = gal_test_write_preset(tmp, "plain.yaml",
+        "gallop: 1\nextends: instagram-portrait\nstages:\n  - watermark: off\n");
+    g_autofree char *with_dir = g_build_filename(tmp, "with", NULL);
+    g_autofree char *without_dir = g_build_filename(tmp, "without", NULL);
+    g_autofree char *input = g_build_filename(TRIP_DIR, photo, NULL);
+    g_autofree char *stem = g_strndup(photo, strlen(photo) - 4);
+    g_autofree char *png = g_strdup_printf("%s.png", stem);
+    const char *with_argv[] = { GAL_BINARY, "run", "instagram-portrait", input, "-o", with_dir,
+        "--set", "output.format=png", "-q", NULL };
+    const char *without_argv[] = { GAL_BINARY, "run", plain_preset, input, "-o", without_dir,
+        "--set", "output.format=png", "-q", NULL };
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(with_argv, NULL, &err), 0, "%s", err);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(gal_test_spawn(without_argv, NULL, &err), 0, "%s", err);
+    *with_out = g_build_filename(with_dir, png, NULL);
+    *without_out = g_build_filename(without_dir, png, NULL);
+}
+
+Test(watermark, the_logo_sits_bottom_right_of_every_post_and_nowhere_else)
+{
+    /* instagram-portrait: 1080x1350, logo 445x77 at 30% of the short edge
+     * (324 px wide, 56 high), margin 3% (32 px), south-east; raised above a
+     * caption band when the preset draws one. */
+    const int x = 1080 - 324 - 32, lowest_y = 1350 - 56 - 32;
+    static const char *const photos[] = { "trip-03.jpg", "trip-09.png", "trip-16.jpg",
+        "trip-18.jpg" };
+    g_autofree char *tmp = gal_test_tmpdir("watermark-e2e");
+
+    for (size_t i = 0; i < G_N_ELEMENTS(photos); i++) {
+        g_autofree char *sub = g_build_filename(tmp, photos[i], NULL);
+        g_autofree char *with_path = NULL;
+        g_autofree char *without_path = NULL;
+        g_autoptr(VipsImage) with = NULL;
+        g_autoptr(VipsImage) without = NULL;
+        g_autoptr(VipsImage) diff = NULL;
+        g_autoptr(VipsImage) magnitude = NULL;
+        g_autoptr(VipsImage) inside = NULL;
+        int left, top, width, height;
+        double inside_mean;
+
+        g_mkdir_with_parents(sub, 0777);
+        run_pair(sub, photos[i], &with_path, &without_path);
+        with = gal_test_load_image(with_path, FALSE);
+        without = gal_test_load_image(without_path, FALSE);
+        cr_assert_eq(with->Xsize, 1080);
+        cr_assert_eq(with->Ysize, 1350);
+        cr_assert_eq(vips_subtract(with, without, &diff, NULL), 0);
+        cr_assert_eq(vips_abs(diff, &magnitude, NULL), 0);
+        {
+            g_autoptr(VipsImage) band = NULL;
+            g_autoptr(VipsImage) mask = NULL;
+            g_autoptr(VipsArrayDouble) zero = vips_array_double_newv(1, 0.0);
+
+            cr_assert_eq(vips_extract_band(magnitude, &band, 0, NULL), 0);
+            cr_assert_eq(vips_moreeq_const1(band, &mask, 1, NULL), 0);
+            cr_assert_eq(vips_find_trim(mask, &left, &top, &width, &height, "threshold", 0.5,
+                "background", zero, NULL), 0);
+        }
+        /* The logo's own transparent rim may leave a pixel or two unchanged. */
+        cr_expect(left >= x && left <= x + 4, "%s: changes start at x=%d, expected ~%d",
+            photos[i], left, x);
+        cr_expect(top <= lowest_y + 4, "%s: changes start at y=%d, lower than %d", photos[i],
+            top, lowest_y);
+        cr_expect(left + width <= x + 324 && left + width >= x + 320, "%s: right edge %d",
+            photos[i], left + width);
+        cr_expect(height <= 56 && height >= 52, "%s: %d rows changed", photos[i], height);
+        cr_assert_eq(vips_extract_area(magnitude, &inside, x, top, 324, height, NULL), 0);
+        cr_assert_eq(vips_avg(inside, &inside_mean, NULL), 0);
+        cr_expect_gt(inside_mean, 2, "%s: the mark is visible (mean change %.2f)", photos[i],
+            inside_mean);
+    }
+}
