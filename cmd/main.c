@@ -147,6 +147,27 @@ parse_jobs(const char *text, int *jobs)
     return 0;
 }
 
+/* Contact sheets: one line each, and failures like a photo's. */
+static int
+print_sheets(const gal_run_summary *s, gboolean quiet)
+{
+    int failed = 0;
+
+    for (int i = 0; i < s->n_sheets; i++) {
+        const gal_photo_result *sheet = &s->sheets[i];
+
+        if (sheet->status == GAL_PHOTO_DONE) {
+            if (!quiet)
+                printf("sheet  %s (%dx%d)\n", sheet->output, sheet->width, sheet->height);
+        }
+        else {
+            print_error(&sheet->error);
+            failed++;
+        }
+    }
+    return failed;
+}
+
 static void
 print_summary(const gal_run_summary *s, const char *preset_name, gboolean dry_run)
 {
@@ -155,8 +176,11 @@ print_summary(const gal_run_summary *s, const char *preset_name, gboolean dry_ru
             preset_name, s->total, s->planned, s->failed, s->ignored);
         return;
     }
-    fprintf(stderr, "gallop: %s: %d photos: %d written, %d failed, %d skipped, in %.2f s\n",
-        preset_name, s->total, s->done, s->failed, s->ignored, s->seconds);
+    fprintf(stderr, "gallop: %s: %d photos: %d written, %d failed, %d skipped", preset_name,
+        s->total, s->done, s->failed, s->ignored);
+    if (s->n_sheets)
+        fprintf(stderr, "; %d contact sheet%s", s->n_sheets, s->n_sheets == 1 ? "" : "s");
+    fprintf(stderr, "; in %.2f s\n", s->seconds);
     if (s->failed) {
         fprintf(stderr, "failed:\n");
         for (int i = 0; i < s->total; i++)
@@ -223,8 +247,10 @@ cmd_run(int argc, char **argv)
         gal_preset_free(preset);
         return status;
     }
+    status = print_sheets(summary, state.quiet) ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
     print_summary(summary, gal_preset_name(preset), opts.dry_run);
-    status = summary->failed ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
+    if (summary->failed)
+        status = EXIT_SOME_FAILED;
     gal_run_summary_free(summary);
     gal_preset_free(preset);
     return status;

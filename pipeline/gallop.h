@@ -154,6 +154,10 @@ typedef struct gal_run_summary {
     int total, done, failed, ignored, planned;
     double seconds;
     gal_photo_result *photos; /* `total` entries, in input order */
+    /* Files made from the whole run (contact sheets), in page order:
+     * `input` names the stage, `output` the file; DONE or FAILED. */
+    int n_sheets;
+    gal_photo_result *sheets;
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself

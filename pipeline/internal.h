@@ -24,6 +24,13 @@ gal__array_double_unref(VipsArrayDouble *array)
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VipsArrayDouble, gal__array_double_unref)
 
+static inline void
+gal__array_int_unref(VipsArrayInt *array)
+{
+    vips_area_unref(VIPS_AREA(array));
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(VipsArrayInt, gal__array_int_unref)
+
 #define GAL_FREE(p) G_STMT_START { g_free(p); (p) = NULL; } G_STMT_END
 
 /* ---- locations and errors ------------------------------------------------ */
@@ -304,6 +311,34 @@ typedef enum gal_stage_kind {
 
 typedef struct gal_job gal_job;
 
+/* The order a gathering stage wants photos in; ties by path. */
+typedef enum gal_sort {
+    GAL_SORT_NAME,
+    GAL_SORT_DATE,
+    GAL_SORT_INPUT,
+} gal_sort;
+
+/* One page of a gathering stage's output. */
+typedef struct gal_page {
+    int number, pages; /* 1-based */
+    int count;         /* photos in the run */
+    const char *preset;
+} gal_page;
+
+typedef struct gal_rect {
+    int x, y, w, h;
+} gal_rect;
+
+/* Contact-sheet layouts (pure): where each of `n` photos of the given
+ * aspects (width / height) goes. Grid: `columns` cells of `tile` x
+ * tile*cell_ratio plus `label_height`, photos fitted inside (or filling
+ * with `crop`). Justified: rows `row_height` high scaled to fill
+ * `sheet_width`, the last row left at the target height. */
+void gal__sheet_grid(int n, const double *aspects, int columns, int tile, double cell_ratio,
+    int gap, int label_height, gboolean crop, gal_rect *cells, int *width, int *height);
+void gal__sheet_justified(int n, const double *aspects, int sheet_width, int row_height, int gap,
+    int label_height, gal_rect *cells, int *height);
+
 /* What a stage sees of itself: its options, its prepared shared data (both
  * immutable after load) and where in the preset it was configured. */
 typedef struct gal_stage_ctx {
@@ -329,8 +364,16 @@ typedef struct gal_stage_def {
         int *load_width, int *load_height);
     int (*build)(const gal_stage_ctx *sc, gal_job *job, VipsImage *in,
         VipsImage **out, gal_error *err);
-    int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n,
+    /* GATHER stages. gather_plan: photos per page (0: one page) and order.
+     * tap: this photo's item (small, in memory) from the image as the
+     * earlier stages left it; the photo goes on unchanged. build_many: one
+     * page from its items, in order. page_name: the page's file name. */
+    void (*gather_plan)(const gal_stage_ctx *sc, int *per_page, gal_sort *sort);
+    int (*tap)(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **item,
+        gal_error *err);
+    int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         VipsImage **out, gal_error *err);
+    char *(*page_name)(const gal_stage_ctx *sc, int page, int pages);
 } gal_stage_def;
 
 /* Resize geometry, shared by stage_resize.c and its tests. */
@@ -462,7 +505,27 @@ struct gal_job {
     /* Rows at the top and bottom of the current image that an earlier stage
      * filled (a caption band): later overlays keep out of them. */
     int reserved_top, reserved_bottom;
+    int gather_index;          /* 1-based place in a gathering stage's order */
+    VipsImage *gather_item;    /* what the gathering stage took of this photo */
 };
+
+/* ---- gathering (gather.c) ----------------------------------------------------- */
+
+typedef struct gal_gather gal_gather;
+
+/* Plan the preset's gathering stage over `n` photos (ids 0..n-1, `paths`
+ * borrowed): fills `order` with the ids in the stage's order, which is the
+ * order to process them in. NULL (and `order` untouched) when the preset
+ * has no gathering stage. Reads headers when sorting by date. */
+gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
+    const char *out_dir, int *order);
+/* 1-based place of photo `id` in the order; 0 without a gather. */
+int gal__gather_index(const gal_gather *g, int id);
+/* Photo `id` finished: its item (ownership taken), or NULL when it failed.
+ * Thread-safe; the call that completes a page composes and writes it. */
+void gal__gather_done(gal_gather *g, int id, VipsImage *item);
+/* Free, returning the pages' results (gal_photo_result, page order). */
+GArray *gal__gather_free(gal_gather *g);
 
 /* Name, stem, output extension, preset, index and count. */
 void gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,

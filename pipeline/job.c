@@ -191,8 +191,24 @@ gal__job_run(gal_job *job, gal_error *err)
         gal_stage_ctx sc = { st->opts, st->shared, st->loc };
         VipsImage *next = NULL;
 
-        if (st->def->kind != GAL_STAGE_MAP)
+        if (st->def->kind == GAL_STAGE_GATHER) {
+            /* The tile must not cost a second pass through the decoder:
+             * hold the (already shrunk) photo in memory, and let both the
+             * tile and the rest of the stages read it from there. */
+            VipsImage *memory = vips_image_copy_memory(image);
+
+            if (!memory)
+                return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
+            g_object_unref(image);
+            image = memory;
+            VIPS_UNREF(job->gather_item);
+            if (st->def->tap(&sc, job, image, &job->gather_item, err)) {
+                if (!err->key[0])
+                    g_strlcpy(err->key, st->def->name, sizeof(err->key));
+                return -1;
+            }
             continue;
+        }
         if (st->def->build(&sc, job, image, &next, err)) {
             if (!err->key[0])
                 g_strlcpy(err->key, st->def->name, sizeof(err->key));

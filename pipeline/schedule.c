@@ -82,6 +82,8 @@ typedef struct {
     GMutex progress_lock;
     gal_progress_fn progress;
     void *user;
+    gal_gather *gather;   /* the contact sheet, or NULL */
+    int *gather_id;       /* photo index -> id in the gather's order */
 } run_ctx;
 
 static void
@@ -104,11 +106,13 @@ worker(gpointer data)
         int i = ctx->todo[position];
         gal_photo_result *result = &ctx->summary->photos[i];
         gal_job job = { ctx->preset, result->input, ctx->outputs[i], { 0 },
-            g_string_chunk_new(256), 0, 0, 0, 0 };
+            g_string_chunk_new(256), 0, 0, 0, 0, 0, NULL };
         gint64 start = g_get_monotonic_time();
 
         gal__facts_from_path(ctx->preset, result->input, i + 1, ctx->summary->total,
             &job.facts, job.strings);
+        if (ctx->gather)
+            job.gather_index = gal__gather_index(ctx->gather, ctx->gather_id[i]);
         if (gal__job_run(&job, &result->error) == 0) {
             result->status = GAL_PHOTO_DONE;
             result->width = job.out_width;
@@ -119,6 +123,12 @@ worker(gpointer data)
             gal_error_set_subject(&result->error, result->input);
         }
         result->seconds = (g_get_monotonic_time() - start) / 1e6;
+        if (ctx->gather) {
+            /* A failed photo still counts towards its page, as a gap closed up. */
+            gal__gather_done(ctx->gather, ctx->gather_id[i],
+                result->status == GAL_PHOTO_DONE ? g_steal_pointer(&job.gather_item) : NULL);
+        }
+        VIPS_UNREF(job.gather_item);
         g_string_chunk_free(job.strings);
         report(ctx, result, g_atomic_int_add(&ctx->finished, 1) + 1);
     }
@@ -241,6 +251,27 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
     }
 }
 
+/* With a contact sheet, photos are processed in the sheet's order, so its
+ * pages complete (and are freed) one after another. */
+static void
+order_for_gather(run_ctx *ctx, const char *out_dir)
+{
+    g_autofree const char **paths = g_new0(const char *, ctx->n_todo);
+    g_autofree int *order = g_new0(int, ctx->n_todo);
+    g_autofree int *members = g_memdup2(ctx->todo, sizeof(int) * ctx->n_todo);
+
+    for (int k = 0; k < ctx->n_todo; k++)
+        paths[k] = ctx->summary->photos[members[k]].input;
+    ctx->gather = gal__gather_new(ctx->preset, paths, ctx->n_todo, out_dir, order);
+    if (!ctx->gather)
+        return;
+    ctx->gather_id = g_new0(int, ctx->summary->total);
+    for (int k = 0; k < ctx->n_todo; k++) {
+        ctx->gather_id[members[k]] = k;
+        ctx->todo[k] = members[order[k]];
+    }
+}
+
 static void
 count(gal_run_summary *summary)
 {
@@ -280,7 +311,8 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     summary->total = (int) inputs->len;
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
     ctx = (run_ctx) { preset, summary, g_new0(char *, MAX(1, summary->total)),
-        g_new0(int, MAX(1, summary->total)), 0, 0, 0, { 0 }, opts->progress, opts->user };
+        g_new0(int, MAX(1, summary->total)), 0, 0, 0, { 0 }, opts->progress, opts->user, NULL,
+        NULL };
     g_mutex_init(&ctx.progress_lock);
     plan(&ctx, inputs, out_dir);
 
@@ -299,6 +331,8 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     }
     else if (ctx.n_todo > 0) {
         int vips_threads;
+
+        order_for_gather(&ctx, out_dir);
         int workers = gal__schedule_workers(opts->jobs, ctx.n_todo, &vips_threads);
         GThread **threads = g_new0(GThread *, workers);
 
@@ -310,6 +344,13 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
         g_free(threads);
     }
 
+    if (ctx.gather) {
+        GArray *sheets = gal__gather_free(ctx.gather);
+
+        summary->n_sheets = (int) sheets->len;
+        summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
+        g_free(ctx.gather_id);
+    }
     count(summary);
     summary->seconds = (g_get_monotonic_time() - start) / 1e6;
     g_mutex_clear(&ctx.progress_lock);
@@ -330,6 +371,11 @@ gal_run_summary_free(gal_run_summary *summary)
         g_free((char *) summary->photos[i].input);
         g_free((char *) summary->photos[i].output);
     }
+    for (int i = 0; i < summary->n_sheets; i++) {
+        g_free((char *) summary->sheets[i].input);
+        g_free((char *) summary->sheets[i].output);
+    }
+    g_free(summary->sheets);
     g_free(summary->photos);
     g_free(summary);
 }

@@ -1,0 +1,234 @@
+/* gather.c: feeding the gathering stage (contact sheets) during a run.
+ *
+ * At plan time the photos are put in the stage's order (name, date taken or
+ * input order; ties by path) and cut into pages; the run then processes
+ * photos in that order, so pages complete one after another. Each finished
+ * photo hands over its small item (or nothing, if it failed); the worker
+ * that completes a page composes and writes it, and its items are freed.
+ * Memory is bounded by the pages in flight, not by the number of photos. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+typedef struct {
+    int first, n;       /* positions [first, first + n) in the order */
+    int pending;        /* photos not finished yet */
+    VipsImage **items;  /* by position within the page; NULL = failed */
+} page_state;
+
+struct gal_gather {
+    const gal_preset *preset;
+    const gal_stage_instance *stage;
+    int n_photos;
+    int *position;      /* photo index -> 0-based position in the order */
+    int per_page, n_pages;
+    page_state *pages;
+    char *out_dir;
+    GMutex lock;        /* guards pages[].items/pending and results */
+    GArray *results;    /* gal_photo_result of written (or failed) pages */
+};
+
+typedef struct {
+    int photo;
+    const char *path;
+    gboolean has_date;
+    gint64 time;        /* date taken, else file time, seconds */
+} sort_key;
+
+static int
+compare_by_date(gconstpointer a, gconstpointer b)
+{
+    const sort_key *x = a, *y = b;
+
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+static int
+compare_by_name(gconstpointer a, gconstpointer b)
+{
+    const sort_key *x = a, *y = b;
+    g_autofree char *bx = g_path_get_basename(x->path);
+    g_autofree char *by = g_path_get_basename(y->path);
+    int c = strcmp(bx, by);
+
+    return c ? c : strcmp(x->path, y->path);
+}
+
+static gint64
+date_of(const gal_preset *preset, const char *path)
+{
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(128);
+    gal_facts facts = { 0 };
+    gal_error err = { 0 };
+    struct stat st;
+
+    if (gal__photo_facts(preset, path, &facts, strings, &err) == 0 && facts.has_date) {
+        g_autoptr(GDateTime) dt = g_date_time_new_utc(facts.date.tm_year + 1900,
+            facts.date.tm_mon + 1, facts.date.tm_mday, facts.date.tm_hour, facts.date.tm_min,
+            facts.date.tm_sec);
+
+        if (dt)
+            return g_date_time_to_unix(dt);
+    }
+    /* No date taken (or an unreadable photo, which will fail on its own):
+     * the file's time keeps the order stable. */
+    return stat(path, &st) == 0 ? (gint64) st.st_mtime : G_MAXINT64;
+}
+
+gal_gather *
+gal__gather_new(const gal_preset *preset, const char *const *paths, int n, const char *out_dir,
+    int *order)
+{
+    const gal_stage_instance *stage = NULL;
+    gal_gather *g;
+    g_autofree sort_key *keys = NULL;
+    gal_sort sort;
+    gal_stage_ctx sc;
+
+    for (guint i = 0; i < preset->stages->len && !stage; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+
+        if (st->def->kind == GAL_STAGE_GATHER)
+            stage = st;
+    }
+    if (!stage)
+        return NULL;
+
+    g = g_new0(gal_gather, 1);
+    g->preset = preset;
+    g->stage = stage;
+    g->n_photos = n;
+    g->out_dir = g_strdup(out_dir);
+    g->position = g_new0(int, MAX(1, n));
+    g->results = g_array_new(FALSE, TRUE, sizeof(gal_photo_result));
+    g_mutex_init(&g->lock);
+    sc = (gal_stage_ctx) { stage->opts, stage->shared, stage->loc };
+    stage->def->gather_plan(&sc, &g->per_page, &sort);
+
+    keys = g_new0(sort_key, MAX(1, n));
+    for (int i = 0; i < n; i++) {
+        keys[i] = (sort_key) { i, paths[i], FALSE, 0 };
+        if (sort == GAL_SORT_DATE)
+            keys[i].time = date_of(preset, paths[i]);
+    }
+    /* GAL_SORT_INPUT keeps the plan's order, which is already by path. */
+    if (sort == GAL_SORT_DATE)
+        qsort(keys, n, sizeof(sort_key), compare_by_date);
+    else if (sort == GAL_SORT_NAME)
+        qsort(keys, n, sizeof(sort_key), compare_by_name);
+    for (int p = 0; p < n; p++) {
+        order[p] = keys[p].photo;
+        g->position[keys[p].photo] = p;
+    }
+
+    if (g->per_page <= 0)
+        g->per_page = MAX(1, n);
+    g->n_pages = n == 0 ? 0 : (n + g->per_page - 1) / g->per_page;
+    g->pages = g_new0(page_state, MAX(1, g->n_pages));
+    for (int p = 0; p < g->n_pages; p++) {
+        g->pages[p].first = p * g->per_page;
+        g->pages[p].n = MIN(g->per_page, n - g->pages[p].first);
+        g->pages[p].pending = g->pages[p].n;
+        g->pages[p].items = g_new0(VipsImage *, g->pages[p].n);
+    }
+    return g;
+}
+
+int
+gal__gather_index(const gal_gather *g, int photo)
+{
+    return g ? g->position[photo] + 1 : 0;
+}
+
+/* Compose and write page `p` (its photos all finished). Not under the lock:
+ * only the worker that completed the page gets here. */
+static void
+write_page(gal_gather *g, int p)
+{
+    page_state *page = &g->pages[p];
+    const gal_stage_instance *stage = g->stage;
+    gal_stage_ctx sc = { stage->opts, stage->shared, stage->loc };
+    gal_page info = { p + 1, g->n_pages, g->n_photos, g->preset->name };
+    g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
+    g_autofree char *name = stage->def->page_name(&sc, p + 1, g->n_pages);
+    gal_photo_result result = { 0 };
+    g_autoptr(VipsImage) sheet = NULL;
+    gal_output_opts output = *g->preset->output;
+    const char *ext = strrchr(name, '.');
+    int n = 0;
+
+    /* A photo that failed leaves no hole: the rest close up. */
+    for (int i = 0; i < page->n; i++)
+        if (page->items[i])
+            present[n++] = page->items[i];
+    result.output = g_build_filename(g->out_dir, name, NULL);
+    result.input = g_strdup(stage->def->name);
+    output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
+        : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
+                                                         : GAL_FORMAT_JPEG;
+    if (stage->def->build_many(&sc, present, n, &info, &sheet, &result.error) ||
+        gal__output_write(&output, sheet, result.output, &result.error)) {
+        result.status = GAL_PHOTO_FAILED;
+        gal_error_set_subject(&result.error, result.output);
+    }
+    else {
+        result.status = GAL_PHOTO_DONE;
+        result.width = sheet->Xsize;
+        result.height = sheet->Ysize;
+    }
+    for (int i = 0; i < page->n; i++)
+        VIPS_UNREF(page->items[i]);
+    g_mutex_lock(&g->lock);
+    g_array_append_val(g->results, result);
+    g_mutex_unlock(&g->lock);
+}
+
+void
+gal__gather_done(gal_gather *g, int photo, VipsImage *item)
+{
+    int position, p;
+    gboolean complete;
+
+    if (!g)
+        return;
+    position = g->position[photo];
+    p = position / g->per_page;
+    g_mutex_lock(&g->lock);
+    g->pages[p].items[position - g->pages[p].first] = item; /* ownership taken */
+    complete = --g->pages[p].pending == 0;
+    g_mutex_unlock(&g->lock);
+    if (complete)
+        write_page(g, p);
+}
+
+static int
+compare_results(gconstpointer a, gconstpointer b)
+{
+    return strcmp(((const gal_photo_result *) a)->output, ((const gal_photo_result *) b)->output);
+}
+
+GArray *
+gal__gather_free(gal_gather *g)
+{
+    GArray *results;
+
+    if (!g)
+        return NULL;
+    for (int p = 0; p < g->n_pages; p++) {
+        for (int i = 0; i < g->pages[p].n; i++)
+            VIPS_UNREF(g->pages[p].items[i]);
+        g_free(g->pages[p].items);
+    }
+    g_free(g->pages);
+    g_free(g->position);
+    g_free(g->out_dir);
+    g_mutex_clear(&g->lock);
+    results = g->results;
+    /* Pages finish in any order; report them in page order. */
+    g_array_sort(results, compare_results);
+    g_free(g);
+    return results;
+}

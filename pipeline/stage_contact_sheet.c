@@ -1,0 +1,468 @@
+/* Contact sheet: every photo of the run as a labelled thumbnail on proof
+ * sheets, in a grid or in justified rows, paginated.
+ *
+ * The one gathering stage. At its place in the stage list the engine asks
+ * tap() for a small tile of the photo as the earlier stages left it (the
+ * photo itself goes on unchanged); tiles are kept only until their page is
+ * complete, then compose() lays the page out and the engine writes it.
+ * The order on the sheet is the `sort` key's, never completion order, so a
+ * sheet is the same whatever -j. Labels and titles are plain text drawn by
+ * text.c. Not lazy: a tile is copied to memory, being small and needed
+ * after its photo's graph is gone. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct {
+    char *file;
+    int columns;
+    int tile;
+    char *aspect;
+    gboolean crop;
+    int layout;
+    int per_page;
+    int gap;
+    gal_color background;
+    gal_template *label;
+    gal_template *title;
+    int sort;
+} sheet_opts;
+
+enum { LAYOUT_GRID, LAYOUT_JUSTIFIED };
+static const char *const layout_names[] = { "grid", "justified", NULL };
+static const char *const sort_names[] = { "name", "date", "input", NULL };
+
+static const gal_param sheet_params[] = {
+    GAL_PARAM_STRING(sheet_opts, file,
+        "sheet file name in the output folder, {page} numbered; the extension picks the "
+        "format (jpg, png, webp)",
+        "contact-{page}.jpg"),
+    GAL_PARAM_INT(sheet_opts, columns, "thumbnails per row (grid), or the sheet's width in "
+        "tiles (justified)", "6", 1, 100),
+    GAL_PARAM_INT(sheet_opts, tile, "cell width in pixels (grid), or row height (justified)",
+        "240", 16, 4000),
+    GAL_PARAM_STRING(sheet_opts, aspect, "cell shape, width:height (grid)", "1:1"),
+    GAL_PARAM_BOOL(sheet_opts, crop, "fill each grid cell and crop, instead of fitting inside",
+        "false"),
+    GAL_PARAM_ENUM(sheet_opts, layout,
+        "grid: equal cells; justified: rows of equal height filling the width, like "
+        "Flickr or Google Photos",
+        "grid", layout_names),
+    GAL_PARAM_INT(sheet_opts, per_page, "photos per sheet; 0 puts every photo on one sheet",
+        "48", 0, 100000),
+    GAL_PARAM_INT(sheet_opts, gap, "pixels between thumbnails and around them", "8", 0, 1000),
+    GAL_PARAM_COLOR(sheet_opts, background, "sheet colour", "white"),
+    GAL_PARAM_TEMPLATE(sheet_opts, label,
+        "text under each thumbnail, a template; empty for none; ellipsised to the cell",
+        "{index}. {name}"),
+    GAL_PARAM_TEMPLATE(sheet_opts, title,
+        "header line of each sheet, a template ({count} photos...); the page number goes "
+        "in the footer",
+        NULL),
+    GAL_PARAM_ENUM(sheet_opts, sort,
+        "sheet order: file name, date taken (EXIF DateTimeOriginal, then file time), or the "
+        "run's own order (full path); ties by path",
+        "name", sort_names),
+    GAL_PARAM_END,
+};
+
+/* ---- layout (pure) ------------------------------------------------------------ */
+
+void
+gal__sheet_grid(int n, const double *aspects, int columns, int tile, double cell_ratio,
+    int gap, int label_height, gboolean crop, gal_rect *cells, int *width, int *height)
+{
+    int cell_h = MAX(1, (int) lround(tile * cell_ratio));
+    int rows = (n + columns - 1) / columns;
+    int used_columns = MIN(n, columns);
+
+    for (int i = 0; i < n; i++) {
+        int col = i % columns, row = i / columns;
+        int x0 = gap + col * (tile + gap);
+        int y0 = gap + row * (cell_h + label_height + gap);
+        double aspect = aspects[i]; /* width / height */
+        int w = tile, h = cell_h;
+
+        if (!crop) {
+            /* fit inside the cell */
+            if (aspect >= (double) tile / cell_h)
+                h = MAX(1, (int) lround(tile / aspect));
+            else
+                w = MAX(1, (int) lround(cell_h * aspect));
+        }
+        /* centred horizontally, sitting on the label */
+        cells[i] = (gal_rect) { x0 + (tile - w) / 2, y0 + (cell_h - h), w, h };
+    }
+    *width = gap + MAX(1, used_columns) * (tile + gap);
+    *height = gap + MAX(1, rows) * (cell_h + label_height + gap);
+}
+
+void
+gal__sheet_justified(int n, const double *aspects, int sheet_width, int row_height, int gap,
+    int label_height, gal_rect *cells, int *height)
+{
+    int y = gap;
+    int start = 0;
+
+    while (start < n) {
+        double widths = 0;
+        int end = start;
+        int free_width;
+        double scale = 1;
+        int x = gap;
+
+        /* Take photos at the target height until the row is full. */
+        while (end < n) {
+            double w = aspects[end] * row_height;
+            int gaps = gap * (end - start + 2);
+
+            if (end > start && widths + w + gaps > sheet_width)
+                break;
+            widths += w;
+            end++;
+        }
+        free_width = sheet_width - gap * (end - start + 1);
+        /* A full row is scaled to fill the width; the last row keeps the
+         * target height unless it overflows. */
+        if (end < n || widths > free_width)
+            scale = free_width / MAX(1.0, widths);
+        for (int i = start; i < end; i++) {
+            int w = MAX(1, (int) lround(aspects[i] * row_height * scale));
+            int h = MAX(1, (int) lround(row_height * scale));
+
+            /* The row's last photo absorbs the rounding, so rows end flush. */
+            if (i == end - 1 && (end < n || widths > free_width))
+                w = MAX(1, sheet_width - gap - x);
+            cells[i] = (gal_rect) { x, y, w, h };
+            x += w + gap;
+        }
+        y += (int) lround(row_height * scale) + label_height + gap;
+        start = end;
+    }
+    *height = MAX(y, 2 * gap + 1);
+}
+
+/* ---- options ------------------------------------------------------------------- */
+
+/* The cell's height over its width, from "W:H"; 0 when malformed. */
+static double
+cell_ratio(const sheet_opts *o)
+{
+    int aw, ah;
+    char extra;
+
+    if (sscanf(o->aspect, "%d:%d%c", &aw, &ah, &extra) != 2 || aw < 1 || ah < 1 || aw > 100 ||
+        ah > 100)
+        return 0;
+    return (double) ah / aw;
+}
+
+static gboolean
+has_label(const gal_template *tpl)
+{
+    return tpl && *gal__template_text(tpl);
+}
+
+/* Label text height: a tenth of the tile, readable from 16 px tiles up. */
+static double
+label_px(const sheet_opts *o)
+{
+    return MAX(9.0, o->tile / 11.0);
+}
+
+static int
+label_rows(const sheet_opts *o)
+{
+    return has_label(o->label) ? (int) lround(label_px(o) * 1.6) : 0;
+}
+
+static int
+sheet_check(const gal_stage_ctx *sc, gal_error *err)
+{
+    const sheet_opts *o = sc->opts;
+    const char *ext = strrchr(o->file, '.');
+
+    if (cell_ratio(o) == 0)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.aspect",
+            "expected width:height such as 1:1, 4:5 or 3:2, got \"%s\"", o->aspect);
+    if (!strstr(o->file, "{page}") && o->per_page > 0)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
+            "\"%s\" has no {page}, but sheets hold %d photos each (per-page: 0 for one sheet)",
+            o->file, o->per_page);
+    if (strchr(o->file, '/') || o->file[0] == '.')
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
+            "\"%s\": a sheet is a plain file name in the output folder", o->file);
+    if (!ext || !(g_ascii_strcasecmp(ext, ".jpg") == 0 || g_ascii_strcasecmp(ext, ".jpeg") == 0 ||
+                    g_ascii_strcasecmp(ext, ".png") == 0 || g_ascii_strcasecmp(ext, ".webp") == 0))
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
+            "\"%s\": end the name in .jpg, .png or .webp to choose the format", o->file);
+    return 0;
+}
+
+static void
+sheet_plan(const gal_stage_ctx *sc, int *per_page, gal_sort *sort)
+{
+    const sheet_opts *o = sc->opts;
+
+    *per_page = o->per_page;
+    *sort = (gal_sort) o->sort;
+}
+
+static char *
+sheet_page_name(const gal_stage_ctx *sc, int page, int pages)
+{
+    const sheet_opts *o = sc->opts;
+    g_autofree char *number = g_strdup_printf("%0*d", pages >= 100 ? 3 : pages >= 10 ? 2 : 1,
+        page);
+    g_auto(GStrv) parts = g_strsplit(o->file, "{page}", -1);
+
+    return g_strjoinv(number, parts);
+}
+
+/* ---- per photo: the tile ---------------------------------------------------------- */
+
+/* The photo made small, for its place on the sheet, with its label text
+ * attached as metadata ("gal-label") for compose. Sized for the largest it
+ * can be drawn: the grid cell, or the justified row height with room for
+ * rows that stretch to fill the width. */
+static int
+sheet_tap(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **item,
+    gal_error *err)
+{
+    const sheet_opts *o = sc->opts;
+    g_autoptr(VipsImage) small = NULL;
+    g_autoptr(VipsImage) flat = NULL;
+    VipsImage *current;
+    int w, h;
+
+    if (o->layout == LAYOUT_GRID) {
+        w = o->tile;
+        h = MAX(1, (int) lround(o->tile * cell_ratio(o)));
+    }
+    else {
+        h = (int) lround(o->tile * 1.5);
+        w = 100000;
+    }
+    if (vips_thumbnail_image(in, &small, w, "height", h, "crop",
+            o->crop && o->layout == LAYOUT_GRID ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
+            NULL))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
+    current = small;
+    if (vips_image_hasalpha(current)) {
+        double bg[3] = { o->background.r, o->background.g, o->background.b };
+        g_autoptr(VipsArrayDouble) background = vips_array_double_new(bg, 3);
+
+        if (vips_flatten(current, &flat, "background", background, NULL))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "flatten");
+        current = flat;
+    }
+    if (!(*item = vips_image_copy_memory(current)))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
+    if (has_label(o->label)) {
+        gal_facts facts = job->facts;
+        g_autofree char *label = NULL;
+
+        facts.index = job->gather_index;
+        label = gal__template_render(o->label, &facts, FALSE);
+        vips_image_set_string(*item, "gal-label", label);
+    }
+    return 0;
+}
+
+/* ---- per page: the sheet ------------------------------------------------------------ */
+
+static VipsImage *
+solid(int width, int height, const gal_color *c)
+{
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) painted = NULL;
+    double a[3] = { 1, 1, 1 }, b[3] = { c->r, c->g, c->b };
+    VipsImage *out = NULL;
+
+    if (vips_black(&black, width, height, "bands", 3, NULL) ||
+        vips_linear(black, &painted, a, b, 3, "uchar", TRUE, NULL) ||
+        vips_copy(painted, &out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
+        return NULL;
+    return out;
+}
+
+/* Black or white, whichever reads better on the background. */
+static gal_color
+ink_for(const gal_color *background)
+{
+    double luma = 0.2126 * background->r + 0.7152 * background->g + 0.0722 * background->b;
+
+    return luma > 128 ? (gal_color) { 30, 30, 30, 255 } : (gal_color) { 235, 235, 235, 255 };
+}
+
+typedef struct {
+    GPtrArray *images; /* VipsImage *, owned */
+    GArray *xs, *ys;   /* int */
+} layers;
+
+static void
+add_layer(layers *l, VipsImage *image, int x, int y)
+{
+    g_ptr_array_add(l->images, image);
+    g_array_append_val(l->xs, x);
+    g_array_append_val(l->ys, y);
+}
+
+/* Text of at most `max_width`, one line, ellipsised; NULL for none. */
+static int
+text_layer(const sheet_opts *o, const char *text, double size, int max_width, gboolean bold,
+    VipsImage **out, gal_error *err)
+{
+    gal_color ink = ink_for(&o->background);
+    gal_text_style style = { bold ? "DejaVu Sans Bold" : "DejaVu Sans", NULL, size, ink, NULL,
+        max_width, GAL_ALIGN_LEFT, 1 };
+    gal_text_info info;
+
+    return gal__text_render(text, &style, out, &info, err);
+}
+
+static int
+sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
+    VipsImage **out, gal_error *err)
+{
+    const sheet_opts *o = sc->opts;
+    g_autofree double *aspects = g_new(double, MAX(1, n));
+    g_autofree gal_rect *cells = g_new(gal_rect, MAX(1, n));
+    int label_h = label_rows(o);
+    double title_size = MAX(12.0, o->tile / 7.0);
+    double footer_size = MAX(9.0, o->tile / 12.0);
+    int header_h = 0, footer_h = (int) lround(footer_size * 2);
+    int body_w, body_h;
+    g_autoptr(VipsImage) canvas = NULL;
+    g_autoptr(VipsImage) title = NULL;
+    g_autoptr(VipsImage) footer = NULL;
+    layers l = { g_ptr_array_new_with_free_func(g_object_unref), g_array_new(FALSE, FALSE,
+        sizeof(int)), g_array_new(FALSE, FALSE, sizeof(int)) };
+    g_autofree VipsImage **stack = NULL;
+    g_autofree int *modes = NULL;
+    int failed = 0;
+
+    for (int i = 0; i < n; i++)
+        aspects[i] = (double) in[i]->Xsize / in[i]->Ysize;
+    if (o->layout == LAYOUT_GRID)
+        gal__sheet_grid(n, aspects, o->columns, o->tile, cell_ratio(o), o->gap, label_h, o->crop,
+            cells, &body_w, &body_h);
+    else {
+        body_w = o->gap + o->columns * (o->tile + o->gap);
+        gal__sheet_justified(n, aspects, body_w, o->tile, o->gap, label_h, cells, &body_h);
+    }
+
+    if (o->title) {
+        gal_facts facts = { 0 };
+        g_autofree char *text = NULL;
+
+        facts.count = page->count;
+        facts.preset = page->preset;
+        text = gal__template_render(o->title, &facts, FALSE);
+        if (text_layer(o, text, title_size, body_w - 2 * o->gap, TRUE, &title, err))
+            goto fail;
+        if (title)
+            header_h = (int) lround(title_size * 2.2);
+    }
+    {
+        g_autofree char *text = g_strdup_printf("%d / %d", page->number, page->pages);
+
+        if (text_layer(o, text, footer_size, body_w - 2 * o->gap, FALSE, &footer, err))
+            goto fail;
+    }
+    if (!(canvas = solid(body_w, header_h + body_h + footer_h, &o->background)))
+        goto vips_fail;
+    if (title)
+        add_layer(&l, g_object_ref(title), o->gap, (header_h - title->Ysize) / 2 + o->gap / 2);
+    for (int i = 0; i < n; i++) {
+        VipsImage *photo = in[i];
+        const char *label = NULL;
+
+        if (photo->Xsize != cells[i].w || photo->Ysize != cells[i].h) {
+            VipsImage *fitted;
+
+            if (vips_resize(photo, &fitted, (double) cells[i].w / photo->Xsize, "vscale",
+                    (double) cells[i].h / photo->Ysize, NULL))
+                goto vips_fail;
+            photo = fitted;
+        }
+        else
+            g_object_ref(photo);
+        add_layer(&l, photo, cells[i].x, header_h + cells[i].y);
+        if (label_h && vips_image_get_typeof(in[i], "gal-label") &&
+            vips_image_get_string(in[i], "gal-label", &label) == 0 && *label) {
+            VipsImage *text = NULL;
+            int width = o->layout == LAYOUT_GRID ? o->tile : cells[i].w;
+            int x = o->layout == LAYOUT_GRID
+                ? cells[i].x - (o->tile - cells[i].w) / 2 : cells[i].x;
+
+            if (text_layer(o, label, label_px(o), width, FALSE, &text, err))
+                goto fail;
+            if (text)
+                add_layer(&l, text,
+                    o->layout == LAYOUT_GRID ? x + (width - text->Xsize) / 2 : x,
+                    header_h + cells[i].y + cells[i].h + (label_h - text->Ysize) / 2);
+        }
+    }
+    if (footer)
+        add_layer(&l, g_object_ref(footer), (body_w - footer->Xsize) / 2,
+            header_h + body_h + (footer_h - footer->Ysize) / 2 - o->gap / 2);
+
+    /* One composite call for the whole page: the canvas, then every layer. */
+    stack = g_new(VipsImage *, l.images->len + 1);
+    modes = g_new(int, l.images->len);
+    stack[0] = canvas;
+    for (guint i = 0; i < l.images->len; i++) {
+        VipsImage *layer = l.images->pdata[i];
+
+        if (!vips_image_hasalpha(layer)) {
+            VipsImage *opaque;
+
+            if (vips_addalpha(layer, &opaque, NULL))
+                goto vips_fail;
+            g_object_unref(layer);
+            l.images->pdata[i] = layer = opaque;
+        }
+        stack[i + 1] = layer;
+        modes[i] = VIPS_BLEND_MODE_OVER;
+    }
+    {
+        g_autoptr(VipsArrayInt) xs = vips_array_int_new((int *) l.xs->data, (int) l.xs->len);
+        g_autoptr(VipsArrayInt) ys = vips_array_int_new((int *) l.ys->data, (int) l.ys->len);
+        g_autoptr(VipsImage) page_image = NULL;
+
+        if (l.images->len == 0)
+            page_image = g_object_ref(canvas);
+        else if (vips_composite(stack, &page_image, (int) l.images->len + 1, modes, "x", xs,
+                     "y", ys, NULL))
+            goto vips_fail;
+        if (vips_extract_band(page_image, out, 0, "n", 3, NULL))
+            goto vips_fail;
+    }
+    goto done;
+
+vips_fail:
+    gal_error_from_vips(err, GAL_ERR_OUTPUT, &sc->loc, "contact sheet");
+fail:
+    failed = -1;
+done:
+    g_ptr_array_free(l.images, TRUE);
+    g_array_free(l.xs, TRUE);
+    g_array_free(l.ys, TRUE);
+    return failed;
+}
+
+const gal_stage_def gal_stage_contact_sheet = {
+    .name = "contact-sheet",
+    .summary = "proof sheets of the whole run: labelled thumbnails in a grid or justified rows",
+    .params = sheet_params,
+    .opts_size = sizeof(sheet_opts),
+    .kind = GAL_STAGE_GATHER,
+    .check = sheet_check,
+    .gather_plan = sheet_plan,
+    .page_name = sheet_page_name,
+    .tap = sheet_tap,
+    .build_many = sheet_build_many,
+};

@@ -1,0 +1,99 @@
+/* The contact sheet's order: by name, by date taken, or the run's order. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+
+TestSuite(gather, .init = gal_test_setup, .fini = gal_test_teardown);
+
+static const char *const trip[] = {
+    GAL_FIXTURES_DIR "/trip/trip-03.jpg", GAL_FIXTURES_DIR "/trip/trip-01.jpg",
+    GAL_FIXTURES_DIR "/trip/trip-22.jpg", GAL_FIXTURES_DIR "/trip/trip-09.png",
+    GAL_FIXTURES_DIR "/trip/trip-13.jpg", GAL_FIXTURES_DIR "/trip/trip-17.jpg",
+};
+
+static gal_gather *
+plan(const char *sort, int *order, gal_preset **preset_out)
+{
+    g_autofree char *yaml = g_strdup_printf(
+        "gallop: 1\nstages:\n  - contact-sheet: {sort: %s, per-page: 4}\n", sort);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    gal_gather *g;
+
+    cr_assert_not_null(preset);
+    g = gal__gather_new(preset, (const char *const *) trip, G_N_ELEMENTS(trip), GAL_TEST_TMP,
+        order);
+    cr_assert_not_null(g);
+    *preset_out = preset; /* it must outlive the gather */
+    return g;
+}
+
+Test(gather, sorts_by_file_name)
+{
+    int order[6];
+    gal_preset *sheet;
+    gal_gather *g = plan("name", order, &sheet);
+
+    for (int p = 1; p < 6; p++) {
+        g_autofree char *a = g_path_get_basename(trip[order[p - 1]]);
+        g_autofree char *b = g_path_get_basename(trip[order[p]]);
+
+        cr_expect_lt(strcmp(a, b), 0, "%s before %s", a, b);
+    }
+    cr_expect_eq(gal__gather_index(g, order[0]), 1);
+    cr_expect_eq(gal__gather_index(g, order[5]), 6);
+    g_array_free(gal__gather_free(g), TRUE);
+    gal_preset_free(sheet);
+}
+
+Test(gather, sorts_by_date_taken)
+{
+    int order[6];
+    gal_preset *sheet;
+    gal_gather *g = plan("date", order, &sheet);
+    g_autofree char *yaml = g_strdup("gallop: 1\n");
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    char previous[32] = "";
+
+    for (int p = 0; p < 6; p++) {
+        g_autoptr(GStringChunk) strings = g_string_chunk_new(64);
+        gal_facts facts = { 0 };
+        gal_error err = { 0 };
+        char when[32];
+
+        cr_assert_eq(gal__photo_facts(preset, trip[order[p]], &facts, strings, &err), 0);
+        cr_assert(facts.has_date, "%s has a date", trip[order[p]]);
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &facts.date);
+        cr_expect_geq(strcmp(when, previous), 0, "%s (%s) after %s", trip[order[p]], when,
+            previous);
+        g_strlcpy(previous, when, sizeof(previous));
+    }
+    gal_preset_free(preset);
+    g_array_free(gal__gather_free(g), TRUE);
+    gal_preset_free(sheet);
+}
+
+Test(gather, input_order_is_the_run_order)
+{
+    int order[6];
+    gal_preset *sheet;
+    gal_gather *g = plan("input", order, &sheet);
+
+    for (int p = 0; p < 6; p++)
+        cr_expect_eq(order[p], p);
+    g_array_free(gal__gather_free(g), TRUE);
+    gal_preset_free(sheet);
+}
+
+Test(gather, no_gathering_stage_no_gather)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\n", errs);
+    int order[6] = { -1, -1, -1, -1, -1, -1 };
+
+    cr_expect_null(gal__gather_new(preset, (const char *const *) trip, 6, GAL_TEST_TMP, order));
+    cr_expect_eq(order[0], -1, "order untouched");
+    gal_preset_free(preset);
+}

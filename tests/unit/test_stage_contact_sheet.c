@@ -1,0 +1,177 @@
+/* Contact sheets: grid and justified layouts (pure geometry), options, and
+ * a composed page with labels, title and footer. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+
+TestSuite(stage_contact_sheet, .init = gal_test_setup, .fini = gal_test_teardown);
+
+Test(stage_contact_sheet, grid_cells_fit_photos_inside_and_size_the_sheet)
+{
+    double aspects[7] = { 1.0, 1.5, 0.8, 2.0, 0.5, 1.0, 1.91 };
+    gal_rect cells[7];
+    int w, h;
+
+    gal__sheet_grid(7, aspects, 3, 200, 1.0, 10, 30, FALSE, cells, &w, &h);
+    cr_expect_eq(w, 10 + 3 * 210);
+    cr_expect_eq(h, 10 + 3 * (200 + 30 + 10), "3 rows of 200 + label 30 + gap");
+    /* landscape 1.5 in a square cell: full width, 133 high, sitting on the label */
+    cr_expect_eq(cells[1].w, 200);
+    cr_expect_eq(cells[1].h, 133);
+    cr_expect_eq(cells[1].x, 10 + 210);
+    cr_expect_eq(cells[1].y, 10 + 200 - 133);
+    /* portrait 0.8: full height, centred */
+    cr_expect_eq(cells[2].h, 200);
+    cr_expect_eq(cells[2].w, 160);
+    cr_expect_eq(cells[2].x, 10 + 2 * 210 + 20);
+    /* second row */
+    cr_expect_eq(cells[3].y, 10 + 240 + (200 - 100), "row 2 starts one cell + label + gap down");
+    cr_expect_eq(cells[6].x, 10 + (200 - 200) / 2);
+}
+
+Test(stage_contact_sheet, grid_with_crop_fills_every_cell)
+{
+    double aspects[2] = { 3.0, 0.3 };
+    gal_rect cells[2];
+    int w, h;
+
+    gal__sheet_grid(2, aspects, 6, 100, 1.25, 4, 0, TRUE, cells, &w, &h);
+    cr_expect_eq(cells[0].w, 100);
+    cr_expect_eq(cells[0].h, 125);
+    cr_expect_eq(cells[1].h, 125);
+    cr_expect_eq(w, 4 + 2 * 104, "a short last row does not widen the sheet");
+}
+
+Test(stage_contact_sheet, justified_rows_fill_the_width_at_one_height)
+{
+    double aspects[6] = { 1.5, 1.5, 0.75, 1.0, 1.5, 0.75 };
+    gal_rect cells[6];
+    int h;
+
+    gal__sheet_justified(6, aspects, 1000, 200, 10, 0, cells, &h);
+    for (int i = 0; i < 6; i++) {
+        int row_end = i + 1 < 6 && cells[i + 1].y == cells[i].y ? 0 : 1;
+
+        if (row_end && cells[i].y != cells[5].y)
+            cr_expect_eq(cells[i].x + cells[i].w, 990, "row ends flush at %d", cells[i].x + cells[i].w);
+        if (i > 0 && cells[i].y == cells[i - 1].y) {
+            cr_expect_eq(cells[i].h, cells[i - 1].h, "equal heights in a row");
+            cr_expect_eq(cells[i].x, cells[i - 1].x + cells[i - 1].w + 10);
+        }
+    }
+    cr_expect_eq(cells[5].h, 200, "the last row keeps the target height");
+    cr_expect_gt(h, 2 * 200);
+}
+
+static gal_preset *
+sheet_preset(const char *opts)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - contact-sheet: %s\n", opts);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    return preset;
+}
+
+/* Tiles as tap() makes them, from synthetic photos of the given sizes. */
+static VipsImage **
+tiles(const gal_stage_instance *st, const int (*sizes)[2], int n)
+{
+    VipsImage **items = g_new0(VipsImage *, n);
+    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+
+    for (int i = 0; i < n; i++) {
+        gal_job job = { 0 };
+        gal_error err = { 0 };
+        g_autofree char *name = g_strdup_printf("IMG_%04d.jpg", i + 1);
+        g_autoptr(VipsImage) photo = gal_test_gradient(sizes[i][0], sizes[i][1]);
+
+        job.facts.name = name;
+        job.gather_index = i + 1;
+        cr_assert_eq(st->def->tap(&sc, &job, photo, &items[i], &err), 0, "%s", err.msg);
+    }
+    return items;
+}
+
+Test(stage_contact_sheet, a_page_has_the_grid_size_labels_and_footer)
+{
+    static const int sizes[5][2] = { { 400, 300 }, { 300, 400 }, { 500, 500 }, { 800, 200 },
+        { 200, 800 } };
+    gal_preset *preset = sheet_preset("{columns: 3, tile: 120, gap: 6, title: \"Trip — {count} photos\"}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    VipsImage **items = tiles(st, sizes, 5);
+    gal_page page = { 1, 2, 9, "test" };
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) sheet = NULL;
+    g_autoptr(VipsImage) unlabelled = NULL;
+    g_autoptr(VipsImage) a = NULL;
+    g_autoptr(VipsImage) b = NULL;
+    double max_d, mean_d;
+    const char *label;
+
+    cr_assert_eq(vips_image_get_string(items[2], "gal-label", &label), 0);
+    cr_expect_str_eq(label, "3. IMG_0003.jpg");
+    cr_expect_leq(items[0]->Xsize, 120);
+    cr_expect_leq(items[1]->Ysize, 120);
+    cr_assert_eq(st->def->build_many(&sc, items, 5, &page, &sheet, &err), 0, "%s", err.msg);
+    cr_expect_eq(sheet->Xsize, 6 + 3 * 126, "width %d", sheet->Xsize);
+    cr_expect_eq(sheet->Bands, 3);
+    cr_expect_gt(sheet->Ysize, 6 + 2 * 126, "two rows with labels, title and footer: %d",
+        sheet->Ysize);
+    /* Labels draw ink under the cells: the sheet differs from one without. */
+    for (int i = 0; i < 5; i++)
+        vips_image_set_string(items[i], "gal-label", "");
+    cr_assert_eq(st->def->build_many(&sc, items, 5, &page, &unlabelled, &err), 0, "%s", err.msg);
+    a = vips_image_copy_memory(sheet);
+    b = vips_image_copy_memory(unlabelled);
+    cr_assert_eq(gal_test_diff(a, b, &max_d, &mean_d), 0);
+    cr_expect_gt(max_d, 100, "labels are drawn");
+    for (int i = 0; i < 5; i++)
+        g_object_unref(items[i]);
+    g_free(items);
+    gal_preset_free(preset);
+}
+
+Test(stage_contact_sheet, page_names_are_numbered_and_padded)
+{
+    gal_preset *preset = sheet_preset("{file: \"proof-{page}.png\"}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    g_autofree char *one = st->def->page_name(&sc, 3, 5);
+    g_autofree char *two = st->def->page_name(&sc, 3, 12);
+
+    cr_expect_str_eq(one, "proof-3.png");
+    cr_expect_str_eq(two, "proof-03.png", "sorts right in a folder");
+    gal_preset_free(preset);
+}
+
+Test(stage_contact_sheet, options_are_checked_at_load)
+{
+    static const struct { const char *opts, *msg; } cases[] = {
+        { "{aspect: square}", "expected width:height" },
+        { "{file: contact.jpg}", "has no {page}" },
+        { "{file: \"sheets/c-{page}.jpg\"}", "plain file name" },
+        { "{file: \"c-{page}.gif\"}", "end the name in .jpg, .png or .webp" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - contact-sheet: %s\n",
+            cases[i].opts);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+        cr_expect_null(gal_test_load(yaml, errs), "%s loaded", cases[i].opts);
+        cr_expect(errs->count == 1 && strstr(errs->items[0].msg, cases[i].msg) != NULL,
+            "%s: %s", cases[i].opts, errs->count ? errs->items[0].msg : "(no error)");
+    }
+    {
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+        gal_preset *one_sheet = gal_test_load(
+            "gallop: 1\nstages:\n  - contact-sheet: {file: all.jpg, per-page: 0}\n", errs);
+
+        cr_expect_not_null(one_sheet, "one sheet needs no {page}");
+        gal_preset_free(one_sheet);
+    }
+}
