@@ -43,6 +43,7 @@ demo: build
 	$(GALLOP) run instagram-portrait fixtures/trip -o out/demo --quiet
 	@echo
 	@echo "gallop demo: the trip set, made into Instagram portrait posts, is in out/demo/"
+	@echo "  contact sheet of the set: out/demo/contact-1.jpg"
 	@echo "  (see the resolved preset with: $(GALLOP) check instagram-portrait)"
 
 test: build

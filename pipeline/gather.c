@@ -164,6 +164,8 @@ write_page(gal_gather *g, int p)
     for (int i = 0; i < page->n; i++)
         if (page->items[i])
             present[n++] = page->items[i];
+    if (n == 0)
+        return; /* every photo of the page failed: no sheet of nothing */
     result.output = g_build_filename(g->out_dir, name, NULL);
     result.input = g_strdup(stage->def->name);
     output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG

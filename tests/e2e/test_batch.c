@@ -11,6 +11,17 @@
 
 TestSuite(batch, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 60);
 
+/* A preset that crops (so a truncated photo fails while a stage reads it)
+ * and writes nothing but the photos, whatever the shipped presets gain. */
+static char *
+crop_preset(const char *dir)
+{
+    return gal_test_write_preset(dir, "crop.yaml",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 1080, height: 1350, fit: cover, crop: attention, upscale: true}\n");
+}
+
 #define TRIP_DIR GAL_FIXTURES_DIR "/trip"
 #define BROKEN_DIR GAL_FIXTURES_DIR "/broken"
 
@@ -126,7 +137,10 @@ check_batch_with_broken_photos(const char *name, const char *preset, const char 
 /* A crop preset: the truncated photo fails while the stage reads it. */
 Test(batch, broken_photos_fail_alone_with_a_crop_preset)
 {
-    check_batch_with_broken_photos("batch-broken-crop", "instagram-portrait", "jpg");
+    g_autofree char *tmp = gal_test_tmpdir("batch-broken-crop-preset");
+    g_autofree char *preset = crop_preset(tmp);
+
+    check_batch_with_broken_photos("batch-broken-crop", preset, "jpg");
 }
 
 /* A lazy preset: the truncated photo fails inside the encoder, after the
@@ -147,9 +161,10 @@ Test(batch, broken_photos_fail_alone_while_encoding)
 Test(batch, huge_photo_is_refused_from_its_header)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-huge");
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
     const char *huge = BROKEN_DIR "/huge.png";
-    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", huge, "-o", out_dir, NULL };
+    const char *argv[] = { GAL_BINARY, "run", crop, huge, "-o", out_dir, NULL };
     g_autofree char *err = NULL;
     g_autofree char *prefix = g_strdup_printf("%s: ", huge);
     g_autofree char *line = NULL;
@@ -170,9 +185,10 @@ Test(batch, huge_photo_is_refused_from_its_header)
 Test(batch, pixel_limit_can_be_raised)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-huge-allowed");
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
     g_autofree char *out_path = g_build_filename(out_dir, "huge.jpg", NULL);
-    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", BROKEN_DIR "/huge.png", "-o",
+    const char *argv[] = { GAL_BINARY, "run", crop, BROKEN_DIR "/huge.png", "-o",
         out_dir, "--set", "input.max-megapixels=200", "-q", NULL };
     g_autofree char *err = NULL;
     g_autoptr(VipsImage) image = NULL;
@@ -195,10 +211,11 @@ static void
 check_overwrite_refused(const char *name, gboolean through_link)
 {
     g_autofree char *tmp = gal_test_tmpdir(name);
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
     g_autofree char *link = g_build_filename(tmp, "link", NULL);
     const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-02.jpg", NULL };
-    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait",
+    const char *argv[] = { GAL_BINARY, "run", crop,
         through_link ? link : in_dir, "-o", in_dir, "-q", NULL };
     g_autofree char *err = NULL;
 
@@ -242,9 +259,10 @@ Test(batch, overwrite_is_refused_through_a_symlinked_folder)
 Test(batch, name_template_with_dotdot_is_refused)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-dotdot");
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
     g_autofree char *escaped = g_build_filename(tmp, "trip-01.jpg", NULL);
-    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", TRIP_DIR "/trip-01.jpg",
+    const char *argv[] = { GAL_BINARY, "run", crop, TRIP_DIR "/trip-01.jpg",
         "-o", out_dir, "--set", "output.name=../{stem}.jpg", "-q", NULL };
     g_autofree char *err = NULL;
 
@@ -261,13 +279,14 @@ Test(batch, name_template_with_dotdot_is_refused)
 Test(batch, two_photos_with_one_output_name_fail_the_second)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-collision");
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
     g_autofree char *a_jpg = g_build_filename(in_dir, "a.jpg", NULL);
     g_autofree char *a_png = g_build_filename(in_dir, "a.png", NULL);
     g_autofree char *a_out = g_build_filename(out_dir, "a.jpg", NULL);
     g_autofree char *prefix = g_strdup_printf("%s: ", a_png);
-    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", in_dir, "-o", out_dir, "-q",
+    const char *argv[] = { GAL_BINARY, "run", crop, in_dir, "-o", out_dir, "-q",
         NULL };
     g_autofree char *err = NULL;
     g_autofree char *line = NULL;
@@ -289,11 +308,12 @@ Test(batch, two_photos_with_one_output_name_fail_the_second)
 Test(batch, output_folder_inside_the_input_is_not_scanned)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-nested-out");
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
     g_autofree char *out_dir = g_build_filename(in_dir, "out", NULL);
     const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-09.png", "trip/trip-14.jpg",
         NULL };
-    const char *argv[] = { GAL_BINARY, "run", "instagram-portrait", in_dir, "-o", out_dir, NULL };
+    const char *argv[] = { GAL_BINARY, "run", crop, in_dir, "-o", out_dir, NULL };
 
     copy_fixtures(in_dir, photos);
     for (int round = 1; round <= 2; round++) {
@@ -312,6 +332,7 @@ Test(batch, output_folder_inside_the_input_is_not_scanned)
 Test(batch, fifo_is_skipped_without_being_opened)
 {
     g_autofree char *tmp = gal_test_tmpdir("batch-fifo");
+    g_autofree char *crop = crop_preset(tmp);
     g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
     g_autofree char *fifo = g_build_filename(in_dir, "pipe.jpg", NULL);
@@ -319,7 +340,7 @@ Test(batch, fifo_is_skipped_without_being_opened)
     const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-02.jpg", NULL };
     /* Opening the FIFO would block forever (nobody writes to it): timeout
      * turns a hang into exit status 124 instead of a stuck test. */
-    const char *argv[] = { "timeout", "20", GAL_BINARY, "run", "instagram-portrait", in_dir,
+    const char *argv[] = { "timeout", "20", GAL_BINARY, "run", crop, in_dir,
         "-o", out_dir, "-q", NULL };
     g_autofree char *err = NULL;
     g_autofree char *line = NULL;

@@ -227,14 +227,17 @@ Test(run, instagram_portrait_writes_every_trip_photo_at_1080x1350)
 
     cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "stderr:\n%s", err);
     names = gal_test_list_dir(out_dir);
-    cr_assert_eq(names->len, TRIP_COUNT, "%u files in %s", names->len, out_dir);
+    /* The posts, and the preset's contact sheet (sorting first). */
+    cr_assert_eq(names->len, TRIP_COUNT + 1, "%u files in %s", names->len, out_dir);
+    cr_expect_str_eq(names->pdata[0], "contact-1.jpg");
+    cr_expect_eq(gal_test_count_lines(out, "sheet  ", NULL), 1, "%s", out);
     for (int i = 0; i < TRIP_COUNT; i++) {
         g_autofree char *expected = g_strdup_printf("trip-%02d.jpg", i + 1);
         g_autofree char *path = g_build_filename(out_dir, expected, NULL);
         g_autoptr(VipsImage) image = NULL;
         const char *loader = NULL;
 
-        cr_assert_str_eq(names->pdata[i], expected);
+        cr_assert_str_eq(names->pdata[i + 1], expected);
         image = gal_test_load_image(path, FALSE);
         cr_expect_eq(image->Xsize, 1080, "%s: width %d", expected, image->Xsize);
         cr_expect_eq(image->Ysize, 1350, "%s: height %d", expected, image->Ysize);
@@ -452,7 +455,7 @@ Test(run, one_job_and_four_jobs_write_the_same_bytes)
 
     cr_assert_eq(gal_test_spawn(argv1, NULL, &err1), 0, "-j 1:\n%s", err1);
     cr_assert_eq(gal_test_spawn(argv4, NULL, &err4), 0, "-j 4:\n%s", err4);
-    assert_same_files(one, four, TRIP_COUNT);
+    assert_same_files(one, four, TRIP_COUNT + 1); /* the contact sheet too */
 }
 
 Test(run, the_same_job_twice_writes_the_same_bytes)
