@@ -3,15 +3,18 @@
  *   0 every photo done, 1 some photos failed (the rest were written),
  *   2 usage or preset error (nothing written), 3 gallop could not start. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
 #include "gallop.h"
 
-enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2, EXIT_START = 3 };
+enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2, EXIT_START = 3,
+    EXIT_INTERRUPTED = 130 };
 
 static const char usage_text[] =
     "usage: gallop COMMAND [ARGS]\n"
@@ -31,21 +34,33 @@ static const char run_usage_text[] =
     "usage: gallop run PRESET [INPUT...] [options]\n"
     "\n"
     "Runs PRESET over INPUT: files, and folders scanned for the preset's input.include\n"
-    "globs. Without INPUT, the preset's input.paths are used.\n"
+    "globs. Without INPUT, the preset's input.paths are used. Photos whose output is\n"
+    "up to date (same photo, preset and gallop, output untouched; see the manifest\n"
+    "in the output folder) are skipped.\n"
     "\n"
     "options:\n"
     "  -o, --output DIR     write outputs to DIR (default: the preset's output.dir)\n"
     "  -j, --jobs N         photos in flight (default: number of cores)\n"
     "  --set KEY=VALUE      override a preset value, e.g. --set resize.width=2048;\n"
     "                       repeatable; validated like the preset\n"
-    "  -n, --dry-run        print what would be built, write nothing\n"
-    "  --force              rebuild every output (every run rebuilds all photos until\n"
-    "                       incremental runs land; accepted now so scripts keep working)\n"
+    "  -n, --dry-run        print what would be built or skipped and why; write nothing\n"
+    "  --check              write nothing; exit 1 listing outputs that are missing or\n"
+    "                       stale, 0 when every output is up to date\n"
+    "  --force              rebuild every output, up to date or not\n"
+    "  --prune              remove outputs whose photo no longer exists (only files the\n"
+    "                       manifest lists, and only if unchanged since written)\n"
+    "  --follow-symlinks    follow symbolic links that lead out of an input folder\n"
+    "  --report FILE.json   write a JSON report of the run (see docs/report.md)\n"
+    "  --log human|json     json: one JSON object per event on stderr\n"
     "  -q, --quiet          print only errors and the summary line\n"
     "  -h, --help           this help\n"
     "\n"
-    "exit status: 0 all photos done; 1 some failed (the others are written);\n"
-    "2 usage or preset error; 3 gallop could not start.\n";
+    "Ctrl-C stops taking photos, abandons those in flight, records what was written\n"
+    "and exits 130; a second Ctrl-C exits at once.\n"
+    "\n"
+    "exit status: 0 all photos done; 1 some failed (the others are written), or with\n"
+    "--check, something is not up to date; 2 usage or preset error; 3 gallop could not\n"
+    "start; 130 interrupted.\n";
 
 static const char check_usage_text[] =
     "usage: gallop check PRESET [--set KEY=VALUE]...\n"
@@ -105,31 +120,135 @@ load_preset(const char *name, GPtrArray *overrides, gal_preset **out)
     return -1;
 }
 
+/* ---- signals ------------------------------------------------------------------ */
+
+/* The run's cancel flag. The handler only stores into it (an atomic store
+ * is async-signal-safe); the library watches it. */
+static int cancel_flag;
+static volatile sig_atomic_t signals_seen;
+
+static void
+on_signal(int sig)
+{
+    static const char again[] = "\ngallop: interrupted again: stopping now\n";
+
+    (void) sig;
+    if (signals_seen++ == 0) {
+        __atomic_store_n(&cancel_flag, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    /* Outputs only get their final name once complete, so stopping here
+     * leaves no half-written file under a final name (at most hidden
+     * .gallop-tmp files). */
+    if (write(STDERR_FILENO, again, sizeof(again) - 1) < 0) {
+        /* nothing more to do */
+    }
+    _exit(EXIT_INTERRUPTED);
+}
+
+static void
+catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
 typedef struct {
     gboolean quiet;
+    gboolean json;       /* --log json */
+    gboolean dry_run;    /* --dry-run or --check: print the plan */
+    gboolean check;      /* --check: list only what is stale */
+    gboolean live;       /* a progress line on a terminal */
+    gboolean line_shown; /* the progress line is on screen */
+    gint64 start, last_draw;
+    int done, total, failed;
 } progress_state;
+
+static void
+clear_line(progress_state *st)
+{
+    if (st->line_shown) {
+        fputs("\r\033[K", stderr);
+        st->line_shown = FALSE;
+    }
+}
+
+static void
+draw_line(progress_state *st, gboolean force)
+{
+    gint64 now = g_get_monotonic_time();
+    double elapsed = (now - st->start) / 1e6;
+    double rate = elapsed > 0 ? st->done / elapsed : 0;
+
+    if (!st->live || (!force && now - st->last_draw < 100000))
+        return;
+    st->last_draw = now;
+    fprintf(stderr, "\r\033[K%d/%d photos", st->done, st->total);
+    if (rate > 0) {
+        int eta = (int) ((st->total - st->done) / rate + 0.5);
+
+        fprintf(stderr, ", %.1f/s, ETA %d:%02d", rate, eta / 60, eta % 60);
+    }
+    if (st->failed)
+        fprintf(stderr, ", %d failed", st->failed);
+    fflush(stderr);
+    st->line_shown = TRUE;
+}
+
+static void
+print_why(const gal_photo_result *photo)
+{
+    printf(" (%s", gal_why_name(photo->why));
+    if (photo->why_detail)
+        printf(": %s", photo->why_detail);
+    printf(")\n");
+}
 
 static void
 on_photo(const gal_photo_result *photo, int done, int total, void *user)
 {
-    const progress_state *state = user;
+    progress_state *st = user;
 
-    (void) done;
-    (void) total;
+    st->done = done;
+    st->total = total;
+    if (photo->status == GAL_PHOTO_FAILED)
+        st->failed++;
+    if (st->json) {
+        g_autofree char *line = gal_photo_event_json(photo, done, total);
+
+        fprintf(stderr, "%s\n", line);
+    }
+    clear_line(st);
     switch (photo->status) {
     case GAL_PHOTO_FAILED:
     case GAL_PHOTO_IGNORED:
-        print_error(&photo->error);
+        if (!st->json)
+            print_error(&photo->error);
         break;
     case GAL_PHOTO_PLANNED:
-        printf("build  %s -> %s\n", photo->input, photo->output);
+        printf("%s %s -> %s", st->check ? "stale " : "build ", photo->input, photo->output);
+        print_why(photo);
+        break;
+    case GAL_PHOTO_UP_TO_DATE:
+        if (st->dry_run && !st->check)
+            printf("skip   %s -> %s (up to date)\n", photo->input, photo->output);
         break;
     case GAL_PHOTO_DONE:
-        if (!state->quiet)
+        if (!st->quiet)
             printf("wrote  %s (%dx%d)\n", photo->output, photo->width, photo->height);
+        break;
+    case GAL_PHOTO_CANCELLED:
         break;
     }
     fflush(stdout);
+    draw_line(st, done == total);
 }
 
 static int
@@ -169,18 +288,53 @@ print_sheets(const gal_run_summary *s, gboolean quiet)
 }
 
 static void
-print_summary(const gal_run_summary *s, const char *preset_name, gboolean dry_run)
+print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
 {
-    if (dry_run) {
-        fprintf(stderr, "gallop: %s: %d photos, %d would be built, %d refused, %d skipped\n",
-            preset_name, s->total, s->planned, s->failed, s->ignored);
+    int kept = 0;
+
+    for (int i = 0; i < s->n_orphans; i++) {
+        const gal_orphan *o = &s->orphans[i];
+
+        if (o->removed)
+            printf("removed %s (its photo %s is gone)\n", o->output, o->input);
+        else if (dry_run && prune)
+            printf("remove %s (its photo %s is gone)\n", o->output, o->input);
+        else if (o->error.code)
+            print_error(&o->error);
+        else if (dry_run)
+            printf("orphan %s (its photo %s is gone; --prune removes it)\n", o->output, o->input);
+        else
+            kept++;
+    }
+    if (kept)
+        fprintf(stderr, "gallop: %d output%s whose photo is gone (see --dry-run; --prune "
+            "removes them)\n", kept, kept == 1 ? "" : "s");
+}
+
+static void
+print_summary(const gal_run_summary *s, const char *preset_name, gboolean dry_run,
+    gboolean check)
+{
+    if (check) {
+        fprintf(stderr, "gallop: %s: %d photos: %d up to date, %d stale, %d refused, "
+            "%d orphaned outputs%s\n", preset_name, s->total, s->up_to_date, s->planned,
+            s->failed, s->n_orphans, s->sheets_stale ? ", contact sheets stale" : "");
         return;
     }
-    fprintf(stderr, "gallop: %s: %d photos: %d written, %d failed, %d skipped", preset_name,
-        s->total, s->done, s->failed, s->ignored);
+    if (dry_run) {
+        fprintf(stderr, "gallop: %s: %d photos, %d would be built, %d up to date, %d refused, "
+            "%d skipped\n", preset_name, s->total, s->planned, s->up_to_date, s->failed,
+            s->ignored);
+        return;
+    }
+    fprintf(stderr, "gallop: %s: %d photos: %d written, %d failed, %d skipped, %d up to date",
+        preset_name, s->total, s->done, s->failed, s->ignored, s->up_to_date);
     if (s->n_sheets)
         fprintf(stderr, "; %d contact sheet%s", s->n_sheets, s->n_sheets == 1 ? "" : "s");
     fprintf(stderr, "; in %.2f s\n", s->seconds);
+    if (s->interrupted)
+        fprintf(stderr, "gallop: interrupted: %d photos not done; the %d written are "
+            "recorded\n", s->cancelled, s->done);
     if (s->failed) {
         fprintf(stderr, "failed:\n");
         for (int i = 0; i < s->total; i++)
@@ -196,6 +350,7 @@ print_summary(const gal_run_summary *s, const char *preset_name, gboolean dry_ru
 static int
 cmd_run(int argc, char **argv)
 {
+    enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "jobs", required_argument, NULL, 'j' },
@@ -203,15 +358,22 @@ cmd_run(int argc, char **argv)
         { "dry-run", no_argument, NULL, 'n' },
         { "force", no_argument, NULL, 'f' },
         { "quiet", no_argument, NULL, 'q' },
+        { "check", no_argument, NULL, OPT_CHECK },
+        { "prune", no_argument, NULL, OPT_PRUNE },
+        { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+        { "report", required_argument, NULL, OPT_REPORT },
+        { "log", required_argument, NULL, OPT_LOG },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_run_options opts = { 0 };
-    progress_state state = { FALSE };
+    progress_state state = { 0 };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     gal_run_summary *summary = NULL;
     gal_preset *preset = NULL;
+    const char *report = NULL;
+    gboolean check = FALSE;
     int c, status;
 
     while ((c = getopt_long(argc, argv, "o:j:nqh", longopts, NULL)) != -1)
@@ -223,8 +385,20 @@ cmd_run(int argc, char **argv)
             break;
         case 's': g_ptr_array_add(overrides, optarg); break;
         case 'n': opts.dry_run = true; break;
-        case 'f': opts.force = TRUE; break;
+        case 'f': opts.force = true; break;
         case 'q': state.quiet = TRUE; break;
+        case OPT_CHECK: check = TRUE; break;
+        case OPT_PRUNE: opts.prune = true; break;
+        case OPT_FOLLOW: opts.follow_symlinks = true; break;
+        case OPT_REPORT: report = optarg; break;
+        case OPT_LOG:
+            if (strcmp(optarg, "json") == 0)
+                state.json = TRUE;
+            else if (strcmp(optarg, "human") != 0) {
+                fprintf(stderr, "gallop: --log takes human or json, got \"%s\"\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h': fputs(run_usage_text, stdout); return EXIT_ALL_DONE;
         default: fputs(run_usage_text, stderr); return EXIT_USAGE;
         }
@@ -232,25 +406,71 @@ cmd_run(int argc, char **argv)
         fprintf(stderr, "gallop run: name a preset\n\n%s", run_usage_text);
         return EXIT_USAGE;
     }
+    if (check && (opts.force || opts.prune)) {
+        fprintf(stderr, "gallop run: --check changes nothing, so it takes neither --force nor "
+            "--prune\n");
+        return EXIT_USAGE;
+    }
     g_ptr_array_add(overrides, NULL);
     overrides->len--;
     if (load_preset(argv[optind], overrides, &preset))
         return EXIT_USAGE;
 
+    if (check)
+        opts.dry_run = true;
+    state.check = check;
+    state.dry_run = opts.dry_run;
+    state.live = !state.quiet && !state.json && !opts.dry_run && isatty(STDERR_FILENO);
+    state.start = g_get_monotonic_time();
     opts.inputs = (const char *const *) argv + optind + 1;
     opts.n_inputs = argc - optind - 1;
     opts.progress = on_photo;
     opts.user = &state;
+    opts.cancel = &cancel_flag;
+    catch_signals();
     if (gal_run(preset, &opts, &summary, errs)) {
-        status = print_errors(errs);
+        if (state.json)
+            for (int i = 0; i < errs->count; i++) {
+                g_autofree char *line = gal_error_event_json(&errs->items[i]);
+
+                fprintf(stderr, "%s\n", line);
+            }
+        status = state.json ? EXIT_USAGE : print_errors(errs);
         gal_run_summary_free(summary);
         gal_preset_free(preset);
         return status;
     }
+    clear_line(&state);
     status = print_sheets(summary, state.quiet) ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
-    print_summary(summary, gal_preset_name(preset), opts.dry_run);
+    if (opts.dry_run && summary->sheets_stale)
+        printf("%s contact sheets (a photo changed, or a sheet is missing or modified)\n",
+            check ? "stale " : "sheet ");
+    print_orphans(summary, opts.dry_run, opts.prune);
+    if (summary->manifest_error.code) {
+        print_error(&summary->manifest_error);
+        status = EXIT_SOME_FAILED;
+    }
+    if (state.json) {
+        g_autofree char *line = gal_summary_event_json(summary);
+
+        fprintf(stderr, "%s\n", line);
+    }
+    else
+        print_summary(summary, gal_preset_name(preset), opts.dry_run, check);
+    if (report) {
+        gal_error err = { 0 };
+
+        if (gal_run_report_write(preset, summary, report, &err)) {
+            print_error(&err);
+            status = EXIT_SOME_FAILED;
+        }
+    }
     if (summary->failed)
         status = EXIT_SOME_FAILED;
+    if (check && (summary->planned || summary->n_orphans || summary->sheets_stale))
+        status = EXIT_SOME_FAILED;
+    if (summary->interrupted)
+        status = EXIT_INTERRUPTED;
     gal_run_summary_free(summary);
     gal_preset_free(preset);
     return status;

@@ -139,7 +139,29 @@ typedef enum gal_photo_status {
     GAL_PHOTO_FAILED,  /* error set; no output written for it */
     GAL_PHOTO_IGNORED, /* not a regular file (FIFO, device...): never opened */
     GAL_PHOTO_PLANNED, /* dry run: would be built */
+    GAL_PHOTO_UP_TO_DATE, /* its output is current: not rebuilt */
+    GAL_PHOTO_CANCELLED,  /* the run was cancelled first: nothing written for it */
 } gal_photo_status;
+
+/* Why a photo is built, or not: the incremental-rebuild decision, made from
+ * the manifest the previous runs left in the output folder. */
+typedef enum gal_why {
+    GAL_WHY_NONE,               /* no decision (refused or ignored photo) */
+    GAL_WHY_UP_TO_DATE,         /* photo, files, preset and output unchanged */
+    GAL_WHY_NEW,                /* no record of this output */
+    GAL_WHY_FORCED,             /* --force */
+    GAL_WHY_OTHER_INPUT,        /* the output was made from another photo */
+    GAL_WHY_INPUT_CHANGED,      /* the photo's contents changed */
+    GAL_WHY_DEPENDENCY_CHANGED, /* a file a stage read for it changed */
+    GAL_WHY_PRESET_CHANGED,     /* an effective preset value (or a file it names) */
+    GAL_WHY_VERSION_CHANGED,    /* made by another gallop version */
+    GAL_WHY_OUTPUT_MISSING,     /* recorded, but the file is gone */
+    GAL_WHY_OUTPUT_MODIFIED,    /* the file is not what gallop wrote */
+    GAL_WHY_SHEET,              /* up to date, but read for a contact sheet that is not */
+} gal_why;
+
+/* "up-to-date", "new", "input-changed", ...: static. */
+const char *gal_why_name(gal_why why);
 
 typedef struct gal_photo_result {
     const char *input;  /* path as found; owned by the run summary */
@@ -148,7 +170,22 @@ typedef struct gal_photo_result {
     gal_error error;    /* set when FAILED or IGNORED */
     int width, height;  /* output size when DONE */
     double seconds;     /* wall time spent on this photo */
+    gal_why why;             /* why it was (or would be) built, or not */
+    const char *why_detail;  /* e.g. "output.quality 82 -> 90"; NULL: none */
+    long long bytes;         /* output size, when DONE or UP_TO_DATE */
+    char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
+    const char *caption;        /* set by a caption stage; NULL: none */
+    const char *caption_source; /* where the caption came from; NULL: none */
+    double hash_seconds;     /* part of `seconds` spent hashing the photo */
 } gal_photo_result;
+
+/* An output the manifest lists whose photo no longer exists. */
+typedef struct gal_orphan {
+    const char *output; /* the file */
+    const char *input;  /* the photo it was made from, now gone */
+    bool removed;       /* --prune removed it (never in a dry run) */
+    gal_error error;    /* why --prune left it, e.g. changed since written */
+} gal_orphan;
 
 typedef struct gal_run_summary {
     int total, done, failed, ignored, planned;
@@ -158,6 +195,13 @@ typedef struct gal_run_summary {
      * `input` names the stage, `output` the file; DONE or FAILED. */
     int n_sheets;
     gal_photo_result *sheets;
+    int up_to_date, cancelled;
+    bool interrupted;          /* gal_run_options.cancel was set during the run */
+    int n_orphans;             /* outputs whose photo is gone (see --prune) */
+    gal_orphan *orphans;
+    bool sheets_stale;         /* contact sheets missing or out of date (rebuilt unless a dry run) */
+    gal_error manifest_error;  /* the manifest could not be written (code 0: it was) */
+    long long peak_rss_bytes;  /* the process's peak resident memory so far */
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself
@@ -173,9 +217,21 @@ typedef struct gal_run_options {
     const char *output_dir; /* overrides output.dir; NULL: the preset's */
     int jobs;               /* photos in flight; <= 0: number of cores */
     bool dry_run;           /* plan and report, write nothing */
-    bool force;             /* rebuild every output (see --force in cmd) */
+    bool force;             /* rebuild every output, up to date or not */
     gal_progress_fn progress;
     void *user;
+    /* Remove outputs the manifest lists whose photo no longer exists (only
+     * those, and only when unchanged since written). */
+    bool prune;
+    /* Follow symbolic links that lead out of an input folder (links inside
+     * it are always followed). */
+    bool follow_symlinks;
+    /* Cancel: when the int this points to becomes non-zero (set it with an
+     * atomic store, e.g. from a signal handler: the library only reads it),
+     * the run takes no new photo, stops the ones in flight (their temporary
+     * files are removed), writes the manifest for what finished and
+     * returns with `interrupted` set. NULL: cannot be cancelled. */
+    int *cancel;
 } gal_run_options;
 
 /* Run a preset over photos. Returns 0 when the run happened (some photos
@@ -189,6 +245,29 @@ int gal_run(const gal_preset *preset, const gal_run_options *opts,
     gal_run_summary **out, gal_errors *errs);
 
 void gal_run_summary_free(gal_run_summary *summary);
+
+/* ---- reports (docs/report.md) --------------------------------------------- */
+
+/* The run report as JSON text (schema in docs/report.md): versions, totals,
+ * every photo and contact sheet with its outputs, timings and peak memory.
+ * `preset` and `summary` are borrowed. Caller frees with gal_free(). */
+char *gal_run_report_json(const gal_preset *preset, const gal_run_summary *summary);
+
+/* Write gal_run_report_json() to `path` atomically. -1 with `err` set (the
+ * path named) when it cannot. */
+int gal_run_report_write(const gal_preset *preset, const gal_run_summary *summary,
+    const char *path, gal_error *err);
+
+/* One event as a single line of JSON (no newline), for `--log json`:
+ * {"event":"photo","status":"done",...} for a photo result as the
+ * progress callback gets it, with `done` and `total`. Caller frees. */
+char *gal_photo_event_json(const gal_photo_result *photo, int done, int total);
+
+/* {"event":"error",...} for an error outside any photo. Caller frees. */
+char *gal_error_event_json(const gal_error *err);
+
+/* {"event":"summary",...}: the totals of a finished run. Caller frees. */
+char *gal_summary_event_json(const gal_run_summary *summary);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
  * devices, sockets) are listed so the user hears about them, but never
  * opened; the output folder is skipped when it lies inside an input. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -43,6 +44,12 @@ gal__glob_match(const char *pattern, const char *name)
     return g_pattern_match_simple(p, n);
 }
 
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
 static gboolean
 any_match(char **globs, const char *base, const char *relative)
 {
@@ -59,16 +66,20 @@ typedef struct {
     GHashTable *dirs;    /* "dev:ino" of folders visited, against loops */
     struct stat skip;    /* the output folder */
     gboolean have_skip;
+    gboolean follow;     /* follow links out of the input folder */
+    const char *root;    /* the input folder being scanned, resolved */
+    GPtrArray *stack;    /* "dev:ino" of the folders being scanned, outermost first */
 } scan_ctx;
 
 static void
-add_input(scan_ctx *ctx, const char *path, gboolean regular)
+add_input(scan_ctx *ctx, const char *path, gboolean regular, char *why)
 {
     g_autofree char *canonical = g_canonicalize_filename(path, NULL);
-    gal_input in = { g_strdup(path), regular };
+    gal_input in = { g_strdup(path), regular, why };
 
     if (g_hash_table_contains(ctx->seen, canonical)) {
         g_free(in.path);
+        g_free(in.why);
         return;
     }
     g_hash_table_add(ctx->seen, g_steal_pointer(&canonical));
@@ -80,6 +91,65 @@ static char *
 dir_id(const struct stat *st)
 {
     return g_strdup_printf("%ju:%ju", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
+}
+
+static gboolean
+inside(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+
+    return strcmp(root, "/") == 0 ||
+        (strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0'));
+}
+
+static gboolean
+on_stack(scan_ctx *ctx, const char *id)
+{
+    for (guint i = 0; i < ctx->stack->len; i++)
+        if (strcmp(ctx->stack->pdata[i], id) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+static void scan_dir(scan_ctx *ctx, const char *dir, const char *relative);
+
+/* A symbolic link met while scanning: followed when it stays inside the
+ * input folder (or with --follow-symlinks), never round a loop. What is
+ * not followed is listed, so the user hears about it. Returns TRUE when
+ * the link was dealt with here (listed or skipped). */
+static gboolean
+check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, gboolean *is_dir)
+{
+    g_autofree char *target = realpath(path, NULL);
+    struct stat st;
+
+    if (!target || stat(target, &st) != 0) {
+        if (any_match(ctx->opts->include, name, rel) &&
+            !any_match(ctx->opts->exclude, name, rel))
+            add_input(ctx, path, FALSE,
+                g_strdup("a symbolic link to nothing (its target is missing): skipped"));
+        return TRUE;
+    }
+    *is_dir = S_ISDIR(st.st_mode);
+    if (*is_dir) {
+        g_autofree char *id = dir_id(&st);
+
+        if (on_stack(ctx, id)) {
+            add_input(ctx, path, FALSE, g_strdup_printf(
+                "a symbolic link loop (it leads back to %s): not followed", target));
+            return TRUE;
+        }
+    }
+    else if (!any_match(ctx->opts->include, name, rel) ||
+        any_match(ctx->opts->exclude, name, rel))
+        return TRUE;
+    if (!ctx->follow && !inside(ctx->root, target)) {
+        add_input(ctx, path, FALSE, g_strdup_printf(
+            "a symbolic link to %s, outside the input folder: not followed "
+            "(--follow-symlinks follows it)", target));
+        return TRUE;
+    }
+    return FALSE;
 }
 
 static void
@@ -94,16 +164,22 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
     while ((entry = g_dir_read_name(d)))
         g_ptr_array_add(names, g_strdup(entry));
     g_dir_close(d);
+    g_ptr_array_sort(names, compare_names);
 
     for (guint i = 0; i < names->len; i++) {
         const char *name = names->pdata[i];
         g_autofree char *path = g_build_filename(dir, name, NULL);
         g_autofree char *rel = *relative ? g_build_filename(relative, name, NULL) : g_strdup(name);
+        gboolean is_dir = FALSE;
         struct stat st;
 
-        /* Hidden files include gallop's own temporaries. */
-        if (name[0] == '.' || stat(path, &st) != 0)
+        /* Hidden files include gallop's own temporaries and manifest. */
+        if (name[0] == '.' || lstat(path, &st) != 0)
             continue;
+        if (S_ISLNK(st.st_mode)) {
+            if (check_link(ctx, path, name, rel, &is_dir) || stat(path, &st) != 0)
+                continue;
+        }
         if (S_ISDIR(st.st_mode)) {
             g_autofree char *id = dir_id(&st);
 
@@ -111,13 +187,15 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
                 continue;
             if (ctx->have_skip && st.st_dev == ctx->skip.st_dev && st.st_ino == ctx->skip.st_ino)
                 continue;
-            g_hash_table_add(ctx->dirs, g_steal_pointer(&id));
+            g_hash_table_add(ctx->dirs, g_strdup(id));
+            g_ptr_array_add(ctx->stack, g_steal_pointer(&id));
             scan_dir(ctx, path, rel);
+            g_ptr_array_remove_index(ctx->stack, ctx->stack->len - 1);
             continue;
         }
         if (!any_match(ctx->opts->include, name, rel) || any_match(ctx->opts->exclude, name, rel))
             continue;
-        add_input(ctx, path, S_ISREG(st.st_mode));
+        add_input(ctx, path, S_ISREG(st.st_mode), NULL);
     }
 }
 
@@ -129,11 +207,12 @@ compare_inputs(gconstpointer a, gconstpointer b)
 
 int
 gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_paths,
-    const char *skip_dir, GArray **out, gal_errors *errs)
+    const char *skip_dir, gboolean follow_symlinks, GArray **out, gal_errors *errs)
 {
     scan_ctx ctx = { opts, g_array_new(FALSE, TRUE, sizeof(gal_input)),
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), { 0 }, FALSE };
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), { 0 }, FALSE,
+        follow_symlinks, NULL, g_ptr_array_new_with_free_func(g_free) };
     int failed = 0;
 
     ctx.have_skip = skip_dir && stat(skip_dir, &ctx.skip) == 0;
@@ -146,14 +225,22 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             failed = -1;
         }
         else if (S_ISDIR(st.st_mode)) {
+            /* Named on the command line: followed even when a link. */
+            g_autofree char *root = realpath(paths[i], NULL);
+
+            ctx.root = root ? root : paths[i];
             g_hash_table_add(ctx.dirs, dir_id(&st));
+            g_ptr_array_add(ctx.stack, dir_id(&st));
             scan_dir(&ctx, paths[i], "");
+            g_ptr_array_set_size(ctx.stack, 0);
+            ctx.root = NULL;
         }
         else
-            add_input(&ctx, paths[i], S_ISREG(st.st_mode));
+            add_input(&ctx, paths[i], S_ISREG(st.st_mode), NULL);
     }
     g_hash_table_destroy(ctx.seen);
     g_hash_table_destroy(ctx.dirs);
+    g_ptr_array_unref(ctx.stack);
     g_array_sort(ctx.found, compare_inputs);
     if (failed) {
         gal__inputs_free(ctx.found);
@@ -169,7 +256,9 @@ gal__inputs_free(GArray *inputs)
 {
     if (!inputs)
         return;
-    for (guint i = 0; i < inputs->len; i++)
+    for (guint i = 0; i < inputs->len; i++) {
         g_free(g_array_index(inputs, gal_input, i).path);
+        g_free(g_array_index(inputs, gal_input, i).why);
+    }
     g_array_free(inputs, TRUE);
 }

@@ -302,6 +302,48 @@ char *gal__font_file_family(const char *path, GError **error);
 void gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts,
     GStringChunk *strings);
 
+/* ---- metadata policy (libexif, exif.c) -------------------------------------- */
+
+/* Check an output.metadata list: `keep` or `strip` alone, or `default`,
+ * groups (caption, credits, date, camera, exposure, gps) and EXIF tag
+ * names as libexif spells them, in any case. */
+int gal__metadata_check(char *const *names, gal_error *err);
+
+/* What an output carries besides its pixels. Strings are NULL when the
+ * policy drops them. */
+typedef struct gal_meta {
+    gboolean strip_all;  /* no metadata at all (`strip`) */
+    gboolean keep_icc;   /* `keep`: the colour profile too */
+    void *exif;          /* the EXIF block, "Exif\0\0" header first */
+    size_t exif_len;
+    char *caption;       /* PNG Title and Description */
+    char *author;        /* PNG Author (EXIF Artist) */
+    char *copyright;
+    char *software;      /* "gallop VERSION (preset NAME)" */
+} gal_meta;
+
+void gal__meta_clear(gal_meta *meta);
+
+/* Apply an output.metadata policy to the finished image `in`, which still
+ * carries the photo's metadata as libvips read it. *out is a copy whose
+ * metadata fields the JPEG, WebP and AVIF savers (strip off) turn into
+ * exactly the EXIF in `meta`: GPS and serial numbers dropped by default,
+ * Orientation 1 (the pixels are upright), Software = `software`, no
+ * thumbnail, and no XMP, IPTC or ICC unless `keep`. `caption` (may be NULL)
+ * overrides the EXIF ImageDescription for PNG text. */
+int gal__metadata_apply(char *const *metadata, const char *software, const char *caption,
+    VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err);
+
+/* ---- PNG (libpng, pngio.c) -------------------------------------------------- */
+
+/* Encode an 8-bit image of 1 to 4 bands as PNG to `fd`, with the text
+ * chunks (iTXt: Title, Description, Author, Copyright, Software), eXIf and
+ * iCCP `meta` asks for. No tIME chunk: the same pixels and metadata give
+ * the same bytes. Evaluates `image` (so a libvips kill stops it). A failed
+ * write() sets *write_errno (and returns -1 with `err` untouched). */
+int gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
+    int *write_errno, gal_error *err);
+
 /* ---- stages ----------------------------------------------------------------- */
 
 typedef enum gal_stage_kind {
@@ -444,7 +486,7 @@ typedef struct gal_output_opts {
     int quality;            /* 1..100 */
     gboolean progressive;
     int subsampling;        /* gal_subsampling */
-    gboolean strip;
+    char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
     gal_color background;   /* alpha is flattened onto it for JPEG */
 } gal_output_opts;
 
@@ -480,6 +522,7 @@ const char *gal__format_ext(gal_format format);
 typedef struct gal_input {
     char *path;       /* as given or found */
     gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
+    char *why;        /* not NULL: listed but not taken (a link not followed), and why */
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,
@@ -487,7 +530,8 @@ typedef struct gal_input {
  * explicitly are taken as given). Skips `skip_dir` (the output folder)
  * when it lies inside an input folder. A missing path is an error. */
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
-    int n_paths, const char *skip_dir, GArray **out, gal_errors *errs);
+    int n_paths, const char *skip_dir, gboolean follow_symlinks, GArray **out,
+    gal_errors *errs);
 void gal__inputs_free(GArray *inputs);
 /* Case-insensitive glob match on a file name: '*' and '?' only. */
 gboolean gal__glob_match(const char *pattern, const char *name);
@@ -507,7 +551,27 @@ struct gal_job {
     int reserved_top, reserved_bottom;
     int gather_index;          /* 1-based place in a gathering stage's order */
     VipsImage *gather_item;    /* what the gathering stage took of this photo */
+    /* For the run report: the caption a stage showed and where it came
+     * from ("exif:ImageDescription", a sidecar path...), in `strings`;
+     * NULL: none. */
+    const char *caption;
+    const char *caption_source;
+    /* Files the output depends on besides the photo and the preset (a
+     * caption sidecar): see gal__job_depend. NULL until the first. */
+    GPtrArray *depends;
+    struct gal_cancel *cancel; /* the run's; NULL: cannot be cancelled */
+    gint64 out_bytes;          /* set when the job succeeds */
+    char out_sha256[65];       /* set when the job succeeds, hex */
+    gboolean tap_only;         /* run the stages up to the gathering stage only */
 };
+
+/* Record that this photo's output depends on the file at `path` (which
+ * need not exist: a sidecar that appears later counts as a change too).
+ * The manifest remembers its size, mtime and content hash, and the next
+ * run rebuilds the output when it changes. For per-photo files; files a
+ * preset names (a `file` key, e.g. a watermark logo) are covered by the
+ * preset digest already. */
+void gal__job_depend(gal_job *job, const char *path);
 
 /* ---- gathering (gather.c) ----------------------------------------------------- */
 
@@ -554,6 +618,116 @@ char *gal__output_path(const gal_output_opts *output, const char *dir,
  * then rename). */
 int gal__output_write(const gal_output_opts *output, VipsImage *image,
     const char *path, gal_error *err);
+
+/* The same with what a photo's job knows: the preset name for Software,
+ * the caption for PNG text, the run's cancel; the written file's size and
+ * SHA-256 come back in `info`. `info` may be NULL. */
+typedef struct gal_write_info {
+    const char *preset_name;   /* NULL: Software is "gallop VERSION" */
+    const char *caption;       /* NULL: the EXIF ImageDescription */
+    struct gal_cancel *cancel; /* NULL: cannot be cancelled */
+    gint64 bytes;              /* out */
+    char sha256[65];           /* out, hex */
+} gal_write_info;
+int gal__output_write_info(const gal_output_opts *output, VipsImage *image,
+    const char *path, gal_write_info *info, gal_error *err);
+
+/* ---- cancellation (schedule.c) ---------------------------------------------------- */
+
+/* One per run. The front end sets the flag (from a signal handler); the
+ * run's main thread then kills the libvips evaluations registered here,
+ * so photos in flight stop within a few tiles. */
+typedef struct gal_cancel {
+    int *flag;          /* gal_run_options.cancel, read atomically; may be NULL */
+    GMutex lock;
+    GPtrArray *writing; /* VipsImage * being evaluated into an output */
+    gboolean killed;    /* under lock: every later watch fails */
+} gal_cancel;
+
+gboolean gal__cancelled(gal_cancel *cancel);
+/* Register `image` before evaluating it. FALSE (nothing registered) when
+ * the run is cancelled already. `cancel` may be NULL. */
+gboolean gal__cancel_watch(gal_cancel *cancel, VipsImage *image);
+void gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image);
+
+/* ---- files and digests (manifest.c) ------------------------------------------------ */
+
+/* SHA-256 of a file's contents as 64 hex digits into `hex` (65 bytes), its
+ * size into *size (may be NULL). */
+int gal__file_sha256(const char *path, char *hex, gint64 *size, gal_error *err);
+
+/* "1.6.39" */
+const char *gal__libpng_version(void);
+
+/* Write `data` to `path` through a temporary file and a rename, so that
+ * `path` is either the old file or the whole new one. */
+int gal__write_atomic(const char *path, const char *data, gsize len, gal_error *err);
+
+/* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
+char *gal__relative_path(const char *dir, const char *path);
+
+struct stat;
+gint64 gal__mtime_ns(const struct stat *st);
+
+/* ---- the manifest (manifest.c, format in docs/report.md) ----------------------------- */
+
+/* The effective preset as "key=value" lines (stages, then output; keys
+ * that only choose inputs or output locations left out), the value of a
+ * `file` key followed by the SHA-256 of the file: what an output depends
+ * on. New array of new strings. */
+GPtrArray *gal__preset_keys(const gal_preset *preset);
+/* SHA-256 of the lines, hex into `hex` (65 bytes). */
+void gal__keys_digest(GPtrArray *keys, char *hex);
+/* "output.quality 82 -> 90, resize.width 1080 -> 2048"; `before` may be
+ * NULL (unknown). New string. */
+char *gal__keys_diff(GPtrArray *before, GPtrArray *now);
+
+#define GAL_MANIFEST_NAME ".gallop-manifest.tsv"
+
+typedef struct gal_dep_record {
+    char *path;        /* absolute */
+    gboolean exists;
+    gint64 size, mtime_ns;
+    char sha256[65];
+} gal_dep_record;
+
+/* One output, as written. Paths are relative to the output folder. */
+typedef struct gal_manifest_entry {
+    char *output;
+    char *input;          /* "" for a contact sheet */
+    gint64 in_size, in_mtime_ns;
+    char in_sha256[65];   /* a contact sheet: digest of its members */
+    char preset_digest[65];
+    char *version;        /* gallop's */
+    gint64 out_size, out_mtime_ns;
+    char out_sha256[65];
+    int width, height;
+    GPtrArray *deps;      /* gal_dep_record */
+    gboolean sheet;
+} gal_manifest_entry;
+
+typedef struct gal_manifest {
+    char *dir;            /* the output folder, canonical */
+    GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
+    GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
+} gal_manifest;
+
+gal_manifest *gal__manifest_new(const char *dir);
+/* Never fails: a missing, unreadable or foreign manifest reads as empty. */
+gal_manifest *gal__manifest_load(const char *dir);
+void gal__manifest_free(gal_manifest *m);
+/* The file's text, entries sorted by output. New string. */
+char *gal__manifest_text(gal_manifest *m);
+/* Write it atomically into the folder. */
+int gal__manifest_save(gal_manifest *m, gal_error *err);
+gal_manifest_entry *gal__manifest_entry_new(void);
+void gal__manifest_entry_free(gal_manifest_entry *e);
+/* Add or replace (ownership taken). */
+void gal__manifest_put(gal_manifest *m, gal_manifest_entry *e);
+/* Remember the key lines of a digest (a reference is taken). */
+void gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys);
+void gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists,
+    gint64 size, gint64 mtime_ns, const char *sha256);
 
 /* Threads budget: photos in flight for `jobs` (<= 0: cores), and libvips
  * threads per photo. */

@@ -207,6 +207,10 @@ gal__job_run(gal_job *job, gal_error *err)
                     g_strlcpy(err->key, st->def->name, sizeof(err->key));
                 return -1;
             }
+            /* An up-to-date photo is only opened for its contact-sheet
+             * tile: its own output stays as it is. */
+            if (job->tap_only)
+                return 0;
             continue;
         }
         if (st->def->build(&sc, job, image, &next, err)) {
@@ -217,7 +221,28 @@ gal__job_run(gal_job *job, gal_error *err)
         g_object_unref(image);
         image = next;
     }
-    job->out_width = image->Xsize;
-    job->out_height = image->Ysize;
-    return gal__output_write(preset->output, image, job->output_path, err);
+    if (job->tap_only)
+        return 0;
+    {
+        gal_write_info info = { preset->name, job->caption, job->cancel, 0, "" };
+
+        job->out_width = image->Xsize;
+        job->out_height = image->Ysize;
+        if (gal__output_write_info(preset->output, image, job->output_path, &info, err))
+            return -1;
+        job->out_bytes = info.bytes;
+        memcpy(job->out_sha256, info.sha256, sizeof(job->out_sha256));
+    }
+    return 0;
+}
+
+void
+gal__job_depend(gal_job *job, const char *path)
+{
+    if (!job->depends)
+        job->depends = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < job->depends->len; i++)
+        if (strcmp(job->depends->pdata[i], path) == 0)
+            return;
+    g_ptr_array_add(job->depends, g_strdup(path));
 }

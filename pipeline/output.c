@@ -32,8 +32,11 @@ static const gal_param output_params[] = {
     GAL_PARAM_ENUM(gal_output_opts, subsampling,
         "JPEG chroma subsampling; auto is 4:2:0 below quality 90, 4:4:4 from 90",
         "auto", subsampling_names),
-    GAL_PARAM_BOOL(gal_output_opts, strip,
-        "remove metadata (EXIF, XMP, IPTC, ICC) from outputs", "true"),
+    GAL_PARAM_STRLIST(gal_output_opts, metadata,
+        "what outputs keep of the photo's metadata: default (credits, caption, date, camera, "
+        "exposure; no GPS or serial numbers), keep (all), strip (none), or a list of EXIF tag "
+        "names and groups (caption, credits, date, camera, exposure, gps)",
+        "default"),
     GAL_PARAM_COLOR(gal_output_opts, background,
         "colour transparent pixels are flattened onto for formats without alpha (JPEG)",
         "white"),
@@ -88,7 +91,7 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
 }
 
 static int
-save(const gal_output_opts *o, VipsImage *image, VipsTarget *target)
+save(const gal_output_opts *o, VipsImage *image, VipsTarget *target, gboolean strip)
 {
     VipsForeignSubsample subsample = o->subsampling == GAL_SUBSAMPLING_420 ? VIPS_FOREIGN_SUBSAMPLE_ON
         : o->subsampling == GAL_SUBSAMPLING_444                            ? VIPS_FOREIGN_SUBSAMPLE_OFF
@@ -97,29 +100,123 @@ save(const gal_output_opts *o, VipsImage *image, VipsTarget *target)
     switch ((gal_format) o->format) {
     case GAL_FORMAT_JPEG:
         return vips_jpegsave_target(image, target, "Q", o->quality, "interlace", o->progressive,
-            "subsample_mode", subsample, "optimize_coding", TRUE, "strip", o->strip, NULL);
+            "subsample_mode", subsample, "optimize_coding", TRUE, "strip", strip, NULL);
     case GAL_FORMAT_PNG:
-        return vips_pngsave_target(image, target, "interlace", o->progressive, "strip", o->strip,
-            NULL);
+        break; /* gal__png_write */
     case GAL_FORMAT_WEBP:
-        return vips_webpsave_target(image, target, "Q", o->quality, "strip", o->strip, NULL);
+        return vips_webpsave_target(image, target, "Q", o->quality, "strip", strip, NULL);
     case GAL_FORMAT_AVIF:
         return vips_heifsave_target(image, target, "Q", o->quality, "compression",
-            VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", o->strip, NULL);
+            VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip, NULL);
     }
     return -1;
 }
 
+/* The temporary file as a libvips target. Writing through our own calls
+ * keeps the system's reason for a failed write (a full disk), which
+ * libvips would only pass on as text. */
+typedef struct {
+    int fd;
+    int saved_errno; /* from the first failed write, 0 otherwise */
+} fd_sink;
+
+static gint64
+sink_write(VipsTargetCustom *target, const void *data, gint64 length, gpointer user)
+{
+    fd_sink *sink = user;
+    const char *p = data;
+    gint64 left = length;
+
+    (void) target;
+    while (left > 0) {
+        ssize_t n = write(sink->fd, p, (size_t) left);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!sink->saved_errno)
+                sink->saved_errno = n < 0 ? errno : EIO;
+            return -1;
+        }
+        p += n;
+        left -= n;
+    }
+    return length;
+}
+
+static gint64
+sink_read(VipsTargetCustom *target, void *buffer, gint64 length, gpointer user)
+{
+    (void) target;
+    return read(((fd_sink *) user)->fd, buffer, (size_t) length);
+}
+
+static gint64
+sink_seek(VipsTargetCustom *target, gint64 offset, int whence, gpointer user)
+{
+    (void) target;
+    return lseek(((fd_sink *) user)->fd, offset, whence);
+}
+
+/* Encode into the open temporary file `fd`. The metadata policy is applied
+ * to a copy of the image; the evaluation is registered with the run's
+ * cancel, which can stop it half-way. A failed write to the file leaves
+ * its errno in *write_errno; anything else (a photo that turns out broken
+ * while it is decoded, an encoder limit) is in `err`. */
+static int
+encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, int fd,
+    int *write_errno, gal_error *err)
+{
+    g_autofree char *software = info->preset_name
+        ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, info->preset_name)
+        : g_strdup_printf("gallop %s", GAL_VERSION);
+    g_autoptr(VipsImage) ready = NULL;
+    gal_meta meta = { 0 };
+    fd_sink sink = { fd, 0 };
+    int failed;
+
+    if (gal__metadata_apply(o->metadata, software, info->caption, image, &ready, &meta, err))
+        return -1;
+    if (!gal__cancel_watch(info->cancel, ready)) {
+        gal__meta_clear(&meta);
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cancelled");
+    }
+    if (o->format == GAL_FORMAT_PNG)
+        failed = gal__png_write(fd, ready, &meta, o->progressive, write_errno, err);
+    else {
+        VipsTargetCustom *target = vips_target_custom_new();
+
+        g_signal_connect(target, "write", G_CALLBACK(sink_write), &sink);
+        g_signal_connect(target, "read", G_CALLBACK(sink_read), &sink);
+        g_signal_connect(target, "seek", G_CALLBACK(sink_seek), &sink);
+        failed = save(o, ready, VIPS_TARGET(target), meta.strip_all);
+        failed |= vips_target_end(VIPS_TARGET(target)) != 0;
+        g_object_unref(target);
+        if (sink.saved_errno) {
+            *write_errno = sink.saved_errno;
+            vips_error_clear();
+        }
+        else if (failed)
+            gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "encode");
+    }
+    gal__cancel_unwatch(info->cancel, ready);
+    gal__meta_clear(&meta);
+    return failed ? -1 : 0;
+}
+
 int
-gal__output_write(const gal_output_opts *o, VipsImage *image, const char *path, gal_error *err)
+gal__output_write_info(const gal_output_opts *o, VipsImage *image, const char *path,
+    gal_write_info *info, gal_error *err)
 {
     g_autofree char *dir = g_path_get_dirname(path);
     g_autofree char *base = g_path_get_basename(path);
     g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX.gallop-tmp", dir, base);
     g_autoptr(VipsImage) flat = NULL;
-    VipsTarget *target;
-    int fd, failed;
+    gal_write_info none = { 0 };
+    int fd, failed, write_errno = 0;
 
+    if (!info)
+        info = &none;
     if (g_mkdir_with_parents(dir, 0777) != 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             dir, g_strerror(errno));
@@ -142,19 +239,23 @@ gal__output_write(const gal_output_opts *o, VipsImage *image, const char *path, 
         image = flat;
     }
 
-    target = vips_target_new_to_descriptor(fd);
-    failed = !target || save(o, image, target);
-    if (target)
-        failed |= vips_target_end(target) != 0;
-    VIPS_UNREF(target);
+    failed = encode(o, info, image, fd, &write_errno, err);
+    /* Some file systems (NFS, quotas) only report a full disk at close. */
     if (close(fd) != 0 && !failed) {
-        unlink(tmp);
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
-            g_strerror(errno));
+        write_errno = errno;
+        failed = -1;
     }
     if (failed) {
         unlink(tmp);
-        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "encode");
+        /* Name the file: "cannot write out/a.jpg: No space left on device". */
+        if (write_errno)
+            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
+                g_strerror(write_errno));
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "encode failed");
+    }
+    if (gal__file_sha256(tmp, info->sha256, &info->bytes, err)) {
+        unlink(tmp);
+        return -1;
     }
     if (rename(tmp, path) != 0) {
         int saved = errno;
@@ -164,4 +265,10 @@ gal__output_write(const gal_output_opts *o, VipsImage *image, const char *path, 
             path, g_strerror(saved));
     }
     return 0;
+}
+
+int
+gal__output_write(const gal_output_opts *o, VipsImage *image, const char *path, gal_error *err)
+{
+    return gal__output_write_info(o, image, path, NULL, err);
 }

@@ -904,6 +904,10 @@ check_output(load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
         gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "name"),
             "output.name", "\"%s\" is not a usable name template: %s",
             gal__template_text(out->name), err.msg);
+    err = (gal_error) { 0 };
+    if (gal__metadata_check(out->metadata, &err))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET,
+            param_loc(&gal__output_section, locs, "metadata"), "output.metadata", "%s", err.msg);
 }
 
 static gal_preset *

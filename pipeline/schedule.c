@@ -5,9 +5,12 @@
  * input), so what gets written never depends on scheduling. Workers then
  * take photos by an atomic index; each writes only its own result slot.
  * Everything they share (the preset, the plan) is read-only by then. */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -71,6 +74,62 @@ gal__schedule_workers(int jobs, int n_photos, int *vips_threads)
     return workers;
 }
 
+/* ---- cancellation ------------------------------------------------------------ */
+
+gboolean
+gal__cancelled(gal_cancel *cancel)
+{
+    return cancel && cancel->flag && g_atomic_int_get(cancel->flag) != 0;
+}
+
+gboolean
+gal__cancel_watch(gal_cancel *cancel, VipsImage *image)
+{
+    gboolean ok;
+
+    if (!cancel)
+        return TRUE;
+    g_mutex_lock(&cancel->lock);
+    ok = !cancel->killed && !gal__cancelled(cancel);
+    if (ok)
+        g_ptr_array_add(cancel->writing, image);
+    g_mutex_unlock(&cancel->lock);
+    return ok;
+}
+
+void
+gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image)
+{
+    if (!cancel)
+        return;
+    g_mutex_lock(&cancel->lock);
+    g_ptr_array_remove_fast(cancel->writing, image);
+    g_mutex_unlock(&cancel->lock);
+}
+
+/* Main thread, once the flag is seen: stop every evaluation in flight.
+ * libvips checks the kill flag as it computes each region of the image. */
+static void
+cancel_kill(gal_cancel *cancel)
+{
+    g_mutex_lock(&cancel->lock);
+    if (!cancel->killed) {
+        cancel->killed = TRUE;
+        for (guint i = 0; i < cancel->writing->len; i++)
+            vips_image_set_kill(cancel->writing->pdata[i], TRUE);
+    }
+    g_mutex_unlock(&cancel->lock);
+}
+
+/* What the plan knows of one photo, and what its worker adds. */
+typedef struct {
+    struct stat in_st;         /* the photo as planned */
+    char in_sha256[65];        /* "" until hashed */
+    gboolean tap_only;         /* up to date; opened only for a contact sheet */
+    gboolean started;          /* a worker took it */
+    gal_manifest_entry *entry; /* the new record, when its output was written */
+} photo_plan;
+
 typedef struct {
     const gal_preset *preset;
     gal_run_summary *summary;
@@ -84,6 +143,13 @@ typedef struct {
     void *user;
     gal_gather *gather;   /* the contact sheet, or NULL */
     int *gather_id;       /* photo index -> id in the gather's order */
+    photo_plan *plans;    /* per photo */
+    const char *out_dir;
+    char preset_digest[65];
+    gal_cancel cancel;
+    GMutex wait_lock;     /* guards live; wait_cond signals a worker's exit */
+    GCond wait_cond;
+    int live;
 } run_ctx;
 
 static void
@@ -96,42 +162,117 @@ report(run_ctx *ctx, const gal_photo_result *photo, int done)
     g_mutex_unlock(&ctx->progress_lock);
 }
 
+/* The manifest record of a photo whose output was just written. */
+static gal_manifest_entry *
+record(run_ctx *ctx, int i, const gal_job *job)
+{
+    const photo_plan *plan = &ctx->plans[i];
+    gal_manifest_entry *e = gal__manifest_entry_new();
+    struct stat st;
+
+    e->output = gal__relative_path(ctx->out_dir, ctx->outputs[i]);
+    e->input = gal__relative_path(ctx->out_dir, job->input);
+    e->in_size = plan->in_st.st_size;
+    e->in_mtime_ns = gal__mtime_ns(&plan->in_st);
+    g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
+    g_strlcpy(e->preset_digest, ctx->preset_digest, sizeof(e->preset_digest));
+    e->version = g_strdup(GAL_VERSION);
+    e->out_size = job->out_bytes;
+    e->out_mtime_ns = stat(ctx->outputs[i], &st) == 0 ? gal__mtime_ns(&st) : 0;
+    g_strlcpy(e->out_sha256, job->out_sha256, sizeof(e->out_sha256));
+    e->width = job->out_width;
+    e->height = job->out_height;
+    for (guint d = 0; job->depends && d < job->depends->len; d++) {
+        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
+        char hex[65] = "";
+        gal_error err = { 0 };
+        gboolean exists = stat(path, &st) == 0 && gal__file_sha256(path, hex, NULL, &err) == 0;
+
+        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
+            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
+    }
+    return e;
+}
+
+static void
+run_photo(run_ctx *ctx, int i)
+{
+    gal_photo_result *result = &ctx->summary->photos[i];
+    photo_plan *plan = &ctx->plans[i];
+    gal_job job = { .preset = ctx->preset, .input = result->input,
+        .output_path = ctx->outputs[i], .strings = g_string_chunk_new(256),
+        .cancel = &ctx->cancel, .tap_only = plan->tap_only };
+    gal_error err = { 0 };
+    gint64 start = g_get_monotonic_time();
+    int failed = 0;
+
+    /* The photo's digest is taken before it is read for processing, so a
+     * photo changed half-way through is seen as changed next time. */
+    if (!plan->tap_only && !plan->in_sha256[0]) {
+        failed = gal__file_sha256(result->input, plan->in_sha256, NULL, &err);
+        result->hash_seconds = (g_get_monotonic_time() - start) / 1e6;
+    }
+    gal__facts_from_path(ctx->preset, result->input, i + 1, ctx->summary->total, &job.facts,
+        job.strings);
+    if (ctx->gather)
+        job.gather_index = gal__gather_index(ctx->gather, ctx->gather_id[i]);
+    if (!failed)
+        failed = gal__job_run(&job, &err);
+
+    if (plan->tap_only)
+        ; /* still UP_TO_DATE: its own output was not touched */
+    else if (!failed) {
+        result->status = GAL_PHOTO_DONE;
+        result->width = job.out_width;
+        result->height = job.out_height;
+        result->bytes = job.out_bytes;
+        memcpy(result->sha256, job.out_sha256, sizeof(result->sha256));
+        result->caption = g_strdup(job.caption);
+        result->caption_source = g_strdup(job.caption_source);
+        plan->entry = record(ctx, i, &job);
+    }
+    else if (gal__cancelled(&ctx->cancel)) {
+        /* Stopped on purpose: not a failure of the photo. */
+        result->status = GAL_PHOTO_CANCELLED;
+        vips_error_clear();
+    }
+    else {
+        result->status = GAL_PHOTO_FAILED;
+        result->error = err;
+        gal_error_set_subject(&result->error, result->input);
+    }
+    result->seconds = (g_get_monotonic_time() - start) / 1e6;
+    /* A failed photo still counts towards its page, as a gap closed up;
+     * after a cancel no page is finished half-empty. */
+    if (ctx->gather && !gal__cancelled(&ctx->cancel))
+        gal__gather_done(ctx->gather, ctx->gather_id[i],
+            !failed ? g_steal_pointer(&job.gather_item) : NULL);
+    VIPS_UNREF(job.gather_item);
+    if (job.depends)
+        g_ptr_array_unref(job.depends);
+    g_string_chunk_free(job.strings);
+    if (!plan->tap_only)
+        report(ctx, result, g_atomic_int_add(&ctx->finished, 1) + 1);
+}
+
 static gpointer
 worker(gpointer data)
 {
     run_ctx *ctx = data;
     int position;
 
-    while ((position = g_atomic_int_add(&ctx->next, 1)) < ctx->n_todo) {
+    /* A cancel stops the taking of new photos at once. */
+    while (!gal__cancelled(&ctx->cancel) &&
+        (position = g_atomic_int_add(&ctx->next, 1)) < ctx->n_todo) {
         int i = ctx->todo[position];
-        gal_photo_result *result = &ctx->summary->photos[i];
-        gal_job job = { ctx->preset, result->input, ctx->outputs[i], { 0 },
-            g_string_chunk_new(256), 0, 0, 0, 0, 0, NULL };
-        gint64 start = g_get_monotonic_time();
 
-        gal__facts_from_path(ctx->preset, result->input, i + 1, ctx->summary->total,
-            &job.facts, job.strings);
-        if (ctx->gather)
-            job.gather_index = gal__gather_index(ctx->gather, ctx->gather_id[i]);
-        if (gal__job_run(&job, &result->error) == 0) {
-            result->status = GAL_PHOTO_DONE;
-            result->width = job.out_width;
-            result->height = job.out_height;
-        }
-        else {
-            result->status = GAL_PHOTO_FAILED;
-            gal_error_set_subject(&result->error, result->input);
-        }
-        result->seconds = (g_get_monotonic_time() - start) / 1e6;
-        if (ctx->gather) {
-            /* A failed photo still counts towards its page, as a gap closed up. */
-            gal__gather_done(ctx->gather, ctx->gather_id[i],
-                result->status == GAL_PHOTO_DONE ? g_steal_pointer(&job.gather_item) : NULL);
-        }
-        VIPS_UNREF(job.gather_item);
-        g_string_chunk_free(job.strings);
-        report(ctx, result, g_atomic_int_add(&ctx->finished, 1) + 1);
+        ctx->plans[i].started = TRUE;
+        run_photo(ctx, i);
     }
+    g_mutex_lock(&ctx->wait_lock);
+    ctx->live--;
+    g_cond_signal(&ctx->wait_cond);
+    g_mutex_unlock(&ctx->wait_lock);
     /* libvips asks threads it did not create to release its per-thread
      * buffers before they exit. */
     vips_thread_shutdown();
@@ -212,9 +353,9 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
         const char *owner;
 
         result->input = g_strdup(in->path);
-        if (!in->regular) {
-            gal_error_set(&result->error, GAL_ERR_INPUT, NULL, NULL,
-                "not a regular file (FIFO, device or socket): skipped, never opened");
+        if (in->why || !in->regular) {
+            gal_error_set(&result->error, GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
+                : "not a regular file (FIFO, device or socket): skipped, never opened");
             gal_error_set_subject(&result->error, result->input);
             result->status = GAL_PHOTO_IGNORED;
             continue;
@@ -272,6 +413,294 @@ order_for_gather(run_ctx *ctx, const char *out_dir)
     }
 }
 
+/* ---- incremental decisions ------------------------------------------------------------ */
+
+/* Is the file at `path` still the one recorded (size, mtime, else content)?
+ * On a content match with a new mtime the record is refreshed, so the
+ * next run takes the fast path again. */
+static gboolean
+same_file(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
+{
+    char hex[65];
+    gal_error err = { 0 };
+
+    if (st->st_size != *size)
+        return FALSE;
+    if (gal__mtime_ns(st) == *mtime_ns)
+        return TRUE;
+    if (gal__file_sha256(path, hex, NULL, &err) || strcmp(hex, sha256) != 0)
+        return FALSE;
+    *mtime_ns = gal__mtime_ns(st);
+    return TRUE;
+}
+
+static gal_why
+decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
+{
+    gal_photo_result *result = &ctx->summary->photos[i];
+    photo_plan *plan = &ctx->plans[i];
+    g_autofree char *rel_out = gal__relative_path(ctx->out_dir, ctx->outputs[i]);
+    g_autofree char *rel_in = gal__relative_path(ctx->out_dir, result->input);
+    gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
+    struct stat st;
+
+    if (!e || e->sheet)
+        return GAL_WHY_NEW;
+    if (strcmp(e->input, rel_in) != 0) {
+        *detail = g_strdup_printf("it was made from %s", e->input);
+        return GAL_WHY_OTHER_INPUT;
+    }
+    if (strcmp(e->version, GAL_VERSION) != 0) {
+        *detail = g_strdup_printf("made by gallop %s, this is %s", e->version, GAL_VERSION);
+        return GAL_WHY_VERSION_CHANGED;
+    }
+    if (strcmp(e->preset_digest, ctx->preset_digest) != 0) {
+        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), keys);
+        return GAL_WHY_PRESET_CHANGED;
+    }
+    if (!same_file(result->input, &e->in_size, &e->in_mtime_ns, e->in_sha256, &plan->in_st))
+        return GAL_WHY_INPUT_CHANGED;
+    for (guint d = 0; d < e->deps->len; d++) {
+        gal_dep_record *dep = e->deps->pdata[d];
+        gboolean exists = stat(dep->path, &st) == 0;
+
+        if (exists != dep->exists ||
+            (exists && !same_file(dep->path, &dep->size, &dep->mtime_ns, dep->sha256, &st))) {
+            *detail = g_strdup_printf("%s %s", dep->path,
+                !exists ? "is gone" : dep->exists ? "changed" : "appeared");
+            return GAL_WHY_DEPENDENCY_CHANGED;
+        }
+    }
+    if (stat(ctx->outputs[i], &st) != 0)
+        return GAL_WHY_OUTPUT_MISSING;
+    if (!same_file(ctx->outputs[i], &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+        return GAL_WHY_OUTPUT_MODIFIED;
+    g_strlcpy(plan->in_sha256, e->in_sha256, sizeof(plan->in_sha256));
+    result->width = e->width;
+    result->height = e->height;
+    result->bytes = e->out_size;
+    g_strlcpy(result->sha256, e->out_sha256, sizeof(result->sha256));
+    return GAL_WHY_UP_TO_DATE;
+}
+
+/* The digest of a contact sheet's members: every planned photo and its
+ * contents. "" when some photo's digest is not known. */
+static void
+members_digest(run_ctx *ctx, char *hex)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+
+    hex[0] = '\0';
+    for (int i = 0; i < ctx->summary->total; i++) {
+        g_autofree char *rel = NULL;
+
+        if (!ctx->outputs[i])
+            continue;
+        if (!ctx->plans[i].in_sha256[0])
+            return;
+        rel = gal__relative_path(ctx->out_dir, ctx->summary->photos[i].input);
+        g_checksum_update(sum, (const guchar *) rel, -1);
+        g_checksum_update(sum, (const guchar *) "\t", 1);
+        g_checksum_update(sum, (const guchar *) ctx->plans[i].in_sha256, -1);
+        g_checksum_update(sum, (const guchar *) "\n", 1);
+    }
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
+/* Are the contact sheets recorded for exactly these members, and intact? */
+static gboolean
+sheets_current(run_ctx *ctx, gal_manifest *m)
+{
+    char members[65];
+    GHashTableIter it;
+    gpointer value;
+    int found = 0;
+
+    members_digest(ctx, members);
+    if (!members[0])
+        return FALSE;
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        gal_manifest_entry *e = value;
+        g_autofree char *path = NULL;
+        struct stat st;
+
+        if (!e->sheet || strcmp(e->in_sha256, members) != 0 ||
+            strcmp(e->preset_digest, ctx->preset_digest) != 0 ||
+            strcmp(e->version, GAL_VERSION) != 0)
+            continue;
+        path = g_build_filename(ctx->out_dir, e->output, NULL);
+        if (stat(path, &st) != 0 ||
+            !same_file(path, &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+            return FALSE;
+        found++;
+    }
+    return found > 0;
+}
+
+static gboolean
+has_gather_stage(const gal_preset *preset)
+{
+    for (guint i = 0; i < preset->stages->len; i++)
+        if (g_array_index(preset->stages, gal_stage_instance, i).def->kind == GAL_STAGE_GATHER)
+            return TRUE;
+    return FALSE;
+}
+
+/* Split the planned photos into those to build (left in todo) and those
+ * up to date; with a contact sheet to rebuild, up-to-date photos stay in
+ * todo to give their tiles. */
+static void
+decide_all(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, const gal_run_options *opts)
+{
+    gal_run_summary *summary = ctx->summary;
+    g_autofree int *all = g_memdup2(ctx->todo, sizeof(int) * MAX(1, ctx->n_todo));
+    int n_all = ctx->n_todo;
+    gboolean gather = has_gather_stage(ctx->preset);
+
+    ctx->n_todo = 0;
+    for (int k = 0; k < n_all; k++) {
+        int i = all[k];
+        gal_photo_result *result = &summary->photos[i];
+        char *detail = NULL;
+
+        if (stat(result->input, &ctx->plans[i].in_st) != 0)
+            memset(&ctx->plans[i].in_st, 0, sizeof(struct stat));
+        result->why = opts->force ? GAL_WHY_FORCED : decide(ctx, m, keys, i, &detail);
+        result->why_detail = detail;
+        if (result->why == GAL_WHY_UP_TO_DATE)
+            result->status = GAL_PHOTO_UP_TO_DATE;
+        else
+            ctx->todo[ctx->n_todo++] = i;
+    }
+    if (gather && n_all > 0)
+        summary->sheets_stale = ctx->n_todo > 0 || !sheets_current(ctx, m);
+    if (summary->sheets_stale && !opts->dry_run) {
+        for (int k = 0; k < n_all; k++) {
+            gal_photo_result *result = &summary->photos[all[k]];
+
+            if (result->status == GAL_PHOTO_UP_TO_DATE) {
+                ctx->plans[all[k]].tap_only = TRUE;
+                result->why = GAL_WHY_SHEET;
+            }
+        }
+        /* Every member, in input order: the gather puts them in its own. */
+        memcpy(ctx->todo, all, sizeof(int) * n_all);
+        ctx->n_todo = n_all;
+    }
+}
+
+/* ---- after the run ---------------------------------------------------------------------- */
+
+static void
+record_sheets(run_ctx *ctx, gal_manifest *m, GHashTable *written)
+{
+    char members[65];
+
+    members_digest(ctx, members);
+    for (int k = 0; k < ctx->summary->n_sheets; k++) {
+        gal_photo_result *sheet = &ctx->summary->sheets[k];
+        gal_manifest_entry *e;
+        gal_error err = { 0 };
+        gint64 bytes = 0;
+        struct stat st;
+
+        if (sheet->status != GAL_PHOTO_DONE ||
+            gal__file_sha256(sheet->output, sheet->sha256, &bytes, &err) ||
+            stat(sheet->output, &st) != 0)
+            continue;
+        sheet->bytes = bytes;
+        e = gal__manifest_entry_new();
+        e->sheet = TRUE;
+        e->output = gal__relative_path(ctx->out_dir, sheet->output);
+        e->input = g_strdup("");
+        g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
+        g_strlcpy(e->preset_digest, ctx->preset_digest, sizeof(e->preset_digest));
+        e->version = g_strdup(GAL_VERSION);
+        e->out_size = sheet->bytes;
+        e->out_mtime_ns = gal__mtime_ns(&st);
+        g_strlcpy(e->out_sha256, sheet->sha256, sizeof(e->out_sha256));
+        e->width = sheet->width;
+        e->height = sheet->height;
+        g_hash_table_add(written, g_strdup(e->output));
+        gal__manifest_put(m, e);
+    }
+}
+
+/* Remove the empty folders a pruned output leaves, up to the output folder. */
+static void
+remove_empty_parents(const char *out_dir, const char *path)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+
+    while (strlen(dir) > strlen(out_dir) && g_str_has_prefix(dir, out_dir) && rmdir(dir) == 0) {
+        char *parent = g_path_get_dirname(dir);
+
+        g_free(dir);
+        dir = parent;
+    }
+}
+
+static int
+compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Outputs whose photo is gone (and, after new contact sheets, old sheets
+ * not made again): listed, and removed with --prune. */
+static void
+find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTable *sheets)
+{
+    g_autoptr(GArray) orphans = g_array_new(FALSE, TRUE, sizeof(gal_orphan));
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key;
+
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        g_ptr_array_add(names, key);
+    g_ptr_array_sort(names, compare_strings);
+    for (guint k = 0; k < names->len; k++) {
+        gal_manifest_entry *e = g_hash_table_lookup(m->entries, names->pdata[k]);
+        g_autofree char *input = NULL;
+        g_autofree char *output = g_build_filename(ctx->out_dir, e->output, NULL);
+        gal_orphan o = { 0 };
+        struct stat st;
+
+        if (e->sheet) {
+            if (!sheets || g_hash_table_contains(sheets, e->output))
+                continue;
+        }
+        else {
+            input = g_canonicalize_filename(e->input, ctx->out_dir);
+            if (lstat(input, &st) == 0 || errno != ENOENT)
+                continue;
+        }
+        o.output = g_strdup(output);
+        o.input = g_strdup(e->sheet ? "(contact sheet)" : input);
+        if (opts->prune && !opts->dry_run) {
+            if (stat(output, &st) != 0)
+                o.removed = TRUE; /* gone already: only the record goes */
+            else if (!same_file(output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+                gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL,
+                    "%s changed since gallop wrote it: not removed", output);
+            else if (unlink(output) != 0)
+                gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL, "cannot remove %s: %s",
+                    output, g_strerror(errno));
+            else {
+                o.removed = TRUE;
+                remove_empty_parents(ctx->out_dir, output);
+            }
+            if (o.removed)
+                g_hash_table_remove(m->entries, e->output);
+        }
+        g_array_append_val(orphans, o);
+    }
+    ctx->summary->n_orphans = (int) orphans->len;
+    ctx->summary->orphans = (gal_orphan *) g_array_free(g_steal_pointer(&orphans), FALSE);
+}
+
 static void
 count(gal_run_summary *summary)
 {
@@ -281,7 +710,44 @@ count(gal_run_summary *summary)
         case GAL_PHOTO_FAILED: summary->failed++; break;
         case GAL_PHOTO_IGNORED: summary->ignored++; break;
         case GAL_PHOTO_PLANNED: summary->planned++; break;
+        case GAL_PHOTO_UP_TO_DATE: summary->up_to_date++; break;
+        case GAL_PHOTO_CANCELLED: summary->cancelled++; break;
         }
+}
+
+static long long
+peak_rss_bytes(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (long long) ru.ru_maxrss * 1024; /* kilobytes on Linux */
+}
+
+/* Start the workers and wait for them, watching the cancel flag: once it
+ * is set, the evaluations in flight are killed. */
+static void
+run_workers(run_ctx *ctx, const gal_run_options *opts)
+{
+    int vips_threads;
+    int workers = gal__schedule_workers(opts->jobs, ctx->n_todo, &vips_threads);
+    GThread **threads = g_new0(GThread *, workers);
+
+    vips_concurrency_set(vips_threads);
+    ctx->live = workers;
+    for (int w = 0; w < workers; w++)
+        threads[w] = g_thread_new("gallop-worker", worker, ctx);
+    g_mutex_lock(&ctx->wait_lock);
+    while (ctx->live > 0) {
+        g_cond_wait_until(&ctx->wait_cond, &ctx->wait_lock, g_get_monotonic_time() + 50000);
+        if (gal__cancelled(&ctx->cancel))
+            cancel_kill(&ctx->cancel);
+    }
+    g_mutex_unlock(&ctx->wait_lock);
+    for (int w = 0; w < workers; w++)
+        g_thread_join(threads[w]);
+    g_free(threads);
 }
 
 int
@@ -293,6 +759,9 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     int n_paths = opts->n_inputs;
     g_autofree char *out_dir = g_canonicalize_filename(
         opts->output_dir ? opts->output_dir : preset->output->dir, NULL);
+    g_autoptr(GPtrArray) keys = NULL;
+    g_autoptr(GHashTable) new_sheets = NULL;
+    gal_manifest *manifest = NULL;
     GArray *inputs = NULL;
     gint64 start = g_get_monotonic_time();
     run_ctx ctx = { 0 };
@@ -305,20 +774,40 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     if (n_paths == 0)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "no photos to process: name files or folders, or set input.paths in the preset");
-    if (gal__inputs_collect(preset->input, paths, n_paths, out_dir, &inputs, errs))
+    if (gal__inputs_collect(preset->input, paths, n_paths, out_dir, opts->follow_symlinks,
+            &inputs, errs))
         return -1;
 
     summary->total = (int) inputs->len;
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
-    ctx = (run_ctx) { preset, summary, g_new0(char *, MAX(1, summary->total)),
-        g_new0(int, MAX(1, summary->total)), 0, 0, 0, { 0 }, opts->progress, opts->user, NULL,
-        NULL };
+    ctx.preset = preset;
+    ctx.summary = summary;
+    ctx.outputs = g_new0(char *, MAX(1, summary->total));
+    ctx.todo = g_new0(int, MAX(1, summary->total));
+    ctx.progress = opts->progress;
+    ctx.user = opts->user;
+    ctx.plans = g_new0(photo_plan, MAX(1, summary->total));
+    ctx.out_dir = out_dir;
+    ctx.cancel.flag = opts->cancel;
+    ctx.cancel.writing = g_ptr_array_new();
+    g_mutex_init(&ctx.cancel.lock);
     g_mutex_init(&ctx.progress_lock);
+    g_mutex_init(&ctx.wait_lock);
+    g_cond_init(&ctx.wait_cond);
     plan(&ctx, inputs, out_dir);
 
-    /* Photos refused by the plan are reported first, in input order. */
+    keys = gal__preset_keys(preset);
+    gal__keys_digest(keys, ctx.preset_digest);
+    manifest = gal__manifest_load(out_dir);
+    decide_all(&ctx, manifest, keys, opts);
+
+    /* Photos refused by the plan are reported first, then those that are
+     * up to date, in input order. */
     for (int i = 0; i < summary->total; i++)
         if (!ctx.outputs[i])
+            report(&ctx, &summary->photos[i], g_atomic_int_add(&ctx.finished, 1) + 1);
+    for (int i = 0; i < summary->total; i++)
+        if (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE)
             report(&ctx, &summary->photos[i], g_atomic_int_add(&ctx.finished, 1) + 1);
 
     if (opts->dry_run) {
@@ -329,19 +818,9 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
             report(&ctx, result, g_atomic_int_add(&ctx.finished, 1) + 1);
         }
     }
-    else if (ctx.n_todo > 0) {
-        int vips_threads;
-
+    else if (ctx.n_todo > 0 && !gal__cancelled(&ctx.cancel)) {
         order_for_gather(&ctx, out_dir);
-        int workers = gal__schedule_workers(opts->jobs, ctx.n_todo, &vips_threads);
-        GThread **threads = g_new0(GThread *, workers);
-
-        vips_concurrency_set(vips_threads);
-        for (int w = 0; w < workers; w++)
-            threads[w] = g_thread_new("gallop-worker", worker, &ctx);
-        for (int w = 0; w < workers; w++)
-            g_thread_join(threads[w]);
-        g_free(threads);
+        run_workers(&ctx, opts);
     }
 
     if (ctx.gather) {
@@ -351,15 +830,54 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
         summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
         g_free(ctx.gather_id);
     }
+    summary->interrupted = gal__cancelled(&ctx.cancel);
+    for (int k = 0; k < ctx.n_todo && !opts->dry_run; k++) {
+        int i = ctx.todo[k];
+
+        if (ctx.plans[i].entry) {
+            gal__manifest_put(manifest, g_steal_pointer(&ctx.plans[i].entry));
+            gal__manifest_put_keys(manifest, ctx.preset_digest, keys);
+        }
+        else if (!ctx.plans[i].started && !ctx.plans[i].tap_only)
+            summary->photos[i].status = GAL_PHOTO_CANCELLED;
+    }
+    if (summary->n_sheets > 0 && !summary->interrupted) {
+        new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        record_sheets(&ctx, manifest, new_sheets);
+        gal__manifest_put_keys(manifest, ctx.preset_digest, keys);
+    }
+    find_orphans(&ctx, manifest, opts, new_sheets);
+    if (!opts->dry_run)
+        gal__manifest_save(manifest, &summary->manifest_error);
+
     count(summary);
     summary->seconds = (g_get_monotonic_time() - start) / 1e6;
+    summary->peak_rss_bytes = peak_rss_bytes();
+    gal__manifest_free(manifest);
     g_mutex_clear(&ctx.progress_lock);
-    for (int i = 0; i < summary->total; i++)
+    g_mutex_clear(&ctx.wait_lock);
+    g_cond_clear(&ctx.wait_cond);
+    g_mutex_clear(&ctx.cancel.lock);
+    g_ptr_array_unref(ctx.cancel.writing);
+    for (int i = 0; i < summary->total; i++) {
         g_free(ctx.outputs[i]);
+        gal__manifest_entry_free(ctx.plans[i].entry);
+    }
+    g_free(ctx.plans);
     g_free(ctx.outputs);
     g_free(ctx.todo);
     gal__inputs_free(inputs);
     return 0;
+}
+
+static void
+free_result(gal_photo_result *r)
+{
+    g_free((char *) r->input);
+    g_free((char *) r->output);
+    g_free((char *) r->why_detail);
+    g_free((char *) r->caption);
+    g_free((char *) r->caption_source);
 }
 
 void
@@ -367,14 +885,15 @@ gal_run_summary_free(gal_run_summary *summary)
 {
     if (!summary)
         return;
-    for (int i = 0; i < summary->total; i++) {
-        g_free((char *) summary->photos[i].input);
-        g_free((char *) summary->photos[i].output);
+    for (int i = 0; i < summary->total; i++)
+        free_result(&summary->photos[i]);
+    for (int i = 0; i < summary->n_sheets; i++)
+        free_result(&summary->sheets[i]);
+    for (int i = 0; i < summary->n_orphans; i++) {
+        g_free((char *) summary->orphans[i].output);
+        g_free((char *) summary->orphans[i].input);
     }
-    for (int i = 0; i < summary->n_sheets; i++) {
-        g_free((char *) summary->sheets[i].input);
-        g_free((char *) summary->sheets[i].output);
-    }
+    g_free(summary->orphans);
     g_free(summary->sheets);
     g_free(summary->photos);
     g_free(summary);

@@ -38,7 +38,8 @@ int gal_test_spawn(const char *const *argv, char **out, char **err);
 /* Write `yaml` to `dir`/`name` and return that path; fails the test if it cannot. */
 char *gal_test_write_preset(const char *dir, const char *name, const char *yaml);
 
-/* Sorted names of everything in `dir`, hidden files included (a g_free'ing array). */
+/* Sorted names of everything in `dir`, hidden files included, except gallop's
+ * manifest (a g_free'ing array). */
 GPtrArray *gal_test_list_dir(const char *dir);
 
 /* Lines of `text` (may be NULL) starting with `prefix`; the first, copied, in *first if given. */

@@ -1297,13 +1297,13 @@ Test(preset, treats_a_quoted_null_as_text)
 Test(preset, accepts_quoted_numbers_and_booleans)
 {
     gal_preset *preset = load_ok("gallop: \"1\"\n"
-                                 "output: {quality: \"90\", strip: \"no\"}\n"
+                                 "output: {quality: \"90\", progressive: \"no\"}\n"
                                  "stages:\n"
                                  "  - resize: {width: \"1080\", upscale: 'yes'}\n");
     g_autofree char *values = stage_values(preset, 0);
 
     cr_expect_eq(preset->output->quality, 90);
-    cr_expect_eq(preset->output->strip, FALSE);
+    cr_expect_eq(preset->output->progressive, FALSE);
     expect_value(values, "width=1080");
     expect_value(values, "upscale=true");
     gal_preset_free(preset);
@@ -1642,7 +1642,8 @@ Test(preset, loads_the_version_line_alone_with_defaults)
     cr_expect_str_eq(gal_preset_name(preset), "test");
     cr_expect_eq(preset->output->quality, 85);
     cr_expect_eq(preset->output->format, GAL_FORMAT_JPEG);
-    cr_expect_eq(preset->output->strip, TRUE);
+    cr_expect_str_eq(preset->output->metadata[0], "default");
+    cr_expect_null(preset->output->metadata[1]);
     cr_expect_str_eq(gal__template_text(preset->output->name), "{stem}.{ext}");
     cr_expect_eq(preset->input->recursive, TRUE);
     cr_expect_eq(preset->input->fail_on, GAL_FAIL_ON_ERROR);

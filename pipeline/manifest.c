@@ -1,0 +1,626 @@
+/* manifest.c: what a run remembers in its output folder, so that the next
+ * run rebuilds only what changed; and the content digests it relies on. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int
+gal__file_sha256(const char *path, char *hex, gint64 *size, gal_error *err)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    unsigned char buf[65536];
+    gint64 total = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "cannot read %s: %s", path,
+            g_strerror(errno));
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+
+            close(fd);
+            return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "cannot read %s: %s", path,
+                g_strerror(saved));
+        }
+        if (n == 0)
+            break;
+        g_checksum_update(sum, buf, (gsize) n);
+        total += n;
+    }
+    close(fd);
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+    if (size)
+        *size = total;
+    return 0;
+}
+
+const char *
+gal_why_name(gal_why why)
+{
+    static const char *const names[] = {
+        [GAL_WHY_NONE] = "none",
+        [GAL_WHY_UP_TO_DATE] = "up-to-date",
+        [GAL_WHY_NEW] = "new",
+        [GAL_WHY_FORCED] = "forced",
+        [GAL_WHY_OTHER_INPUT] = "other-input",
+        [GAL_WHY_INPUT_CHANGED] = "input-changed",
+        [GAL_WHY_DEPENDENCY_CHANGED] = "dependency-changed",
+        [GAL_WHY_PRESET_CHANGED] = "preset-changed",
+        [GAL_WHY_VERSION_CHANGED] = "version-changed",
+        [GAL_WHY_OUTPUT_MISSING] = "output-missing",
+        [GAL_WHY_OUTPUT_MODIFIED] = "output-modified",
+        [GAL_WHY_SHEET] = "contact-sheet",
+    };
+
+    return (unsigned) why < G_N_ELEMENTS(names) ? names[why] : "none";
+}
+
+/* ---- the preset's digest ------------------------------------------------------------ */
+
+/* Keys that choose which photos run or where outputs go, not what an output
+ * looks like: a change to them alone rebuilds nothing. */
+static gboolean
+digest_skips(const gal_section *sec, const gal_param *p)
+{
+    if (sec == &gal__input_section)
+        return TRUE;
+    return sec == &gal__output_section &&
+        (strcmp(p->field, "dir") == 0 || strcmp(p->field, "name") == 0);
+}
+
+/* Append a "sha256:..." of every regular file the value names. */
+static void
+append_file_digests(GString *line, const gal_param *p, const void *opts)
+{
+    const char *one[2] = { NULL, NULL };
+    const char *const *paths = NULL;
+
+    if (p->type == GAL_T_PATH) {
+        one[0] = *(char *const *) ((const char *) opts + p->offset);
+        paths = one;
+    }
+    else if (p->type == GAL_T_PATHLIST)
+        paths = *(const char *const *const *) ((const char *) opts + p->offset);
+    for (int i = 0; paths && paths[i]; i++) {
+        char hex[65];
+        gal_error err = { 0 };
+
+        if (!g_file_test(paths[i], G_FILE_TEST_IS_REGULAR))
+            continue;
+        if (gal__file_sha256(paths[i], hex, NULL, &err) == 0)
+            g_string_append_printf(line, " sha256:%s", hex);
+        else
+            g_string_append(line, " sha256:unreadable");
+    }
+}
+
+static void
+add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, const void *opts)
+{
+    for (const gal_param *p = sec->params; p->field; p++) {
+        gal_param one[2] = { *p, GAL_PARAM_END };
+        gal_section single = { sec->name, sec->summary, one, sec->opts_size };
+        GString *line;
+
+        if (digest_skips(sec, p))
+            continue;
+        line = g_string_new(prefix);
+        g_string_append_c(line, '.');
+        gal__schema_describe_values(&single, opts, line);
+        append_file_digests(line, p, opts);
+        g_ptr_array_add(keys, g_string_free(line, FALSE));
+    }
+}
+
+GPtrArray *
+gal__preset_keys(const gal_preset *preset)
+{
+    GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+        int n = GPOINTER_TO_INT(g_hash_table_lookup(seen, st->def->name)) + 1;
+        g_autofree char *prefix =
+            n == 1 ? g_strdup(st->def->name) : g_strdup_printf("%s#%d", st->def->name, n);
+
+        g_hash_table_insert(seen, (gpointer) st->def->name, GINT_TO_POINTER(n));
+        add_section_keys(keys, &st->section, prefix, st->opts);
+    }
+    add_section_keys(keys, &gal__output_section, "output", preset->output);
+    return keys;
+}
+
+void
+gal__keys_digest(GPtrArray *keys, char *hex)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+
+    for (guint i = 0; i < keys->len; i++) {
+        g_checksum_update(sum, keys->pdata[i], -1);
+        g_checksum_update(sum, (const guchar *) "\n", 1);
+    }
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
+/* "output.quality=82" -> "output.quality" (the key) and "82". */
+static void
+split_key(const char *line, char **key, const char **value)
+{
+    const char *eq = strchr(line, '=');
+
+    *key = eq ? g_strndup(line, eq - line) : g_strdup(line);
+    *value = eq ? eq + 1 : "";
+}
+
+char *
+gal__keys_diff(GPtrArray *before, GPtrArray *now)
+{
+    g_autoptr(GHashTable) old = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) cur = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GString *out = g_string_new(NULL);
+
+    for (guint i = 0; before && i < before->len; i++) {
+        char *key;
+        const char *value;
+
+        split_key(before->pdata[i], &key, &value);
+        g_hash_table_insert(old, key, (gpointer) value);
+    }
+    for (guint i = 0; i < now->len; i++) {
+        char *key;
+        const char *value, *was;
+
+        split_key(now->pdata[i], &key, &value);
+        g_hash_table_insert(cur, key, (gpointer) value);
+        if (!before)
+            continue;
+        if (!g_hash_table_lookup_extended(old, key, NULL, (gpointer *) &was))
+            g_string_append_printf(out, "%s%s %s (new)", out->len ? ", " : "", key, value);
+        else if (strcmp(was, value) != 0)
+            g_string_append_printf(out, "%s%s %s -> %s", out->len ? ", " : "", key, was, value);
+    }
+    for (guint i = 0; before && i < before->len; i++) {
+        g_autofree char *key = NULL;
+        const char *value;
+
+        split_key(before->pdata[i], &key, &value);
+        if (!g_hash_table_contains(cur, key))
+            g_string_append_printf(out, "%s%s (removed)", out->len ? ", " : "", key);
+    }
+    if (!before)
+        g_string_append(out, "earlier values unknown");
+    return g_string_free(out, FALSE);
+}
+
+/* ---- the manifest file ------------------------------------------------------------ */
+
+static void
+dep_free(gpointer p)
+{
+    gal_dep_record *d = p;
+
+    g_free(d->path);
+    g_free(d);
+}
+
+gal_manifest_entry *
+gal__manifest_entry_new(void)
+{
+    gal_manifest_entry *e = g_new0(gal_manifest_entry, 1);
+
+    e->deps = g_ptr_array_new_with_free_func(dep_free);
+    return e;
+}
+
+void
+gal__manifest_entry_free(gal_manifest_entry *e)
+{
+    if (!e)
+        return;
+    g_free(e->output);
+    g_free(e->input);
+    g_free(e->version);
+    g_ptr_array_unref(e->deps);
+    g_free(e);
+}
+
+void
+gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, gint64 size,
+    gint64 mtime_ns, const char *sha256)
+{
+    gal_dep_record *d = g_new0(gal_dep_record, 1);
+
+    d->path = g_strdup(path);
+    d->exists = exists;
+    d->size = size;
+    d->mtime_ns = mtime_ns;
+    g_strlcpy(d->sha256, sha256 ? sha256 : "", sizeof(d->sha256));
+    g_ptr_array_add(e->deps, d);
+}
+
+static void
+keys_unref(gpointer p)
+{
+    g_ptr_array_unref(p);
+}
+
+gal_manifest *
+gal__manifest_new(const char *dir)
+{
+    gal_manifest *m = g_new0(gal_manifest, 1);
+
+    m->dir = g_canonicalize_filename(dir, NULL);
+    m->entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+        (GDestroyNotify) gal__manifest_entry_free);
+    m->presets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, keys_unref);
+    return m;
+}
+
+void
+gal__manifest_free(gal_manifest *m)
+{
+    if (!m)
+        return;
+    g_hash_table_unref(m->entries);
+    g_hash_table_unref(m->presets);
+    g_free(m->dir);
+    g_free(m);
+}
+
+void
+gal__manifest_put(gal_manifest *m, gal_manifest_entry *e)
+{
+    g_hash_table_replace(m->entries, e->output, e);
+}
+
+void
+gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys)
+{
+    if (!g_hash_table_contains(m->presets, digest))
+        g_hash_table_insert(m->presets, g_strdup(digest), g_ptr_array_ref(keys));
+}
+
+/* Fields are tab-separated; a tab, newline, carriage return or backslash
+ * inside one is written as \t, \n, \r or \\. */
+static void
+append_field(GString *out, const char *text)
+{
+    g_string_append_c(out, '\t');
+    for (const char *p = text ? text : ""; *p; p++)
+        switch (*p) {
+        case '\t': g_string_append(out, "\\t"); break;
+        case '\n': g_string_append(out, "\\n"); break;
+        case '\r': g_string_append(out, "\\r"); break;
+        case '\\': g_string_append(out, "\\\\"); break;
+        default: g_string_append_c(out, *p);
+        }
+}
+
+static char *
+unescape(const char *text)
+{
+    GString *out = g_string_sized_new(strlen(text));
+
+    for (const char *p = text; *p; p++) {
+        if (*p != '\\' || !p[1]) {
+            g_string_append_c(out, *p);
+            continue;
+        }
+        p++;
+        g_string_append_c(out, *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p);
+    }
+    return g_string_free(out, FALSE);
+}
+
+static void
+append_int(GString *out, gint64 v)
+{
+    g_string_append_printf(out, "\t%" G_GINT64_FORMAT, v);
+}
+
+static int
+compare_entries(gconstpointer a, gconstpointer b)
+{
+    const gal_manifest_entry *x = *(const gal_manifest_entry *const *) a;
+    const gal_manifest_entry *y = *(const gal_manifest_entry *const *) b;
+
+    return strcmp(x->output, y->output);
+}
+
+static int
+compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+char *
+gal__manifest_text(gal_manifest *m)
+{
+    GString *out = g_string_new("gallop-manifest\t1\n");
+    g_autoptr(GPtrArray) entries = g_ptr_array_new();
+    g_autoptr(GHashTable) used = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GPtrArray) digests = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer value;
+
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        gal_manifest_entry *e = value;
+
+        g_ptr_array_add(entries, e);
+        if (!g_hash_table_contains(used, e->preset_digest)) {
+            g_hash_table_add(used, e->preset_digest);
+            g_ptr_array_add(digests, e->preset_digest);
+        }
+    }
+    g_ptr_array_sort(entries, compare_entries);
+    g_ptr_array_sort(digests, compare_strings);
+    /* Only the presets some entry still refers to. */
+    for (guint i = 0; i < digests->len; i++) {
+        GPtrArray *keys = g_hash_table_lookup(m->presets, digests->pdata[i]);
+
+        for (guint k = 0; keys && k < keys->len; k++) {
+            g_string_append(out, "preset");
+            append_field(out, digests->pdata[i]);
+            append_field(out, keys->pdata[k]);
+            g_string_append_c(out, '\n');
+        }
+    }
+    for (guint i = 0; i < entries->len; i++) {
+        const gal_manifest_entry *e = entries->pdata[i];
+
+        g_string_append(out, e->sheet ? "sheet" : "output");
+        append_field(out, e->output);
+        append_field(out, e->input);
+        append_int(out, e->in_size);
+        append_int(out, e->in_mtime_ns);
+        append_field(out, e->in_sha256);
+        append_field(out, e->preset_digest);
+        append_field(out, e->version);
+        append_int(out, e->out_size);
+        append_int(out, e->out_mtime_ns);
+        append_field(out, e->out_sha256);
+        append_int(out, e->width);
+        append_int(out, e->height);
+        g_string_append_c(out, '\n');
+        for (guint d = 0; d < e->deps->len; d++) {
+            const gal_dep_record *dep = e->deps->pdata[d];
+
+            g_string_append(out, "depends");
+            append_field(out, e->output);
+            append_field(out, dep->path);
+            append_int(out, dep->exists ? dep->size : -1);
+            append_int(out, dep->mtime_ns);
+            append_field(out, dep->exists ? dep->sha256 : "-");
+            g_string_append_c(out, '\n');
+        }
+    }
+    return g_string_free(out, FALSE);
+}
+
+static gint64
+parse_int(const char *text, gboolean *ok)
+{
+    char *end;
+    gint64 v = g_ascii_strtoll(text, &end, 10);
+
+    if (end == text || *end)
+        *ok = FALSE;
+    return v;
+}
+
+static gboolean
+is_hex64(const char *text)
+{
+    if (strlen(text) != 64)
+        return FALSE;
+    for (const char *p = text; *p; p++)
+        if (!g_ascii_isxdigit(*p))
+            return FALSE;
+    return TRUE;
+}
+
+/* One line, split and unescaped; NULL-terminated. */
+static char **
+split_line(const char *line)
+{
+    g_auto(GStrv) raw = g_strsplit(line, "\t", -1);
+    int n = (int) g_strv_length(raw);
+    char **fields = g_new0(char *, n + 1);
+
+    for (int i = 0; i < n; i++)
+        fields[i] = unescape(raw[i]);
+    return fields;
+}
+
+static void
+parse_entry(gal_manifest *m, char **f, int n)
+{
+    gboolean ok = TRUE;
+    gal_manifest_entry *e;
+
+    if (n != 13 || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
+        !is_hex64(f[10]))
+        return;
+    e = gal__manifest_entry_new();
+    e->sheet = strcmp(f[0], "sheet") == 0;
+    e->output = g_strdup(f[1]);
+    e->input = g_strdup(f[2]);
+    e->in_size = parse_int(f[3], &ok);
+    e->in_mtime_ns = parse_int(f[4], &ok);
+    g_strlcpy(e->in_sha256, f[5], sizeof(e->in_sha256));
+    g_strlcpy(e->preset_digest, f[6], sizeof(e->preset_digest));
+    e->version = g_strdup(f[7]);
+    e->out_size = parse_int(f[8], &ok);
+    e->out_mtime_ns = parse_int(f[9], &ok);
+    g_strlcpy(e->out_sha256, f[10], sizeof(e->out_sha256));
+    e->width = (int) parse_int(f[11], &ok);
+    e->height = (int) parse_int(f[12], &ok);
+    if (!ok) {
+        gal__manifest_entry_free(e);
+        return;
+    }
+    gal__manifest_put(m, e);
+}
+
+static void
+parse_dep(gal_manifest *m, char **f, int n)
+{
+    gal_manifest_entry *e;
+    gboolean ok = TRUE;
+    gint64 size, mtime;
+
+    if (n != 6 || !(e = g_hash_table_lookup(m->entries, f[1])))
+        return;
+    size = parse_int(f[3], &ok);
+    mtime = parse_int(f[4], &ok);
+    if (!ok || (size >= 0 && !is_hex64(f[5])))
+        return;
+    gal__manifest_add_dep(e, f[2], size >= 0, size, mtime, size >= 0 ? f[5] : NULL);
+}
+
+gal_manifest *
+gal__manifest_load(const char *dir)
+{
+    gal_manifest *m = gal__manifest_new(dir);
+    g_autofree char *path = g_build_filename(m->dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+
+    /* Missing, unreadable or from another format: as if empty, so every
+     * output is rebuilt; never an error. */
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return m;
+    lines = g_strsplit(text, "\n", -1);
+    if (!lines[0] || strcmp(lines[0], "gallop-manifest\t1") != 0)
+        return m;
+    for (int i = 1; lines[i]; i++) {
+        g_auto(GStrv) f = NULL;
+        int n;
+
+        if (!*lines[i])
+            continue;
+        f = split_line(lines[i]);
+        n = (int) g_strv_length(f);
+        if ((strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0))
+            parse_entry(m, f, n);
+        else if (strcmp(f[0], "depends") == 0)
+            parse_dep(m, f, n);
+        else if (strcmp(f[0], "preset") == 0 && n == 3 && is_hex64(f[1])) {
+            GPtrArray *keys = g_hash_table_lookup(m->presets, f[1]);
+
+            if (!keys) {
+                keys = g_ptr_array_new_with_free_func(g_free);
+                g_hash_table_insert(m->presets, g_strdup(f[1]), keys);
+            }
+            g_ptr_array_add(keys, g_strdup(f[2]));
+        }
+    }
+    return m;
+}
+
+int
+gal__write_atomic(const char *path, const char *data, gsize len, gal_error *err)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX.gallop-tmp", dir, base);
+    int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
+    const char *p = data;
+    gsize left = len;
+
+    if (fd < 0)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
+            g_strerror(errno));
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int saved = n < 0 ? errno : EIO;
+
+            close(fd);
+            unlink(tmp);
+            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
+                g_strerror(saved));
+        }
+        p += n;
+        left -= (gsize) n;
+    }
+    /* The file replaces the old one only once its bytes are on disk. */
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int saved = errno;
+
+        close(fd);
+        unlink(tmp);
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
+            g_strerror(saved));
+    }
+    if (rename(tmp, path) != 0) {
+        int saved = errno;
+
+        unlink(tmp);
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
+            g_strerror(saved));
+    }
+    return 0;
+}
+
+int
+gal__manifest_save(gal_manifest *m, gal_error *err)
+{
+    g_autofree char *path = g_build_filename(m->dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL;
+
+    if (g_hash_table_size(m->entries) == 0 && !g_file_test(path, G_FILE_TEST_EXISTS))
+        return 0;
+    if (g_mkdir_with_parents(m->dir, 0777) != 0)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
+            m->dir, g_strerror(errno));
+    text = gal__manifest_text(m);
+    return gal__write_atomic(path, text, strlen(text), err);
+}
+
+/* ---- paths -------------------------------------------------------------------------- */
+
+char *
+gal__relative_path(const char *dir, const char *path)
+{
+    g_autofree char *from = g_canonicalize_filename(dir, NULL);
+    g_autofree char *to = g_canonicalize_filename(path, NULL);
+    g_auto(GStrv) a = g_strsplit(from, "/", -1);
+    g_auto(GStrv) b = g_strsplit(to, "/", -1);
+    GString *out = g_string_new(NULL);
+    int i = 0;
+
+    while (a[i] && b[i] && strcmp(a[i], b[i]) == 0)
+        i++;
+    for (int k = i; a[k]; k++)
+        if (*a[k])
+            g_string_append(out, out->len ? "/.." : "..");
+    for (int k = i; b[k]; k++)
+        if (*b[k]) {
+            if (out->len)
+                g_string_append_c(out, '/');
+            g_string_append(out, b[k]);
+        }
+    if (!out->len)
+        g_string_append_c(out, '.');
+    return g_string_free(out, FALSE);
+}
+
+gint64
+gal__mtime_ns(const struct stat *st)
+{
+    return (gint64) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}

@@ -1,0 +1,416 @@
+/* Incremental runs: what a rerun skips and rebuilds, and why (--dry-run
+ * names the reason for each kind of change), --force, --check and
+ * --prune, and contact sheets rebuilt only when a photo changed. The real
+ * binary runs over copies of fixtures in a per-process folder. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+TestSuite(incremental, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
+
+#define TRIP_DIR GAL_FIXTURES_DIR "/trip"
+
+static const char small_preset[] = "gallop: 1\n"
+                                   "stages: [ {resize: {width: 160, height: 160, fit: inside}} ]\n"
+                                   "output: {quality: 80}\n";
+
+typedef struct {
+    char *tmp, *in, *out, *preset;
+} bench;
+
+static void
+copy_file(const char *from, const char *to)
+{
+    gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(from, &len);
+
+    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+}
+
+static void
+copy_trip(const char *dir, int number, const char *as)
+{
+    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
+    g_autofree char *from = g_build_filename(TRIP_DIR, name, NULL);
+    g_autofree char *to = g_build_filename(dir, as ? as : name, NULL);
+
+    copy_file(from, to);
+}
+
+/* Four photos and the small preset, in a fresh folder. */
+static bench
+setup_bench(const char *name, const char *yaml)
+{
+    bench b;
+
+    b.tmp = gal_test_tmpdir(name);
+    b.in = g_build_filename(b.tmp, "in", NULL);
+    b.out = g_build_filename(b.tmp, "out", NULL);
+    b.preset = gal_test_write_preset(b.tmp, "small.yaml", yaml ? yaml : small_preset);
+    cr_assert_eq(g_mkdir_with_parents(b.in, 0777), 0);
+    for (int i = 1; i <= 4; i++)
+        copy_trip(b.in, i, NULL);
+    return b;
+}
+
+static void
+bench_clear(bench *b)
+{
+    g_free(b->tmp);
+    g_free(b->in);
+    g_free(b->out);
+    g_free(b->preset);
+}
+
+/* gallop run PRESET IN -o OUT [extra...]; exit status, stdout, stderr. */
+static int
+run(const bench *b, const char *const *extra, char **out, char **err)
+{
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    const char *const base[] = { GAL_BINARY, "run", b->preset, b->in, "-o", b->out, "-j", "2" };
+
+    for (guint i = 0; i < G_N_ELEMENTS(base); i++)
+        g_ptr_array_add(argv, (gpointer) base[i]);
+    for (int i = 0; extra && extra[i]; i++)
+        g_ptr_array_add(argv, (gpointer) extra[i]);
+    g_ptr_array_add(argv, NULL);
+    return gal_test_spawn((const char *const *) argv->pdata, out, err);
+}
+
+static void
+run_ok(const bench *b, const char *const *extra, const char *summary_part)
+{
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(run(b, extra, &out, &err), 0, "stdout:\n%s\nstderr:\n%s", out, err);
+    if (summary_part)
+        cr_expect(strstr(err, summary_part) != NULL, "no \"%s\" in:\n%s", summary_part, err);
+}
+
+static gint64
+mtime_ns(const char *path)
+{
+    struct stat st;
+
+    cr_assert_eq(stat(path, &st), 0, "%s missing", path);
+    return (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+static char *
+out_path(const bench *b, int number)
+{
+    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
+
+    return g_build_filename(b->out, name, NULL);
+}
+
+/* The dry-run line for photo `number`: its first word and the reason. */
+static void
+expect_plan(const char *out, const bench *b, int number, const char *verb, const char *reason)
+{
+    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
+    g_autofree char *input = g_build_filename(b->in, name, NULL);
+    g_autofree char *prefix = g_strdup_printf("%s %s -> ", verb, input);
+    g_autofree char *line = NULL;
+
+    cr_assert_eq(gal_test_count_lines(out, prefix, &line), 1, "no \"%s\" line in:\n%s", prefix,
+        out);
+    cr_expect(strstr(line, reason) != NULL, "\"%s\" not in: %s", reason, line);
+}
+
+Test(incremental, a_rerun_writes_nothing_and_touches_no_output)
+{
+    bench b = setup_bench("inc-rerun", NULL);
+    g_autofree char *first = out_path(&b, 1);
+    gint64 before;
+
+    run_ok(&b, NULL, "4 written, 0 failed, 0 skipped, 0 up to date");
+    before = mtime_ns(first);
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date");
+    cr_expect_eq(mtime_ns(first), before, "an up-to-date output was rewritten");
+    /* --force rebuilds everything. */
+    run_ok(&b, (const char *const[]) { "--force", NULL }, "4 written, 0 failed");
+    cr_expect_neq(mtime_ns(first), before);
+    bench_clear(&b);
+}
+
+Test(incremental, dry_run_names_the_reason_for_every_kind_of_change)
+{
+    bench b = setup_bench("inc-reasons", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *in1 = g_build_filename(b.in, "trip-01.jpg", NULL);
+    g_autofree char *in2 = g_build_filename(b.in, "trip-02.jpg", NULL);
+    g_autofree char *out3 = out_path(&b, 3);
+    g_autofree char *out4 = out_path(&b, 4);
+    struct timespec later[2] = { { 0, UTIME_OMIT }, { 2000000000, 0 } };
+    g_autofree char *manifest = g_build_filename(b.out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest_before = NULL;
+    g_autofree char *manifest_after = NULL;
+
+    run_ok(&b, NULL, "4 written");
+    /* 1: touched only, same bytes. 2: new contents. 3: output deleted.
+     * 4: output edited. 5: a new photo. */
+    cr_assert_eq(utimensat(AT_FDCWD, in1, later, 0), 0);
+    copy_trip(b.in, 6, "trip-02.jpg");
+    cr_assert_eq(unlink(out3), 0);
+    {
+        gsize len;
+        g_autofree char *bytes = gal_test_read_bytes(out4, &len);
+
+        bytes[len / 2] ^= 0x55;
+        cr_assert(g_file_set_contents(out4, bytes, (gssize) len, NULL));
+    }
+    copy_trip(b.in, 5, NULL);
+    manifest_before = gal_test_read_bytes(manifest, NULL);
+
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
+    expect_plan(out, &b, 1, "skip  ", "(up to date)");
+    expect_plan(out, &b, 2, "build ", "(input-changed)");
+    expect_plan(out, &b, 3, "build ", "(output-missing)");
+    expect_plan(out, &b, 4, "build ", "(output-modified)");
+    expect_plan(out, &b, 5, "build ", "(new)");
+    cr_expect(strstr(err, "4 would be built, 1 up to date") != NULL, "%s", err);
+    manifest_after = gal_test_read_bytes(manifest, NULL);
+    cr_expect_str_eq(manifest_after, manifest_before, "a dry run changed the manifest");
+    cr_expect_not(g_file_test(out3, G_FILE_TEST_EXISTS), "a dry run wrote");
+    (void) in2;
+    bench_clear(&b);
+}
+
+Test(incremental, a_preset_change_names_the_key_and_its_values)
+{
+    bench b = setup_bench("inc-preset", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    run_ok(&b, NULL, "4 written");
+    cr_assert_eq(run(&b,
+                     (const char *const[]) { "--dry-run", "--set", "output.quality=70", "--set",
+                         "resize.width=200", NULL },
+                     &out, &err),
+        0, "%s", err);
+    for (int i = 1; i <= 4; i++)
+        expect_plan(out, &b, i, "build ",
+            "(preset-changed: resize.width 160 -> 200, output.quality 80 -> 70)");
+    /* Where outputs go and which photos run is not what they look like. */
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run(&b,
+                     (const char *const[]) { "--dry-run", "--set", "input.recursive=false", NULL },
+                     &out, &err),
+        0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(out, "skip   ", NULL), 4, "%s", out);
+    bench_clear(&b);
+}
+
+Test(incremental, a_changed_file_the_preset_names_rebuilds_everything)
+{
+    g_autofree char *tmp = gal_test_tmpdir("inc-logo");
+    g_autofree char *logo = g_build_filename(tmp, "logo.png", NULL);
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\n"
+                                            "stages:\n"
+                                            "  - resize: {width: 160, height: 160}\n"
+                                            "  - watermark: {image: %s, size: 20%%}\n",
+        logo);
+    bench b = setup_bench("inc-logo-bench", yaml);
+    g_autoptr(VipsImage) one = gal_test_gradient(40, 20);
+    g_autoptr(VipsImage) two = gal_test_gradient(40, 21);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(vips_pngsave(one, logo, NULL), 0);
+    /* The preset is loaded before it is written: write it again now. */
+    g_free(b.preset);
+    b.preset = gal_test_write_preset(b.tmp, "logo.yaml", yaml);
+    run_ok(&b, NULL, "4 written");
+    run_ok(&b, NULL, "4 up to date");
+    cr_assert_eq(vips_pngsave(two, logo, NULL), 0);
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
+    for (int i = 1; i <= 4; i++)
+        expect_plan(out, &b, i, "build ", "preset-changed: watermark.image");
+    bench_clear(&b);
+}
+
+/* A gallop upgrade, or a caption sidecar a stage read: both recorded in the
+ * manifest, which is edited here the way another version or stage would
+ * have written it. */
+Test(incremental, version_and_dependency_changes_are_seen)
+{
+    bench b = setup_bench("inc-version", NULL);
+    g_autofree char *manifest = g_build_filename(b.out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *sidecar = g_build_filename(b.tmp, "trip-02.txt", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr(GString) edited = g_string_new(NULL);
+    g_auto(GStrv) lines = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    struct stat st;
+
+    run_ok(&b, NULL, "4 written");
+    cr_assert(g_file_set_contents(sidecar, "a caption", -1, NULL));
+    cr_assert_eq(stat(sidecar, &st), 0);
+    text = gal_test_read_bytes(manifest, NULL);
+    lines = g_strsplit(text, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        if (!*lines[i])
+            continue;
+        if (g_str_has_prefix(lines[i], "output\ttrip-01.jpg\t")) {
+            g_autofree char *older = NULL;
+            g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+
+            g_free(f[7]);
+            f[7] = g_strdup("0.0.9");
+            older = g_strjoinv("\t", f);
+            g_string_append_printf(edited, "%s\n", older);
+            continue;
+        }
+        g_string_append_printf(edited, "%s\n", lines[i]);
+        if (g_str_has_prefix(lines[i], "output\ttrip-02.jpg\t"))
+            /* Recorded with another hash: as if the caption changed since. */
+            g_string_append_printf(edited,
+                "depends\ttrip-02.jpg\t%s\t%lld\t1\t%s\n", sidecar, (long long) st.st_size + 1,
+                "0000000000000000000000000000000000000000000000000000000000000000");
+    }
+    cr_assert(g_file_set_contents(manifest, edited->str, -1, NULL));
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
+    expect_plan(out, &b, 1, "build ", "(version-changed: made by gallop 0.0.9, this is");
+    expect_plan(out, &b, 2, "build ", "(dependency-changed:");
+    expect_plan(out, &b, 2, "build ", "trip-02.txt changed");
+    expect_plan(out, &b, 3, "skip  ", "(up to date)");
+    bench_clear(&b);
+}
+
+Test(incremental, check_exits_1_listing_stale_outputs_and_changes_nothing)
+{
+    bench b = setup_bench("inc-check", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *out2 = out_path(&b, 2);
+    g_autofree char *manifest = g_build_filename(b.out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *before = NULL;
+    g_autofree char *after = NULL;
+
+    /* Nothing built yet: everything is missing. */
+    cr_assert_eq(run(&b, (const char *const[]) { "--check", NULL }, &out, &err), 1, "%s", err);
+    cr_expect_eq(gal_test_count_lines(out, "stale  ", NULL), 4, "%s", out);
+    cr_expect_not(g_file_test(b.out, G_FILE_TEST_EXISTS), "--check created the output folder");
+    run_ok(&b, NULL, "4 written");
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run(&b, (const char *const[]) { "--check", NULL }, &out, &err), 0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(out, "stale  ", NULL), 0, "%s", out);
+    cr_expect(strstr(err, "4 up to date, 0 stale") != NULL, "%s", err);
+
+    cr_assert_eq(unlink(out2), 0);
+    before = gal_test_read_bytes(manifest, NULL);
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run(&b, (const char *const[]) { "--check", NULL }, &out, &err), 1, "%s", err);
+    expect_plan(out, &b, 2, "stale ", "(output-missing)");
+    cr_expect_eq(gal_test_count_lines(out, "stale  ", NULL), 1, "%s", out);
+    cr_expect_not(g_file_test(out2, G_FILE_TEST_EXISTS), "--check rebuilt");
+    after = gal_test_read_bytes(manifest, NULL);
+    cr_expect_str_eq(after, before);
+    /* --check refuses options that would change things. */
+    g_clear_pointer(&err, g_free);
+    cr_expect_eq(run(&b, (const char *const[]) { "--check", "--prune", NULL }, NULL, &err), 2);
+    cr_expect(strstr(err, "--check changes nothing") != NULL, "%s", err);
+    bench_clear(&b);
+}
+
+Test(incremental, prune_removes_only_recorded_outputs_of_deleted_photos)
+{
+    bench b = setup_bench("inc-prune", NULL);
+    g_autofree char *in3 = g_build_filename(b.in, "trip-03.jpg", NULL);
+    g_autofree char *in4 = g_build_filename(b.in, "trip-04.jpg", NULL);
+    g_autofree char *out3 = out_path(&b, 3);
+    g_autofree char *out4 = out_path(&b, 4);
+    g_autofree char *stranger = g_build_filename(b.out, "not-ours.jpg", NULL);
+    g_autofree char *manifest = g_build_filename(b.out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+
+    run_ok(&b, NULL, "4 written");
+    copy_trip(b.out, 5, "not-ours.jpg");
+    cr_assert_eq(unlink(in3), 0);
+    cr_assert_eq(unlink(in4), 0);
+    /* out4 was edited after gallop wrote it: never removed. */
+    {
+        FILE *f = fopen(out4, "ab");
+
+        cr_assert_not_null(f);
+        fputs("edited", f);
+        fclose(f);
+    }
+
+    /* Without --prune: told, not removed. */
+    run_ok(&b, NULL, "2 outputs whose photo is gone");
+    cr_expect(g_file_test(out3, G_FILE_TEST_EXISTS));
+    /* Dry run: what would go. */
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", "--prune", NULL }, &out, &err), 0,
+        "%s", err);
+    cr_expect_eq(gal_test_count_lines(out, "remove ", NULL), 2, "%s", out);
+    cr_expect(g_file_test(out3, G_FILE_TEST_EXISTS), "a dry run removed %s", out3);
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+
+    cr_assert_eq(run(&b, (const char *const[]) { "--prune", NULL }, &out, &err), 0, "%s", err);
+    cr_expect_not(g_file_test(out3, G_FILE_TEST_EXISTS), "%s not pruned", out3);
+    cr_expect(g_file_test(out4, G_FILE_TEST_EXISTS), "an edited output was pruned");
+    cr_expect(strstr(err, "changed since gallop wrote it: not removed") != NULL, "%s", err);
+    cr_expect(g_file_test(stranger, G_FILE_TEST_EXISTS), "a file gallop did not write went");
+    cr_expect_eq(gal_test_count_lines(out, "removed ", NULL), 1, "%s", out);
+    text = gal_test_read_bytes(manifest, NULL);
+    cr_expect(strstr(text, "\ttrip-03.jpg\t") == NULL, "trip-03 is still recorded");
+    cr_expect(strstr(text, "\ttrip-01.jpg\t") != NULL);
+    bench_clear(&b);
+}
+
+Test(incremental, contact_sheets_are_rebuilt_only_when_a_photo_changed)
+{
+    bench b = setup_bench("inc-sheet",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 160, height: 160}\n"
+        "  - contact-sheet: {columns: 2, tile: 80, file: \"sheet-{page}.jpg\"}\n");
+    g_autofree char *sheet = g_build_filename(b.out, "sheet-1.jpg", NULL);
+    g_autofree char *out1 = out_path(&b, 1);
+    g_autofree char *out2 = out_path(&b, 2);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    gint64 sheet_time, photo1_time;
+
+    run_ok(&b, NULL, "4 written");
+    sheet_time = mtime_ns(sheet);
+    photo1_time = mtime_ns(out1);
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date; in");
+    cr_expect_eq(mtime_ns(sheet), sheet_time, "the sheet was rebuilt with nothing changed");
+    cr_assert_eq(run(&b, (const char *const[]) { "--check", NULL }, &out, &err), 0, "%s\n%s",
+        out, err);
+
+    /* The sheet is missing: it comes back, no photo output is rewritten. */
+    cr_assert_eq(unlink(sheet), 0);
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run(&b, (const char *const[]) { "--check", NULL }, &out, &err), 1, "%s", err);
+    cr_expect_eq(gal_test_count_lines(out, "stale  contact sheets", NULL), 1, "%s", out);
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date; 1 contact sheet");
+    cr_expect(g_file_test(sheet, G_FILE_TEST_EXISTS));
+    cr_expect_eq(mtime_ns(out1), photo1_time, "an up-to-date photo was rewritten");
+
+    /* One photo changes: it and the sheet are rebuilt, not the others. */
+    sheet_time = mtime_ns(sheet);
+    copy_trip(b.in, 7, "trip-02.jpg");
+    run_ok(&b, NULL, "1 written, 0 failed, 0 skipped, 3 up to date; 1 contact sheet");
+    cr_expect_neq(mtime_ns(sheet), sheet_time);
+    cr_expect_eq(mtime_ns(out1), photo1_time);
+    cr_expect(g_file_test(out2, G_FILE_TEST_EXISTS));
+    bench_clear(&b);
+}

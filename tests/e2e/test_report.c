@@ -1,0 +1,308 @@
+/* What a run tells: the JSON report (--report, docs/report.md), JSON log
+ * events (--log json), the live progress line on a terminal and its
+ * absence elsewhere, and the metadata each output format carries under
+ * each policy, read back with libexif and libpng. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test_json.h"
+#include "gal_test_meta.h"
+
+TestSuite(report, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
+
+#define TRIP_DIR GAL_FIXTURES_DIR "/trip"
+#define TRIP_COUNT 23
+
+static void
+copy_file(const char *from, const char *to)
+{
+    gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(from, &len);
+
+    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+}
+
+/* trip-01, trip-09 (PNG) and trip-19 (Hangul caption), and a truncated JPEG. */
+static char *
+photos(const char *tmp)
+{
+    char *in = g_build_filename(tmp, "in", NULL);
+    const char *const names[] = { "trip/trip-01.jpg", "trip/trip-09.png", "trip/trip-19.jpg",
+        "broken/truncated.jpg", NULL };
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    for (int i = 0; names[i]; i++) {
+        g_autofree char *from = g_build_filename(GAL_FIXTURES_DIR, names[i], NULL);
+        g_autofree char *base = g_path_get_basename(names[i]);
+        g_autofree char *to = g_build_filename(in, base, NULL);
+
+        copy_file(from, to);
+    }
+    return in;
+}
+
+static const char small_preset[] = "gallop: 1\n"
+                                   "stages: [ {resize: {width: 200, height: 200, fit: inside}} ]\n";
+
+static const gal_json *
+photo_named(const gal_json *report, const char *base)
+{
+    const gal_json *list = gal_json_get(report, "photos");
+
+    cr_assert_not_null(list);
+    for (guint i = 0; i < list->items->len; i++) {
+        const gal_json *p = list->items->pdata[i];
+        const char *input = gal_json_string(p, "input");
+
+        if (input && g_str_has_suffix(input, base))
+            return p;
+    }
+    cr_assert_fail("no photo %s in the report", base);
+    return NULL;
+}
+
+Test(report, report_lists_every_photo_with_its_output_and_parses)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-json");
+    g_autofree char *in = photos(tmp);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *report_path = g_build_filename(tmp, "report.json", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
+        report_path, NULL };
+    g_autofree char *text = NULL;
+    g_autofree char *error = NULL;
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *p;
+
+    cr_assert_eq(gal_test_spawn(argv, NULL, NULL), 1);
+    text = gal_test_read_bytes(report_path, NULL);
+    report = gal_json_parse(text, &error);
+    cr_assert_not_null(report, "the report is not JSON (%s):\n%s", error, text);
+    cr_expect_eq(gal_json_number(report, "gallop_report"), 1);
+    cr_expect_str_eq(gal_json_string(report, "versions.gallop"), "0.1.0");
+    cr_expect_not_null(gal_json_string(report, "versions.libvips"));
+    cr_expect_not_null(gal_json_string(report, "versions.libpng"));
+    cr_expect_str_eq(gal_json_string(report, "preset.name"), "small");
+    cr_expect_eq(gal_json_number(report, "totals.photos"), 4);
+    cr_expect_eq(gal_json_number(report, "totals.done"), 3);
+    cr_expect_eq(gal_json_number(report, "totals.failed"), 1);
+    cr_expect_gt(gal_json_number(report, "elapsed_seconds"), 0);
+    cr_expect_gt(gal_json_number(report, "peak_memory_bytes"), 1e6);
+    cr_expect_eq(gal_json_get(report, "interrupted")->type, GAL_JSON_BOOL);
+
+    for (int i = 0; i < 3; i++) {
+        const char *base = (const char *const[]) { "trip-01.jpg", "trip-09.png",
+            "trip-19.jpg" }[i];
+        const char *path;
+        char sha[65];
+        gint64 size;
+        gal_error err = { 0 };
+        g_autoptr(VipsImage) image = NULL;
+
+        p = photo_named(report, base);
+        cr_expect_str_eq(gal_json_string(p, "status"), "done", "%s", base);
+        cr_expect_str_eq(gal_json_string(p, "reason"), "new");
+        cr_expect_eq(gal_json_get(p, "error")->type, GAL_JSON_NULL);
+        cr_expect_eq(gal_json_get(p, "caption")->type, GAL_JSON_NULL);
+        cr_expect_eq(gal_json_get(p, "caption_source")->type, GAL_JSON_NULL);
+        cr_expect_gt(gal_json_number(p, "timings.total_seconds"), 0);
+        cr_assert_eq(gal_json_get(p, "outputs")->items->len, 1);
+        path = gal_json_string(p, "outputs.0.path");
+        cr_assert_not_null(path);
+        /* The figures are those of the file on disk. */
+        cr_assert_eq(gal__file_sha256(path, sha, &size, &err), 0, "%s", err.msg);
+        cr_expect_str_eq(gal_json_string(p, "outputs.0.sha256"), sha);
+        cr_expect_eq(gal_json_number(p, "outputs.0.bytes"), (double) size);
+        image = gal_test_load_image(path, FALSE);
+        cr_expect_eq(gal_json_number(p, "outputs.0.width"), image->Xsize);
+        cr_expect_eq(gal_json_number(p, "outputs.0.height"), image->Ysize);
+    }
+    p = photo_named(report, "truncated.jpg");
+    cr_expect_str_eq(gal_json_string(p, "status"), "failed");
+    cr_expect_eq(gal_json_get(p, "outputs")->items->len, 0);
+    cr_expect_not_null(gal_json_string(p, "error.code"));
+    cr_expect(strstr(gal_json_string(p, "error.text"), "truncated.jpg: ") != NULL);
+}
+
+Test(report, log_json_writes_one_object_per_event_and_no_escape_codes)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-log");
+    g_autofree char *in = photos(tmp);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--log", "json", NULL };
+    g_autofree char *err = NULL;
+    g_auto(GStrv) lines = NULL;
+    int photos_seen = 0, summaries = 0, failed = 0;
+
+    for (int round = 1; round <= 2; round++) {
+        g_clear_pointer(&err, g_free);
+        g_clear_pointer(&lines, g_strfreev);
+        photos_seen = summaries = failed = 0;
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "%s", err);
+        cr_expect_null(strchr(err, '\033'), "an escape code in the log");
+        lines = g_strsplit(err, "\n", -1);
+        for (int i = 0; lines[i]; i++) {
+            g_autofree char *error = NULL;
+            g_autoptr(gal_json) event = NULL;
+            const char *kind;
+
+            if (!*lines[i])
+                continue;
+            event = gal_json_parse(lines[i], &error);
+            cr_assert_not_null(event, "not JSON (%s): %s", error, lines[i]);
+            kind = gal_json_string(event, "event");
+            cr_assert_not_null(kind);
+            if (strcmp(kind, "photo") == 0) {
+                photos_seen++;
+                failed += strcmp(gal_json_string(event, "status"), "failed") == 0;
+                cr_expect_eq(gal_json_number(event, "total"), 4);
+                if (round == 2 && strcmp(gal_json_string(event, "status"), "failed") != 0)
+                    cr_expect_str_eq(gal_json_string(event, "status"), "up-to-date");
+            }
+            else if (strcmp(kind, "summary") == 0) {
+                summaries++;
+                cr_expect_eq(gal_json_number(event, "failed"), 1);
+                cr_expect_eq(gal_json_number(event, round == 1 ? "done" : "up_to_date"), 3);
+            }
+        }
+        cr_expect_eq(photos_seen, 4, "round %d: %d photo events", round, photos_seen);
+        cr_expect_eq(failed, 1);
+        cr_expect_eq(summaries, 1);
+    }
+}
+
+/* Under a pseudo-terminal (script(1)) the progress line shows; through a
+ * pipe it does not. */
+Test(report, progress_line_only_on_a_terminal)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-tty");
+    g_autofree char *in = photos(tmp);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
+    g_autofree char *command = g_strdup_printf("%s run %s %s -o %s", GAL_BINARY, preset, in,
+        out_dir);
+    const char *argv[] = { "script", "-qec", command, "/dev/null", NULL };
+    const char *piped[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--force", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    if (!g_find_program_in_path("script"))
+        cr_skip_test("script(1) is not installed");
+    gal_test_spawn(argv, &out, NULL);
+    cr_expect(strstr(out, "\r\033[K") != NULL, "no live line on a terminal:\n%s", out);
+    cr_expect(strstr(out, "4/4 photos") != NULL, "%s", out);
+    cr_expect(strstr(out, "1 failed") != NULL, "%s", out);
+    g_clear_pointer(&out, g_free);
+    cr_assert_eq(gal_test_spawn(piped, &out, &err), 1);
+    cr_expect_null(strchr(err, '\033'), "escape codes through a pipe:\n%s", err);
+    cr_expect_null(strchr(out, '\033'));
+}
+
+/* ---- metadata in outputs ------------------------------------------------------------ */
+
+static void
+expect_no_gps(const char *path)
+{
+    g_autoptr(ExifData) ed = gal_test_exif(path);
+
+    cr_assert_not_null(ed, "%s has no EXIF", path);
+    cr_expect_eq(ed->ifd[EXIF_IFD_GPS]->count, 0, "%s: %u GPS tags", path,
+        ed->ifd[EXIF_IFD_GPS]->count);
+}
+
+static void
+expect_exif_text(ExifData *ed, ExifIfd ifd, ExifTag tag, const char *want, const char *path)
+{
+    g_autofree char *got = gal_test_exif_text(ed, ifd, tag);
+
+    cr_expect_not_null(got, "%s: no %s", path, exif_tag_get_name_in_ifd(tag, ifd));
+    if (got && want)
+        cr_expect_str_eq(got, want, "%s", path);
+}
+
+Test(report, default_policy_on_the_whole_trip_set_in_every_format)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-metadata");
+    g_autofree char *preset = gal_test_write_preset(tmp, "meta.yaml", small_preset);
+    const char *const formats[] = { "jpeg", "webp", "png", NULL };
+    const char *const exts[] = { "jpg", "webp", "png" };
+
+    for (int f = 0; formats[f]; f++) {
+        g_autofree char *out_dir = g_build_filename(tmp, formats[f], NULL);
+        g_autofree char *format = g_strdup_printf("output.format=%s", formats[f]);
+        const char *argv[] = { GAL_BINARY, "run", preset, TRIP_DIR, "-o", out_dir, "-q",
+            "--set", format, NULL };
+        g_autofree char *err = NULL;
+
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s", err);
+        for (int i = 1; i <= TRIP_COUNT; i++) {
+            g_autofree char *name = g_strdup_printf("trip-%02d.%s", i, exts[f]);
+            g_autofree char *path = g_build_filename(out_dir, name, NULL);
+            g_autoptr(ExifData) ed = gal_test_exif(path);
+
+            expect_no_gps(path);
+            cr_assert_not_null(ed);
+            cr_expect_eq(gal_test_exif_short(ed, EXIF_IFD_0, EXIF_TAG_ORIENTATION), 1, "%s",
+                path);
+            expect_exif_text(ed, EXIF_IFD_0, EXIF_TAG_SOFTWARE, "gallop 0.1.0 (preset meta)", path);
+            expect_exif_text(ed, EXIF_IFD_0, EXIF_TAG_ARTIST, "Jen Loong", path);
+            expect_exif_text(ed, EXIF_IFD_0, EXIF_TAG_COPYRIGHT, "\xc2\xa9 2014 Jen Loong", path);
+            expect_exif_text(ed, EXIF_IFD_0, EXIF_TAG_MAKE, "Apple", path);
+            expect_exif_text(ed, EXIF_IFD_0, EXIF_TAG_MODEL, "iPhone 5s", path);
+            expect_exif_text(ed, EXIF_IFD_EXIF, EXIF_TAG_LENS_MODEL, NULL, path);
+            expect_exif_text(ed, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL, NULL, path);
+            cr_expect_not_null(exif_content_get_entry(ed->ifd[EXIF_IFD_EXIF],
+                                   EXIF_TAG_EXPOSURE_TIME),
+                "%s: no exposure", path);
+            if (i == 19)
+                expect_exif_text(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION,
+                    "\xea\xb3\xa0\xeb\xa0\xa4\xec\x8b\x9d \xec\x83\x81\xec\xb0\xa8\xeb\xa6\xbc "
+                    "#dprk #northkorea #diningtable #eat",
+                    path);
+            if (strcmp(formats[f], "png") == 0) {
+                g_autoptr(GHashTable) text = gal_test_png_text(path);
+
+                cr_expect_str_eq(g_hash_table_lookup(text, "Author"), "Jen Loong", "%s", path);
+                cr_expect_str_eq(g_hash_table_lookup(text, "Copyright"), "\xc2\xa9 2014 Jen Loong");
+                cr_expect_str_eq(g_hash_table_lookup(text, "Software"),
+                    "gallop 0.1.0 (preset meta)");
+                cr_expect_not_null(g_hash_table_lookup(text, "Title"), "%s", path);
+                cr_expect_not_null(g_hash_table_lookup(text, "Description"), "%s", path);
+                cr_expect_not(gal_test_png_has_chunk(path, "tIME"), "%s", path);
+            }
+        }
+    }
+}
+
+Test(report, keep_keeps_gps_and_strip_leaves_nothing)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-keep-strip");
+    g_autofree char *preset = gal_test_write_preset(tmp, "meta.yaml", small_preset);
+    g_autofree char *keep_dir = g_build_filename(tmp, "keep", NULL);
+    g_autofree char *strip_dir = g_build_filename(tmp, "strip", NULL);
+    const char *keep[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-02.jpg", "-o", keep_dir,
+        "-q", "--set", "output.metadata=keep", NULL };
+    const char *strip[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-09.png",
+        TRIP_DIR "/trip-02.jpg", "-o", strip_dir, "-q", "--set", "output.metadata=strip", "--set",
+        "output.format=png", NULL };
+    g_autofree char *kept = g_build_filename(keep_dir, "trip-02.jpg", NULL);
+    g_autofree char *stripped = g_build_filename(strip_dir, "trip-09.png", NULL);
+    g_autoptr(ExifData) ed = NULL;
+    g_autoptr(ExifData) none = NULL;
+    g_autoptr(GHashTable) text = NULL;
+
+    cr_assert_eq(gal_test_spawn(keep, NULL, NULL), 0);
+    ed = gal_test_exif(kept);
+    cr_assert_not_null(ed);
+    cr_expect_gt(ed->ifd[EXIF_IFD_GPS]->count, 0, "keep dropped GPS");
+    /* trip-02 is stored with Orientation 6; the output is upright. */
+    cr_expect_eq(gal_test_exif_short(ed, EXIF_IFD_0, EXIF_TAG_ORIENTATION), 1);
+
+    cr_assert_eq(gal_test_spawn(strip, NULL, NULL), 0);
+    none = gal_test_exif(stripped);
+    cr_expect_null(none, "strip left EXIF");
+    text = gal_test_png_text(stripped);
+    cr_expect_eq(g_hash_table_size(text), 0, "strip left text chunks");
+}

@@ -1,0 +1,290 @@
+/* The manifest (manifest.c): its file survives any path, reads back what
+ * was written, shrugs off damage; the preset digest covers what shapes an
+ * output (file contents included) and nothing else. Also the JSON of the
+ * report and log events (report.c), checked with a strict parser. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+#include "gal_test_json.h"
+
+TestSuite(manifest, .init = gal_test_setup, .fini = gal_test_teardown);
+
+static const char hash_a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+static const char hash_b[] = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+static gal_manifest_entry *
+entry(const char *output, const char *input)
+{
+    gal_manifest_entry *e = gal__manifest_entry_new();
+
+    e->output = g_strdup(output);
+    e->input = g_strdup(input);
+    e->in_size = 123456789012LL;
+    e->in_mtime_ns = 1700000000123456789LL;
+    memcpy(e->in_sha256, hash_a, 65);
+    memcpy(e->preset_digest, hash_b, 65);
+    e->version = g_strdup("0.1.0");
+    e->out_size = 4242;
+    e->out_mtime_ns = 1700000001000000000LL;
+    memcpy(e->out_sha256, hash_b, 65);
+    e->width = 1080;
+    e->height = 1350;
+    return e;
+}
+
+Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-roundtrip");
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_manifest *back;
+    gal_error err = { 0 };
+    const char *const weird = "a\tb\nc\\d \xea\xb3\xa0\xeb\xa0\xa4.jpg";
+    gal_manifest_entry *e = entry(weird, "../in/a\tb\nc\\d.jpg");
+    gal_manifest_entry *got;
+    g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+    const gal_dep_record *dep;
+
+    gal__manifest_add_dep(e, "/srv/captions/a.txt", TRUE, 10, 20, hash_a);
+    gal__manifest_add_dep(e, "/srv/captions/none.txt", FALSE, 0, 0, NULL);
+    gal__manifest_put(m, e);
+    gal__manifest_put(m, entry("sheet-1.jpg", ""));
+    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "sheet-1.jpg"))->sheet = TRUE;
+    g_ptr_array_add(keys, g_strdup("output.quality=82"));
+    g_ptr_array_add(keys, g_strdup("output.name=\"a\tb\""));
+    gal__manifest_put_keys(m, hash_b, keys);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+
+    back = gal__manifest_load(dir);
+    cr_assert_eq(g_hash_table_size(back->entries), 2);
+    got = g_hash_table_lookup(back->entries, weird);
+    cr_assert_not_null(got, "the entry with tabs and newlines in its path is lost");
+    cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
+    cr_expect_eq(got->in_size, 123456789012LL);
+    cr_expect_eq(got->in_mtime_ns, 1700000000123456789LL);
+    cr_expect_str_eq(got->in_sha256, hash_a);
+    cr_expect_str_eq(got->preset_digest, hash_b);
+    cr_expect_str_eq(got->version, "0.1.0");
+    cr_expect_eq(got->out_size, 4242);
+    cr_expect_eq(got->width, 1080);
+    cr_expect_eq(got->height, 1350);
+    cr_expect_not(got->sheet);
+    cr_assert_eq(got->deps->len, 2);
+    dep = got->deps->pdata[0];
+    cr_expect_str_eq(dep->path, "/srv/captions/a.txt");
+    cr_expect(dep->exists);
+    cr_expect_str_eq(dep->sha256, hash_a);
+    dep = got->deps->pdata[1];
+    cr_expect_not(dep->exists);
+    cr_expect(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))->sheet);
+    {
+        GPtrArray *k = g_hash_table_lookup(back->presets, hash_b);
+
+        cr_assert_not_null(k);
+        cr_assert_eq(k->len, 2);
+        cr_expect_str_eq(k->pdata[1], "output.name=\"a\tb\"");
+    }
+    gal__manifest_free(back);
+}
+
+Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-damaged");
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *good = NULL;
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_manifest *back;
+
+    gal__manifest_put(m, entry("ok.jpg", "../ok.jpg"));
+    good = gal__manifest_text(m);
+    gal__manifest_free(m);
+
+    /* A cut line, a bad hash, a non-number: dropped; the good line stays. */
+    {
+        g_autofree char *text = g_strconcat(good,
+            "output\tcut.jpg\t../cut.jpg\t1\n",
+            "output\tbadhash.jpg\t../b.jpg\t1\t2\tzz\t", hash_b, "\t0.1.0\t1\t2\t", hash_b,
+            "\t3\t4\n",
+            "output\tnan.jpg\t../n.jpg\tx\t2\t", hash_a, "\t", hash_b, "\t0.1.0\t1\t2\t", hash_b,
+            "\t3\t4\n",
+            "future-kind\twhatever\n", NULL);
+
+        cr_assert(g_file_set_contents(path, text, -1, NULL));
+    }
+    back = gal__manifest_load(dir);
+    cr_expect_eq(g_hash_table_size(back->entries), 1);
+    cr_expect_not_null(g_hash_table_lookup(back->entries, "ok.jpg"));
+    gal__manifest_free(back);
+
+    cr_assert(g_file_set_contents(path, "gallop-manifest\t2\n", -1, NULL));
+    back = gal__manifest_load(dir);
+    cr_expect_eq(g_hash_table_size(back->entries), 0, "a newer format is not guessed at");
+    gal__manifest_free(back);
+}
+
+Test(manifest, relative_paths_are_lexical_and_relocatable)
+{
+    g_autofree char *a = gal__relative_path("/srv/site/out", "/srv/photos/2024/a.jpg");
+    g_autofree char *b = gal__relative_path("/srv/site/out", "/srv/site/out/sub/x.jpg");
+    g_autofree char *c = gal__relative_path("/", "/a/b");
+
+    cr_expect_str_eq(a, "../../photos/2024/a.jpg");
+    cr_expect_str_eq(b, "sub/x.jpg");
+    cr_expect_str_eq(c, "a/b");
+}
+
+/* ---- the preset digest ------------------------------------------------------------ */
+
+static char *
+digest_of(const char *yaml, GPtrArray **keys_out)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    GPtrArray *keys;
+    char *hex = g_malloc(65);
+
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    keys = gal__preset_keys(preset);
+    gal__keys_digest(keys, hex);
+    if (keys_out)
+        *keys_out = keys;
+    else
+        g_ptr_array_unref(keys);
+    gal_preset_free(preset);
+    return hex;
+}
+
+Test(manifest, digest_follows_what_shapes_outputs_only)
+{
+    const char *base = "gallop: 1\nstages: [ {resize: {width: 100}} ]\noutput: {quality: 80}\n";
+    g_autofree char *d0 = digest_of(base, NULL);
+    g_autofree char *same_inputs = digest_of("gallop: 1\nstages: [ {resize: {width: 100}} ]\n"
+                                             "output: {quality: 80, dir: elsewhere, "
+                                             "name: \"{stem}-x.{ext}\"}\n"
+                                             "input: {recursive: false, include: [\"*.png\"]}\n",
+        NULL);
+    g_autofree char *quality = digest_of("gallop: 1\nstages: [ {resize: {width: 100}} ]\n"
+                                         "output: {quality: 81}\n",
+        NULL);
+    g_autofree char *width = digest_of("gallop: 1\nstages: [ {resize: {width: 101}} ]\n"
+                                       "output: {quality: 80}\n",
+        NULL);
+    g_autofree char *metadata = digest_of("gallop: 1\nstages: [ {resize: {width: 100}} ]\n"
+                                          "output: {quality: 80, metadata: keep}\n",
+        NULL);
+
+    cr_expect_str_eq(d0, same_inputs, "input selection, dir or name changed the digest");
+    cr_expect_str_neq(d0, quality);
+    cr_expect_str_neq(d0, width);
+    cr_expect_str_neq(d0, metadata);
+}
+
+Test(manifest, digest_covers_the_contents_of_files_a_preset_names)
+{
+    g_autofree char *logo = g_build_filename(GAL_TEST_TMP, "digest-logo.png", NULL);
+    g_autoptr(VipsImage) one = gal_test_gradient(16, 16);
+    g_autoptr(VipsImage) two = gal_test_gradient(17, 16);
+    const char *yaml = "gallop: 1\nstages: [ {watermark: {image: digest-logo.png}} ]\n";
+    g_autofree char *first = NULL;
+    g_autofree char *second = NULL;
+    g_autoptr(GPtrArray) keys = NULL;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert_eq(vips_pngsave(one, logo, NULL), 0);
+    first = digest_of(yaml, &keys);
+    cr_assert_eq(vips_pngsave(two, logo, NULL), 0);
+    second = digest_of(yaml, NULL);
+    cr_expect_str_neq(first, second, "a changed logo file left the digest alone");
+    {
+        gboolean found = FALSE;
+
+        for (guint i = 0; i < keys->len; i++)
+            found |= g_str_has_prefix(keys->pdata[i], "watermark.image=") &&
+                strstr(keys->pdata[i], " sha256:") != NULL;
+        cr_expect(found, "no file digest on watermark.image");
+    }
+}
+
+Test(manifest, keys_diff_names_each_changed_key)
+{
+    g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) now = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *diff = NULL;
+    g_autofree char *unknown = NULL;
+
+    g_ptr_array_add(before, g_strdup("resize.width=1080"));
+    g_ptr_array_add(before, g_strdup("output.quality=82"));
+    g_ptr_array_add(before, g_strdup("watermark.opacity=0.5"));
+    g_ptr_array_add(now, g_strdup("resize.width=1080"));
+    g_ptr_array_add(now, g_strdup("output.quality=90"));
+    g_ptr_array_add(now, g_strdup("resize#2.width=64"));
+    diff = gal__keys_diff(before, now);
+    cr_expect_str_eq(diff,
+        "output.quality 82 -> 90, resize#2.width 64 (new), watermark.opacity (removed)");
+    unknown = gal__keys_diff(NULL, now);
+    cr_expect_str_eq(unknown, "earlier values unknown");
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static gal_json *
+parse_ok(const char *text)
+{
+    g_autofree char *error = NULL;
+    gal_json *j = gal_json_parse(text, &error);
+
+    cr_assert_not_null(j, "invalid JSON (%s):\n%s", error, text);
+    return j;
+}
+
+Test(manifest, the_json_reader_is_strict)
+{
+    const char *const bad[] = { "{\"a\":1,}", "[1 2]", "{\"a\":01}", "\"\\x\"", "\"a\nb\"",
+        "{} x", "[\"\\ud800\"]", "tru", NULL };
+
+    for (int i = 0; bad[i]; i++) {
+        g_autofree char *error = NULL;
+        gal_json *j = gal_json_parse(bad[i], &error);
+
+        cr_expect_null(j, "accepted: %s", bad[i]);
+        gal_json_free(j);
+    }
+    {
+        g_autoptr(gal_json) j = parse_ok(" {\"a\": [1, -2.5e3, \"\\u00e9\\n\"], \"b\": null} ");
+
+        cr_expect_eq(gal_json_number(j, "a.1"), -2500);
+        cr_expect_str_eq(gal_json_string(j, "a.2"), "\xc3\xa9\n");
+    }
+}
+
+Test(manifest, events_escape_every_awkward_character)
+{
+    gal_photo_result photo = { 0 };
+    g_autofree char *line = NULL;
+    g_autoptr(gal_json) j = NULL;
+    const char *input = "we\"ird\\pa\tth\n\x01\xff.jpg";
+
+    photo.input = input;
+    photo.output = "out/ok.jpg";
+    photo.status = GAL_PHOTO_FAILED;
+    photo.why = GAL_WHY_INPUT_CHANGED;
+    gal_error_set(&photo.error, GAL_ERR_INPUT, NULL, NULL, "cannot read: \"%s\"", "x\ty");
+    gal_error_set_subject(&photo.error, input);
+    photo.seconds = 0.25;
+    line = gal_photo_event_json(&photo, 3, 7);
+    cr_expect_null(strchr(line, '\n'), "an event spans lines: %s", line);
+    j = parse_ok(line);
+    cr_expect_str_eq(gal_json_string(j, "event"), "photo");
+    cr_expect_eq(gal_json_number(j, "done"), 3);
+    cr_expect_eq(gal_json_number(j, "total"), 7);
+    cr_expect_str_eq(gal_json_string(j, "status"), "failed");
+    cr_expect_str_eq(gal_json_string(j, "reason"), "input-changed");
+    /* Invalid UTF-8 is repaired, everything else comes through as it was. */
+    cr_expect_str_eq(gal_json_string(j, "input"), "we\"ird\\pa\tth\n\x01\xef\xbf\xbd.jpg");
+    cr_expect_str_eq(gal_json_string(j, "error.message"), "cannot read: \"x\ty\"");
+    cr_expect_str_eq(gal_json_string(j, "error.code"), "input");
+    cr_expect_eq(gal_json_number(j, "timings.total_seconds"), 0.25);
+    cr_expect_eq(gal_json_get(j, "outputs")->items->len, 0, "a failed photo has no output");
+    cr_expect_eq(gal_json_get(j, "caption")->type, GAL_JSON_NULL);
+}
