@@ -336,13 +336,15 @@ int gal__metadata_apply(char *const *metadata, const char *software, const char 
 
 /* ---- PNG (libpng, pngio.c) -------------------------------------------------- */
 
+struct gal_cancel;
+
 /* Encode an 8-bit image of 1 to 4 bands as PNG to `fd`, with the text
  * chunks (iTXt: Title, Description, Author, Copyright, Software), eXIf and
  * iCCP `meta` asks for. No tIME chunk: the same pixels and metadata give
  * the same bytes. Evaluates `image` (so a libvips kill stops it). A failed
  * write() sets *write_errno (and returns -1 with `err` untouched). */
 int gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
-    int *write_errno, gal_error *err);
+    struct gal_cancel *cancel, int *write_errno, gal_error *err);
 
 /* ---- stages ----------------------------------------------------------------- */
 

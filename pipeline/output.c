@@ -182,7 +182,8 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cancelled");
     }
     if (o->format == GAL_FORMAT_PNG)
-        failed = gal__png_write(fd, ready, &meta, o->progressive, write_errno, err);
+        failed = gal__png_write(fd, ready, &meta, o->progressive, info->cancel, write_errno,
+            err);
     else {
         VipsTargetCustom *target = vips_target_custom_new();
 

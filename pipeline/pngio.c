@@ -68,6 +68,7 @@ typedef struct {
     const gal_meta *meta;
     const void *icc;
     size_t icc_len;
+    gal_cancel *cancel;
 } png_job;
 
 /* All of libpng's work, under one setjmp. */
@@ -76,6 +77,7 @@ encode(png_structp png, png_infop info, const png_job *j)
 {
     static const int color_types[] = { PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
         PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA };
+    int passes;
 
     if (setjmp(png_jmpbuf(png)))
         return -1;
@@ -94,9 +96,14 @@ encode(png_structp png, png_infop info, const png_job *j)
         png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, j->icc,
             (png_uint_32) j->icc_len);
     png_write_info(png, info);
-    if (j->interlace)
-        png_set_interlace_handling(png);
-    png_write_image(png, j->rows);
+    passes = j->interlace ? png_set_interlace_handling(png) : 1;
+    /* Row by row, so that a cancelled run stops a big PNG half-way. */
+    for (int pass = 0; pass < passes; pass++)
+        for (int y = 0; y < j->height; y++) {
+            if (gal__cancelled(j->cancel))
+                return -1;
+            png_write_row(png, j->rows[y]);
+        }
     /* NULL: every chunk was written before IDAT (libpng would repeat eXIf). */
     png_write_end(png, NULL);
     return 0;
@@ -118,12 +125,12 @@ add_text(png_text *text, int *n, const char *key, const char *value)
 
 int
 gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
-    int *write_errno, gal_error *err)
+    gal_cancel *cancel, int *write_errno, gal_error *err)
 {
     png_sink sink = { fd, 0, "" };
     png_text text[5];
     png_job j = { image->Xsize, image->Ysize, image->Bands, interlace, NULL, text, 0, meta,
-        NULL, 0 };
+        NULL, 0, cancel };
     g_autofree png_bytep *rows = NULL;
     g_autofree unsigned char *pixels = NULL;
     size_t size, stride;
@@ -170,6 +177,8 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
         *write_errno = sink.saved_errno;
         return -1;
     }
+    if (failed && gal__cancelled(cancel))
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cancelled");
     if (failed)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "PNG encoder: %s", sink.msg);
     return 0;
