@@ -294,20 +294,23 @@ print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
 
     for (int i = 0; i < s->n_orphans; i++) {
         const gal_orphan *o = &s->orphans[i];
+        g_autofree char *why = o->renamed
+            ? g_strdup_printf("its photo %s now makes another file", o->input)
+            : g_strdup_printf("its photo %s is gone", o->input);
 
         if (o->removed)
-            printf("removed %s (its photo %s is gone)\n", o->output, o->input);
+            printf("removed %s (%s)\n", o->output, why);
         else if (dry_run && prune)
-            printf("remove %s (its photo %s is gone)\n", o->output, o->input);
+            printf("remove %s (%s)\n", o->output, why);
         else if (o->error.code)
             print_error(&o->error);
         else if (dry_run)
-            printf("orphan %s (its photo %s is gone; --prune removes it)\n", o->output, o->input);
+            printf("orphan %s (%s; --prune removes it)\n", o->output, why);
         else
             kept++;
     }
     if (kept)
-        fprintf(stderr, "gallop: %d output%s whose photo is gone (see --dry-run; --prune "
+        fprintf(stderr, "gallop: %d output%s no photo makes any more (see --dry-run; --prune "
             "removes them)\n", kept, kept == 1 ? "" : "s");
 }
 

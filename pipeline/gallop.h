@@ -179,10 +179,12 @@ typedef struct gal_photo_result {
     double hash_seconds;     /* part of `seconds` spent hashing the photo */
 } gal_photo_result;
 
-/* An output the manifest lists whose photo no longer exists. */
+/* An output the manifest lists whose photo no longer exists, or no longer
+ * makes it (`renamed`: its output is now another file). */
 typedef struct gal_orphan {
     const char *output; /* the file */
-    const char *input;  /* the photo it was made from, now gone */
+    const char *input;  /* the photo it was made from */
+    bool renamed;       /* the photo exists, but now makes another output */
     bool removed;       /* --prune removed it (never in a dry run) */
     gal_error error;    /* why --prune left it, e.g. changed since written */
 } gal_orphan;
@@ -197,11 +199,12 @@ typedef struct gal_run_summary {
     gal_photo_result *sheets;
     int up_to_date, cancelled;
     bool interrupted;          /* gal_run_options.cancel was set during the run */
-    int n_orphans;             /* outputs whose photo is gone (see --prune) */
+    int n_orphans;             /* outputs whose photo is gone or renamed (--prune) */
     gal_orphan *orphans;
     bool sheets_stale;         /* contact sheets missing or out of date (rebuilt unless a dry run) */
     gal_error manifest_error;  /* the manifest could not be written (code 0: it was) */
     long long peak_rss_bytes;  /* the process's peak resident memory so far */
+    const char *output_dir;    /* the output folder, absolute; owned by the summary */
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself
@@ -220,8 +223,8 @@ typedef struct gal_run_options {
     bool force;             /* rebuild every output, up to date or not */
     gal_progress_fn progress;
     void *user;
-    /* Remove outputs the manifest lists whose photo no longer exists (only
-     * those, and only when unchanged since written). */
+    /* Remove outputs the manifest lists whose photo no longer exists or now
+     * makes another file (only those, and only when unchanged since written). */
     bool prune;
     /* Follow symbolic links that lead out of an input folder (links inside
      * it are always followed). */

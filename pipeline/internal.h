@@ -704,6 +704,7 @@ typedef struct gal_manifest_entry {
     gint64 out_size, out_mtime_ns;
     char out_sha256[65];
     int width, height;
+    char *name_key;       /* what the name was rendered from (template, index, count) */
     GPtrArray *deps;      /* gal_dep_record */
     gboolean sheet;
 } gal_manifest_entry;

@@ -229,6 +229,7 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     g_free(e->output);
     g_free(e->input);
     g_free(e->version);
+    g_free(e->name_key);
     g_ptr_array_unref(e->deps);
     g_free(e);
 }
@@ -391,6 +392,7 @@ gal__manifest_text(gal_manifest *m)
         append_field(out, e->out_sha256);
         append_int(out, e->width);
         append_int(out, e->height);
+        append_field(out, e->name_key);
         g_string_append_c(out, '\n');
         for (guint d = 0; d < e->deps->len; d++) {
             const gal_dep_record *dep = e->deps->pdata[d];
@@ -448,7 +450,7 @@ parse_entry(gal_manifest *m, char **f, int n)
     gboolean ok = TRUE;
     gal_manifest_entry *e;
 
-    if (n != 13 || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
+    if ((n != 13 && n != 14) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
         !is_hex64(f[10]))
         return;
     e = gal__manifest_entry_new();
@@ -465,6 +467,7 @@ parse_entry(gal_manifest *m, char **f, int n)
     g_strlcpy(e->out_sha256, f[10], sizeof(e->out_sha256));
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
+    e->name_key = n > 13 && *f[13] ? g_strdup(f[13]) : NULL;
     if (!ok) {
         gal__manifest_entry_free(e);
         return;

@@ -199,6 +199,7 @@ gal_run_report_json(const gal_preset *preset, const gal_run_summary *s)
     key_string(out, "name", preset->name);
     key_string(out, "path", preset->path);
     g_string_append_c(out, '}');
+    key_string(out, "output_dir", s->output_dir);
     key_bool(out, "interrupted", s->interrupted);
     key_bool(out, "sheets_stale", s->sheets_stale);
     key_number(out, "elapsed_seconds", s->seconds);
@@ -235,6 +236,7 @@ gal_run_report_json(const gal_preset *preset, const gal_run_summary *s)
         g_string_append(out, "\n  {");
         key_string(out, "path", s->orphans[i].output);
         key_string(out, "input", s->orphans[i].input);
+        key_bool(out, "renamed", s->orphans[i].renamed);
         key_bool(out, "removed", s->orphans[i].removed);
         key(out, "error");
         error_object(out, &s->orphans[i].error);

@@ -162,6 +162,15 @@ report(run_ctx *ctx, const gal_photo_result *photo, int done)
     g_mutex_unlock(&ctx->progress_lock);
 }
 
+/* What an output's name was rendered from: the template, and the fields
+ * that do not come from the photo. */
+static char *
+name_key(run_ctx *ctx, int i)
+{
+    return g_strdup_printf("%s\t%d\t%d", gal__template_text(ctx->preset->output->name), i + 1,
+        ctx->summary->total);
+}
+
 /* The manifest record of a photo whose output was just written. */
 static gal_manifest_entry *
 record(run_ctx *ctx, int i, const gal_job *job)
@@ -182,6 +191,7 @@ record(run_ctx *ctx, int i, const gal_job *job)
     g_strlcpy(e->out_sha256, job->out_sha256, sizeof(e->out_sha256));
     e->width = job->out_width;
     e->height = job->out_height;
+    e->name_key = name_key(ctx, i);
     for (guint d = 0; job->depends && d < job->depends->len; d++) {
         g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
         char hex[65] = "";
@@ -322,10 +332,47 @@ is_input_file(GHashTable *input_ids, const char *path)
     return g_hash_table_contains(input_ids, id);
 }
 
+static GHashTable *
+entries_by_input(gal_manifest *m)
+{
+    GHashTable *by_input = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTableIter it;
+    gpointer value;
+
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        gal_manifest_entry *e = value;
+
+        if (!e->sheet && e->name_key)
+            g_hash_table_insert(by_input, e->input, e);
+    }
+    return by_input;
+}
+
+/* A name template that shows EXIF facts needs each photo's header; the
+ * path recorded for an unchanged photo (same size and mtime, same template
+ * and place in the run) spares that read on reruns. */
+static char *
+recorded_output(run_ctx *ctx, GHashTable *by_input, int i, const char *input)
+{
+    g_autofree char *rel = gal__relative_path(ctx->out_dir, input);
+    g_autofree char *key = NULL;
+    gal_manifest_entry *e = g_hash_table_lookup(by_input, rel);
+    struct stat st;
+
+    if (!e || stat(input, &st) != 0 || st.st_size != e->in_size ||
+        gal__mtime_ns(&st) != e->in_mtime_ns)
+        return NULL;
+    key = name_key(ctx, i);
+    if (strcmp(key, e->name_key) != 0)
+        return NULL;
+    return g_build_filename(ctx->out_dir, e->output, NULL);
+}
+
 /* Decide each photo's output path; photos whose path is unusable fail
  * here, before anything is written. */
 static void
-plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
+plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
 {
     const gal_preset *preset = ctx->preset;
     gal_run_summary *summary = ctx->summary;
@@ -333,6 +380,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
     g_autoptr(GHashTable) input_paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_autoptr(GHashTable) input_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean needs_exif = name_needs_exif(preset->output);
+    g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(manifest) : NULL;
 
     for (guint i = 0; i < inputs->len; i++) {
         const char *input = g_array_index(inputs, gal_input, i).path;
@@ -361,12 +409,15 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir)
             continue;
         }
         gal__facts_from_path(preset, in->path, i + 1, summary->total, &facts, strings);
-        if (needs_exif && gal__photo_facts(preset, in->path, &facts, strings, &result->error)) {
+        if (needs_exif && (path = recorded_output(ctx, by_input, i, in->path)))
+            ; /* the photo is as it was when this name was rendered from it */
+        else if (needs_exif &&
+            gal__photo_facts(preset, in->path, &facts, strings, &result->error)) {
             gal_error_set_subject(&result->error, result->input);
             result->status = GAL_PHOTO_FAILED;
             continue;
         }
-        if (!(path = gal__output_path(preset->output, out_dir, &facts, &result->error))) {
+        if (!path && !(path = gal__output_path(preset->output, out_dir, &facts, &result->error))) {
             gal_error_set_subject(&result->error, result->input);
             result->status = GAL_PHOTO_FAILED;
             continue;
@@ -654,9 +705,21 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
 {
     g_autoptr(GArray) orphans = g_array_new(FALSE, TRUE, sizeof(gal_orphan));
     g_autoptr(GPtrArray) names = g_ptr_array_new();
+    /* Photo -> its output in this run, for outputs a photo no longer makes
+     * (its name template or EXIF date changed). */
+    g_autoptr(GHashTable) now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     GHashTableIter it;
     gpointer key;
 
+    for (int i = 0; i < ctx->summary->total; i++) {
+        gal_photo_status status = ctx->summary->photos[i].status;
+
+        if (ctx->outputs[i] && (status == GAL_PHOTO_DONE || status == GAL_PHOTO_UP_TO_DATE ||
+                                   status == GAL_PHOTO_PLANNED))
+            g_hash_table_insert(now,
+                gal__relative_path(ctx->out_dir, ctx->summary->photos[i].input),
+                gal__relative_path(ctx->out_dir, ctx->outputs[i]));
+    }
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, &key, NULL))
         g_ptr_array_add(names, key);
@@ -673,8 +736,11 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
                 continue;
         }
         else {
+            const char *made = g_hash_table_lookup(now, e->input);
+
             input = g_canonicalize_filename(e->input, ctx->out_dir);
-            if (lstat(input, &st) == 0 || errno != ENOENT)
+            o.renamed = made && strcmp(made, e->output) != 0;
+            if (!o.renamed && (lstat(input, &st) == 0 || errno != ENOENT))
                 continue;
         }
         o.output = g_strdup(output);
@@ -767,6 +833,7 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     run_ctx ctx = { 0 };
 
     *out = summary;
+    summary->output_dir = g_strdup(out_dir);
     if (n_paths == 0 && preset->input->paths) {
         paths = (const char *const *) preset->input->paths;
         n_paths = (int) g_strv_length(preset->input->paths);
@@ -794,11 +861,11 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     g_mutex_init(&ctx.progress_lock);
     g_mutex_init(&ctx.wait_lock);
     g_cond_init(&ctx.wait_cond);
-    plan(&ctx, inputs, out_dir);
+    manifest = gal__manifest_load(out_dir);
+    plan(&ctx, inputs, out_dir, manifest);
 
     keys = gal__preset_keys(preset);
     gal__keys_digest(keys, ctx.preset_digest);
-    manifest = gal__manifest_load(out_dir);
     decide_all(&ctx, manifest, keys, opts);
 
     /* Photos refused by the plan are reported first, then those that are
@@ -894,6 +961,7 @@ gal_run_summary_free(gal_run_summary *summary)
         g_free((char *) summary->orphans[i].input);
     }
     g_free(summary->orphans);
+    g_free((char *) summary->output_dir);
     g_free(summary->sheets);
     g_free(summary->photos);
     g_free(summary);

@@ -351,7 +351,7 @@ Test(incremental, prune_removes_only_recorded_outputs_of_deleted_photos)
     }
 
     /* Without --prune: told, not removed. */
-    run_ok(&b, NULL, "2 outputs whose photo is gone");
+    run_ok(&b, NULL, "2 outputs no photo makes any more");
     cr_expect(g_file_test(out3, G_FILE_TEST_EXISTS));
     /* Dry run: what would go. */
     cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", "--prune", NULL }, &out, &err), 0,
@@ -412,5 +412,47 @@ Test(incremental, contact_sheets_are_rebuilt_only_when_a_photo_changed)
     cr_expect_neq(mtime_ns(sheet), sheet_time);
     cr_expect_eq(mtime_ns(out1), photo1_time);
     cr_expect(g_file_test(out2, G_FILE_TEST_EXISTS));
+    bench_clear(&b);
+}
+
+/* A name made from EXIF facts: reruns take it from the manifest instead of
+ * reading every header again, until the photo changes. */
+Test(incremental, names_from_exif_are_reused_until_the_photo_changes)
+{
+    bench b = setup_bench("inc-exif-name", NULL);
+    const char *const by_date[] = { "--set", "output.name={date:%Y-%m-%d}/{stem}.{ext}", NULL };
+    const char *const by_date_dry[] = { "--set", "output.name={date:%Y-%m-%d}/{stem}.{ext}",
+        "--dry-run", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *first = g_build_filename(b.out, "2014-04-09", "trip-02.jpg", NULL);
+
+    run_ok(&b, by_date, "4 written");
+    cr_assert(g_file_test(first, G_FILE_TEST_EXISTS), "%s missing", first);
+    run_ok(&b, by_date, "4 up to date");
+    /* trip-02 becomes a photo taken on another day: a new output name. */
+    copy_trip(b.in, 21, "trip-02.jpg");
+    cr_assert_eq(run(&b, by_date_dry, &out, &err), 0, "%s", err);
+    {
+        g_autofree char *input = g_build_filename(b.in, "trip-02.jpg", NULL);
+        g_autofree char *prefix = g_strdup_printf("build  %s -> %s/2014-04-13/trip-02.jpg (new)",
+            input, b.out);
+
+        cr_expect_eq(gal_test_count_lines(out, prefix, NULL), 1, "no \"%s\" in:\n%s", prefix,
+            out);
+    }
+    cr_expect(strstr(err, "1 would be built, 3 up to date") != NULL, "%s", err);
+    /* Built under its new name, the old one is left for --prune. */
+    run_ok(&b, by_date, "1 written");
+    cr_expect(g_file_test(first, G_FILE_TEST_EXISTS));
+    run_ok(&b, (const char *const[]) { "--set", "output.name={date:%Y-%m-%d}/{stem}.{ext}",
+                   "--prune", NULL },
+        "4 up to date");
+    cr_expect_not(g_file_test(first, G_FILE_TEST_EXISTS), "the old name was not pruned");
+    {
+        g_autofree char *day = g_path_get_dirname(first);
+
+        cr_expect_not(g_file_test(day, G_FILE_TEST_EXISTS), "the emptied folder stays");
+    }
     bench_clear(&b);
 }

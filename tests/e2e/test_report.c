@@ -84,6 +84,7 @@ Test(report, report_lists_every_photo_with_its_output_and_parses)
     cr_expect_not_null(gal_json_string(report, "versions.libvips"));
     cr_expect_not_null(gal_json_string(report, "versions.libpng"));
     cr_expect_str_eq(gal_json_string(report, "preset.name"), "small");
+    cr_expect_str_eq(gal_json_string(report, "output_dir"), out_dir);
     cr_expect_eq(gal_json_number(report, "totals.photos"), 4);
     cr_expect_eq(gal_json_number(report, "totals.done"), 3);
     cr_expect_eq(gal_json_number(report, "totals.failed"), 1);
