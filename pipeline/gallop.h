@@ -175,7 +175,11 @@ typedef struct gal_photo_result {
     long long bytes;         /* output size, when DONE or UP_TO_DATE */
     char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
     const char *caption;        /* set by a caption stage; NULL: none */
-    const char *caption_source; /* where the caption came from; NULL: none */
+    /* Where the caption came from: "sidecar:PATH", "table:PATH",
+     * "instagram:PATH" (the posts_N.json), "exif", "xmp" or "iptc"; NULL:
+     * none (no caption stage, or no source had a caption). */
+    const char *caption_source;
+    bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
     double hash_seconds;     /* part of `seconds` spent hashing the photo */
 } gal_photo_result;
 

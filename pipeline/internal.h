@@ -252,6 +252,7 @@ typedef struct gal_facts {
     struct tm date;        /* DateTimeOriginal, when has_date */
     int index;             /* 1-based position in the sorted input list */
     int count;             /* number of photos in the run */
+    const char *caption_source; /* static: which source gave `caption` (captions.c) */
 } gal_facts;
 
 /* Render; `sanitize` makes every substituted value safe as one file-name
@@ -281,18 +282,52 @@ typedef struct gal_text_style {
 
 typedef struct gal_text_info {
     int lines;       /* lines drawn */
-    int line_height; /* pixels per line in this font */
-    gboolean cut;    /* TRUE when max_lines cut the text */
+    int line_height; /* pixels per line in this font (the ink of "Ág") */
+    int line_pitch;  /* pixels from one line to the next in this font */
+    /* The block on the line grid: line_height + (lines - 1) * line_pitch
+     * (or the ink's height, if taller: a taller script in a line), and
+     * where the ink starts below that box's top (negative: above it).
+     * Lay text out by these, and one-line captions get the same band
+     * whether or not they have descenders. */
+    int box_height;
+    int ink_top;
+    gboolean cut;    /* TRUE when max_lines (or max_height_px) cut the text */
+    gboolean rtl;    /* the text starts right to left (Hebrew, Arabic...): Pango swaps
+                      * left and right alignment for it */
 } gal_text_info;
 
 /* Render plain text (never markup: <, & and <span> come out literally) as
- * 8-bit sRGB RGBA with straight alpha, in memory. Invalid UTF-8 is
- * repaired. Empty or blank text gives *out == NULL and returns 0. */
+ * 8-bit sRGB RGBA with straight alpha, in memory, cropped to its ink.
+ * Invalid UTF-8 is repaired; line ends become \n, tabs spaces, other
+ * control characters are dropped. Text with nothing visible, or where not
+ * even "…" fits max_height_px, gives *out == NULL and returns 0. Renders
+ * a few layouts (about 2 log2(words) more when it has to cut); fonts are
+ * loaded once per process by libvips, which also runs one layout at a
+ * time. Thread-safe. */
 int gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,
     gal_text_info *info, gal_error *err);
 
+/* The same, also cut (like max_lines) so that the block is at most
+ * `max_height_px` tall; 0 means no limit. */
+int gal__text_render_bounded(const char *text, const gal_text_style *style, int max_height_px,
+    VipsImage **out, gal_text_info *info, gal_error *err);
+
 /* The family name stored in a TrueType/OpenType font file. */
 char *gal__font_file_family(const char *path, GError **error);
+
+/* Make a font file's fonts available to every later layout, by family,
+ * for the rest of the process. Call it once per file, in prepare(), and
+ * leave gal_text_style.font_file NULL: libvips 8.14 reads freed memory
+ * when vips_text is given a font file a second time (see text.c). */
+int gal__font_file_register(const char *path, const char *family, gal_error *err);
+
+/* `text` with the invisible characters gal__text_render adds to steer line
+ * breaks: word joiners inside URLs, non-Latin tags and Korean words, a
+ * zero-width space between tags written together. For tests. */
+char *gal__text_break_hints(const char *text);
+
+/* Does `text` start right to left (its first strong character)? */
+gboolean gal__text_is_rtl(const char *text);
 
 /* ---- photo facts (libexif) ------------------------------------------------- */
 
@@ -345,6 +380,46 @@ struct gal_cancel;
  * write() sets *write_errno (and returns -1 with `err` untouched). */
 int gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
     struct gal_cancel *cancel, int *write_errno, gal_error *err);
+
+/* ---- captions (captions.c) ------------------------------------------------- */
+
+/* The `captions` section, loaded: its options plus the table and Instagram
+ * export it names, read once into memory. Immutable after load. */
+typedef struct gal_captions gal_captions;
+
+extern const gal_section gal__captions_section;
+
+/* Fill the section from the preset's `captions` mapping (NULL: defaults),
+ * check it and read the table and export it names. Every error goes to
+ * `errs`, with the table's or export's own file:line:col where the fault is
+ * in them; returns -1 if there was any. *out is set either way (free it
+ * with gal__captions_free). Main thread only. */
+int gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs);
+void gal__captions_free(gal_captions *captions);
+/* "sources=[...] table=... instagram=[...]" and what was read. */
+void gal__captions_describe(const gal_captions *captions, GString *out);
+
+/* Set facts->caption, and facts->caption_source to where it came from
+ * ("sidecar:PATH", "table:PATH", "instagram:PATH", "exif", "xmp" or "iptc",
+ * in `strings` or static), from the first source that has a caption for
+ * the photo at `path`; both NULL when none has. On entry facts->caption
+ * holds the EXIF caption; `header` (may be NULL) is the photo opened by
+ * libvips, for its XMP and IPTC blobs. Fails, for this photo only, when its
+ * sidecar is not UTF-8 text. Thread-safe. */
+int gal__caption_resolve(const gal_captions *captions, const char *path, VipsImage *header,
+    gal_facts *facts, GStringChunk *strings, gal_error *err);
+
+typedef struct gal_job gal_job;
+
+/* Declare (gal__job_depend) every file outside the photo that its caption
+ * could come from: both sidecar names, the table, the export's files. For
+ * stages that show {caption}. */
+void gal__caption_depend(const gal_captions *captions, gal_job *job);
+
+/* Pieces of the above, for tests. Each returns a new string or NULL. */
+char *gal__mojibake_repair(const char *text);
+char *gal__xmp_description(const char *xmp, gsize len);
+char *gal__iptc_caption(const void *data, gsize len);
 
 /* ---- stages ----------------------------------------------------------------- */
 
@@ -511,6 +586,7 @@ struct gal_preset {
     gal_input_opts *input;
     gal_output_opts *output;
     GArray *stages;      /* gal_stage_instance */
+    gal_captions *captions; /* where {caption} comes from */
 };
 
 /* File names in the extends chain are interned here. */
@@ -565,6 +641,7 @@ struct gal_job {
     gint64 out_bytes;          /* set when the job succeeds */
     char out_sha256[65];       /* set when the job succeeds, hex */
     gboolean tap_only;         /* run the stages up to the gathering stage only */
+    gboolean caption_cut;      /* a caption-burn stage cut the caption to fit */
 };
 
 /* Record that this photo's output depends on the file at `path` (which

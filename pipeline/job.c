@@ -89,7 +89,7 @@ gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
     if (open_header(preset, path, &header, err))
         return -1;
     facts_from_header(header, facts, strings);
-    return 0;
+    return gal__caption_resolve(preset->captions, path, header, facts, strings, err);
 }
 
 /* An Orientation outside 1..8 is invalid EXIF: show the pixels as stored. */
@@ -132,8 +132,11 @@ gal__photo_open(const gal_preset *preset, const char *path, gal_facts *facts,
 
     if (open_header(preset, path, &header, err))
         return -1;
-    if (facts)
+    if (facts) {
         facts_from_header(header, facts, strings);
+        if (gal__caption_resolve(preset->captions, path, header, facts, strings, err))
+            return -1;
+    }
 
     rotate = orientation_valid(header);
     width = header->Xsize;

@@ -18,7 +18,7 @@
 #define MAX_EXTENDS 8
 
 static const char *const top_keys[] = {
-    "gallop", "name", "description", "extends", "input", "stages", "output", NULL,
+    "gallop", "name", "description", "extends", "input", "stages", "output", "captions", NULL,
 };
 
 typedef struct {
@@ -743,6 +743,7 @@ gal_preset_free(gal_preset *preset)
         g_array_free(preset->stages, TRUE);
     gal__schema_free(&gal__input_section, preset->input);
     gal__schema_free(&gal__output_section, preset->output);
+    gal__captions_free(preset->captions);
     g_free(preset->path);
     g_free(preset->name);
     g_free(preset->description);
@@ -785,7 +786,7 @@ check_top_keys(load_ctx *ctx, const gal_node *root)
         else
             gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, key->text,
                 "unknown top-level key; valid keys are gallop, name, description, extends, "
-                "input, stages, output");
+                "input, stages, output, captions");
     }
 }
 
@@ -890,7 +891,7 @@ check_output(load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
 {
     /* Every field filled in: what remains wrong is the template's own text. */
     gal_facts sample = { "x", "x", "x", "x", "x", "x", "x", "x", "x", "x", TRUE,
-        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1 };
+        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1, NULL };
     g_autofree char *path = NULL;
     gal_error err = { 0 };
 
@@ -945,6 +946,7 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
     if (gal__schema_fill(&gal__output_section, gal__node_get(root, "output"),
             (void **) &preset->output, output_locs, ctx->errs) == 0)
         check_output(ctx, preset->output, output_locs);
+    gal__captions_load(gal__node_get(root, "captions"), &preset->captions, ctx->errs);
     load_stages(ctx, preset, root);
 
     if (ctx->errs->count + ctx->errs->dropped > errors_before)
@@ -1109,6 +1111,9 @@ gal_preset_describe(const gal_preset *preset)
     g_string_append(out, "input   ");
     gal__schema_describe_values(&gal__input_section, preset->input, out);
     g_string_append_c(out, '\n');
+    g_string_append(out, "captions ");
+    gal__captions_describe(preset->captions, out);
+    g_string_append_c(out, '\n');
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
 
@@ -1175,7 +1180,8 @@ gal_presets_list(const char *presets_dir, gal_error *err)
 char *
 gal_stages_describe(const char *name, gal_error *err)
 {
-    const gal_section *sections[] = { &gal__input_section, &gal__output_section };
+    const gal_section *sections[] = { &gal__input_section, &gal__output_section,
+        &gal__captions_section };
     GString *out = g_string_new(NULL);
     gboolean found = FALSE;
 

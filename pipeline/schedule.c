@@ -239,6 +239,7 @@ run_photo(run_ctx *ctx, int i)
         memcpy(result->sha256, job.out_sha256, sizeof(result->sha256));
         result->caption = g_strdup(job.caption);
         result->caption_source = g_strdup(job.caption_source);
+        result->caption_cut = job.caption_cut;
         plan->entry = record(ctx, i, &job);
     }
     else if (gal__cancelled(&ctx->cancel)) {

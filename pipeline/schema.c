@@ -107,6 +107,7 @@ gal__color_parse(const char *text, gal_color *out)
         { "black", { 0, 0, 0, 255 } },
         { "white", { 255, 255, 255, 255 } },
         { "transparent", { 0, 0, 0, 0 } },
+        { "none", { 0, 0, 0, 0 } }, /* "band: none" reads better than transparent */
     };
     size_t n = strlen(text);
     int digits[8];

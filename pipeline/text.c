@@ -1,10 +1,22 @@
 /* text.c: plain text into pixels, for watermarks, captions and labels.
  *
  * Text is laid out by Pango through vips_text, in RGBA so colour emoji keep
- * their colours and font fallback covers Hangul, CJK and the rest. Text is
- * data, never markup: every piece is escaped here, and the only markup is
- * the colour spans this file writes itself. Cutting to `max_lines` is a
- * bounded search over word boundaries, ending the last line in an ellipsis. */
+ * their colours and font fallback covers Hangul, CJK and the rest; Pango
+ * also does the bidi work, so Hebrew and Arabic come out right to left.
+ * Text is data, never markup: every piece is escaped here, and the only
+ * markup is the colour spans this file writes itself.
+ *
+ * Line breaking is Pango's (Unicode line breaking, falling back to single
+ * characters for a run longer than a line), steered with invisible
+ * characters added before layout: word joiners inside URLs, inside
+ * #hashtags and @mentions that have break opportunities (Hangul, CJK) and
+ * inside Korean words (keep-all), and a zero-width space between tags
+ * written together (#run#wanderlust), so lines break between tags first.
+ *
+ * Lines are counted exactly, without asking Pango: the same text is laid
+ * out a second time with LINE_PROBE_PX of extra space between lines, and
+ * the block grows by that much per line break. Cutting to `max_lines` is a
+ * bounded binary search over word boundaries, ending the last line in "…". */
 #include <string.h>
 
 #include "internal.h"
@@ -12,55 +24,262 @@
 /* Pango sizes are in points; at 72 dpi a point is a pixel. */
 #define TEXT_DPI 72
 
-static void
-append_span(GString *markup, const gal_color *color, const char *text, gssize len)
-{
-    g_autofree char *escaped = g_markup_escape_text(text, len);
+/* Extra space between lines in the counting layout: far more than the
+ * one-pixel rounding of ink extents, so the division is exact. */
+#define LINE_PROBE_PX 16
 
-    g_string_append_printf(markup, "<span foreground=\"#%02x%02x%02x\">%s</span>", (int) color->r,
-        (int) color->g, (int) color->b, escaped);
-}
+/* U+2060 WORD JOINER: no line break here. U+200B ZERO WIDTH SPACE: a line
+ * may break here. Both are invisible and take no room. */
+#define WORD_JOINER "\xe2\x81\xa0"
+#define ZERO_WIDTH_SPACE "\xe2\x80\x8b"
+
+/* ---- what the text is made of ------------------------------------------------- */
+
+typedef enum {
+    SEG_PLAIN,
+    SEG_TAG, /* #hashtag or @mention */
+    SEG_URL,
+} seg_kind;
+
+typedef struct {
+    seg_kind kind;
+    const char *start, *end;
+} segment;
 
 static gboolean
 is_tag_char(gunichar c)
 {
-    return g_unichar_isalnum(c) || c == '_';
+    /* Marks: Devanagari, Thai and others spell words with combining signs. */
+    return g_unichar_isalnum(c) || c == '_' || g_unichar_ismark(c);
 }
 
-/* Escaped markup for `text`, with #hashtags and @mentions in `highlight`. */
-static char *
-build_markup(const char *text, const gal_text_style *style)
+static gboolean
+is_hangul(gunichar c)
 {
-    GString *markup = g_string_new(NULL);
-    const char *run = text, *c = text;
+    return g_unichar_get_script(c) == G_UNICODE_SCRIPT_HANGUL && g_unichar_isalpha(c);
+}
+
+/* Length of a URL starting at `c` (0 if none): http://, https:// or www.,
+ * up to white space or a quote or angle bracket, without the punctuation
+ * that usually ends the sentence around it. */
+static gsize
+url_length(const char *text, const char *c)
+{
+    const char *end;
+
+    if (c > text && g_unichar_isalnum(g_utf8_get_char(g_utf8_prev_char(c))))
+        return 0;
+    if (g_ascii_strncasecmp(c, "http://", 7) != 0 && g_ascii_strncasecmp(c, "https://", 8) != 0 &&
+        g_ascii_strncasecmp(c, "www.", 4) != 0)
+        return 0;
+    for (end = c; *end && !g_unichar_isspace(g_utf8_get_char(end)) && !strchr("<>\"", *end);
+         end = g_utf8_next_char(end))
+        ;
+    while (end > c && strchr(".,;:!?'", end[-1]))
+        end--;
+    if (end > c && end[-1] == ')' && !memchr(c, '(', end - c))
+        end--;
+    /* "http://" alone is not a link. */
+    return end - c > 8 ? (gsize) (end - c) : 0;
+}
+
+/* Split `text` into plain runs, tags and URLs. A tag starts with # or @
+ * followed by a tag character, at the start of a word or right after
+ * another tag (#run#wanderlust is two tags, as Instagram reads it). */
+static GArray *
+segments(const char *text)
+{
+    GArray *segs = g_array_new(FALSE, FALSE, sizeof(segment));
+    const char *run = text, *c = text, *tag_end = NULL;
 
     while (*c) {
         gunichar ch = g_utf8_get_char(c);
         const char *next = g_utf8_next_char(c);
+        gsize url = url_length(text, c);
+        segment seg = { SEG_PLAIN, NULL, NULL };
 
-        if (style->highlight && (ch == '#' || ch == '@') && *next &&
-            is_tag_char(g_utf8_get_char(next)) &&
-            (c == text || !is_tag_char(g_utf8_get_char(g_utf8_prev_char(c))))) {
+        if (url) {
+            seg = (segment) { SEG_URL, c, c + url };
+        }
+        else if ((ch == '#' || ch == '@') && *next && is_tag_char(g_utf8_get_char(next)) &&
+            (c == text || c == tag_end || !is_tag_char(g_utf8_get_char(g_utf8_prev_char(c))))) {
             const char *end = next;
 
             while (*end && is_tag_char(g_utf8_get_char(end)))
                 end = g_utf8_next_char(end);
+            seg = (segment) { SEG_TAG, c, end };
+            tag_end = end;
+        }
+        if (seg.start) {
             if (c > run)
-                append_span(markup, &style->color, run, c - run);
-            append_span(markup, style->highlight, c, end - c);
-            run = c = end;
+                g_array_append_val(segs, ((segment) { SEG_PLAIN, run, c }));
+            g_array_append_val(segs, seg);
+            run = c = seg.end;
             continue;
         }
         c = next;
     }
     if (c > run)
-        append_span(markup, &style->color, run, c - run);
+        g_array_append_val(segs, ((segment) { SEG_PLAIN, run, c }));
+    return segs;
+}
+
+/* The text of one segment with word joiners where no line may break. */
+static void
+append_joined(GString *out, const segment *seg)
+{
+    gunichar prev = 0;
+
+    for (const char *c = seg->start; c < seg->end; c = g_utf8_next_char(c)) {
+        gunichar ch = g_utf8_get_char(c);
+        gboolean join = FALSE;
+
+        if (prev) {
+            switch (seg->kind) {
+            case SEG_URL: join = TRUE; break;
+            case SEG_TAG: join = prev >= 0x80 || ch >= 0x80; break;
+            case SEG_PLAIN: join = is_hangul(prev) && is_hangul(ch); break;
+            }
+        }
+        if (join)
+            g_string_append(out, WORD_JOINER);
+        g_string_append_unichar(out, ch);
+        prev = ch;
+    }
+}
+
+static void
+append_span(GString *markup, const gal_color *color, const char *text)
+{
+    g_autofree char *escaped = g_markup_escape_text(text, -1);
+
+    if (!color) {
+        g_string_append(markup, escaped);
+        return;
+    }
+    g_string_append_printf(markup, "<span foreground=\"#%02x%02x%02x\">%s</span>", (int) color->r,
+        (int) color->g, (int) color->b, escaped);
+}
+
+/* Escaped markup for `text`; with `colour`, in the style's colour with
+ * #hashtags and @mentions in its highlight. Without, plain (for counting:
+ * colours do not change the layout). */
+static char *
+build_markup(const char *text, const gal_text_style *style, gboolean colour)
+{
+    g_autoptr(GArray) segs = segments(text);
+    GString *markup = g_string_new(NULL);
+
+    for (guint i = 0; i < segs->len; i++) {
+        const segment *seg = &g_array_index(segs, segment, i);
+        const gal_color *color = !colour ? NULL
+            : seg->kind == SEG_TAG && style->highlight ? style->highlight
+                                                       : &style->color;
+        g_autoptr(GString) piece = g_string_new(NULL);
+
+        append_joined(piece, seg);
+        if (seg->kind == SEG_TAG && i + 1 < segs->len &&
+            g_array_index(segs, segment, i + 1).kind == SEG_TAG &&
+            g_array_index(segs, segment, i + 1).start == seg->end)
+            g_string_append(piece, ZERO_WIDTH_SPACE);
+        append_span(markup, color, piece->str);
+    }
     return g_string_free(markup, FALSE);
 }
 
+char *
+gal__text_break_hints(const char *text)
+{
+    g_autoptr(GArray) segs = segments(text);
+    GString *out = g_string_new(NULL);
+
+    for (guint i = 0; i < segs->len; i++) {
+        const segment *seg = &g_array_index(segs, segment, i);
+
+        append_joined(out, seg);
+        if (seg->kind == SEG_TAG && i + 1 < segs->len &&
+            g_array_index(segs, segment, i + 1).kind == SEG_TAG &&
+            g_array_index(segs, segment, i + 1).start == seg->end)
+            g_string_append(out, ZERO_WIDTH_SPACE);
+    }
+    return g_string_free(out, FALSE);
+}
+
+gboolean
+gal__text_is_rtl(const char *text)
+{
+    /* The first strong character decides, as Pango decides a paragraph's
+     * direction (Unicode bidi rules P2 and P3, by script). */
+    for (const char *c = text; *c; c = g_utf8_next_char(c)) {
+        gunichar ch = g_utf8_get_char(c);
+
+        if (!g_unichar_isalpha(ch))
+            continue;
+        switch (g_unichar_get_script(ch)) {
+        case G_UNICODE_SCRIPT_ARABIC:
+        case G_UNICODE_SCRIPT_HEBREW:
+        case G_UNICODE_SCRIPT_SYRIAC:
+        case G_UNICODE_SCRIPT_THAANA:
+        case G_UNICODE_SCRIPT_NKO:
+        case G_UNICODE_SCRIPT_SAMARITAN:
+        case G_UNICODE_SCRIPT_MANDAIC:
+        case G_UNICODE_SCRIPT_ADLAM:
+            return TRUE;
+        case G_UNICODE_SCRIPT_COMMON:
+        case G_UNICODE_SCRIPT_INHERITED:
+            continue;
+        default:
+            return FALSE;
+        }
+    }
+    return FALSE;
+}
+
+/* Line ends as \n, tabs as spaces, other control characters dropped, then
+ * trimmed. Invalid UTF-8 has been repaired before. */
+static char *
+normalise(const char *valid)
+{
+    GString *out = g_string_new(NULL);
+
+    for (const char *c = valid; *c; c = g_utf8_next_char(c)) {
+        gunichar ch = g_utf8_get_char(c);
+
+        if (ch == '\r') {
+            if (c[1] != '\n')
+                g_string_append_c(out, '\n');
+        }
+        else if (ch == 0x2028 || ch == 0x2029)
+            g_string_append_c(out, '\n');
+        else if (ch == '\t')
+            g_string_append_c(out, ' ');
+        else if (ch == '\n' || !g_unichar_iscntrl(ch))
+            g_string_append_unichar(out, ch);
+    }
+    g_strstrip(out->str);
+    /* g_strstrip trims ASCII white space only; Unicode spaces stay, and
+     * visible() below decides whether anything is left to draw. */
+    return g_string_free(out, FALSE);
+}
+
+/* Anything that leaves ink: not white space, not zero-width. */
+static gboolean
+visible(const char *text)
+{
+    for (const char *c = text; *c; c = g_utf8_next_char(c)) {
+        gunichar ch = g_utf8_get_char(c);
+
+        if (!g_unichar_isspace(ch) && !g_unichar_iszerowidth(ch))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* ---- layout ------------------------------------------------------------------- */
+
 static int
 render_markup(const char *markup, const gal_text_style *style, const char *font,
-    VipsImage **out)
+    gboolean rgba, int spacing, VipsImage **out)
 {
     VipsAlign align = style->align == GAL_ALIGN_CENTRE ? VIPS_ALIGN_CENTRE
         : style->align == GAL_ALIGN_RIGHT              ? VIPS_ALIGN_HIGH
@@ -68,129 +287,225 @@ render_markup(const char *markup, const gal_text_style *style, const char *font,
 
     if (style->wrap_px > 0)
         return vips_text(out, markup, "font", font, "fontfile", style->font_file, "dpi", TEXT_DPI,
-            "rgba", TRUE, "width", style->wrap_px, "wrap", VIPS_TEXT_WRAP_WORD_CHAR, "align",
-            align, NULL);
+            "rgba", rgba, "width", style->wrap_px, "wrap", VIPS_TEXT_WRAP_WORD_CHAR, "align",
+            align, "spacing", spacing, NULL);
     return vips_text(out, markup, "font", font, "fontfile", style->font_file, "dpi", TEXT_DPI,
-        "rgba", TRUE, "align", align, NULL);
+        "rgba", rgba, "align", align, "spacing", spacing, NULL);
 }
 
-/* Lines in a rendered block, from the height of one line of the same font. */
+/* Lines and height of `text` as it would be drawn: two alpha-only layouts,
+ * the second with LINE_PROBE_PX more between lines. Ink extents start at
+ * the first line's ink and end at the last line's, so the difference is
+ * exactly LINE_PROBE_PX per line break, whatever fonts each line uses. */
 static int
-count_lines(int height, int line_height)
+measure(const char *text, const gal_text_style *style, const char *font, int *lines,
+    int *height)
 {
-    return MAX(1, (height + line_height / 2) / line_height);
+    g_autofree char *markup = build_markup(text, style, FALSE);
+    g_autoptr(VipsImage) tight = NULL;
+    g_autoptr(VipsImage) spaced = NULL;
+
+    if (render_markup(markup, style, font, FALSE, 0, &tight) ||
+        render_markup(markup, style, font, FALSE, LINE_PROBE_PX, &spaced))
+        return -1;
+    *height = tight->Ysize;
+    *lines = 1 + (spaced->Ysize - tight->Ysize + LINE_PROBE_PX / 2) / LINE_PROBE_PX;
+    return 0;
 }
 
-/* The longest prefix of `text`, cut at a word boundary, that fits in
- * `max_lines` with "…" appended. log2(words) renders at most. */
+/* What the text has to fit in, and the font's line grid. */
+typedef struct {
+    const gal_text_style *style;
+    const char *font; /* "Family Style 12" */
+    int max_height_px;
+    int line_height;  /* ink of "Ág": one line's box */
+    int line_pitch;   /* from one line to the next */
+} bounds;
+
+/* The block's height on the line grid, or its ink if that is taller. */
+static int
+box_height(const bounds *b, int lines, int ink_height)
+{
+    return MAX(ink_height, b->line_height + (lines - 1) * b->line_pitch);
+}
+
+static gboolean
+fits(const bounds *b, int lines, int height)
+{
+    return (b->style->max_lines <= 0 || lines <= b->style->max_lines) &&
+        (b->max_height_px <= 0 || box_height(b, lines, height) <= b->max_height_px);
+}
+
+/* A cut between two characters that draw as one (a base and its accent,
+ * the parts of an emoji sequence) would break the drawing. */
+static gboolean
+cuttable_before(const char *c)
+{
+    gunichar ch = g_utf8_get_char(c);
+    gunichar prev = g_utf8_get_char(g_utf8_prev_char(c));
+
+    return !g_unichar_ismark(ch) && ch != 0x200d && prev != 0x200d && ch != 0xfe0e &&
+        ch != 0xfe0f && !(ch >= 0x1f3fb && ch <= 0x1f3ff) && !(ch >= 0xe0020 && ch <= 0xe007f);
+}
+
+/* The longest prefix of `text`, cut at a word boundary (or, when not even
+ * the first word fits, between characters of it), that fits with "…"
+ * appended. The search starts from `guess` (an index into the word
+ * boundaries: where the cut would fall if every line held as much text),
+ * gallops away from it until it has seen one candidate that fits and one
+ * that does not, then bisects between them: a guess a word or two off
+ * costs two to four measurements, a bad one at most 2 log2(words). Returns
+ * NULL with *failed set when layout fails, NULL alone when not even "…"
+ * fits; *lines and *height describe the result. */
 static char *
-fit_lines(const char *text, const gal_text_style *style, const char *font, int line_height,
-    VipsImage **out, GError **error)
+fit_text(const char *text, const bounds *b, double keep_fraction, gboolean *failed, int *lines,
+    int *height)
 {
     g_autoptr(GArray) cuts = g_array_new(FALSE, FALSE, sizeof(gsize));
-    gsize lo = 0, hi;
-    VipsImage *best = NULL;
-    char *best_text = NULL;
+    char *best = NULL;
+    gsize first_word_end = strlen(text);
 
-    /* Candidate cut points: before each space (word boundaries). */
+    *failed = FALSE;
+    /* Word boundaries: before each run of white space. */
     for (const char *c = text; *c; c = g_utf8_next_char(c))
         if (c > text && g_unichar_isspace(g_utf8_get_char(c)) &&
             !g_unichar_isspace(g_utf8_get_char(g_utf8_prev_char(c)))) {
             gsize at = c - text;
 
+            if (cuts->len == 0)
+                first_word_end = at;
             g_array_append_val(cuts, at);
         }
-    if (cuts->len == 0) {
-        /* One long word: cut by characters instead. */
-        for (const char *c = g_utf8_next_char(text); *c; c = g_utf8_next_char(c)) {
-            gsize at = c - text;
+    for (int pass = 0; pass < 2 && !best; pass++) {
+        /* Invariant: cuts[< lo] fit, cuts[>= hi] do not. */
+        gssize lo = 0, hi, probe, step = 1;
+        gboolean seen_fit = FALSE, seen_miss = FALSE;
+        gsize span = strlen(text);
 
-            g_array_append_val(cuts, at);
-        }
-    }
-    hi = cuts->len;
-    /* Invariant: cuts[< lo] fit (or lo == 0), cuts[>= hi] do not. */
-    while (lo < hi) {
-        gsize mid = (lo + hi) / 2;
-        gsize at = g_array_index(cuts, gsize, mid);
-        g_autofree char *head = g_strndup(text, at);
-        g_autofree char *candidate = g_strconcat(g_strchomp(head), "…", NULL);
-        g_autofree char *markup = build_markup(candidate, style);
-        VipsImage *image;
+        if (pass == 1) {
+            /* Not even the first word fits: cut inside it. */
+            g_array_set_size(cuts, 0);
+            for (const char *c = g_utf8_next_char(text); (gsize) (c - text) < first_word_end;
+                 c = g_utf8_next_char(c))
+                if (cuttable_before(c)) {
+                    gsize at = c - text;
 
-        if (render_markup(markup, style, font, &image)) {
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "text layout failed");
-            VIPS_UNREF(best);
-            g_free(best_text);
-            return NULL;
+                    g_array_append_val(cuts, at);
+                }
+            span = first_word_end;
         }
-        if (count_lines(image->Ysize, line_height) <= style->max_lines) {
-            VIPS_UNREF(best);
-            g_free(best_text);
-            best = image;
-            best_text = g_steal_pointer(&candidate);
-            lo = mid + 1;
-        }
-        else {
-            g_object_unref(image);
-            hi = mid;
+        hi = (gssize) cuts->len;
+        /* The first cut at or past that share of the text. */
+        for (probe = 0; probe < hi - 1; probe++)
+            if (g_array_index(cuts, gsize, probe) >= keep_fraction * span)
+                break;
+        while (lo < hi) {
+            g_autofree char *head = NULL;
+            g_autofree char *candidate = NULL;
+            int l, h;
+
+            probe = seen_fit && seen_miss ? lo + (hi - lo) / 2 : CLAMP(probe, lo, hi - 1);
+            head = g_strndup(text, g_array_index(cuts, gsize, probe));
+            candidate = g_strconcat(g_strchomp(head), "…", NULL);
+            if (measure(candidate, b->style, b->font, &l, &h)) {
+                *failed = TRUE;
+                g_free(best);
+                return NULL;
+            }
+            if (fits(b, l, h)) {
+                g_free(best);
+                best = g_steal_pointer(&candidate);
+                *lines = l;
+                *height = h;
+                lo = probe + 1;
+                probe += step;
+                seen_fit = TRUE;
+            }
+            else {
+                hi = probe;
+                probe -= step;
+                seen_miss = TRUE;
+            }
+            step *= 2;
         }
     }
     if (!best) {
-        /* Not even the first word fits: the ellipsis alone. */
-        g_autofree char *markup = build_markup("…", style);
+        int l, h;
 
-        if (render_markup(markup, style, font, &best)) {
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "text layout failed");
+        if (measure("…", b->style, b->font, &l, &h)) {
+            *failed = TRUE;
             return NULL;
         }
-        best_text = g_strdup("…");
+        if (fits(b, l, h)) {
+            best = g_strdup("…");
+            *lines = l;
+            *height = h;
+        }
     }
-    *out = best;
-    return best_text;
+    return best;
 }
 
 int
 gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,
     gal_text_info *info, gal_error *err)
 {
+    return gal__text_render_bounded(text, style, 0, out, info, err);
+}
+
+int
+gal__text_render_bounded(const char *text, const gal_text_style *style, int max_height_px,
+    VipsImage **out, gal_text_info *info, gal_error *err)
+{
     g_autofree char *font = g_strdup_printf("%s %g", style->font, style->size_px);
+    bounds b = { style, font, max_height_px, 0, 0 };
     g_autofree char *valid = g_utf8_make_valid(text, -1);
+    g_autofree char *clean = normalise(valid);
+    g_autofree char *kept = NULL;
     g_autofree char *markup = NULL;
     g_autoptr(VipsImage) line = NULL;
+    g_autoptr(VipsImage) two_lines = NULL;
     g_autoptr(VipsImage) block = NULL;
     g_autoptr(VipsImage) faded = NULL;
     VipsImage *result;
-    int lines;
+    int lines, height;
 
     *info = (gal_text_info) { 0 };
-    g_strstrip(valid);
-    if (!*valid) {
-        *out = NULL; /* nothing to draw */
-        return 0;
-    }
-    /* The height of one line in this font, for counting lines. Mixed
-     * scripts may make some lines taller; rounding absorbs that. */
-    if (render_markup("Ág", style, font, &line))
+    *out = NULL;
+    if (!visible(clean))
+        return 0; /* nothing to draw */
+    info->rtl = gal__text_is_rtl(clean);
+    /* The font's line grid: one line's box (from the top of an accented
+     * capital to the bottom of a descender) and the pitch between lines. */
+    if (render_markup("Ág", style, font, FALSE, 0, &line) ||
+        render_markup("Ág\nÁg", style, font, FALSE, 0, &two_lines) ||
+        measure(clean, style, font, &lines, &height))
         return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
-    markup = build_markup(valid, style);
-    if (render_markup(markup, style, font, &block))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
-    lines = count_lines(block->Ysize, line->Ysize);
-    if (style->max_lines > 0 && lines > style->max_lines) {
-        g_autoptr(GError) error = NULL;
-        VipsImage *cut = NULL;
-        g_autofree char *kept = fit_lines(valid, style, font, line->Ysize, &cut, &error);
+    info->line_height = b.line_height = line->Ysize;
+    info->line_pitch = b.line_pitch = two_lines->Ysize - line->Ysize;
+    if (fits(&b, lines, height))
+        kept = g_steal_pointer(&clean);
+    else {
+        gboolean failed;
 
-        if (!kept)
-            return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
-        g_object_unref(block);
-        block = cut;
-        lines = count_lines(block->Ysize, line->Ysize);
+        /* About this share of the text fits, taking its last line as half
+         * full: where the search for the cut starts. */
+        double share = MIN(style->max_lines > 0 ? style->max_lines / (lines - 0.5) : 1.0,
+            max_height_px > 0 ? (double) max_height_px / height : 1.0);
+
         info->cut = TRUE;
+        kept = fit_text(clean, &b, share, &failed, &lines, &height);
+        if (failed)
+            return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+        if (!kept)
+            return 0; /* not even "…" fits in max_height_px */
     }
     info->lines = lines;
-    info->line_height = line->Ysize;
+    markup = build_markup(kept, style, TRUE);
+    if (render_markup(markup, style, font, TRUE, 0, &block))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+    /* vips_text keeps where its ink starts in the layout as the offset. */
+    info->ink_top = block->Yoffset - line->Yoffset;
+    info->box_height = box_height(&b, lines, block->Ysize);
     result = block;
     if (style->color.a < 255) {
         double scale[4] = { 1, 1, 1, style->color.a / 255.0 };
@@ -207,6 +522,30 @@ gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,
 }
 
 /* ---- font files ---------------------------------------------------------------- */
+
+/* libvips 8.14 remembers which font files it gave fontconfig in a table
+ * keyed by the string the caller passed as "fontfile", which the vips_text
+ * operation frees when it is done: the next vips_text with any font file
+ * then reads freed memory (AddressSanitizer shows it). So the file goes to
+ * vips_text once, here, and that operation is kept for the life of the
+ * process, which keeps its key alive; fontconfig keeps the font for the
+ * process anyway. Later layouts name the family alone. */
+int
+gal__font_file_register(const char *path, const char *family, gal_error *err)
+{
+    VipsOperation *op = vips_operation_new("text");
+    g_autofree char *font = g_strdup_printf("%s 12", family);
+
+    g_object_set(op, "text", "Ág", "font", font, "fontfile", path, NULL);
+    if (vips_cache_operation_buildp(&op)) {
+        vips_object_unref_outputs(VIPS_OBJECT(op));
+        g_object_unref(op);
+        return gal_error_from_vips(err, GAL_ERR_PRESET, NULL, "font file");
+    }
+    /* Deliberately never unreferenced: see above. */
+    vips_object_unref_outputs(VIPS_OBJECT(op));
+    return 0;
+}
 
 static guint
 be16(const guchar *p)

@@ -25,7 +25,7 @@ read_text(const char *path)
     return text;
 }
 
-/* The input and output sections, then every registered stage, viewed alike. */
+/* The input, output and captions sections, then every registered stage, viewed alike. */
 static GArray *
 all_sections(void)
 {
@@ -33,6 +33,7 @@ all_sections(void)
 
     g_array_append_val(sections, gal__input_section);
     g_array_append_val(sections, gal__output_section);
+    g_array_append_val(sections, gal__captions_section);
     for (int i = 0; gal__stages[i]; i++) {
         const gal_stage_def *def = gal__stages[i];
         gal_section sec = { def->name, def->summary, def->params, def->opts_size };

@@ -153,3 +153,195 @@ Test(text, reads_the_family_of_a_font_file)
     cr_expect_str_eq(family, "DejaVu Sans");
     cr_expect_null(gal__font_file_family(GAL_FIXTURES_DIR "/trip/trip-01.jpg", NULL));
 }
+
+/* ---- line breaking, counting, cutting ------------------------------------------------ */
+
+#define WJ "\xe2\x81\xa0"
+#define ZWSP "\xe2\x80\x8b"
+
+Test(text, break_hints_keep_urls_tags_and_korean_words_whole)
+{
+    g_autofree char *url = gal__text_break_hints("see http://a.b/c-d, ok");
+    g_autofree char *tags = gal__text_break_hints("#run#wanderlust @jen_l #북한");
+    g_autofree char *korean = gal__text_break_hints("고려식 상차림");
+    g_autofree char *email = gal__text_break_hints("jen@example.com #1");
+
+    cr_expect_str_eq(url, "see h" WJ "t" WJ "t" WJ "p" WJ ":" WJ "/" WJ "/" WJ "a" WJ "." WJ
+                          "b" WJ "/" WJ "c" WJ "-" WJ "d, ok",
+        "the URL ends before the comma");
+    cr_expect_str_eq(tags, "#run" ZWSP "#wanderlust @jen_l #" WJ "북" WJ "한",
+        "Latin tags need no joiners; tags written together get a break between them");
+    cr_expect_str_eq(korean, "고" WJ "려" WJ "식 상" WJ "차" WJ "림");
+    cr_expect_str_eq(email, "jen@example.com #1", "an address is not a mention");
+}
+
+/* Width of the ink in the rows of `image` from `top` down. */
+static int
+ink_width(VipsImage *image, int top)
+{
+    g_autoptr(VipsImage) rows = NULL;
+    g_autoptr(VipsImage) alpha = NULL;
+    g_autoptr(VipsImage) cols = NULL;
+    g_autoptr(VipsImage) rowsum = NULL;
+    int left = -1, right = -1;
+    double *v;
+    int n;
+
+    cr_assert_eq(vips_extract_area(image, &rows, 0, top, image->Xsize, image->Ysize - top,
+        NULL), 0);
+    cr_assert_eq(vips_extract_band(rows, &alpha, 3, NULL), 0);
+    cr_assert_eq(vips_project(alpha, &cols, &rowsum, NULL), 0);
+    for (int x = 0; x < cols->Xsize; x++) {
+        cr_assert_eq(vips_getpoint(cols, &v, &n, x, 0, NULL), 0);
+        if (v[0] > 0) {
+            if (left < 0)
+                left = x;
+            right = x;
+        }
+        g_free(v);
+    }
+    return left < 0 ? 0 : right - left + 1;
+}
+
+Test(text, a_url_that_fits_a_line_moves_to_the_next_one_whole)
+{
+    const char *url = "http://www.example.com/2014/04/23/canadian-runs-north-korean";
+    g_autofree char *text = g_strdup_printf("Read %s", url);
+    gal_text_style st = style(20);
+    gal_text_info one, two;
+    g_autoptr(VipsImage) alone = render(url, &st, &one);
+    g_autoptr(VipsImage) wrapped = NULL;
+
+    st.wrap_px = alone->Xsize + 4;
+    wrapped = render(text, &st, &two);
+    cr_expect_eq(two.lines, 2);
+    /* Without joiners Pango would break after a / or - and leave a short
+     * piece of the URL on the second line. */
+    cr_expect_geq(ink_width(wrapped, wrapped->Ysize - one.line_height + 2), alone->Xsize - 2,
+        "the second line holds the whole URL");
+}
+
+Test(text, a_url_longer_than_a_line_breaks_between_characters)
+{
+    gal_text_style st = style(20);
+    gal_text_info info;
+    g_autoptr(VipsImage) out = NULL;
+
+    st.wrap_px = 150;
+    out = render("http://www.huffingtonpost.ca/2014/04/23/canadian-runs-north-korean-marathon",
+        &st, &info);
+    cr_expect_gt(info.lines, 2);
+    cr_expect_leq(out->Xsize, 150);
+    cr_expect_not(info.cut);
+}
+
+Test(text, lines_are_counted_exactly_whatever_the_fonts)
+{
+    gal_text_style st = style(20);
+    gal_text_info info;
+    g_autoptr(VipsImage) a = render("Latin line\n고려식 상차림 (Noto CJK is taller)\n🏃 emoji\nend", &st,
+        &info);
+    g_autoptr(VipsImage) b = NULL;
+
+    cr_expect_eq(info.lines, 4);
+    b = render("one\n\nthree, after an empty line", &st, &info);
+    cr_expect_eq(info.lines, 3);
+}
+
+Test(text, cut_text_is_a_word_prefix_and_an_ellipsis)
+{
+    const char *caption = "Get ready for the gram spam! Safely landed back from #northkorea after "
+                          "a week unplugged. No phones allowed on the race, but started and "
+                          "ended the 27th Myanggae Prize Marathon with a full stadium.";
+    gal_text_style st = style(20);
+    gal_text_info info, probe_info;
+    g_autoptr(VipsImage) cut = NULL;
+    g_auto(GStrv) words = g_strsplit(caption, " ", -1);
+    gboolean matched = FALSE;
+
+    st.wrap_px = 260;
+    st.max_lines = 3;
+    cut = render(caption, &st, &info);
+    cr_assert(info.cut);
+    cr_expect_eq(info.lines, 3);
+    /* Rendering is deterministic: some prefix of whole words plus "…"
+     * must give exactly the same pixels, and it must be the longest that
+     * fits. */
+    for (int n = g_strv_length(words) - 1; n > 0 && !matched; n--) {
+        char *cut_at = words[n];
+        g_autofree char *head = NULL;
+        g_autofree char *candidate = NULL;
+        g_autoptr(VipsImage) probe = NULL;
+        gal_text_style plain = st;
+        double max_abs, mean_abs;
+
+        words[n] = NULL; /* join the first n words, then put the word back */
+        head = g_strjoinv(" ", words);
+        words[n] = cut_at;
+        candidate = g_strconcat(head, "…", NULL);
+        plain.max_lines = 0;
+        probe = render(candidate, &plain, &probe_info);
+        if (probe_info.lines > 3)
+            continue;
+        matched = gal_test_diff(probe, cut, &max_abs, &mean_abs) == 0 && max_abs == 0;
+        cr_expect(matched, "the longest prefix that fits (\"%s\") is not what was drawn",
+            candidate);
+        break;
+    }
+}
+
+Test(text, a_height_bound_cuts_like_max_lines)
+{
+    const char *caption = "That time I ran through the streets of #pyongyang unguided amongst 800 "
+                          "#runners (200 of whom were foreigners) for the Pyongyang #Marathon.";
+    gal_text_style st = style(20);
+    gal_text_info info;
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) out = NULL;
+    VipsImage *none = (VipsImage *) 1;
+
+    st.wrap_px = 200;
+    cr_assert_eq(gal__text_render_bounded(caption, &st, 60, &out, &info, &err), 0, "%s", err.msg);
+    cr_expect_leq(out->Ysize, 60);
+    cr_expect(info.cut);
+    cr_expect_eq(info.lines, 2);
+    /* Not even "…" fits: nothing is drawn, and that is not an error. */
+    cr_assert_eq(gal__text_render_bounded(caption, &st, 3, &none, &info, &err), 0);
+    cr_expect_null(none);
+    cr_expect(info.cut);
+}
+
+Test(text, invisible_control_and_broken_text_never_fails)
+{
+    gal_text_style st = style(20);
+    gal_text_info info;
+    gal_error err = { 0 };
+    VipsImage *out = (VipsImage *) 1;
+    g_autoptr(VipsImage) repaired = NULL;
+    g_autoptr(VipsImage) controls = NULL;
+
+    cr_assert_eq(gal__text_render(ZWSP WJ "\xe2\x80\x8d\t\r\n", &st, &out, &info, &err), 0);
+    cr_expect_null(out, "zero-width characters alone draw nothing");
+    repaired = render("caf\xe9 \xff\xfe ok", &st, &info);
+    cr_expect_eq(info.lines, 1);
+    controls = render("a\x01\x1b[31mb\x7f\r\nc", &st, &info);
+    cr_expect_eq(info.lines, 2, "\\r\\n is one line break; other controls are dropped");
+}
+
+Test(text, right_to_left_text_is_detected_and_aligned_from_the_right)
+{
+    gal_text_style st = style(24);
+    gal_text_info info;
+    g_autoptr(VipsImage) hebrew = NULL;
+
+    cr_expect(gal__text_is_rtl("#תגית שלום hello"));
+    cr_expect(gal__text_is_rtl("  2014 مرحبا"));
+    cr_expect_not(gal__text_is_rtl("hello שלום"));
+    cr_expect_not(gal__text_is_rtl("고려식 #dprk"));
+    cr_expect_not(gal__text_is_rtl("🏃 123"));
+    st.wrap_px = 300;
+    hebrew = render("שלום עולם! זה כיתוב ארוך בעברית עם מספר 2014 ועוד מילים", &st, &info);
+    cr_expect(info.rtl);
+    cr_expect_gt(info.lines, 1);
+    cr_expect_gt(ink(hebrew), 255.0 * 200);
+}

@@ -1,0 +1,1462 @@
+/* captions.c: where a photo's caption comes from (the `captions` section).
+ *
+ * The sources are tried in the order `captions.sources` gives, and the
+ * first one with a non-empty caption wins: a sidecar text file beside the
+ * photo, a table (TSV or CSV) named by the preset, an Instagram data export
+ * (posts_*.json), then the photo's own metadata: EXIF ImageDescription or
+ * UserComment (read by exif.c), XMP dc:description and IPTC
+ * Caption-Abstract (read here from the blobs libvips keeps).
+ *
+ * The table and the export are read once, when the preset loads, into hash
+ * tables keyed by file name; after that everything here is read-only and
+ * shared by the workers. A malformed table or export is a preset error
+ * naming its file, line and column. Per photo, only the sidecar is read
+ * from disk. The JSON reader below is small and strict (RFC 8259, bounded
+ * depth), because nothing else in gallop reads JSON. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* A caption is a few hundred characters (Instagram allows 2,200): anything
+ * much larger beside a photo is not a caption. */
+#define MAX_SIDECAR_BYTES (64 * 1024)
+#define MAX_TABLE_BYTES (64 * 1024 * 1024)
+#define MAX_JSON_BYTES (256 * 1024 * 1024)
+#define MAX_JSON_DEPTH 64
+/* Folders named by captions.instagram are searched this deep. */
+#define MAX_SCAN_DEPTH 8
+
+typedef enum {
+    SRC_SIDECAR,
+    SRC_TABLE,
+    SRC_INSTAGRAM,
+    SRC_METADATA, /* exif, xmp and iptc, in that order */
+    SRC_EXIF,
+    SRC_XMP,
+    SRC_IPTC,
+} source_kind;
+
+static const char *const source_names[] = {
+    "sidecar", "table", "instagram", "metadata", "exif", "xmp", "iptc", NULL,
+};
+
+typedef struct {
+    char **sources;
+    char *table;
+    char **instagram;
+} captions_opts;
+
+static const gal_param captions_params[] = {
+    GAL_PARAM_STRLIST(captions_opts, sources,
+        "where captions come from, first match wins: sidecar (IMG_1.jpg.txt or IMG_1.txt "
+        "beside the photo), table, instagram, metadata (exif, then xmp, then iptc; each "
+        "can be named alone)",
+        "sidecar,table,instagram,metadata"),
+    GAL_PARAM_PATH(captions_opts, table,
+        "a TSV or CSV file of file names and captions (header row with file and caption "
+        "columns, or those two columns first)",
+        0),
+    GAL_PARAM_PATHLIST(captions_opts, instagram,
+        "Instagram data export: posts_*.json files, or folders searched for them; photos "
+        "match media[].uri by file name",
+        NULL),
+    GAL_PARAM_END,
+};
+
+const gal_section gal__captions_section = {
+    "captions", "where {caption} comes from, for every template", captions_params,
+    sizeof(captions_opts),
+};
+
+struct gal_captions {
+    captions_opts *opts;
+    source_kind order[16]; /* metadata expanded into exif, xmp, iptc */
+    int n_order;
+    GStringChunk *strings;  /* every caption and key below */
+    GHashTable *table;      /* folded file name or stem -> caption */
+    GHashTable *instagram;  /* folded media file name or stem -> caption */
+    GHashTable *instagram_file; /* the same keys -> the posts_N.json it is in */
+    GPtrArray *instagram_files; /* every posts_N.json read (interned) */
+    gboolean listed[8];     /* by source_kind: named in captions.sources */
+    int table_rows, instagram_media;
+};
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+/* File names match whatever the Unicode normal form and letter case:
+ * IMG_0001.JPG in a folder and IMG_0001.jpg in a table are the same photo. */
+static char *
+fold(const char *name, gssize len)
+{
+    g_autofree char *valid = g_utf8_make_valid(name, len);
+    g_autofree char *nfc = g_utf8_normalize(valid, -1, G_NORMALIZE_NFC);
+
+    return g_utf8_casefold(nfc ? nfc : valid, -1);
+}
+
+static char *
+stem_of(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    return dot && dot != name ? g_strndup(name, dot - name) : g_strdup(name);
+}
+
+/* The caption for a photo's file name from a table keyed by folded names:
+ * the whole name first, then the name without its extension. `also`
+ * (may be NULL) is a second table with the same keys: its value for the
+ * key that matched goes to *also_out. */
+static const char *
+lookup(GHashTable *table, const char *path, GHashTable *also, const char **also_out)
+{
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *key = fold(base, -1);
+    g_autofree char *stem = NULL;
+    const char *found;
+
+    if (!table)
+        return NULL;
+    if (!(found = g_hash_table_lookup(table, key))) {
+        stem = stem_of(key);
+        found = g_hash_table_lookup(table, stem);
+    }
+    if (found && also)
+        *also_out = g_hash_table_lookup(also, stem ? stem : key);
+    return found;
+}
+
+/* The text with line ends as \n and surrounding white space removed; NULL
+ * when nothing is left. */
+static const char *
+keep(GStringChunk *strings, const char *text, gssize len)
+{
+    g_autofree char *copy = len < 0 ? g_strdup(text) : g_strndup(text, len);
+    char *to = copy;
+
+    for (const char *from = copy; *from; from++)
+        if (*from != '\r')
+            *to++ = *from;
+        else if (from[1] != '\n')
+            *to++ = '\n';
+    *to = '\0';
+    g_strstrip(copy);
+    return *copy ? g_string_chunk_insert(strings, copy) : NULL;
+}
+
+/* Line and column (1-based, in characters) of `at` within `text`. */
+static gal_loc
+loc_at(const char *file, const char *text, const char *at)
+{
+    gal_loc loc = { file, 1, 1 };
+    const char *line = text;
+
+    for (const char *c = text; c < at; c++)
+        if (*c == '\n') {
+            loc.line++;
+            line = c + 1;
+        }
+    loc.col = (int) g_utf8_strlen(line, at - line) + 1;
+    return loc;
+}
+
+/* Read a whole UTF-8 text file (a leading BOM dropped) or fail naming the
+ * first byte that is not UTF-8. */
+static char *
+read_utf8(const char *path, gsize max, const char *what, gsize *len_out, gal_errors *errs,
+    const gal_loc *from)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *text = NULL;
+    const char *bad;
+    gsize len;
+
+    if (!g_file_get_contents(path, &text, &len, &error)) {
+        gal__errors_push(errs, GAL_ERR_PRESET, from, what, "cannot read %s: %s", path,
+            error->message);
+        return NULL;
+    }
+    if (len > max) {
+        gal__errors_push(errs, GAL_ERR_PRESET, from, what, "%s is larger than %zu MiB", path,
+            (size_t) (max >> 20));
+        return NULL;
+    }
+    if (strlen(text) != len) {
+        gal_loc loc = loc_at(path, text, text + strlen(text));
+
+        gal__errors_push(errs, GAL_ERR_PRESET, &loc, what, "a NUL byte: not a text file");
+        return NULL;
+    }
+    if (!g_utf8_validate(text, (gssize) len, &bad)) {
+        gal_loc loc = loc_at(path, text, bad);
+
+        gal__errors_push(errs, GAL_ERR_PRESET, &loc, what,
+            "byte 0x%02x is not UTF-8 (save the file as UTF-8)", (guchar) *bad);
+        return NULL;
+    }
+    if (g_str_has_prefix(text, "\xef\xbb\xbf")) {
+        memmove(text, text + 3, len - 2);
+        len -= 3;
+    }
+    *len_out = len;
+    return g_steal_pointer(&text);
+}
+
+/* ---- the captions table -------------------------------------------------------- */
+
+/* One row: cells, and where the row starts (for errors). */
+typedef struct {
+    GPtrArray *cells;
+    const char *start;
+} row;
+
+static void
+row_clear(gpointer p)
+{
+    row *r = p;
+
+    g_ptr_array_unref(r->cells);
+}
+
+/* TSV: a row per line, cells split at tabs, no quoting (a caption with a
+ * line break goes in a CSV or a sidecar). */
+static GArray *
+split_tsv(const char *text)
+{
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(row));
+    const char *line = text;
+
+    g_array_set_clear_func(rows, row_clear);
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        gsize n = end ? (gsize) (end - line) : strlen(line);
+        g_autofree char *copy = g_strndup(line, n);
+        row r = { g_ptr_array_new_with_free_func(g_free), line };
+        g_auto(GStrv) cells = NULL;
+
+        if (n && copy[n - 1] == '\r')
+            copy[n - 1] = '\0';
+        cells = g_strsplit(copy, "\t", -1);
+        for (int i = 0; cells[i]; i++)
+            g_ptr_array_add(r.cells, g_strdup(cells[i]));
+        g_array_append_val(rows, r);
+        line = end ? end + 1 : line + n;
+    }
+    return rows;
+}
+
+/* CSV as RFC 4180 has it: cells in double quotes may hold commas, line
+ * breaks and "" for a quote. Returns NULL with *bad set at a quoting error. */
+static GArray *
+split_csv(const char *text, const char **bad, const char **why)
+{
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(row));
+    const char *c = text;
+
+    g_array_set_clear_func(rows, row_clear);
+    while (*c) {
+        row r = { g_ptr_array_new_with_free_func(g_free), c };
+
+        for (;;) {
+            GString *cell = g_string_new(NULL);
+
+            if (*c == '"') {
+                const char *open = c++;
+
+                for (;;) {
+                    if (!*c) {
+                        *bad = open;
+                        *why = "this quoted cell is never closed";
+                        g_string_free(cell, TRUE);
+                        g_ptr_array_unref(r.cells);
+                        g_array_free(rows, TRUE);
+                        return NULL;
+                    }
+                    if (*c == '"' && c[1] == '"') {
+                        g_string_append_c(cell, '"');
+                        c += 2;
+                    }
+                    else if (*c == '"') {
+                        c++;
+                        break;
+                    }
+                    else
+                        g_string_append_c(cell, *c++);
+                }
+                if (*c && *c != ',' && *c != '\n' && !(*c == '\r' && c[1] == '\n')) {
+                    *bad = c;
+                    *why = "text after a closing quote (write \"\" for a quote inside a cell)";
+                    g_string_free(cell, TRUE);
+                    g_ptr_array_unref(r.cells);
+                    g_array_free(rows, TRUE);
+                    return NULL;
+                }
+            }
+            else
+                while (*c && *c != ',' && *c != '\n' && !(*c == '\r' && c[1] == '\n'))
+                    g_string_append_c(cell, *c++);
+            g_ptr_array_add(r.cells, g_string_free(cell, FALSE));
+            if (*c == ',') {
+                c++;
+                continue;
+            }
+            if (*c == '\r')
+                c++;
+            if (*c == '\n')
+                c++;
+            break;
+        }
+        g_array_append_val(rows, r);
+    }
+    return rows;
+}
+
+static gboolean
+blank_row(const row *r)
+{
+    for (guint i = 0; i < r->cells->len; i++) {
+        g_autofree char *cell = g_strstrip(g_strdup(r->cells->pdata[i]));
+
+        if (*cell)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static int
+column_named(const row *r, const char *const *names)
+{
+    for (guint i = 0; i < r->cells->len; i++) {
+        g_autofree char *cell = g_strstrip(g_strdup(r->cells->pdata[i]));
+
+        for (int n = 0; names[n]; n++)
+            if (g_ascii_strcasecmp(cell, names[n]) == 0)
+                return (int) i;
+    }
+    return -1;
+}
+
+static int
+load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
+{
+    static const char *const file_names[] = { "file", "filename", "file name", NULL };
+    static const char *const caption_names[] = { "caption", NULL };
+    g_autofree char *text = NULL;
+    g_autoptr(GArray) rows = NULL;
+    g_autoptr(GHashTable) first_line = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    int file_col = 0, caption_col = 1, first = 0, failed = 0;
+    gsize len;
+    gboolean csv;
+
+    if (!(text = read_utf8(path, MAX_TABLE_BYTES, "captions.table", &len, errs, from)))
+        return -1;
+    /* By extension; otherwise a tab in the first line makes it TSV. */
+    csv = g_str_has_suffix(path, ".csv") || g_str_has_suffix(path, ".CSV") ||
+        (!g_str_has_suffix(path, ".tsv") && !g_str_has_suffix(path, ".TSV") &&
+            !memchr(text, '\t', strcspn(text, "\n")));
+    if (csv) {
+        const char *bad = NULL, *why = NULL;
+
+        if (!(rows = split_csv(text, &bad, &why))) {
+            gal_loc loc = loc_at(path, text, bad);
+
+            return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table", "%s", why);
+        }
+    }
+    else
+        rows = split_tsv(text);
+
+    if (rows->len > 0) {
+        const row *head = &g_array_index(rows, row, 0);
+        int f = column_named(head, file_names), k = column_named(head, caption_names);
+
+        if (f >= 0 && k >= 0) {
+            file_col = f;
+            caption_col = k;
+            first = 1;
+        }
+        else if (f >= 0 || k >= 0) {
+            gal_loc loc = loc_at(path, text, head->start);
+
+            return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
+                "the header row names a %s column but no %s column", f >= 0 ? "file" : "caption",
+                f >= 0 ? "caption" : "file");
+        }
+    }
+    c->table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = first; i < rows->len; i++) {
+        const row *r = &g_array_index(rows, row, i);
+        gal_loc loc = loc_at(path, text, r->start);
+        g_autofree char *name = NULL;
+        g_autofree char *key = NULL;
+        const char *caption;
+        gpointer seen;
+
+        if (blank_row(r))
+            continue;
+        if ((int) r->cells->len <= MAX(file_col, caption_col)) {
+            failed = gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
+                "expected a file name and a caption %s, got %u cell%s",
+                csv ? "separated by a comma" : "separated by a tab", r->cells->len,
+                r->cells->len == 1 ? "" : "s");
+            continue;
+        }
+        name = g_strstrip(g_strdup(r->cells->pdata[file_col]));
+        if (!*name) {
+            failed = gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
+                "the file name is empty");
+            continue;
+        }
+        /* Photos are matched by file name, wherever they are. */
+        if (strchr(name, '/')) {
+            char *base = g_path_get_basename(name);
+
+            g_free(name);
+            name = base;
+        }
+        key = fold(name, -1);
+        if ((seen = g_hash_table_lookup(first_line, key))) {
+            failed = gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
+                "\"%s\" is listed twice (first at line %d)", name, GPOINTER_TO_INT(seen));
+            continue;
+        }
+        g_hash_table_insert(first_line, g_strdup(key), GINT_TO_POINTER(loc.line));
+        c->table_rows++;
+        if ((caption = keep(c->strings, r->cells->pdata[caption_col], -1)))
+            g_hash_table_insert(c->table, g_steal_pointer(&key), (gpointer) caption);
+    }
+    return failed;
+}
+
+/* ---- a small, strict JSON reader ---------------------------------------------- */
+
+typedef enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } json_kind;
+
+typedef struct json {
+    json_kind kind;
+    char *str;       /* STRING: UTF-8, mojibake repaired */
+    GPtrArray *keys; /* OBJECT: char * */
+    GPtrArray *items; /* ARRAY items, OBJECT values: json * */
+} json;
+
+static void
+json_free(gpointer p)
+{
+    json *j = p;
+
+    if (!j)
+        return;
+    g_free(j->str);
+    if (j->keys)
+        g_ptr_array_unref(j->keys);
+    if (j->items)
+        g_ptr_array_unref(j->items);
+    g_free(j);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(json, json_free)
+
+static const json *
+json_get(const json *object, const char *key)
+{
+    if (!object || object->kind != J_OBJECT)
+        return NULL;
+    for (guint i = 0; i < object->keys->len; i++)
+        if (strcmp(object->keys->pdata[i], key) == 0)
+            return object->items->pdata[i];
+    return NULL;
+}
+
+static const char *
+json_string(const json *object, const char *key)
+{
+    const json *v = json_get(object, key);
+
+    return v && v->kind == J_STRING ? v->str : NULL;
+}
+
+typedef struct {
+    const char *text, *p, *end;
+    const char *file;
+    gal_errors *errs;
+    gboolean failed;
+} json_reader;
+
+static json *
+json_fail(json_reader *r, const char *at, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+static json *
+json_fail(json_reader *r, const char *at, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    gal_loc loc = loc_at(r->file, r->text, at);
+    va_list ap;
+
+    if (r->failed)
+        return NULL;
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    gal__errors_push(r->errs, GAL_ERR_PRESET, &loc, "captions.instagram", "JSON: %s", msg);
+    r->failed = TRUE;
+    return NULL;
+}
+
+static void
+skip_space(json_reader *r)
+{
+    while (r->p < r->end && strchr(" \t\r\n", *r->p) && *r->p)
+        r->p++;
+}
+
+static int
+hex4(const char *p, const char *end)
+{
+    int v = 0;
+
+    if (end - p < 4)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        if (!g_ascii_isxdigit(p[i]))
+            return -1;
+        v = v * 16 + g_ascii_xdigit_value(p[i]);
+    }
+    return v;
+}
+
+/* Instagram's export writes each UTF-8 byte of a caption as its own \u00XX
+ * escape, so "é" arrives as "Ã©" and an emoji as four Latin-1 letters.
+ * A string made only of U+0000..U+00FF whose code points, taken as bytes,
+ * are valid UTF-8 with at least one multi-byte sequence is such a string:
+ * it is decoded again. Anything else (real Latin-1 text such as "café"
+ * written correctly is not valid UTF-8 as bytes) is left as it is. */
+char *
+gal__mojibake_repair(const char *text)
+{
+    GString *bytes = g_string_new(NULL);
+    gboolean high = FALSE;
+
+    for (const char *c = text; *c; c = g_utf8_next_char(c)) {
+        gunichar ch = g_utf8_get_char(c);
+
+        if (ch > 0xff) {
+            g_string_free(bytes, TRUE);
+            return g_strdup(text);
+        }
+        high |= ch >= 0x80;
+        g_string_append_c(bytes, (char) ch);
+    }
+    if (!high || !g_utf8_validate(bytes->str, (gssize) bytes->len, NULL)) {
+        g_string_free(bytes, TRUE);
+        return g_strdup(text);
+    }
+    return g_string_free(bytes, FALSE);
+}
+
+static char *
+json_read_string(json_reader *r)
+{
+    const char *open = r->p++;
+    GString *out = g_string_new(NULL);
+    char *repaired;
+
+    for (;;) {
+        const char *c = r->p;
+
+        if (c >= r->end) {
+            json_fail(r, open, "this string is never closed");
+            g_string_free(out, TRUE);
+            return NULL;
+        }
+        if (*c == '"') {
+            r->p++;
+            break;
+        }
+        if ((guchar) *c < 0x20) {
+            json_fail(r, c, "a control character inside a string (write \\n for a line break)");
+            g_string_free(out, TRUE);
+            return NULL;
+        }
+        if (*c != '\\') {
+            g_string_append_c(out, *c);
+            r->p++;
+            continue;
+        }
+        r->p += 2;
+        switch (c + 1 < r->end ? c[1] : '\0') {
+        case '"': g_string_append_c(out, '"'); break;
+        case '\\': g_string_append_c(out, '\\'); break;
+        case '/': g_string_append_c(out, '/'); break;
+        case 'b': g_string_append_c(out, '\b'); break;
+        case 'f': g_string_append_c(out, '\f'); break;
+        case 'n': g_string_append_c(out, '\n'); break;
+        case 'r': g_string_append_c(out, '\r'); break;
+        case 't': g_string_append_c(out, '\t'); break;
+        case 'u': {
+            int u = hex4(r->p, r->end);
+
+            if (u < 0) {
+                json_fail(r, c, "\\u takes four hex digits");
+                g_string_free(out, TRUE);
+                return NULL;
+            }
+            r->p += 4;
+            if (u >= 0xd800 && u <= 0xdbff) {
+                int low = r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u'
+                    ? hex4(r->p + 2, r->end)
+                    : -1;
+
+                if (low < 0xdc00 || low > 0xdfff) {
+                    json_fail(r, c, "a \\u escape of a lone surrogate (\\u%04x)", u);
+                    g_string_free(out, TRUE);
+                    return NULL;
+                }
+                r->p += 6;
+                u = 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00);
+            }
+            else if (u >= 0xdc00 && u <= 0xdfff) {
+                json_fail(r, c, "a \\u escape of a lone surrogate (\\u%04x)", u);
+                g_string_free(out, TRUE);
+                return NULL;
+            }
+            /* U+0000 cannot be in a C string: it is dropped. */
+            if (u)
+                g_string_append_unichar(out, (gunichar) u);
+            break;
+        }
+        default:
+            json_fail(r, c, "unknown escape \\%c", c + 1 < r->end ? c[1] : ' ');
+            g_string_free(out, TRUE);
+            return NULL;
+        }
+    }
+    repaired = gal__mojibake_repair(out->str);
+    g_string_free(out, TRUE);
+    return repaired;
+}
+
+static gboolean
+json_number(json_reader *r)
+{
+    const char *c = r->p;
+
+    if (c < r->end && *c == '-')
+        c++;
+    if (c < r->end && *c == '0')
+        c++;
+    else if (c < r->end && *c >= '1' && *c <= '9')
+        while (c < r->end && g_ascii_isdigit(*c))
+            c++;
+    else
+        return FALSE;
+    if (c < r->end && *c == '.') {
+        if (++c >= r->end || !g_ascii_isdigit(*c))
+            return FALSE;
+        while (c < r->end && g_ascii_isdigit(*c))
+            c++;
+    }
+    if (c < r->end && (*c == 'e' || *c == 'E')) {
+        c++;
+        if (c < r->end && (*c == '+' || *c == '-'))
+            c++;
+        if (c >= r->end || !g_ascii_isdigit(*c))
+            return FALSE;
+        while (c < r->end && g_ascii_isdigit(*c))
+            c++;
+    }
+    r->p = c;
+    return TRUE;
+}
+
+static json *
+json_value(json_reader *r, int depth)
+{
+    g_autoptr(json) v = g_new0(json, 1);
+    const char *at;
+
+    skip_space(r);
+    at = r->p;
+    if (at >= r->end)
+        return json_fail(r, at, "unexpected end of file");
+    if (depth > MAX_JSON_DEPTH)
+        return json_fail(r, at, "nested deeper than %d levels", MAX_JSON_DEPTH);
+
+    switch (*at) {
+    case '{':
+    case '[': {
+        gboolean object = *at == '{';
+        char close = object ? '}' : ']';
+
+        v->kind = object ? J_OBJECT : J_ARRAY;
+        v->items = g_ptr_array_new_with_free_func(json_free);
+        if (object)
+            v->keys = g_ptr_array_new_with_free_func(g_free);
+        r->p++;
+        skip_space(r);
+        if (r->p < r->end && *r->p == close) {
+            r->p++;
+            return g_steal_pointer(&v);
+        }
+        for (;;) {
+            json *item;
+
+            if (object) {
+                char *key;
+
+                skip_space(r);
+                if (r->p >= r->end || *r->p != '"')
+                    return json_fail(r, r->p, "expected a \"key\" in the object opened at "
+                                              "line %d", loc_at(r->file, r->text, at).line);
+                if (!(key = json_read_string(r)))
+                    return NULL;
+                g_ptr_array_add(v->keys, key);
+                skip_space(r);
+                if (r->p >= r->end || *r->p != ':')
+                    return json_fail(r, r->p, "expected ':' after the key");
+                r->p++;
+            }
+            if (!(item = json_value(r, depth + 1)))
+                return NULL;
+            g_ptr_array_add(v->items, item);
+            skip_space(r);
+            if (r->p < r->end && *r->p == ',') {
+                r->p++;
+                continue;
+            }
+            if (r->p < r->end && *r->p == close) {
+                r->p++;
+                return g_steal_pointer(&v);
+            }
+            return json_fail(r, r->p, "expected ',' or '%c' (the %s opened at line %d)", close,
+                object ? "object" : "list", loc_at(r->file, r->text, at).line);
+        }
+    }
+    case '"':
+        v->kind = J_STRING;
+        if (!(v->str = json_read_string(r)))
+            return NULL;
+        return g_steal_pointer(&v);
+    case 't':
+    case 'f':
+    case 'n': {
+        static const char *const words[] = { "true", "false", "null" };
+
+        for (int i = 0; i < 3; i++) {
+            size_t n = strlen(words[i]);
+
+            if ((size_t) (r->end - at) >= n && strncmp(at, words[i], n) == 0 &&
+                (at + n == r->end || !g_ascii_isalnum(at[n]))) {
+                v->kind = i == 2 ? J_NULL : J_BOOL;
+                r->p += n;
+                return g_steal_pointer(&v);
+            }
+        }
+        break;
+    }
+    default:
+        if (*at == '-' || g_ascii_isdigit(*at)) {
+            if (!json_number(r))
+                return json_fail(r, at, "not a JSON number");
+            v->kind = J_NUMBER;
+            return g_steal_pointer(&v);
+        }
+        break;
+    }
+    if ((guchar) *at >= 0x80) {
+        gunichar ch = g_utf8_get_char(at);
+        char buf[8] = { 0 };
+
+        g_unichar_to_utf8(ch, buf);
+        return json_fail(r, at, "unexpected \"%s\"", buf);
+    }
+    return json_fail(r, at, g_ascii_isprint(*at) ? "unexpected '%c'" : "unexpected byte 0x%02x",
+        g_ascii_isprint(*at) ? *at : (guchar) *at);
+}
+
+/* Parse a whole JSON document; NULL with the error in `errs`. */
+static json *
+json_parse(const char *text, gsize len, const char *file, gal_errors *errs)
+{
+    json_reader r = { text, text, text + len, file, errs, FALSE };
+    json *root = json_value(&r, 0);
+
+    if (!root)
+        return NULL;
+    skip_space(&r);
+    if (r.p < r.end) {
+        json_fail(&r, r.p, "more text after the end of the document");
+        json_free(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* ---- the Instagram export ------------------------------------------------------ */
+
+/* "media/posts/201404/17841234_n.jpg" -> captions under that file name. */
+static void
+add_media(gal_captions *c, const json *media, const char *post_title, const char *file)
+{
+    const char *uri = json_string(media, "uri");
+    const char *title = json_string(media, "title");
+    const char *caption;
+    g_autofree char *base = NULL;
+    char *key;
+
+    if (!uri)
+        uri = json_string(media, "path"); /* older exports: media.json */
+    if (!title || !*title)
+        title = json_string(media, "caption");
+    if (!uri)
+        return;
+    c->instagram_media++;
+    /* A post with several photos keeps its caption on the post itself. */
+    if (!title || !*title)
+        title = post_title;
+    if (!title || !(caption = keep(c->strings, title, -1)))
+        return;
+    base = g_path_get_basename(uri);
+    key = fold(base, -1);
+    /* The first post that shows a file wins: one file, one caption. */
+    if (g_hash_table_contains(c->instagram, key))
+        g_free(key);
+    else {
+        g_hash_table_insert(c->instagram_file, g_strdup(key), (gpointer) file);
+        g_hash_table_insert(c->instagram, key, (gpointer) caption);
+    }
+}
+
+static void
+add_posts(gal_captions *c, const json *posts, const char *file)
+{
+    for (guint i = 0; i < posts->items->len; i++) {
+        const json *post = posts->items->pdata[i];
+        const json *media = json_get(post, "media");
+        const char *title = json_string(post, "title");
+
+        if (media && media->kind == J_ARRAY)
+            for (guint m = 0; m < media->items->len; m++)
+                add_media(c, media->items->pdata[m], title, file);
+        else if (post->kind == J_OBJECT)
+            add_media(c, post, NULL, file); /* a bare media entry */
+    }
+}
+
+static int
+load_instagram_file(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
+{
+    g_autofree char *text = NULL;
+    g_autoptr(json) root = NULL;
+    int before = c->instagram_media;
+    const char *interned = g_string_chunk_insert_const(c->strings, path);
+    gsize len;
+
+    if (!(text = read_utf8(path, MAX_JSON_BYTES, "captions.instagram", &len, errs, from)))
+        return -1;
+    if (!(root = json_parse(text, len, path, errs)))
+        return -1;
+    /* posts_1.json is a list of posts; some exports wrap it in an object
+     * ({"ig_posts": [...]}), and media.json keeps {"photos": [...]}. */
+    if (root->kind == J_ARRAY)
+        add_posts(c, root, interned);
+    else if (root->kind == J_OBJECT)
+        for (guint i = 0; i < root->items->len; i++) {
+            const json *v = root->items->pdata[i];
+
+            if (v->kind == J_ARRAY)
+                add_posts(c, v, interned);
+        }
+    if (c->instagram_media == before) {
+        gal_loc loc = { path, 1, 1 };
+
+        return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.instagram",
+            "no posts found: expected a list of posts with media[].uri, as posts_1.json of "
+            "Instagram's \"Download your information\" has");
+    }
+    g_ptr_array_add(c->instagram_files, (gpointer) interned);
+    return 0;
+}
+
+static int
+compare_paths(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* posts_*.json below `dir`, sorted, so the first post of a file is the same
+ * on every run. */
+static void
+find_posts(const char *dir, int depth, GPtrArray *found)
+{
+    GDir *d = depth < MAX_SCAN_DEPTH ? g_dir_open(dir, 0, NULL) : NULL;
+    const char *entry;
+
+    while (d && (entry = g_dir_read_name(d))) {
+        g_autofree char *path = g_build_filename(dir, entry, NULL);
+
+        if (entry[0] == '.')
+            continue;
+        if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+            find_posts(path, depth + 1, found);
+        else if (gal__glob_match("posts_*.json", entry) &&
+            g_file_test(path, G_FILE_TEST_IS_REGULAR))
+            g_ptr_array_add(found, g_steal_pointer(&path));
+    }
+    if (d)
+        g_dir_close(d);
+}
+
+static int
+load_instagram(gal_captions *c, char **paths, const gal_loc *from, gal_errors *errs)
+{
+    int failed = 0;
+
+    c->instagram = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    c->instagram_file = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (int i = 0; paths && paths[i]; i++) {
+        g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+        if (g_file_test(paths[i], G_FILE_TEST_IS_DIR)) {
+            find_posts(paths[i], 0, files);
+            g_ptr_array_sort(files, compare_paths);
+            if (files->len == 0)
+                failed = gal__errors_push(errs, GAL_ERR_PRESET, from, "captions.instagram",
+                    "no posts_*.json in %s", paths[i]);
+        }
+        else if (g_file_test(paths[i], G_FILE_TEST_IS_REGULAR))
+            g_ptr_array_add(files, g_strdup(paths[i]));
+        else
+            failed = gal__errors_push(errs, GAL_ERR_PRESET, from, "captions.instagram",
+                "no such file or folder: %s", paths[i]);
+        for (guint f = 0; f < files->len; f++)
+            failed |= load_instagram_file(c, files->pdata[f], from, errs);
+    }
+    return failed;
+}
+
+/* ---- loading the section ------------------------------------------------------- */
+
+static const gal_loc *
+param_loc(const gal_loc *locs, const char *field)
+{
+    for (int i = 0; captions_params[i].field; i++)
+        if (strcmp(captions_params[i].field, field) == 0)
+            return &locs[i];
+    g_assert_not_reached();
+}
+
+static int
+check_sources(gal_captions *c, const gal_loc *loc, gal_errors *errs)
+{
+    gboolean seen[G_N_ELEMENTS(source_names)] = { FALSE };
+    int failed = 0;
+
+    for (int i = 0; c->opts->sources && c->opts->sources[i]; i++) {
+        const char *name = c->opts->sources[i];
+        int kind = -1;
+
+        for (int k = 0; source_names[k]; k++)
+            if (g_ascii_strcasecmp(name, source_names[k]) == 0)
+                kind = k;
+        if (kind < 0) {
+            const char *guess = gal__did_you_mean(name, source_names);
+            g_autofree char *list = g_strjoinv(", ", (char **) source_names);
+
+            failed = gal__errors_push(errs, GAL_ERR_PRESET, loc, "captions.sources",
+                "unknown source \"%s\"%s%s%s; sources are %s", name,
+                guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "", list);
+            continue;
+        }
+        if (seen[kind]) {
+            failed = gal__errors_push(errs, GAL_ERR_PRESET, loc, "captions.sources",
+                "\"%s\" is listed twice", name);
+            continue;
+        }
+        seen[kind] = TRUE;
+        c->listed[kind] = TRUE;
+        if (kind == SRC_METADATA) {
+            c->order[c->n_order++] = SRC_EXIF;
+            c->order[c->n_order++] = SRC_XMP;
+            c->order[c->n_order++] = SRC_IPTC;
+        }
+        else
+            c->order[c->n_order++] = kind;
+    }
+    if (seen[SRC_METADATA] && (seen[SRC_EXIF] || seen[SRC_XMP] || seen[SRC_IPTC]))
+        failed = gal__errors_push(errs, GAL_ERR_PRESET, loc, "captions.sources",
+            "metadata already stands for exif, xmp and iptc: name it, or them, not both");
+    return failed;
+}
+
+int
+gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs)
+{
+    gal_captions *c = g_new0(gal_captions, 1);
+    g_autofree gal_loc *locs = g_new0(gal_loc, G_N_ELEMENTS(captions_params));
+    int failed;
+
+    *out = c;
+    c->strings = g_string_chunk_new(4096);
+    c->instagram_files = g_ptr_array_new();
+    if (gal__schema_fill(&gal__captions_section, map, (void **) &c->opts, locs, errs))
+        return -1;
+    failed = check_sources(c, param_loc(locs, "sources"), errs);
+    if (c->opts->table && !c->listed[SRC_TABLE])
+        failed = gal__errors_push(errs, GAL_ERR_PRESET, param_loc(locs, "table"),
+            "captions.table", "a table is given but \"table\" is not in captions.sources");
+    if (c->opts->instagram && c->opts->instagram[0] && !c->listed[SRC_INSTAGRAM])
+        failed = gal__errors_push(errs, GAL_ERR_PRESET, param_loc(locs, "instagram"),
+            "captions.instagram",
+            "an Instagram export is given but \"instagram\" is not in captions.sources");
+    if (c->opts->table)
+        failed |= load_table(c, c->opts->table, param_loc(locs, "table"), errs);
+    if (c->opts->instagram && c->opts->instagram[0])
+        failed |= load_instagram(c, c->opts->instagram, param_loc(locs, "instagram"), errs);
+    return failed ? -1 : 0;
+}
+
+void
+gal__captions_free(gal_captions *c)
+{
+    if (!c)
+        return;
+    gal__schema_free(&gal__captions_section, c->opts);
+    if (c->table)
+        g_hash_table_unref(c->table);
+    if (c->instagram)
+        g_hash_table_unref(c->instagram);
+    if (c->instagram_file)
+        g_hash_table_unref(c->instagram_file);
+    g_ptr_array_unref(c->instagram_files);
+    g_string_chunk_free(c->strings);
+    g_free(c);
+}
+
+void
+gal__captions_describe(const gal_captions *c, GString *out)
+{
+    gal__schema_describe_values(&gal__captions_section, c->opts, out);
+    if (c->table)
+        g_string_append_printf(out, " (table: %d rows)", c->table_rows);
+    if (c->instagram && c->instagram_files->len)
+        g_string_append_printf(out, " (instagram: %d media in %u files)", c->instagram_media,
+            c->instagram_files->len);
+}
+
+/* ---- per photo ----------------------------------------------------------------- */
+
+/* IMG_0001.jpg.txt, else IMG_0001.txt. Only regular files are read (a FIFO
+ * named like a sidecar must not block the worker). */
+static int
+read_sidecar(const char *photo, GStringChunk *strings, const char **caption,
+    const char **source, gal_error *err)
+{
+    g_autofree char *dir = g_path_get_dirname(photo);
+    g_autofree char *base = g_path_get_basename(photo);
+    g_autofree char *stem = stem_of(base);
+    g_autofree char *stem_txt = g_strconcat(stem, ".txt", NULL);
+    g_autofree char *with_ext = g_strconcat(photo, ".txt", NULL);
+    g_autofree char *without = g_build_filename(dir, stem_txt, NULL);
+    const char *candidates[] = { with_ext, without };
+
+    *caption = NULL;
+    for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++) {
+        const char *path = candidates[i];
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        g_autofree char *text = NULL;
+        const char *bad;
+        struct stat st;
+        ssize_t n = 0, got;
+
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            continue;
+        }
+        if (st.st_size > MAX_SIDECAR_BYTES) {
+            close(fd);
+            return gal_error_set(err, GAL_ERR_INPUT, NULL, "captions",
+                "caption sidecar %s is larger than %d KiB: not a caption", path,
+                MAX_SIDECAR_BYTES / 1024);
+        }
+        text = g_malloc(st.st_size + 1);
+        while (n < st.st_size && (got = read(fd, text + n, st.st_size - n)) > 0)
+            n += got;
+        close(fd);
+        text[n] = '\0';
+        /* A NUL byte is not valid here either. */
+        if (!g_utf8_validate(text, n, &bad)) {
+            gal_loc loc = loc_at(path, text, bad);
+
+            return gal_error_set(err, GAL_ERR_INPUT, NULL, "captions",
+                "caption sidecar %s:%d:%d is not UTF-8 text (byte 0x%02x); save it as UTF-8",
+                path, loc.line, loc.col, (guchar) *bad);
+        }
+        *caption = keep(strings, g_str_has_prefix(text, "\xef\xbb\xbf") ? text + 3 : text, -1);
+        if (*caption) {
+            g_autofree char *label = g_strconcat("sidecar:", path, NULL);
+
+            *source = g_string_chunk_insert(strings, label);
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Descriptions cameras write by themselves: not captions. */
+static gboolean
+camera_placeholder(const char *text)
+{
+    static const char *const placeholders[] = {
+        "OLYMPUS DIGITAL CAMERA", "SONY DSC", "KONICA MINOLTA DIGITAL CAMERA",
+        "MINOLTA DIGITAL CAMERA", "SAMSUNG CAMERA PICTURES", "DIGITAL CAMERA",
+        "Exif_JPEG_PICTURE", "LEAD Technologies Inc. V1.01", "default", NULL,
+    };
+
+    for (int i = 0; placeholders[i]; i++)
+        if (g_ascii_strcasecmp(text, placeholders[i]) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* XMP: the x-default entry of dc:description (else its first), as an
+ * element or as an attribute of rdf:Description. Namespaces are resolved
+ * by URI, so any prefix works. */
+#define NS_DC "http://purl.org/dc/elements/1.1/"
+#define NS_RDF "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+typedef struct {
+    GPtrArray *scopes;  /* per open element: GHashTable prefix -> uri, or NULL */
+    int in_description; /* depth inside dc:description, 0 = outside */
+    gboolean in_li;
+    gboolean li_default;
+    GString *li_text;
+    char *first;
+    char *x_default;
+} xmp_state;
+
+static const char *
+xmp_ns(const xmp_state *x, const char *prefix)
+{
+    for (guint i = x->scopes->len; i-- > 0;) {
+        GHashTable *scope = x->scopes->pdata[i];
+        const char *uri = scope ? g_hash_table_lookup(scope, prefix) : NULL;
+
+        if (uri)
+            return uri;
+    }
+    return NULL;
+}
+
+/* Is `qname` (prefix:local) the name `local` in namespace `ns`? */
+static gboolean
+xmp_is(const xmp_state *x, const char *qname, const char *ns, const char *local)
+{
+    const char *colon = strchr(qname, ':');
+    g_autofree char *prefix = colon ? g_strndup(qname, colon - qname) : g_strdup("");
+    const char *uri;
+
+    if (strcmp(colon ? colon + 1 : qname, local) != 0)
+        return FALSE;
+    uri = xmp_ns(x, prefix);
+    return uri && strcmp(uri, ns) == 0;
+}
+
+static void
+xmp_start(GMarkupParseContext *ctx, const char *name, const char **attr_names,
+    const char **attr_values, gpointer user, GError **error)
+{
+    xmp_state *x = user;
+    GHashTable *scope = NULL;
+
+    (void) ctx;
+    (void) error;
+    for (int i = 0; attr_names[i]; i++)
+        if (g_str_has_prefix(attr_names[i], "xmlns")) {
+            const char *prefix = attr_names[i][5] == ':' ? attr_names[i] + 6 : "";
+
+            if (!scope)
+                scope = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+            g_hash_table_insert(scope, g_strdup(prefix), g_strdup(attr_values[i]));
+        }
+    g_ptr_array_add(x->scopes, scope);
+
+    if (x->in_description) {
+        x->in_description++;
+        if (xmp_is(x, name, NS_RDF, "li")) {
+            x->in_li = TRUE;
+            x->li_default = FALSE;
+            g_string_truncate(x->li_text, 0);
+            for (int i = 0; attr_names[i]; i++)
+                if (strcmp(attr_names[i], "xml:lang") == 0 &&
+                    g_ascii_strcasecmp(attr_values[i], "x-default") == 0)
+                    x->li_default = TRUE;
+        }
+        return;
+    }
+    if (xmp_is(x, name, NS_DC, "description")) {
+        x->in_description = 1;
+        g_string_truncate(x->li_text, 0);
+        return;
+    }
+    for (int i = 0; attr_names[i]; i++)
+        if (xmp_is(x, attr_names[i], NS_DC, "description") && !x->x_default)
+            x->x_default = g_strdup(attr_values[i]);
+}
+
+static void
+xmp_end(GMarkupParseContext *ctx, const char *name, gpointer user, GError **error)
+{
+    xmp_state *x = user;
+
+    (void) ctx;
+    (void) error;
+    if (x->in_li && xmp_is(x, name, NS_RDF, "li")) {
+        x->in_li = FALSE;
+        if (x->li_default && !x->x_default)
+            x->x_default = g_strdup(x->li_text->str);
+        if (!x->first)
+            x->first = g_strdup(x->li_text->str);
+    }
+    if (x->in_description && --x->in_description == 0 && !x->first && x->li_text->len)
+        x->first = g_strdup(x->li_text->str); /* plain text, no rdf:Alt */
+    if (x->scopes->len) {
+        GHashTable *scope = g_ptr_array_steal_index(x->scopes, x->scopes->len - 1);
+
+        if (scope)
+            g_hash_table_unref(scope);
+    }
+}
+
+static void
+xmp_text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer user, GError **error)
+{
+    xmp_state *x = user;
+
+    (void) ctx;
+    (void) error;
+    if (x->in_li || x->in_description == 1)
+        g_string_append_len(x->li_text, text, (gssize) len);
+}
+
+static void
+scope_free(gpointer p)
+{
+    if (p)
+        g_hash_table_unref(p);
+}
+
+char *
+gal__xmp_description(const char *xmp, gsize len)
+{
+    static const GMarkupParser parser = { xmp_start, xmp_end, xmp_text, NULL, NULL };
+    xmp_state x = { g_ptr_array_new_with_free_func(scope_free), 0, FALSE, FALSE,
+        g_string_new(NULL), NULL, NULL };
+    g_autoptr(GMarkupParseContext) ctx = NULL;
+    g_autofree char *valid = NULL;
+    char *result;
+
+    /* The xml namespace is always bound. */
+    {
+        GHashTable *xml = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+        g_hash_table_insert(xml, g_strdup("xml"),
+            g_strdup("http://www.w3.org/XML/1998/namespace"));
+        g_ptr_array_add(x.scopes, xml);
+    }
+    /* Packets are padded with white space (and sometimes NULs) to leave room
+     * for in-place edits. */
+    while (len > 0 && (xmp[len - 1] == '\0' || g_ascii_isspace(xmp[len - 1])))
+        len--;
+    valid = g_utf8_make_valid(xmp, (gssize) len);
+    ctx = g_markup_parse_context_new(&parser, 0, &x, NULL);
+    /* A damaged packet gives what was read before the damage, if anything. */
+    if (g_markup_parse_context_parse(ctx, valid, -1, NULL))
+        g_markup_parse_context_end_parse(ctx, NULL);
+    result = g_strdup(x.x_default ? x.x_default : x.first);
+    g_ptr_array_unref(x.scopes);
+    g_string_free(x.li_text, TRUE);
+    g_free(x.first);
+    g_free(x.x_default);
+    return result;
+}
+
+/* IPTC-IIM: Caption-Abstract is dataset 2:120; 1:90 says whether the
+ * text is UTF-8 (ESC % G), else it is taken as Windows-1252 (Latin-1 and
+ * its common superset). libvips keeps JPEG's whole APP13 block: Photoshop
+ * image resources ("8BIM") with IPTC in resource 0x0404. */
+static const guchar *
+iim_from_photoshop(const guchar *p, gsize len, gsize *iim_len)
+{
+    static const char sig[] = "Photoshop 3.0";
+    gsize i = 0;
+
+    if (len >= sizeof(sig) && memcmp(p, sig, sizeof(sig)) == 0)
+        i = sizeof(sig);
+    while (i + 12 <= len && memcmp(p + i, "8BIM", 4) == 0) {
+        guint id = (guint) p[i + 4] << 8 | p[i + 5];
+        gsize name = p[i + 6];
+        gsize at = i + 6 + ((name + 2) & ~(gsize) 1); /* Pascal string, padded to even */
+        guint32 size;
+
+        if (at + 4 > len)
+            return NULL;
+        size = (guint32) p[at] << 24 | (guint32) p[at + 1] << 16 | (guint32) p[at + 2] << 8 |
+            p[at + 3];
+        at += 4;
+        if (size > len - at)
+            return NULL;
+        if (id == 0x0404) {
+            *iim_len = size;
+            return p + at;
+        }
+        i = at + size + (size & 1);
+    }
+    return NULL;
+}
+
+char *
+gal__iptc_caption(const void *data, gsize len)
+{
+    const guchar *p = data;
+    const guchar *caption = NULL;
+    gsize caption_len = 0, i = 0;
+    gboolean utf8 = FALSE;
+
+    if (len > 0 && p[0] != 0x1c && !(p = iim_from_photoshop(data, len, &len)))
+        return NULL;
+    while (i + 5 <= len && p[i] == 0x1c) {
+        guint record = p[i + 1], dataset = p[i + 2];
+        gsize size = (gsize) p[i + 3] << 8 | p[i + 4];
+
+        i += 5;
+        if (size & 0x8000) {
+            /* Extended: the low bits count the bytes of the real length. */
+            gsize n = size & 0x7fff;
+
+            if (n > 4 || i + n > len)
+                return NULL;
+            size = 0;
+            for (gsize k = 0; k < n; k++)
+                size = size << 8 | p[i + k];
+            i += n;
+        }
+        if (size > len - i)
+            return NULL;
+        if (record == 1 && dataset == 90)
+            utf8 = size >= 3 && memcmp(p + i, "\x1b%G", 3) == 0;
+        else if (record == 2 && dataset == 120 && !caption) {
+            caption = p + i;
+            caption_len = size;
+        }
+        i += size;
+    }
+    if (!caption)
+        return NULL;
+    if (utf8 || g_utf8_validate((const char *) caption, (gssize) caption_len, NULL))
+        return g_utf8_make_valid((const char *) caption, (gssize) caption_len);
+    return g_convert((const char *) caption, (gssize) caption_len, "UTF-8", "WINDOWS-1252", NULL,
+        NULL, NULL);
+}
+
+static const char *
+from_blob(VipsImage *header, const char *field, source_kind kind, GStringChunk *strings)
+{
+    const void *data;
+    size_t len;
+    g_autofree char *text = NULL;
+
+    if (!header || !vips_image_get_typeof(header, field) ||
+        vips_image_get_blob(header, field, &data, &len))
+        return NULL;
+    text = kind == SRC_XMP ? gal__xmp_description(data, len) : gal__iptc_caption(data, len);
+    if (!text)
+        return NULL;
+    return keep(strings, text, -1);
+}
+
+int
+gal__caption_resolve(const gal_captions *c, const char *path, VipsImage *header,
+    gal_facts *facts, GStringChunk *strings, gal_error *err)
+{
+    const char *exif = facts->caption;
+
+    facts->caption = NULL;
+    facts->caption_source = NULL;
+    if (exif && camera_placeholder(exif))
+        exif = NULL;
+    for (int i = 0; c && i < c->n_order; i++) {
+        const char *caption = NULL;
+        const char *source = source_names[c->order[i]];
+        const char *file = NULL;
+
+        switch (c->order[i]) {
+        case SRC_SIDECAR:
+            if (read_sidecar(path, strings, &caption, &source, err))
+                return -1;
+            break;
+        case SRC_TABLE:
+            caption = lookup(c->table, path, NULL, NULL);
+            file = c->opts->table;
+            break;
+        case SRC_INSTAGRAM:
+            caption = lookup(c->instagram, path, c->instagram_file, &file);
+            break;
+        case SRC_EXIF: caption = exif; break;
+        case SRC_XMP:
+        case SRC_IPTC:
+            caption = from_blob(header, c->order[i] == SRC_XMP ? VIPS_META_XMP_NAME
+                    : VIPS_META_IPTC_NAME, c->order[i], strings);
+            if (caption && camera_placeholder(caption))
+                caption = NULL;
+            break;
+        case SRC_METADATA: break; /* expanded at load */
+        }
+        if (caption) {
+            facts->caption = caption;
+            if (file) {
+                g_autofree char *label = g_strconcat(source, ":", file, NULL);
+
+                source = g_string_chunk_insert(strings, label);
+            }
+            facts->caption_source = source;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+void
+gal__caption_depend(const gal_captions *c, gal_job *job)
+{
+    for (int i = 0; c && i < c->n_order; i++)
+        switch (c->order[i]) {
+        case SRC_SIDECAR: {
+            /* Both names, whether or not they exist: a sidecar that
+             * appears later changes the caption too. */
+            g_autofree char *dir = g_path_get_dirname(job->input);
+            g_autofree char *base = g_path_get_basename(job->input);
+            g_autofree char *stem = stem_of(base);
+            g_autofree char *with_ext = g_strconcat(job->input, ".txt", NULL);
+            g_autofree char *stem_txt = g_strconcat(stem, ".txt", NULL);
+            g_autofree char *without = g_build_filename(dir, stem_txt, NULL);
+
+            gal__job_depend(job, with_ext);
+            gal__job_depend(job, without);
+            break;
+        }
+        case SRC_TABLE:
+            if (c->opts->table)
+                gal__job_depend(job, c->opts->table);
+            break;
+        case SRC_INSTAGRAM:
+            for (guint f = 0; f < c->instagram_files->len; f++)
+                gal__job_depend(job, c->instagram_files->pdata[f]);
+            break;
+        default:
+            break; /* inside the photo: covered by the photo's own digest */
+        }
+}

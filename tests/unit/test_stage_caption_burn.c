@@ -1,0 +1,437 @@
+/* The caption-burn stage on synthetic photos: where the band goes and how
+ * tall it is (line counts are read back from its height), what it records
+ * in the job, captions that are empty, invisible, markup, Hangul, emoji or
+ * right to left, and photos with alpha. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+
+TestSuite(stage_caption_burn, .init = gal_test_setup, .fini = gal_test_teardown);
+
+/* A flat sRGB photo of one grey level (3 bands, or 4 with an opaque alpha). */
+static VipsImage *
+flat_photo(int width, int height, int level, int bands)
+{
+    VipsImage *black, *grey, *out;
+
+    cr_assert_eq(vips_black(&black, width, height, "bands", bands, NULL), 0);
+    cr_assert_eq(vips_linear1(black, &grey, 1, level, "uchar", TRUE, NULL), 0);
+    if (bands == 4) {
+        double scale[4] = { 1, 1, 1, 0 }, offset[4] = { level, level, level, 255 };
+        VipsImage *alpha;
+
+        g_object_unref(grey);
+        cr_assert_eq(vips_linear(black, &alpha, scale, offset, 4, "uchar", TRUE, NULL), 0);
+        grey = alpha;
+    }
+    cr_assert_eq(vips_copy(grey, &out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    g_object_unref(black);
+    g_object_unref(grey);
+    return out;
+}
+
+typedef struct {
+    VipsImage *image; /* in memory */
+    gal_job job;      /* as the stage left it */
+} burnt;
+
+/* Run caption-burn, configured by `opts` (a flow mapping), over `photo`
+ * (borrowed) with `caption` as the photo's caption. */
+static burnt
+burn(const char *opts, const char *caption, VipsImage *photo)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - caption-burn: %s\n", opts);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    const gal_stage_instance *st;
+    gal_stage_ctx sc;
+    gal_error err = { 0 };
+    VipsImage *out = NULL;
+    burnt b = { NULL, { 0 } };
+
+    cr_assert_not_null(preset, "preset did not load: %s", errs->count ? errs->items[0].msg : "");
+    st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    b.job.preset = preset;
+    b.job.facts.caption = caption;
+    cr_assert_eq(st->def->build(&sc, &b.job, photo, &out, &err), 0, "%s", err.msg);
+    b.image = vips_image_copy_memory(out);
+    cr_assert_not_null(b.image);
+    g_object_unref(out);
+    b.job.preset = NULL;
+    gal_preset_free(preset);
+    return b;
+}
+
+/* Rows where `a` and `b` differ: first and last (-1 when none). */
+static void
+changed_rows(VipsImage *a, VipsImage *b, int *first, int *last)
+{
+    g_autoptr(VipsImage) diff = NULL;
+    g_autoptr(VipsImage) absd = NULL;
+    g_autoptr(VipsImage) cols = NULL;
+    g_autoptr(VipsImage) rows = NULL;
+    double *v;
+    int n;
+
+    cr_assert_eq(vips_subtract(a, b, &diff, NULL), 0);
+    cr_assert_eq(vips_abs(diff, &absd, NULL), 0);
+    cr_assert_eq(vips_project(absd, &cols, &rows, NULL), 0);
+    *first = *last = -1;
+    for (int y = 0; y < rows->Ysize; y++) {
+        double sum = 0;
+
+        cr_assert_eq(vips_getpoint(rows, &v, &n, 0, y, NULL), 0);
+        for (int i = 0; i < n; i++)
+            sum += v[i];
+        g_free(v);
+        if (sum > 0) {
+            if (*first < 0)
+                *first = y;
+            *last = y;
+        }
+    }
+}
+
+/* Height of the band drawn over a flat photo (0 when none). */
+static int
+band_height(VipsImage *photo, VipsImage *out)
+{
+    int first, last;
+
+    changed_rows(photo, out, &first, &last);
+    return first < 0 ? 0 : last - first + 1;
+}
+
+static const char long_caption[] =
+    "That time I ran through the streets of #pyongyang unguided amongst 800 #runners (200 of "
+    "whom were foreigners) for the Pyongyang #Marathon. Fascinating warmth and curiosity "
+    "amongst the streets, equally as weird to wave and run the whole race as if you're the "
+    "oddest thing they have ever seen. Fair to assume first time @Lululemon showed up in "
+    "#northkorea too!";
+
+Test(stage_caption_burn, band_sits_on_the_bottom_edge_and_is_reserved)
+{
+    g_autoptr(VipsImage) photo = flat_photo(600, 800, 255, 3);
+    burnt b = burn("{size: 20px, padding: 10px}", "A caption", photo);
+    int first, last;
+
+    changed_rows(photo, b.image, &first, &last);
+    cr_expect_eq(last, 799, "the band reaches the bottom row");
+    cr_expect_eq(b.job.reserved_bottom, 800 - first, "reserved %d, band from row %d",
+        b.job.reserved_bottom, first);
+    cr_expect_eq(b.job.reserved_top, 0);
+    cr_expect_not(b.job.caption_cut);
+    cr_expect_eq(b.image->Bands, 3, "an opaque photo stays opaque");
+    cr_expect_eq(b.image->Xsize, 600);
+    cr_expect_eq(b.image->Ysize, 800);
+    g_object_unref(b.image);
+
+    b = burn("{size: 20px, padding: 10px, gravity: north}", "A caption", photo);
+    changed_rows(photo, b.image, &first, &last);
+    cr_expect_eq(first, 0);
+    cr_expect_eq(b.job.reserved_top, last + 1);
+    cr_expect_eq(b.job.reserved_bottom, 0);
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, a_second_band_stacks_above_the_first)
+{
+    g_autoptr(VipsImage) photo = flat_photo(600, 800, 255, 3);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\nstages:\n"
+                                       "  - caption-burn: {size: 20px, padding: 10px}\n"
+                                       "  - caption-burn: {text: \"© {artist}\", size: 20px, "
+                                       "padding: 10px, band: \"#ff0000\"}\n",
+        errs);
+    gal_job job = { 0 };
+    gal_error err = { 0 };
+    VipsImage *current = g_object_ref(photo);
+    g_autoptr(VipsImage) memory = NULL;
+    int first_band = 0, first, last;
+
+    cr_assert_not_null(preset);
+    job.preset = preset;
+    job.facts.caption = "Caption";
+    job.facts.artist = "Jen Loong";
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+        gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+        VipsImage *next;
+
+        cr_assert_eq(st->def->build(&sc, &job, current, &next, &err), 0, "%s", err.msg);
+        g_object_unref(current);
+        current = next;
+        if (i == 0)
+            first_band = job.reserved_bottom;
+    }
+    memory = vips_image_copy_memory(current);
+    g_object_unref(current);
+    changed_rows(photo, memory, &first, &last);
+    cr_expect_eq(first, 800 - job.reserved_bottom);
+    cr_expect_eq(job.reserved_bottom, 2 * first_band, "two one-line bands, one above the other");
+    {
+        /* The red band is the upper one. */
+        double *v;
+        int n;
+
+        cr_assert_eq(vips_getpoint(memory, &v, &n, 2, first + 2, NULL), 0);
+        cr_expect_eq(v[0], 255);
+        cr_expect_eq(v[1], 0);
+        g_free(v);
+    }
+    gal_preset_free(preset);
+}
+
+Test(stage_caption_burn, line_count_and_ellipsis_read_from_the_band_height)
+{
+    g_autoptr(VipsImage) photo = flat_photo(600, 2000, 255, 3);
+    int height[6], pitch;
+    burnt b;
+
+    /* One line: the height every band adds lines to. */
+    b = burn("{size: 20px, padding: 10px, max-lines: 1}", "One line", photo);
+    height[0] = band_height(photo, b.image);
+    g_object_unref(b.image);
+    for (int k = 1; k <= 5; k++) {
+        g_autofree char *opts =
+            g_strdup_printf("{size: 20px, padding: 10px, max-lines: %d}", k);
+
+        b = burn(opts, long_caption, photo);
+        height[k] = band_height(photo, b.image);
+        cr_expect(b.job.caption_cut, "%d lines cut the caption", k);
+        g_object_unref(b.image);
+    }
+    cr_expect_eq(height[1], height[0], "a cut one-line caption has a one-line band");
+    pitch = height[2] - height[1];
+    cr_expect_gt(pitch, 18, "line pitch %d px for 20 px text", pitch);
+    cr_expect_lt(pitch, 30);
+    for (int k = 2; k <= 5; k++)
+        cr_expect_eq(height[k], height[1] + (k - 1) * pitch,
+            "max-lines %d: band %d px is %d lines", k, height[k],
+            1 + (height[k] - height[1] + pitch / 2) / pitch);
+
+    /* No limit: all of it, more than 5 lines at 600 px, and not cut. */
+    b = burn("{size: 20px, padding: 10px, max-lines: 0}", long_caption, photo);
+    cr_expect_gt(band_height(photo, b.image), height[5]);
+    cr_expect_eq((band_height(photo, b.image) - height[1]) % pitch, 0);
+    cr_expect_not(b.job.caption_cut);
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, the_band_never_covers_more_than_half_the_photo)
+{
+    g_autoptr(VipsImage) photo = flat_photo(300, 200, 255, 3);
+    burnt b = burn("{size: 20px, padding: 5px, max-lines: 0}", long_caption, photo);
+
+    cr_expect_leq(band_height(photo, b.image), 100);
+    cr_expect(b.job.caption_cut);
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, no_caption_no_band)
+{
+    g_autoptr(VipsImage) photo = flat_photo(400, 300, 128, 3);
+    static const char *const nothing[] = { NULL, "", "   \n\t ", "\xe2\x80\x8b\xe2\x81\xa0" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(nothing); i++) {
+        burnt b = burn("{}", nothing[i], photo);
+
+        cr_expect_eq(band_height(photo, b.image), 0, "case %zu draws a band", i);
+        cr_expect_eq(b.job.reserved_bottom, 0);
+        cr_expect_not(b.job.caption_cut);
+        g_object_unref(b.image);
+    }
+}
+
+Test(stage_caption_burn, a_default_in_the_template_stands_in_for_no_caption)
+{
+    g_autoptr(VipsImage) photo = flat_photo(400, 300, 128, 3);
+    burnt b = burn("{text: \"{caption|untitled}\"}", NULL, photo);
+
+    cr_expect_gt(band_height(photo, b.image), 0);
+    g_object_unref(b.image);
+}
+
+/* Bright pixels in the band of a dark photo: the text's ink. */
+static int
+ink_pixels(VipsImage *image, int left, int width)
+{
+    g_autoptr(VipsImage) area = NULL;
+    g_autoptr(VipsImage) grey = NULL;
+    g_autoptr(VipsImage) bright = NULL;
+    double avg;
+
+    cr_assert_eq(vips_extract_area(image, &area, left, 0, width, image->Ysize, NULL), 0);
+    cr_assert_eq(vips_extract_band(area, &grey, 1, NULL), 0);
+    cr_assert_eq(vips_moreeq_const1(grey, &bright, 128, NULL), 0);
+    cr_assert_eq(vips_avg(bright, &avg, NULL), 0);
+    return (int) (avg / 255.0 * width * image->Ysize + 0.5);
+}
+
+Test(stage_caption_burn, markup_characters_are_drawn_literally)
+{
+    g_autoptr(VipsImage) photo = flat_photo(800, 600, 0, 3);
+    burnt plain = burn("{size: 24px}", "a b", photo);
+    burnt markup = burn("{size: 24px}", "a <span foreground=\"red\">&amp;</span> <b>b</b> "
+                                        "<a href=\"http://x\">x</a>", photo);
+    burnt stray = burn("{size: 24px}", "< & > &bogus; </span>", photo);
+
+    cr_expect_gt(ink_pixels(markup.image, 0, 800), 6 * ink_pixels(plain.image, 0, 800),
+        "the tags are drawn, not obeyed");
+    cr_expect_gt(ink_pixels(stray.image, 0, 800), 0);
+    g_object_unref(plain.image);
+    g_object_unref(markup.image);
+    g_object_unref(stray.image);
+}
+
+Test(stage_caption_burn, hangul_and_emoji_only_captions_have_ink)
+{
+    g_autoptr(VipsImage) photo = flat_photo(640, 640, 0, 3);
+    burnt hangul = burn("{band: none}", "고려식 상차림", photo);
+    burnt emoji = burn("{band: none}", "🏃‍♀️🇰🇵☕", photo);
+
+    cr_expect_gt(ink_pixels(hangul.image, 0, 640), 300, "Hangul has ink");
+    cr_expect_gt(band_height(photo, emoji.image), 0, "an emoji-only caption is drawn");
+    cr_expect_gt(emoji.job.reserved_bottom, 0);
+    g_object_unref(hangul.image);
+    g_object_unref(emoji.image);
+}
+
+Test(stage_caption_burn, right_to_left_captions_start_on_the_right)
+{
+    g_autoptr(VipsImage) photo = flat_photo(800, 400, 0, 3);
+    burnt hebrew = burn("{size: 24px, band: none}", "שלום עולם", photo);
+    burnt latin = burn("{size: 24px, band: none}", "Hello world", photo);
+    burnt right = burn("{size: 24px, band: none, align: right}", "שלום עולם", photo);
+
+    cr_expect_gt(ink_pixels(hebrew.image, 400, 400), 0);
+    cr_expect_eq(ink_pixels(hebrew.image, 0, 400), 0, "left is where Hebrew starts: the right");
+    cr_expect_eq(ink_pixels(latin.image, 400, 400), 0);
+    cr_expect_eq(ink_pixels(right.image, 400, 400), 0, "and right is the other side");
+    g_object_unref(hebrew.image);
+    g_object_unref(latin.image);
+    g_object_unref(right.image);
+}
+
+Test(stage_caption_burn, band_colour_and_text_colour_are_applied)
+{
+    g_autoptr(VipsImage) photo = flat_photo(400, 300, 255, 3);
+    burnt b = burn("{size: 20px, padding: 8px, band: \"#000000\", color: \"#ff0000\"}", "MMMM",
+        photo);
+    double *v;
+    int n, first, last;
+
+    changed_rows(photo, b.image, &first, &last);
+    cr_assert_eq(vips_getpoint(b.image, &v, &n, 1, first + 1, NULL), 0);
+    cr_expect_eq(v[0] + v[1] + v[2], 0, "opaque black band");
+    g_free(v);
+    {
+        /* Pure red ink somewhere in the band. */
+        g_autoptr(VipsImage) band = NULL;
+        g_autoptr(VipsImage) red = NULL;
+        double max;
+
+        cr_assert_eq(vips_extract_area(b.image, &band, 0, first, 400, last - first + 1, NULL), 0);
+        cr_assert_eq(vips_extract_band(band, &red, 0, NULL), 0);
+        cr_assert_eq(vips_max(red, &max, NULL), 0);
+        cr_expect_eq(max, 255);
+    }
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, photos_with_alpha_keep_it)
+{
+    g_autoptr(VipsImage) photo = flat_photo(400, 300, 255, 4);
+    burnt b = burn("{size: 20px}", "With alpha", photo);
+
+    cr_expect_eq(b.image->Bands, 4);
+    cr_expect_gt(band_height(photo, b.image), 0);
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, tiny_photos_get_no_band_and_no_error)
+{
+    g_autoptr(VipsImage) photo = flat_photo(16, 12, 255, 3);
+    burnt b = burn("{size: 20px}", long_caption, photo);
+
+    cr_expect_eq(band_height(photo, b.image), 0);
+    cr_expect(b.job.caption_cut, "the caption could not be shown: that is a cut");
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, a_font_file_beside_the_preset)
+{
+    g_autoptr(VipsImage) photo = flat_photo(400, 300, 0, 3);
+    burnt b = burn("{font: /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf}", "Bold",
+        photo);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_expect_gt(band_height(photo, b.image), 0);
+    g_object_unref(b.image);
+    cr_expect_null(gal_test_load("gallop: 1\nstages:\n  - caption-burn: {font: missing.ttf}\n",
+        errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect(strstr(errs->items[0].msg, "font file not found") != NULL, "%s",
+        errs->items[0].msg);
+    cr_expect_str_eq(errs->items[0].key, "caption-burn.font");
+}
+
+Test(stage_caption_burn, keys_are_checked_at_load)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_expect_null(gal_test_load("gallop: 1\nstages:\n"
+                                 "  - caption-burn: {text: \"{captoin}\", gravity: east, "
+                                 "max-lines: -1, band: grey}\n",
+        errs));
+    cr_expect_eq(errs->count, 4);
+    cr_expect(strstr(errs->items[0].msg, "did you mean \"{caption}\"") != NULL, "%s",
+        errs->items[0].msg);
+}
+
+Test(stage_caption_burn, the_job_records_the_caption_its_source_and_files)
+{
+    g_autoptr(VipsImage) photo = flat_photo(600, 400, 128, 3);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\n"
+                                       "captions: {table: " GAL_FIXTURES_DIR "/captions/captions.tsv}\n"
+                                       "stages:\n"
+                                       "  - caption-burn: {max-lines: 1}\n"
+                                       "  - caption-burn: {text: \"© {artist}\", gravity: north}\n",
+        errs);
+    gal_job job = { 0 };
+    gal_error err = { 0 };
+    VipsImage *current = g_object_ref(photo);
+
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    job.preset = preset;
+    job.input = "/photos/IMG_1.jpg";
+    job.strings = g_string_chunk_new(256);
+    job.facts.caption = long_caption;
+    job.facts.caption_source = "table:/t.tsv";
+    job.facts.artist = "Jen Loong";
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+        gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+        VipsImage *next;
+
+        cr_assert_eq(st->def->build(&sc, &job, current, &next, &err), 0, "%s", err.msg);
+        g_object_unref(current);
+        current = next;
+    }
+    g_object_unref(current);
+    /* The credit line is not the caption: the first stage's record stands. */
+    cr_expect_str_eq(job.caption, long_caption);
+    cr_expect_str_eq(job.caption_source, "table:/t.tsv");
+    cr_expect(job.caption_cut);
+    cr_assert_not_null(job.depends);
+    cr_expect_eq(job.depends->len, 3, "two sidecar names and the table");
+    cr_expect_str_eq(job.depends->pdata[0], "/photos/IMG_1.jpg.txt");
+    cr_expect_str_eq(job.depends->pdata[1], "/photos/IMG_1.txt");
+    cr_expect_str_eq(job.depends->pdata[2], GAL_FIXTURES_DIR "/captions/captions.tsv");
+    g_ptr_array_unref(job.depends);
+    g_string_chunk_free(job.strings);
+    gal_preset_free(preset);
+}
