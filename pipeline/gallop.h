@@ -212,8 +212,10 @@ typedef struct gal_run_summary {
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself
- * (the library serialises calls), from a worker thread. `done` counts
- * finished photos so far out of `total`. */
+ * (the library serialises calls): from the calling thread for photos
+ * refused by the plan or up to date (first), from a worker thread for the
+ * others. Not called for photos a cancel kept from starting. `done`
+ * counts finished photos so far out of `total`. */
 typedef void (*gal_progress_fn)(const gal_photo_result *photo, int done,
     int total, void *user);
 
@@ -247,7 +249,15 @@ typedef struct gal_run_options {
  * filled when it could not start (no inputs, an input path that does not
  * exist), in which case no output file was written. On return
  * *out is a new summary owned by the caller (also on -1, possibly empty).
- * Thread-safe with respect to other runs of the same preset. */
+ *
+ * Incremental: the manifest in the output folder (docs/report.md) says
+ * which outputs are up to date; those photos are not processed, and the
+ * others carry the reason in `why`. Unless `dry_run`, the manifest is
+ * rewritten at the end (atomically) with every output written, also after
+ * a cancel; `summary->manifest_error` says if that failed.
+ *
+ * Thread-safe with respect to other runs of the same preset, as long as
+ * they write to different output folders (each keeps its manifest). */
 int gal_run(const gal_preset *preset, const gal_run_options *opts,
     gal_run_summary **out, gal_errors *errs);
 

@@ -159,6 +159,7 @@ photo_fields(GString *out, const gal_photo_result *p)
     key_string(out, "planned_output", has_output ? NULL : p->output);
     key_string(out, "caption", p->caption);
     key_string(out, "caption_source", p->caption_source);
+    key_bool(out, "caption_cut", p->caption_cut);
     key(out, "error");
     error_object(out, &p->error);
     key(out, "timings");

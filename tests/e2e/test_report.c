@@ -107,6 +107,7 @@ Test(report, report_lists_every_photo_with_its_output_and_parses)
         cr_expect_eq(gal_json_get(p, "error")->type, GAL_JSON_NULL);
         cr_expect_eq(gal_json_get(p, "caption")->type, GAL_JSON_NULL);
         cr_expect_eq(gal_json_get(p, "caption_source")->type, GAL_JSON_NULL);
+        cr_expect_eq(gal_json_get(p, "caption_cut")->type, GAL_JSON_BOOL);
         cr_expect_gt(gal_json_number(p, "timings.total_seconds"), 0);
         cr_assert_eq(gal_json_get(p, "outputs")->items->len, 1);
         path = gal_json_string(p, "outputs.0.path");
@@ -189,7 +190,9 @@ Test(report, progress_line_only_on_a_terminal)
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
 
-    if (!g_find_program_in_path("script"))
+    g_autofree char *script = g_find_program_in_path("script");
+
+    if (!script)
         cr_skip_test("script(1) is not installed");
     gal_test_spawn(argv, &out, NULL);
     cr_expect(strstr(out, "\r\033[K") != NULL, "no live line on a terminal:\n%s", out);
