@@ -469,21 +469,34 @@ order_for_gather(run_ctx *ctx, const char *out_dir)
 
 /* Is the file at `path` still the one recorded (size, mtime, else content)?
  * On a content match with a new mtime the record is refreshed, so the
- * next run takes the fast path again. */
+ * next run takes the fast path again. A hash taken on the way lands in
+ * `hashed` (may be NULL), so a changed photo is not read twice. */
 static gboolean
-same_file(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
+same_file_hashed(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256,
+    const struct stat *st, char *hashed)
 {
     char hex[65];
     gal_error err = { 0 };
 
-    if (st->st_size != *size)
-        return FALSE;
-    if (gal__mtime_ns(st) == *mtime_ns)
+    if (st->st_size == *size && gal__mtime_ns(st) == *mtime_ns)
         return TRUE;
-    if (gal__file_sha256(path, hex, NULL, &err) || strcmp(hex, sha256) != 0)
+    if (gal__file_sha256(path, hex, NULL, &err))
+        return FALSE;
+    if (hashed)
+        memcpy(hashed, hex, sizeof(hex));
+    if (st->st_size != *size || strcmp(hex, sha256) != 0)
         return FALSE;
     *mtime_ns = gal__mtime_ns(st);
     return TRUE;
+}
+
+static gboolean
+same_file(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
+{
+    /* A different size is a different file: no need to read it. */
+    if (st->st_size != *size)
+        return FALSE;
+    return same_file_hashed(path, size, mtime_ns, sha256, st, NULL);
 }
 
 static gal_why
@@ -510,7 +523,8 @@ decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_file(result->input, &e->in_size, &e->in_mtime_ns, e->in_sha256, &plan->in_st))
+    if (!same_file_hashed(result->input, &e->in_size, &e->in_mtime_ns, e->in_sha256,
+            &plan->in_st, plan->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
