@@ -782,6 +782,9 @@ typedef struct gal_manifest_entry {
     char out_sha256[65];
     int width, height;
     char *name_key;       /* what the name was rendered from (template, index, count) */
+    char *caption;        /* what a caption stage showed, for reports of reruns; may be NULL */
+    char *caption_source;
+    gboolean caption_cut;
     GPtrArray *deps;      /* gal_dep_record */
     gboolean sheet;
 } gal_manifest_entry;

@@ -230,6 +230,8 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     g_free(e->input);
     g_free(e->version);
     g_free(e->name_key);
+    g_free(e->caption);
+    g_free(e->caption_source);
     g_ptr_array_unref(e->deps);
     g_free(e);
 }
@@ -393,6 +395,11 @@ gal__manifest_text(gal_manifest *m)
         append_int(out, e->width);
         append_int(out, e->height);
         append_field(out, e->name_key);
+        if (e->caption || e->caption_source) {
+            append_field(out, e->caption);
+            append_field(out, e->caption_source);
+            g_string_append(out, e->caption_cut ? "\t1" : "\t0");
+        }
         g_string_append_c(out, '\n');
         for (guint d = 0; d < e->deps->len; d++) {
             const gal_dep_record *dep = e->deps->pdata[d];
@@ -450,7 +457,7 @@ parse_entry(gal_manifest *m, char **f, int n)
     gboolean ok = TRUE;
     gal_manifest_entry *e;
 
-    if ((n != 13 && n != 14) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
+    if ((n != 13 && n != 14 && n != 17) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
         !is_hex64(f[10]))
         return;
     e = gal__manifest_entry_new();
@@ -468,6 +475,11 @@ parse_entry(gal_manifest *m, char **f, int n)
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
     e->name_key = n > 13 && *f[13] ? g_strdup(f[13]) : NULL;
+    if (n == 17) {
+        e->caption = *f[14] ? g_strdup(f[14]) : NULL;
+        e->caption_source = *f[15] ? g_strdup(f[15]) : NULL;
+        e->caption_cut = strcmp(f[16], "1") == 0;
+    }
     if (!ok) {
         gal__manifest_entry_free(e);
         return;

@@ -192,6 +192,9 @@ record(run_ctx *ctx, int i, const gal_job *job)
     e->width = job->out_width;
     e->height = job->out_height;
     e->name_key = name_key(ctx, i);
+    e->caption = g_strdup(job->caption);
+    e->caption_source = g_strdup(job->caption_source);
+    e->caption_cut = job->caption_cut;
     for (guint d = 0; job->depends && d < job->depends->len; d++) {
         g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
         char hex[65] = "";
@@ -546,6 +549,10 @@ decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
     result->height = e->height;
     result->bytes = e->out_size;
     g_strlcpy(result->sha256, e->out_sha256, sizeof(result->sha256));
+    /* The report of a rerun still tells what each photo shows. */
+    result->caption = g_strdup(e->caption);
+    result->caption_source = g_strdup(e->caption_source);
+    result->caption_cut = e->caption_cut;
     return GAL_WHY_UP_TO_DATE;
 }
 

@@ -310,3 +310,35 @@ Test(report, keep_keeps_gps_and_strip_leaves_nothing)
     text = gal_test_png_text(stripped);
     cr_expect_eq(g_hash_table_size(text), 0, "strip left text chunks");
 }
+
+/* A rerun's report still gives the captions of photos it did not touch. */
+Test(report, a_rerun_reports_the_captions_of_up_to_date_photos)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-caption");
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "cap.yaml",
+        "gallop: 1\n"
+        "stages: [ {resize: {width: 300, height: 300}}, {caption-burn: {}} ]\n");
+
+    for (int round = 1; round <= 2; round++) {
+        g_autofree char *report_path = g_strdup_printf("%s/r%d.json", tmp, round);
+        const char *argv[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-19.jpg", "-o", out_dir,
+            "-q", "--report", report_path, NULL };
+        g_autofree char *text = NULL;
+        g_autofree char *error = NULL;
+        g_autoptr(gal_json) report = NULL;
+
+        cr_assert_eq(gal_test_spawn(argv, NULL, NULL), 0);
+        text = gal_test_read_bytes(report_path, NULL);
+        report = gal_json_parse(text, &error);
+        cr_assert_not_null(report, "%s", error);
+        cr_expect_str_eq(gal_json_string(report, "photos.0.status"),
+            round == 1 ? "done" : "up-to-date");
+        cr_expect_str_eq(gal_json_string(report, "photos.0.caption"),
+            "\xea\xb3\xa0\xeb\xa0\xa4\xec\x8b\x9d \xec\x83\x81\xec\xb0\xa8\xeb\xa6\xbc "
+            "#dprk #northkorea #diningtable #eat",
+            "round %d", round);
+        cr_expect_str_eq(gal_json_string(report, "photos.0.caption_source"), "exif",
+            "round %d", round);
+    }
+}

@@ -45,6 +45,9 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
     const gal_dep_record *dep;
 
+    e->caption = g_strdup("two\tlines\nof \xea\xb3\xa0 caption");
+    e->caption_source = g_strdup("sidecar:/srv/captions/a.txt");
+    e->caption_cut = TRUE;
     gal__manifest_add_dep(e, "/srv/captions/a.txt", TRUE, 10, 20, hash_a);
     gal__manifest_add_dep(e, "/srv/captions/none.txt", FALSE, 0, 0, NULL);
     gal__manifest_put(m, e);
@@ -70,6 +73,11 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_expect_eq(got->width, 1080);
     cr_expect_eq(got->height, 1350);
     cr_expect_not(got->sheet);
+    cr_expect_str_eq(got->caption, "two\tlines\nof \xea\xb3\xa0 caption");
+    cr_expect_str_eq(got->caption_source, "sidecar:/srv/captions/a.txt");
+    cr_expect(got->caption_cut);
+    cr_expect_null(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))
+                       ->caption);
     cr_assert_eq(got->deps->len, 2);
     dep = got->deps->pdata[0];
     cr_expect_str_eq(dep->path, "/srv/captions/a.txt");
