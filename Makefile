@@ -13,7 +13,7 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
 
-.PHONY: all deps build demo test test-sanitize clean
+.PHONY: all deps build demo test test-sanitize clean bench
 
 all: build
 
@@ -61,3 +61,27 @@ test-sanitize: deps
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out
+
+# The benchmark against sharp, ImageMagick and GraphicsMagick (issue 7, bench/README.md):
+# installs the tools it needs, then bench/run builds gallop (Release, build-bench/),
+# sharp from npm and the corpus, runs every contender and writes bench/RESULTS.md.
+# BENCH_RUNS=N (default 5) and the other knobs of bench/run pass through the environment.
+BENCH_PACKAGES := imagemagick graphicsmagick time libimage-exiftool-perl mate-backgrounds
+
+bench: deps
+	@missing=""; \
+	for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "gallop: installing$$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  else \
+	    echo "gallop: missing Debian packages; run:" >&2; \
+	    echo "  sudo apt-get install -y$$missing" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	bench/run
