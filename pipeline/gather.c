@@ -143,6 +143,27 @@ gal__gather_index(const gal_gather *g, int photo)
     return g ? g->position[photo] + 1 : 0;
 }
 
+/* A sheet is made from many photos but inherits the fields of the first
+ * tile, so without this it would carry one photo's caption, camera, date
+ * and GPS as if they were its own. The output policy then adds only what
+ * gallop writes on every output (Software). */
+static void
+strip_photo_metadata(VipsImage *sheet)
+{
+    static const char *const photo_fields[] = {
+        VIPS_META_EXIF_NAME, VIPS_META_XMP_NAME, VIPS_META_IPTC_NAME, "jpeg-thumbnail-data",
+    };
+    g_auto(GStrv) fields = vips_image_get_fields(sheet);
+
+    for (size_t i = 0; i < G_N_ELEMENTS(photo_fields); i++)
+        vips_image_remove(sheet, photo_fields[i]);
+    /* libvips mirrors every EXIF tag as an exif-* field; the encoder would
+     * rebuild EXIF from them. */
+    for (int i = 0; fields[i]; i++)
+        if (g_str_has_prefix(fields[i], "exif-"))
+            vips_image_remove(sheet, fields[i]);
+}
+
 /* Compose and write page `p` (its photos all finished). Not under the lock:
  * only the worker that completed the page gets here. */
 static void
@@ -158,7 +179,7 @@ write_page(gal_gather *g, int p)
     g_autoptr(VipsImage) sheet = NULL;
     gal_output_opts output = *g->preset->output;
     const char *ext = strrchr(name, '.');
-    int n = 0;
+    int n = 0, failed;
 
     /* A photo that failed leaves no hole: the rest close up. */
     for (int i = 0; i < page->n; i++)
@@ -171,8 +192,12 @@ write_page(gal_gather *g, int p)
     output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
         : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
                                                          : GAL_FORMAT_JPEG;
-    if (stage->def->build_many(&sc, present, n, &info, &sheet, &result.error) ||
-        gal__output_write(&output, sheet, result.output, &result.error)) {
+    failed = stage->def->build_many(&sc, present, n, &info, &sheet, &result.error);
+    if (!failed) {
+        strip_photo_metadata(sheet);
+        failed = gal__output_write(&output, sheet, result.output, &result.error);
+    }
+    if (failed) {
         result.status = GAL_PHOTO_FAILED;
         gal_error_set_subject(&result.error, result.output);
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gal_test.h"
+#include "gal_test_meta.h"
 
 #define TRIP_DIR GAL_FIXTURES_DIR "/trip"
 
@@ -130,4 +131,41 @@ Test(contact_sheet, sheets_are_the_same_bytes_with_one_or_four_jobs)
         cr_expect(a_len == b_len && memcmp(a, b, a_len) == 0, "%s differs between -j 1 and -j 4",
             name);
     }
+}
+
+Test(contact_sheet, a_sheet_carries_no_photos_caption_camera_or_date)
+{
+    g_autofree char *tmp = gal_test_tmpdir("sheet-meta");
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
+    g_autofree char *photo_path = g_build_filename(out, "trip-01.jpg", NULL);
+    g_autofree char *err = NULL;
+    g_autoptr(ExifData) sheet = NULL;
+    g_autoptr(ExifData) photo = NULL;
+    g_autofree char *software = NULL;
+    g_autofree char *photo_caption = NULL;
+    const char *yaml = "gallop: 1\nstages:\n  - resize: {width: 200, height: 200}\n"
+                       "  - contact-sheet: {per-page: 0, tile: 60, sort: name}\n";
+
+    cr_assert_eq(run(tmp, yaml, TRIP_DIR, out, "2", &err), 0, "%s", err);
+    /* The photo itself keeps its caption under the default policy, so the
+     * sheet's lack of one is the sheet's doing. */
+    photo = gal_test_exif(photo_path);
+    cr_assert_not_null(photo);
+    photo_caption = gal_test_exif_text(photo, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION);
+    cr_assert_not_null(photo_caption, "trip-01's output keeps its caption");
+
+    sheet = gal_test_exif(sheet_path);
+    cr_assert_not_null(sheet, "the sheet is tagged with the software that made it");
+    software = gal_test_exif_text(sheet, EXIF_IFD_0, EXIF_TAG_SOFTWARE);
+    cr_expect(software && g_str_has_prefix(software, "gallop "), "Software: %s", software);
+    static const struct { ExifIfd ifd; ExifTag tag; } photo_tags[] = {
+        { EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION }, { EXIF_IFD_0, EXIF_TAG_MAKE },
+        { EXIF_IFD_0, EXIF_TAG_MODEL }, { EXIF_IFD_0, EXIF_TAG_ARTIST },
+        { EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL }, { EXIF_IFD_EXIF, EXIF_TAG_EXPOSURE_TIME },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(photo_tags); i++)
+        cr_expect_null(exif_content_get_entry(sheet->ifd[photo_tags[i].ifd], photo_tags[i].tag),
+            "the sheet carries a photo's %s", exif_tag_get_name(photo_tags[i].tag));
+    cr_expect_null(exif_data_get_entry(sheet, EXIF_TAG_GPS_LATITUDE), "no GPS on the sheet");
 }
