@@ -1045,6 +1045,12 @@ gal__captions_describe(const gal_captions *c, GString *out)
             c->instagram_files->len);
 }
 
+const void *
+gal__captions_options(const gal_captions *c)
+{
+    return c->opts;
+}
+
 /* ---- per photo ----------------------------------------------------------------- */
 
 /* IMG_0001.jpg.txt, else IMG_0001.txt. Only regular files are read (a FIFO

@@ -389,6 +389,9 @@ typedef struct gal_captions gal_captions;
 
 extern const gal_section gal__captions_section;
 
+/* Does any template of the preset (a stage's or output.name) show {field}? */
+gboolean gal__preset_uses_field(const gal_preset *preset, const char *field);
+
 /* Fill the section from the preset's `captions` mapping (NULL: defaults),
  * check it and read the table and export it names. Every error goes to
  * `errs`, with the table's or export's own file:line:col where the fault is
@@ -398,6 +401,8 @@ int gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs
 void gal__captions_free(gal_captions *captions);
 /* "sources=[...] table=... instagram=[...]" and what was read. */
 void gal__captions_describe(const gal_captions *captions, GString *out);
+/* The section's options, to describe or digest with gal__captions_section. */
+const void *gal__captions_options(const gal_captions *captions);
 
 /* Set facts->caption, and facts->caption_source to where it came from
  * ("sidecar:PATH", "table:PATH", "instagram:PATH", "exif", "xmp" or "iptc",

@@ -189,6 +189,10 @@ gal__job_run(gal_job *job, gal_error *err)
 
     if (gal__photo_open(preset, job->input, &job->facts, job->strings, &image, err))
         return -1;
+    /* Whichever template shows the caption (a band, a text watermark, the
+     * file name), the output changes when a file it may come from does. */
+    if (gal__preset_uses_field(preset, "caption"))
+        gal__caption_depend(preset->captions, job);
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
         gal_stage_ctx sc = { st->opts, st->shared, st->loc };

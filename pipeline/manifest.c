@@ -136,6 +136,12 @@ gal__preset_keys(const gal_preset *preset)
         add_section_keys(keys, &st->section, prefix, st->opts);
     }
     add_section_keys(keys, &gal__output_section, "output", preset->output);
+    /* Where captions come from matters only to a preset that shows one. */
+    if (gal__preset_uses_field(preset, "caption"))
+        add_section_keys(keys, &gal__captions_section, "captions",
+            gal__captions_options(preset->captions));
+    /* Another libvips resamples, encodes and lays out text differently. */
+    g_ptr_array_add(keys, g_strdup_printf("libvips=%s", vips_version_string()));
     return keys;
 }
 

@@ -1101,6 +1101,33 @@ gal_preset_path(const gal_preset *preset)
     return preset->path;
 }
 
+static gboolean
+section_uses_field(const gal_section *sec, const void *opts, const char *field)
+{
+    for (const gal_param *p = sec->params; p->field; p++) {
+        const gal_template *tpl;
+
+        if (p->type != GAL_T_TEMPLATE)
+            continue;
+        tpl = *(gal_template *const *) ((const char *) opts + p->offset);
+        if (tpl && gal__template_uses(tpl, field))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+gboolean
+gal__preset_uses_field(const gal_preset *preset, const char *field)
+{
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+
+        if (section_uses_field(&st->section, st->opts, field))
+            return TRUE;
+    }
+    return section_uses_field(&gal__output_section, preset->output, field);
+}
+
 char *
 gal_preset_describe(const gal_preset *preset)
 {

@@ -80,6 +80,10 @@ typedef struct {
 
 /* Text is rendered this large and scaled down to the size a photo needs. */
 #define TEXT_RENDER_PX 160
+/* Cairo refuses surfaces wider than 32767 px. A glyph is at most about an
+ * em wide, so a long text (a whole caption) is rendered smaller, keeping its
+ * line under this width; it is scaled down to the photo anyway. */
+#define TEXT_RENDER_MAX_WIDTH 16000
 
 static gboolean
 looks_like_font_file(const char *font)
@@ -131,8 +135,10 @@ static int
 render_text(const watermark_shared *shared, const watermark_opts *o, const char *text,
     VipsImage **out, gal_error *err)
 {
-    gal_text_style style = { shared->family, shared->font_file, TEXT_RENDER_PX, o->color, NULL,
-        0, GAL_ALIGN_LEFT, 0 };
+    glong chars = MAX(1, g_utf8_strlen(text, -1));
+    int px = (int) CLAMP(TEXT_RENDER_MAX_WIDTH / chars, 8, TEXT_RENDER_PX);
+    gal_text_style style = { shared->family, shared->font_file, px, o->color, NULL, 0,
+        GAL_ALIGN_LEFT, 0 };
     gal_text_info info;
 
     return gal__text_render(text, &style, out, &info, err);

@@ -456,3 +456,51 @@ Test(incremental, names_from_exif_are_reused_until_the_photo_changes)
     }
     bench_clear(&b);
 }
+
+/* The caption reaches an output through any template, not only the
+ * caption-burn band: here a text watermark. */
+Test(incremental, a_sidecar_appearing_rebuilds_a_photo_whose_watermark_shows_the_caption)
+{
+    bench b = setup_bench("inc-caption-mark",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 160, height: 160, fit: inside}\n"
+        "  - watermark: {text: \"{caption|none}\", size: 50%}\n");
+    g_autofree char *sidecar = g_build_filename(b.in, "trip-02.txt", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    run_ok(&b, NULL, "4 written");
+    cr_assert(g_file_set_contents(sidecar, "a new caption", -1, NULL));
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
+    expect_plan(out, &b, 2, "build ", "trip-02.txt");
+    expect_plan(out, &b, 3, "skip  ", "(up to date)");
+    bench_clear(&b);
+}
+
+Test(incremental, caption_sources_count_only_for_a_preset_that_shows_a_caption)
+{
+    static const char shows[] = "gallop: 1\n"
+                                "stages:\n"
+                                "  - resize: {width: 160, height: 160, fit: inside}\n"
+                                "  - caption-burn: {text: \"{caption}\"}\n";
+    static const char hides[] = "gallop: 1\n"
+                                "stages: [ {resize: {width: 160, height: 160, fit: inside}} ]\n";
+    const char *const presets[] = { shows, hides };
+    const char *const verbs[] = { "build ", "skip  " };
+    const char *const reasons[] = { "captions.sources", "(up to date)" };
+
+    for (int k = 0; k < 2; k++) {
+        bench b = setup_bench(k == 0 ? "inc-sources-shown" : "inc-sources-hidden", presets[k]);
+        g_autofree char *changed = g_strconcat(presets[k], "captions: {sources: [exif]}\n", NULL);
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+
+        run_ok(&b, NULL, "4 written");
+        g_free(gal_test_write_preset(b.tmp, "small.yaml", changed));
+        cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s",
+            err);
+        expect_plan(out, &b, 1, verbs[k], reasons[k]);
+        bench_clear(&b);
+    }
+}

@@ -250,6 +250,24 @@ Test(stage_watermark, text_marks_render_markup_literally)
     cr_expect_gt(h1, 3 * h2, "x: %d rows, literal markup: %d rows", h1, h2);
 }
 
+/* A whole caption as a mark: one line far wider than Cairo's largest
+ * surface if it were drawn at the usual render size. */
+Test(stage_watermark, a_very_long_text_still_renders_to_the_asked_width)
+{
+    g_autoptr(GString) text = g_string_new(NULL);
+    g_autofree char *opts = NULL;
+    g_autoptr(VipsImage) marked = NULL;
+    int l, t, w, h;
+
+    while (text->len < 600)
+        g_string_append(text, "#pyongyang #marathon @koryotours ");
+    opts = g_strdup_printf("{text: \"%s\", size: 300px, margin: 0, opacity: 1}", text->str);
+    marked = run(opts, black_photo(400, 300, 3));
+    changed_box(marked, &l, &t, &w, &h);
+    cr_expect(w > 280 && w <= 300, "the mark is %d px wide, asked 300", w);
+    cr_expect_gt(h, 0);
+}
+
 Test(stage_watermark, text_uses_the_photo_facts)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
