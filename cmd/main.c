@@ -449,6 +449,10 @@ cmd_run(int argc, char **argv)
         printf("%s contact sheets (a photo changed, or a sheet is missing or modified)\n",
             check ? "stale " : "sheet ");
     print_orphans(summary, opts.dry_run, opts.prune);
+    if (summary->leftovers_removed && !state.json)
+        fprintf(stderr, "gallop: removed %d temporary file%s left in %s by a run that was killed\n",
+            summary->leftovers_removed, summary->leftovers_removed == 1 ? "" : "s",
+            summary->output_dir);
     if (summary->manifest_error.code) {
         print_error(&summary->manifest_error);
         status = EXIT_SOME_FAILED;

@@ -209,6 +209,7 @@ typedef struct gal_run_summary {
     gal_error manifest_error;  /* the manifest could not be written (code 0: it was) */
     long long peak_rss_bytes;  /* the process's peak resident memory so far */
     const char *output_dir;    /* the output folder, absolute; owned by the summary */
+    int leftovers_removed;     /* temporary files of a killed earlier run, removed */
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself

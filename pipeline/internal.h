@@ -392,6 +392,26 @@ extern const gal_section gal__captions_section;
 /* Does any template of the preset (a stage's or output.name) show {field}? */
 gboolean gal__preset_uses_field(const gal_preset *preset, const char *field);
 
+/* ---- the output folder --------------------------------------------------------- */
+
+/* Hidden temporary files (outputs, manifest) end in this until renamed. */
+#define GAL_TMP_SUFFIX ".gallop-tmp"
+
+typedef struct gal_out_dir {
+    int fd;                /* holds the lock; -1: none */
+    GPtrArray *created;    /* folders made for the run, deepest first */
+    int leftovers_removed; /* temporary files of a killed run, removed */
+} gal_out_dir;
+
+/* Create `dir` if needed and take it for this run: an exclusive lock held
+ * until gal__out_dir_release (GAL_ERR_USAGE when another run holds it),
+ * then remove the temporary files a killed run left in it. A folder that
+ * cannot be created is left to the writes to report (no lock, returns 0).
+ * Release it in any case; release removes folders it made that stayed
+ * empty. */
+int gal__out_dir_claim(const char *dir, gal_out_dir *claim, gal_error *err);
+void gal__out_dir_release(gal_out_dir *claim);
+
 /* Fill the section from the preset's `captions` mapping (NULL: defaults),
  * check it and read the table and export it names. Every error goes to
  * `errs`, with the table's or export's own file:line:col where the fault is

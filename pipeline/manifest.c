@@ -554,7 +554,7 @@ gal__write_atomic(const char *path, const char *data, gsize len, gal_error *err)
 {
     g_autofree char *dir = g_path_get_dirname(path);
     g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX.gallop-tmp", dir, base);
+    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX" GAL_TMP_SUFFIX, dir, base);
     int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
     const char *p = data;
     gsize left = len;

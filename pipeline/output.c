@@ -211,7 +211,7 @@ gal__output_write_info(const gal_output_opts *o, VipsImage *image, const char *p
 {
     g_autofree char *dir = g_path_get_dirname(path);
     g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX.gallop-tmp", dir, base);
+    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX" GAL_TMP_SUFFIX, dir, base);
     g_autoptr(VipsImage) flat = NULL;
     gal_write_info none = { 0 };
     int fd, failed, write_errno = 0;

@@ -853,6 +853,7 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     GArray *inputs = NULL;
     gint64 start = g_get_monotonic_time();
     run_ctx ctx = { 0 };
+    gal_out_dir claim = { -1, NULL, 0 };
 
     *out = summary;
     summary->output_dir = g_strdup(out_dir);
@@ -866,6 +867,19 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     if (gal__inputs_collect(preset->input, paths, n_paths, out_dir, opts->follow_symlinks,
             &inputs, errs))
         return -1;
+
+    /* Claimed before the manifest is read, so no other run changes it
+     * between this run's reading and writing it. A dry run writes nothing
+     * and may look while another run works. */
+    if (!opts->dry_run) {
+        gal_error err = { 0 };
+
+        if (gal__out_dir_claim(out_dir, &claim, &err)) {
+            gal__inputs_free(inputs);
+            gal__errors_add(errs, &err);
+            return -1;
+        }
+    }
 
     summary->total = (int) inputs->len;
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
@@ -938,6 +952,8 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     find_orphans(&ctx, manifest, opts, new_sheets);
     if (!opts->dry_run)
         gal__manifest_save(manifest, &summary->manifest_error);
+    summary->leftovers_removed = claim.leftovers_removed;
+    gal__out_dir_release(&claim);
 
     count(summary);
     summary->seconds = (g_get_monotonic_time() - start) / 1e6;

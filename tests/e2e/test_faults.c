@@ -3,7 +3,9 @@
  * input tree (followed inside it, not out of it unless asked, loops
  * caught). */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "gal_test.h"
@@ -201,4 +203,72 @@ Test(faults, symlinks_stay_inside_the_input_tree_and_loops_are_caught)
     cr_expect_eq(names->len, 5, "%u outputs", names->len);
     cr_expect(strstr(err, "symbolic link loop") != NULL, "%s", err);
     cr_expect(strstr(err, "outside the input folder") == NULL, "%s", err);
+}
+
+/* ---- one run per output folder ------------------------------------------------------ */
+
+Test(faults, temporary_files_of_a_killed_run_are_removed_and_nothing_else)
+{
+    g_autofree char *tmp = gal_test_tmpdir("faults-leftovers");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sub = g_build_filename(out, "sub", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
+    const char *leftovers[] = { ".trip-09.jpg.Ab12Cd.gallop-tmp", "sub/.x.jpg.QQ12zz.gallop-tmp",
+        ".gallop-manifest.tsv.Zz99Yy.gallop-tmp" };
+    const char *kept[] = { "notes.gallop-tmp", "sub/.hidden.jpg", "photo.jpg" };
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out, NULL };
+    g_autofree char *err = NULL;
+
+    copy_trip(in, 1);
+    cr_assert_eq(g_mkdir_with_parents(sub, 0777), 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(leftovers); i++) {
+        g_autofree char *path = g_build_filename(out, leftovers[i], NULL);
+        g_autofree char *keep = g_build_filename(out, kept[i], NULL);
+
+        cr_assert(g_file_set_contents(path, "half a JPEG", -1, NULL));
+        cr_assert(g_file_set_contents(keep, "the user's", -1, NULL));
+    }
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s", err);
+    cr_expect(strstr(err, "removed 3 temporary files left in") != NULL, "%s", err);
+    for (size_t i = 0; i < G_N_ELEMENTS(leftovers); i++) {
+        g_autofree char *path = g_build_filename(out, leftovers[i], NULL);
+        g_autofree char *keep = g_build_filename(out, kept[i], NULL);
+
+        cr_expect_not(g_file_test(path, G_FILE_TEST_EXISTS), "%s is still there", leftovers[i]);
+        cr_expect(g_file_test(keep, G_FILE_TEST_EXISTS), "%s was removed", kept[i]);
+    }
+}
+
+Test(faults, a_second_run_into_the_same_folder_is_refused_while_the_first_writes)
+{
+    g_autofree char *tmp = gal_test_tmpdir("faults-locked");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *written = g_build_filename(out, "trip-01.jpg", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
+    const char *run[] = { GAL_BINARY, "run", preset, in, "-o", out, NULL };
+    const char *dry[] = { GAL_BINARY, "run", preset, in, "-o", out, "--dry-run", NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *dry_out = NULL;
+    int held;
+
+    copy_trip(in, 1);
+    cr_assert_eq(g_mkdir_with_parents(out, 0777), 0);
+    /* This test process stands in for the run in progress. */
+    held = open(out, O_RDONLY | O_DIRECTORY);
+    cr_assert_geq(held, 0);
+    cr_assert_eq(flock(held, LOCK_EX | LOCK_NB), 0);
+
+    cr_expect_eq(gal_test_spawn(run, NULL, &err), 2, "%s", err);
+    cr_expect(strstr(err, "another gallop run is writing to") != NULL, "%s", err);
+    cr_expect_not(g_file_test(written, G_FILE_TEST_EXISTS), "nothing is written");
+    g_clear_pointer(&err, g_free);
+    cr_expect_eq(gal_test_spawn(dry, &dry_out, &err), 0, "a dry run only looks: %s", err);
+    cr_expect(strstr(dry_out, "build ") != NULL, "%s", dry_out);
+
+    close(held);
+    g_clear_pointer(&err, g_free);
+    cr_expect_eq(gal_test_spawn(run, NULL, &err), 0, "%s", err);
+    cr_expect(g_file_test(written, G_FILE_TEST_EXISTS));
 }
