@@ -273,21 +273,6 @@ sheet_tap(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **item
 
 /* ---- per page: the sheet ------------------------------------------------------------ */
 
-static VipsImage *
-solid(int width, int height, const gal_color *c)
-{
-    g_autoptr(VipsImage) black = NULL;
-    g_autoptr(VipsImage) painted = NULL;
-    double a[3] = { 1, 1, 1 }, b[3] = { c->r, c->g, c->b };
-    VipsImage *out = NULL;
-
-    if (vips_black(&black, width, height, "bands", 3, NULL) ||
-        vips_linear(black, &painted, a, b, 3, "uchar", TRUE, NULL) ||
-        vips_copy(painted, &out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
-        return NULL;
-    return out;
-}
-
 /* Black or white, whichever reads better on the background. */
 static gal_color
 ink_for(const gal_color *background)
@@ -297,17 +282,123 @@ ink_for(const gal_color *background)
     return luma > 128 ? (gal_color) { 30, 30, 30, 255 } : (gal_color) { 235, 235, 235, 255 };
 }
 
+/* What a page is made of: the background and small layers in memory
+ * (tiles, labels, title, footer), each 8-bit sRGB, RGB or RGBA with
+ * straight alpha, at a place on the page. */
 typedef struct {
-    GPtrArray *images; /* VipsImage *, owned */
+    GPtrArray *images; /* VipsImage *, owned, in memory */
     GArray *xs, *ys;   /* int */
+    gal_color background;
 } layers;
 
-static void
+static int
 add_layer(layers *l, VipsImage *image, int x, int y)
 {
-    g_ptr_array_add(l->images, image);
+    VipsImage *memory = vips_image_copy_memory(image);
+
+    g_object_unref(image);
+    if (!memory)
+        return -1;
+    g_ptr_array_add(l->images, memory);
     g_array_append_val(l->xs, x);
     g_array_append_val(l->ys, y);
+    return 0;
+}
+
+static void
+layers_free(layers *l)
+{
+    if (!l)
+        return;
+    g_ptr_array_free(l->images, TRUE);
+    g_array_free(l->xs, TRUE);
+    g_array_free(l->ys, TRUE);
+    g_free(l);
+}
+
+/* Paint one layer's part of `r` into the output region. Later layers go
+ * over earlier ones, as in a stack. */
+static void
+paint_layer(VipsRegion *region, const VipsRect *r, VipsImage *layer, int lx, int ly)
+{
+    VipsRect place = { lx, ly, layer->Xsize, layer->Ysize };
+    VipsRect hit;
+    int bands = layer->Bands;
+
+    vips_rect_intersectrect(r, &place, &hit);
+    for (int y = hit.top; y < VIPS_RECT_BOTTOM(&hit); y++) {
+        const VipsPel *p = VIPS_IMAGE_ADDR(layer, hit.left - lx, y - ly);
+        VipsPel *q = VIPS_REGION_ADDR(region, hit.left, y);
+
+        if (bands == 3) {
+            memcpy(q, p, (size_t) hit.width * 3);
+            continue;
+        }
+        for (int x = 0; x < hit.width; x++, p += bands, q += 3) {
+            int a = p[bands - 1];
+
+            for (int b = 0; b < 3; b++) {
+                int src = bands == 2 ? p[0] : p[b];
+
+                q[b] = (VipsPel) ((src * a + q[b] * (255 - a) + 127) / 255);
+            }
+        }
+    }
+}
+
+/* The page, made strip by strip as the encoder asks for it: each strip
+ * touches only the layers that cross it. The page is never held whole,
+ * nor is a composite kept open over hundreds of inputs, whose buffers
+ * would grow with the photo count. */
+static int
+paint_strip(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop)
+{
+    const layers *l = a;
+    const VipsRect *r = &region->valid;
+    VipsPel fill[3] = { l->background.r, l->background.g, l->background.b };
+
+    (void) seq;
+    (void) b;
+    (void) stop;
+    for (int y = r->top; y < VIPS_RECT_BOTTOM(r); y++) {
+        VipsPel *q = VIPS_REGION_ADDR(region, r->left, y);
+
+        for (int x = 0; x < r->width; x++, q += 3)
+            memcpy(q, fill, 3);
+    }
+    for (guint i = 0; i < l->images->len; i++) {
+        VipsImage *layer = l->images->pdata[i];
+        int lx = g_array_index(l->xs, int, i), ly = g_array_index(l->ys, int, i);
+        VipsRect place = { lx, ly, layer->Xsize, layer->Ysize };
+
+        if (vips_rect_overlapsrect(r, &place))
+            paint_layer(region, r, layer, lx, ly);
+    }
+    return 0;
+}
+
+static void
+free_layers_on_close(VipsImage *image, void *l)
+{
+    (void) image;
+    layers_free(l);
+}
+
+/* A lazy RGB image of width x height painted from `l`, which it takes. */
+static VipsImage *
+page_image(layers *l, int width, int height)
+{
+    VipsImage *out = vips_image_new();
+
+    vips_image_init_fields(out, width, height, 3, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
+        VIPS_INTERPRETATION_sRGB, 1.0, 1.0);
+    g_signal_connect(out, "postclose", G_CALLBACK(free_layers_on_close), l);
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
+        vips_image_generate(out, NULL, paint_strip, NULL, l, NULL)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return out;
 }
 
 /* Text of at most `max_width`, one line, ellipsised; NULL for none. */
@@ -335,15 +426,14 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
     double footer_size = MAX(9.0, o->tile / 12.0);
     int header_h = 0, footer_h = (int) lround(footer_size * 2);
     int body_w, body_h;
-    g_autoptr(VipsImage) canvas = NULL;
     g_autoptr(VipsImage) title = NULL;
     g_autoptr(VipsImage) footer = NULL;
-    layers l = { g_ptr_array_new_with_free_func(g_object_unref), g_array_new(FALSE, FALSE,
-        sizeof(int)), g_array_new(FALSE, FALSE, sizeof(int)) };
-    g_autofree VipsImage **stack = NULL;
-    g_autofree int *modes = NULL;
-    int failed = 0;
+    layers *l = g_new0(layers, 1);
 
+    l->images = g_ptr_array_new_with_free_func(g_object_unref);
+    l->xs = g_array_new(FALSE, FALSE, sizeof(int));
+    l->ys = g_array_new(FALSE, FALSE, sizeof(int));
+    l->background = o->background;
     for (int i = 0; i < n; i++)
         aspects[i] = (double) in[i]->Xsize / in[i]->Ysize;
     if (o->layout == LAYOUT_GRID)
@@ -372,10 +462,9 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
         if (text_layer(o, text, footer_size, body_w - 2 * o->gap, FALSE, &footer, err))
             goto fail;
     }
-    if (!(canvas = solid(body_w, header_h + body_h + footer_h, &o->background)))
+    if (title && add_layer(l, g_object_ref(title), o->gap,
+                     (header_h - title->Ysize) / 2 + o->gap / 2))
         goto vips_fail;
-    if (title)
-        add_layer(&l, g_object_ref(title), o->gap, (header_h - title->Ysize) / 2 + o->gap / 2);
     for (int i = 0; i < n; i++) {
         VipsImage *photo = in[i];
         const char *label = NULL;
@@ -390,7 +479,8 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
         }
         else
             g_object_ref(photo);
-        add_layer(&l, photo, cells[i].x, header_h + cells[i].y);
+        if (add_layer(l, photo, cells[i].x, header_h + cells[i].y))
+            goto vips_fail;
         if (label_h && vips_image_get_typeof(in[i], "gal-label") &&
             vips_image_get_string(in[i], "gal-label", &label) == 0 && *label) {
             VipsImage *text = NULL;
@@ -400,58 +490,25 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
 
             if (text_layer(o, label, label_px(o), width, FALSE, &text, err))
                 goto fail;
-            if (text)
-                add_layer(&l, text,
-                    o->layout == LAYOUT_GRID ? x + (width - text->Xsize) / 2 : x,
-                    header_h + cells[i].y + cells[i].h + (label_h - text->Ysize) / 2);
-        }
-    }
-    if (footer)
-        add_layer(&l, g_object_ref(footer), (body_w - footer->Xsize) / 2,
-            header_h + body_h + (footer_h - footer->Ysize) / 2 - o->gap / 2);
-
-    /* One composite call for the whole page: the canvas, then every layer. */
-    stack = g_new(VipsImage *, l.images->len + 1);
-    modes = g_new(int, l.images->len);
-    stack[0] = canvas;
-    for (guint i = 0; i < l.images->len; i++) {
-        VipsImage *layer = l.images->pdata[i];
-
-        if (!vips_image_hasalpha(layer)) {
-            VipsImage *opaque;
-
-            if (vips_addalpha(layer, &opaque, NULL))
+            if (text &&
+                add_layer(l, text, o->layout == LAYOUT_GRID ? x + (width - text->Xsize) / 2 : x,
+                    header_h + cells[i].y + cells[i].h + (label_h - text->Ysize) / 2))
                 goto vips_fail;
-            g_object_unref(layer);
-            l.images->pdata[i] = layer = opaque;
         }
-        stack[i + 1] = layer;
-        modes[i] = VIPS_BLEND_MODE_OVER;
     }
-    {
-        g_autoptr(VipsArrayInt) xs = vips_array_int_new((int *) l.xs->data, (int) l.xs->len);
-        g_autoptr(VipsArrayInt) ys = vips_array_int_new((int *) l.ys->data, (int) l.ys->len);
-        g_autoptr(VipsImage) page_image = NULL;
+    if (footer && add_layer(l, g_object_ref(footer), (body_w - footer->Xsize) / 2,
+                      header_h + body_h + (footer_h - footer->Ysize) / 2 - o->gap / 2))
+        goto vips_fail;
 
-        if (l.images->len == 0)
-            page_image = g_object_ref(canvas);
-        else if (vips_composite(stack, &page_image, (int) l.images->len + 1, modes, "x", xs,
-                     "y", ys, NULL))
-            goto vips_fail;
-        if (vips_extract_band(page_image, out, 0, "n", 3, NULL))
-            goto vips_fail;
-    }
-    goto done;
+    if (!(*out = page_image(g_steal_pointer(&l), body_w, header_h + body_h + footer_h)))
+        goto vips_fail;
+    return 0;
 
 vips_fail:
     gal_error_from_vips(err, GAL_ERR_OUTPUT, &sc->loc, "contact sheet");
 fail:
-    failed = -1;
-done:
-    g_ptr_array_free(l.images, TRUE);
-    g_array_free(l.xs, TRUE);
-    g_array_free(l.ys, TRUE);
-    return failed;
+    layers_free(l);
+    return -1;
 }
 
 const gal_stage_def gal_stage_contact_sheet = {

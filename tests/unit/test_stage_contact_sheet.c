@@ -1,6 +1,7 @@
 /* Contact sheets: grid and justified layouts (pure geometry), options, and
  * a composed page with labels, title and footer. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "gal_test.h"
@@ -174,4 +175,69 @@ Test(stage_contact_sheet, options_are_checked_at_load)
         cr_expect_not_null(one_sheet, "one sheet needs no {page}");
         gal_preset_free(one_sheet);
     }
+}
+
+static VipsImage *
+solid_photo(int width, int height, double r, double g, double b)
+{
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) painted = NULL;
+    double one[3] = { 1, 1, 1 }, rgb[3] = { r, g, b };
+    VipsImage *out = NULL;
+
+    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
+    cr_assert_eq(vips_linear(black, &painted, one, rgb, 3, "uchar", TRUE, NULL), 0);
+    cr_assert_eq(vips_copy(painted, &out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    return out;
+}
+
+static void
+expect_pixel(VipsImage *image, int x, int y, int r, int g, int b)
+{
+    double *v = NULL;
+    int n;
+
+    cr_assert_eq(vips_getpoint(image, &v, &n, x, y, NULL), 0);
+    cr_expect(fabs(v[0] - r) <= 1 && fabs(v[1] - g) <= 1 && fabs(v[2] - b) <= 1,
+        "(%d, %d) is %g %g %g, not %d %d %d", x, y, v[0], v[1], v[2], r, g, b);
+    g_free(v);
+}
+
+/* Every tile where the grid puts it, the background everywhere else. */
+Test(stage_contact_sheet, tiles_are_painted_at_their_cells_over_the_background)
+{
+    gal_preset *preset = sheet_preset(
+        "{columns: 2, tile: 100, gap: 10, label: none, background: \"#0000ff\"}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    const double colours[3][3] = { { 255, 0, 0 }, { 0, 255, 0 }, { 255, 255, 255 } };
+    VipsImage *items[3];
+    gal_page page = { 1, 1, 3, "test" };
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) sheet = NULL;
+    g_autoptr(VipsImage) memory = NULL;
+
+    for (int i = 0; i < 3; i++) {
+        g_autoptr(VipsImage) photo =
+            solid_photo(100, 100, colours[i][0], colours[i][1], colours[i][2]);
+        gal_job job = { 0 };
+
+        job.gather_index = i + 1;
+        cr_assert_eq(st->def->tap(&sc, &job, photo, &items[i], &err), 0, "%s", err.msg);
+    }
+    cr_assert_eq(st->def->build_many(&sc, items, 3, &page, &sheet, &err), 0, "%s", err.msg);
+    memory = vips_image_copy_memory(sheet);
+    cr_assert_not_null(memory);
+    cr_expect_eq(memory->Xsize, 10 + 2 * 110);
+    expect_pixel(memory, 10 + 50, 10 + 50, 255, 0, 0);   /* row 1, column 1 */
+    expect_pixel(memory, 120 + 50, 10 + 50, 0, 255, 0);  /* row 1, column 2 */
+    expect_pixel(memory, 10 + 50, 120 + 50, 255, 255, 255); /* row 2, column 1 */
+    expect_pixel(memory, 10, 10, 255, 0, 0);             /* a tile's first pixel */
+    expect_pixel(memory, 109, 109, 255, 0, 0);           /* and its last */
+    expect_pixel(memory, 5, 5, 0, 0, 255);               /* the gap before it */
+    expect_pixel(memory, 115, 60, 0, 0, 255);            /* the gap between columns */
+    expect_pixel(memory, 120 + 50, 120 + 50, 0, 0, 255); /* the empty cell */
+    for (int i = 0; i < 3; i++)
+        g_object_unref(items[i]);
+    gal_preset_free(preset);
 }
