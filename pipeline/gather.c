@@ -195,7 +195,9 @@ write_page(gal_gather *g, int p)
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, &result.error);
     if (!failed) {
         strip_photo_metadata(sheet);
-        failed = gal__output_write(&output, sheet, result.output, &result.error);
+        gal_write_info written = { g->preset->name, NULL, NULL, 0, "" };
+
+        failed = gal__output_write_info(&output, sheet, result.output, &written, &result.error);
     }
     if (failed) {
         result.status = GAL_PHOTO_FAILED;

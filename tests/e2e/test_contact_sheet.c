@@ -158,7 +158,9 @@ Test(contact_sheet, a_sheet_carries_no_photos_caption_camera_or_date)
     sheet = gal_test_exif(sheet_path);
     cr_assert_not_null(sheet, "the sheet is tagged with the software that made it");
     software = gal_test_exif_text(sheet, EXIF_IFD_0, EXIF_TAG_SOFTWARE);
-    cr_expect(software && g_str_has_prefix(software, "gallop "), "Software: %s", software);
+    cr_expect(software && g_str_has_prefix(software, "gallop ") &&
+            strstr(software, "(preset sheet)") != NULL,
+        "Software: %s", software);
     static const struct { ExifIfd ifd; ExifTag tag; } photo_tags[] = {
         { EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION }, { EXIF_IFD_0, EXIF_TAG_MAKE },
         { EXIF_IFD_0, EXIF_TAG_MODEL }, { EXIF_IFD_0, EXIF_TAG_ARTIST },
