@@ -28,8 +28,8 @@ typedef struct {
     gal_length padding;
 } caption_burn_opts;
 
-enum { GRAVITY_SOUTH, GRAVITY_NORTH };
-static const char *const gravity_names[] = { "south", "north", NULL };
+enum { GRAVITY_SOUTH, GRAVITY_NORTH, GRAVITY_CENTRE };
+static const char *const gravity_names[] = { "south", "north", "centre", NULL };
 static const char *const align_names[] = { "left", "centre", "right", NULL };
 
 static const gal_param caption_burn_params[] = {
@@ -50,8 +50,10 @@ static const gal_param caption_burn_params[] = {
         "colour of the band behind the text, with alpha for a see-through band; none "
         "draws no band, only a soft shadow under the text",
         "#000000a0"),
-    GAL_PARAM_ENUM(caption_burn_opts, gravity, "the edge the band sits on", "south",
-        gravity_names),
+    GAL_PARAM_ENUM(caption_burn_opts, gravity,
+        "where the band sits: along the bottom or top edge, or across the middle of the rows "
+        "other bands left free",
+        "south", gravity_names),
     GAL_PARAM_INT(caption_burn_opts, max_lines,
         "most lines drawn; a longer caption is cut after a word and ends in \"…\" (0: no "
         "limit but the band's: half the photo)",
@@ -372,13 +374,15 @@ caption_burn_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsIma
     band_height = MAX(band_height, text_y + block->Ysize + 1);
     band_height = MIN(band_height, free_rows);
     y = o->gravity == GRAVITY_SOUTH ? height - job->reserved_bottom - band_height
-                                    : job->reserved_top;
+        : o->gravity == GRAVITY_NORTH ? job->reserved_top
+                                      : job->reserved_top + (free_rows - band_height) / 2;
 
     if (paint_rows(o, in, block, x, y, band_height, text_y, size_px, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "caption band");
+    /* Only an edge band narrows the rows later overlays may use. */
     if (o->gravity == GRAVITY_SOUTH)
         job->reserved_bottom += band_height;
-    else
+    else if (o->gravity == GRAVITY_NORTH)
         job->reserved_top += band_height;
     return 0;
 }

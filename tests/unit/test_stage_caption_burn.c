@@ -3,6 +3,7 @@
  * in the job, captions that are empty, invisible, markup, Hangul, emoji or
  * right to left, and photos with alpha. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gal_test.h"
@@ -132,6 +133,21 @@ Test(stage_caption_burn, band_sits_on_the_bottom_edge_and_is_reserved)
     changed_rows(photo, b.image, &first, &last);
     cr_expect_eq(first, 0);
     cr_expect_eq(b.job.reserved_top, last + 1);
+    cr_expect_eq(b.job.reserved_bottom, 0);
+    g_object_unref(b.image);
+}
+
+Test(stage_caption_burn, a_centred_band_sits_in_the_middle_and_reserves_nothing)
+{
+    g_autoptr(VipsImage) photo = flat_photo(600, 800, 255, 3);
+    burnt b = burn("{size: 20px, padding: 10px, gravity: centre}", "A caption", photo);
+    int first, last, height;
+
+    changed_rows(photo, b.image, &first, &last);
+    height = last - first + 1;
+    cr_assert_gt(height, 20, "a band is drawn");
+    cr_expect_leq(abs(first - (800 - height) / 2), 1, "band rows %d..%d on 800", first, last);
+    cr_expect_eq(b.job.reserved_top, 0);
     cr_expect_eq(b.job.reserved_bottom, 0);
     g_object_unref(b.image);
 }
