@@ -703,15 +703,19 @@ void gal__facts_from_path(const gal_preset *preset, const char *path, int index,
 int gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
     GStringChunk *strings, gal_error *err);
 
-/* Open a photo as the pipeline's source: header checks (format, pixel
- * limit), EXIF facts into `facts` (may be NULL), then a lazy decode at the
- * size the first stage asks for, upright, as 8-bit sRGB (alpha kept). */
-int gal__photo_open(const gal_preset *preset, const char *path, gal_facts *facts,
-    GStringChunk *strings, VipsImage **out, gal_error *err);
-
-/* Decode, run every stage and write one photo. Fills `err` on failure and
- * leaves no file behind. */
+/* Decode, run every stage and write one photo. Fills `err` (which must be
+ * clear on entry) on failure and leaves no file behind. */
 int gal__job_run(gal_job *job, gal_error *err);
+
+/* The same for one photo and several presets (one job each, all with the
+ * same input path): the header is read once, every preset checks its
+ * pixel limit and takes its facts from it, and the photo is decoded once
+ * (per input.fail-on) at the largest size any of them needs, upright, as
+ * 8-bit sRGB; with several users that decode is held in memory and scaled
+ * down to each preset's own size. The jobs then run one after another on
+ * the calling thread. errs[k] (clear on entry) receives job k's failure;
+ * one job failing does not stop the others. */
+void gal__photo_run(gal_job *const *jobs, int n, gal_error *errs);
 
 /* Output file name for a photo: the rendered name template, checked to stay
  * inside `dir`. Returns a new path or NULL with `err` set. */

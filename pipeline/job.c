@@ -1,10 +1,13 @@
-/* job.c: one photo from file to output, on one worker.
+/* job.c: one photo from file to outputs, on one worker.
  *
  * The photo is opened twice, both cheaply: once for its header (format
  * check, pixel limit, EXIF facts), then through vips_thumbnail at the size
  * the first stage asks for (shrink-on-load, auto-orientation, ICC to sRGB).
  * Stages then chain lazy operations onto it, and the encoder pulls the
- * pixels through the whole graph once, in sequential strips. */
+ * pixels through the whole graph once, in sequential strips. When several
+ * presets run over the photo (gallop run A.yaml B.yaml ...), it is decoded
+ * once at the largest size they need, held in memory, and scaled down to
+ * each preset's size from there. */
 #include <string.h>
 
 #include "internal.h"
@@ -26,7 +29,6 @@ static int
 open_header(const gal_preset *preset, const char *path, VipsImage **out, gal_error *err)
 {
     const char *loader = vips_foreign_find_load(path);
-    double megapixels;
     VipsImage *header;
 
     if (!loader) {
@@ -38,15 +40,20 @@ open_header(const gal_preset *preset, const char *path, VipsImage **out, gal_err
         vips_fail_on(preset->input->fail_on), NULL);
     if (!header)
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot read");
-    megapixels = (double) header->Xsize * header->Ysize / 1e6;
-    if (megapixels > preset->input->max_megapixels) {
-        gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+    *out = header;
+    return 0;
+}
+
+/* The pixel limit is the preset's: checked per preset, from the header. */
+static int
+check_size(const gal_preset *preset, VipsImage *header, gal_error *err)
+{
+    double megapixels = (double) header->Xsize * header->Ysize / 1e6;
+
+    if (megapixels > preset->input->max_megapixels)
+        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
             "%d x %d is %.1f megapixels, over the limit of %g (input.max-megapixels)",
             header->Xsize, header->Ysize, megapixels, preset->input->max_megapixels);
-        g_object_unref(header);
-        return -1;
-    }
-    *out = header;
     return 0;
 }
 
@@ -86,7 +93,7 @@ gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
 {
     g_autoptr(VipsImage) header = NULL;
 
-    if (open_header(preset, path, &header, err))
+    if (open_header(preset, path, &header, err) || check_size(preset, header, err))
         return -1;
     facts_from_header(header, facts, strings);
     return gal__caption_resolve(preset->captions, path, header, facts, strings, err);
@@ -104,95 +111,97 @@ orientation_valid(VipsImage *header)
     return orientation >= 1 && orientation <= 8;
 }
 
+
 static int
-decode(const gal_preset *preset, const char *path, int width, int height, gboolean rotate,
+decode(const char *path, int fail_on, int width, int height, gboolean rotate,
     gboolean has_profile, VipsImage **out)
 {
-    VipsFailOn fail_on = vips_fail_on(preset->input->fail_on);
+    VipsFailOn vips_fail = vips_fail_on(fail_on);
 
     /* An export profile makes thumbnail go through the profile connection
      * space: worth it only when there is an embedded profile to import. */
     if (has_profile)
         return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-            "no_rotate", !rotate, "fail_on", fail_on, "export_profile", "srgb", NULL);
+            "no_rotate", !rotate, "fail_on", vips_fail, "export_profile", "srgb", NULL);
     return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-        "no_rotate", !rotate, "fail_on", fail_on, NULL);
+        "no_rotate", !rotate, "fail_on", vips_fail, NULL);
 }
 
-int
-gal__photo_open(const gal_preset *preset, const char *path, gal_facts *facts,
-    GStringChunk *strings, VipsImage **out, gal_error *err)
+/* Stages see 8-bit sRGB, with alpha when the photo has it. */
+static int
+to_srgb8(VipsImage *in, VipsImage **out, gal_error *err)
 {
-    g_autoptr(VipsImage) header = NULL;
-    g_autoptr(VipsImage) decoded = NULL;
     g_autoptr(VipsImage) srgb = NULL;
-    gboolean rotate;
-    int width, height, load_width, load_height;
-    VipsImage *image;
 
-    if (open_header(preset, path, &header, err))
-        return -1;
-    if (facts) {
-        facts_from_header(header, facts, strings);
-        if (gal__caption_resolve(preset->captions, path, header, facts, strings, err))
-            return -1;
+    if (in->Type == VIPS_INTERPRETATION_sRGB && in->BandFmt == VIPS_FORMAT_UCHAR) {
+        *out = g_object_ref(in);
+        return 0;
     }
+    if (vips_colourspace(in, &srgb, VIPS_INTERPRETATION_sRGB, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot convert to sRGB");
+    if (srgb->BandFmt == VIPS_FORMAT_UCHAR) {
+        *out = g_steal_pointer(&srgb);
+        return 0;
+    }
+    if (vips_cast_uchar(srgb, out, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot convert to 8 bit");
+    return 0;
+}
 
-    rotate = orientation_valid(header);
-    width = header->Xsize;
-    height = header->Ysize;
-    if (rotate && vips_image_get_orientation_swap(header)) {
-        width = header->Ysize;
-        height = header->Xsize;
-    }
-    load_width = width;
-    load_height = height;
+/* The size (upright, in pixels) the preset's first stage wants the photo
+ * decoded at: what shrink-on-load may aim for. The whole photo when the
+ * first stage does not say. */
+static void
+load_size(const gal_preset *preset, int width, int height, int *load_width, int *load_height)
+{
+    *load_width = width;
+    *load_height = height;
     if (preset->stages->len > 0) {
         const gal_stage_instance *first = &g_array_index(preset->stages, gal_stage_instance, 0);
         gal_stage_ctx sc = { first->opts, first->shared, first->loc };
 
         if (first->def->load_size)
-            first->def->load_size(&sc, width, height, &load_width, &load_height);
+            first->def->load_size(&sc, width, height, load_width, load_height);
     }
+}
 
-    /* vips_thumbnail decodes at the smallest size that still leaves a real
-     * resampling step (JPEG DCT scaling, WebP scaled decode), turns the
-     * photo upright and imports any embedded ICC profile, exporting sRGB. */
-    if (decode(preset, path, load_width, load_height, rotate,
-            vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, &decoded))
-        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
-    image = decoded;
+/* Scale the shared decode to one preset's load size, the way vips_thumbnail
+ * would have from the file: the same kernel (lanczos3), alpha premultiplied
+ * so transparent pixels do not bleed colour into their neighbours. */
+static int
+resample(VipsImage *in, int width, int height, VipsImage **out, gal_error *err)
+{
+    double hscale = (double) width / in->Xsize;
+    double vscale = (double) height / in->Ysize;
+    g_autoptr(VipsImage) premultiplied = NULL;
+    g_autoptr(VipsImage) scaled = NULL;
+    g_autoptr(VipsImage) unpremultiplied = NULL;
 
-    /* Stages see 8-bit sRGB, with alpha when the photo has it. */
-    if (image->Type != VIPS_INTERPRETATION_sRGB || image->BandFmt != VIPS_FORMAT_UCHAR) {
-        if (vips_colourspace(image, &srgb, VIPS_INTERPRETATION_sRGB, NULL))
-            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot convert to sRGB");
-        image = srgb;
-        if (image->BandFmt != VIPS_FORMAT_UCHAR) {
-            VipsImage *cast;
-
-            if (vips_cast_uchar(image, &cast, NULL))
-                return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot convert to 8 bit");
-            *out = cast;
-            return 0;
-        }
+    if (in->Xsize == width && in->Ysize == height) {
+        *out = g_object_ref(in);
+        return 0;
     }
-    *out = g_object_ref(image);
+    if (!vips_image_hasalpha(in)) {
+        if (vips_resize(in, out, hscale, "vscale", vscale, NULL))
+            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
+        return 0;
+    }
+    if (vips_premultiply(in, &premultiplied, NULL) ||
+        vips_resize(premultiplied, &scaled, hscale, "vscale", vscale, NULL) ||
+        vips_unpremultiply(scaled, &unpremultiplied, NULL) ||
+        vips_cast_uchar(unpremultiplied, out, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
     return 0;
 }
 
-int
-gal__job_run(gal_job *job, gal_error *err)
+/* Run the preset's stages on `image` (a new reference, taken) and write
+ * the output. */
+static int
+job_finish(gal_job *job, VipsImage *source, gal_error *err)
 {
     const gal_preset *preset = job->preset;
-    g_autoptr(VipsImage) image = NULL;
+    g_autoptr(VipsImage) image = source;
 
-    if (gal__photo_open(preset, job->input, &job->facts, job->strings, &image, err))
-        return -1;
-    /* Whichever template shows the caption (a band, a text watermark, the
-     * file name), the output changes when a file it may come from does. */
-    if (gal__preset_uses_field(preset, "caption"))
-        gal__caption_depend(preset->captions, job);
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
         gal_stage_ctx sc = { st->opts, st->shared, st->loc };
@@ -241,6 +250,125 @@ gal__job_run(gal_job *job, gal_error *err)
         memcpy(job->out_sha256, info.sha256, sizeof(job->out_sha256));
     }
     return 0;
+}
+
+/* Decode once for the jobs in `group` (those whose preset has this
+ * input.fail-on; failed[] marks the others) and finish each of them. */
+static void
+run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *header,
+    gal_error *errs)
+{
+    g_autofree int *load_w = g_new0(int, n);
+    g_autofree int *load_h = g_new0(int, n);
+    g_autoptr(VipsImage) decoded = NULL;
+    g_autoptr(VipsImage) shared = NULL;
+    gboolean rotate = orientation_valid(header);
+    int width = header->Xsize, height = header->Ysize;
+    int decode_w = 0, decode_h = 0, users = 0, fail_on = 0;
+    gal_error group_err = { 0 };
+
+    if (rotate && vips_image_get_orientation_swap(header)) {
+        width = header->Ysize;
+        height = header->Xsize;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!in_group[k])
+            continue;
+        load_size(jobs[k]->preset, width, height, &load_w[k], &load_h[k]);
+        decode_w = MAX(decode_w, load_w[k]);
+        decode_h = MAX(decode_h, load_h[k]);
+        fail_on = jobs[k]->preset->input->fail_on;
+        users++;
+    }
+    /* One preset: decode straight to its size, as a run of it alone does.
+     * Several: the largest size any of them needs, but never enlarged
+     * (a preset that upscales does it from the whole photo), and each
+     * scales down from there. */
+    if (users > 1) {
+        decode_w = MIN(decode_w, width);
+        decode_h = MIN(decode_h, height);
+    }
+
+    /* vips_thumbnail decodes at the smallest size that still leaves a real
+     * resampling step (JPEG DCT scaling, WebP scaled decode), turns the
+     * photo upright and imports any embedded ICC profile, exporting sRGB. */
+    if (decode(jobs[0]->input, fail_on, decode_w, decode_h, rotate,
+            vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, &decoded))
+        gal_error_from_vips(&group_err, GAL_ERR_INPUT, NULL, "cannot decode");
+    else if (to_srgb8(decoded, &shared, &group_err) == 0 && users > 1) {
+        /* Shared by several graphs: held in memory once, already shrunk,
+         * rather than decoded again for each. */
+        VipsImage *memory = vips_image_copy_memory(shared);
+
+        g_object_unref(shared);
+        shared = memory;
+        if (!shared)
+            gal_error_from_vips(&group_err, GAL_ERR_INPUT, NULL, "cannot decode");
+    }
+
+    for (int k = 0; k < n; k++) {
+        VipsImage *source = NULL;
+
+        if (!in_group[k])
+            continue;
+        if (group_err.code)
+            errs[k] = group_err;
+        else if (resample(shared, load_w[k], load_h[k], &source, &errs[k]) == 0)
+            job_finish(jobs[k], source, &errs[k]);
+    }
+}
+
+void
+gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
+{
+    g_autoptr(VipsImage) header = NULL;
+    g_autofree gboolean *handled = g_new0(gboolean, MAX(1, n));
+    g_autofree gboolean *in_group = g_new0(gboolean, MAX(1, n));
+    gal_error header_err = { 0 };
+
+    if (n == 0)
+        return;
+    if (open_header(jobs[0]->preset, jobs[0]->input, &header, &header_err)) {
+        for (int k = 0; k < n; k++)
+            errs[k] = header_err;
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        const gal_preset *preset = jobs[k]->preset;
+
+        if (check_size(preset, header, &errs[k]))
+            continue;
+        facts_from_header(header, &jobs[k]->facts, jobs[k]->strings);
+        if (gal__caption_resolve(preset->captions, jobs[k]->input, header, &jobs[k]->facts,
+                jobs[k]->strings, &errs[k]))
+            continue;
+        /* Whichever template shows the caption (a band, a text watermark,
+         * the file name), the output changes when a file it may come from
+         * does. */
+        if (gal__preset_uses_field(preset, "caption"))
+            gal__caption_depend(preset->captions, jobs[k]);
+    }
+    for (int k = 0; k < n; k++)
+        handled[k] = errs[k].code != GAL_OK;
+    /* Presets that decode with the same strictness (input.fail-on) share
+     * one decode; another strictness needs a decode of its own. */
+    for (int k = 0; k < n; k++) {
+        if (handled[k])
+            continue;
+        for (int j = 0; j < n; j++)
+            in_group[j] = !handled[j] &&
+                jobs[j]->preset->input->fail_on == jobs[k]->preset->input->fail_on;
+        run_group(jobs, n, in_group, header, errs);
+        for (int j = 0; j < n; j++)
+            handled[j] = handled[j] || in_group[j];
+    }
+}
+
+int
+gal__job_run(gal_job *job, gal_error *err)
+{
+    gal__photo_run(&job, 1, err);
+    return err->code != GAL_OK ? -1 : 0;
 }
 
 void
