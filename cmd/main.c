@@ -22,7 +22,8 @@ static const char usage_text[] =
     "Batch image pipeline for photo galleries: one YAML preset says what to make.\n"
     "\n"
     "commands:\n"
-    "  run PRESET [INPUT...]   process photos (files and/or folders) with a preset\n"
+    "  run PRESET... [INPUT...]\n"
+    "                          process photos (files and/or folders) with one or more presets\n"
     "  check PRESET            validate a preset and print the resolved pipeline\n"
     "  presets                 list the shipped presets\n"
     "  stages [NAME]           the keys of each stage and section: type, default, range, help\n"
@@ -31,15 +32,24 @@ static const char usage_text[] =
     "`gallop run --help` for run options. --version prints versions.\n";
 
 static const char run_usage_text[] =
-    "usage: gallop run PRESET [INPUT...] [options]\n"
+    "usage: gallop run PRESET... [INPUT...] [options]\n"
     "\n"
     "Runs PRESET over INPUT: files, and folders scanned for the preset's input.include\n"
     "globs. Without INPUT, the preset's input.paths are used. Photos whose output is\n"
     "up to date (same photo, preset and gallop, output untouched; see the manifest\n"
     "in the output folder) are skipped.\n"
     "\n"
+    "Several presets (gallop run web-large thumbs.yaml insta.yaml ~/trip -o site) run\n"
+    "in one pass: each photo is decoded once, at the largest size any of them needs,\n"
+    "and each preset writes to its own folder DIR/NAME (NAME: the preset's name), with\n"
+    "its own manifest, so reruns, --dry-run, --check and --prune work per preset.\n"
+    "Presets come first: the first argument is one, and so is each following one\n"
+    "ending in .yaml or .yml, or naming a shipped preset (when no file or folder of\n"
+    "that name exists); the rest are photos.\n"
+    "\n"
     "options:\n"
-    "  -o, --output DIR     write outputs to DIR (default: the preset's output.dir)\n"
+    "  -o, --output DIR     write outputs to DIR (default: the preset's output.dir);\n"
+    "                       with several presets, to DIR/NAME for each\n"
     "  -j, --jobs N         photos in flight (default: number of cores)\n"
     "  --set KEY=VALUE      override a preset value, e.g. --set resize.width=2048;\n"
     "                       repeatable; validated like the preset\n"
@@ -103,6 +113,30 @@ print_errors(const gal_errors *errs)
     if (errs->dropped)
         fprintf(stderr, "gallop: ... and %d more errors\n", errs->dropped);
     return usage_or_preset || errs->count == 0 ? EXIT_USAGE : EXIT_SOME_FAILED;
+}
+
+/* Is a command-line argument after the first a preset? A preset file is
+ * YAML, a photo or folder never is; a bare word names a shipped preset
+ * unless a file or folder of that name is there. */
+static gboolean
+has_yaml_suffix(const char *arg)
+{
+    g_autofree char *lower = g_ascii_strdown(arg, -1);
+
+    return g_str_has_suffix(lower, ".yaml") || g_str_has_suffix(lower, ".yml");
+}
+
+static gboolean
+is_preset_arg(const char *arg)
+{
+    g_autofree char *shipped = NULL;
+
+    if (has_yaml_suffix(arg))
+        return TRUE;
+    if (strchr(arg, '/') || g_file_test(arg, G_FILE_TEST_EXISTS))
+        return FALSE;
+    shipped = g_strdup_printf("%s/%s.yaml", presets_dir(), arg);
+    return g_file_test(shipped, G_FILE_TEST_IS_REGULAR);
 }
 
 static int
@@ -169,6 +203,7 @@ typedef struct {
     gboolean line_shown; /* the progress line is on screen */
     gint64 start, last_draw;
     int done, total, failed;
+    const char *unit;    /* what done/total count: "photos", or "outputs" with several presets */
 } progress_state;
 
 static void
@@ -190,7 +225,7 @@ draw_line(progress_state *st, gboolean force)
     if (!st->live || (!force && now - st->last_draw < 100000))
         return;
     st->last_draw = now;
-    fprintf(stderr, "\r\033[K%d/%d photos", st->done, st->total);
+    fprintf(stderr, "\r\033[K%d/%d %s", st->done, st->total, st->unit);
     if (rate > 0) {
         int eta = (int) ((st->total - st->done) / rate + 0.5);
 
@@ -314,40 +349,59 @@ print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
             "removes them)\n", kept, kept == 1 ? "" : "s");
 }
 
-static void
-print_summary(const gal_run_summary *s, const char *preset_name, gboolean dry_run,
-    gboolean check)
+/* "1 photo", "2 photos" */
+static const char *
+plural(int n, const char *one, const char *many)
 {
+    return n == 1 ? one : many;
+}
+
+static void
+print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
+{
+    const char *photos = plural(s->total, "photo", "photos");
+
     if (check) {
-        fprintf(stderr, "gallop: %s: %d photos: %d up to date, %d stale, %d refused, "
-            "%d orphaned outputs%s\n", preset_name, s->total, s->up_to_date, s->planned,
-            s->failed, s->n_orphans, s->sheets_stale ? ", contact sheets stale" : "");
+        fprintf(stderr, "gallop: %s: %d %s: %d up to date, %d stale, %d refused, "
+            "%d orphaned %s%s\n", s->preset, s->total, photos, s->up_to_date, s->planned,
+            s->failed, s->n_orphans, plural(s->n_orphans, "output", "outputs"),
+            s->sheets_stale ? ", contact sheets stale" : "");
         return;
     }
     if (dry_run) {
-        fprintf(stderr, "gallop: %s: %d photos, %d would be built, %d up to date, %d refused, "
-            "%d skipped\n", preset_name, s->total, s->planned, s->up_to_date, s->failed,
+        fprintf(stderr, "gallop: %s: %d %s, %d would be built, %d up to date, %d refused, "
+            "%d skipped\n", s->preset, s->total, photos, s->planned, s->up_to_date, s->failed,
             s->ignored);
         return;
     }
-    fprintf(stderr, "gallop: %s: %d photos: %d written, %d failed, %d skipped, %d up to date",
-        preset_name, s->total, s->done, s->failed, s->ignored, s->up_to_date);
+    fprintf(stderr, "gallop: %s: %d %s: %d written, %d failed, %d skipped, %d up to date",
+        s->preset, s->total, photos, s->done, s->failed, s->ignored, s->up_to_date);
     if (s->n_sheets)
-        fprintf(stderr, "; %d contact sheet%s", s->n_sheets, s->n_sheets == 1 ? "" : "s");
+        fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
     fprintf(stderr, "; in %.2f s\n", s->seconds);
     if (s->interrupted)
-        fprintf(stderr, "gallop: interrupted: %d photos not done; the %d written are "
-            "recorded\n", s->cancelled, s->done);
-    if (s->failed) {
-        fprintf(stderr, "failed:\n");
-        for (int i = 0; i < s->total; i++)
-            if (s->photos[i].status == GAL_PHOTO_FAILED) {
+        fprintf(stderr, "gallop: %s: interrupted: %d %s not done; the %d written are "
+            "recorded\n", s->preset, s->cancelled, plural(s->cancelled, "photo", "photos"),
+            s->done);
+}
+
+/* Failures again at the end, every preset's, so they are not lost above. */
+static void
+print_failures(gal_run_summary *const *runs, int n)
+{
+    gboolean header = FALSE;
+
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < runs[r]->total; i++)
+            if (runs[r]->photos[i].status == GAL_PHOTO_FAILED) {
                 char line[2048];
 
-                fprintf(stderr, "  %s\n", gal_error_format(&s->photos[i].error, line,
+                if (!header)
+                    fprintf(stderr, "failed:\n");
+                header = TRUE;
+                fprintf(stderr, "  %s\n", gal_error_format(&runs[r]->photos[i].error, line,
                     sizeof(line)));
             }
-    }
 }
 
 static int
@@ -373,11 +427,11 @@ cmd_run(int argc, char **argv)
     gal_run_options opts = { 0 };
     progress_state state = { 0 };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
-    gal_run_summary *summary = NULL;
-    gal_preset *preset = NULL;
+    gal_run_summary **summaries = NULL;
+    gal_preset **presets = NULL;
     const char *report = NULL;
     gboolean check = FALSE;
-    int c, status;
+    int c, status = EXIT_ALL_DONE, n_presets = 0;
 
     while ((c = getopt_long(argc, argv, "o:j:nqh", longopts, NULL)) != -1)
         switch (c) {
@@ -414,10 +468,26 @@ cmd_run(int argc, char **argv)
             "--prune\n");
         return EXIT_USAGE;
     }
+    /* PRESET... then INPUT...: the first argument is always a preset. */
+    n_presets = 1;
+    while (optind + n_presets < argc && is_preset_arg(argv[optind + n_presets]))
+        n_presets++;
+    for (int k = optind + n_presets; k < argc; k++)
+        if (has_yaml_suffix(argv[k])) {
+            fprintf(stderr, "gallop run: %s looks like a preset after the photos: name every "
+                "preset first (gallop run PRESET... INPUT...)\n", argv[k]);
+            return EXIT_USAGE;
+        }
     g_ptr_array_add(overrides, NULL);
     overrides->len--;
-    if (load_preset(argv[optind], overrides, &preset))
-        return EXIT_USAGE;
+    presets = g_new0(gal_preset *, n_presets);
+    summaries = g_new0(gal_run_summary *, n_presets);
+    /* Every preset's errors are shown before giving up. */
+    for (int r = 0; r < n_presets; r++)
+        if (load_preset(argv[optind + r], overrides, &presets[r]))
+            status = EXIT_USAGE;
+    if (status == EXIT_USAGE)
+        goto out;
 
     if (check)
         opts.dry_run = true;
@@ -425,13 +495,15 @@ cmd_run(int argc, char **argv)
     state.dry_run = opts.dry_run;
     state.live = !state.quiet && !state.json && !opts.dry_run && isatty(STDERR_FILENO);
     state.start = g_get_monotonic_time();
-    opts.inputs = (const char *const *) argv + optind + 1;
-    opts.n_inputs = argc - optind - 1;
+    state.unit = n_presets > 1 ? "outputs" : "photos";
+    opts.inputs = (const char *const *) argv + optind + n_presets;
+    opts.n_inputs = argc - optind - n_presets;
     opts.progress = on_photo;
     opts.user = &state;
     opts.cancel = &cancel_flag;
     catch_signals();
-    if (gal_run(preset, &opts, &summary, errs)) {
+    if (gal_run_presets((const gal_preset *const *) presets, n_presets, &opts, summaries,
+            errs)) {
         if (state.json)
             for (int i = 0; i < errs->count; i++) {
                 g_autofree char *line = gal_error_event_json(&errs->items[i]);
@@ -439,47 +511,67 @@ cmd_run(int argc, char **argv)
                 fprintf(stderr, "%s\n", line);
             }
         status = state.json ? EXIT_USAGE : print_errors(errs);
-        gal_run_summary_free(summary);
-        gal_preset_free(preset);
-        return status;
+        goto out;
     }
     clear_line(&state);
-    status = print_sheets(summary, state.quiet) ? EXIT_SOME_FAILED : EXIT_ALL_DONE;
-    if (opts.dry_run && summary->sheets_stale)
-        printf("%s contact sheets (a photo changed, or a sheet is missing or modified)\n",
-            check ? "stale " : "sheet ");
-    print_orphans(summary, opts.dry_run, opts.prune);
-    if (summary->leftovers_removed && !state.json)
-        fprintf(stderr, "gallop: removed %d temporary file%s left in %s by a run that was killed\n",
-            summary->leftovers_removed, summary->leftovers_removed == 1 ? "" : "s",
-            summary->output_dir);
-    if (summary->manifest_error.code) {
-        print_error(&summary->manifest_error);
-        status = EXIT_SOME_FAILED;
-    }
-    if (state.json) {
-        g_autofree char *line = gal_summary_event_json(summary);
+    status = EXIT_ALL_DONE;
+    for (int r = 0; r < n_presets; r++) {
+        gal_run_summary *summary = summaries[r];
 
-        fprintf(stderr, "%s\n", line);
+        if (print_sheets(summary, state.quiet))
+            status = EXIT_SOME_FAILED;
+        if (opts.dry_run && summary->sheets_stale)
+            printf("%s %s%scontact sheets (a photo changed, or a sheet is missing or "
+                "modified)\n", check ? "stale " : "sheet ", n_presets > 1 ? summary->preset : "",
+                n_presets > 1 ? " " : "");
+        print_orphans(summary, opts.dry_run, opts.prune);
+        if (summary->leftovers_removed && !state.json)
+            fprintf(stderr, "gallop: removed %d temporary %s left in %s by a run that was "
+                "killed\n", summary->leftovers_removed,
+                plural(summary->leftovers_removed, "file", "files"), summary->output_dir);
+        if (summary->manifest_error.code) {
+            print_error(&summary->manifest_error);
+            status = EXIT_SOME_FAILED;
+        }
     }
-    else
-        print_summary(summary, gal_preset_name(preset), opts.dry_run, check);
+    for (int r = 0; r < n_presets; r++) {
+        if (state.json) {
+            g_autofree char *line = gal_summary_event_json(summaries[r]);
+
+            fprintf(stderr, "%s\n", line);
+        }
+        else
+            print_summary(summaries[r], opts.dry_run, check);
+    }
+    if (!state.json && !opts.dry_run)
+        print_failures(summaries, n_presets);
     if (report) {
         gal_error err = { 0 };
 
-        if (gal_run_report_write(preset, summary, report, &err)) {
+        if (gal_runs_report_write((const gal_preset *const *) presets,
+                (const gal_run_summary *const *) summaries, n_presets, report, &err)) {
             print_error(&err);
             status = EXIT_SOME_FAILED;
         }
     }
-    if (summary->failed)
-        status = EXIT_SOME_FAILED;
-    if (check && (summary->planned || summary->n_orphans || summary->sheets_stale))
-        status = EXIT_SOME_FAILED;
-    if (summary->interrupted)
-        status = EXIT_INTERRUPTED;
-    gal_run_summary_free(summary);
-    gal_preset_free(preset);
+    for (int r = 0; r < n_presets; r++) {
+        const gal_run_summary *summary = summaries[r];
+
+        if (summary->failed)
+            status = MAX(status, EXIT_SOME_FAILED);
+        if (check && (summary->planned || summary->n_orphans || summary->sheets_stale))
+            status = MAX(status, EXIT_SOME_FAILED);
+    }
+    for (int r = 0; r < n_presets; r++)
+        if (summaries[r]->interrupted)
+            status = EXIT_INTERRUPTED;
+out:
+    for (int r = 0; r < n_presets; r++) {
+        gal_run_summary_free(summaries ? summaries[r] : NULL);
+        gal_preset_free(presets ? presets[r] : NULL);
+    }
+    g_free(summaries);
+    g_free(presets);
     return status;
 }
 

@@ -165,6 +165,7 @@ const char *gal_why_name(gal_why why);
 
 typedef struct gal_photo_result {
     const char *input;  /* path as found; owned by the run summary */
+    const char *preset; /* the preset's name; owned by the run summary */
     const char *output; /* final output path, NULL if none */
     gal_photo_status status;
     gal_error error;    /* set when FAILED or IGNORED */
@@ -210,6 +211,7 @@ typedef struct gal_run_summary {
     long long peak_rss_bytes;  /* the process's peak resident memory so far */
     const char *output_dir;    /* the output folder, absolute; owned by the summary */
     int leftovers_removed;     /* temporary files of a killed earlier run, removed */
+    const char *preset;        /* the preset's name; owned by the summary */
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself
@@ -262,6 +264,28 @@ typedef struct gal_run_options {
 int gal_run(const gal_preset *preset, const gal_run_options *opts,
     gal_run_summary **out, gal_errors *errs);
 
+/* Run several presets over the same photos in one pass: each photo is
+ * read and decoded once, at the largest size any preset needs, and every
+ * preset's stages start from that decode (scaled down to the preset's own
+ * size). `out` is an array of `n` the caller provides; on return out[r] is
+ * preset r's summary, a new one owned by the caller (also on -1), as
+ * gal_run gives it. Photos still run in parallel; progress calls come for
+ * each output (photo and preset, `photo->preset` says which), with `done`
+ * and `total` counting outputs over all presets.
+ *
+ * With one preset this is gal_run. With several, preset r writes into its
+ * own folder, OUTPUT/NAME, where OUTPUT is `output_dir` (else the preset's
+ * output.dir) and NAME the preset's name, and keeps its own manifest there,
+ * so reruns, dry runs, --check and --prune work per preset, and a later run
+ * of that preset alone into OUTPUT/NAME finds its outputs up to date. Each
+ * preset collects the photos with its own input section. Fails (-1, nothing
+ * written, GAL_ERR_USAGE in `errs`) when two presets have the same name
+ * (e.g. one preset given twice) or a name that cannot be a folder name, and
+ * as gal_run does. A photo's failure in one preset does not stop the
+ * others; its error names the preset: "PHOTO (preset NAME): ...". */
+int gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs);
+
 void gal_run_summary_free(gal_run_summary *summary);
 
 /* ---- reports (docs/report.md) --------------------------------------------- */
@@ -275,6 +299,16 @@ char *gal_run_report_json(const gal_preset *preset, const gal_run_summary *summa
  * path named) when it cannot. */
 int gal_run_report_write(const gal_preset *preset, const gal_run_summary *summary,
     const char *path, gal_error *err);
+
+/* The same for the presets of one gal_run_presets run, in one report:
+ * "photos", "sheets" and "orphans" hold every preset's, each with its
+ * "preset"; "presets" lists each preset's name, file, folder and totals;
+ * "totals" adds them up; "preset" is null when there are several. With
+ * one preset it is gal_run_report_json. Caller frees with gal_free(). */
+char *gal_runs_report_json(const gal_preset *const *presets,
+    const gal_run_summary *const *summaries, int n);
+int gal_runs_report_write(const gal_preset *const *presets,
+    const gal_run_summary *const *summaries, int n, const char *path, gal_error *err);
 
 /* One event as a single line of JSON (no newline), for `--log json`:
  * {"event":"photo","status":"done",...} for a photo result as the

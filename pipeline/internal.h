@@ -717,6 +717,15 @@ int gal__job_run(gal_job *job, gal_error *err);
  * one job failing does not stop the others. */
 void gal__photo_run(gal_job *const *jobs, int n, gal_error *errs);
 
+/* The size to decode a photo of `width` x `height` (upright) at for `n`
+ * presets that want it at load_w[k] x load_h[k]. One preset: its size, as
+ * a run of it alone decodes (upscaling included). Several: the largest
+ * width and height any of them wants, but never more than the photo has,
+ * so a preset that upscales does it from the whole photo and none scales
+ * down from an enlarged copy. Pure. */
+void gal__shared_decode_size(int width, int height, const int *load_w, const int *load_h, int n,
+    int *decode_w, int *decode_h);
+
 /* Output file name for a photo: the rendered name template, checked to stay
  * inside `dir`. Returns a new path or NULL with `err` set. */
 char *gal__output_path(const gal_output_opts *output, const char *dir,

@@ -252,6 +252,22 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     return 0;
 }
 
+void
+gal__shared_decode_size(int width, int height, const int *load_w, const int *load_h, int n,
+    int *decode_w, int *decode_h)
+{
+    *decode_w = n > 0 ? load_w[0] : width;
+    *decode_h = n > 0 ? load_h[0] : height;
+    if (n < 2)
+        return;
+    for (int k = 1; k < n; k++) {
+        *decode_w = MAX(*decode_w, load_w[k]);
+        *decode_h = MAX(*decode_h, load_h[k]);
+    }
+    *decode_w = MIN(*decode_w, width);
+    *decode_h = MIN(*decode_h, height);
+}
+
 /* Decode once for the jobs in `group` (those whose preset has this
  * input.fail-on; failed[] marks the others) and finish each of them. */
 static void
@@ -274,20 +290,11 @@ run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *head
     for (int k = 0; k < n; k++) {
         if (!in_group[k])
             continue;
-        load_size(jobs[k]->preset, width, height, &load_w[k], &load_h[k]);
-        decode_w = MAX(decode_w, load_w[k]);
-        decode_h = MAX(decode_h, load_h[k]);
+        load_size(jobs[k]->preset, width, height, &load_w[users], &load_h[users]);
         fail_on = jobs[k]->preset->input->fail_on;
         users++;
     }
-    /* One preset: decode straight to its size, as a run of it alone does.
-     * Several: the largest size any of them needs, but never enlarged
-     * (a preset that upscales does it from the whole photo), and each
-     * scales down from there. */
-    if (users > 1) {
-        decode_w = MIN(decode_w, width);
-        decode_h = MIN(decode_h, height);
-    }
+    gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
     /* vips_thumbnail decodes at the smallest size that still leaves a real
      * resampling step (JPEG DCT scaling, WebP scaled decode), turns the
@@ -306,15 +313,16 @@ run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *head
             gal_error_from_vips(&group_err, GAL_ERR_INPUT, NULL, "cannot decode");
     }
 
-    for (int k = 0; k < n; k++) {
+    for (int k = 0, user = 0; k < n; k++) {
         VipsImage *source = NULL;
 
         if (!in_group[k])
             continue;
         if (group_err.code)
             errs[k] = group_err;
-        else if (resample(shared, load_w[k], load_h[k], &source, &errs[k]) == 0)
+        else if (resample(shared, load_w[user], load_h[user], &source, &errs[k]) == 0)
             job_finish(jobs[k], source, &errs[k]);
+        user++;
     }
 }
 

@@ -141,6 +141,7 @@ photo_fields(GString *out, const gal_photo_result *p)
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
 
     key_string(out, "input", p->input);
+    key_string(out, "preset", p->preset);
     key_string(out, "status", status_name(p->status));
     key_string(out, "reason", p->why == GAL_WHY_NONE ? NULL : gal_why_name(p->why));
     key_string(out, "reason_detail", p->why_detail);
@@ -149,6 +150,7 @@ photo_fields(GString *out, const gal_photo_result *p)
     if (has_output) {
         g_string_append_c(out, '{');
         key_string(out, "path", p->output);
+        key_string(out, "preset", p->preset);
         key_int(out, "width", p->width);
         key_int(out, "height", p->height);
         key_int(out, "bytes", p->bytes);
@@ -169,25 +171,78 @@ photo_fields(GString *out, const gal_photo_result *p)
     g_string_append_c(out, '}');
 }
 
+typedef struct {
+    int total, done, up_to_date, failed, ignored, planned, cancelled, sheets, orphans;
+} counts;
+
 static void
-totals(GString *out, const gal_run_summary *s)
+add_counts(counts *c, const gal_run_summary *s)
 {
-    key_int(out, "photos", s->total);
-    key_int(out, "done", s->done);
-    key_int(out, "up_to_date", s->up_to_date);
-    key_int(out, "failed", s->failed);
-    key_int(out, "ignored", s->ignored);
-    key_int(out, "planned", s->planned);
-    key_int(out, "cancelled", s->cancelled);
-    key_int(out, "sheets", s->n_sheets);
-    key_int(out, "orphans", s->n_orphans);
+    c->total += s->total;
+    c->done += s->done;
+    c->up_to_date += s->up_to_date;
+    c->failed += s->failed;
+    c->ignored += s->ignored;
+    c->planned += s->planned;
+    c->cancelled += s->cancelled;
+    c->sheets += s->n_sheets;
+    c->orphans += s->n_orphans;
+}
+
+static void
+totals(GString *out, const counts *c)
+{
+    key_int(out, "photos", c->total);
+    key_int(out, "done", c->done);
+    key_int(out, "up_to_date", c->up_to_date);
+    key_int(out, "failed", c->failed);
+    key_int(out, "ignored", c->ignored);
+    key_int(out, "planned", c->planned);
+    key_int(out, "cancelled", c->cancelled);
+    key_int(out, "sheets", c->sheets);
+    key_int(out, "orphans", c->orphans);
+}
+
+static void
+summary_totals(GString *out, const gal_run_summary *s)
+{
+    counts c = { 0 };
+
+    add_counts(&c, s);
+    totals(out, &c);
+}
+
+/* Open a list, or go on with it: entries of every preset's summary share
+ * one list. */
+static void
+list_item(GString *out, gboolean *first)
+{
+    if (!*first)
+        g_string_append_c(out, ',');
+    *first = FALSE;
+    g_string_append(out, "\n  {");
 }
 
 char *
-gal_run_report_json(const gal_preset *preset, const gal_run_summary *s)
+gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *const *runs, int n)
 {
     GString *out = g_string_new("{");
+    counts all = { 0 };
+    gboolean interrupted = FALSE, sheets_stale = FALSE, first;
+    const gal_error *manifest_error = NULL;
+    double seconds = 0;
+    long long peak = 0;
+    g_autofree char *parent = NULL;
 
+    for (int r = 0; r < n; r++) {
+        add_counts(&all, runs[r]);
+        interrupted = interrupted || runs[r]->interrupted;
+        sheets_stale = sheets_stale || runs[r]->sheets_stale;
+        if (!manifest_error && runs[r]->manifest_error.code)
+            manifest_error = &runs[r]->manifest_error;
+        seconds = MAX(seconds, runs[r]->seconds);
+        peak = MAX(peak, runs[r]->peak_rss_bytes);
+    }
     key_int(out, "gallop_report", 1);
     key(out, "versions");
     g_string_append_c(out, '{');
@@ -195,68 +250,114 @@ gal_run_report_json(const gal_preset *preset, const gal_run_summary *s)
     key_string(out, "libvips", vips_version_string());
     key_string(out, "libpng", gal__libpng_version());
     g_string_append_c(out, '}');
+    /* One preset: its name and file, its folder. Several: null, and the
+     * folder that holds theirs; "presets" has each one's. */
     key(out, "preset");
-    g_string_append_c(out, '{');
-    key_string(out, "name", preset->name);
-    key_string(out, "path", preset->path);
-    g_string_append_c(out, '}');
-    key_string(out, "output_dir", s->output_dir);
-    key_bool(out, "interrupted", s->interrupted);
-    key_bool(out, "sheets_stale", s->sheets_stale);
-    key_number(out, "elapsed_seconds", s->seconds);
-    key_int(out, "peak_memory_bytes", s->peak_rss_bytes);
+    if (n == 1) {
+        g_string_append_c(out, '{');
+        key_string(out, "name", presets[0]->name);
+        key_string(out, "path", presets[0]->path);
+        g_string_append_c(out, '}');
+    }
+    else
+        g_string_append(out, "null");
+    if (n > 1 && runs[0]->output_dir)
+        parent = g_path_get_dirname(runs[0]->output_dir);
+    key_string(out, "output_dir", n == 1 ? runs[0]->output_dir : parent);
+    key(out, "presets");
+    g_string_append_c(out, '[');
+    first = TRUE;
+    for (int r = 0; r < n; r++) {
+        list_item(out, &first);
+        key_string(out, "name", presets[r]->name);
+        key_string(out, "path", presets[r]->path);
+        key_string(out, "output_dir", runs[r]->output_dir);
+        key_bool(out, "interrupted", runs[r]->interrupted);
+        key_bool(out, "sheets_stale", runs[r]->sheets_stale);
+        key(out, "totals");
+        g_string_append_c(out, '{');
+        summary_totals(out, runs[r]);
+        g_string_append_c(out, '}');
+        key(out, "manifest_error");
+        error_object(out, &runs[r]->manifest_error);
+        g_string_append_c(out, '}');
+    }
+    g_string_append(out, "\n]");
+    key_bool(out, "interrupted", interrupted);
+    key_bool(out, "sheets_stale", sheets_stale);
+    key_number(out, "elapsed_seconds", seconds);
+    key_int(out, "peak_memory_bytes", peak);
     key(out, "totals");
     g_string_append_c(out, '{');
-    totals(out, s);
+    totals(out, &all);
     g_string_append_c(out, '}');
     key(out, "photos");
     g_string_append_c(out, '[');
-    for (int i = 0; i < s->total; i++) {
-        if (i)
-            g_string_append_c(out, ',');
-        g_string_append(out, "\n  {");
-        photo_fields(out, &s->photos[i]);
-        g_string_append_c(out, '}');
-    }
+    first = TRUE;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < runs[r]->total; i++) {
+            list_item(out, &first);
+            photo_fields(out, &runs[r]->photos[i]);
+            g_string_append_c(out, '}');
+        }
     g_string_append(out, "\n]");
     key(out, "sheets");
     g_string_append_c(out, '[');
-    for (int i = 0; i < s->n_sheets; i++) {
-        if (i)
-            g_string_append_c(out, ',');
-        g_string_append(out, "\n  {");
-        photo_fields(out, &s->sheets[i]);
-        g_string_append_c(out, '}');
-    }
+    first = TRUE;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < runs[r]->n_sheets; i++) {
+            list_item(out, &first);
+            photo_fields(out, &runs[r]->sheets[i]);
+            g_string_append_c(out, '}');
+        }
     g_string_append(out, "\n]");
     key(out, "orphans");
     g_string_append_c(out, '[');
-    for (int i = 0; i < s->n_orphans; i++) {
-        if (i)
-            g_string_append_c(out, ',');
-        g_string_append(out, "\n  {");
-        key_string(out, "path", s->orphans[i].output);
-        key_string(out, "input", s->orphans[i].input);
-        key_bool(out, "renamed", s->orphans[i].renamed);
-        key_bool(out, "removed", s->orphans[i].removed);
-        key(out, "error");
-        error_object(out, &s->orphans[i].error);
-        g_string_append_c(out, '}');
-    }
+    first = TRUE;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < runs[r]->n_orphans; i++) {
+            const gal_orphan *o = &runs[r]->orphans[i];
+
+            list_item(out, &first);
+            key_string(out, "path", o->output);
+            key_string(out, "preset", runs[r]->preset);
+            key_string(out, "input", o->input);
+            key_bool(out, "renamed", o->renamed);
+            key_bool(out, "removed", o->removed);
+            key(out, "error");
+            error_object(out, &o->error);
+            g_string_append_c(out, '}');
+        }
     g_string_append(out, "\n]");
     key(out, "manifest_error");
-    error_object(out, &s->manifest_error);
+    if (manifest_error)
+        error_object(out, manifest_error);
+    else
+        g_string_append(out, "null");
     g_string_append(out, "}\n");
     return g_string_free(out, FALSE);
+}
+
+char *
+gal_run_report_json(const gal_preset *preset, const gal_run_summary *summary)
+{
+    return gal_runs_report_json(&preset, &summary, 1);
+}
+
+int
+gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *const *runs,
+    int n, const char *path, gal_error *err)
+{
+    g_autofree char *text = gal_runs_report_json(presets, runs, n);
+
+    return gal__write_atomic(path, text, strlen(text), err);
 }
 
 int
 gal_run_report_write(const gal_preset *preset, const gal_run_summary *summary, const char *path,
     gal_error *err)
 {
-    g_autofree char *text = gal_run_report_json(preset, summary);
-
-    return gal__write_atomic(path, text, strlen(text), err);
+    return gal_runs_report_write(&preset, &summary, 1, path, err);
 }
 
 char *
@@ -290,7 +391,8 @@ gal_summary_event_json(const gal_run_summary *s)
     GString *out = g_string_new("{");
 
     key_string(out, "event", "summary");
-    totals(out, s);
+    key_string(out, "preset", s->preset);
+    summary_totals(out, s);
     key_bool(out, "interrupted", s->interrupted);
     key_number(out, "elapsed_seconds", s->seconds);
     key_int(out, "peak_memory_bytes", s->peak_rss_bytes);

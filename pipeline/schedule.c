@@ -130,36 +130,64 @@ typedef struct {
     gal_manifest_entry *entry; /* the new record, when its output was written */
 } photo_plan;
 
-typedef struct {
+/* What every preset of a run shares: the workers, the photos they take,
+ * progress and cancel. */
+typedef struct shared_run {
+    struct run_ctx **runs; /* one per preset */
+    int n_runs;
+    /* The photos to open, in order: todo[k * n_runs + r] is the photo's
+     * index in run r's summary, or -1 when run r has nothing to do with it. */
+    int *todo;
+    int n_todo;
+    gint next;       /* atomic: next position in todo */
+    gint finished;   /* atomic: outputs finished, for progress */
+    int total;       /* outputs in the run: every preset's photos */
+    GMutex progress_lock;
+    gal_progress_fn progress;
+    void *user;
+    gal_cancel cancel;
+    GMutex wait_lock;     /* guards live; wait_cond signals a worker's exit */
+    GCond wait_cond;
+    int live;
+} shared_run;
+
+/* One preset's part of a run: its plan, manifest and summary. */
+typedef struct run_ctx {
+    shared_run *run;
     const gal_preset *preset;
     gal_run_summary *summary;
     char **outputs;  /* planned output path per photo, NULL if none */
     int *todo;       /* photo indices to build */
     int n_todo;
-    gint next;       /* atomic: next position in todo */
-    gint finished;   /* atomic: photos finished, for progress */
-    GMutex progress_lock;
-    gal_progress_fn progress;
-    void *user;
     gal_gather *gather;   /* the contact sheet, or NULL */
     int *gather_id;       /* photo index -> id in the gather's order */
     photo_plan *plans;    /* per photo */
-    const char *out_dir;
+    char *out_dir;
     char preset_digest[65];
-    gal_cancel cancel;
-    GMutex wait_lock;     /* guards live; wait_cond signals a worker's exit */
-    GCond wait_cond;
-    int live;
+    GPtrArray *keys;      /* the effective preset's key lines */
+    gal_manifest *manifest;
+    GMutex manifest_lock; /* workers add records while others read it */
+    gint64 manifest_saved; /* monotonic time of the last save, microseconds */
+    GArray *inputs;       /* gal_input */
+    gal_out_dir claim;    /* the output folder, locked for this run */
 } run_ctx;
 
 static void
 report(run_ctx *ctx, const gal_photo_result *photo, int done)
 {
-    if (!ctx->progress)
+    shared_run *run = ctx->run;
+
+    if (!run->progress)
         return;
-    g_mutex_lock(&ctx->progress_lock);
-    ctx->progress(photo, done, ctx->summary->total, ctx->user);
-    g_mutex_unlock(&ctx->progress_lock);
+    g_mutex_lock(&run->progress_lock);
+    run->progress(photo, done, run->total, run->user);
+    g_mutex_unlock(&run->progress_lock);
+}
+
+static int
+next_done(run_ctx *ctx)
+{
+    return g_atomic_int_add(&ctx->run->finished, 1) + 1;
 }
 
 /* What an output's name was rendered from: the template, and the fields
@@ -207,86 +235,178 @@ record(run_ctx *ctx, int i, const gal_job *job)
     return e;
 }
 
+/* A killed run (a second Ctrl-C, SIGKILL, a power cut) keeps what the
+ * last save recorded; saving after every photo would cost an fsync each,
+ * so the manifest is saved at most this often while workers run (and
+ * always at the end). */
+#define MANIFEST_SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
+
+/* A worker finished an output: record it at once, so that a run that is
+ * killed keeps it. */
 static void
-run_photo(run_ctx *ctx, int i)
+record_now(run_ctx *ctx, int i)
+{
+    gint64 now = g_get_monotonic_time();
+    gal_error err = { 0 };
+
+    g_mutex_lock(&ctx->manifest_lock);
+    gal__manifest_put(ctx->manifest, g_steal_pointer(&ctx->plans[i].entry));
+    gal__manifest_put_keys(ctx->manifest, ctx->preset_digest, ctx->keys);
+    if (now - ctx->manifest_saved >= MANIFEST_SAVE_INTERVAL_US) {
+        /* A failure here is reported by the save at the end. */
+        gal__manifest_save(ctx->manifest, &err);
+        ctx->manifest_saved = now;
+    }
+    g_mutex_unlock(&ctx->manifest_lock);
+}
+
+/* After the photo's jobs ran: its result, record and progress in one run. */
+static void
+finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64 start)
 {
     gal_photo_result *result = &ctx->summary->photos[i];
     photo_plan *plan = &ctx->plans[i];
-    gal_job job = { .preset = ctx->preset, .input = result->input,
-        .output_path = ctx->outputs[i], .strings = g_string_chunk_new(256),
-        .cancel = &ctx->cancel, .tap_only = plan->tap_only };
-    gal_error err = { 0 };
-    gint64 start = g_get_monotonic_time();
-    int failed = 0;
-
-    /* The photo's digest is taken before it is read for processing, so a
-     * photo changed half-way through is seen as changed next time. */
-    if (!plan->tap_only && !plan->in_sha256[0]) {
-        failed = gal__file_sha256(result->input, plan->in_sha256, NULL, &err);
-        result->hash_seconds = (g_get_monotonic_time() - start) / 1e6;
-    }
-    gal__facts_from_path(ctx->preset, result->input, i + 1, ctx->summary->total, &job.facts,
-        job.strings);
-    if (ctx->gather)
-        job.gather_index = gal__gather_index(ctx->gather, ctx->gather_id[i]);
-    if (!failed)
-        failed = gal__job_run(&job, &err);
+    gboolean failed = job_err->code != GAL_OK;
 
     if (plan->tap_only)
         ; /* still UP_TO_DATE: its own output was not touched */
     else if (!failed) {
         result->status = GAL_PHOTO_DONE;
-        result->width = job.out_width;
-        result->height = job.out_height;
-        result->bytes = job.out_bytes;
-        memcpy(result->sha256, job.out_sha256, sizeof(result->sha256));
-        result->caption = g_strdup(job.caption);
-        result->caption_source = g_strdup(job.caption_source);
-        result->caption_cut = job.caption_cut;
-        plan->entry = record(ctx, i, &job);
+        result->width = job->out_width;
+        result->height = job->out_height;
+        result->bytes = job->out_bytes;
+        memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
+        result->caption = g_strdup(job->caption);
+        result->caption_source = g_strdup(job->caption_source);
+        result->caption_cut = job->caption_cut;
+        plan->entry = record(ctx, i, job);
+        record_now(ctx, i);
     }
-    else if (gal__cancelled(&ctx->cancel)) {
+    else if (gal__cancelled(&ctx->run->cancel)) {
         /* Stopped on purpose: not a failure of the photo. */
         result->status = GAL_PHOTO_CANCELLED;
         vips_error_clear();
     }
     else {
         result->status = GAL_PHOTO_FAILED;
-        result->error = err;
-        gal_error_set_subject(&result->error, result->input);
+        result->error = *job_err;
+        /* With several presets, the error says which one failed. */
+        if (ctx->run->n_runs > 1) {
+            g_autofree char *subject = g_strdup_printf("%s (preset %s)", result->input,
+                ctx->preset->name);
+
+            gal_error_set_subject(&result->error, subject);
+        }
+        else
+            gal_error_set_subject(&result->error, result->input);
     }
     result->seconds = (g_get_monotonic_time() - start) / 1e6;
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
-    if (ctx->gather && !gal__cancelled(&ctx->cancel))
+    if (ctx->gather && !gal__cancelled(&ctx->run->cancel))
         gal__gather_done(ctx->gather, ctx->gather_id[i],
-            !failed ? g_steal_pointer(&job.gather_item) : NULL);
-    VIPS_UNREF(job.gather_item);
-    if (job.depends)
-        g_ptr_array_unref(job.depends);
-    g_string_chunk_free(job.strings);
+            !failed ? g_steal_pointer(&job->gather_item) : NULL);
+    VIPS_UNREF(job->gather_item);
+    if (job->depends)
+        g_ptr_array_unref(job->depends);
+    g_string_chunk_free(job->strings);
     if (!plan->tap_only)
-        report(ctx, result, g_atomic_int_add(&ctx->finished, 1) + 1);
+        report(ctx, result, next_done(ctx));
+}
+
+/* One photo: the jobs of every preset that builds it (or takes its
+ * contact-sheet tile), from one read of the file. `slots[r]` is its index
+ * in run r, or -1. */
+static void
+run_photo(shared_run *run, const int *slots)
+{
+    int n = run->n_runs;
+    g_autofree gal_job *jobs = g_new0(gal_job, n);
+    g_autofree gal_job **live = g_new0(gal_job *, n);
+    g_autofree gal_error *errs = g_new0(gal_error, n);
+    g_autofree int *live_run = g_new0(int, n);
+    gint64 start = g_get_monotonic_time();
+    const char *input = NULL;
+    char sha256[65] = "";
+    double hash_seconds = 0;
+    gal_error hash_err = { 0 };
+    int n_live = 0;
+
+    for (int r = 0; r < n; r++) {
+        run_ctx *ctx = run->runs[r];
+        int i = slots[r];
+
+        if (i < 0)
+            continue;
+        input = ctx->summary->photos[i].input;
+        ctx->plans[i].started = TRUE;
+        if (ctx->plans[i].in_sha256[0])
+            memcpy(sha256, ctx->plans[i].in_sha256, sizeof(sha256));
+    }
+    /* The photo's digest is taken before it is read for processing, so a
+     * photo changed half-way through is seen as changed next time. Once,
+     * for every preset. */
+    for (int r = 0; r < n && !sha256[0] && !hash_err.code; r++) {
+        int i = slots[r];
+
+        if (i >= 0 && !run->runs[r]->plans[i].tap_only) {
+            gal__file_sha256(input, sha256, NULL, &hash_err);
+            hash_seconds = (g_get_monotonic_time() - start) / 1e6;
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        run_ctx *ctx = run->runs[r];
+        int i = slots[r];
+        photo_plan *plan;
+
+        if (i < 0)
+            continue;
+        plan = &ctx->plans[i];
+        jobs[r] = (gal_job) { .preset = ctx->preset, .input = input,
+            .output_path = ctx->outputs[i], .strings = g_string_chunk_new(256),
+            .cancel = &run->cancel, .tap_only = plan->tap_only };
+        if (!plan->tap_only) {
+            if (!plan->in_sha256[0])
+                memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
+            ctx->summary->photos[i].hash_seconds = hash_seconds;
+        }
+        gal__facts_from_path(ctx->preset, input, i + 1, ctx->summary->total, &jobs[r].facts,
+            jobs[r].strings);
+        if (ctx->gather)
+            jobs[r].gather_index = gal__gather_index(ctx->gather, ctx->gather_id[i]);
+        if (hash_err.code && !plan->tap_only) {
+            errs[r] = hash_err;
+            continue;
+        }
+        live[n_live] = &jobs[r];
+        live_run[n_live++] = r;
+    }
+    {
+        g_autofree gal_error *live_errs = g_new0(gal_error, MAX(1, n_live));
+
+        gal__photo_run(live, n_live, live_errs);
+        for (int k = 0; k < n_live; k++)
+            errs[live_run[k]] = live_errs[k];
+    }
+    for (int r = 0; r < n; r++)
+        if (slots[r] >= 0)
+            finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
 }
 
 static gpointer
 worker(gpointer data)
 {
-    run_ctx *ctx = data;
+    shared_run *run = data;
     int position;
 
     /* A cancel stops the taking of new photos at once. */
-    while (!gal__cancelled(&ctx->cancel) &&
-        (position = g_atomic_int_add(&ctx->next, 1)) < ctx->n_todo) {
-        int i = ctx->todo[position];
-
-        ctx->plans[i].started = TRUE;
-        run_photo(ctx, i);
-    }
-    g_mutex_lock(&ctx->wait_lock);
-    ctx->live--;
-    g_cond_signal(&ctx->wait_cond);
-    g_mutex_unlock(&ctx->wait_lock);
+    while (!gal__cancelled(&run->cancel) &&
+        (position = g_atomic_int_add(&run->next, 1)) < run->n_todo)
+        run_photo(run, &run->todo[position * run->n_runs]);
+    g_mutex_lock(&run->wait_lock);
+    run->live--;
+    g_cond_signal(&run->wait_cond);
+    g_mutex_unlock(&run->wait_lock);
     /* libvips asks threads it did not create to release its per-thread
      * buffers before they exit. */
     vips_thread_shutdown();
@@ -816,47 +936,115 @@ peak_rss_bytes(void)
 /* Start the workers and wait for them, watching the cancel flag: once it
  * is set, the evaluations in flight are killed. */
 static void
-run_workers(run_ctx *ctx, const gal_run_options *opts)
+run_workers(shared_run *run, const gal_run_options *opts)
 {
     int vips_threads;
-    int workers = gal__schedule_workers(opts->jobs, ctx->n_todo, &vips_threads);
+    int workers = gal__schedule_workers(opts->jobs, run->n_todo, &vips_threads);
     GThread **threads = g_new0(GThread *, workers);
 
     vips_concurrency_set(vips_threads);
-    ctx->live = workers;
+    run->live = workers;
     for (int w = 0; w < workers; w++)
-        threads[w] = g_thread_new("gallop-worker", worker, ctx);
-    g_mutex_lock(&ctx->wait_lock);
-    while (ctx->live > 0) {
-        g_cond_wait_until(&ctx->wait_cond, &ctx->wait_lock, g_get_monotonic_time() + 50000);
-        if (gal__cancelled(&ctx->cancel))
-            cancel_kill(&ctx->cancel);
+        threads[w] = g_thread_new("gallop-worker", worker, run);
+    g_mutex_lock(&run->wait_lock);
+    while (run->live > 0) {
+        g_cond_wait_until(&run->wait_cond, &run->wait_lock, g_get_monotonic_time() + 50000);
+        if (gal__cancelled(&run->cancel))
+            cancel_kill(&run->cancel);
     }
-    g_mutex_unlock(&ctx->wait_lock);
+    g_mutex_unlock(&run->wait_lock);
     for (int w = 0; w < workers; w++)
         g_thread_join(threads[w]);
     g_free(threads);
 }
 
-int
-gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary **out,
-    gal_errors *errs)
+/* The photos to open, each once, with the presets that build it: the
+ * first contact sheet's order first (so its pages complete in turn), then
+ * whatever the other presets add. */
+static void
+merge_todo(shared_run *run)
 {
-    gal_run_summary *summary = g_new0(gal_run_summary, 1);
+    g_autoptr(GHashTable) position = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int));
+    int n = run->n_runs;
+
+    for (int r = 0; r < n; r++) {
+        run_ctx *ctx = run->runs[r];
+
+        for (int k = 0; k < ctx->n_todo; k++) {
+            int i = ctx->todo[k];
+            const char *input = ctx->summary->photos[i].input;
+            gpointer found;
+            guint at;
+
+            if (g_hash_table_lookup_extended(position, input, NULL, &found))
+                at = GPOINTER_TO_UINT(found);
+            else {
+                at = todo->len / n;
+                g_hash_table_insert(position, (gpointer) input, GUINT_TO_POINTER(at));
+                for (int q = 0; q < n; q++) {
+                    int none = -1;
+
+                    g_array_append_val(todo, none);
+                }
+            }
+            g_array_index(todo, int, at * n + r) = i;
+        }
+    }
+    run->n_todo = (int) (todo->len / n);
+    run->todo = (int *) g_array_free(g_steal_pointer(&todo), FALSE);
+}
+
+/* A preset's name becomes its folder when several presets run together. */
+static gboolean
+folder_name_ok(const char *name)
+{
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name[0] == '.')
+        return FALSE;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\' || (unsigned char) *p < 0x20)
+            return FALSE;
+    return TRUE;
+}
+
+/* Several presets: each needs a name that can be a folder, and no two the
+ * same (their outputs would mix in one folder and manifest). */
+static int
+check_presets(const gal_preset *const *presets, int n, gal_errors *errs)
+{
+    int failed = 0;
+
+    for (int r = 0; r < n && n > 1; r++) {
+        if (!folder_name_ok(presets[r]->name))
+            failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                "%s: preset name \"%s\" cannot be a folder name, and with several presets "
+                "each writes to a folder named after it (set `name:` in the preset)",
+                presets[r]->path, presets[r]->name);
+        for (int q = 0; q < r; q++)
+            if (strcmp(presets[q]->name, presets[r]->name) == 0) {
+                if (strcmp(presets[q]->path, presets[r]->path) == 0)
+                    failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                        "preset %s is given twice", presets[r]->path);
+                else
+                    failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                        "presets %s and %s are both named \"%s\": each preset writes to a "
+                        "folder named after it, so names must differ",
+                        presets[q]->path, presets[r]->path, presets[r]->name);
+                break;
+            }
+    }
+    return failed;
+}
+
+/* Plan one preset's part: inputs, output names, what is up to date. */
+static int
+prepare_run(run_ctx *ctx, const gal_run_options *opts, const char *skip_dir, gal_errors *errs)
+{
+    const gal_preset *preset = ctx->preset;
+    gal_run_summary *summary = ctx->summary;
     const char *const *paths = opts->inputs;
     int n_paths = opts->n_inputs;
-    g_autofree char *out_dir = g_canonicalize_filename(
-        opts->output_dir ? opts->output_dir : preset->output->dir, NULL);
-    g_autoptr(GPtrArray) keys = NULL;
-    g_autoptr(GHashTable) new_sheets = NULL;
-    gal_manifest *manifest = NULL;
-    GArray *inputs = NULL;
-    gint64 start = g_get_monotonic_time();
-    run_ctx ctx = { 0 };
-    gal_out_dir claim = { -1, NULL, 0 };
 
-    *out = summary;
-    summary->output_dir = g_strdup(out_dir);
     if (n_paths == 0 && preset->input->paths) {
         paths = (const char *const *) preset->input->paths;
         n_paths = (int) g_strv_length(preset->input->paths);
@@ -864,8 +1052,8 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     if (n_paths == 0)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "no photos to process: name files or folders, or set input.paths in the preset");
-    if (gal__inputs_collect(preset->input, paths, n_paths, out_dir, opts->follow_symlinks,
-            &inputs, errs))
+    if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
+            &ctx->inputs, errs))
         return -1;
 
     /* Claimed before the manifest is read, so no other run changes it
@@ -874,105 +1062,193 @@ gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary *
     if (!opts->dry_run) {
         gal_error err = { 0 };
 
-        if (gal__out_dir_claim(out_dir, &claim, &err)) {
-            gal__inputs_free(inputs);
+        if (gal__out_dir_claim(ctx->out_dir, &ctx->claim, &err)) {
             gal__errors_add(errs, &err);
             return -1;
         }
     }
 
-    summary->total = (int) inputs->len;
+    summary->total = (int) ctx->inputs->len;
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
-    ctx.preset = preset;
-    ctx.summary = summary;
-    ctx.outputs = g_new0(char *, MAX(1, summary->total));
-    ctx.todo = g_new0(int, MAX(1, summary->total));
-    ctx.progress = opts->progress;
-    ctx.user = opts->user;
-    ctx.plans = g_new0(photo_plan, MAX(1, summary->total));
-    ctx.out_dir = out_dir;
-    ctx.cancel.flag = opts->cancel;
-    ctx.cancel.writing = g_ptr_array_new();
-    g_mutex_init(&ctx.cancel.lock);
-    g_mutex_init(&ctx.progress_lock);
-    g_mutex_init(&ctx.wait_lock);
-    g_cond_init(&ctx.wait_cond);
-    manifest = gal__manifest_load(out_dir);
-    plan(&ctx, inputs, out_dir, manifest);
-
-    keys = gal__preset_keys(preset);
-    gal__keys_digest(keys, ctx.preset_digest);
-    decide_all(&ctx, manifest, keys, opts);
-
-    /* Photos refused by the plan are reported first, then those that are
-     * up to date, in input order. */
+    ctx->outputs = g_new0(char *, MAX(1, summary->total));
+    ctx->todo = g_new0(int, MAX(1, summary->total));
+    ctx->plans = g_new0(photo_plan, MAX(1, summary->total));
+    ctx->manifest = gal__manifest_load(ctx->out_dir);
+    plan(ctx, ctx->inputs, ctx->out_dir, ctx->manifest);
     for (int i = 0; i < summary->total; i++)
-        if (!ctx.outputs[i])
-            report(&ctx, &summary->photos[i], g_atomic_int_add(&ctx.finished, 1) + 1);
+        summary->photos[i].preset = summary->preset;
+    ctx->keys = gal__preset_keys(preset);
+    gal__keys_digest(ctx->keys, ctx->preset_digest);
+    decide_all(ctx, ctx->manifest, ctx->keys, opts);
+    return 0;
+}
+
+/* Photos refused by the plan are reported first, then those that are up
+ * to date, in input order; in a dry run, then those it would build. */
+static void
+report_planned(run_ctx *ctx, gboolean dry_run)
+{
+    gal_run_summary *summary = ctx->summary;
+
+    for (int i = 0; i < summary->total; i++)
+        if (!ctx->outputs[i])
+            report(ctx, &summary->photos[i], next_done(ctx));
     for (int i = 0; i < summary->total; i++)
         if (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE)
-            report(&ctx, &summary->photos[i], g_atomic_int_add(&ctx.finished, 1) + 1);
+            report(ctx, &summary->photos[i], next_done(ctx));
+    for (int k = 0; k < ctx->n_todo && dry_run; k++) {
+        gal_photo_result *result = &summary->photos[ctx->todo[k]];
 
-    if (opts->dry_run) {
-        for (int k = 0; k < ctx.n_todo; k++) {
-            gal_photo_result *result = &summary->photos[ctx.todo[k]];
-
-            result->status = GAL_PHOTO_PLANNED;
-            report(&ctx, result, g_atomic_int_add(&ctx.finished, 1) + 1);
-        }
+        result->status = GAL_PHOTO_PLANNED;
+        report(ctx, result, next_done(ctx));
     }
-    else if (ctx.n_todo > 0 && !gal__cancelled(&ctx.cancel)) {
-        order_for_gather(&ctx, out_dir);
-        run_workers(&ctx, opts);
-    }
+}
 
-    if (ctx.gather) {
-        GArray *sheets = gal__gather_free(ctx.gather);
+/* After the workers: contact sheets, cancelled photos, orphans, and the
+ * manifest saved once more with everything. */
+static void
+conclude_run(run_ctx *ctx, const gal_run_options *opts)
+{
+    gal_run_summary *summary = ctx->summary;
+    g_autoptr(GHashTable) new_sheets = NULL;
+
+    if (ctx->gather) {
+        GArray *sheets = gal__gather_free(g_steal_pointer(&ctx->gather));
 
         summary->n_sheets = (int) sheets->len;
         summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
-        g_free(ctx.gather_id);
+        for (int k = 0; k < summary->n_sheets; k++)
+            summary->sheets[k].preset = summary->preset;
     }
-    summary->interrupted = gal__cancelled(&ctx.cancel);
-    for (int k = 0; k < ctx.n_todo && !opts->dry_run; k++) {
-        int i = ctx.todo[k];
+    summary->interrupted = gal__cancelled(&ctx->run->cancel);
+    for (int k = 0; k < ctx->n_todo && !opts->dry_run; k++) {
+        int i = ctx->todo[k];
 
-        if (ctx.plans[i].entry) {
-            gal__manifest_put(manifest, g_steal_pointer(&ctx.plans[i].entry));
-            gal__manifest_put_keys(manifest, ctx.preset_digest, keys);
-        }
-        else if (!ctx.plans[i].started && !ctx.plans[i].tap_only)
+        if (!ctx->plans[i].started && !ctx->plans[i].tap_only)
             summary->photos[i].status = GAL_PHOTO_CANCELLED;
     }
     if (summary->n_sheets > 0 && !summary->interrupted) {
         new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        record_sheets(&ctx, manifest, new_sheets);
-        gal__manifest_put_keys(manifest, ctx.preset_digest, keys);
+        record_sheets(ctx, ctx->manifest, new_sheets);
+        gal__manifest_put_keys(ctx->manifest, ctx->preset_digest, ctx->keys);
     }
-    find_orphans(&ctx, manifest, opts, new_sheets);
+    find_orphans(ctx, ctx->manifest, opts, new_sheets);
     if (!opts->dry_run)
-        gal__manifest_save(manifest, &summary->manifest_error);
-    summary->leftovers_removed = claim.leftovers_removed;
-    gal__out_dir_release(&claim);
-
+        gal__manifest_save(ctx->manifest, &summary->manifest_error);
+    summary->leftovers_removed = ctx->claim.leftovers_removed;
     count(summary);
-    summary->seconds = (g_get_monotonic_time() - start) / 1e6;
-    summary->peak_rss_bytes = peak_rss_bytes();
-    gal__manifest_free(manifest);
-    g_mutex_clear(&ctx.progress_lock);
-    g_mutex_clear(&ctx.wait_lock);
-    g_cond_clear(&ctx.wait_cond);
-    g_mutex_clear(&ctx.cancel.lock);
-    g_ptr_array_unref(ctx.cancel.writing);
-    for (int i = 0; i < summary->total; i++) {
-        g_free(ctx.outputs[i]);
-        gal__manifest_entry_free(ctx.plans[i].entry);
+}
+
+static void
+clear_run(run_ctx *ctx)
+{
+    int total = ctx->summary ? ctx->summary->total : 0;
+
+    gal__manifest_free(ctx->manifest);
+    /* After the last save: the lock is held until the manifest is written. */
+    gal__out_dir_release(&ctx->claim);
+    g_mutex_clear(&ctx->manifest_lock);
+    for (int i = 0; i < total && ctx->outputs; i++) {
+        g_free(ctx->outputs[i]);
+        gal__manifest_entry_free(ctx->plans[i].entry);
     }
-    g_free(ctx.plans);
-    g_free(ctx.outputs);
-    g_free(ctx.todo);
-    gal__inputs_free(inputs);
-    return 0;
+    if (ctx->keys)
+        g_ptr_array_unref(ctx->keys);
+    g_free(ctx->gather_id);
+    g_free(ctx->plans);
+    g_free(ctx->outputs);
+    g_free(ctx->todo);
+    g_free(ctx->out_dir);
+    if (ctx->inputs)
+        gal__inputs_free(ctx->inputs);
+}
+
+int
+gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs)
+{
+    g_autofree run_ctx *ctxs = g_new0(run_ctx, MAX(1, n));
+    g_autofree run_ctx **runs = g_new0(run_ctx *, MAX(1, n));
+    shared_run run = { 0 };
+    gint64 start = g_get_monotonic_time();
+    int status = 0;
+
+    run.runs = runs;
+    run.n_runs = n;
+    run.progress = opts->progress;
+    run.user = opts->user;
+    run.cancel.flag = opts->cancel;
+    run.cancel.writing = g_ptr_array_new();
+    g_mutex_init(&run.cancel.lock);
+    g_mutex_init(&run.progress_lock);
+    g_mutex_init(&run.wait_lock);
+    g_cond_init(&run.wait_cond);
+
+    /* One preset writes into the output folder itself; several write into
+     * a folder each, named after the preset, inside it. */
+    for (int r = 0; r < n; r++) {
+        run_ctx *ctx = &ctxs[r];
+        g_autofree char *dir = g_canonicalize_filename(
+            opts->output_dir ? opts->output_dir : presets[r]->output->dir, NULL);
+
+        runs[r] = ctx;
+        ctx->run = &run;
+        ctx->preset = presets[r];
+        ctx->summary = out[r] = g_new0(gal_run_summary, 1);
+        ctx->summary->preset = g_strdup(presets[r]->name);
+        ctx->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
+        ctx->summary->output_dir = g_strdup(ctx->out_dir);
+        g_mutex_init(&ctx->manifest_lock);
+        ctx->claim = (gal_out_dir) { -1, NULL, 0 };
+        /* The first output is saved at once, then at most every interval. */
+        ctx->manifest_saved = start - MANIFEST_SAVE_INTERVAL_US;
+    }
+    if (n < 1)
+        status = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");
+    else
+        status = check_presets(presets, n, errs);
+    /* Each preset collects its own photos (its input section may choose
+     * others), never from inside any output folder of the run. */
+    for (int r = 0; r < n && status == 0; r++) {
+        g_autofree char *skip = n > 1 ? g_path_get_dirname(ctxs[r].out_dir) : NULL;
+
+        status = prepare_run(&ctxs[r], opts, skip ? skip : ctxs[r].out_dir, errs);
+    }
+    if (status == 0) {
+        for (int r = 0; r < n; r++)
+            run.total += ctxs[r].summary->total;
+        for (int r = 0; r < n; r++)
+            report_planned(&ctxs[r], opts->dry_run);
+        if (!opts->dry_run && !gal__cancelled(&run.cancel)) {
+            for (int r = 0; r < n; r++)
+                if (ctxs[r].n_todo > 0)
+                    order_for_gather(&ctxs[r], ctxs[r].out_dir);
+            merge_todo(&run);
+            if (run.n_todo > 0)
+                run_workers(&run, opts);
+        }
+        for (int r = 0; r < n; r++)
+            conclude_run(&ctxs[r], opts);
+    }
+    for (int r = 0; r < n; r++) {
+        ctxs[r].summary->seconds = (g_get_monotonic_time() - start) / 1e6;
+        ctxs[r].summary->peak_rss_bytes = peak_rss_bytes();
+        clear_run(&ctxs[r]);
+    }
+    g_mutex_clear(&run.progress_lock);
+    g_mutex_clear(&run.wait_lock);
+    g_cond_clear(&run.wait_cond);
+    g_mutex_clear(&run.cancel.lock);
+    g_ptr_array_unref(run.cancel.writing);
+    g_free(run.todo);
+    return status;
+}
+
+int
+gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary **out,
+    gal_errors *errs)
+{
+    return gal_run_presets(&preset, 1, opts, out, errs);
 }
 
 static void
@@ -1000,6 +1276,7 @@ gal_run_summary_free(gal_run_summary *summary)
     }
     g_free(summary->orphans);
     g_free((char *) summary->output_dir);
+    g_free((char *) summary->preset);
     g_free(summary->sheets);
     g_free(summary->photos);
     g_free(summary);

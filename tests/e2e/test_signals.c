@@ -187,3 +187,51 @@ Test(signals, second_sigterm_exits_at_once_without_half_written_files)
     finals = check_outputs(out, TRUE);
     cr_expect_gt(g_hash_table_size(finals), 1);
 }
+
+/* SIGKILL (or a power cut) cannot be caught: the manifest is saved while
+ * the run goes (the first output at once, then every few seconds), so what
+ * it lists is finished and is not rebuilt next time. */
+Test(signals, sigkill_keeps_the_outputs_recorded_so_far)
+{
+    g_autofree char *tmp = gal_test_tmpdir("signals-kill");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
+    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL;
+    g_autofree char *dry = NULL;
+    g_autoptr(GHashTable) finals = NULL;
+    g_auto(GStrv) lines = NULL;
+    gint64 deadline = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out, "-n", NULL };
+    double seconds;
+    int recorded = 0, up_to_date;
+    GPid pid;
+
+    trip_times_ten(in);
+    pid = start(preset, in, out);
+    while (!g_file_test(manifest, G_FILE_TEST_EXISTS)) {
+        cr_assert_lt(g_get_monotonic_time(), deadline, "no manifest appeared in %s", out);
+        g_usleep(5000);
+    }
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    cr_assert_eq(wait_exit(pid, &seconds), 128 + SIGKILL);
+
+    finals = check_outputs(out, TRUE);
+    text = gal_test_read_bytes(manifest, NULL);
+    lines = g_strsplit(text, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        g_auto(GStrv) f = NULL;
+
+        if (!g_str_has_prefix(lines[i], "output\t"))
+            continue;
+        f = g_strsplit(lines[i], "\t", 3);
+        cr_expect(g_hash_table_contains(finals, f[1]), "%s recorded but not there", f[1]);
+        recorded++;
+    }
+    cr_expect_gt(recorded, 0, "the manifest lists no output");
+    /* The next run finds every recorded output up to date. */
+    gal_test_spawn(argv, &dry, NULL);
+    up_to_date = gal_test_count_lines(dry, "skip ", NULL);
+    cr_expect_geq(up_to_date, recorded, "%d recorded, %d up to date", recorded, up_to_date);
+}
