@@ -10,6 +10,7 @@
  *       The job (JOB: comma-separated levels, e.g. "resize,watermark,caption")
  *       done from a full-resolution decode (or with the given JPEG shrink),
  *       written losslessly as OUTDIR/STEM.png. The quality reference.
+ *       Enlargements (the 1080 px set) are centred bicubic; see enlarge().
  *   benchtool compare [--fit] < PAIRS
  *       PAIRS: lines "A<TAB>B". Decodes both to 8-bit sRGB and prints, per
  *       pair, the mean and max absolute difference, the PSNR, and whether B
@@ -281,6 +282,31 @@ has_level(const char *job, const char *level)
     return FALSE;
 }
 
+/* Scaled by `scale`, centred (pixel centres at (i + 0.5) * scale - 0.5).
+ * Shrinking is vips_resize's Lanczos 3. libvips 8.14's vips_resize enlarges
+ * half an output pixel off centre (a one-pixel dot lands between pixels
+ * 2i+1 and 2i+2 instead of on 2i+0.5 at 2x), which on a textured photo
+ * costs 15 dB of PSNR against any centred enlargement; the reference
+ * enlarges with a bicubic (Catmull-Rom) vips_affine, offset to be centred. */
+static int
+enlarge(VipsImage *in, double scale, VipsImage **out)
+{
+    VipsInterpolate *bicubic;
+    VipsArrayInt *area;
+    int ret;
+
+    if (scale <= 1)
+        return vips_resize(in, out, scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+    bicubic = vips_interpolate_new("bicubic");
+    area = vips_array_int_newv(4, 0, 0, (int) lround(in->Xsize * scale),
+        (int) lround(in->Ysize * scale));
+    ret = vips_affine(in, out, scale, 0, 0, scale, "interpolate", bicubic, "odx",
+        (scale - 1) / 2, "ody", (scale - 1) / 2, "oarea", area, "extend", VIPS_EXTEND_COPY, NULL);
+    vips_area_unref(VIPS_AREA(area));
+    g_object_unref(bicubic);
+    return ret;
+}
+
 static int
 reference_one(const char *path, const char *job, int shrink, VipsImage *mark, const char *outdir)
 {
@@ -299,7 +325,7 @@ reference_one(const char *path, const char *job, int shrink, VipsImage *mark, co
     if (vips_autorot(in, &up, NULL))
         goto out;
     scale = MAX((double) OUT_W / up->Xsize, (double) OUT_H / up->Ysize);
-    if (vips_resize(up, &scaled, scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
+    if (enlarge(up, scale, &scaled) ||
         vips_extract_area(scaled, &image, (scaled->Xsize - OUT_W) / 2,
             (scaled->Ysize - OUT_H) / 2, OUT_W, OUT_H, NULL))
         goto out;
