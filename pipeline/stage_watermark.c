@@ -73,7 +73,7 @@ static const gal_param watermark_params[] = {
 typedef struct {
     VipsImage *master;      /* premultiplied float RGBA, opacity applied; NULL for per-photo text */
     char *family;           /* font family to ask Pango for */
-    char *font_file;        /* font file to load, or NULL */
+    char *font_file;        /* font file, registered once in prepare, or NULL */
     GMutex lock;            /* guards `scaled` */
     GHashTable *scaled;     /* width in px -> VipsImage * (memory) */
 } watermark_shared;
@@ -137,8 +137,7 @@ render_text(const watermark_shared *shared, const watermark_opts *o, const char 
 {
     glong chars = MAX(1, g_utf8_strlen(text, -1));
     int px = (int) CLAMP(TEXT_RENDER_MAX_WIDTH / chars, 8, TEXT_RENDER_PX);
-    gal_text_style style = { shared->family, shared->font_file, px, o->color, NULL, 0,
-        GAL_ALIGN_LEFT, 0 };
+    gal_text_style style = { shared->family, NULL, px, o->color, NULL, 0, GAL_ALIGN_LEFT, 0 };
     gal_text_info info;
 
     return gal__text_render(text, &style, out, &info, err);
@@ -204,6 +203,13 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
             if (!(shared->family = gal__font_file_family(shared->font_file, &error))) {
                 gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font", "%s",
                     error->message);
+                watermark_release(shared);
+                return -1;
+            }
+            /* Given to libvips once, here: a font file passed to vips_text
+             * again and again reads freed memory in 8.14 (see text.c).
+             * Layouts then ask for the family. */
+            if (gal__font_file_register(shared->font_file, shared->family, err)) {
                 watermark_release(shared);
                 return -1;
             }
