@@ -370,3 +370,55 @@ Test(stage_watermark, a_font_file_is_used_by_its_family)
     changed_box(out, &l, &t, &w, &h);
     cr_expect_geq(w, 95, "drawn, %d px wide", w);
 }
+
+Test(stage_watermark, an_svg_logo_is_drawn_at_the_marks_size_not_enlarged)
+{
+    /* A hairline half a unit wide: drawn at the mark's size (x3 here) it
+     * covers whole pixels; a 100 px raster enlarged x3 would smear it to
+     * about half intensity. */
+    g_autofree char *name = g_strdup_printf("logo-%d.svg", (int) getpid());
+    g_autofree char *logo = g_build_filename(GAL_TEST_TMP, name, NULL);
+    g_autofree char *opts = NULL;
+    g_autoptr(VipsImage) out = NULL;
+    double brightest = 0;
+    int l, t, w, h;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert(g_file_set_contents(logo,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"50\">"
+        "<rect x=\"0\" y=\"0\" width=\"100\" height=\"50\" fill=\"#202020\"/>"
+        "<rect x=\"50\" y=\"0\" width=\"0.5\" height=\"50\" fill=\"#ffffff\"/></svg>",
+        -1, NULL));
+    opts = g_strdup_printf("{image: %s, size: 300px, margin: 0, gravity: north-west, "
+                           "opacity: 1}", logo);
+    out = run(opts, black_photo(600, 400, 3));
+    changed_box(out, &l, &t, &w, &h);
+    cr_expect_eq(w, 300, "the mark is 300 px wide, got %d", w);
+    cr_expect_eq(h, 150, "and keeps its shape, got %d", h);
+    for (int x = 140; x < 160; x++)
+        brightest = MAX(brightest, pixel(out, x, 75, 0));
+    cr_expect_geq(brightest, 240, "the hairline stays sharp: brightest %g", brightest);
+}
+
+Test(stage_watermark, svg_photos_stay_blocked_after_an_svg_logo_loads)
+{
+    g_autofree char *name = g_strdup_printf("photo-%d.svg", (int) getpid());
+    g_autofree char *path = g_build_filename(GAL_TEST_TMP, name, NULL);
+    g_autofree char *opts = NULL;
+    g_autoptr(VipsImage) out = NULL;
+    VipsImage *photo = NULL;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert(g_file_set_contents(path,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"20\">"
+        "<rect width=\"40\" height=\"20\" fill=\"#ffffff\"/></svg>",
+        -1, NULL));
+    opts = g_strdup_printf("{image: %s, size: 50px, opacity: 1}", path);
+    out = run(opts, black_photo(200, 100, 3));
+    cr_assert_not_null(out, "an SVG logo loads");
+    photo = vips_image_new_from_file(path, NULL);
+    cr_expect_null(photo, "but an SVG photo is still refused");
+    if (photo)
+        g_object_unref(photo);
+    vips_error_clear();
+}
