@@ -112,11 +112,84 @@ orientation_valid(VipsImage *header)
 }
 
 
+/* The largest JPEG shrink-on-load factor (libjpeg's DCT scaling: 1/2, 1/4,
+ * 1/8) whose output still covers `width` x `height` (stored orientation).
+ * libvips rounds the shrunk size down (a 335-row photo at 1/2 gives 167
+ * rows), and covering must hold for that size: one row short would mean
+ * enlarging the whole photo by a fraction, shifting every row. */
 static int
-decode(const char *path, int fail_on, int width, int height, gboolean rotate,
-    gboolean has_profile, VipsImage **out)
+jpeg_shrink(int stored_width, int stored_height, int width, int height)
+{
+    for (int shrink = 8; shrink > 1; shrink /= 2)
+        if (stored_width / shrink >= width && stored_height / shrink >= height)
+            return shrink;
+    return 1;
+}
+
+/* A JPEG, decoded straight to `width` x `height` (upright): what
+ * vips_thumbnail does, with a deeper shrink-on-load. vips_thumbnail only
+ * lets libjpeg shrink while a factor of two is left for its resampler, so a
+ * 12 MP photo bound for 1080x1350 (a factor of 2.2) is decoded whole, and
+ * that decode is most of the photo's cost. Here libjpeg shrinks as far as
+ * its output still covers the target, and Lanczos 3 does the rest, as
+ * sharp does by default. bench/RESULTS.md ("Quality") gives what that
+ * costs against a full decode. The steps are vips_thumbnail's (8.14):
+ * scale in the photo's own colour space, then to sRGB through the embedded
+ * profile if there is one, then turn upright in memory, which the
+ * sequential decoder cannot do. */
+static int
+decode_jpeg(const char *path, VipsImage *header, VipsFailOn fail_on, int width, int height,
+    gboolean rotate, gboolean has_profile, VipsImage **out)
+{
+    gboolean swap = rotate && vips_image_get_orientation_swap(header);
+    int stored_width = swap ? height : width;
+    int stored_height = swap ? width : height;
+    int shrink = jpeg_shrink(header->Xsize, header->Ysize, stored_width, stored_height);
+    g_autoptr(VipsImage) loaded = NULL;
+    g_autoptr(VipsImage) space = NULL;
+    g_autoptr(VipsImage) scaled = NULL;
+    g_autoptr(VipsImage) srgb = NULL;
+    g_autoptr(VipsImage) memory = NULL;
+    VipsImage *current;
+
+    if (!(loaded = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+              fail_on, "shrink", shrink, NULL)))
+        return -1;
+    current = loaded;
+    if (!has_profile) {
+        if (vips_colourspace(current, &space,
+                current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL))
+            return -1;
+        current = space;
+    }
+    if (vips_resize(current, &scaled, (double) stored_width / current->Xsize, "vscale",
+            (double) stored_height / current->Ysize, NULL))
+        return -1;
+    current = scaled;
+    if (has_profile) {
+        if (vips_icc_transform(current, &srgb, "srgb", "embedded", TRUE, "intent",
+                VIPS_INTENT_RELATIVE, NULL))
+            return -1;
+        current = srgb;
+    }
+    if (!rotate || vips_image_get_orientation(current) == 1) {
+        *out = g_object_ref(current);
+        return 0;
+    }
+    if (!(memory = vips_image_copy_memory(current)))
+        return -1;
+    return vips_autorot(memory, out, NULL);
+}
+
+static int
+decode(const char *path, VipsImage *header, int fail_on, int width, int height,
+    gboolean rotate, gboolean has_profile, VipsImage **out)
 {
     VipsFailOn vips_fail = vips_fail_on(fail_on);
+    const char *loader = vips_foreign_find_load(path);
+
+    if (loader && vips_isprefix("VipsForeignLoadJpeg", loader))
+        return decode_jpeg(path, header, vips_fail, width, height, rotate, has_profile, out);
 
     /* An export profile makes thumbnail go through the profile connection
      * space: worth it only when there is an embedded profile to import. */
@@ -299,7 +372,7 @@ run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *head
     /* vips_thumbnail decodes at the smallest size that still leaves a real
      * resampling step (JPEG DCT scaling, WebP scaled decode), turns the
      * photo upright and imports any embedded ICC profile, exporting sRGB. */
-    if (decode(jobs[0]->input, fail_on, decode_w, decode_h, rotate,
+    if (decode(jobs[0]->input, header, fail_on, decode_w, decode_h, rotate,
             vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, &decoded))
         gal_error_from_vips(&group_err, GAL_ERR_INPUT, NULL, "cannot decode");
     else if (to_srgb8(decoded, &shared, &group_err) == 0 && users > 1) {
