@@ -257,7 +257,8 @@ typedef struct gal_run_options {
  * which outputs are up to date; those photos are not processed, and the
  * others carry the reason in `why`. Unless `dry_run`, the manifest is
  * rewritten at the end (atomically) with every output written, also after
- * a cancel; `summary->manifest_error` says if that failed.
+ * a cancel, unless it would read the same; `summary->manifest_error` says
+ * if that failed.
  *
  * Thread-safe with respect to other runs of the same preset, as long as
  * they write to different output folders (each keeps its manifest). */

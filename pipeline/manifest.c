@@ -602,6 +602,8 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
 {
     g_autofree char *path = g_build_filename(m->dir, GAL_MANIFEST_NAME, NULL);
     g_autofree char *text = NULL;
+    g_autofree char *before = NULL;
+    gsize before_len = 0;
 
     if (g_hash_table_size(m->entries) == 0 && !g_file_test(path, G_FILE_TEST_EXISTS))
         return 0;
@@ -609,6 +611,11 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             m->dir, g_strerror(errno));
     text = gal__manifest_text(m);
+    /* A rerun that changed nothing leaves the folder as it was, manifest
+     * included: nothing for backups or sync tools to pick up. */
+    if (g_file_get_contents(path, &before, &before_len, NULL) && before_len == strlen(text) &&
+        memcmp(before, text, before_len) == 0)
+        return 0;
     return gal__write_atomic(path, text, strlen(text), err);
 }
 
