@@ -267,16 +267,28 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
         if (!st->json)
             print_error(&photo->error);
         break;
+    /* A photo without an output (output.photos false) only gives its
+     * contact-sheet tile; the sheets get their own lines. */
     case GAL_PHOTO_PLANNED:
+        if (!photo->output) {
+            /* --check: the "stale  contact sheets" line says it all. */
+            if (!st->check) {
+                printf("read   %s for its contact-sheet tile", photo->input);
+                print_why(photo);
+            }
+            break;
+        }
         printf("%s %s -> %s", st->check ? "stale " : "build ", photo->input, photo->output);
         print_why(photo);
         break;
     case GAL_PHOTO_UP_TO_DATE:
-        if (st->dry_run && !st->check)
+        if (st->dry_run && !st->check && photo->output)
             printf("skip   %s -> %s (up to date)\n", photo->input, photo->output);
+        else if (st->dry_run && !st->check)
+            printf("skip   %s (its contact sheets are up to date)\n", photo->input);
         break;
     case GAL_PHOTO_DONE:
-        if (!st->quiet)
+        if (!st->quiet && photo->output)
             printf("wrote  %s (%dx%d)\n", photo->output, photo->width, photo->height);
         break;
     case GAL_PHOTO_CANCELLED:
@@ -331,7 +343,9 @@ print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
         const gal_orphan *o = &s->orphans[i];
         g_autofree char *why = o->renamed
             ? g_strdup_printf("its photo %s now makes another file", o->input)
-            : g_strdup_printf("its photo %s is gone", o->input);
+            : o->not_made ? g_strdup_printf("its photo %s makes no file of its own now "
+                                            "(output.photos is false)", o->input)
+                          : g_strdup_printf("its photo %s is gone", o->input);
 
         if (o->removed)
             printf("removed %s (%s)\n", o->output, why);
@@ -356,11 +370,49 @@ plural(int n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
+/* output.photos false: contact sheets are all the run writes, so they are
+ * what the line counts as written; photos are read (for their tiles), or
+ * up to date when the sheets are. */
+static void
+print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
+{
+    const char *photos = plural(s->total, "photo", "photos");
+    int written = 0;
+
+    if (check || dry_run) {
+        fprintf(stderr, "gallop: %s: %d %s, no file per photo: contact sheets %s", s->preset,
+            s->total, photos, s->sheets_stale ? (check ? "stale" : "would be made")
+                                              : "up to date");
+        if (dry_run && !check && s->sheets_stale)
+            fprintf(stderr, " from %d %s", s->planned, plural(s->planned, "photo", "photos"));
+        if (check)
+            fprintf(stderr, ", %d orphaned %s\n", s->n_orphans,
+                plural(s->n_orphans, "output", "outputs"));
+        else
+            fprintf(stderr, ", %d skipped\n", s->ignored);
+        return;
+    }
+    for (int i = 0; i < s->n_sheets; i++)
+        written += s->sheets[i].status == GAL_PHOTO_DONE;
+    fprintf(stderr, "gallop: %s: %d %s, no file per photo: %d contact %s written; %d read, "
+        "%d failed, %d skipped, %d up to date; in %.2f s\n", s->preset, s->total, photos,
+        written, plural(written, "sheet", "sheets"), s->done, s->failed, s->ignored,
+        s->up_to_date, s->seconds);
+    if (s->interrupted)
+        fprintf(stderr, "gallop: %s: interrupted: %d %s not read; no contact sheet is "
+            "recorded, the next run makes them again\n", s->preset, s->cancelled,
+            plural(s->cancelled, "photo", "photos"));
+}
+
 static void
 print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
 {
     const char *photos = plural(s->total, "photo", "photos");
 
+    if (s->sheets_only) {
+        print_sheets_only_summary(s, dry_run, check);
+        return;
+    }
     if (check) {
         fprintf(stderr, "gallop: %s: %d %s: %d up to date, %d stale, %d refused, "
             "%d orphaned %s%s\n", s->preset, s->total, photos, s->up_to_date, s->planned,

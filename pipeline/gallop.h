@@ -135,7 +135,8 @@ char *gal_stages_describe(const char *name, gal_error *err);
 /* ---- runs --------------------------------------------------------------- */
 
 typedef enum gal_photo_status {
-    GAL_PHOTO_DONE,    /* output written */
+    GAL_PHOTO_DONE,    /* output written; with output.photos false (no file per
+                        * photo), its contact-sheet tile taken */
     GAL_PHOTO_FAILED,  /* error set; no output written for it */
     GAL_PHOTO_IGNORED, /* not a regular file (FIFO, device...): never opened */
     GAL_PHOTO_PLANNED, /* dry run: would be built */
@@ -166,7 +167,7 @@ const char *gal_why_name(gal_why why);
 typedef struct gal_photo_result {
     const char *input;  /* path as found; owned by the run summary */
     const char *preset; /* the preset's name; owned by the run summary */
-    const char *output; /* final output path, NULL if none */
+    const char *output; /* final output path, NULL if none (always, with output.photos false) */
     gal_photo_status status;
     gal_error error;    /* set when FAILED or IGNORED */
     int width, height;  /* output size when DONE */
@@ -190,6 +191,8 @@ typedef struct gal_orphan {
     const char *output; /* the file */
     const char *input;  /* the photo it was made from */
     bool renamed;       /* the photo exists, but now makes another output */
+    bool not_made;      /* the photo is in the run, but makes no file of its own now
+                         * (output.photos is false) */
     bool removed;       /* --prune removed it (never in a dry run) */
     gal_error error;    /* why --prune left it, e.g. changed since written */
 } gal_orphan;
@@ -212,6 +215,11 @@ typedef struct gal_run_summary {
     const char *output_dir;    /* the output folder, absolute; owned by the summary */
     int leftovers_removed;     /* temporary files of a killed earlier run, removed */
     const char *preset;        /* the preset's name; owned by the summary */
+    /* output.photos is false: nothing is written per photo, only contact
+     * sheets. `done` then counts photos whose tile was taken for a sheet,
+     * and `sheets_stale` is the whole decision: when false, every photo
+     * is UP_TO_DATE and none was read. */
+    bool sheets_only;
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself
@@ -258,7 +266,8 @@ typedef struct gal_run_options {
  * others carry the reason in `why`. Unless `dry_run`, the manifest is
  * rewritten at the end (atomically) with every output written, also after
  * a cancel, unless it would read the same; `summary->manifest_error` says
- * if that failed.
+ * if that failed. With output.photos false, the contact sheets are the only
+ * outputs and one decision covers every photo (`summary->sheets_only`).
  *
  * Thread-safe with respect to other runs of the same preset, as long as
  * they write to different output folders (each keeps its manifest). */

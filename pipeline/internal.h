@@ -392,6 +392,9 @@ extern const gal_section gal__captions_section;
 /* Does any template of the preset (a stage's or output.name) show {field}? */
 gboolean gal__preset_uses_field(const gal_preset *preset, const char *field);
 
+/* Has the preset a gathering stage (contact-sheet)? */
+gboolean gal__preset_has_gather(const gal_preset *preset);
+
 /* ---- the output folder --------------------------------------------------------- */
 
 /* Hidden temporary files (outputs, manifest) end in this until renamed. */
@@ -590,6 +593,9 @@ typedef struct gal_output_opts {
     int subsampling;        /* gal_subsampling */
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
     gal_color background;   /* alpha is flattened onto it for JPEG */
+    /* FALSE: no file per photo; each photo only gives its tile to the
+     * gathering stage, which the preset must have (checked at load). */
+    gboolean photos;
 } gal_output_opts;
 
 extern const gal_section gal__input_section;

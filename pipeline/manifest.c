@@ -66,14 +66,18 @@ gal_why_name(gal_why why)
 /* ---- the preset's digest ------------------------------------------------------------ */
 
 /* Keys that choose which photos run or where outputs go, not what an output
- * looks like: a change to them alone rebuilds nothing. */
+ * looks like: a change to them alone rebuilds nothing. `photos` only says
+ * whether per-photo files are written at all; left out, a preset's digest
+ * stays what it was before the key existed, and switching photos back on
+ * finds the files an earlier run wrote up to date. */
 static gboolean
 digest_skips(const gal_section *sec, const gal_param *p)
 {
     if (sec == &gal__input_section)
         return TRUE;
     return sec == &gal__output_section &&
-        (strcmp(p->field, "dir") == 0 || strcmp(p->field, "name") == 0);
+        (strcmp(p->field, "dir") == 0 || strcmp(p->field, "name") == 0 ||
+            strcmp(p->field, "photos") == 0);
 }
 
 /* Append a "sha256:..." of every regular file the value names. */

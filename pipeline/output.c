@@ -40,6 +40,10 @@ static const gal_param output_params[] = {
     GAL_PARAM_COLOR(gal_output_opts, background,
         "colour transparent pixels are flattened onto for formats without alpha (JPEG)",
         "white"),
+    GAL_PARAM_BOOL(gal_output_opts, photos,
+        "false writes no file per photo, only what gathering stages (contact-sheet) make: "
+        "quick proofs",
+        "true"),
     GAL_PARAM_END,
 };
 

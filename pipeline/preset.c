@@ -911,12 +911,34 @@ check_output(load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
             param_loc(&gal__output_section, locs, "metadata"), "output.metadata", "%s", err.msg);
 }
 
+gboolean
+gal__preset_has_gather(const gal_preset *preset)
+{
+    for (guint i = 0; i < preset->stages->len; i++)
+        if (g_array_index(preset->stages, gal_stage_instance, i).def->kind == GAL_STAGE_GATHER)
+            return TRUE;
+    return FALSE;
+}
+
+/* `photos: false` leaves the gathering stage as the only thing a run
+ * writes: without one, every run would read each photo and write nothing. */
+static void
+check_photos_gathered(load_ctx *ctx, const gal_preset *preset, const gal_loc *locs)
+{
+    if (preset->output->photos || gal__preset_has_gather(preset))
+        return;
+    gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "photos"),
+        "output.photos",
+        "false needs a contact-sheet stage: without one nothing would be written");
+}
+
 static gal_preset *
 preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
 {
     gal_preset *preset = g_new0(gal_preset, 1);
     g_autofree gal_loc *output_locs = NULL;
     int errors_before = ctx->errs->count + ctx->errs->dropped;
+    int errors_before_stages;
     int n_output_params = 0;
 
     while (gal__output_section.params[n_output_params].field)
@@ -947,7 +969,12 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
             (void **) &preset->output, output_locs, ctx->errs) == 0)
         check_output(ctx, preset->output, output_locs);
     gal__captions_load(gal__node_get(root, "captions"), &preset->captions, ctx->errs);
+    errors_before_stages = ctx->errs->count + ctx->errs->dropped;
     load_stages(ctx, preset, root);
+    /* After a stage error (an unknown stage may be the misspelt sheet)
+     * this would only repeat it. */
+    if (preset->output && ctx->errs->count + ctx->errs->dropped == errors_before_stages)
+        check_photos_gathered(ctx, preset, output_locs);
 
     if (ctx->errs->count + ctx->errs->dropped > errors_before)
         return preset; /* the caller frees it */
@@ -1125,7 +1152,9 @@ gal__preset_uses_field(const gal_preset *preset, const char *field)
         if (section_uses_field(&st->section, st->opts, field))
             return TRUE;
     }
-    return section_uses_field(&gal__output_section, preset->output, field);
+    /* output.name is never rendered when no file is written per photo. */
+    return preset->output->photos &&
+        section_uses_field(&gal__output_section, preset->output, field);
 }
 
 char *

@@ -323,6 +323,7 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
             key_string(out, "preset", runs[r]->preset);
             key_string(out, "input", o->input);
             key_bool(out, "renamed", o->renamed);
+            key_bool(out, "not_made", o->not_made);
             key_bool(out, "removed", o->removed);
             key(out, "error");
             error_object(out, &o->error);

@@ -4,7 +4,10 @@
  * output name rendered and checked for collisions and for overwriting an
  * input), so what gets written never depends on scheduling. Workers then
  * take photos by an atomic index; each writes only its own result slot.
- * Everything they share (the preset, the plan) is read-only by then. */
+ * Everything they share (the preset, the plan) is read-only by then.
+ * With output.photos false there are no names to plan: every photo is
+ * opened only for its contact-sheet tile, and the sheets are all a run
+ * writes. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -125,7 +128,9 @@ cancel_kill(gal_cancel *cancel)
 typedef struct {
     struct stat in_st;         /* the photo as planned */
     char in_sha256[65];        /* "" until hashed */
-    gboolean tap_only;         /* up to date; opened only for a contact sheet */
+    gboolean member;           /* taken into the run: neither refused nor ignored */
+    gboolean tap_only;         /* opened only for a contact sheet: up to date, or
+                                * no file per photo (output.photos false) */
     gboolean started;          /* a worker took it */
     gal_manifest_entry *entry; /* the new record, when its output was written */
 } photo_plan;
@@ -157,6 +162,11 @@ typedef struct run_ctx {
     const gal_preset *preset;
     gal_run_summary *summary;
     char **outputs;  /* planned output path per photo, NULL if none */
+    /* output.photos false: no outputs[], every member only gives its tile. */
+    gboolean sheets_only;
+    /* With sheets_only, the members as planned (see stat_members_digest):
+     * what the sheets' records are compared with, and then hold. */
+    char stat_members[65];
     int *todo;       /* photo indices to build */
     int n_todo;
     gal_gather *gather;   /* the contact sheet, or NULL */
@@ -268,19 +278,23 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
     photo_plan *plan = &ctx->plans[i];
     gboolean failed = job_err->code != GAL_OK;
 
-    if (plan->tap_only)
+    if (plan->tap_only && !ctx->sheets_only)
         ; /* still UP_TO_DATE: its own output was not touched */
     else if (!failed) {
+        /* Without a file of its own (sheets_only), the photo is done once
+         * its tile is taken: no size, no digest, no record of its own. */
         result->status = GAL_PHOTO_DONE;
-        result->width = job->out_width;
-        result->height = job->out_height;
-        result->bytes = job->out_bytes;
-        memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
         result->caption = g_strdup(job->caption);
         result->caption_source = g_strdup(job->caption_source);
         result->caption_cut = job->caption_cut;
-        plan->entry = record(ctx, i, job);
-        record_now(ctx, i);
+        if (!plan->tap_only) {
+            result->width = job->out_width;
+            result->height = job->out_height;
+            result->bytes = job->out_bytes;
+            memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
+            plan->entry = record(ctx, i, job);
+            record_now(ctx, i);
+        }
     }
     else if (gal__cancelled(&ctx->run->cancel)) {
         /* Stopped on purpose: not a failure of the photo. */
@@ -310,7 +324,8 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
     if (job->depends)
         g_ptr_array_unref(job->depends);
     g_string_chunk_free(job->strings);
-    if (!plan->tap_only)
+    /* An up-to-date photo read for a sheet was reported before the run. */
+    if (!plan->tap_only || ctx->sheets_only)
         report(ctx, result, next_done(ctx));
 }
 
@@ -503,7 +518,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
     g_autoptr(GHashTable) claimed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_autoptr(GHashTable) input_paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_autoptr(GHashTable) input_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    gboolean needs_exif = name_needs_exif(preset->output);
+    gboolean needs_exif = !ctx->sheets_only && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(manifest) : NULL;
 
     for (guint i = 0; i < inputs->len; i++) {
@@ -530,6 +545,14 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
             gal_error_set_subject(&result->error, result->input);
             result->status = GAL_PHOTO_IGNORED;
+            continue;
+        }
+        if (ctx->sheets_only) {
+            /* No name to render, so none to collide or to overwrite an
+             * input: every photo is a member, and the sheets' names were
+             * checked when the preset loaded. */
+            ctx->plans[i].member = TRUE;
+            ctx->todo[ctx->n_todo++] = i;
             continue;
         }
         gal__facts_from_path(preset, in->path, i + 1, summary->total, &facts, strings);
@@ -561,6 +584,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
             continue;
         }
         g_hash_table_insert(claimed, g_strdup(canonical), (gpointer) result->input);
+        ctx->plans[i].member = TRUE;
         ctx->outputs[i] = g_steal_pointer(&path);
         result->output = g_strdup(ctx->outputs[i]);
         ctx->todo[ctx->n_todo++] = i;
@@ -687,7 +711,7 @@ members_digest(run_ctx *ctx, char *hex)
     for (int i = 0; i < ctx->summary->total; i++) {
         g_autofree char *rel = NULL;
 
-        if (!ctx->outputs[i])
+        if (!ctx->plans[i].member)
             continue;
         if (!ctx->plans[i].in_sha256[0])
             return;
@@ -700,16 +724,72 @@ members_digest(run_ctx *ctx, char *hex)
     g_strlcpy(hex, g_checksum_get_string(sum), 65);
 }
 
-/* Are the contact sheets recorded for exactly these members, and intact? */
-static gboolean
-sheets_current(run_ctx *ctx, gal_manifest *m)
+/* stat() a file into a members digest, by its path relative to the output
+ * folder (as the photos are): "-" when it does not exist. */
+static void
+digest_stat(run_ctx *ctx, GChecksum *sum, const char *label, const char *path)
 {
-    char members[65];
+    g_autofree char *rel = gal__relative_path(ctx->out_dir, path);
+    g_autofree char *line = NULL;
+    struct stat st;
+
+    if (stat(path, &st) == 0)
+        line = g_strdup_printf("\t%s %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, label, rel,
+            (gint64) st.st_size, gal__mtime_ns(&st));
+    else
+        line = g_strdup_printf("\t%s %s -", label, rel);
+    g_checksum_update(sum, (const guchar *) line, -1);
+}
+
+/* The members of a sheets-only run (output.photos false) by what stat()
+ * says: each photo's path, size and time as planned and, when the preset
+ * shows a caption, those of the files it may come from (a sidecar). There
+ * are no per-photo records holding content hashes to compare with, and
+ * hashing every photo on each rerun would cost a good part of what a quick
+ * proof saves; a photo only touched, or checked out again, makes the
+ * sheets again. Its first line keeps it from ever equalling a
+ * members_digest. */
+static void
+stat_members_digest(run_ctx *ctx, char *hex)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    gboolean captions = gal__preset_uses_field(ctx->preset, "caption");
+
+    g_checksum_update(sum, (const guchar *) "members by stat\n", -1);
+    for (int i = 0; i < ctx->summary->total; i++) {
+        const photo_plan *plan = &ctx->plans[i];
+        g_autofree char *rel = NULL;
+        g_autofree char *line = NULL;
+
+        if (!plan->member)
+            continue;
+        rel = gal__relative_path(ctx->out_dir, ctx->summary->photos[i].input);
+        line = g_strdup_printf("%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT, rel,
+            (gint64) plan->in_st.st_size, gal__mtime_ns(&plan->in_st));
+        g_checksum_update(sum, (const guchar *) line, -1);
+        if (captions) {
+            gal_job probe = { .preset = ctx->preset, .input = ctx->summary->photos[i].input };
+
+            gal__caption_depend(ctx->preset->captions, &probe);
+            for (guint d = 0; probe.depends && d < probe.depends->len; d++)
+                digest_stat(ctx, sum, "caption", probe.depends->pdata[d]);
+            if (probe.depends)
+                g_ptr_array_unref(probe.depends);
+        }
+        g_checksum_update(sum, (const guchar *) "\n", 1);
+    }
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
+/* Are the contact sheets recorded for exactly these `members` (a digest),
+ * and intact? */
+static gboolean
+sheets_current(run_ctx *ctx, gal_manifest *m, const char *members)
+{
     GHashTableIter it;
     gpointer value;
     int found = 0;
 
-    members_digest(ctx, members);
     if (!members[0])
         return FALSE;
     g_hash_table_iter_init(&it, m->entries);
@@ -731,13 +811,34 @@ sheets_current(run_ctx *ctx, gal_manifest *m)
     return found > 0;
 }
 
-static gboolean
-has_gather_stage(const gal_preset *preset)
+/* output.photos false: the sheets are the only outputs, so one decision
+ * covers every photo. Stale (or --force): every member is opened for its
+ * tile; current: none is, and every one is up to date. */
+static void
+decide_sheets_only(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, const int *all,
+    int n_all)
 {
-    for (guint i = 0; i < preset->stages->len; i++)
-        if (g_array_index(preset->stages, gal_stage_instance, i).def->kind == GAL_STAGE_GATHER)
-            return TRUE;
-    return FALSE;
+    gal_run_summary *summary = ctx->summary;
+
+    for (int k = 0; k < n_all; k++)
+        if (stat(summary->photos[all[k]].input, &ctx->plans[all[k]].in_st) != 0)
+            memset(&ctx->plans[all[k]].in_st, 0, sizeof(struct stat));
+    stat_members_digest(ctx, ctx->stat_members);
+    summary->sheets_stale =
+        n_all > 0 && (opts->force || !sheets_current(ctx, m, ctx->stat_members));
+    ctx->n_todo = 0;
+    for (int k = 0; k < n_all; k++) {
+        gal_photo_result *result = &summary->photos[all[k]];
+
+        if (!summary->sheets_stale) {
+            result->status = GAL_PHOTO_UP_TO_DATE;
+            result->why = GAL_WHY_UP_TO_DATE;
+            continue;
+        }
+        result->why = opts->force ? GAL_WHY_FORCED : GAL_WHY_SHEET;
+        ctx->plans[all[k]].tap_only = TRUE;
+        ctx->todo[ctx->n_todo++] = all[k];
+    }
 }
 
 /* Split the planned photos into those to build (left in todo) and those
@@ -749,8 +850,12 @@ decide_all(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, const gal_run_options
     gal_run_summary *summary = ctx->summary;
     g_autofree int *all = g_memdup2(ctx->todo, sizeof(int) * MAX(1, ctx->n_todo));
     int n_all = ctx->n_todo;
-    gboolean gather = has_gather_stage(ctx->preset);
+    gboolean gather = gal__preset_has_gather(ctx->preset);
 
+    if (ctx->sheets_only) {
+        decide_sheets_only(ctx, m, opts, all, n_all);
+        return;
+    }
     ctx->n_todo = 0;
     for (int k = 0; k < n_all; k++) {
         int i = all[k];
@@ -766,8 +871,12 @@ decide_all(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, const gal_run_options
         else
             ctx->todo[ctx->n_todo++] = i;
     }
-    if (gather && n_all > 0)
-        summary->sheets_stale = ctx->n_todo > 0 || !sheets_current(ctx, m);
+    if (gather && n_all > 0) {
+        char members[65];
+
+        members_digest(ctx, members);
+        summary->sheets_stale = ctx->n_todo > 0 || !sheets_current(ctx, m, members);
+    }
     if (summary->sheets_stale && !opts->dry_run) {
         for (int k = 0; k < n_all; k++) {
             gal_photo_result *result = &summary->photos[all[k]];
@@ -790,7 +899,19 @@ record_sheets(run_ctx *ctx, gal_manifest *m, GHashTable *written)
 {
     char members[65];
 
-    members_digest(ctx, members);
+    if (ctx->sheets_only) {
+        gboolean all_in = TRUE;
+
+        for (int i = 0; i < ctx->summary->total; i++)
+            if (ctx->plans[i].member && ctx->summary->photos[i].status == GAL_PHOTO_FAILED)
+                all_in = FALSE;
+        /* A sheet a photo failed to get onto is recorded for no members,
+         * so the next run tries that photo again (as it would retry its
+         * file with output.photos true) rather than call it up to date. */
+        g_strlcpy(members, all_in ? ctx->stat_members : "", sizeof(members));
+    }
+    else
+        members_digest(ctx, members);
     for (int k = 0; k < ctx->summary->n_sheets; k++) {
         gal_photo_result *sheet = &ctx->summary->sheets[k];
         gal_manifest_entry *e;
@@ -850,6 +971,8 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
     /* Photo -> its output in this run, for outputs a photo no longer makes
      * (its name template or EXIF date changed). */
     g_autoptr(GHashTable) now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    /* Sheets only: the run's photos, which make no file of their own now. */
+    g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
     gpointer key;
 
@@ -861,6 +984,9 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
             g_hash_table_insert(now,
                 gal__relative_path(ctx->out_dir, ctx->summary->photos[i].input),
                 gal__relative_path(ctx->out_dir, ctx->outputs[i]));
+        if (ctx->sheets_only && ctx->plans[i].member)
+            g_hash_table_add(members,
+                gal__relative_path(ctx->out_dir, ctx->summary->photos[i].input));
     }
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, &key, NULL))
@@ -882,7 +1008,8 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
 
             input = g_canonicalize_filename(e->input, ctx->out_dir);
             o.renamed = made && strcmp(made, e->output) != 0;
-            if (!o.renamed && (lstat(input, &st) == 0 || errno != ENOENT))
+            o.not_made = g_hash_table_contains(members, e->input);
+            if (!o.renamed && !o.not_made && (lstat(input, &st) == 0 || errno != ENOENT))
                 continue;
         }
         o.output = g_strdup(output);
@@ -1091,7 +1218,7 @@ report_planned(run_ctx *ctx, gboolean dry_run)
     gal_run_summary *summary = ctx->summary;
 
     for (int i = 0; i < summary->total; i++)
-        if (!ctx->outputs[i])
+        if (!ctx->plans[i].member)
             report(ctx, &summary->photos[i], next_done(ctx));
     for (int i = 0; i < summary->total; i++)
         if (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE)
@@ -1124,7 +1251,8 @@ conclude_run(run_ctx *ctx, const gal_run_options *opts)
     for (int k = 0; k < ctx->n_todo && !opts->dry_run; k++) {
         int i = ctx->todo[k];
 
-        if (!ctx->plans[i].started && !ctx->plans[i].tap_only)
+        /* An up-to-date photo only read for a sheet stays up to date. */
+        if (!ctx->plans[i].started && (!ctx->plans[i].tap_only || ctx->sheets_only))
             summary->photos[i].status = GAL_PHOTO_CANCELLED;
     }
     if (summary->n_sheets > 0 && !summary->interrupted) {
@@ -1196,6 +1324,8 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         ctx->preset = presets[r];
         ctx->summary = out[r] = g_new0(gal_run_summary, 1);
         ctx->summary->preset = g_strdup(presets[r]->name);
+        ctx->sheets_only = !presets[r]->output->photos;
+        ctx->summary->sheets_only = ctx->sheets_only;
         ctx->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
         ctx->summary->output_dir = g_strdup(ctx->out_dir);
         g_mutex_init(&ctx->manifest_lock);

@@ -1,7 +1,11 @@
 /* Contact sheets end to end: sizes for grid and justified layouts, pages,
- * a failed photo closing up, and the same bytes whatever -j. */
+ * a failed photo closing up, and the same bytes whatever -j; runs of the
+ * sheets only (output.photos false, the shipped contact-proof): what they
+ * write, and what their reruns, --check and --prune do. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gal_test.h"
 #include "gal_test_meta.h"
@@ -170,4 +174,157 @@ Test(contact_sheet, a_sheet_carries_no_photos_caption_camera_or_date)
         cr_expect_null(exif_content_get_entry(sheet->ifd[photo_tags[i].ifd], photo_tags[i].tag),
             "the sheet carries a photo's %s", exif_tag_get_name(photo_tags[i].tag));
     cr_expect_null(exif_data_get_entry(sheet, EXIF_TAG_GPS_LATITUDE), "no GPS on the sheet");
+}
+
+/* ---- sheets only (output.photos: false) ---------------------------------------------- */
+
+/* Copy the fixture `from` into `dir` as `as`. */
+static void
+copy_fixture(const char *from, const char *dir, const char *as)
+{
+    g_autofree char *to = g_build_filename(dir, as, NULL);
+    gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(from, &len);
+
+    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+}
+
+/* A folder `in` holding copies of trip-01.jpg ... trip-NN.jpg. */
+static char *
+trip_copies(const char *tmp, int n)
+{
+    char *in = g_build_filename(tmp, "in", NULL);
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    for (int i = 1; i <= n; i++) {
+        g_autofree char *name = g_strdup_printf("trip-%02d.jpg", i);
+        g_autofree char *from = g_build_filename(TRIP_DIR, name, NULL);
+
+        copy_fixture(from, in, name);
+    }
+    return in;
+}
+
+/* gallop run PRESET INPUT -o OUT -j 2 [extra...]: exit status, stdout, stderr. */
+static int
+run_with(const char *preset, const char *input, const char *out_dir,
+    const char *const *extra, char **out, char **err)
+{
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    const char *const base[] = { GAL_BINARY, "run", preset, input, "-o", out_dir, "-j", "2" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(base); i++)
+        g_ptr_array_add(argv, (gpointer) base[i]);
+    for (int i = 0; extra && extra[i]; i++)
+        g_ptr_array_add(argv, (gpointer) extra[i]);
+    g_ptr_array_add(argv, NULL);
+    return gal_test_spawn((const char *const *) argv->pdata, out, err);
+}
+
+/* The folder's files, manifest left out, as one string: "a.jpg b.jpg". */
+static char *
+listing(const char *dir)
+{
+    g_autoptr(GPtrArray) names = gal_test_list_dir(dir);
+
+    g_ptr_array_add(names, NULL);
+    return g_strjoinv(" ", (char **) names->pdata);
+}
+
+static struct stat
+stat_of(const char *path)
+{
+    struct stat st;
+
+    cr_assert_eq(stat(path, &st), 0, "%s is missing", path);
+    return st;
+}
+
+/* Written again: a new file was renamed over it (a new inode), which
+ * holds however coarse the clock behind mtimes is. */
+static gboolean
+rewritten(const struct stat *before, const char *path)
+{
+    struct stat now = stat_of(path);
+
+    return now.st_ino != before->st_ino || now.st_mtim.tv_sec != before->st_mtim.tv_sec ||
+        now.st_mtim.tv_nsec != before->st_mtim.tv_nsec;
+}
+
+Test(contact_sheet, switching_photos_off_lists_and_prunes_their_files_but_keeps_the_sheet)
+{
+    g_autofree char *tmp = gal_test_tmpdir("proof-prune");
+    g_autofree char *in = trip_copies(tmp, 3);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "proof.yaml",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 200, height: 200}\n"
+        "  - contact-sheet: {columns: 3, tile: 80, file: \"sheet-{page}.jpg\"}\n");
+    g_autofree char *files = NULL;
+    g_autofree char *stdout_text = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(run_with(preset, in, out, NULL, NULL, &err), 0, "%s", err);
+    files = listing(out);
+    cr_assert_str_eq(files, "sheet-1.jpg trip-01.jpg trip-02.jpg trip-03.jpg");
+
+    /* Without --prune the files a photo no longer makes are listed. */
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with(preset, in, out,
+                     (const char *const[]) { "--set", "output.photos=false", "--dry-run", NULL },
+                     &stdout_text, &err),
+        0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(stdout_text, "orphan ", NULL), 3, "%s", stdout_text);
+    cr_expect(strstr(stdout_text, "makes no file of its own now (output.photos is false)") != NULL,
+        "%s", stdout_text);
+    g_clear_pointer(&stdout_text, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with(preset, in, out,
+                     (const char *const[]) { "--set", "output.photos=false", "--prune", NULL },
+                     &stdout_text, &err),
+        0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(stdout_text, "removed ", NULL), 3, "%s", stdout_text);
+    g_clear_pointer(&files, g_free);
+    files = listing(out);
+    cr_expect_str_eq(files, "sheet-1.jpg", "the sheet stays, the photos' files go");
+    /* And the sheet is recorded: the next run is up to date. */
+    g_clear_pointer(&stdout_text, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with(preset, in, out,
+                     (const char *const[]) { "--set", "output.photos=false", "--check", NULL },
+                     &stdout_text, &err),
+        0, "stdout:\n%s\nstderr:\n%s", stdout_text, err);
+}
+
+Test(contact_sheet, a_sheets_only_run_with_captions_is_made_again_when_a_sidecar_appears)
+{
+    g_autofree char *tmp = gal_test_tmpdir("proof-sidecar");
+    g_autofree char *in = trip_copies(tmp, 3);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
+    g_autofree char *sidecar = g_build_filename(in, "trip-02.txt", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "labels.yaml",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 200, height: 200, fit: inside}\n"
+        "  - contact-sheet: {columns: 3, tile: 100, label: \"{caption|no caption}\"}\n"
+        "output: {photos: false}\n");
+    g_autofree char *err = NULL;
+    struct stat sheet;
+
+    cr_assert_eq(run_with(preset, in, out, NULL, NULL, &err), 0, "%s", err);
+    sheet = stat_of(sheet_path);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with(preset, in, out, (const char *const[]) { "--check", NULL }, NULL, &err),
+        0, "%s", err);
+    /* The label shows the caption, and a sidecar is where it comes from
+     * first: the photo is as it was, its label is not. */
+    cr_assert(g_file_set_contents(sidecar, "Start line, 8 a.m.", -1, NULL));
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with(preset, in, out, (const char *const[]) { "--check", NULL }, NULL, &err),
+        1, "%s", err);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with(preset, in, out, NULL, NULL, &err), 0, "%s", err);
+    cr_expect(rewritten(&sheet, sheet_path), "the sheet still shows the old label");
 }

@@ -1320,6 +1320,60 @@ Test(preset, reports_template_errors_at_the_value)
         "unknown field \"{stme}\" at column 1 of \"{stme}.{ext}\" (did you mean \"{stem}\"?)");
 }
 
+/* ---- output.photos ---------------------------------------------------------- */
+
+Test(preset, rejects_photos_false_without_a_contact_sheet)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize: {width: 240}\n"
+                                             "output:\n"
+                                             "  quality: 80\n"
+                                             "  photos: false\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 6, 11, "output.photos",
+        "false needs a contact-sheet stage: without one nothing would be written");
+}
+
+Test(preset, rejects_photos_false_set_on_a_preset_without_a_contact_sheet)
+{
+    static const char *const set[] = { "output.photos=false" };
+    g_autofree gal_errors *errs =
+        load_fails_with("gallop: 1\nstages: [ {resize: {width: 240}} ]\n", set, 1);
+
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, "--set output.photos=false", 0, 0,
+        "output.photos", "false needs a contact-sheet stage");
+}
+
+Test(preset, photos_false_with_a_contact_sheet_loads_and_photos_default_to_true)
+{
+    gal_preset *sheets = load_ok("gallop: 1\n"
+                                 "stages:\n"
+                                 "  - resize: {width: 240}\n"
+                                 "  - contact-sheet: {tile: 120}\n"
+                                 "output: {photos: false}\n");
+    gal_preset *plain = load_ok("gallop: 1\nstages: [ {resize: {width: 240}} ]\n");
+
+    cr_expect_not(sheets->output->photos);
+    cr_expect(plain->output->photos);
+    gal_preset_free(sheets);
+    gal_preset_free(plain);
+}
+
+Test(preset, a_misspelt_contact_sheet_is_reported_once_not_again_as_photos_false)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - contact-shet: {tile: 120}\n"
+                                             "output: {photos: false}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 3, 5, "contact-shet",
+        "unknown stage (did you mean \"contact-sheet\"?)");
+}
+
 /* ---- 10. --set -------------------------------------------------------------- */
 
 static const char portrait[] = "gallop: 1\n"
