@@ -251,6 +251,173 @@ rewritten(const struct stat *before, const char *path)
         now.st_mtim.tv_nsec != before->st_mtim.tv_nsec;
 }
 
+Test(contact_sheet, contact_proof_writes_the_sheet_and_no_file_per_photo)
+{
+    g_autofree char *tmp = gal_test_tmpdir("proof-only");
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *report = g_build_filename(tmp, "report.json", NULL);
+    g_autofree char *files = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *stdout_text = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(VipsImage) sheet = NULL;
+
+    cr_assert_eq(run_with("contact-proof", TRIP_DIR, out,
+                     (const char *const[]) { "--report", report, NULL }, &stdout_text, &err),
+        0, "%s", err);
+    files = listing(out);
+    cr_expect_str_eq(files, "contact-1.jpg", "only the sheet, no photo and no temporary file");
+    cr_expect(g_file_test(manifest, G_FILE_TEST_IS_REGULAR), "the run keeps its manifest");
+    cr_expect(strstr(err, " photos, no file per photo: 1 contact sheet written; ") != NULL &&
+            strstr(err, " read, 0 failed, 0 skipped, 0 up to date") != NULL,
+        "the summary counts what was written: %s", err);
+    cr_expect_eq(gal_test_count_lines(stdout_text, "wrote ", NULL), 0, "%s", stdout_text);
+    /* Six 240 px cells a row, with 8 px gaps. */
+    sheet = gal_test_load_image(sheet_path, FALSE);
+    cr_expect_eq(sheet->Xsize, 8 + 6 * 248);
+
+    text = gal_test_read_bytes(manifest, NULL);
+    cr_expect_eq(gal_test_count_lines(text, "output\t", NULL), 0, "no per-photo record:\n%s",
+        text);
+    cr_expect_eq(gal_test_count_lines(text, "sheet\tcontact-1.jpg\t", NULL), 1, "%s", text);
+    g_clear_pointer(&text, g_free);
+    /* The report says each photo is done, with no file of its own. */
+    text = gal_test_read_bytes(report, NULL);
+    cr_expect(strstr(text, "\"up_to_date\":0,\"failed\":0,") != NULL, "%s", text);
+    cr_expect(strstr(text, "\"status\":\"up-to-date\"") == NULL, "%s", text);
+    cr_expect(strstr(text, "\"status\":\"done\",\"reason\":\"contact-sheet\",\"reason_detail\":null,"
+                           "\"outputs\":[],\"planned_output\":null") != NULL,
+        "%s", text);
+}
+
+Test(contact_sheet, contact_proof_with_a_broken_photo_exits_1_and_still_makes_the_sheet)
+{
+    g_autofree char *tmp = gal_test_tmpdir("proof-broken");
+    g_autofree char *in = trip_copies(tmp, 3);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
+    g_autofree char *files = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(VipsImage) sheet = NULL;
+    struct stat first;
+
+    copy_fixture(GAL_FIXTURES_DIR "/broken/truncated.jpg", in, "trip-02b.jpg");
+    cr_assert_eq(run_with("contact-proof", in, out, NULL, NULL, &err), 1, "%s", err);
+    cr_expect(strstr(err, "trip-02b.jpg: ") != NULL, "the failure is reported: %s", err);
+    cr_expect(strstr(err, "4 photos, no file per photo: 1 contact sheet written; 3 read, "
+                          "1 failed") != NULL,
+        "%s", err);
+    files = listing(out);
+    cr_expect_str_eq(files, "contact-1.jpg");
+    /* Three tiles in one row: the broken photo left no empty cell. */
+    sheet = gal_test_load_image(sheet_path, FALSE);
+    cr_expect_eq(sheet->Xsize, 8 + 3 * 248);
+
+    /* The broken photo is tried again, as a photo's own file would be:
+     * not called up to date because it failed the same way before. */
+    first = stat_of(sheet_path);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, NULL, NULL, &err), 1, "%s", err);
+    cr_expect(strstr(err, "trip-02b.jpg: ") != NULL, "%s", err);
+    cr_expect(rewritten(&first, sheet_path));
+}
+
+Test(contact_sheet, contact_proof_reruns_make_the_sheet_again_only_when_a_photo_changed)
+{
+    g_autofree char *tmp = gal_test_tmpdir("proof-rerun");
+    g_autofree char *in = trip_copies(tmp, 5);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *touched = g_build_filename(in, "trip-03.jpg", NULL);
+    g_autofree char *stdout_text = NULL;
+    g_autofree char *err = NULL;
+    struct stat sheet, record, photo;
+    struct timespec times[2];
+
+    /* Each photo is reported as it is done, though it writes no file. */
+    cr_assert_eq(run_with("contact-proof", in, out, (const char *const[]) { "--log", "json", NULL },
+                     NULL, &err),
+        0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(err, "{\"event\":\"photo\",", NULL), 5, "%s", err);
+    cr_expect(strstr(err, "{\"event\":\"photo\",\"done\":5,\"total\":5,") != NULL, "%s", err);
+    sheet = stat_of(sheet_path);
+    record = stat_of(manifest);
+
+    /* Nothing changed: nothing is read or written, and --check agrees. */
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, NULL, NULL, &err), 0, "%s", err);
+    cr_expect(strstr(err, "5 photos, no file per photo: 0 contact sheets written; 0 read, "
+                          "0 failed, 0 skipped, 5 up to date") != NULL,
+        "%s", err);
+    cr_expect_not(rewritten(&sheet, sheet_path), "the sheet was made again for nothing");
+    cr_expect_not(rewritten(&record, manifest), "the manifest was rewritten for nothing");
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, (const char *const[]) { "--check", NULL },
+                     &stdout_text, &err),
+        0, "stdout:\n%s\nstderr:\n%s", stdout_text, err);
+    cr_expect(strstr(err, "contact sheets up to date") != NULL, "%s", err);
+
+    /* One photo copy touched (its time moved, its bytes the same): --check
+     * says the sheets are stale, a dry run says what it would read, and
+     * a run makes the sheet again. */
+    photo = stat_of(touched);
+    times[0] = photo.st_atim;
+    times[1] = photo.st_mtim;
+    times[1].tv_sec += 2;
+    cr_assert_eq(utimensat(AT_FDCWD, touched, times, 0), 0);
+    g_clear_pointer(&stdout_text, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, (const char *const[]) { "--check", NULL },
+                     &stdout_text, &err),
+        1, "stdout:\n%s\nstderr:\n%s", stdout_text, err);
+    cr_expect_eq(gal_test_count_lines(stdout_text, "stale  contact sheets", NULL), 1, "%s",
+        stdout_text);
+    cr_expect(strstr(err, "contact sheets stale") != NULL, "%s", err);
+    g_clear_pointer(&stdout_text, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, (const char *const[]) { "--dry-run", NULL },
+                     &stdout_text, &err),
+        0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(stdout_text, "read   ", NULL), 5, "%s", stdout_text);
+    cr_expect_eq(gal_test_count_lines(stdout_text, "sheet  contact sheets", NULL), 1, "%s",
+        stdout_text);
+    cr_expect_not(rewritten(&sheet, sheet_path), "a dry run wrote the sheet");
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, NULL, NULL, &err), 0, "%s", err);
+    cr_expect(strstr(err, "1 contact sheet written; 5 read") != NULL, "%s", err);
+    cr_expect(rewritten(&sheet, sheet_path), "the sheet was not made again");
+
+    /* Up to date again; then a photo added, and one removed. */
+    sheet = stat_of(sheet_path);
+    g_clear_pointer(&stdout_text, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, (const char *const[]) { "--check", NULL },
+                     &stdout_text, &err),
+        0, "%s", err);
+    copy_fixture(TRIP_DIR "/trip-06.jpg", in, "trip-06.jpg");
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, NULL, NULL, &err), 0, "%s", err);
+    cr_expect(strstr(err, "6 photos, no file per photo: 1 contact sheet written") != NULL, "%s",
+        err);
+    cr_expect(rewritten(&sheet, sheet_path), "an added photo did not make the sheet again");
+    sheet = stat_of(sheet_path);
+    cr_assert_eq(unlink(touched), 0);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, NULL, NULL, &err), 0, "%s", err);
+    cr_expect(rewritten(&sheet, sheet_path), "a removed photo did not make the sheet again");
+
+    /* --force makes it again with nothing changed. */
+    sheet = stat_of(sheet_path);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(run_with("contact-proof", in, out, (const char *const[]) { "--force", NULL },
+                     NULL, &err),
+        0, "%s", err);
+    cr_expect(rewritten(&sheet, sheet_path), "--force did not make the sheet again");
+}
+
 Test(contact_sheet, switching_photos_off_lists_and_prunes_their_files_but_keeps_the_sheet)
 {
     g_autofree char *tmp = gal_test_tmpdir("proof-prune");
