@@ -549,6 +549,13 @@ typedef struct gal_resize_plan {
 void gal__resize_plan(gal_fit fit, int width, int height, gboolean upscale, int in_width,
     int in_height, gal_resize_plan *plan);
 
+/* Lanczos 3 scaling along one axis with libvips' vectorised reducer
+ * (stage_resize.c): rows to `height`, or columns to `width` through quarter
+ * turns (`in` in memory, without the sequential mark). New image in *out;
+ * -1 with the libvips error set. */
+int gal__scale_rows(VipsImage *in, int height, VipsImage **out);
+int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
+
 /* The registered stages, in stages.def order, NULL-terminated. */
 extern const gal_stage_def *const gal__stages[];
 const gal_stage_def *gal__stage_find(const char *name);

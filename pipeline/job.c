@@ -127,41 +127,26 @@ jpeg_shrink(int stored_width, int stored_height, int width, int height)
 }
 
 /* Shrink a streamed image to `width` x `height` (both no larger) with
- * Lanczos 3, as vips_resize would, faster. In libvips 8.14 the horizontal
- * reducer (vips_reduceh) is plain C and about three times slower than the
- * vectorised vertical one, and it was the largest cost of a 12 MP photo
- * after the decoder. So rows are reduced as they stream in, the (already
- * shorter) result is held in memory, turned a quarter, its former rows
- * reduced by vips_reducev too, and turned back. Everything after the copy
- * is lazy: a crop later computes only the columns it keeps. */
+ * Lanczos 3, as vips_resize would, but without 8.14's slow vips_reduceh
+ * (see gal__scale_rows), which was the largest cost of a 12 MP photo after
+ * the decoder. Rows are reduced as they stream in; the (already shorter)
+ * result is held in memory for the quarter turns that reduce its columns.
+ * Everything after the copy is lazy: a crop later computes only the
+ * columns it keeps. */
 static int
 shrink_streamed(VipsImage *in, int width, int height, VipsImage **out)
 {
     g_autoptr(VipsImage) short_rows = NULL;
     g_autoptr(VipsImage) memory = NULL;
-    g_autoptr(VipsImage) turned = NULL;
-    g_autoptr(VipsImage) narrow = NULL;
-    VipsImage *current = in;
 
-    if (height != in->Ysize) {
-        if (vips_reducev(in, &short_rows, (double) in->Ysize / height, "kernel",
-                VIPS_KERNEL_LANCZOS3, NULL))
-            return -1;
-        current = short_rows;
-    }
+    if (gal__scale_rows(in, height, &short_rows))
+        return -1;
     if (width == in->Xsize)
-        return vips_copy(current, out, NULL);
-    if (!(memory = vips_image_copy_memory(current)))
+        return vips_copy(short_rows, out, NULL);
+    if (!(memory = vips_image_copy_memory(short_rows)))
         return -1;
-    /* The copy keeps the decoder's "sequential" mark, which would make
-     * every later operation ask for one-row strips: through the turn,
-     * column after column, many times slower than tiles. */
     vips_image_remove(memory, VIPS_META_SEQUENTIAL);
-    if (vips_rot(memory, &turned, VIPS_ANGLE_D90, NULL) ||
-        vips_reducev(turned, &narrow, (double) in->Xsize / width, "kernel",
-            VIPS_KERNEL_LANCZOS3, NULL))
-        return -1;
-    if (vips_rot(narrow, out, VIPS_ANGLE_D270, NULL))
+    if (gal__scale_columns(memory, width, out))
         return -1;
     /* Later steps see a streamed image again, as if from the decoder, and
      * work in strips: vips_shrinkv (a contact-sheet tile) asked for small

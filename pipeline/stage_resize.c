@@ -199,10 +199,17 @@ pad(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIma
     return 0;
 }
 
-/* One axis of upsize(): rows repeated `zoom` times, then reduced to
- * `height` rows with Lanczos 3. */
-static int
-upsize_rows(VipsImage *in, int height, VipsImage **out)
+/* Lanczos 3 along one axis, the vectorised way. libvips 8.14 has two
+ * reducers: vips_reducev (orc) and vips_reduceh (plain C, about three times
+ * slower), and enlarges with a bicubic vips_affine, slower still (about
+ * 45 ns a pixel) and half an output pixel off centre. So every scale in
+ * gallop goes through vips_reducev: rows here; columns by turning the image
+ * a quarter round and back (gal__scale_columns), which is still faster.
+ * To grow, rows are first repeated a whole number of times (vips_zoom, a
+ * copy); the result is centred, within 0.25 of 255 on average of a centred
+ * bicubic enlargement. */
+int
+gal__scale_rows(VipsImage *in, int height, VipsImage **out)
 {
     double scale = (double) height / in->Ysize;
     int zoom = scale > 1 ? (int) ceil(scale) : 1;
@@ -210,50 +217,50 @@ upsize_rows(VipsImage *in, int height, VipsImage **out)
 
     if (height == in->Ysize)
         return vips_copy(in, out, NULL);
+    if (zoom == 1)
+        return vips_reducev(in, out, (double) in->Ysize / height, "kernel",
+            VIPS_KERNEL_LANCZOS3, NULL);
     return vips_zoom(in, &zoomed, 1, zoom, NULL) ||
         vips_reducev(zoomed, out, (double) zoomed->Ysize / height, "kernel",
             VIPS_KERNEL_LANCZOS3, NULL);
 }
 
-/* Scale to `width` x `height` when an axis grows. libvips 8.14 enlarges
- * with a bicubic vips_affine, which is slow (about 45 ns a pixel: 65 ms of
- * the 100 ms a 1080 px photo took to become 1080x1350) and lands half an
- * output pixel off centre. Here each axis is repeated a whole number of
- * times (vips_zoom, a copy) and reduced to size with Lanczos 3 by
- * vips_reducev, the vectorised one of libvips' two reducers; the columns
- * get the same by turning the image a quarter round and back, which is
- * still faster than vips_reduceh. Centred, and within 0.25 of 255 on
- * average of a centred bicubic enlargement. Turning reads whole columns:
- * the input (small: it is being enlarged) is put in memory first, and
- * the caller puts the result there too (see resize_build). */
+/* The columns' counterpart of gal__scale_rows(). Turning reads whole
+ * columns, so `in` must allow random access (be in memory) and not carry
+ * the decoder's "sequential" mark, which would make every operation after
+ * it ask for one-row strips: through the turn, column after column, many
+ * times slower than tiles. */
+int
+gal__scale_columns(VipsImage *in, int width, VipsImage **out)
+{
+    g_autoptr(VipsImage) turned = NULL;
+    g_autoptr(VipsImage) scaled = NULL;
+
+    if (width == in->Xsize)
+        return vips_copy(in, out, NULL);
+    return vips_rot(in, &turned, VIPS_ANGLE_D90, NULL) ||
+        gal__scale_rows(turned, width, &scaled) ||
+        vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
+}
+
+/* Scale to `width` x `height` when an axis grows (see gal__scale_rows).
+ * The input is small (it is being enlarged), so it is put in memory first
+ * for the turn, and the caller puts the result there too (see
+ * resize_build). */
 static int
 upsize(VipsImage *in, int width, int height, VipsImage **out)
 {
     g_autoptr(VipsImage) memory = NULL;
     g_autoptr(VipsImage) tall = NULL;
-    g_autoptr(VipsImage) turned = NULL;
     g_autoptr(VipsImage) wide = NULL;
-    g_autoptr(VipsImage) back = NULL;
-    VipsImage *current;
 
     if (!(memory = vips_image_copy_memory(in)))
         return -1;
-    /* The copy would keep the decoder's "sequential" mark, which makes
-     * every operation after it ask for one-row strips: through the turn,
-     * that is column after column, many times slower than tiles. */
     vips_image_remove(memory, VIPS_META_SEQUENTIAL);
-    if (upsize_rows(memory, height, &tall))
+    if (gal__scale_rows(memory, height, &tall) || gal__scale_columns(tall, width, &wide))
         return -1;
-    current = tall;
-    if (width != in->Xsize) {
-        if (vips_rot(tall, &turned, VIPS_ANGLE_D90, NULL) ||
-            upsize_rows(turned, width, &wide) ||
-            vips_rot(wide, &back, VIPS_ANGLE_D270, NULL))
-            return -1;
-        current = back;
-    }
     /* Rounding in vips_reducev: a pixel more or less, from the edge. */
-    return vips_gravity(current, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
+    return vips_gravity(wide, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
         VIPS_EXTEND_COPY, NULL);
 }
 
