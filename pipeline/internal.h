@@ -11,6 +11,8 @@
 #include <vips/vips.h>
 
 #include "gallop.h"
+#include "error.h"
+#include "fsio.h"
 
 /* libvips declares g_autoptr cleanups for its types only from 8.16 on. */
 #if VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION < 16
@@ -32,41 +34,6 @@ gal__array_int_unref(VipsArrayInt *array)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VipsArrayInt, gal__array_int_unref)
 
 #define GAL_FREE(p) G_STMT_START { g_free(p); (p) = NULL; } G_STMT_END
-
-/* ---- locations and errors ------------------------------------------------ */
-
-/* A place in a preset. `file` is borrowed from the node tree or preset that
- * owns it (interned there); line and col are 1-based; line 0 = no line
- * (e.g. a --set argument, where `file` holds the whole argument). */
-typedef struct gal_loc {
-    const char *file;
-    int line, col;
-} gal_loc;
-
-/* Set `err` unless it is already set (the first error wins). Always
- * returns -1 so that failing is one line. `loc` and `key` may be NULL. */
-int gal_error_set(gal_error *err, gal_code code, const gal_loc *loc,
-    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
-
-/* The same, taking the message from libvips' (shared, global) error buffer,
- * which is then cleared: call it right after the failing vips call.
- * `what` prefixes the libvips message ("resize: ..."). */
-int gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
-    const char *what);
-
-/* Name the photo an error is about (first subject wins). */
-void gal_error_set_subject(gal_error *err, const char *subject);
-
-/* Append a copy of `err` to `errs` (or count it as dropped). */
-void gal__errors_add(gal_errors *errs, const gal_error *err);
-
-/* Add an error to a list in one call; returns -1. */
-int gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
-    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
-
-/* The closest of `candidates` (NULL-terminated) to `word` by edit distance,
- * or NULL when none is close enough to suggest. */
-const char *gal__did_you_mean(const char *word, const char *const *candidates);
 
 /* ---- preset node tree ---------------------------------------------------- */
 
@@ -397,22 +364,24 @@ gboolean gal__preset_has_gather(const gal_preset *preset);
 
 /* ---- the output folder --------------------------------------------------------- */
 
-/* Hidden temporary files (outputs, manifest) end in this until renamed. */
-#define GAL_TMP_SUFFIX ".gallop-tmp"
-
 typedef struct gal_out_dir {
-    int fd;                /* holds the lock; -1: none */
+    int fd;                /* the folder, open; every write goes beneath it; -1: none */
+    char *path;            /* the folder, canonical */
+    int open_errno;        /* why fd is -1 (0: a dry run found no folder) */
+    gboolean locked;       /* fd holds the run's lock */
     GPtrArray *created;    /* folders made for the run, deepest first */
     int leftovers_removed; /* temporary files of a killed run, removed */
 } gal_out_dir;
 
-/* Create `dir` if needed and take it for this run: an exclusive lock held
- * until gal__out_dir_release (GAL_ERR_USAGE when another run holds it),
- * then remove the temporary files a killed run left in it. A folder that
- * cannot be created is left to the writes to report (no lock, returns 0).
+/* Open the output folder `dir` for a run. With `lock` (a run that
+ * writes): create it if needed and take it: an exclusive lock held until
+ * gal__out_dir_release (GAL_ERR_USAGE when another run holds it), then
+ * remove the temporary files a killed run left in it. Without (a dry
+ * run): open it if it exists. A folder that cannot be created or opened
+ * is left to the writes to report (fd -1, open_errno set; returns 0).
  * Release it in any case; release removes folders it made that stayed
  * empty. */
-int gal__out_dir_claim(const char *dir, gal_out_dir *claim, gal_error *err);
+int gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error *err);
 void gal__out_dir_release(gal_out_dir *claim);
 
 /* Fill the section from the preset's `captions` mapping (NULL: defaults),
@@ -659,6 +628,8 @@ struct gal_job {
     const gal_preset *preset;
     const char *input;         /* borrowed from the plan */
     const char *output_path;   /* final path, borrowed from the plan */
+    const gal_out_dir *out_dir; /* the output folder, open */
+    char *output_rel;          /* the output beneath it (owned) */
     gal_facts facts;           /* what templates can show of this photo */
     GStringChunk *strings;     /* owns the facts' strings */
     int out_width, out_height; /* set when the job succeeds */
@@ -699,7 +670,7 @@ typedef struct gal_gather gal_gather;
  * order to process them in. NULL (and `order` untouched) when the preset
  * has no gathering stage. Reads headers when sorting by date. */
 gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
-    const char *out_dir, int *order);
+    const gal_out_dir *out_dir, int *order);
 /* 1-based place of photo `id` in the order; 0 without a gather. */
 int gal__gather_index(const gal_gather *g, int id);
 /* Photo `id` finished: its item (ownership taken), or NULL when it failed.
@@ -744,14 +715,9 @@ void gal__shared_decode_size(int width, int height, const int *load_w, const int
 char *gal__output_path(const gal_output_opts *output, const char *dir,
     const gal_facts *facts, gal_error *err);
 
-/* Encode `image` to `path` atomically (temporary file in the same folder,
- * then rename). */
-int gal__output_write(const gal_output_opts *output, VipsImage *image,
-    const char *path, gal_error *err);
-
-/* The same with what a photo's job knows: the preset name for Software,
- * the caption for PNG text, the run's cancel; the written file's size and
- * SHA-256 come back in `info`. `info` may be NULL. */
+/* What an output's writer knows of its photo: the preset name for
+ * Software, the caption for PNG text, the run's cancel; the written file's
+ * size and SHA-256 come back. */
 typedef struct gal_write_info {
     const char *preset_name;   /* NULL: Software is "gallop VERSION" */
     const char *caption;       /* NULL: the EXIF ImageDescription */
@@ -759,8 +725,12 @@ typedef struct gal_write_info {
     gint64 bytes;              /* out */
     char sha256[65];           /* out, hex */
 } gal_write_info;
+
+/* Encode `image` to `rel` beneath the output folder `dir` atomically
+ * (a temporary file beside it, then a rename), folders made beneath the
+ * folder as needed, never through a link. `info` may be NULL. */
 int gal__output_write_info(const gal_output_opts *output, VipsImage *image,
-    const char *path, gal_write_info *info, gal_error *err);
+    const gal_out_dir *dir, const char *rel, gal_write_info *info, gal_error *err);
 
 /* ---- cancellation (schedule.c) ---------------------------------------------------- */
 
@@ -783,15 +753,18 @@ void gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image);
 /* ---- files and digests (manifest.c) ------------------------------------------------ */
 
 /* SHA-256 of a file's contents as 64 hex digits into `hex` (65 bytes), its
- * size into *size (may be NULL). */
-int gal__file_sha256(const char *path, char *hex, gint64 *size, gal_error *err);
+ * size into *size (may be NULL). The file is opened by `rules` (NULL: any
+ * regular file, GAL_ERR_INPUT). */
+int gal__file_sha256(const char *path, const gal_read_rules *rules, char *hex, gint64 *size,
+    gal_error *err);
+/* The same from an open descriptor, read to its end: -1 with errno set. */
+int gal__fd_sha256(int fd, char *hex, gint64 *size);
+/* The same for the regular file `rel` beneath the folder `root_fd`, no
+ * link followed: -1 with errno set. */
+int gal__sha256_beneath(int root_fd, const char *rel, char *hex, gint64 *size);
 
 /* "1.6.39" */
 const char *gal__libpng_version(void);
-
-/* Write `data` to `path` through a temporary file and a rename, so that
- * `path` is either the old file or the whole new one. */
-int gal__write_atomic(const char *path, const char *data, gsize len, gal_error *err);
 
 /* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
 char *gal__relative_path(const char *dir, const char *path);
@@ -844,11 +817,16 @@ typedef struct gal_manifest {
     char *dir;            /* the output folder, canonical */
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
+    GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
 } gal_manifest;
 
 gal_manifest *gal__manifest_new(const char *dir);
-/* Never fails: a missing, unreadable or foreign manifest reads as empty. */
+/* Never fails: a missing, unreadable or foreign manifest reads as empty.
+ * Entries that name anything but a relative path beneath the folder are
+ * dropped, each with a line in `warnings`. */
 gal_manifest *gal__manifest_load(const char *dir);
+/* Add the entries of manifest text to `m` (as load does). */
+void gal__manifest_parse(gal_manifest *m, const char *text);
 void gal__manifest_free(gal_manifest *m);
 /* The file's text, entries sorted by output. New string. */
 char *gal__manifest_text(gal_manifest *m);

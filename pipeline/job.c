@@ -345,7 +345,8 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
 
         job->out_width = image->Xsize;
         job->out_height = image->Ysize;
-        if (gal__output_write_info(preset->output, image, job->output_path, &info, err))
+        if (gal__output_write_info(preset->output, image, job->out_dir, job->output_rel, &info,
+                err))
             return -1;
         job->out_bytes = info.bytes;
         memcpy(job->out_sha256, info.sha256, sizeof(job->out_sha256));

@@ -351,7 +351,7 @@ gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *c
 {
     g_autofree char *text = gal_runs_report_json(presets, runs, n);
 
-    return gal__write_atomic(path, text, strlen(text), err);
+    return gal__write_atomic(path, text, strlen(text), FALSE, err);
 }
 
 int

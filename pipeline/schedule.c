@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "limit.h"
 
 /* libvips logs warnings (a tile it could not decode, a bad ICC profile)
  * to stderr; the library never prints, and every failure that matters
@@ -209,6 +210,37 @@ name_key(run_ctx *ctx, int i)
         ctx->summary->total);
 }
 
+/* Files an output depends on (caption sidecars, tables, exports) are
+ * named by paths the manifest keeps, which may have been tampered with:
+ * each is hashed only when it is a regular file within the limit. */
+static const gal_read_rules dependency_rules = { "file an output depends on", NULL, TRUE, 0,
+    GAL_ERR_INPUT };
+
+/* A dependency as it is now: *exists when it is a regular file, and
+ * then its contents' digest in `hex`, or 64 zeros when it cannot be read
+ * within the limit (any later change then counts). */
+static void
+dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex)
+{
+    gal_read_rules rules = dependency_rules;
+    gal_error err = { 0 };
+    int fd;
+
+    *exists = stat(path, st) == 0 && S_ISREG(st->st_mode);
+    memset(hex, '0', 64);
+    hex[64] = '\0';
+    if (!*exists)
+        return;
+    rules.max_bytes = gal__limits.dependency_bytes;
+    if (gal__file_open(path, &rules, &fd, NULL, &err))
+        return;
+    if (gal__fd_sha256(fd, hex, NULL) != 0) {
+        memset(hex, '0', 64);
+        hex[64] = '\0';
+    }
+    close(fd);
+}
+
 /* The manifest record of a photo whose output was just written. */
 static gal_manifest_entry *
 record(run_ctx *ctx, int i, const gal_job *job)
@@ -225,7 +257,7 @@ record(run_ctx *ctx, int i, const gal_job *job)
     g_strlcpy(e->preset_digest, ctx->preset_digest, sizeof(e->preset_digest));
     e->version = g_strdup(GAL_VERSION);
     e->out_size = job->out_bytes;
-    e->out_mtime_ns = stat(ctx->outputs[i], &st) == 0 ? gal__mtime_ns(&st) : 0;
+    e->out_mtime_ns = gal__stat_beneath(ctx->claim.fd, e->output, &st) == 0 ? gal__mtime_ns(&st) : 0;
     g_strlcpy(e->out_sha256, job->out_sha256, sizeof(e->out_sha256));
     e->width = job->out_width;
     e->height = job->out_height;
@@ -235,9 +267,10 @@ record(run_ctx *ctx, int i, const gal_job *job)
     e->caption_cut = job->caption_cut;
     for (guint d = 0; job->depends && d < job->depends->len; d++) {
         g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65] = "";
-        gal_error err = { 0 };
-        gboolean exists = stat(path, &st) == 0 && gal__file_sha256(path, hex, NULL, &err) == 0;
+        char hex[65];
+        gboolean exists;
+
+        dependency_state(path, &st, &exists, hex);
 
         gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
             exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
@@ -324,6 +357,7 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
     if (job->depends)
         g_ptr_array_unref(job->depends);
     g_string_chunk_free(job->strings);
+    g_free(job->output_rel);
     /* An up-to-date photo read for a sheet was reported before the run. */
     if (!plan->tap_only || ctx->sheets_only)
         report(ctx, result, next_done(ctx));
@@ -365,7 +399,7 @@ run_photo(shared_run *run, const int *slots)
         int i = slots[r];
 
         if (i >= 0 && !run->runs[r]->plans[i].tap_only) {
-            gal__file_sha256(input, sha256, NULL, &hash_err);
+            gal__file_sha256(input, NULL, sha256, NULL, &hash_err);
             hash_seconds = (g_get_monotonic_time() - start) / 1e6;
         }
     }
@@ -378,7 +412,9 @@ run_photo(shared_run *run, const int *slots)
             continue;
         plan = &ctx->plans[i];
         jobs[r] = (gal_job) { .preset = ctx->preset, .input = input,
-            .output_path = ctx->outputs[i], .strings = g_string_chunk_new(256),
+            .output_path = ctx->outputs[i], .out_dir = &ctx->claim,
+            .output_rel = ctx->outputs[i] ? gal__relative_path(ctx->out_dir, ctx->outputs[i]) : NULL,
+            .strings = g_string_chunk_new(256),
             .cancel = &run->cancel, .tap_only = plan->tap_only };
         if (!plan->tap_only) {
             if (!plan->in_sha256[0])
@@ -594,7 +630,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
 /* With a contact sheet, photos are processed in the sheet's order, so its
  * pages complete (and are freed) one after another. */
 static void
-order_for_gather(run_ctx *ctx, const char *out_dir)
+order_for_gather(run_ctx *ctx)
 {
     g_autofree const char **paths = g_new0(const char *, ctx->n_todo);
     g_autofree int *order = g_new0(int, ctx->n_todo);
@@ -602,7 +638,7 @@ order_for_gather(run_ctx *ctx, const char *out_dir)
 
     for (int k = 0; k < ctx->n_todo; k++)
         paths[k] = ctx->summary->photos[members[k]].input;
-    ctx->gather = gal__gather_new(ctx->preset, paths, ctx->n_todo, out_dir, order);
+    ctx->gather = gal__gather_new(ctx->preset, paths, ctx->n_todo, &ctx->claim, order);
     if (!ctx->gather)
         return;
     ctx->gather_id = g_new0(int, ctx->summary->total);
@@ -614,20 +650,37 @@ order_for_gather(run_ctx *ctx, const char *out_dir)
 
 /* ---- incremental decisions ------------------------------------------------------------ */
 
-/* Is the file at `path` still the one recorded (size, mtime, else content)?
- * On a content match with a new mtime the record is refreshed, so the
- * next run takes the fast path again. A hash taken on the way lands in
- * `hashed` (may be NULL), so a changed photo is not read twice. */
+/* A file the incremental decisions compare with its record: a photo (a
+ * path), or an output (`path` relative beneath the output folder
+ * `root_fd`, never read through a link). */
+typedef struct {
+    const char *path;
+    int root_fd; /* >= 0: an output beneath this folder */
+} file_ref;
+
+static int
+ref_sha256(const file_ref *f, char *hex)
+{
+    gal_error err = { 0 };
+
+    if (f->root_fd >= 0)
+        return gal__sha256_beneath(f->root_fd, f->path, hex, NULL);
+    return gal__file_sha256(f->path, NULL, hex, NULL, &err);
+}
+
+/* Is the file still the one recorded (size, mtime, else content)? On a
+ * content match with a new mtime the record is refreshed, so the next run
+ * takes the fast path again. A hash taken on the way lands in `hashed`
+ * (may be NULL), so a changed photo is not read twice. */
 static gboolean
-same_file_hashed(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256,
+same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, char *sha256,
     const struct stat *st, char *hashed)
 {
     char hex[65];
-    gal_error err = { 0 };
 
     if (st->st_size == *size && gal__mtime_ns(st) == *mtime_ns)
         return TRUE;
-    if (gal__file_sha256(path, hex, NULL, &err))
+    if (ref_sha256(f, hex))
         return FALSE;
     if (hashed)
         memcpy(hashed, hex, sizeof(hex));
@@ -638,12 +691,47 @@ same_file_hashed(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256,
 }
 
 static gboolean
-same_file(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
+same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
 {
     /* A different size is a different file: no need to read it. */
     if (st->st_size != *size)
         return FALSE;
-    return same_file_hashed(path, size, mtime_ns, sha256, st, NULL);
+    return same_file_hashed(f, size, mtime_ns, sha256, st, NULL);
+}
+
+/* Is the output `rel` (beneath the output folder) still what gallop wrote?
+ * A link or anything but a regular file in its place is not. */
+static gboolean
+same_output(run_ctx *ctx, const char *rel, gint64 *size, gint64 *mtime_ns, char *sha256,
+    gboolean *exists)
+{
+    file_ref f = { rel, ctx->claim.fd };
+    struct stat st;
+
+    *exists = gal__stat_beneath(ctx->claim.fd, rel, &st) == 0;
+    return *exists && S_ISREG(st.st_mode) && same_file(&f, size, mtime_ns, sha256, &st);
+}
+
+/* Is a file an output depends on what it was? Its change, in words, or
+ * NULL. Size and time first: only a touched file is read. */
+static const char *
+dependency_change(gal_dep_record *dep)
+{
+    char hex[65];
+    struct stat st;
+    gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
+
+    if (exists != dep->exists)
+        return exists ? "appeared" : "is gone";
+    if (!exists || (st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns))
+        return NULL;
+    if (st.st_size != dep->size)
+        return "changed";
+    dependency_state(dep->path, &st, &exists, hex);
+    if (!exists || strcmp(hex, dep->sha256) != 0)
+        return "changed";
+    dep->mtime_ns = gal__mtime_ns(&st);
+    return NULL;
 }
 
 static gal_why
@@ -654,7 +742,8 @@ decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
     g_autofree char *rel_out = gal__relative_path(ctx->out_dir, ctx->outputs[i]);
     g_autofree char *rel_in = gal__relative_path(ctx->out_dir, result->input);
     gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
-    struct stat st;
+    file_ref photo = { result->input, -1 };
+    gboolean exists;
 
     if (!e || e->sheet)
         return GAL_WHY_NEW;
@@ -670,24 +759,20 @@ decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_file_hashed(result->input, &e->in_size, &e->in_mtime_ns, e->in_sha256,
-            &plan->in_st, plan->in_sha256))
+    if (!same_file_hashed(&photo, &e->in_size, &e->in_mtime_ns, e->in_sha256, &plan->in_st,
+            plan->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
-        gboolean exists = stat(dep->path, &st) == 0;
+        const char *change = dependency_change(dep);
 
-        if (exists != dep->exists ||
-            (exists && !same_file(dep->path, &dep->size, &dep->mtime_ns, dep->sha256, &st))) {
-            *detail = g_strdup_printf("%s %s", dep->path,
-                !exists ? "is gone" : dep->exists ? "changed" : "appeared");
+        if (change) {
+            *detail = g_strdup_printf("%s %s", dep->path, change);
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (stat(ctx->outputs[i], &st) != 0)
-        return GAL_WHY_OUTPUT_MISSING;
-    if (!same_file(ctx->outputs[i], &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
-        return GAL_WHY_OUTPUT_MODIFIED;
+    if (!same_output(ctx, rel_out, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
     g_strlcpy(plan->in_sha256, e->in_sha256, sizeof(plan->in_sha256));
     result->width = e->width;
     result->height = e->height;
@@ -795,16 +880,13 @@ sheets_current(run_ctx *ctx, gal_manifest *m, const char *members)
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
-        g_autofree char *path = NULL;
-        struct stat st;
+        gboolean exists;
 
         if (!e->sheet || strcmp(e->in_sha256, members) != 0 ||
             strcmp(e->preset_digest, ctx->preset_digest) != 0 ||
             strcmp(e->version, GAL_VERSION) != 0)
             continue;
-        path = g_build_filename(ctx->out_dir, e->output, NULL);
-        if (stat(path, &st) != 0 ||
-            !same_file(path, &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+        if (!same_output(ctx, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
             return FALSE;
         found++;
     }
@@ -914,19 +996,19 @@ record_sheets(run_ctx *ctx, gal_manifest *m, GHashTable *written)
         members_digest(ctx, members);
     for (int k = 0; k < ctx->summary->n_sheets; k++) {
         gal_photo_result *sheet = &ctx->summary->sheets[k];
+        g_autofree char *rel = gal__relative_path(ctx->out_dir, sheet->output);
         gal_manifest_entry *e;
-        gal_error err = { 0 };
         gint64 bytes = 0;
         struct stat st;
 
         if (sheet->status != GAL_PHOTO_DONE ||
-            gal__file_sha256(sheet->output, sheet->sha256, &bytes, &err) ||
-            stat(sheet->output, &st) != 0)
+            gal__sha256_beneath(ctx->claim.fd, rel, sheet->sha256, &bytes) ||
+            gal__stat_beneath(ctx->claim.fd, rel, &st) != 0)
             continue;
         sheet->bytes = bytes;
         e = gal__manifest_entry_new();
         e->sheet = TRUE;
-        e->output = gal__relative_path(ctx->out_dir, sheet->output);
+        e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
         g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
         g_strlcpy(e->preset_digest, ctx->preset_digest, sizeof(e->preset_digest));
@@ -938,20 +1020,6 @@ record_sheets(run_ctx *ctx, gal_manifest *m, GHashTable *written)
         e->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
         gal__manifest_put(m, e);
-    }
-}
-
-/* Remove the empty folders a pruned output leaves, up to the output folder. */
-static void
-remove_empty_parents(const char *out_dir, const char *path)
-{
-    g_autofree char *dir = g_path_get_dirname(path);
-
-    while (strlen(dir) > strlen(out_dir) && g_str_has_prefix(dir, out_dir) && rmdir(dir) == 0) {
-        char *parent = g_path_get_dirname(dir);
-
-        g_free(dir);
-        dir = parent;
     }
 }
 
@@ -1015,18 +1083,20 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
         o.output = g_strdup(output);
         o.input = g_strdup(e->sheet ? "(contact sheet)" : input);
         if (opts->prune && !opts->dry_run) {
-            if (stat(output, &st) != 0)
+            gboolean exists;
+
+            /* Only ever beneath the output folder (the manifest's names were
+             * checked when it was read), never through a link, and only
+             * what gallop wrote, unchanged. */
+            if (same_output(ctx, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+                    &exists))
+                o.removed = gal__unlink_beneath(ctx->claim.fd, ctx->out_dir, e->output,
+                                &o.error) == 0;
+            else if (!exists && errno == ENOENT)
                 o.removed = TRUE; /* gone already: only the record goes */
-            else if (!same_file(output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+            else
                 gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL,
                     "%s changed since gallop wrote it: not removed", output);
-            else if (unlink(output) != 0)
-                gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL, "cannot remove %s: %s",
-                    output, g_strerror(errno));
-            else {
-                o.removed = TRUE;
-                remove_empty_parents(ctx->out_dir, output);
-            }
             if (o.removed)
                 g_hash_table_remove(m->entries, e->output);
         }
@@ -1186,10 +1256,10 @@ prepare_run(run_ctx *ctx, const gal_run_options *opts, const char *skip_dir, gal
     /* Claimed before the manifest is read, so no other run changes it
      * between this run's reading and writing it. A dry run writes nothing
      * and may look while another run works. */
-    if (!opts->dry_run) {
+    {
         gal_error err = { 0 };
 
-        if (gal__out_dir_claim(ctx->out_dir, &ctx->claim, &err)) {
+        if (gal__out_dir_claim(ctx->out_dir, !opts->dry_run, &ctx->claim, &err)) {
             gal__errors_add(errs, &err);
             return -1;
         }
@@ -1329,7 +1399,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         ctx->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
         ctx->summary->output_dir = g_strdup(ctx->out_dir);
         g_mutex_init(&ctx->manifest_lock);
-        ctx->claim = (gal_out_dir) { -1, NULL, 0 };
+        ctx->claim = (gal_out_dir) { .fd = -1 };
         /* The first output is saved at once, then at most every interval. */
         ctx->manifest_saved = start - MANIFEST_SAVE_INTERVAL_US;
     }
@@ -1352,7 +1422,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         if (!opts->dry_run && !gal__cancelled(&run.cancel)) {
             for (int r = 0; r < n; r++)
                 if (ctxs[r].n_todo > 0)
-                    order_for_gather(&ctxs[r], ctxs[r].out_dir);
+                    order_for_gather(&ctxs[r]);
             merge_todo(&run);
             if (run.n_todo > 0)
                 run_workers(&run, opts);
