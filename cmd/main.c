@@ -143,10 +143,10 @@ is_preset_arg(const char *arg)
 }
 
 static int
-load_preset(const char *name, GPtrArray *overrides, gal_preset **out)
+load_preset(const char *name, GPtrArray *overrides, bool follow_symlinks, gal_preset **out)
 {
     gal_load_options opts = { presets_dir(), (const char *const *) overrides->pdata,
-        (int) overrides->len };
+        (int) overrides->len, follow_symlinks };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
 
     if (gal_preset_load(name, &opts, out, errs) == 0)
@@ -539,7 +539,7 @@ cmd_run(int argc, char **argv)
     summaries = g_new0(gal_run_summary *, n_presets);
     /* Every preset's errors are shown before giving up. */
     for (int r = 0; r < n_presets; r++)
-        if (load_preset(argv[optind + r], overrides, &presets[r]))
+        if (load_preset(argv[optind + r], overrides, opts.follow_symlinks, &presets[r]))
             status = EXIT_USAGE;
     if (status == EXIT_USAGE)
         goto out;
@@ -655,7 +655,7 @@ cmd_check(int argc, char **argv)
     }
     g_ptr_array_add(overrides, NULL);
     overrides->len--;
-    if (load_preset(argv[optind], overrides, &preset))
+    if (load_preset(argv[optind], overrides, false, &preset))
         return EXIT_USAGE;
     text = gal_preset_describe(preset);
     fputs(text, stdout);

@@ -67,6 +67,27 @@ open_failed(gal_error *err, const gal_read_rules *rules, const char *path, int s
     return read_error(err, rules, path, "cannot be read: %s", g_strerror(saved));
 }
 
+/* "512 bytes", "64 KiB", "1.5 MiB": sizes in messages, with plain spaces
+ * (g_format_size puts a no-break space there, which grep and logs trip
+ * on). */
+static char *
+format_bytes(gint64 n)
+{
+    static const char *const units[] = { "KiB", "MiB", "GiB" };
+    double v = (double) n;
+    int u = -1;
+
+    if (n < 1024)
+        return g_strdup_printf("%" G_GINT64_FORMAT " bytes", n);
+    while (v >= 1024 && u < 2) {
+        v /= 1024;
+        u++;
+    }
+    if (v == (gint64) v)
+        return g_strdup_printf("%" G_GINT64_FORMAT " %s", (gint64) v, units[u]);
+    return g_strdup_printf("%.1f %s", v, units[u]);
+}
+
 static gboolean
 inside(const char *root, const char *path)
 {
@@ -91,33 +112,39 @@ open_resolved(const char *resolved)
     return (int) fd;
 }
 
-/* Open `path` so that following its links never leads out of `within`. */
-static int
-open_within(const char *path, const gal_read_rules *rules, gal_error *err)
+int
+gal__path_check(const char *path, const gal_read_rules *rules, gboolean folder_ok, char **real,
+    gal_error *err)
 {
     g_autofree char *full = g_canonicalize_filename(path, NULL);
-    g_autofree char *root = g_canonicalize_filename(rules->within, NULL);
-    g_autofree char *root_real = NULL;
     g_autofree char *resolved = NULL;
-    int fd;
+    struct stat st;
 
-    /* A path the rules do not contain is read within its own folder. */
-    if (!inside(root, full)) {
-        g_free(root);
-        root = g_path_get_dirname(full);
-    }
-    if (!(root_real = realpath(root, NULL)))
-        return open_failed(err, rules, path, errno);
     if (!(resolved = realpath(full, NULL)))
         return open_failed(err, rules, path, errno);
-    if (!inside(root_real, resolved))
-        return read_error(err, rules, path,
-            "is reached through a symbolic link that leads out of %s (to %s): not followed "
-            "(--follow-symlinks follows it)",
-            root, resolved);
-    if ((fd = open_resolved(resolved)) < 0)
+    if (stat(resolved, &st) != 0)
         return open_failed(err, rules, path, errno);
-    return fd;
+    if (!S_ISREG(st.st_mode) && !(folder_ok && S_ISDIR(st.st_mode)))
+        return read_error(err, rules, path, "%s", kind_words(st.st_mode));
+    if (rules->within && !rules->follow_links) {
+        g_autofree char *root = g_canonicalize_filename(rules->within, NULL);
+        g_autofree char *root_real = NULL;
+
+        if (!inside(root, full)) {
+            g_free(root);
+            root = g_path_get_dirname(full);
+        }
+        if (!(root_real = realpath(root, NULL)))
+            return open_failed(err, rules, path, errno);
+        if (!inside(root_real, resolved))
+            return read_error(err, rules, path,
+                "is reached through a symbolic link that leads out of %s (to %s): not followed "
+                "(--follow-symlinks follows it)",
+                root, resolved);
+    }
+    if (real)
+        *real = g_steal_pointer(&resolved);
+    return 0;
 }
 
 int
@@ -132,12 +159,18 @@ gal__file_open(const char *path, const gal_read_rules *rules, int *fd_out, struc
      * do things (a tape rewinds), opening a FIFO can wait for a writer. */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return read_error(err, rules, path, "%s", kind_words(st.st_mode));
-    if (rules->within && !rules->follow_links)
-        fd = open_within(path, rules, err);
+    if (rules->within && !rules->follow_links) {
+        /* Checked, then opened by its real path with no link allowed, so
+         * none can be swapped in between. */
+        g_autofree char *real = NULL;
+
+        if (gal__path_check(path, rules, FALSE, &real, err))
+            return -1;
+        if ((fd = open_resolved(real)) < 0)
+            return open_failed(err, rules, path, errno);
+    }
     else if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
         return open_failed(err, rules, path, errno);
-    if (fd < 0)
-        return -1;
     /* What was opened is what counts: it may have changed since stat(). */
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         int saved = errno;
@@ -148,9 +181,8 @@ gal__file_open(const char *path, const gal_read_rules *rules, int *fd_out, struc
         return read_error(err, rules, path, "cannot be read: %s", g_strerror(saved));
     }
     if (rules->max_bytes > 0 && st.st_size > rules->max_bytes) {
-        g_autofree char *size = g_format_size_full((guint64) st.st_size, G_FORMAT_SIZE_IEC_UNITS);
-        g_autofree char *limit =
-            g_format_size_full((guint64) rules->max_bytes, G_FORMAT_SIZE_IEC_UNITS);
+        g_autofree char *size = format_bytes(st.st_size);
+        g_autofree char *limit = format_bytes(rules->max_bytes);
 
         close(fd);
         return read_error(err, rules, path, "is %s, larger than the %s a %s may be", size, limit,

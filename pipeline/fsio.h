@@ -45,6 +45,13 @@ typedef struct gal_read_rules {
 int gal__file_open(const char *path, const gal_read_rules *rules, int *fd, struct stat *st,
     gal_error *err);
 
+/* Check `path` by `rules` without opening it: it exists, is a regular
+ * file (or, with `folder_ok`, a folder), and following its links stays
+ * within rules->within. *real (may be NULL) receives its real path, which
+ * holds no link, so later opens meet none. -1 with `err` set. */
+int gal__path_check(const char *path, const gal_read_rules *rules, gboolean folder_ok,
+    char **real, gal_error *err);
+
 /* The whole file, NUL-terminated (the NUL is not counted in *len), by the
  * same rules. *data is freed with g_free. `st` may be NULL. */
 int gal__file_read(const char *path, const gal_read_rules *rules, char **data, gsize *len,

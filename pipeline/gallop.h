@@ -94,6 +94,11 @@ typedef struct gal_load_options {
      * validated like preset values. Borrowed. */
     const char *const *overrides;
     int n_overrides;
+    /* Files the preset names (logos, fonts, caption tables, exports,
+     * parents it extends) are read within the folder of the preset that
+     * names them: a symbolic link there may not lead out of it, unless
+     * this is set (--follow-symlinks). */
+    bool follow_symlinks;
 } gal_load_options;
 
 /* Load and validate a preset: a file path, or the name of a shipped preset.

@@ -64,8 +64,9 @@ date_of(const gal_preset *preset, const char *path)
     gal_facts facts = { 0 };
     gal_error err = { 0 };
     struct stat st;
+    gal_photo_ref photo = { path, NULL, FALSE };
 
-    if (gal__photo_facts(preset, path, &facts, strings, &err) == 0 && facts.has_date) {
+    if (gal__photo_facts(preset, &photo, &facts, strings, &err) == 0 && facts.has_date) {
         g_autoptr(GDateTime) dt = g_date_time_new_utc(facts.date.tm_year + 1900,
             facts.date.tm_mon + 1, facts.date.tm_mday, facts.date.tm_hour, facts.date.tm_min,
             facts.date.tm_sec);

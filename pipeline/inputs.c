@@ -75,10 +75,11 @@ static void
 add_input(scan_ctx *ctx, const char *path, gboolean regular, char *why)
 {
     g_autofree char *canonical = g_canonicalize_filename(path, NULL);
-    gal_input in = { g_strdup(path), regular, why };
+    gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why };
 
     if (g_hash_table_contains(ctx->seen, canonical)) {
         g_free(in.path);
+        g_free(in.root);
         g_free(in.why);
         return;
     }
@@ -258,6 +259,7 @@ gal__inputs_free(GArray *inputs)
         return;
     for (guint i = 0; i < inputs->len; i++) {
         g_free(g_array_index(inputs, gal_input, i).path);
+        g_free(g_array_index(inputs, gal_input, i).root);
         g_free(g_array_index(inputs, gal_input, i).why);
     }
     g_array_free(inputs, TRUE);

@@ -166,6 +166,15 @@ typedef struct gal_section {
 int gal__schema_fill(const gal_section *sec, const gal_node *map,
     void **opts_out, gal_loc *locs, gal_errors *errs);
 void gal__schema_free(const gal_section *sec, void *opts);
+/* Check every file a section's file and path-list values name (PATH,
+ * PATHLIST; `locs` from gal__schema_fill): each exists, is a regular file
+ * (a folder too in a list), and is reached within the folder of the
+ * preset that set it (links there may not lead out unless
+ * `follow_links`). Each value is replaced by its real path, so later
+ * reads meet no link. Errors, at the value's location, go to `errs`;
+ * returns -1 if there was any. */
+int gal__schema_check_files(const gal_section *sec, void *opts, const gal_loc *locs,
+    gboolean follow_links, gal_errors *errs);
 /* Parse one scalar or list node into one field (used by fill). */
 int gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     const gal_node *value, void *opts, gal_error *err);
@@ -384,12 +393,23 @@ typedef struct gal_out_dir {
 int gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error *err);
 void gal__out_dir_release(gal_out_dir *claim);
 
+/* A photo as the run found it. Sidecars beside it are read within `root`
+ * (the input folder it was found in; NULL: its own folder): links there
+ * may not lead out of it unless `follow_links`. */
+typedef struct gal_photo_ref {
+    const char *path;
+    const char *root;
+    gboolean follow_links;
+} gal_photo_ref;
+
 /* Fill the section from the preset's `captions` mapping (NULL: defaults),
- * check it and read the table and export it names. Every error goes to
+ * check it and read the table and export it names (within the preset's
+ * folder unless `follow_links`). Every error goes to
  * `errs`, with the table's or export's own file:line:col where the fault is
  * in them; returns -1 if there was any. *out is set either way (free it
  * with gal__captions_free). Main thread only. */
-int gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs);
+int gal__captions_load(const gal_node *map, gboolean follow_links, gal_captions **out,
+    gal_errors *errs);
 void gal__captions_free(gal_captions *captions);
 /* "sources=[...] table=... instagram=[...]" and what was read. */
 void gal__captions_describe(const gal_captions *captions, GString *out);
@@ -403,8 +423,8 @@ const void *gal__captions_options(const gal_captions *captions);
  * holds the EXIF caption; `header` (may be NULL) is the photo opened by
  * libvips, for its XMP and IPTC blobs. Fails, for this photo only, when its
  * sidecar is not UTF-8 text. Thread-safe. */
-int gal__caption_resolve(const gal_captions *captions, const char *path, VipsImage *header,
-    gal_facts *facts, GStringChunk *strings, gal_error *err);
+int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *photo,
+    VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
 
 typedef struct gal_job gal_job;
 
@@ -606,6 +626,7 @@ const char *gal__format_ext(gal_format format);
 
 typedef struct gal_input {
     char *path;       /* as given or found */
+    char *root;       /* the input folder it was found in (real path); NULL: named itself */
     gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
     char *why;        /* not NULL: listed but not taken (a link not followed), and why */
 } gal_input;
@@ -627,6 +648,8 @@ gboolean gal__glob_match(const char *pattern, const char *name);
 struct gal_job {
     const gal_preset *preset;
     const char *input;         /* borrowed from the plan */
+    const char *input_root;    /* the input folder it was found in; NULL: named itself */
+    gboolean follow_links;     /* --follow-symlinks */
     const char *output_path;   /* final path, borrowed from the plan */
     const gal_out_dir *out_dir; /* the output folder, open */
     char *output_rel;          /* the output beneath it (owned) */
@@ -684,7 +707,7 @@ void gal__facts_from_path(const gal_preset *preset, const char *path, int index,
     gal_facts *facts, GStringChunk *strings);
 
 /* Add the EXIF facts of a photo, reading its header only. */
-int gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
+int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,
     GStringChunk *strings, gal_error *err);
 
 /* Decode, run every stage and write one photo. Fills `err` (which must be

@@ -88,15 +88,15 @@ gal__facts_from_path(const gal_preset *preset, const char *path, int index, int 
 }
 
 int
-gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
+gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,
     GStringChunk *strings, gal_error *err)
 {
     g_autoptr(VipsImage) header = NULL;
 
-    if (open_header(preset, path, &header, err) || check_size(preset, header, err))
+    if (open_header(preset, photo->path, &header, err) || check_size(preset, header, err))
         return -1;
     facts_from_header(header, facts, strings);
-    return gal__caption_resolve(preset->captions, path, header, facts, strings, err);
+    return gal__caption_resolve(preset->captions, photo, header, facts, strings, err);
 }
 
 /* An Orientation outside 1..8 is invalid EXIF: show the pixels as stored. */
@@ -449,7 +449,9 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
         if (check_size(preset, header, &errs[k]))
             continue;
         facts_from_header(header, &jobs[k]->facts, jobs[k]->strings);
-        if (gal__caption_resolve(preset->captions, jobs[k]->input, header, &jobs[k]->facts,
+        gal_photo_ref photo = { jobs[k]->input, jobs[k]->input_root, jobs[k]->follow_links };
+
+        if (gal__caption_resolve(preset->captions, &photo, header, &jobs[k]->facts,
                 jobs[k]->strings, &errs[k]))
             continue;
         /* Whichever template shows the caption (a band, a text watermark,

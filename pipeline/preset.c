@@ -39,6 +39,25 @@ typedef struct {
     gboolean failed;
 } yaml_ctx;
 
+/* Files a preset names are read within its folder unless the run follows
+ * links out of it. */
+static gboolean
+follow_links(const load_ctx *ctx)
+{
+    return ctx->opts && ctx->opts->follow_symlinks;
+}
+
+/* Entries in a parameter table, for a gal_loc per parameter. */
+static size_t
+n_params(const gal_param *params)
+{
+    size_t n = 0;
+
+    while (params[n].field)
+        n++;
+    return MAX(n, 1);
+}
+
 static const char *
 intern(load_ctx *ctx, const char *file)
 {
@@ -823,6 +842,7 @@ static void
 load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
 {
     const gal_node *stages = gal__node_get(root, "stages");
+    g_autofree gal_loc *locs = NULL;
 
     if (!stages || (stages->kind == GAL_NODE_SCALAR && stages->is_null))
         return;
@@ -860,7 +880,9 @@ load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
         st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
             st.def->opts_size };
         st.loc = name->loc;
-        if (gal__schema_fill(&st.section, item->items->pdata[0], &st.opts, NULL, ctx->errs) == 0 &&
+        locs = g_renew(gal_loc, locs, n_params(st.def->params));
+        if (gal__schema_fill(&st.section, item->items->pdata[0], &st.opts, locs, ctx->errs) == 0 &&
+            gal__schema_check_files(&st.section, st.opts, locs, follow_links(ctx), ctx->errs) == 0 &&
             st.def->check) {
             gal_stage_ctx sc = { st.opts, NULL, st.loc };
             gal_error err = { 0 };
@@ -968,7 +990,8 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
     if (gal__schema_fill(&gal__output_section, gal__node_get(root, "output"),
             (void **) &preset->output, output_locs, ctx->errs) == 0)
         check_output(ctx, preset->output, output_locs);
-    gal__captions_load(gal__node_get(root, "captions"), &preset->captions, ctx->errs);
+    gal__captions_load(gal__node_get(root, "captions"), follow_links(ctx), &preset->captions,
+        ctx->errs);
     errors_before_stages = ctx->errs->count + ctx->errs->dropped;
     load_stages(ctx, preset, root);
     /* After a stage error (an unknown stage may be the misspelt sheet)
@@ -1214,7 +1237,7 @@ gal_presets_list(const char *presets_dir, gal_error *err)
     out = g_string_new(NULL);
     for (guint i = 0; i < files->len; i++) {
         g_autofree char *path = g_build_filename(presets_dir, files->pdata[i], NULL);
-        gal_load_options opts = { presets_dir, NULL, 0 };
+        gal_load_options opts = { .presets_dir = presets_dir };
         g_autofree gal_errors *errs = g_new0(gal_errors, 1);
         gal_preset *preset = NULL;
         g_autofree char *name = g_strndup(files->pdata[i], strlen(files->pdata[i]) - 5);

@@ -181,6 +181,7 @@ typedef struct run_ctx {
     gint64 manifest_saved; /* monotonic time of the last save, microseconds */
     GArray *inputs;       /* gal_input */
     gal_out_dir claim;    /* the output folder, locked for this run */
+    gboolean follow_links; /* --follow-symlinks */
 } run_ctx;
 
 static void
@@ -413,6 +414,8 @@ run_photo(shared_run *run, const int *slots)
         plan = &ctx->plans[i];
         jobs[r] = (gal_job) { .preset = ctx->preset, .input = input,
             .output_path = ctx->outputs[i], .out_dir = &ctx->claim,
+            .input_root = g_array_index(ctx->inputs, gal_input, i).root,
+            .follow_links = ctx->follow_links,
             .output_rel = ctx->outputs[i] ? gal__relative_path(ctx->out_dir, ctx->outputs[i]) : NULL,
             .strings = g_string_chunk_new(256),
             .cancel = &run->cancel, .tap_only = plan->tap_only };
@@ -595,7 +598,8 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
         if (needs_exif && (path = recorded_output(ctx, by_input, i, in->path)))
             ; /* the photo is as it was when this name was rendered from it */
         else if (needs_exif &&
-            gal__photo_facts(preset, in->path, &facts, strings, &result->error)) {
+            gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, ctx->follow_links },
+                &facts, strings, &result->error)) {
             gal_error_set_subject(&result->error, result->input);
             result->status = GAL_PHOTO_FAILED;
             continue;
@@ -1395,6 +1399,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         ctx->summary = out[r] = g_new0(gal_run_summary, 1);
         ctx->summary->preset = g_strdup(presets[r]->name);
         ctx->sheets_only = !presets[r]->output->photos;
+        ctx->follow_links = opts->follow_symlinks;
         ctx->summary->sheets_only = ctx->sheets_only;
         ctx->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
         ctx->summary->output_dir = g_strdup(ctx->out_dir);

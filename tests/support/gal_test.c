@@ -23,7 +23,8 @@ gal_test_teardown(void)
 gal_preset *
 gal_test_load_with(const char *yaml, const char *const *overrides, int n, gal_errors *errs)
 {
-    gal_load_options opts = { GAL_PRESETS_DIR, overrides, n };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR, .overrides = overrides,
+        .n_overrides = n };
     g_autofree char *path = g_build_filename(GAL_TEST_TMP, "test.yaml", NULL);
     gal_preset *preset = NULL;
 

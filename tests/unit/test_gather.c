@@ -66,7 +66,7 @@ Test(gather, sorts_by_date_taken)
         gal_error err = { 0 };
         char when[32];
 
-        cr_assert_eq(gal__photo_facts(preset, trip[order[p]], &facts, strings, &err), 0);
+        cr_assert_eq(gal__photo_facts(preset, &(gal_photo_ref) { .path = trip[order[p]] }, &facts, strings, &err), 0);
         cr_assert(facts.has_date, "%s has a date", trip[order[p]]);
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &facts.date);
         cr_expect_geq(strcmp(when, previous), 0, "%s (%s) after %s", trip[order[p]], when,

@@ -137,7 +137,7 @@ write_file(const char *dir, const char *name, const char *text)
 static int
 load_file(const char *path, gal_preset **out, gal_errors *errs)
 {
-    gal_load_options opts = { GAL_PRESETS_DIR, NULL, 0 };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
 
     return gal_preset_load(path, &opts, out, errs);
 }
