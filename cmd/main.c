@@ -584,6 +584,8 @@ cmd_run(int argc, char **argv)
             fprintf(stderr, "gallop: removed %d temporary %s left in %s by a run that was "
                 "killed\n", summary->leftovers_removed,
                 plural(summary->leftovers_removed, "file", "files"), summary->output_dir);
+        for (int w = 0; summary->warnings && summary->warnings[w] && !state.json; w++)
+            fprintf(stderr, "gallop: warning: %s\n", summary->warnings[w]);
         if (summary->manifest_error.code) {
             print_error(&summary->manifest_error);
             status = EXIT_SOME_FAILED;

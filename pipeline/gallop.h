@@ -225,6 +225,10 @@ typedef struct gal_run_summary {
      * and `sheets_stale` is the whole decision: when false, every photo
      * is UP_TO_DATE and none was read. */
     bool sheets_only;
+    /* What the run refused to act on but did not fail for, one line each
+     * (NULL-terminated, owned by the summary), e.g. a manifest entry
+     * naming a path outside the output folder. */
+    char **warnings;
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself

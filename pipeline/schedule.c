@@ -1338,6 +1338,9 @@ conclude_run(run_ctx *ctx, const gal_run_options *opts)
     if (!opts->dry_run)
         gal__manifest_save(ctx->manifest, &summary->manifest_error);
     summary->leftovers_removed = ctx->claim.leftovers_removed;
+    g_ptr_array_add(ctx->manifest->warnings, NULL);
+    summary->warnings = g_strdupv((char **) ctx->manifest->warnings->pdata);
+    g_ptr_array_set_size(ctx->manifest->warnings, ctx->manifest->warnings->len - 1);
     count(summary);
 }
 
@@ -1480,6 +1483,7 @@ gal_run_summary_free(gal_run_summary *summary)
         g_free((char *) summary->orphans[i].input);
     }
     g_free(summary->orphans);
+    g_strfreev(summary->warnings);
     g_free((char *) summary->output_dir);
     g_free((char *) summary->preset);
     g_free(summary->sheets);

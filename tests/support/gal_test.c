@@ -199,6 +199,28 @@ gal_test_read_bytes(const char *path, gsize *len)
     return bytes;
 }
 
+void
+gal_test_copy_file(const char *from, const char *to)
+{
+    g_autofree char *dir = g_path_get_dirname(to);
+    gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(from, &len);
+
+    cr_assert_eq(g_mkdir_with_parents(dir, 0777), 0, "cannot create %s", dir);
+    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+}
+
+char *
+gal_test_copy_trip(const char *dir, int number, const char *as)
+{
+    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
+    g_autofree char *from = g_build_filename(GAL_FIXTURES_DIR, "trip", name, NULL);
+    char *to = g_build_filename(dir, as ? as : name, NULL);
+
+    gal_test_copy_file(from, to);
+    return to;
+}
+
 VipsImage *
 gal_test_load_image(const char *path, gboolean strict)
 {
