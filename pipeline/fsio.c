@@ -47,6 +47,8 @@ read_error(gal_error *err, const gal_read_rules *rules, const char *path, const 
     va_end(ap);
     if (rules->what && *rules->what)
         return gal_error_set(err, rules->code, NULL, NULL, "%s %s %s", rules->what, path, words);
+    if (rules->what)
+        return gal_error_set(err, rules->code, NULL, NULL, "%s", words);
     return gal_error_set(err, rules->code, NULL, NULL, "%s %s", path, words);
 }
 

@@ -28,7 +28,10 @@
 
 /* How to open a file for reading. */
 typedef struct gal_read_rules {
-    /* What the file is, for messages: "caption sidecar", "preset"... */
+    /* What the file is, for messages: "caption sidecar", "preset"...
+     * ("caption sidecar in/a.txt is a FIFO..."); NULL: the path alone
+     * ("in/a.txt is a FIFO..."); "": neither, when the error's subject
+     * names the file already ("is a FIFO..."). */
     const char *what;
     /* The folder the file is read within (its path must lie beneath it
      * as written); links met below it must stay inside it. NULL: no

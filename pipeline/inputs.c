@@ -27,6 +27,14 @@ static const gal_param input_params[] = {
     GAL_PARAM_DOUBLE(gal_input_opts, max_megapixels,
         "photos larger than this are refused from their header, before decoding", "100",
         0.01, 100000),
+    GAL_PARAM_DOUBLE(gal_input_opts, max_seconds,
+        "a photo still being made after this many seconds is stopped and fails (a hostile "
+        "or broken file cannot hold up the batch)",
+        "60", 0.01, 86400),
+    GAL_PARAM_INT(gal_input_opts, max_memory_mb,
+        "most memory in MiB a photo's pixels may take at once (decoded, scaled, turned); "
+        "one that needs more fails",
+        "2048", 16, 1048576),
     GAL_PARAM_END,
 };
 

@@ -12,6 +12,7 @@
 
 #include "gallop.h"
 #include "error.h"
+#include "cancel.h"
 #include "fsio.h"
 
 /* libvips declares g_autoptr cleanups for its types only from 8.16 on. */
@@ -347,15 +348,13 @@ int gal__metadata_apply(char *const *metadata, const char *software, const char 
 
 /* ---- PNG (libpng, pngio.c) -------------------------------------------------- */
 
-struct gal_cancel;
-
 /* Encode an 8-bit image of 1 to 4 bands as PNG to `fd`, with the text
  * chunks (iTXt: Title, Description, Author, Copyright, Software), eXIf and
  * iCCP `meta` asks for. No tIME chunk: the same pixels and metadata give
  * the same bytes. Evaluates `image` (so a libvips kill stops it). A failed
  * write() sets *write_errno (and returns -1 with `err` untouched). */
 int gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
-    struct gal_cancel *cancel, int *write_errno, gal_error *err);
+    gal_watch *watch, int *write_errno, gal_error *err);
 
 /* ---- captions (captions.c) ------------------------------------------------- */
 
@@ -572,6 +571,8 @@ typedef struct gal_input_opts {
     gboolean recursive;
     int fail_on;            /* gal_fail_on */
     double max_megapixels;
+    double max_seconds;     /* wall time per photo */
+    int max_memory_mb;      /* pixels held in memory per photo */
 } gal_input_opts;
 
 typedef enum gal_subsampling {
@@ -669,7 +670,7 @@ struct gal_job {
     /* Files the output depends on besides the photo and the preset (a
      * caption sidecar): see gal__job_depend. NULL until the first. */
     GPtrArray *depends;
-    struct gal_cancel *cancel; /* the run's; NULL: cannot be cancelled */
+    gal_watch *watch;          /* the photo's budget and cancel; NULL: none */
     gint64 out_bytes;          /* set when the job succeeds */
     char out_sha256[65];       /* set when the job succeeds, hex */
     gboolean tap_only;         /* run the stages up to the gathering stage only */
@@ -744,7 +745,7 @@ char *gal__output_path(const gal_output_opts *output, const char *dir,
 typedef struct gal_write_info {
     const char *preset_name;   /* NULL: Software is "gallop VERSION" */
     const char *caption;       /* NULL: the EXIF ImageDescription */
-    struct gal_cancel *cancel; /* NULL: cannot be cancelled */
+    gal_watch *watch;          /* the photo's; NULL: cannot be stopped */
     gint64 bytes;              /* out */
     char sha256[65];           /* out, hex */
 } gal_write_info;
@@ -754,24 +755,6 @@ typedef struct gal_write_info {
  * folder as needed, never through a link. `info` may be NULL. */
 int gal__output_write_info(const gal_output_opts *output, VipsImage *image,
     const gal_out_dir *dir, const char *rel, gal_write_info *info, gal_error *err);
-
-/* ---- cancellation (schedule.c) ---------------------------------------------------- */
-
-/* One per run. The front end sets the flag (from a signal handler); the
- * run's main thread then kills the libvips evaluations registered here,
- * so photos in flight stop within a few tiles. */
-typedef struct gal_cancel {
-    int *flag;          /* gal_run_options.cancel, read atomically; may be NULL */
-    GMutex lock;
-    GPtrArray *writing; /* VipsImage * being evaluated into an output */
-    gboolean killed;    /* under lock: every later watch fails */
-} gal_cancel;
-
-gboolean gal__cancelled(gal_cancel *cancel);
-/* Register `image` before evaluating it. FALSE (nothing registered) when
- * the run is cancelled already. `cancel` may be NULL. */
-gboolean gal__cancel_watch(gal_cancel *cancel, VipsImage *image);
-void gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image);
 
 /* ---- files and digests (manifest.c) ------------------------------------------------ */
 

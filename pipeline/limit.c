@@ -12,8 +12,4 @@ const gal_limits gal__limits = {
     .logo_bytes = 64 << 20,
     .manifest_bytes = (gint64) 2 << 30,
     .dependency_bytes = 256 << 20,
-    .photo_seconds = 60,
-    .photo_seconds_max = 86400,
-    .photo_memory_mb = 2048,
-    .photo_memory_mb_max = 1 << 20,
 };

@@ -21,13 +21,6 @@ typedef struct gal_limits {
     /* Files an output depends on are hashed on every rerun: larger ones
      * count as changed rather than being read. */
     gint64 dependency_bytes;
-
-    /* Per photo: the defaults of input.max-seconds and input.max-memory-mb,
-     * and what those keys accept. */
-    double photo_seconds;
-    double photo_seconds_max;
-    int photo_memory_mb;
-    int photo_memory_mb_max;
 } gal_limits;
 
 extern const gal_limits gal__limits;

@@ -189,12 +189,14 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
 
     if (gal__metadata_apply(o->metadata, software, info->caption, image, &ready, &meta, err))
         return -1;
-    if (!gal__cancel_watch(info->cancel, ready)) {
+    /* The encoder's own image stops with the photo too (a sheet page has
+     * no decoder of its own). */
+    if (!gal__watch_add(info->watch, ready)) {
         gal__meta_clear(&meta);
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cancelled");
+        return gal__watch_check(info->watch, err);
     }
     if (o->format == GAL_FORMAT_PNG)
-        failed = gal__png_write(fd, ready, &meta, o->progressive, info->cancel, write_errno,
+        failed = gal__png_write(fd, ready, &meta, o->progressive, info->watch, write_errno,
             err);
     else {
         VipsTargetCustom *target = vips_target_custom_new();
@@ -212,7 +214,6 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         else if (failed)
             gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "encode");
     }
-    gal__cancel_unwatch(info->cancel, ready);
     gal__meta_clear(&meta);
     return failed ? -1 : 0;
 }

@@ -37,8 +37,13 @@ gal_init(const char *argv0, gal_error *err)
         return gal_error_from_vips(err, GAL_ERR_INIT, NULL, "libvips failed to start");
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO,
         drop_log, NULL);
-    /* Photos come from anywhere: keep to the well-fuzzed loaders. */
+    /* Photos come from anywhere: keep to the well-fuzzed loaders. Photos
+     * never reach libvips' choice of loader (decode.c picks each one from
+     * the file's first bytes and refuses SVG), so the SVG loader, which
+     * libvips counts as untrusted, is left open for the one caller that
+     * needs it: a preset's own logo (gal__logo_load). */
     vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
     /* Every photo is different, so cached operations would only pile up
      * memory in proportion to the batch. */
     vips_cache_set_max(0);
@@ -78,53 +83,6 @@ gal__schedule_workers(int jobs, int n_photos, int *vips_threads)
     return workers;
 }
 
-/* ---- cancellation ------------------------------------------------------------ */
-
-gboolean
-gal__cancelled(gal_cancel *cancel)
-{
-    return cancel && cancel->flag && g_atomic_int_get(cancel->flag) != 0;
-}
-
-gboolean
-gal__cancel_watch(gal_cancel *cancel, VipsImage *image)
-{
-    gboolean ok;
-
-    if (!cancel)
-        return TRUE;
-    g_mutex_lock(&cancel->lock);
-    ok = !cancel->killed && !gal__cancelled(cancel);
-    if (ok)
-        g_ptr_array_add(cancel->writing, image);
-    g_mutex_unlock(&cancel->lock);
-    return ok;
-}
-
-void
-gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image)
-{
-    if (!cancel)
-        return;
-    g_mutex_lock(&cancel->lock);
-    g_ptr_array_remove_fast(cancel->writing, image);
-    g_mutex_unlock(&cancel->lock);
-}
-
-/* Main thread, once the flag is seen: stop every evaluation in flight.
- * libvips checks the kill flag as it computes each region of the image. */
-static void
-cancel_kill(gal_cancel *cancel)
-{
-    g_mutex_lock(&cancel->lock);
-    if (!cancel->killed) {
-        cancel->killed = TRUE;
-        for (guint i = 0; i < cancel->writing->len; i++)
-            vips_image_set_kill(cancel->writing->pdata[i], TRUE);
-    }
-    g_mutex_unlock(&cancel->lock);
-}
-
 /* What the plan knows of one photo, and what its worker adds. */
 typedef struct {
     struct stat in_st;         /* the photo as planned */
@@ -151,7 +109,7 @@ typedef struct shared_run {
     GMutex progress_lock;
     gal_progress_fn progress;
     void *user;
-    gal_cancel cancel;
+    gal_cancel *cancel;
     GMutex wait_lock;     /* guards live; wait_cond signals a worker's exit */
     GCond wait_cond;
     int live;
@@ -330,7 +288,7 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
             record_now(ctx, i);
         }
     }
-    else if (gal__cancelled(&ctx->run->cancel)) {
+    else if (gal__cancelled(ctx->run->cancel)) {
         /* Stopped on purpose: not a failure of the photo. */
         result->status = GAL_PHOTO_CANCELLED;
         vips_error_clear();
@@ -351,7 +309,7 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
     result->seconds = (g_get_monotonic_time() - start) / 1e6;
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
-    if (ctx->gather && !gal__cancelled(&ctx->run->cancel))
+    if (ctx->gather && !gal__cancelled(ctx->run->cancel))
         gal__gather_done(ctx->gather, ctx->gather_id[i],
             !failed ? g_steal_pointer(&job->gather_item) : NULL);
     VIPS_UNREF(job->gather_item);
@@ -380,6 +338,9 @@ run_photo(shared_run *run, const int *slots)
     char sha256[65] = "";
     double hash_seconds = 0;
     gal_error hash_err = { 0 };
+    gal_watch *watch;
+    double seconds = 0;
+    gint64 memory_bytes = 0;
     int n_live = 0;
 
     for (int r = 0; r < n; r++) {
@@ -404,6 +365,16 @@ run_photo(shared_run *run, const int *slots)
             hash_seconds = (g_get_monotonic_time() - start) / 1e6;
         }
     }
+    /* One decode serves every preset, so the photo gets the most generous
+     * of their budgets. */
+    for (int r = 0; r < n; r++)
+        if (slots[r] >= 0) {
+            const gal_input_opts *in = run->runs[r]->preset->input;
+
+            seconds = MAX(seconds, in->max_seconds);
+            memory_bytes = MAX(memory_bytes, (gint64) in->max_memory_mb << 20);
+        }
+    watch = gal__watch_begin(run->cancel, seconds, memory_bytes);
     for (int r = 0; r < n; r++) {
         run_ctx *ctx = run->runs[r];
         int i = slots[r];
@@ -418,7 +389,7 @@ run_photo(shared_run *run, const int *slots)
             .follow_links = ctx->follow_links,
             .output_rel = ctx->outputs[i] ? gal__relative_path(ctx->out_dir, ctx->outputs[i]) : NULL,
             .strings = g_string_chunk_new(256),
-            .cancel = &run->cancel, .tap_only = plan->tap_only };
+            .watch = watch, .tap_only = plan->tap_only };
         if (!plan->tap_only) {
             if (!plan->in_sha256[0])
                 memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
@@ -439,12 +410,20 @@ run_photo(shared_run *run, const int *slots)
         g_autofree gal_error *live_errs = g_new0(gal_error, MAX(1, n_live));
 
         gal__photo_run(live, n_live, live_errs);
-        for (int k = 0; k < n_live; k++)
+        for (int k = 0; k < n_live; k++) {
+            /* A photo stopped for its time fails for that, whatever libvips
+             * said about the evaluation it killed. */
+            if (gal__watch_stopped(watch) == GAL_STOP_TIMEOUT && live_errs[k].code) {
+                live_errs[k] = (gal_error) { 0 };
+                gal__watch_check(watch, &live_errs[k]);
+            }
             errs[live_run[k]] = live_errs[k];
+        }
     }
     for (int r = 0; r < n; r++)
         if (slots[r] >= 0)
             finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
+    gal__watch_end(watch);
 }
 
 static gpointer
@@ -454,7 +433,7 @@ worker(gpointer data)
     int position;
 
     /* A cancel stops the taking of new photos at once. */
-    while (!gal__cancelled(&run->cancel) &&
+    while (!gal__cancelled(run->cancel) &&
         (position = g_atomic_int_add(&run->next, 1)) < run->n_todo)
         run_photo(run, &run->todo[position * run->n_runs]);
     g_mutex_lock(&run->wait_lock);
@@ -1150,8 +1129,7 @@ run_workers(shared_run *run, const gal_run_options *opts)
     g_mutex_lock(&run->wait_lock);
     while (run->live > 0) {
         g_cond_wait_until(&run->wait_cond, &run->wait_lock, g_get_monotonic_time() + 50000);
-        if (gal__cancelled(&run->cancel))
-            cancel_kill(&run->cancel);
+        gal__cancel_poll(run->cancel);
     }
     g_mutex_unlock(&run->wait_lock);
     for (int w = 0; w < workers; w++)
@@ -1321,7 +1299,7 @@ conclude_run(run_ctx *ctx, const gal_run_options *opts)
         for (int k = 0; k < summary->n_sheets; k++)
             summary->sheets[k].preset = summary->preset;
     }
-    summary->interrupted = gal__cancelled(&ctx->run->cancel);
+    summary->interrupted = gal__cancelled(ctx->run->cancel);
     for (int k = 0; k < ctx->n_todo && !opts->dry_run; k++) {
         int i = ctx->todo[k];
 
@@ -1382,9 +1360,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     run.n_runs = n;
     run.progress = opts->progress;
     run.user = opts->user;
-    run.cancel.flag = opts->cancel;
-    run.cancel.writing = g_ptr_array_new();
-    g_mutex_init(&run.cancel.lock);
+    run.cancel = gal__cancel_new(opts->cancel);
     g_mutex_init(&run.progress_lock);
     g_mutex_init(&run.wait_lock);
     g_cond_init(&run.wait_cond);
@@ -1427,7 +1403,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
             run.total += ctxs[r].summary->total;
         for (int r = 0; r < n; r++)
             report_planned(&ctxs[r], opts->dry_run);
-        if (!opts->dry_run && !gal__cancelled(&run.cancel)) {
+        if (!opts->dry_run && !gal__cancelled(run.cancel)) {
             for (int r = 0; r < n; r++)
                 if (ctxs[r].n_todo > 0)
                     order_for_gather(&ctxs[r]);
@@ -1446,8 +1422,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     g_mutex_clear(&run.progress_lock);
     g_mutex_clear(&run.wait_lock);
     g_cond_clear(&run.wait_cond);
-    g_mutex_clear(&run.cancel.lock);
-    g_ptr_array_unref(run.cancel.writing);
+    gal__cancel_free(run.cancel);
     g_free(run.todo);
     return status;
 }
