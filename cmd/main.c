@@ -16,8 +16,10 @@
 
 #include "gallop.h"
 
+/* Interrupted: 128 + the signal, as a shell reports it (130 for Ctrl-C,
+ * 143 for SIGTERM, as a scheduler or `kill` sends it). */
 enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2, EXIT_START = 3,
-    EXIT_INTERRUPTED = 130 };
+    EXIT_SIGNAL_BASE = 128 };
 
 static const char usage_text[] =
     "usage: gallop COMMAND [ARGS]\n"
@@ -68,12 +70,12 @@ static const char run_usage_text[] =
     "  -q, --quiet          print only errors and the summary line\n"
     "  -h, --help           this help\n"
     "\n"
-    "Ctrl-C stops taking photos, abandons those in flight, records what was written\n"
-    "and exits 130; a second Ctrl-C exits at once.\n"
+    "Ctrl-C (or SIGTERM) stops taking photos, abandons those in flight, records what\n"
+    "was written and exits 130 (143 for SIGTERM); a second signal exits at once.\n"
     "\n"
     "exit status: 0 all photos done; 1 some failed (the others are written), or with\n"
     "--check, something is not up to date; 2 usage or preset error; 3 gallop could not\n"
-    "start; 130 interrupted.\n";
+    "start; 130 interrupted by Ctrl-C, 143 by SIGTERM.\n";
 
 static const char check_usage_text[] =
     "usage: gallop check PRESET [--set KEY=VALUE]...\n"
@@ -163,14 +165,15 @@ load_preset(const char *name, GPtrArray *overrides, bool follow_symlinks, gal_pr
  * is async-signal-safe); the library watches it. */
 static int cancel_flag;
 static volatile sig_atomic_t signals_seen;
+static volatile sig_atomic_t first_signal;
 
 static void
 on_signal(int sig)
 {
     static const char again[] = "\ngallop: interrupted again: stopping now\n";
 
-    (void) sig;
     if (signals_seen++ == 0) {
+        first_signal = sig;
         __atomic_store_n(&cancel_flag, 1, __ATOMIC_SEQ_CST);
         return;
     }
@@ -180,7 +183,7 @@ on_signal(int sig)
     if (write(STDERR_FILENO, again, sizeof(again) - 1) < 0) {
         /* nothing more to do */
     }
-    _exit(EXIT_INTERRUPTED);
+    _exit(EXIT_SIGNAL_BASE + sig);
 }
 
 static void
@@ -621,7 +624,7 @@ cmd_run(int argc, char **argv)
     }
     for (int r = 0; r < n_presets; r++)
         if (summaries[r]->interrupted)
-            status = EXIT_INTERRUPTED;
+            status = EXIT_SIGNAL_BASE + (first_signal ? first_signal : SIGINT);
 out:
     for (int r = 0; r < n_presets; r++) {
         gal_run_summary_free(summaries ? summaries[r] : NULL);

@@ -141,7 +141,7 @@ gal__watch_check(const gal_watch *watch, gal_error *err)
         break;
     }
     return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
-        "stopped after %g s: a photo may take at most %g s (input.max-seconds)",
+        "stopped after %.2f s: a photo may take at most %g s (input.max-seconds)",
         (g_get_monotonic_time() - watch->start_us) / (double) G_USEC_PER_SEC, watch->seconds);
 }
 
