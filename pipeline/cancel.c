@@ -171,8 +171,11 @@ gal__watch_to_memory(gal_watch *watch, VipsImage *image, const char *what, gal_e
         return NULL;
     }
     if (!(memory = vips_image_copy_memory(image))) {
-        if (gal__watch_check(watch, err) == 0)
-            gal_error_from_vips(err, GAL_ERR_INPUT, NULL, what);
+        if (gal__watch_check(watch, err) == 0) {
+            g_autofree char *failed = g_strdup_printf("%s failed", what);
+
+            gal_error_from_vips(err, GAL_ERR_INPUT, NULL, failed);
+        }
         vips_error_clear();
         return NULL;
     }

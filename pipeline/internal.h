@@ -630,6 +630,7 @@ typedef struct gal_input {
     char *root;       /* the input folder it was found in (real path); NULL: named itself */
     gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
     char *why;        /* not NULL: listed but not taken (a link not followed), and why */
+    gboolean refused; /* named itself and unusable (a link to nothing): a failure, not a skip */
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,
@@ -674,6 +675,9 @@ struct gal_job {
     gint64 out_bytes;          /* set when the job succeeds */
     char out_sha256[65];       /* set when the job succeeds, hex */
     gboolean tap_only;         /* run the stages up to the gathering stage only */
+    /* Run alone after a failure (solo.h): the decode is checked on its
+     * own first, so a broken photo is told from a failing stage or encoder. */
+    gboolean solo;
     gboolean caption_cut;      /* a caption-burn stage cut the caption to fit */
 };
 

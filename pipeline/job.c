@@ -386,9 +386,10 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate,
             vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, jobs[0]->watch, &decoded,
             &group_err) == 0 &&
-        to_srgb8(decoded, &shared, &group_err) == 0 && users > 1) {
+        to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
-         * rather than decoded again for each. */
+         * rather than decoded again for each. Solo, after a failure: the
+         * whole decode first, so that its failure is the input's. */
         VipsImage *memory = gal__watch_to_memory(jobs[0]->watch, shared, "decoding", &group_err);
 
         g_object_unref(shared);

@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "limit.h"
+#include "solo.h"
 
 /* libvips logs warnings (a tile it could not decode, a bad ICC profile)
  * to stderr; the library never prints, and every failure that matters
@@ -110,6 +111,7 @@ typedef struct shared_run {
     gal_progress_fn progress;
     void *user;
     gal_cancel *cancel;
+    gal_solo *solo;       /* failed photos run again alone, for their reasons */
     GMutex wait_lock;     /* guards live; wait_cond signals a worker's exit */
     GCond wait_cond;
     int live;
@@ -262,6 +264,16 @@ record_now(run_ctx *ctx, int i)
     g_mutex_unlock(&ctx->manifest_lock);
 }
 
+static void
+job_clear(gal_job *job)
+{
+    VIPS_UNREF(job->gather_item);
+    if (job->depends)
+        g_ptr_array_unref(job->depends);
+    g_string_chunk_free(job->strings);
+    g_free(job->output_rel);
+}
+
 /* After the photo's jobs ran: its result, record and progress in one run. */
 static void
 finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64 start)
@@ -312,11 +324,7 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
     if (ctx->gather && !gal__cancelled(ctx->run->cancel))
         gal__gather_done(ctx->gather, ctx->gather_id[i],
             !failed ? g_steal_pointer(&job->gather_item) : NULL);
-    VIPS_UNREF(job->gather_item);
-    if (job->depends)
-        g_ptr_array_unref(job->depends);
-    g_string_chunk_free(job->strings);
-    g_free(job->output_rel);
+    job_clear(job);
     /* An up-to-date photo read for a sheet was reported before the run. */
     if (!plan->tap_only || ctx->sheets_only)
         report(ctx, result, next_done(ctx));
@@ -324,10 +332,14 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
 
 /* One photo: the jobs of every preset that builds it (or takes its
  * contact-sheet tile), from one read of the file. `slots[r]` is its index
- * in run r, or -1. */
-static void
-run_photo(shared_run *run, const int *slots)
+ * in run r, or -1. A job that fails (not stopped by the run or its time)
+ * is not finished here: its slot goes into `retry` (the others are -1)
+ * and TRUE is returned, for the caller to run it again solo (solo.h),
+ * where `solo` is set and every job is finished, whatever happens. */
+static gboolean
+run_photo(shared_run *run, const int *slots, gboolean solo, int *retry)
 {
+    gboolean again = FALSE;
     int n = run->n_runs;
     g_autofree gal_job *jobs = g_new0(gal_job, n);
     g_autofree gal_job **live = g_new0(gal_job *, n);
@@ -389,7 +401,7 @@ run_photo(shared_run *run, const int *slots)
             .follow_links = ctx->follow_links,
             .output_rel = ctx->outputs[i] ? gal__relative_path(ctx->out_dir, ctx->outputs[i]) : NULL,
             .strings = g_string_chunk_new(256),
-            .watch = watch, .tap_only = plan->tap_only };
+            .watch = watch, .tap_only = plan->tap_only, .solo = solo };
         if (!plan->tap_only) {
             if (!plan->in_sha256[0])
                 memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
@@ -420,22 +432,45 @@ run_photo(shared_run *run, const int *slots)
             errs[live_run[k]] = live_errs[k];
         }
     }
-    for (int r = 0; r < n; r++)
-        if (slots[r] >= 0)
+    for (int r = 0; r < n; r++) {
+        gboolean retried = !solo && slots[r] >= 0 && errs[r].code &&
+            !gal__watch_stopped(watch) && !gal__cancelled(run->cancel);
+
+        if (retry)
+            retry[r] = retried ? slots[r] : -1;
+        if (retried) {
+            job_clear(&jobs[r]);
+            again = TRUE;
+        }
+        else if (slots[r] >= 0)
             finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
+    }
     gal__watch_end(watch);
+    return again;
 }
 
 static gpointer
 worker(gpointer data)
 {
     shared_run *run = data;
+    g_autofree int *retry = g_new(int, run->n_runs);
     int position;
 
     /* A cancel stops the taking of new photos at once. */
     while (!gal__cancelled(run->cancel) &&
-        (position = g_atomic_int_add(&run->next, 1)) < run->n_todo)
-        run_photo(run, &run->todo[position * run->n_runs]);
+        (position = g_atomic_int_add(&run->next, 1)) < run->n_todo) {
+        gboolean again;
+
+        gal__solo_enter(run->solo);
+        again = run_photo(run, &run->todo[position * run->n_runs], FALSE, retry);
+        gal__solo_leave(run->solo);
+        /* A failure's reason is read from a run of the photo alone. */
+        if (again) {
+            gal__solo_begin(run->solo);
+            run_photo(run, retry, TRUE, NULL);
+            gal__solo_end(run->solo);
+        }
+    }
     g_mutex_lock(&run->wait_lock);
     run->live--;
     g_cond_signal(&run->wait_cond);
@@ -562,7 +597,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
             gal_error_set(&result->error, GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
             gal_error_set_subject(&result->error, result->input);
-            result->status = GAL_PHOTO_IGNORED;
+            result->status = in->refused ? GAL_PHOTO_FAILED : GAL_PHOTO_IGNORED;
             continue;
         }
         if (ctx->sheets_only) {
@@ -1361,6 +1396,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     run.progress = opts->progress;
     run.user = opts->user;
     run.cancel = gal__cancel_new(opts->cancel);
+    run.solo = gal__solo_new();
     g_mutex_init(&run.progress_lock);
     g_mutex_init(&run.wait_lock);
     g_cond_init(&run.wait_cond);
@@ -1423,6 +1459,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     g_mutex_clear(&run.wait_lock);
     g_cond_clear(&run.wait_cond);
     gal__cancel_free(run.cancel);
+    gal__solo_free(run.solo);
     g_free(run.todo);
     return status;
 }

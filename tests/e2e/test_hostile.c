@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gal_test.h"
+#include "gal_test_json.h"
 
 #define HANG_GUARD "120"
 
@@ -187,4 +188,139 @@ Test(hostile, sidecars_that_are_no_files_fail_their_photo_alone)
     recorded = gal_test_read_bytes(manifest, NULL);
     cr_expect(strstr(json, "root:") == NULL, "/etc/passwd in the report");
     cr_expect(strstr(recorded, "root:") == NULL, "/etc/passwd in the manifest");
+}
+
+/* ---- photos: truncated, mislabelled, not images at all, special files ----------------- */
+
+#define CORPUS_SCRIPT GAL_FIXTURES_DIR "/../tests/hostile/make-corpus.sh"
+
+/* The photo entries of a report, by file name: "status" and the error. */
+typedef struct {
+    char status[32];
+    char code[32];
+    char message[1024];
+} photo_outcome;
+
+static GHashTable *
+outcomes(const char *report)
+{
+    g_autofree char *text = gal_test_read_bytes(report, NULL);
+    g_autofree char *error = NULL;
+    g_autoptr(gal_json) j = gal_json_parse(text, &error);
+    const gal_json *photos;
+    GHashTable *by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+    cr_assert_not_null(j, "%s: %s", report, error);
+    photos = gal_json_get(j, "photos");
+    cr_assert_not_null(photos);
+    for (guint i = 0; i < photos->items->len; i++) {
+        const gal_json *p = photos->items->pdata[i];
+        photo_outcome *o = g_new0(photo_outcome, 1);
+        const char *code = gal_json_string(p, "error.code");
+        const char *message = gal_json_string(p, "error.message");
+
+        g_strlcpy(o->status, gal_json_string(p, "status"), sizeof(o->status));
+        g_strlcpy(o->code, code ? code : "", sizeof(o->code));
+        g_strlcpy(o->message, message ? message : "", sizeof(o->message));
+        g_hash_table_insert(by_name, g_path_get_basename(gal_json_string(p, "input")), o);
+    }
+    return by_name;
+}
+
+Test(hostile, every_broken_file_fails_alone_with_its_own_reason, .timeout = 240)
+{
+    g_autofree char *tmp = gal_test_tmpdir("hostile-corpus");
+    g_autofree char *photos = g_build_filename(tmp, "photos", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
+        "gallop: 1\ninput: {include: [\"*\"]}\nstages:\n"
+        "  - resize: {width: 120, height: 120, fit: inside}\n");
+    const char *make[] = { CORPUS_SCRIPT, photos, NULL };
+    /* The reasons must not depend on what else was in flight. */
+    const char *jobs[] = { "1", "2" };
+    GHashTable *seen[2] = { NULL, NULL };
+    /* `own`: words of this photo's decoder, which no other reason may hold. */
+    static const struct {
+        const char *name, *status, *code, *words, *own;
+    } expect[] = {
+        { "whole-jpg.jpg", "done", "", "", NULL },
+        { "whole-png.png", "done", "", "", NULL },
+        { "whole-webp.webp", "done", "", "", NULL },
+        { "whole-tif.tif", "done", "", "", NULL },
+        { "whole-avif.avif", "done", "", "", NULL },
+        { "whole-gif.gif", "done", "", "", NULL },
+        { "png-named.jpg", "done", "", "", NULL },
+        { "jpg-named.png", "done", "", "", NULL },
+        { "truncated-jpg.jpg", "failed", "input", "Premature end of input file", "VipsJpeg" },
+        { "truncated-png.png", "failed", "input", "libpng read error", "libpng" },
+        { "truncated-webp.webp", "failed", "input", "unable to parse image", "webp:" },
+        { "truncated-tif.tif", "failed", "input", "TIFF directory", "TIFFReadDirectory" },
+        { "truncated-avif.avif", "failed", "input", "Unexpected end of file", "heif:" },
+        { "header-only.jpg", "failed", "input", "Premature end of input file", "VipsJpeg" },
+        { "svgz-named.jpg", "failed", "input", "it is gzip-compressed data (an .svgz?)", NULL },
+        { "svg-named.png", "failed", "input", "it is text markup (SVG, HTML or XML)", NULL },
+        { "pdf-named.jpg", "failed", "input", "it is a PDF document", NULL },
+        { "text-named.webp", "failed", "input", "it starts with bytes 6a 75 73 74", NULL },
+        { "garbage.jpg", "failed", "input", "it starts with bytes 00 01 02 03", NULL },
+        { "empty.jpg", "failed", "input", "it is an empty file", NULL },
+        { "fifo.jpg", "ignored", "input", "not a regular file", NULL },
+        { "dangling.jpg", "ignored", "input", "a symbolic link to nothing", NULL },
+        { "loop-a.jpg", "ignored", "input", "a symbolic link loop", NULL },
+        { "zero.jpg", "ignored", "input", "outside the input folder: not followed", NULL },
+    };
+    static const char *const owned[] = { "VipsJpeg", "libpng", "webp:", "TIFFReadDirectory",
+        "heif:" };
+
+    cr_assert_eq(gal_test_spawn(make, NULL, NULL), 0, "cannot make the corpus");
+    for (int k = 0; k < 2; k++) {
+        g_autofree char *out = g_strdup_printf("%s/out-j%s", tmp, jobs[k]);
+        g_autofree char *report = g_strdup_printf("%s/report-j%s.json", tmp, jobs[k]);
+        g_autofree char *err = NULL;
+        const char *args[] = { "run", preset, photos, "-o", out, "-j", jobs[k], "--report",
+            report, "-q", NULL };
+
+        cr_expect_eq(run(args, NULL, &err), 1, "-j %s: %s", jobs[k], err);
+        seen[k] = outcomes(report);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(expect); i++) {
+        const photo_outcome *o = g_hash_table_lookup(seen[1], expect[i].name);
+        const photo_outcome *alone = g_hash_table_lookup(seen[0], expect[i].name);
+
+        cr_assert_not_null(o, "%s is not in the report", expect[i].name);
+        cr_assert_not_null(alone);
+        cr_expect_str_eq(o->status, expect[i].status, "%s: %s (%s)", expect[i].name, o->status,
+            o->message);
+        cr_expect_str_eq(o->code, expect[i].code, "%s: code %s (%s)", expect[i].name, o->code,
+            o->message);
+        cr_expect(strstr(o->message, expect[i].words) != NULL, "%s: \"%s\" not in \"%s\"",
+            expect[i].name, expect[i].words, o->message);
+        cr_expect_str_eq(o->message, alone->message, "%s: -j 2 and -j 1 give other reasons",
+            expect[i].name);
+        for (size_t w = 0; w < G_N_ELEMENTS(owned); w++)
+            if (strstr(o->message, owned[w]) &&
+                !(expect[i].own && strcmp(expect[i].own, owned[w]) == 0))
+                cr_expect_fail("%s: another photo's words \"%s\" in \"%s\"", expect[i].name,
+                    owned[w], o->message);
+    }
+    g_hash_table_unref(seen[0]);
+    g_hash_table_unref(seen[1]);
+}
+
+Test(hostile, a_link_to_nothing_named_on_the_command_line_is_one_bad_input)
+{
+    g_autofree char *tmp = gal_test_tmpdir("hostile-argv-link");
+    g_autofree char *good = gal_test_copy_trip(tmp, 1, NULL);
+    g_autofree char *dangling = g_build_filename(tmp, "dangling.jpg", NULL);
+    g_autofree char *loop = g_build_filename(tmp, "loop.jpg", NULL);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *written = g_build_filename(out, "trip-01.jpg", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", plain_preset);
+    g_autofree char *err = NULL;
+    const char *args[] = { "run", preset, dangling, loop, good, "-o", out, NULL };
+
+    cr_assert_eq(symlink("nowhere.jpg", dangling), 0);
+    cr_assert_eq(symlink("loop.jpg", loop), 0);
+    cr_expect_eq(run(args, NULL, &err), 1, "%s", err);
+    cr_expect(exists(written), "%s", err);
+    cr_expect(strstr(err, "dangling.jpg: a symbolic link to nothing") != NULL, "%s", err);
+    cr_expect(strstr(err, "loop.jpg: a symbolic link loop") != NULL, "%s", err);
 }
