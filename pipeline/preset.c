@@ -248,6 +248,16 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
     case YAML_SCALAR_EVENT: {
         const char *text = (const char *) event->data.scalar.value;
 
+        /* "\0" in a quoted scalar: C strings would cut the value there
+         * silently ("{stem}\0../x" would read as "{stem}"). */
+        if (strlen(text) != event->data.scalar.length) {
+            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+                "a NUL character (\\0) in a value: gallop cannot keep it, and cutting the "
+                "value there would change its meaning");
+            y->failed = TRUE;
+            return NULL;
+        }
+
         node = gal__node_new_scalar(text, &loc);
         node->is_null = event->data.scalar.plain_implicit &&
             event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&

@@ -1806,3 +1806,12 @@ Test(preset, a_preset_named_by_a_relative_path_resolves_its_paths_beside_itself)
     cr_expect_str_eq(preset->output->dir, want);
     gal_preset_free(preset);
 }
+
+/* "{stem}\0../x" must not quietly become "{stem}". */
+Test(preset, refuses_a_nul_inside_a_value)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\noutput: {name: \"{stem}\\0../x\"}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 16, "", "a NUL character (\\0) in a value");
+}
