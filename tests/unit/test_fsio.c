@@ -170,12 +170,14 @@ Test(fsio, writes_atomically_beneath_a_folder_making_folders)
     g_autofree char *dir = gal_test_tmpdir("fsio-write");
     g_autofree char *written = g_build_filename(dir, "a", "b", "c.txt", NULL);
     g_autoptr(GPtrArray) names = NULL;
+    g_autofree char *text = NULL;
     gal_error err = { 0 };
     int root = open_dir(dir);
 
     cr_assert_eq(gal__write_atomic_beneath(root, dir, "a/b/c.txt", "42", 2, TRUE, &err), 0,
         "%s", err.msg);
-    cr_expect_str_eq(gal_test_read_bytes(written, NULL), "42");
+    text = gal_test_read_bytes(written, NULL);
+    cr_expect_str_eq(text, "42");
     names = gal_test_list_dir(dir);
     cr_expect_eq(names->len, 1, "only the folder a");
     close(root);
@@ -209,7 +211,11 @@ Test(fsio, never_writes_through_a_link)
     err = (gal_error) { 0 };
     cr_expect_eq(gal__write_atomic_beneath(root, out, "y.jpg", "new", 3, FALSE, &err), 0,
         "%s", err.msg);
-    cr_expect_str_eq(gal_test_read_bytes(target, NULL), "keep me");
+    {
+        g_autofree char *kept = gal_test_read_bytes(target, NULL);
+
+        cr_expect_str_eq(kept, "keep me");
+    }
     cr_expect_eq(lstat(final_link, &st), 0);
     cr_expect(S_ISREG(st.st_mode));
     err = (gal_error) { 0 };
