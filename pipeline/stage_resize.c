@@ -279,9 +279,11 @@ gal__scale_columns(VipsImage *in, int width, VipsImage **out)
         vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
 }
 
-/* A copy of `in` in memory, for random access: without the decoder's
- * "sequential" mark, which would make the turns of gal__scale_columns()
- * work in one-row strips. NULL with the libvips error set. */
+/* A copy of `in` in memory, for the turns of gal__scale_columns(): without
+ * the decoder's "sequential" mark, which would make them work in one-row
+ * strips. (Copies that are only read otherwise keep the mark: without it a
+ * shrink of a wide image asks for small tiles and takes 20 times longer.)
+ * NULL with the libvips error set. */
 static VipsImage *
 copy_memory(VipsImage *in)
 {
@@ -394,7 +396,7 @@ choose_window(VipsInteresting interesting, VipsImage *base, gint64 width, gint64
         double h = (double) round_px(base->Ysize * k);
 
         if (vips_resize(base, &shrunk, w / base->Xsize, "vscale", h / base->Ysize, NULL) ||
-            !(small = copy_memory(shrunk)))
+            !(small = vips_image_copy_memory(shrunk)))
             return -1;
         proxy = small;
     }
@@ -469,7 +471,7 @@ cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsI
         if ((width > base->Xsize || height > base->Ysize) &&
             upsize(base, (int) width, (int) height, &enlarged))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
-        if (!(memory = copy_memory(enlarged ? enlarged : base)) ||
+        if (!(memory = vips_image_copy_memory(enlarged ? enlarged : base)) ||
             choose_window(interesting, memory, width, height, crop_w, crop_h,
                 proxy_budget(plan), &left, &top) ||
             vips_extract_area(memory, out, (int) left, (int) top, crop_w, crop_h, NULL))
@@ -479,7 +481,7 @@ cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsI
     else {
         /* Scored on the photo as decoded (or smaller), in memory for the
          * same reason. */
-        if (!(memory = copy_memory(base)) ||
+        if (!(memory = vips_image_copy_memory(base)) ||
             choose_window(interesting, memory, width, height, crop_w, crop_h,
                 proxy_budget(plan), &left, &top))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
