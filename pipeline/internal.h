@@ -526,9 +526,13 @@ typedef enum gal_crop {
 } gal_crop;
 
 /* Scale to width x height, then crop to crop_* (if non-zero, cover) or pad
- * to canvas_* (if non-zero, contain). */
+ * to canvas_* (if non-zero, contain). For cover, width x height is the
+ * whole photo scaled, which for a thin strip is far beyond what libvips can
+ * make (a 1x5000 strip covering 1080x1350 is 1080 x 5400000): it only gives
+ * the scale and the coordinates the crop window is placed in, and only the
+ * window is ever made (see gal__resize_span). */
 typedef struct gal_resize_plan {
-    int width, height;
+    gint64 width, height;
     int crop_width, crop_height;
     int canvas_width, canvas_height;
 } gal_resize_plan;
@@ -536,6 +540,26 @@ typedef struct gal_resize_plan {
 /* `width`/`height` 0 = not given. Pure: no image involved. */
 void gal__resize_plan(gal_fit fit, int width, int height, gboolean upscale, int in_width,
     int in_height, gal_resize_plan *plan);
+
+/* One axis of a cover crop, mapped back to the source. The photo, `length`
+ * pixels long on this axis, scaled to `scaled_length` keeps the pixels
+ * [keep_start, keep_start + keep_length) of that. *span says which source
+ * pixels to read, [start, start + length) (inside the source, at least one),
+ * what to scale them to (`scaled`), and where the kept pixels then start
+ * (`offset`, with offset + keep_length <= scaled). The read reaches past
+ * the kept pixels by the Lanczos 3 kernel's reach, so the kept pixels are
+ * those of the whole photo scaled; and it starts on a source pixel that
+ * falls on a whole scaled pixel whenever that costs little, so they are
+ * exactly those, not shifted by a fraction (otherwise by at most half a
+ * pixel). Pure. */
+typedef struct gal_resize_span {
+    int start, length;
+    int scaled;
+    int offset;
+} gal_resize_span;
+
+void gal__resize_span(int length, gint64 scaled_length, gint64 keep_start, int keep_length,
+    gal_resize_span *span);
 
 /* Lanczos 3 scaling along one axis with libvips' vectorised reducer
  * (stage_resize.c): rows to `height`, or columns to `width` through quarter

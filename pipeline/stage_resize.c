@@ -5,11 +5,14 @@
  * the engine asks load_size() for the scaled size and decodes straight to it
  * (vips_thumbnail: JPEG DCT scaling, auto-orientation, ICC to sRGB); build()
  * then finds the scale already done and only crops or pads; enlarging is
- * done here, not by the loader (upsize()). The geometry is one pure
- * function, gal__resize_plan(), so both paths agree by design.
- * Not lazy: entropy/attention crops must see the whole (already shrunk)
- * image before they choose a window, and enlarging turns the image, so
- * that image is copied to memory. */
+ * done here, not by the loader (upsize()). The geometry is pure functions,
+ * gal__resize_plan() and gal__resize_span(), so both paths agree by design.
+ * Cover chooses its window in the photo as decoded and scales only that
+ * (cover()): a thin strip covering a box would be millions of pixels long
+ * enlarged whole. Not lazy: entropy/attention crops score a copy of the
+ * photo in memory (at the output's scale when that is small, else as
+ * decoded or smaller: see PROXY_CROPS), and enlargements are made in
+ * memory, only where the crop keeps them. */
 #include <math.h>
 
 #include "internal.h"
@@ -48,10 +51,12 @@ static const gal_param resize_params[] = {
     GAL_PARAM_END,
 };
 
-static int
+/* Pixels, rounded, at least one. 64 bits: cover scales a thin strip far
+ * beyond int (see gal_resize_plan). */
+static gint64
 round_px(double v)
 {
-    return MAX(1, (int) lround(v));
+    return MAX(1, llround(v));
 }
 
 void
@@ -78,8 +83,8 @@ gal__resize_plan(gal_fit fit, int width, int height, gboolean upscale, int in_wi
              * to the largest window of the box's shape instead. */
             double k = MIN((double) in_width / width, (double) in_height / height);
 
-            box_w = MIN(in_width, round_px(width * k));
-            box_h = MIN(in_height, round_px(height * k));
+            box_w = (int) MIN(in_width, round_px(width * k));
+            box_h = (int) MIN(in_height, round_px(height * k));
             s = 1;
         }
         plan->width = s == sx ? box_w : MAX(box_w, round_px(in_width * s));
@@ -117,6 +122,62 @@ gal__resize_plan(gal_fit fit, int width, int height, gboolean upscale, int in_wi
     }
 }
 
+static gint64
+gcd64(gint64 a, gint64 b)
+{
+    while (b) {
+        gint64 t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Alignment of a span's first source pixel: see gal__resize_span. Larger
+ * steps would read (and scale) up to this many more pixels per side. */
+#define SPAN_ALIGN_MAX 4096
+
+void
+gal__resize_span(int length, gint64 scaled_length, gint64 keep_start, int keep_length,
+    gal_resize_span *span)
+{
+    double scale = (double) scaled_length / length;
+    /* scale = p / q in lowest terms: source pixel q * k is scaled pixel
+     * p * k exactly, so a span starting there scales to the very pixels of
+     * the whole photo scaled. */
+    gint64 g = gcd64(scaled_length, length);
+    gint64 p = scaled_length / g, q = length / g;
+    gint64 align = q == 1 || (p <= SPAN_ALIGN_MAX && q <= SPAN_ALIGN_MAX) ? q : 1;
+    /* Lanczos 3 reaches 3 pixels either side of the sample point, in the
+     * larger of the two pixels (source or scaled); two more for rounding
+     * and for the row repetition of gal__scale_rows. */
+    int margin = (int) ceil(3.0 / MIN(scale, 1.0)) + 2;
+    gint64 start, end, scaled, offset;
+
+    if (scaled_length == length) {
+        *span = (gal_resize_span) { (int) keep_start, keep_length, keep_length, 0 };
+        return;
+    }
+    start = (gint64) floor(keep_start / scale) - margin;
+    end = (gint64) ceil((keep_start + keep_length) / scale) + margin;
+    start = CLAMP(start, 0, length - 1) / align * align;
+    end = MIN(length, (CLAMP(end, start + 1, length) + align - 1) / align * align);
+    if (align == q) {
+        /* start and end (a multiple of q, or the whole length, which is
+         * one too) fall on whole scaled pixels. */
+        scaled = (end - start) / q * p;
+        offset = keep_start - start / q * p;
+    }
+    else {
+        scaled = round_px((end - start) * scale);
+        offset = llround(keep_start - start * scale);
+    }
+    offset = CLAMP(offset, 0, MAX(0, scaled - keep_length));
+    scaled = MAX(scaled, offset + keep_length);
+    *span = (gal_resize_span) { (int) start, (int) (end - start), (int) scaled, (int) offset };
+}
+
 static void
 plan_for(const resize_opts *o, int in_width, int in_height, gal_resize_plan *plan)
 {
@@ -147,33 +208,8 @@ resize_load_size(const gal_stage_ctx *sc, int width, int height, int *load_width
     /* Enlarging is left to build(), which does it better and faster than
      * vips_thumbnail would (see upsize()): the decoder delivers the photo
      * at its own size on an axis that grows. */
-    *load_width = MIN(plan.width, width);
-    *load_height = MIN(plan.height, height);
-}
-
-static int
-crop(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsImage **out,
-    gal_error *err)
-{
-    const resize_opts *o = sc->opts;
-    VipsInteresting interesting =
-        o->crop == GAL_CROP_ENTROPY ? VIPS_INTERESTING_ENTROPY : VIPS_INTERESTING_ATTENTION;
-    g_autoptr(VipsImage) memory = NULL;
-
-    if (o->crop == GAL_CROP_CENTRE) {
-        if (vips_extract_area(in, out, (in->Xsize - plan->crop_width) / 2,
-                (in->Ysize - plan->crop_height) / 2, plan->crop_width, plan->crop_height, NULL))
-            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "crop");
-        return 0;
-    }
-    /* smartcrop reads the image to score it, then again to cut: with a
-     * sequential decoder behind `in` that second read would fail, so
-     * score a private copy of the already shrunk pixels. */
-    if (!(memory = vips_image_copy_memory(in)) ||
-        vips_smartcrop(memory, out, plan->crop_width, plan->crop_height, "interesting",
-            interesting, NULL))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
-    return 0;
+    *load_width = (int) MIN(plan.width, width);
+    *load_height = (int) MIN(plan.height, height);
 }
 
 static int
@@ -243,25 +279,229 @@ gal__scale_columns(VipsImage *in, int width, VipsImage **out)
         vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
 }
 
+/* A copy of `in` in memory, for the turns of gal__scale_columns(): without
+ * the decoder's "sequential" mark, which would make them work in one-row
+ * strips. (Copies that are only read otherwise keep the mark: without it a
+ * shrink of a wide image asks for small tiles and takes 20 times longer.)
+ * NULL with the libvips error set. */
+static VipsImage *
+copy_memory(VipsImage *in)
+{
+    VipsImage *memory = vips_image_copy_memory(in);
+
+    if (memory)
+        vips_image_remove(memory, VIPS_META_SEQUENTIAL);
+    return memory;
+}
+
 /* Scale to `width` x `height` when an axis grows (see gal__scale_rows).
  * The input is small (it is being enlarged), so it is put in memory first
  * for the turn, and the caller puts the result there too (see
- * resize_build). */
+ * resize_build). An axis that shrinks (fill) goes first, so no step is
+ * larger than the input or the output: a 5000x1 strip filling 1080x1350
+ * becomes 1080x1 before it grows to 1350 rows, not 5000x1350. */
 static int
 upsize(VipsImage *in, int width, int height, VipsImage **out)
 {
     g_autoptr(VipsImage) memory = NULL;
-    g_autoptr(VipsImage) tall = NULL;
-    g_autoptr(VipsImage) wide = NULL;
+    g_autoptr(VipsImage) first = NULL;
+    g_autoptr(VipsImage) both = NULL;
 
-    if (!(memory = vips_image_copy_memory(in)))
+    if (!(memory = copy_memory(in)))
         return -1;
-    vips_image_remove(memory, VIPS_META_SEQUENTIAL);
-    if (gal__scale_rows(memory, height, &tall) || gal__scale_columns(tall, width, &wide))
+    if (width < memory->Xsize) {
+        if (gal__scale_columns(memory, width, &first) || gal__scale_rows(first, height, &both))
+            return -1;
+    }
+    else if (gal__scale_rows(memory, height, &first) || gal__scale_columns(first, width, &both))
         return -1;
     /* Rounding in vips_reducev: a pixel more or less, from the edge. */
-    return vips_gravity(wide, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
+    return vips_gravity(both, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
         VIPS_EXTEND_COPY, NULL);
+}
+
+/* The kept rows of one span (gal__resize_span) of `in`, which holds the
+ * span's source rows: scaled to span->scaled rows, keep rows
+ * [offset, offset + keep). */
+static int
+scale_span_rows(VipsImage *in, const gal_resize_span *span, int keep, VipsImage **out)
+{
+    g_autoptr(VipsImage) scaled = NULL;
+    g_autoptr(VipsImage) whole = NULL;
+
+    if (span->scaled == in->Ysize)
+        return vips_extract_area(in, out, 0, span->offset, in->Xsize, keep, NULL);
+    if (gal__scale_rows(in, span->scaled, &scaled))
+        return -1;
+    /* Rounding in vips_reducev: a row more or less, at the end. */
+    if (vips_embed(scaled, &whole, 0, 0, in->Xsize, span->scaled, "extend", VIPS_EXTEND_COPY,
+            NULL))
+        return -1;
+    return vips_extract_area(whole, out, 0, span->offset, in->Xsize, keep, NULL);
+}
+
+/* The same for columns: `in` must be in memory (gal__scale_columns). */
+static int
+scale_span_columns(VipsImage *in, const gal_resize_span *span, int keep, VipsImage **out)
+{
+    g_autoptr(VipsImage) scaled = NULL;
+    g_autoptr(VipsImage) whole = NULL;
+
+    if (span->scaled == in->Xsize)
+        return vips_extract_area(in, out, span->offset, 0, keep, in->Ysize, NULL);
+    if (gal__scale_columns(in, span->scaled, &scaled) ||
+        vips_embed(scaled, &whole, 0, 0, span->scaled, in->Ysize, "extend", VIPS_EXTEND_COPY,
+            NULL))
+        return -1;
+    return vips_extract_area(whole, out, span->offset, 0, keep, in->Ysize, NULL);
+}
+
+/* What the entropy and attention crops score, at most this many times the
+ * crop's pixels (and never less than PROXY_MIN_AREA). The photo at the
+ * output's scale when it is no larger (an ordinary photo: the window is the
+ * one the search always chose there, to the pixel); otherwise the photo as
+ * decoded, never enlarged, and shrunk to that if larger (a thin strip, whose
+ * enlargement would be millions of pixels). Both searches are coarse
+ * (attention looks at a 32x32 grid; entropy trims eighths), so the smaller
+ * copy loses little they would see. */
+#define PROXY_CROPS 4.0
+#define PROXY_MIN_AREA (512.0 * 512.0)
+
+static double
+proxy_budget(const gal_resize_plan *plan)
+{
+    return MAX(PROXY_CROPS * plan->crop_width * plan->crop_height, PROXY_MIN_AREA);
+}
+
+/* Place the crop window of entropy or attention (`interesting`) in the
+ * photo `base` (in memory) scaled to `width` x `height`: *left and *top in
+ * those scaled pixels. The search runs on `base`, shrunk first when it is
+ * larger than `budget` pixels; where it leaves no choice (a 1-pixel
+ * strip), the window is centred. */
+static int
+choose_window(VipsInteresting interesting, VipsImage *base, gint64 width, gint64 height,
+    int crop_width, int crop_height, double budget, gint64 *left, gint64 *top)
+{
+    g_autoptr(VipsImage) shrunk = NULL;
+    g_autoptr(VipsImage) small = NULL;
+    g_autoptr(VipsImage) cropped = NULL;
+    VipsImage *proxy = base;
+    double area = (double) base->Xsize * base->Ysize;
+    int window_w, window_h, x = 0, y = 0;
+    double centre_x, centre_y;
+
+    if (area > budget) {
+        double k = sqrt(budget / area);
+        double w = (double) round_px(base->Xsize * k);
+        double h = (double) round_px(base->Ysize * k);
+
+        if (vips_resize(base, &shrunk, w / base->Xsize, "vscale", h / base->Ysize, NULL) ||
+            !(small = vips_image_copy_memory(shrunk)))
+            return -1;
+        proxy = small;
+    }
+    /* The window in proxy pixels: at least one, at most the proxy. */
+    window_w = (int) CLAMP(round_px(crop_width * (double) proxy->Xsize / width), 1, proxy->Xsize);
+    window_h =
+        (int) CLAMP(round_px(crop_height * (double) proxy->Ysize / height), 1, proxy->Ysize);
+    if (window_w < proxy->Xsize || window_h < proxy->Ysize) {
+        if (vips_smartcrop(proxy, &cropped, window_w, window_h, "interesting", interesting,
+                NULL))
+            return -1;
+        /* smartcrop gives the window's place as the offset of the input
+         * seen from the result: (-left, -top). */
+        x = CLAMP(-cropped->Xoffset, 0, proxy->Xsize - window_w);
+        y = CLAMP(-cropped->Yoffset, 0, proxy->Ysize - window_h);
+    }
+    /* The window's centre, in scaled pixels: the window keeps it. Rounded
+     * down, as smartcrop does: scoring the photo at the output's scale,
+     * the window is exactly the one smartcrop chose (the sums are of small
+     * integers and halves); scoring it smaller, or without a choice, the
+     * attention point (or the middle) falls where it would at full size. */
+    centre_x = (x + window_w / 2.0) * width / proxy->Xsize;
+    centre_y = (y + window_h / 2.0) * height / proxy->Ysize;
+    *left = CLAMP((gint64) floor(centre_x - crop_width / 2.0), 0, width - crop_width);
+    *top = CLAMP((gint64) floor(centre_y - crop_height / 2.0), 0, height - crop_height);
+    return 0;
+}
+
+/* Cover: the crop window of the photo scaled to plan->width x height.
+ * A photo that shrinks is scaled whole first, as the other fits do (usually
+ * the decoder has done that already). The window is made by scaling only
+ * the source pixels under it (gal__resize_span), rows first, then columns
+ * in memory (only the kept rows); except that an entropy or attention crop
+ * scored on the whole photo at the output's scale (see PROXY_CROPS) cuts
+ * the window from that. */
+static int
+cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsImage **out,
+    gal_error *err)
+{
+    const resize_opts *o = sc->opts;
+    VipsInteresting interesting =
+        o->crop == GAL_CROP_ENTROPY ? VIPS_INTERESTING_ENTROPY : VIPS_INTERESTING_ATTENTION;
+    int crop_w = plan->crop_width, crop_h = plan->crop_height;
+    g_autoptr(VipsImage) shrunk = NULL;
+    g_autoptr(VipsImage) enlarged = NULL;
+    g_autoptr(VipsImage) memory = NULL;
+    g_autoptr(VipsImage) region = NULL;
+    g_autoptr(VipsImage) source = NULL;
+    g_autoptr(VipsImage) rows = NULL;
+    g_autoptr(VipsImage) rows_memory = NULL;
+    VipsImage *base = in;
+    gint64 width = plan->width, height = plan->height;
+    gint64 left, top;
+    gal_resize_span x, y;
+
+    if (width <= in->Xsize && height <= in->Ysize && (width < in->Xsize || height < in->Ysize)) {
+        if (vips_resize(in, &shrunk, (double) width / in->Xsize, "vscale",
+                (double) height / in->Ysize, NULL))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+        base = shrunk;
+        width = base->Xsize;
+        height = base->Ysize;
+    }
+    if (o->crop == GAL_CROP_CENTRE) {
+        left = (width - crop_w) / 2;
+        top = (height - crop_h) / 2;
+    }
+    else if ((double) width * height <= proxy_budget(plan)) {
+        /* Small enough to score at the output's scale: in memory, as the
+         * search reads it twice (and a sequential decoder behind `base`
+         * could not go back). Scaled here only if it grows. */
+        if ((width > base->Xsize || height > base->Ysize) &&
+            upsize(base, (int) width, (int) height, &enlarged))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+        if (!(memory = vips_image_copy_memory(enlarged ? enlarged : base)) ||
+            choose_window(interesting, memory, width, height, crop_w, crop_h,
+                proxy_budget(plan), &left, &top) ||
+            vips_extract_area(memory, out, (int) left, (int) top, crop_w, crop_h, NULL))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
+        return 0;
+    }
+    else {
+        /* Scored on the photo as decoded (or smaller), in memory for the
+         * same reason. */
+        if (!(memory = vips_image_copy_memory(base)) ||
+            choose_window(interesting, memory, width, height, crop_w, crop_h,
+                proxy_budget(plan), &left, &top))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
+        base = memory;
+    }
+    gal__resize_span(base->Xsize, width, left, crop_w, &x);
+    gal__resize_span(base->Ysize, height, top, crop_h, &y);
+    if (vips_extract_area(base, &region, x.start, y.start, x.length, y.length, NULL))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "crop");
+    if (x.scaled == x.length && y.scaled == y.length) {
+        /* No scaling: a plain (lazy) crop. */
+        if (vips_extract_area(region, out, x.offset, y.offset, crop_w, crop_h, NULL))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "crop");
+        return 0;
+    }
+    if (!(source = copy_memory(region)) || scale_span_rows(source, &y, crop_h, &rows) ||
+        !(rows_memory = copy_memory(rows)) ||
+        scale_span_columns(rows_memory, &x, crop_w, out))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+    return 0;
 }
 
 static int
@@ -277,35 +517,41 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
     (void) job;
     plan_for(sc->opts, in->Xsize, in->Ysize, &plan);
     grows = plan.width > in->Xsize || plan.height > in->Ysize;
-    if (grows) {
-        if (upsize(in, plan.width, plan.height, &scaled))
-            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
-        current = scaled;
-    }
-    else if (plan.width != in->Xsize || plan.height != in->Ysize) {
-        if (vips_resize(in, &scaled, (double) plan.width / in->Xsize, "vscale",
-                (double) plan.height / in->Ysize, NULL))
-            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
-        current = scaled;
-    }
     if (plan.crop_width) {
-        if (crop(sc, current, &plan, &fitted, err))
+        if (cover(sc, in, &plan, &fitted, err))
             return -1;
     }
-    else if (plan.canvas_width) {
-        if (pad(sc, current, &plan, &fitted, err))
-            return -1;
+    else {
+        /* Without a crop the plan is the output, no larger than the box
+         * or the photo: an int. */
+        int width = (int) plan.width, height = (int) plan.height;
+
+        if (grows) {
+            if (upsize(in, width, height, &scaled))
+                return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+            current = scaled;
+        }
+        else if (width != in->Xsize || height != in->Ysize) {
+            if (vips_resize(in, &scaled, (double) width / in->Xsize, "vscale",
+                    (double) height / in->Ysize, NULL))
+                return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+            current = scaled;
+        }
+        if (plan.canvas_width) {
+            if (pad(sc, current, &plan, &fitted, err))
+                return -1;
+        }
+        else
+            fitted = g_object_ref(current);
     }
-    else
-        fitted = g_object_ref(current);
     if (!grows) {
         *out = g_steal_pointer(&fitted);
         return 0;
     }
     /* An enlargement is made in memory, in tiles, only where the crop
-     * keeps it: the turns in upsize() would be slow pulled through in
-     * the strips the encoder asks for. The stages after it see a
-     * sequential image again, as if it came from the decoder. */
+     * keeps it: the turns would be slow pulled through in the strips the
+     * encoder asks for. The stages after it see a sequential image again,
+     * as if it came from the decoder. */
     if (!(*out = vips_image_copy_memory(fitted)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     vips_image_set_int(*out, VIPS_META_SEQUENTIAL, 1);

@@ -1,6 +1,10 @@
 /* gal_test.c: helpers shared by the unit and end-to-end tests. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,12 +136,75 @@ gal_test_tmpdir(const char *name)
 int
 gal_test_spawn(const char *const *argv, char **out, char **err)
 {
-    g_autoptr(GError) error = NULL;
-    int status = 0;
+    return gal_test_spawn_limited(argv, 0, out, err, NULL);
+}
 
-    if (!g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err,
-            &status, &error))
+/* A temporary file for a child's output, or -1 when the output is not
+ * wanted (the child then inherits the test's). */
+static int
+capture_open(char **want, char **path)
+{
+    g_autoptr(GError) error = NULL;
+    int fd;
+
+    *path = NULL;
+    if (!want)
+        return -1;
+    fd = g_file_open_tmp("gal-test-XXXXXX", path, &error);
+    cr_assert_geq(fd, 0, "cannot make a temporary file: %s", error ? error->message : "");
+    return fd;
+}
+
+static void
+capture_close(int fd, char *path, char **want)
+{
+    if (fd < 0)
+        return;
+    close(fd);
+    cr_assert(g_file_get_contents(path, want, NULL, NULL), "cannot read %s", path);
+    g_unlink(path);
+    g_free(path);
+}
+
+int
+gal_test_spawn_limited(const char *const *argv, double limit_seconds, char **out, char **err,
+    gal_test_usage *usage)
+{
+    g_autoptr(GError) error = NULL;
+    gal_test_usage measured = { 0 };
+    char *out_path, *err_path;
+    int out_fd = capture_open(out, &out_path);
+    int err_fd = capture_open(err, &err_path);
+    gint64 start = g_get_monotonic_time();
+    struct rusage ru;
+    GPid pid;
+    int status = 0;
+    pid_t done;
+
+    /* Output goes to files rather than pipes, so nothing has to read them
+     * while the child runs; wait4 gives its resource use, which
+     * g_spawn_sync does not. */
+    if (!g_spawn_async_with_pipes_and_fds(NULL, argv, NULL,
+            G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, -1, out_fd, err_fd,
+            NULL, NULL, 0, &pid, NULL, NULL, NULL, &error))
         cr_assert_fail("cannot run %s: %s", argv[0], error->message);
+    while ((done = wait4(pid, &status, WNOHANG, &ru)) == 0) {
+        if (limit_seconds > 0 &&
+            g_get_monotonic_time() - start > (gint64) (limit_seconds * G_USEC_PER_SEC) &&
+            !measured.timed_out) {
+            kill(pid, SIGKILL);
+            measured.timed_out = TRUE;
+        }
+        g_usleep(2000);
+    }
+    cr_assert_eq(done, pid, "wait4 %s: %s", argv[0], g_strerror(errno));
+    g_spawn_close_pid(pid);
+    measured.seconds = (g_get_monotonic_time() - start) / 1e6;
+    measured.max_rss_kib = ru.ru_maxrss;
+    capture_close(out_fd, out_path, out);
+    capture_close(err_fd, err_path, err);
+    if (usage)
+        *usage = measured;
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);

@@ -32,8 +32,21 @@ int gal_test_diff(VipsImage *a, VipsImage *b, double *max_abs, double *mean_abs)
 char *gal_test_tmpdir(const char *name);
 
 /* Run a command; its exit status, with stdout and stderr returned (may be
- * NULL). */
+ * NULL: the child then writes to the test's own). */
 int gal_test_spawn(const char *const *argv, char **out, char **err);
+
+/* How a command ran (gal_test_spawn_limited). */
+typedef struct gal_test_usage {
+    double seconds;       /* wall time, start to exit */
+    long max_rss_kib;     /* the child's peak resident set (with any children it waited for) */
+    gboolean timed_out;   /* killed at the time limit */
+} gal_test_usage;
+
+/* gal_test_spawn, measured and with a hang guard: the child is killed
+ * (SIGKILL, status 128 + 9) if it runs longer than `limit_seconds` (0: no
+ * limit). `usage` may be NULL. gal_test_spawn is this without a limit. */
+int gal_test_spawn_limited(const char *const *argv, double limit_seconds, char **out,
+    char **err, gal_test_usage *usage);
 
 /* Write `yaml` to `dir`/`name` and return that path; fails the test if it cannot. */
 char *gal_test_write_preset(const char *dir, const char *name, const char *yaml);

@@ -241,3 +241,286 @@ Test(stage_resize, check_rejects_cover_without_both_sides)
     cr_expect(strstr(errs->items[0].msg, "needs both width and height") != NULL, "%s",
         errs->items[0].msg);
 }
+
+/* ---- extreme shapes: thin strips, huge aspect ratios ---------------------------- */
+
+static const int strips[][2] = { { 1, 5000 }, { 5000, 1 }, { 4, 1000 }, { 1000, 4 }, { 2, 3 },
+    { 1, 1 }, { 20000, 100 }, { 100, 20000 }, { 8000, 16 }, { 7, 70001 }, { 1, 3000000 },
+    { 3000000, 1 } };
+
+Test(stage_resize, cover_of_thin_strips_plans_the_exact_box_without_overflow)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(strips); i++) {
+        gal_resize_plan p = plan(GAL_FIT_COVER, 1080, 1350, TRUE, strips[i][0], strips[i][1]);
+        int w, h;
+
+        final_size(&p, &w, &h);
+        cr_expect_eq(w, 1080, "%dx%d: width %d", strips[i][0], strips[i][1], w);
+        cr_expect_eq(h, 1350, "%dx%d: height %d", strips[i][0], strips[i][1], h);
+        cr_expect(p.width >= 1080 && p.height >= 1350, "%dx%d: scaled %" G_GINT64_FORMAT
+            "x%" G_GINT64_FORMAT " must cover", strips[i][0], strips[i][1], p.width, p.height);
+        cr_expect(p.width == 1080 || p.height == 1350, "one side fits exactly");
+    }
+    /* 1x5000 is enlarged 1080 times: 5.4 million rows, never made. */
+    cr_expect_eq(plan(GAL_FIT_COVER, 1080, 1350, TRUE, 1, 5000).height, 5400000);
+    /* Beyond int: 1x3000000 would be 3.24e9 rows. */
+    cr_expect_eq(plan(GAL_FIT_COVER, 1080, 1350, TRUE, 1, 3000000).height,
+        G_GINT64_CONSTANT(3240000000));
+}
+
+Test(stage_resize, inside_contain_and_fill_of_thin_strips_stay_within_the_box)
+{
+    gal_resize_plan p = plan(GAL_FIT_INSIDE, 1080, 1080, FALSE, 1, 5000);
+
+    cr_expect_eq(p.width, 1);
+    cr_expect_eq(p.height, 1080);
+    p = plan(GAL_FIT_INSIDE, 1080, 1080, TRUE, 5000, 1);
+    cr_expect_eq(p.width, 1080);
+    cr_expect_eq(p.height, 1);
+    p = plan(GAL_FIT_CONTAIN, 1080, 1350, TRUE, 4, 1000);
+    cr_expect_eq(p.width, 5); /* 4 * 1.35, rounded */
+    cr_expect_eq(p.height, 1350);
+    cr_expect_eq(p.canvas_width, 1080);
+    p = plan(GAL_FIT_FILL, 1080, 1350, TRUE, 5000, 1);
+    cr_expect_eq(p.width, 1080);
+    cr_expect_eq(p.height, 1350);
+}
+
+/* Every span reads pixels inside the source, at least one, and keeps
+ * pixels inside what it scales them to, at the place they have in the whole
+ * photo scaled (to half a pixel; exactly when it says so). */
+static void
+check_span(int length, gint64 scaled_length, gint64 keep_start, int keep_length)
+{
+    gal_resize_span s;
+    double scale = (double) scaled_length / length;
+    double first, last;
+
+    gal__resize_span(length, scaled_length, keep_start, keep_length, &s);
+    cr_assert(s.start >= 0 && s.length >= 1 && s.start + s.length <= length,
+        "%d -> %" G_GINT64_FORMAT " keep %" G_GINT64_FORMAT "+%d: reads [%d, %d)", length,
+        scaled_length, keep_start, keep_length, s.start, s.start + s.length);
+    cr_assert(s.offset >= 0 && s.offset + keep_length <= s.scaled,
+        "%d -> %" G_GINT64_FORMAT ": keeps [%d, %d) of %d", length, scaled_length, s.offset,
+        s.offset + keep_length, s.scaled);
+    /* The read scales at the photo's scale... */
+    cr_expect_leq(fabs(s.scaled - s.length * scale), 1.0, "scaled %d for %d pixels at %g",
+        s.scaled, s.length, scale);
+    /* ...puts the kept pixels where they were... */
+    cr_expect_leq(fabs(s.start * scale + s.offset - keep_start), 0.5,
+        "%d -> %" G_GINT64_FORMAT ": kept pixels start at %g, not %" G_GINT64_FORMAT, length,
+        scaled_length, s.start * scale + s.offset, keep_start);
+    /* ...and covers the source pixels under them, with the kernel's reach
+     * (3 pixels) where the source has them. */
+    first = keep_start / scale - 3;
+    last = (keep_start + keep_length) / scale + 3;
+    cr_expect(s.start <= MAX(0, first) && s.start + s.length >= MIN(length, last),
+        "%d -> %" G_GINT64_FORMAT ": reads [%d, %d) for [%g, %g)", length, scaled_length,
+        s.start, s.start + s.length, first, last);
+}
+
+Test(stage_resize, cover_spans_of_thin_strips_stay_inside_the_source)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(strips); i++)
+        for (int fit_w = 0; fit_w < 2; fit_w++) {
+            gal_resize_plan p =
+                plan(GAL_FIT_COVER, 1080, 1350, TRUE, strips[i][0], strips[i][1]);
+            int length = fit_w ? strips[i][0] : strips[i][1];
+            gint64 scaled = fit_w ? p.width : p.height;
+            int keep = fit_w ? p.crop_width : p.crop_height;
+
+            if (!keep)
+                continue;
+            /* The window at the start, the middle and the end. */
+            check_span(length, scaled, 0, keep);
+            check_span(length, scaled, (scaled - keep) / 2, keep);
+            check_span(length, scaled, scaled - keep, keep);
+        }
+    /* Shrinking too, and odd ratios. */
+    check_span(4000, 1800, 360, 1080);
+    check_span(4001, 1800, 0, 1080);
+    check_span(641, 2599, 759, 1080);
+    check_span(70001, 10800154, 5399402, 1350);
+}
+
+Test(stage_resize, a_one_pixel_strip_keeps_its_fraction_of_a_row)
+{
+    gal_resize_span s;
+
+    /* 1x5000 covering 1080x1350: 1.25 source rows, 2499.375 to 2500.625,
+     * read with 5 rows either side; scale 1080 is whole, so exact. */
+    gal__resize_span(5000, 5400000, 2699325, 1350, &s);
+    cr_expect_eq(s.start, 2494);
+    cr_expect_eq(s.length, 12);
+    cr_expect_eq(s.scaled, 12 * 1080);
+    cr_expect_eq(s.offset, 2699325 - 2494 * 1080);
+    /* Its one column becomes the whole width. */
+    gal__resize_span(1, 1080, 0, 1080, &s);
+    cr_expect_eq(s.start, 0);
+    cr_expect_eq(s.length, 1);
+    cr_expect_eq(s.scaled, 1080);
+    cr_expect_eq(s.offset, 0);
+    /* No scaling: exactly the kept pixels. */
+    gal__resize_span(640, 640, 100, 268, &s);
+    cr_expect_eq(s.start, 100);
+    cr_expect_eq(s.length, 268);
+    cr_expect_eq(s.scaled, 268);
+}
+
+Test(stage_resize, spans_of_an_ordinary_enlargement_scale_the_whole_axis)
+{
+    gal_resize_span s;
+
+    /* 640x335 covering 1080x1350 is 2579x1350: 2579/640 has no smaller
+     * step, so the whole width is read, as the whole photo scaled was. */
+    gal__resize_span(640, 2579, 749, 1080, &s);
+    cr_expect_eq(s.start, 0);
+    cr_expect_eq(s.length, 640);
+    cr_expect_eq(s.scaled, 2579);
+    cr_expect_eq(s.offset, 749);
+}
+
+/* The stage over a gradient strip, `yaml` options: exactly `w` x `h`. */
+static VipsImage *
+run_strip(const char *yaml, int in_w, int in_h, int w, int h)
+{
+    VipsImage *out = gal_test_run_stage("resize", yaml, gal_test_gradient(in_w, in_h));
+
+    cr_assert_eq(out->Xsize, w, "%dx%d %s: width %d", in_w, in_h, yaml, out->Xsize);
+    cr_assert_eq(out->Ysize, h, "%dx%d %s: height %d", in_w, in_h, yaml, out->Ysize);
+    return out;
+}
+
+static double
+band_at(VipsImage *image, int x, int y, int band)
+{
+    double *vec;
+    double v;
+    int n;
+
+    cr_assert_eq(vips_getpoint(image, &vec, &n, x, y, NULL), 0);
+    v = vec[band];
+    g_free(vec);
+    return v;
+}
+
+Test(stage_resize, every_crop_of_every_strip_gives_exactly_the_box)
+{
+    static const char *const crops[] = { "centre", "entropy", "attention" };
+    static const int shapes[][2] = { { 1, 5000 }, { 5000, 1 }, { 4, 1000 }, { 1000, 4 },
+        { 2, 3 }, { 1, 1 } };
+
+    for (size_t c = 0; c < G_N_ELEMENTS(crops); c++)
+        for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++) {
+            g_autofree char *yaml = g_strdup_printf(
+                "{width: 1080, height: 1350, fit: cover, crop: %s, upscale: true}", crops[c]);
+            VipsImage *out = run_strip(yaml, shapes[i][0], shapes[i][1], 1080, 1350);
+
+            cr_expect_eq(out->Bands, 3);
+            g_object_unref(out);
+        }
+}
+
+Test(stage_resize, centre_crop_of_a_strip_is_its_middle)
+{
+    /* The gradient's red is 255 * x / (width - 1): the middle of 5000x1 is
+     * 127.5, and the 1.25 source columns kept barely change it. */
+    VipsImage *out = run_strip("{width: 1080, height: 1350, fit: cover, upscale: true}", 5000, 1,
+        1080, 1350);
+
+    cr_expect(fabs(band_at(out, 0, 675, 0) - 127.5) <= 1.0, "red %g", band_at(out, 0, 675, 0));
+    cr_expect(fabs(band_at(out, 1079, 675, 0) - 127.5) <= 1.0, "red %g",
+        band_at(out, 1079, 675, 0));
+    g_object_unref(out);
+    /* 4x1000: green is 255 * y / 999; the middle five rows of 1000. */
+    out = run_strip("{width: 1080, height: 1350, fit: cover, upscale: true}", 4, 1000, 1080, 1350);
+    cr_expect(fabs(band_at(out, 540, 675, 1) - 127.5) <= 1.0, "green %g",
+        band_at(out, 540, 675, 1));
+    /* All four columns, left to right. */
+    cr_expect_lt(band_at(out, 10, 675, 0), 20);
+    cr_expect_gt(band_at(out, 1070, 675, 0), 235);
+    g_object_unref(out);
+}
+
+/* A grey strip with a red patch at x, y, w x h. */
+static VipsImage *
+strip_with_patch(int width, int height, int x, int y, int w, int h)
+{
+    VipsImage *grey, *lifted, *scene, *patch;
+    double red[3] = { 255, 0, 0 };
+
+    cr_assert_eq(vips_black(&grey, width, height, "bands", 3, NULL), 0);
+    cr_assert_eq(vips_linear1(grey, &lifted, 1, 128, NULL), 0);
+    g_object_unref(grey);
+    cr_assert_eq(vips_cast_uchar(lifted, &grey, NULL), 0);
+    g_object_unref(lifted);
+    cr_assert_eq(vips_copy(grey, &scene, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    g_object_unref(grey);
+    patch = vips_image_copy_memory(scene);
+    g_object_unref(scene);
+    cr_assert_eq(vips_draw_rect(patch, red, 3, x, y, w, h, "fill", TRUE, NULL), 0);
+    return patch;
+}
+
+Test(stage_resize, attention_finds_the_subject_of_a_thin_strip)
+{
+    /* Attention's window is five source rows of 1000 (or columns): it
+     * must land on the red, far from the middle, in source coordinates. */
+    VipsImage *out = gal_test_run_stage("resize",
+        "{width: 1080, height: 1350, fit: cover, crop: attention, upscale: true}",
+        strip_with_patch(4, 1000, 0, 150, 4, 20));
+
+    cr_assert_eq(out->Ysize, 1350);
+    cr_expect(band_at(out, 540, 675, 0) > 200 && band_at(out, 540, 675, 1) < 60,
+        "tall strip: the red patch is in the crop (%g,%g)", band_at(out, 540, 675, 0),
+        band_at(out, 540, 675, 1));
+    g_object_unref(out);
+    out = gal_test_run_stage("resize",
+        "{width: 1080, height: 1350, fit: cover, crop: attention, upscale: true}",
+        strip_with_patch(1000, 4, 800, 0, 20, 4));
+    cr_assert_eq(out->Xsize, 1080);
+    cr_expect(band_at(out, 540, 675, 0) > 200 && band_at(out, 540, 675, 1) < 60,
+        "wide strip: the red patch is in the crop (%g,%g)", band_at(out, 540, 675, 0),
+        band_at(out, 540, 675, 1));
+    g_object_unref(out);
+}
+
+/* The window made from its own source pixels is the window of the whole
+ * photo scaled: exactly where the scale is a simple fraction, and otherwise
+ * within the end-to-end tolerance (shifted by half a pixel at most). */
+static void
+check_window_against_whole(int in_w, int in_h, gboolean exact)
+{
+    VipsImage *in = gal_test_gradient(in_w, in_h);
+    VipsImage *memory = vips_image_copy_memory(in);
+    VipsImage *tall, *wide, *whole, *window, *out;
+    gal_resize_plan p = plan(GAL_FIT_COVER, 1080, 1350, TRUE, in_w, in_h);
+    double max_abs, mean_abs;
+
+    cr_assert(p.width * p.height < 50000000, "the reference must stay small");
+    cr_assert_eq(gal__scale_rows(memory, (int) p.height, &tall), 0);
+    cr_assert_eq(gal__scale_columns(tall, (int) p.width, &wide), 0);
+    whole = vips_image_copy_memory(wide);
+    cr_assert_eq(vips_extract_area(whole, &window, (int) (p.width - 1080) / 2,
+                     (int) (p.height - 1350) / 2, 1080, 1350, NULL),
+        0);
+    out = gal_test_run_stage("resize", "{width: 1080, height: 1350, fit: cover, upscale: true}",
+        in);
+    cr_assert_eq(gal_test_diff(out, window, &max_abs, &mean_abs), 0);
+    cr_expect_leq(max_abs, exact ? 0 : 2, "%dx%d: max abs diff %g", in_w, in_h, max_abs);
+    cr_expect_leq(mean_abs, exact ? 0 : 0.5, "%dx%d: mean abs diff %g", in_w, in_h, mean_abs);
+    g_object_unref(out);
+    g_object_unref(window);
+    g_object_unref(whole);
+    g_object_unref(wide);
+    g_object_unref(tall);
+    g_object_unref(memory);
+}
+
+Test(stage_resize, a_window_scaled_alone_matches_the_whole_photo_scaled)
+{
+    check_window_against_whole(40, 300, TRUE);   /* rows: 300 -> 8100, 27 each */
+    check_window_against_whole(300, 40, TRUE);   /* columns likewise */
+    check_window_against_whole(640, 335, TRUE);  /* 2579 / 640: the whole width */
+    check_window_against_whole(37, 301, FALSE);  /* 8786 / 301: no whole step */
+}
