@@ -283,11 +283,11 @@ gal__scale_columns(VipsImage *in, int width, VipsImage **out)
  * the decoder's "sequential" mark, which would make them work in one-row
  * strips. (Copies that are only read otherwise keep the mark: without it a
  * shrink of a wide image asks for small tiles and takes 20 times longer.)
- * NULL with the libvips error set. */
+ * Within the photo's memory budget: NULL with `err` set. */
 static VipsImage *
-copy_memory(VipsImage *in)
+copy_memory(gal_watch *watch, VipsImage *in, gal_error *err)
 {
-    VipsImage *memory = vips_image_copy_memory(in);
+    VipsImage *memory = gal__watch_to_memory(watch, in, "resize", err);
 
     if (memory)
         vips_image_remove(memory, VIPS_META_SEQUENTIAL);
@@ -301,13 +301,13 @@ copy_memory(VipsImage *in)
  * larger than the input or the output: a 5000x1 strip filling 1080x1350
  * becomes 1080x1 before it grows to 1350 rows, not 5000x1350. */
 static int
-upsize(VipsImage *in, int width, int height, VipsImage **out)
+upsize(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out, gal_error *err)
 {
     g_autoptr(VipsImage) memory = NULL;
     g_autoptr(VipsImage) first = NULL;
     g_autoptr(VipsImage) both = NULL;
 
-    if (!(memory = copy_memory(in)))
+    if (!(memory = copy_memory(watch, in, err)))
         return -1;
     if (width < memory->Xsize) {
         if (gal__scale_columns(memory, width, &first) || gal__scale_rows(first, height, &both))
@@ -379,8 +379,9 @@ proxy_budget(const gal_resize_plan *plan)
  * larger than `budget` pixels; where it leaves no choice (a 1-pixel
  * strip), the window is centred. */
 static int
-choose_window(VipsInteresting interesting, VipsImage *base, gint64 width, gint64 height,
-    int crop_width, int crop_height, double budget, gint64 *left, gint64 *top)
+choose_window(gal_watch *watch, VipsInteresting interesting, VipsImage *base, gint64 width,
+    gint64 height, int crop_width, int crop_height, double budget, gint64 *left, gint64 *top,
+    gal_error *err)
 {
     g_autoptr(VipsImage) shrunk = NULL;
     g_autoptr(VipsImage) small = NULL;
@@ -396,7 +397,7 @@ choose_window(VipsInteresting interesting, VipsImage *base, gint64 width, gint64
         double h = (double) round_px(base->Ysize * k);
 
         if (vips_resize(base, &shrunk, w / base->Xsize, "vscale", h / base->Ysize, NULL) ||
-            !(small = vips_image_copy_memory(shrunk)))
+            !(small = gal__watch_to_memory(watch, shrunk, "smart crop", err)))
             return -1;
         proxy = small;
     }
@@ -433,8 +434,8 @@ choose_window(VipsInteresting interesting, VipsImage *base, gint64 width, gint64
  * scored on the whole photo at the output's scale (see PROXY_CROPS) cuts
  * the window from that. */
 static int
-cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsImage **out,
-    gal_error *err)
+cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize_plan *plan,
+    VipsImage **out, gal_error *err)
 {
     const resize_opts *o = sc->opts;
     VipsInteresting interesting =
@@ -469,11 +470,12 @@ cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsI
          * search reads it twice (and a sequential decoder behind `base`
          * could not go back). Scaled here only if it grows. */
         if ((width > base->Xsize || height > base->Ysize) &&
-            upsize(base, (int) width, (int) height, &enlarged))
+            upsize(watch, base, (int) width, (int) height, &enlarged, err))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
-        if (!(memory = vips_image_copy_memory(enlarged ? enlarged : base)) ||
-            choose_window(interesting, memory, width, height, crop_w, crop_h,
-                proxy_budget(plan), &left, &top) ||
+        if (!(memory = gal__watch_to_memory(watch, enlarged ? enlarged : base, "smart crop",
+                  err)) ||
+            choose_window(watch, interesting, memory, width, height, crop_w, crop_h,
+                proxy_budget(plan), &left, &top, err) ||
             vips_extract_area(memory, out, (int) left, (int) top, crop_w, crop_h, NULL))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
         return 0;
@@ -481,9 +483,9 @@ cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsI
     else {
         /* Scored on the photo as decoded (or smaller), in memory for the
          * same reason. */
-        if (!(memory = vips_image_copy_memory(base)) ||
-            choose_window(interesting, memory, width, height, crop_w, crop_h,
-                proxy_budget(plan), &left, &top))
+        if (!(memory = gal__watch_to_memory(watch, base, "smart crop", err)) ||
+            choose_window(watch, interesting, memory, width, height, crop_w, crop_h,
+                proxy_budget(plan), &left, &top, err))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "smart crop");
         base = memory;
     }
@@ -497,8 +499,9 @@ cover(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsI
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "crop");
         return 0;
     }
-    if (!(source = copy_memory(region)) || scale_span_rows(source, &y, crop_h, &rows) ||
-        !(rows_memory = copy_memory(rows)) ||
+    if (!(source = copy_memory(watch, region, err)) ||
+        scale_span_rows(source, &y, crop_h, &rows) ||
+        !(rows_memory = copy_memory(watch, rows, err)) ||
         scale_span_columns(rows_memory, &x, crop_w, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     return 0;
@@ -514,11 +517,10 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
     gboolean grows;
     VipsImage *current = in;
 
-    (void) job;
     plan_for(sc->opts, in->Xsize, in->Ysize, &plan);
     grows = plan.width > in->Xsize || plan.height > in->Ysize;
     if (plan.crop_width) {
-        if (cover(sc, in, &plan, &fitted, err))
+        if (cover(sc, job->watch, in, &plan, &fitted, err))
             return -1;
     }
     else {
@@ -527,7 +529,7 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
         int width = (int) plan.width, height = (int) plan.height;
 
         if (grows) {
-            if (upsize(in, width, height, &scaled))
+            if (upsize(job->watch, in, width, height, &scaled, err))
                 return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
             current = scaled;
         }
@@ -552,7 +554,7 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
      * keeps it: the turns would be slow pulled through in the strips the
      * encoder asks for. The stages after it see a sequential image again,
      * as if it came from the decoder. */
-    if (!(*out = vips_image_copy_memory(fitted)))
+    if (!(*out = gal__watch_to_memory(job->watch, fitted, "resize", err)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     vips_image_set_int(*out, VIPS_META_SEQUENTIAL, 1);
     return 0;
