@@ -249,7 +249,9 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
         const gal_node *target = g_hash_table_lookup(y->anchors, name);
 
         if (!target) {
-            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "unknown alias \"*%s\"", name);
+            g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
+
+            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "unknown alias \"*%s\"", shown);
             y->failed = TRUE;
             return NULL;
         }
@@ -401,12 +403,14 @@ unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *
     g_auto(GStrv) names = shipped_names(presets_dir);
     const char *guess = gal__did_you_mean(ref, (const char *const *) names);
     g_autofree char *list = g_strjoinv(", ", names);
+    g_autofree char *shown = gal__excerpt(ref, GAL_EXCERPT_CHARS);
 
     if (guess)
         return gal__errors_push(errs, code, loc, key,
-            "no preset file or shipped preset named \"%s\" (did you mean \"%s\"?)", ref, guess);
+            "no preset file or shipped preset named \"%s\" (did you mean \"%s\"?)", shown,
+            guess);
     return gal__errors_push(errs, code, loc, key,
-        "no preset file or shipped preset named \"%s\"; shipped presets are: %s", ref,
+        "no preset file or shipped preset named \"%s\"; shipped presets are: %s", shown,
         *list ? list : "(none found)");
 }
 
@@ -666,6 +670,7 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
                     "the preset has no %s stage to set", path[0]);
             else {
                 GPtrArray *names = g_ptr_array_new();
+                g_autofree char *shown = gal__excerpt(path[0], GAL_EXCERPT_CHARS);
                 const char *guess;
 
                 for (int i = 0; top_keys[i]; i++)
@@ -675,7 +680,7 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
                 g_ptr_array_add(names, NULL);
                 guess = gal__did_you_mean(path[0], (const char *const *) names->pdata);
                 gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
-                    "\"%s\" is neither a top-level key nor a stage%s%s%s", path[0],
+                    "\"%s\" is neither a top-level key nor a stage%s%s%s", shown,
                     guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
                 g_ptr_array_free(names, TRUE);
             }
@@ -802,10 +807,13 @@ check_version(load_ctx *ctx, const gal_node *root)
             "missing \"gallop: 1\" (the preset schema version) at the top of the preset");
         return;
     }
-    if (v->kind != GAL_NODE_SCALAR || strcmp(v->text, "1") != 0)
+    if (v->kind != GAL_NODE_SCALAR || strcmp(v->text, "1") != 0) {
+        g_autofree char *shown =
+            gal__excerpt(v->kind == GAL_NODE_SCALAR ? v->text : "?", GAL_EXCERPT_CHARS);
+
         gal__errors_push(ctx->errs, GAL_ERR_PRESET, &v->loc, "gallop",
-            "unsupported schema version \"%s\": this gallop reads version 1",
-            v->kind == GAL_NODE_SCALAR ? v->text : "?");
+            "unsupported schema version \"%s\": this gallop reads version 1", shown);
+    }
 }
 
 static const char **
@@ -867,7 +875,7 @@ load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
 
             if (st.def->check(&sc, &err)) {
                 if (!err.key[0])
-                    g_strlcpy(err.key, st.def->name, sizeof(err.key));
+                    gal__utf8_copy(err.key, st.def->name, sizeof(err.key));
                 gal__errors_add(ctx->errs, &err);
             }
         }
@@ -901,10 +909,12 @@ check_output(load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
             param_loc(&gal__output_section, locs, "format"), "output.format",
             "avif needs a libvips built with libheif, and this one is not");
     /* A literal ".." or leading "/" fails for every photo: say so now. */
-    if (!(path = gal__output_path(out, "/", &sample, &err)))
+    if (!(path = gal__output_path(out, "/", &sample, &err))) {
+        g_autofree char *shown = gal__excerpt(gal__template_text(out->name), GAL_EXCERPT_CHARS);
+
         gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "name"),
-            "output.name", "\"%s\" is not a usable name template: %s",
-            gal__template_text(out->name), err.msg);
+            "output.name", "\"%s\" is not a usable name template: %s", shown, err.msg);
+    }
     err = (gal_error) { 0 };
     if (gal__metadata_check(out->metadata, &err))
         gal__errors_push(ctx->errs, GAL_ERR_PRESET,
@@ -987,7 +997,7 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
 
         if (st->def->prepare && st->def->prepare(&sc, &st->shared, &err)) {
             if (!err.key[0])
-                g_strlcpy(err.key, st->def->name, sizeof(err.key));
+                gal__utf8_copy(err.key, st->def->name, sizeof(err.key));
             gal__errors_add(ctx->errs, &err);
         }
     }
@@ -1259,13 +1269,14 @@ gal_stages_describe(const char *name, gal_error *err)
     if (!found) {
         g_autofree const char **names = stage_names();
         const char *guess = gal__did_you_mean(name, names);
+        g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
 
         for (size_t i = 0; !guess && i < G_N_ELEMENTS(sections); i++)
             if (gal__did_you_mean(name, (const char *const[]) { sections[i]->name, NULL }))
                 guess = sections[i]->name;
 
         gal_error_set(err, GAL_ERR_USAGE, NULL, NULL, "no stage or section named \"%s\"%s%s%s",
-            name, guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
+            shown, guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
         g_string_free(out, TRUE);
         return NULL;
     }

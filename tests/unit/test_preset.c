@@ -1784,6 +1784,28 @@ Test(preset, keeps_the_first_error_and_subject)
     cr_expect_eq(gal_error_set(NULL, GAL_ERR_PRESET, NULL, NULL, "ignored"), -1);
 }
 
+/* A value is quoted by its first characters, never cut inside one: a
+ * caption pasted where a number belongs does not fill the message. */
+Test(preset, quotes_a_long_value_by_its_first_whole_characters)
+{
+    GString *yaml = g_string_new("gallop: 1\noutput:\n  quality: \"");
+    g_autofree gal_errors *errs = NULL;
+    GString *want = g_string_new("expected a whole number, got \"");
+
+    for (int i = 0; i < 300; i++)
+        g_string_append(yaml, "\xe6\x97\xa5");
+    g_string_append(yaml, "\"\n");
+    for (int i = 0; i < GAL_EXCERPT_CHARS; i++)
+        g_string_append(want, "\xe6\x97\xa5");
+    g_string_append(want, "\xe2\x80\xa6\"");
+    errs = load_fails(yaml->str);
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 3, 12, "output.quality", want->str);
+    cr_expect_str_eq(errs->items[0].msg, want->str);
+    g_string_free(yaml, TRUE);
+    g_string_free(want, TRUE);
+}
+
 Test(preset, a_preset_named_by_a_relative_path_resolves_its_paths_beside_itself)
 {
     g_autofree char *dir = gal_test_tmpdir("preset-relative");
