@@ -35,6 +35,12 @@ typedef struct {
     GHashTable *anchors; /* name -> gal_node * (owned) */
     GHashTable *anchor_sizes; /* name -> node count */
     long nodes;
+    /* The last quoted scalar read, to explain a syntax error right where it
+     * ended: a string whose closing quote is missing runs on to the next
+     * quote, and YAML stumbles there, lines after the real mistake. */
+    gboolean quoted_seen;
+    char quote;               /* '"' or '\'' */
+    yaml_mark_t quoted_start, quoted_end;
     gal_errors *errs;
     gboolean failed;
 } yaml_ctx;
@@ -52,11 +58,83 @@ mark_loc(const yaml_ctx *y, yaml_mark_t mark)
     return (gal_loc) { y->file, (int) mark.line + 1, (int) mark.column + 1 };
 }
 
+/* The 1-based number of the last line that has any text before `mark`, which
+ * libyaml puts at the start of the line after the last one at the end of
+ * the file. */
+static int
+last_line(yaml_mark_t mark)
+{
+    return (int) mark.line + (mark.column == 0 && mark.line > 0 ? 0 : 1);
+}
+
+/* The first characters of 0-based line `line` of the document. */
+static const char *
+line_text(const yaml_ctx *y, size_t line)
+{
+    const char *c = y->text, *end = y->text + y->len;
+
+    for (size_t n = 0; n < line && c < end; c++)
+        if (*c == '\n')
+            n++;
+    return c;
+}
+
+/* Syntax errors about quoted strings, said where the mistake is: NULL for
+ * the others, which keep libyaml's words and place. */
+static char *
+quote_problem(const yaml_ctx *y, gal_loc *loc)
+{
+    const yaml_parser_t *p = &y->parser;
+    const char *problem = p->problem ? p->problem : "";
+
+    /* libyaml's scanner met the end of the document inside the string
+     * (context_mark is its opening quote, problem_mark the end). */
+    if (p->error == YAML_SCANNER_ERROR && p->context &&
+        strcmp(p->context, "while scanning a quoted scalar") == 0) {
+        *loc = mark_loc(y, p->context_mark);
+        if (strstr(problem, "document indicator")) {
+            const char *marker = line_text(y, p->problem_mark.line);
+
+            return g_strdup_printf("this quoted string is never closed (found \"%.3s\", which "
+                                   "ends a YAML document, at line %d)",
+                marker, (int) p->problem_mark.line + 1);
+        }
+        return g_strdup_printf("this quoted string is never closed (found end of file at line "
+                               "%d)",
+            last_line(p->problem_mark));
+    }
+    if (p->error == YAML_SCANNER_ERROR && strstr(problem, "unknown escape character"))
+        return g_strdup_printf("%s in a double-quoted string (write \\\\ for a backslash, "
+                               "or use single quotes, where \\ is just a backslash)",
+            problem);
+    /* A string opened on an earlier line that ends on the line where
+     * YAML fails: its closing quote is most likely missing, and it took
+     * the opening quote of the next string on as its own end. */
+    if ((p->error == YAML_SCANNER_ERROR || p->error == YAML_PARSER_ERROR) && y->quoted_seen &&
+        y->quoted_start.line < y->quoted_end.line &&
+        p->problem_mark.line == y->quoted_end.line) {
+        *loc = mark_loc(y, y->quoted_start);
+        return g_strdup_printf("this quoted string runs on to line %d, where YAML fails (%s "
+                               "at %d:%d): is its closing %c missing?",
+            (int) y->quoted_end.line + 1, problem, (int) p->problem_mark.line + 1,
+            (int) p->problem_mark.column + 1, y->quote);
+    }
+    return NULL;
+}
+
 static int
 yaml_fail(yaml_ctx *y)
 {
     gal_loc loc = mark_loc(y, y->parser.problem_mark);
+    g_autofree char *quoted = quote_problem(y, &loc);
 
+    if (quoted) {
+        if (!y->failed)
+            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "YAML syntax error: %s",
+                quoted);
+        y->failed = TRUE;
+        return -1;
+    }
     if (y->parser.error == YAML_READER_ERROR) {
         /* Reader errors (bad UTF-8) carry a byte offset, not a mark. */
         loc.line = loc.col = 1;
@@ -230,6 +308,13 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
         const char *text = (const char *) event->data.scalar.value;
 
         node = gal__node_new_scalar(text, &loc);
+        if (event->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+            event->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+            y->quoted_seen = TRUE;
+            y->quote = event->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+            y->quoted_start = event->start_mark;
+            y->quoted_end = event->end_mark;
+        }
         node->is_null = event->data.scalar.plain_implicit &&
             event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
             (!*text || strcmp(text, "~") == 0 || g_ascii_strcasecmp(text, "null") == 0);

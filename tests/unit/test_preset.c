@@ -634,6 +634,118 @@ Test(preset, reports_invalid_utf8_where_it_is)
     expect_error(&errs->items[0], 2, 10, "", "YAML syntax error: invalid leading UTF-8 octet");
 }
 
+/* One syntax error, exactly: code, place, no key, the whole message. */
+static void
+expect_syntax_error(const char *yaml, int line, int col, const char *msg)
+{
+    g_autofree gal_errors *errs = load_fails(yaml);
+
+    cr_assert_eq(errs->count, 1, "%s", yaml);
+    expect_error(&errs->items[0], line, col, "", msg);
+    cr_expect_str_eq(errs->items[0].msg, msg);
+}
+
+Test(preset, an_unclosed_quote_is_reported_where_it_opens)
+{
+    /* The first thing in the file. */
+    expect_syntax_error("\"gallop: 1\n"
+                        "stages: []\n",
+        1, 1, "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
+    /* Block context, single quotes. */
+    expect_syntax_error("gallop: 1\n"
+                        "name: 'my web preset\n"
+                        "stages:\n"
+                        "  - resize: {width: 10}\n",
+        2, 7, "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
+    /* Flow context, double quotes; the file ends without a line break. */
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - resize: {width: \"10}\n"
+                        "  - watermark: {text: x}",
+        3, 21, "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
+    /* Flow context, single quotes, in a list. */
+    expect_syntax_error("gallop: 1\n"
+                        "input: {include: ['*.jpg]}\n",
+        2, 19,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
+    /* A document marker ends the string too. */
+    expect_syntax_error("gallop: 1\n"
+                        "description: \"first\n"
+                        "---\n"
+                        "gallop: 1\n",
+        2, 14,
+        "YAML syntax error: this quoted string is never closed (found \"---\", which ends a YAML "
+        "document, at line 3)");
+}
+
+Test(preset, an_unclosed_quote_deep_in_a_long_preset_is_reported_where_it_opens)
+{
+    GString *yaml = g_string_new("gallop: 1\nstages:\n");
+
+    /* 36 lines of stages, then the mistake on line 39, then 20 more lines. */
+    for (int i = 0; i < 36; i++)
+        g_string_append(yaml, "  - resize: {width: 1080, height: 1080}\n");
+    g_string_append(yaml, "  - watermark:\n"
+                          "      text: 'Jen Loong\n");
+    for (int i = 0; i < 20; i++)
+        g_string_append(yaml, "  - resize: {width: 1080}\n");
+    expect_syntax_error(yaml->str, 40, 13,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 60)");
+    g_string_free(yaml, TRUE);
+}
+
+/* With more quotes further down, the unclosed string ends at the next one
+ * and YAML fails there: the error still points at where it opened. */
+Test(preset, a_string_that_takes_the_next_quote_as_its_end_is_reported_where_it_opens)
+{
+    expect_syntax_error("gallop: 1\n"
+                        "name: \"web\n"
+                        "stages:\n"
+                        "  - resize: {width: 10}\n"
+                        "  - caption-burn: {text: \"{caption}\"}\n",
+        2, 7,
+        "YAML syntax error: this quoted string runs on to line 5, where YAML fails (did not "
+        "find expected key at 5:27): is its closing \" missing?");
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - caption-burn: {text: '{caption}}\n"
+                        "  - watermark: {text: 'x'}\n",
+        3, 26,
+        "YAML syntax error: this quoted string runs on to line 4, where YAML fails (did not "
+        "find expected ',' or '}' at 4:24): is its closing ' missing?");
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - caption-burn:\n"
+                        "      text: \"{caption}\n"
+                        "      font: \"DejaVu Serif\"\n",
+        4, 13,
+        "YAML syntax error: this quoted string runs on to line 5, where YAML fails (did not "
+        "find expected key at 5:14): is its closing \" missing?");
+}
+
+/* A string that spans lines on purpose is no mistake; an error further
+ * down keeps libyaml's own place. */
+Test(preset, a_multi_line_string_does_not_take_the_blame_for_a_later_error)
+{
+    expect_syntax_error("gallop: 1\n"
+                        "description: \"a long\n"
+                        "  description\"\n"
+                        "output:\n"
+                        "  quality: 80\n"
+                        "   format: png\n",
+        6, 10, "YAML syntax error: mapping values are not allowed in this context");
+}
+
+Test(preset, an_unknown_escape_says_how_to_write_a_backslash)
+{
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - watermark: {image: \"C:\\logo.png\"}\n",
+        3, 27,
+        "YAML syntax error: found unknown escape character in a double-quoted string (write "
+        "\\\\ for a backslash, or use single quotes, where \\ is just a backslash)");
+}
+
 Test(preset, rejects_a_duplicate_key_at_the_second_one)
 {
     g_autofree gal_errors *errs = load_fails("gallop: 1\n"
