@@ -116,6 +116,12 @@ void gal__node_remove(gal_node *map, const char *key);
  * replaced; a null scalar removes the key). Takes ownership of `over`. */
 void gal__node_merge(gal_node *base, gal_node *over);
 
+/* ---- presets ------------------------------------------------------------- */
+
+/* A preset file (or string) larger than this is refused before it is
+ * parsed: presets are a few KiB, and shared presets are untrusted. */
+#define GAL_PRESET_MAX_BYTES (1024 * 1024)
+
 /* ---- schema --------------------------------------------------------------- */
 
 typedef enum gal_type {

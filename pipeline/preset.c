@@ -12,7 +12,8 @@
 #include "internal.h"
 
 /* Alias expansion copies nodes: a preset is a few hundred nodes, so this
- * is generous, and a "billion laughs" document hits it within milliseconds. */
+ * is generous, and a "billion laughs" document hits it within milliseconds.
+ * The file itself is at most GAL_PRESET_MAX_BYTES (internal.h). */
 #define MAX_NODES 100000
 #define MAX_DEPTH 64
 #define MAX_EXTENDS 8
@@ -34,7 +35,8 @@ typedef struct {
     const char *file; /* interned */
     GHashTable *anchors; /* name -> gal_node * (owned) */
     GHashTable *anchor_sizes; /* name -> node count */
-    long nodes;
+    long nodes;               /* read so far, alias copies included */
+    long alias_nodes;         /* of which copies made by aliases */
     /* The last quoted scalar read, to explain a syntax error right where it
      * ended: a string whose closing quote is missing runs on to the next
      * quote, and YAML stumbles there, lines after the real mistake. */
@@ -341,6 +343,7 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
             return NULL;
         }
         y->nodes += GPOINTER_TO_INT(g_hash_table_lookup(y->anchor_sizes, name));
+        y->alias_nodes += GPOINTER_TO_INT(g_hash_table_lookup(y->anchor_sizes, name));
         if (y->nodes > MAX_NODES)
             goto too_big;
         node = gal__node_copy(target);
@@ -356,8 +359,17 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
     return node;
 
 too_big:
-    gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
-        "the document expands to more than %d nodes (an alias bomb?)", MAX_NODES);
+    /* Blame aliases only when they made copies: a long list is no bomb. */
+    if (y->alias_nodes > 0)
+        gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+            "the document expands to more than %d nodes, %ld of them copies made by aliases "
+            "(an alias bomb?)",
+            MAX_NODES, y->alias_nodes);
+    else
+        gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+            "the document has more than %d nodes (values, keys, lists and mappings); a preset "
+            "needs a few hundred",
+            MAX_NODES);
     y->failed = TRUE;
     return NULL;
 }
@@ -562,15 +574,32 @@ merge_stages(gal_node *base, gal_node *over)
 static gal_node *load_tree(load_ctx *ctx, const char *path, const gal_loc *from,
     GPtrArray *chain);
 
+/* A preset larger than GAL_PRESET_MAX_BYTES is refused before it is
+ * parsed: -1 with the error added, naming the file. */
+static int
+check_size(load_ctx *ctx, const char *file, goffset bytes)
+{
+    gal_loc loc = { intern(ctx, file), 0, 0 };
+
+    if (bytes <= GAL_PRESET_MAX_BYTES)
+        return 0;
+    return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &loc, NULL,
+        "preset is %.1f MiB (%" G_GINT64_FORMAT " bytes), larger than the %d MiB limit",
+        bytes / 1048576.0, (gint64) bytes, GAL_PRESET_MAX_BYTES / (1024 * 1024));
+}
+
 static gal_node *
 tree_from_text(load_ctx *ctx, const char *text, size_t len, const char *file,
     GPtrArray *chain)
 {
-    gal_node *root = parse_yaml(text, len, intern(ctx, file), ctx->errs);
+    gal_node *root;
     gal_node *ext, *parent;
     g_autofree char *parent_path = NULL;
     gal_node *parent_stages, *child_stages;
 
+    if (check_size(ctx, file, (goffset) len))
+        return NULL;
+    root = parse_yaml(text, len, intern(ctx, file), ctx->errs);
     if (!root)
         return NULL;
     ext = gal__node_get(root, "extends");
@@ -622,6 +651,7 @@ load_tree(load_ctx *ctx, const char *path, const gal_loc *from, GPtrArray *chain
     g_autofree char *text = NULL;
     g_autofree char *real = g_canonicalize_filename(path, NULL);
     g_autoptr(GError) error = NULL;
+    GStatBuf st;
     gsize len;
     gal_node *root;
 
@@ -636,6 +666,9 @@ load_tree(load_ctx *ctx, const char *path, const gal_loc *from, GPtrArray *chain
             "more than %d levels of extends", MAX_EXTENDS);
         return NULL;
     }
+    /* Refused before it is read: a shared preset may be anything. */
+    if (g_stat(path, &st) == 0 && check_size(ctx, path, (goffset) st.st_size))
+        return NULL;
     if (!g_file_get_contents(path, &text, &len, &error)) {
         gal__errors_push(ctx->errs, from ? GAL_ERR_PRESET : GAL_ERR_USAGE, from,
             from ? "extends" : NULL, "cannot read %s: %s", path, error->message);

@@ -1354,6 +1354,96 @@ Test(preset, rejects_an_alias_bomb_quickly)
     expect_msg(&errs->items[0], "expands to more than 100000 nodes");
 }
 
+/* A document with no alias is long, not a bomb: the message says so. */
+Test(preset, a_long_document_without_aliases_is_not_called_an_alias_bomb)
+{
+    GString *yaml = g_string_new("gallop: 1\ninput: {include: [a");
+    g_autofree gal_errors *errs = NULL;
+
+    /* Root, gallop, 1, input, its map, include, the list: 7 nodes; the
+     * 99994th item is the 100001st node, at 19 + 3 * 99993. */
+    for (int i = 1; i < 100100; i++)
+        g_string_append(yaml, ", a");
+    g_string_append(yaml, "]}\n");
+    cr_assert_lt(yaml->len, GAL_PRESET_MAX_BYTES);
+    errs = load_fails(yaml->str);
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 299998, "",
+        "the document has more than 100000 nodes (values, keys, lists and mappings); a preset "
+        "needs a few hundred");
+    cr_expect_null(strstr(errs->items[0].msg, "alias"));
+    g_string_free(yaml, TRUE);
+}
+
+Test(preset, a_bomb_is_blamed_on_its_aliases_with_their_count)
+{
+    g_autoptr(GString) yaml = g_string_new("gallop: 1\n");
+    g_autofree gal_errors *errs = NULL;
+
+    /* Ten levels of ten: l4 would be 111111 nodes; its 8th alias passes
+     * the limit. */
+    g_string_append(yaml, "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n");
+    for (int level = 1; level < 10; level++) {
+        g_string_append_printf(yaml, "l%d: &l%d [", level, level);
+        for (int i = 0; i < 10; i++)
+            g_string_append_printf(yaml, "%s*l%d", i ? ", " : "", level - 1);
+        g_string_append(yaml, "]\n");
+    }
+    errs = load_fails(yaml->str);
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 6, 45, "",
+        "the document expands to more than 100000 nodes, 101218 of them copies made by aliases "
+        "(an alias bomb?)");
+}
+
+/* A 5 MiB preset is refused before it is parsed, by its size, naming it. */
+Test(preset, refuses_a_preset_larger_than_the_size_limit)
+{
+    size_t fill = 5 * 1024 * 1024;
+    g_autofree char *big = g_strnfill(fill, 'x');
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\ndescription: %s\n", big);
+    g_autofree char *dir = gal_test_tmpdir("preset-size");
+    g_autofree char *path = write_file(dir, "big.yaml", yaml);
+    g_autofree char *child = write_file(dir, "child.yaml", "gallop: 1\nextends: big.yaml\n");
+    g_autofree char *want = g_strdup_printf(
+        "preset is 5.0 MiB (%zu bytes), larger than the 1 MiB limit", strlen(yaml));
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    gint64 start = g_get_monotonic_time();
+
+    /* Not load_fails(): its message would quote all 5 MiB. */
+    cr_assert_null(preset, "a 5 MiB preset loaded");
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 0, 0, "", want);
+    cr_expect_str_eq(errs->items[0].msg, want);
+
+    memset(errs, 0, sizeof(*errs));
+    cr_assert_eq(load_file(path, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
+    cr_expect_lt(g_get_monotonic_time() - start, 2000000, "refused fast");
+
+    /* A parent too: the error names the parent. */
+    memset(errs, 0, sizeof(*errs));
+    cr_assert_eq(load_file(child, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
+}
+
+Test(preset, accepts_a_preset_of_exactly_the_size_limit)
+{
+    const char *head = "gallop: 1\ndescription: ";
+    size_t fill = GAL_PRESET_MAX_BYTES - strlen(head) - 1;
+    g_autofree char *big = g_strnfill(fill, 'x');
+    g_autofree char *yaml = g_strdup_printf("%s%s\n", head, big);
+    gal_preset *preset;
+
+    cr_assert_eq(strlen(yaml), GAL_PRESET_MAX_BYTES);
+    preset = load_ok(yaml);
+    cr_expect_eq(strlen(gal_preset_description(preset)), fill);
+    gal_preset_free(preset);
+}
+
 Test(preset, rejects_deep_nesting)
 {
     g_autoptr(GString) yaml = g_string_new("gallop: 1\ninput:\n  include: ");
