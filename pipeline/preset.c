@@ -945,6 +945,94 @@ stage_names(void)
     return names;
 }
 
+/* One stage: `name` (a key of a stages item) configured by `value`. */
+static void
+load_stage(load_ctx *ctx, gal_preset *preset, const gal_node *name, const gal_node *value)
+{
+    gal_stage_instance st = { 0 };
+
+    st.def = gal__stage_find(name->text);
+    if (!st.def) {
+        g_autofree const char **names = stage_names();
+        g_autofree char *list = g_strjoinv(", ", (char **) names);
+        const char *guess = gal__did_you_mean(name->text, names);
+
+        if (guess)
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
+                "unknown stage (did you mean \"%s\"?)", guess);
+        else
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
+                "unknown stage; stages are %s", list);
+        return;
+    }
+    st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
+        st.def->opts_size };
+    st.loc = name->loc;
+    if (gal__schema_fill(&st.section, value, &st.opts, NULL, ctx->errs) == 0 && st.def->check) {
+        gal_stage_ctx sc = { st.opts, NULL, st.loc };
+        gal_error err = { 0 };
+
+        if (st.def->check(&sc, &err)) {
+            if (!err.key[0])
+                gal__utf8_copy(err.key, st.def->name, sizeof(err.key));
+            gal__errors_add(ctx->errs, &err);
+        }
+    }
+    g_array_append_val(preset->stages, st);
+}
+
+/* Is `key` one of the keys of the stage named `stage`? */
+static gboolean
+stage_has_key(const char *stage, const char *key)
+{
+    const gal_stage_def *def = gal__stage_find(stage);
+
+    for (const gal_param *p = def ? def->params : NULL; p && p->field; p++) {
+        g_autofree char *k = gal__param_key(p);
+
+        if (strcmp(k, key) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* A stages item with more than one key: each one after the first is an
+ * error at that key, saying what was most likely meant. A stage name is a
+ * stage that lost its "- " (each is then checked as a stage, so that its
+ * own errors show too); a key of the first stage was meant inside it. */
+static void
+load_crowded_item(load_ctx *ctx, gal_preset *preset, const gal_node *item)
+{
+    const gal_node *first = item->keys->pdata[0];
+    g_autofree char *first_shown = gal__excerpt(first->text, GAL_EXCERPT_CHARS);
+    gboolean all_stages = gal__stage_find(first->text) != NULL;
+
+    for (guint i = 1; i < item->keys->len; i++) {
+        const gal_node *key = item->keys->pdata[i];
+        g_autofree char *shown = gal__excerpt(key->text, GAL_EXCERPT_CHARS);
+
+        if (gal__stage_find(key->text))
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, "stages",
+                "a second stage, \"%s\", in the list item of \"%s\" (line %d): each stage is "
+                "a list item of its own; is the \"- \" before \"%s\" missing?",
+                shown, first_shown, first->loc.line, shown);
+        else if (stage_has_key(first->text, key->text))
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, "stages",
+                "a second key, \"%s\", in the list item of \"%s\" (line %d): %s is a key of "
+                "%s; indent it under \"%s:\" or put it in its {...}",
+                shown, first_shown, first->loc.line, shown, first_shown, first_shown);
+        else
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, "stages",
+                "a second key, \"%s\", in the list item of \"%s\" (line %d): each stage is "
+                "a one-key mapping; is the \"- \" before \"%s\" missing?",
+                shown, first_shown, first->loc.line, shown);
+        all_stages &= gal__stage_find(key->text) != NULL;
+    }
+    if (all_stages)
+        for (guint i = 0; i < item->keys->len; i++)
+            load_stage(ctx, preset, item->keys->pdata[i], item->items->pdata[i]);
+}
+
 static void
 load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
 {
@@ -960,44 +1048,14 @@ load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
     }
     for (guint i = 0; i < stages->items->len; i++) {
         const gal_node *item = stages->items->pdata[i];
-        const gal_node *name;
-        gal_stage_instance st = { 0 };
 
-        if (item->kind != GAL_NODE_MAP || item->keys->len != 1) {
+        if (item->kind == GAL_NODE_MAP && item->keys->len > 1)
+            load_crowded_item(ctx, preset, item);
+        else if (item->kind != GAL_NODE_MAP || item->keys->len != 1)
             gal__errors_push(ctx->errs, GAL_ERR_PRESET, &item->loc, "stages",
                 "each stage is a one-key mapping such as \"- resize: {width: 1080}\"");
-            continue;
-        }
-        name = item->keys->pdata[0];
-        st.def = gal__stage_find(name->text);
-        if (!st.def) {
-            g_autofree const char **names = stage_names();
-            g_autofree char *list = g_strjoinv(", ", (char **) names);
-            const char *guess = gal__did_you_mean(name->text, names);
-
-            if (guess)
-                gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
-                    "unknown stage (did you mean \"%s\"?)", guess);
-            else
-                gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
-                    "unknown stage; stages are %s", list);
-            continue;
-        }
-        st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
-            st.def->opts_size };
-        st.loc = name->loc;
-        if (gal__schema_fill(&st.section, item->items->pdata[0], &st.opts, NULL, ctx->errs) == 0 &&
-            st.def->check) {
-            gal_stage_ctx sc = { st.opts, NULL, st.loc };
-            gal_error err = { 0 };
-
-            if (st.def->check(&sc, &err)) {
-                if (!err.key[0])
-                    gal__utf8_copy(err.key, st.def->name, sizeof(err.key));
-                gal__errors_add(ctx->errs, &err);
-            }
-        }
-        g_array_append_val(preset->stages, st);
+        else
+            load_stage(ctx, preset, item->keys->pdata[0], item->items->pdata[0]);
     }
 }
 

@@ -241,6 +241,54 @@ Test(preset, rejects_a_stage_that_is_not_a_one_key_mapping)
     expect_error(&errs->items[0], 3, 5, "stages", "each stage is a one-key mapping");
 }
 
+/* A missing "- " makes two stages one item with two keys: the error is at
+ * the second key, names it, and each stage is still checked. */
+Test(preset, a_stage_item_with_two_stages_names_the_second_and_the_missing_dash)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize: {width: 1080}\n"
+                                             "    watermark: {text: x, opacity: 2}\n"
+                                             "  - resize: {width: 10}\n");
+
+    cr_assert_eq(errs->count, 2);
+    expect_error(&errs->items[0], 4, 5, "stages",
+        "a second stage, \"watermark\", in the list item of \"resize\" (line 3): each stage is a "
+        "list item of its own; is the \"- \" before \"watermark\" missing?");
+    cr_expect_str_eq(errs->items[0].msg,
+        "a second stage, \"watermark\", in the list item of \"resize\" (line 3): each stage is a "
+        "list item of its own; is the \"- \" before \"watermark\" missing?");
+    expect_error(&errs->items[1], 4, 35, "watermark.opacity", "must be between 0 and 1, got 2");
+}
+
+Test(preset, a_stage_key_written_beside_the_stage_name_says_to_indent_it)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize:\n"
+                                             "    width: 1080\n"
+                                             "    height: 1350\n");
+
+    cr_assert_eq(errs->count, 2);
+    expect_error(&errs->items[0], 4, 5, "stages",
+        "a second key, \"width\", in the list item of \"resize\" (line 3): width is a key of "
+        "resize; indent it under \"resize:\" or put it in its {...}");
+    expect_error(&errs->items[1], 5, 5, "stages", "a second key, \"height\",");
+}
+
+Test(preset, a_stage_item_with_an_unknown_second_key_asks_for_the_missing_dash)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize: {width: 1080}\n"
+                                             "    watermrk: {text: x}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 4, 5, "stages",
+        "a second key, \"watermrk\", in the list item of \"resize\" (line 3): each stage is a "
+        "one-key mapping; is the \"- \" before \"watermrk\" missing?");
+}
+
 /* ---- 2. wrong types --------------------------------------------------------- */
 
 Test(preset, rejects_text_for_an_int)
