@@ -320,8 +320,11 @@ typedef struct gal_text_info {
  * 8-bit sRGB RGBA with straight alpha, in memory, cropped to its ink.
  * Invalid UTF-8 is repaired; line ends become \n, tabs spaces, other
  * control characters are dropped. Text with nothing visible, or where not
- * even "…" fits max_height_px, gives *out == NULL and returns 0. Renders
- * a few layouts (about 2 log2(words) more when it has to cut); fonts are
+ * even "…" fits max_height_px, gives *out == NULL and returns 0. With
+ * max_lines (or a height bound), what those lines could not show in any
+ * case is dropped before layout, so a 100 KB text costs about what a short
+ * one does. Renders a few layouts (about 2 log2(words) more when it has
+ * to cut); fonts are
  * loaded once per process by libvips, which also runs one layout at a
  * time. Thread-safe. */
 int gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,
