@@ -168,7 +168,8 @@ typedef struct gal_param {
     size_t offset;
     const char *help;
     const char *def;
-    double min, max;             /* INT, DOUBLE, LENGTH(px): inclusive range */
+    double min, max;             /* INT, DOUBLE, LENGTH(px): inclusive range;
+                                  * TEMPLATE: most characters (0: any) */
     const char *const *choices;  /* ENUM: NULL-terminated names */
     unsigned flags;
 } gal_param;
@@ -201,6 +202,8 @@ typedef struct gal_param {
     GAL_PARAM_(GAL_T_PATHLIST, st, f, help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_TEMPLATE(st, f, help, def) \
     GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_TEMPLATE_MAX(st, f, help, def, max_chars) \
+    GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, max_chars, NULL, 0)
 #define GAL_PARAM_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /* A table of params plus the struct it fills: a stage's options, or a

@@ -403,8 +403,18 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         return parse_length(sec, param, value, FIELD(opts, param, gal_length), err);
     case GAL_T_TEMPLATE: {
         g_autoptr(GError) error = NULL;
-        gal_template *tpl = gal__template_parse(text, &error);
+        gal_template *tpl;
+        long chars = 0;
 
+        /* Characters, as a reader counts them; a --set value need not be
+         * valid UTF-8, so lead bytes are counted rather than decoded. */
+        for (const char *c = text; param->max > 0 && *c; c++)
+            chars += ((guchar) *c & 0xc0) != 0x80;
+        if (chars > param->max)
+            return value_error(err, sec, param, value,
+                "a text of %ld characters (\"%s\"), longer than the %g this key takes", chars,
+                shown, param->max);
+        tpl = gal__template_parse(text, &error);
         if (!tpl)
             return value_error(err, sec, param, value, "%s", error->message);
         gal__template_free(*FIELD(opts, param, gal_template *));
@@ -685,6 +695,8 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
             range = g_strdup_printf("%g..%g", p->min, p->max);
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
+        else if (p->type == GAL_T_TEMPLATE && p->max > 0)
+            range = g_strdup_printf("at most %g characters", p->max);
         else if (p->type == GAL_T_ENUM)
             range = g_strjoinv("|", (char **) p->choices);
         else

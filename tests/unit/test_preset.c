@@ -698,19 +698,22 @@ Test(preset, an_unclosed_quote_is_reported_where_it_opens)
     /* The first thing in the file. */
     expect_syntax_error("\"gallop: 1\n"
                         "stages: []\n",
-        1, 1, "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
+        1, 1,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
     /* Block context, single quotes. */
     expect_syntax_error("gallop: 1\n"
                         "name: 'my web preset\n"
                         "stages:\n"
                         "  - resize: {width: 10}\n",
-        2, 7, "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
+        2, 7,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
     /* Flow context, double quotes; the file ends without a line break. */
     expect_syntax_error("gallop: 1\n"
                         "stages:\n"
                         "  - resize: {width: \"10}\n"
                         "  - watermark: {text: x}",
-        3, 21, "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
+        3, 21,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
     /* Flow context, single quotes, in a list. */
     expect_syntax_error("gallop: 1\n"
                         "input: {include: ['*.jpg]}\n",
