@@ -16,8 +16,10 @@
 
 #include "gallop.h"
 
+/* Interrupted: 128 + the signal, as a shell reports it (130 for Ctrl-C,
+ * 143 for SIGTERM, as a scheduler or `kill` sends it). */
 enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2, EXIT_START = 3,
-    EXIT_INTERRUPTED = 130 };
+    EXIT_SIGNAL_BASE = 128 };
 
 static const char usage_text[] =
     "usage: gallop COMMAND [ARGS]\n"
@@ -68,12 +70,12 @@ static const char run_usage_text[] =
     "  -q, --quiet          print only errors and the summary line\n"
     "  -h, --help           this help\n"
     "\n"
-    "Ctrl-C stops taking photos, abandons those in flight, records what was written\n"
-    "and exits 130; a second Ctrl-C exits at once.\n"
+    "Ctrl-C (or SIGTERM) stops taking photos, abandons those in flight, records what\n"
+    "was written and exits 130 (143 for SIGTERM); a second signal exits at once.\n"
     "\n"
     "exit status: 0 all photos done; 1 some failed (the others are written), or with\n"
     "--check, something is not up to date; 2 usage or preset error; 3 gallop could not\n"
-    "start; 130 interrupted.\n";
+    "start; 130 interrupted by Ctrl-C, 143 by SIGTERM.\n";
 
 static const char check_usage_text[] =
     "usage: gallop check PRESET [--set KEY=VALUE]...\n"
@@ -143,10 +145,10 @@ is_preset_arg(const char *arg)
 }
 
 static int
-load_preset(const char *name, GPtrArray *overrides, gal_preset **out)
+load_preset(const char *name, GPtrArray *overrides, bool follow_symlinks, gal_preset **out)
 {
     gal_load_options opts = { presets_dir(), (const char *const *) overrides->pdata,
-        (int) overrides->len };
+        (int) overrides->len, follow_symlinks };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
 
     if (gal_preset_load(name, &opts, out, errs) == 0)
@@ -163,14 +165,15 @@ load_preset(const char *name, GPtrArray *overrides, gal_preset **out)
  * is async-signal-safe); the library watches it. */
 static int cancel_flag;
 static volatile sig_atomic_t signals_seen;
+static volatile sig_atomic_t first_signal;
 
 static void
 on_signal(int sig)
 {
     static const char again[] = "\ngallop: interrupted again: stopping now\n";
 
-    (void) sig;
     if (signals_seen++ == 0) {
+        first_signal = sig;
         __atomic_store_n(&cancel_flag, 1, __ATOMIC_SEQ_CST);
         return;
     }
@@ -180,7 +183,7 @@ on_signal(int sig)
     if (write(STDERR_FILENO, again, sizeof(again) - 1) < 0) {
         /* nothing more to do */
     }
-    _exit(EXIT_INTERRUPTED);
+    _exit(EXIT_SIGNAL_BASE + sig);
 }
 
 static void
@@ -539,7 +542,7 @@ cmd_run(int argc, char **argv)
     summaries = g_new0(gal_run_summary *, n_presets);
     /* Every preset's errors are shown before giving up. */
     for (int r = 0; r < n_presets; r++)
-        if (load_preset(argv[optind + r], overrides, &presets[r]))
+        if (load_preset(argv[optind + r], overrides, opts.follow_symlinks, &presets[r]))
             status = EXIT_USAGE;
     if (status == EXIT_USAGE)
         goto out;
@@ -584,6 +587,8 @@ cmd_run(int argc, char **argv)
             fprintf(stderr, "gallop: removed %d temporary %s left in %s by a run that was "
                 "killed\n", summary->leftovers_removed,
                 plural(summary->leftovers_removed, "file", "files"), summary->output_dir);
+        for (int w = 0; summary->warnings && summary->warnings[w] && !state.json; w++)
+            fprintf(stderr, "gallop: warning: %s\n", summary->warnings[w]);
         if (summary->manifest_error.code) {
             print_error(&summary->manifest_error);
             status = EXIT_SOME_FAILED;
@@ -619,7 +624,7 @@ cmd_run(int argc, char **argv)
     }
     for (int r = 0; r < n_presets; r++)
         if (summaries[r]->interrupted)
-            status = EXIT_INTERRUPTED;
+            status = EXIT_SIGNAL_BASE + (first_signal ? first_signal : SIGINT);
 out:
     for (int r = 0; r < n_presets; r++) {
         gal_run_summary_free(summaries ? summaries[r] : NULL);
@@ -655,7 +660,7 @@ cmd_check(int argc, char **argv)
     }
     g_ptr_array_add(overrides, NULL);
     overrides->len--;
-    if (load_preset(argv[optind], overrides, &preset))
+    if (load_preset(argv[optind], overrides, false, &preset))
         return EXIT_USAGE;
     text = gal_preset_describe(preset);
     fputs(text, stdout);

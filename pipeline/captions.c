@@ -20,12 +20,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "limit.h"
 
-/* A caption is a few hundred characters (Instagram allows 2,200): anything
- * much larger beside a photo is not a caption. */
-#define MAX_SIDECAR_BYTES (64 * 1024)
-#define MAX_TABLE_BYTES (64 * 1024 * 1024)
-#define MAX_JSON_BYTES (256 * 1024 * 1024)
 #define MAX_JSON_DEPTH 64
 /* Folders named by captions.instagram are searched this deep. */
 #define MAX_SCAN_DEPTH 8
@@ -169,19 +165,17 @@ static char *
 read_utf8(const char *path, gsize max, const char *what, gsize *len_out, gal_errors *errs,
     const gal_loc *from)
 {
-    g_autoptr(GError) error = NULL;
+    /* The path is already real (gal__schema_check_files), or was found in
+     * a folder the preset named: within it. */
+    g_autofree char *folder = g_path_get_dirname(path);
+    gal_read_rules rules = { NULL, folder, FALSE, (gint64) max, GAL_ERR_PRESET };
     g_autofree char *text = NULL;
+    gal_error err = { 0 };
     const char *bad;
     gsize len;
 
-    if (!g_file_get_contents(path, &text, &len, &error)) {
-        gal__errors_push(errs, GAL_ERR_PRESET, from, what, "cannot read %s: %s", path,
-            error->message);
-        return NULL;
-    }
-    if (len > max) {
-        gal__errors_push(errs, GAL_ERR_PRESET, from, what, "%s is larger than %zu MiB", path,
-            (size_t) (max >> 20));
+    if (gal__file_read(path, &rules, &text, &len, NULL, &err)) {
+        gal__errors_push(errs, GAL_ERR_PRESET, from, what, "%s", err.msg);
         return NULL;
     }
     if (strlen(text) != len) {
@@ -351,7 +345,7 @@ load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *e
     gsize len;
     gboolean csv;
 
-    if (!(text = read_utf8(path, MAX_TABLE_BYTES, "captions.table", &len, errs, from)))
+    if (!(text = read_utf8(path, gal__limits.table_bytes, "captions.table", &len, errs, from)))
         return -1;
     /* By extension; otherwise a tab in the first line makes it TSV. */
     csv = g_str_has_suffix(path, ".csv") || g_str_has_suffix(path, ".CSV") ||
@@ -853,7 +847,8 @@ load_instagram_file(gal_captions *c, const char *path, const gal_loc *from, gal_
     const char *interned = g_string_chunk_insert_const(c->strings, path);
     gsize len;
 
-    if (!(text = read_utf8(path, MAX_JSON_BYTES, "captions.instagram", &len, errs, from)))
+    if (!(text = read_utf8(path, gal__limits.export_bytes, "captions.instagram", &len, errs,
+              from)))
         return -1;
     if (!(root = json_parse(text, len, path, errs)))
         return -1;
@@ -991,7 +986,8 @@ check_sources(gal_captions *c, const gal_loc *loc, gal_errors *errs)
 }
 
 int
-gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs)
+gal__captions_load(const gal_node *map, gboolean follow_links, gal_captions **out,
+    gal_errors *errs)
 {
     gal_captions *c = g_new0(gal_captions, 1);
     g_autofree gal_loc *locs = g_new0(gal_loc, G_N_ELEMENTS(captions_params));
@@ -1000,7 +996,8 @@ gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs)
     *out = c;
     c->strings = g_string_chunk_new(4096);
     c->instagram_files = g_ptr_array_new();
-    if (gal__schema_fill(&gal__captions_section, map, (void **) &c->opts, locs, errs))
+    if (gal__schema_fill(&gal__captions_section, map, (void **) &c->opts, locs, errs) ||
+        gal__schema_check_files(&gal__captions_section, c->opts, locs, follow_links, errs))
         return -1;
     failed = check_sources(c, param_loc(locs, "sources"), errs);
     if (c->opts->table && !c->listed[SRC_TABLE])
@@ -1053,46 +1050,38 @@ gal__captions_options(const gal_captions *c)
 
 /* ---- per photo ----------------------------------------------------------------- */
 
-/* IMG_0001.jpg.txt, else IMG_0001.txt. Only regular files are read (a FIFO
- * named like a sidecar must not block the worker). */
+/* IMG_0001.jpg.txt, else IMG_0001.txt. A name that is there but is no
+ * file (a FIFO, a folder, a link out of the input folder, something too
+ * large to be a caption) fails the photo with words that say so: reading
+ * it could block the run, or put another file's text on the photo. */
 static int
-read_sidecar(const char *photo, GStringChunk *strings, const char **caption,
+read_sidecar(const gal_photo_ref *photo, GStringChunk *strings, const char **caption,
     const char **source, gal_error *err)
 {
-    g_autofree char *dir = g_path_get_dirname(photo);
-    g_autofree char *base = g_path_get_basename(photo);
+    g_autofree char *dir = g_path_get_dirname(photo->path);
+    g_autofree char *base = g_path_get_basename(photo->path);
     g_autofree char *stem = stem_of(base);
     g_autofree char *stem_txt = g_strconcat(stem, ".txt", NULL);
-    g_autofree char *with_ext = g_strconcat(photo, ".txt", NULL);
+    g_autofree char *with_ext = g_strconcat(photo->path, ".txt", NULL);
     g_autofree char *without = g_build_filename(dir, stem_txt, NULL);
     const char *candidates[] = { with_ext, without };
+    gal_read_rules rules = { "caption sidecar", photo->root ? photo->root : dir,
+        photo->follow_links, gal__limits.sidecar_bytes, GAL_ERR_INPUT };
 
     *caption = NULL;
     for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++) {
         const char *path = candidates[i];
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         g_autofree char *text = NULL;
         const char *bad;
         struct stat st;
-        ssize_t n = 0, got;
+        gsize n;
 
-        if (fd < 0)
+        if (lstat(path, &st) != 0 && errno == ENOENT)
             continue;
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            close(fd);
-            continue;
+        if (gal__file_read(path, &rules, &text, &n, NULL, err)) {
+            g_strlcpy(err->key, "captions", sizeof(err->key));
+            return -1;
         }
-        if (st.st_size > MAX_SIDECAR_BYTES) {
-            close(fd);
-            return gal_error_set(err, GAL_ERR_INPUT, NULL, "captions",
-                "caption sidecar %s is larger than %d KiB: not a caption", path,
-                MAX_SIDECAR_BYTES / 1024);
-        }
-        text = g_malloc(st.st_size + 1);
-        while (n < st.st_size && (got = read(fd, text + n, st.st_size - n)) > 0)
-            n += got;
-        close(fd);
-        text[n] = '\0';
         /* A NUL byte is not valid here either. */
         if (!g_utf8_validate(text, n, &bad)) {
             gal_loc loc = loc_at(path, text, bad);
@@ -1385,9 +1374,11 @@ from_blob(VipsImage *header, const char *field, source_kind kind, GStringChunk *
 }
 
 int
-gal__caption_resolve(const gal_captions *c, const char *path, VipsImage *header,
+gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImage *header,
     gal_facts *facts, GStringChunk *strings, gal_error *err)
 {
+    const char *path = photo->path;
+
     const char *exif = facts->caption;
 
     facts->caption = NULL;
@@ -1401,7 +1392,7 @@ gal__caption_resolve(const gal_captions *c, const char *path, VipsImage *header,
 
         switch (c->order[i]) {
         case SRC_SIDECAR:
-            if (read_sidecar(path, strings, &caption, &source, err))
+            if (read_sidecar(photo, strings, &caption, &source, err))
                 return -1;
             break;
         case SRC_TABLE:

@@ -116,14 +116,25 @@ gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
     const char *what)
 {
     /* libvips' buffer is shared by every thread: copy it, then clear it
-     * so the next failure elsewhere does not repeat this message. */
-    g_autofree char *raw = g_strdup(vips_error_buffer());
+     * so the next failure elsewhere does not repeat this message (solo.h
+     * says how a photo's own text is had). */
+    g_autofree char *raw = vips_error_buffer_copy();
+    g_auto(GStrv) lines = g_strsplit(raw, "\n", -1);
+    GString *joined = g_string_new(NULL);
     g_autofree char *flat = NULL;
 
-    vips_error_clear();
-    g_strstrip(raw);
-    /* libvips ends each message with a newline; keep one line. */
-    flat = g_strdelimit(g_strdup(raw), "\n", ' ');
+    /* libvips ends each message with a newline, and a retried step may
+     * say the same thing twice: one line, each message once. */
+    for (int i = 0; lines[i]; i++) {
+        gboolean seen = FALSE;
+
+        g_strstrip(lines[i]);
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(lines[j], lines[i]) == 0;
+        if (*lines[i] && !seen)
+            g_string_append_printf(joined, "%s%s", joined->len ? " " : "", lines[i]);
+    }
+    flat = g_string_free(joined, FALSE);
     if (!*flat)
         return gal_error_set(err, code, loc, NULL, "%s failed", what);
     return gal_error_set(err, code, loc, NULL, "%s: %s", what, flat);

@@ -94,6 +94,11 @@ typedef struct gal_load_options {
      * validated like preset values. Borrowed. */
     const char *const *overrides;
     int n_overrides;
+    /* Files the preset names (logos, fonts, caption tables, exports,
+     * parents it extends) are read within the folder of the preset that
+     * names them: a symbolic link there may not lead out of it, unless
+     * this is set (--follow-symlinks). */
+    bool follow_symlinks;
 } gal_load_options;
 
 /* Load and validate a preset: a file path, or the name of a shipped preset.
@@ -220,6 +225,10 @@ typedef struct gal_run_summary {
      * and `sheets_stale` is the whole decision: when false, every photo
      * is UP_TO_DATE and none was read. */
     bool sheets_only;
+    /* What the run refused to act on but did not fail for, one line each
+     * (NULL-terminated, owned by the summary), e.g. a manifest entry
+     * naming a path outside the output folder. */
+    char **warnings;
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself

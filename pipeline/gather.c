@@ -24,7 +24,7 @@ struct gal_gather {
     int *position;      /* photo index -> 0-based position in the order */
     int per_page, n_pages;
     page_state *pages;
-    char *out_dir;
+    const gal_out_dir *out_dir; /* borrowed from the run */
     GMutex lock;        /* guards pages[].items/pending and results */
     GArray *results;    /* gal_photo_result of written (or failed) pages */
 };
@@ -64,8 +64,9 @@ date_of(const gal_preset *preset, const char *path)
     gal_facts facts = { 0 };
     gal_error err = { 0 };
     struct stat st;
+    gal_photo_ref photo = { path, NULL, FALSE };
 
-    if (gal__photo_facts(preset, path, &facts, strings, &err) == 0 && facts.has_date) {
+    if (gal__photo_facts(preset, &photo, &facts, strings, &err) == 0 && facts.has_date) {
         g_autoptr(GDateTime) dt = g_date_time_new_utc(facts.date.tm_year + 1900,
             facts.date.tm_mon + 1, facts.date.tm_mday, facts.date.tm_hour, facts.date.tm_min,
             facts.date.tm_sec);
@@ -79,8 +80,8 @@ date_of(const gal_preset *preset, const char *path)
 }
 
 gal_gather *
-gal__gather_new(const gal_preset *preset, const char *const *paths, int n, const char *out_dir,
-    int *order)
+gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
+    const gal_out_dir *out_dir, int *order)
 {
     const gal_stage_instance *stage = NULL;
     gal_gather *g;
@@ -101,7 +102,7 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, int n, const
     g->preset = preset;
     g->stage = stage;
     g->n_photos = n;
-    g->out_dir = g_strdup(out_dir);
+    g->out_dir = out_dir;
     g->position = g_new0(int, MAX(1, n));
     g->results = g_array_new(FALSE, TRUE, sizeof(gal_photo_result));
     g_mutex_init(&g->lock);
@@ -187,7 +188,7 @@ write_page(gal_gather *g, int p)
             present[n++] = page->items[i];
     if (n == 0)
         return; /* every photo of the page failed: no sheet of nothing */
-    result.output = g_build_filename(g->out_dir, name, NULL);
+    result.output = g_build_filename(g->out_dir->path, name, NULL);
     result.input = g_strdup(stage->def->name);
     output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
         : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
@@ -197,7 +198,8 @@ write_page(gal_gather *g, int p)
         strip_photo_metadata(sheet);
         gal_write_info written = { g->preset->name, NULL, NULL, 0, "" };
 
-        failed = gal__output_write_info(&output, sheet, result.output, &written, &result.error);
+        failed = gal__output_write_info(&output, sheet, g->out_dir, name, &written,
+            &result.error);
     }
     if (failed) {
         result.status = GAL_PHOTO_FAILED;
@@ -253,7 +255,6 @@ gal__gather_free(gal_gather *g)
     }
     g_free(g->pages);
     g_free(g->position);
-    g_free(g->out_dir);
     g_mutex_clear(&g->lock);
     results = g->results;
     /* Pages finish in any order; report them in page order. */

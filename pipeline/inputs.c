@@ -2,6 +2,7 @@
  * into the sorted list of photos a run processes. Special files (FIFOs,
  * devices, sockets) are listed so the user hears about them, but never
  * opened; the output folder is skipped when it lies inside an input. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,14 @@ static const gal_param input_params[] = {
     GAL_PARAM_DOUBLE(gal_input_opts, max_megapixels,
         "photos larger than this are refused from their header, before decoding", "100",
         0.01, 100000),
+    GAL_PARAM_DOUBLE(gal_input_opts, max_seconds,
+        "a photo still being made after this many seconds is stopped and fails (a hostile "
+        "or broken file cannot hold up the batch)",
+        "60", 0.01, 86400),
+    GAL_PARAM_INT(gal_input_opts, max_memory_mb,
+        "most memory in MiB a photo's pixels may take at once (decoded, scaled, turned); "
+        "one that needs more fails",
+        "2048", 16, 1048576),
     GAL_PARAM_END,
 };
 
@@ -75,10 +84,11 @@ static void
 add_input(scan_ctx *ctx, const char *path, gboolean regular, char *why)
 {
     g_autofree char *canonical = g_canonicalize_filename(path, NULL);
-    gal_input in = { g_strdup(path), regular, why };
+    gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why, FALSE };
 
     if (g_hash_table_contains(ctx->seen, canonical)) {
         g_free(in.path);
+        g_free(in.root);
         g_free(in.why);
         return;
     }
@@ -121,13 +131,16 @@ static gboolean
 check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, gboolean *is_dir)
 {
     g_autofree char *target = realpath(path, NULL);
+    int saved = errno;
     struct stat st;
 
     if (!target || stat(target, &st) != 0) {
         if (any_match(ctx->opts->include, name, rel) &&
             !any_match(ctx->opts->exclude, name, rel))
             add_input(ctx, path, FALSE,
-                g_strdup("a symbolic link to nothing (its target is missing): skipped"));
+                g_strdup(!target && saved == ELOOP
+                        ? "a symbolic link loop: skipped"
+                        : "a symbolic link to nothing (its target is missing): skipped"));
         return TRUE;
     }
     *is_dir = S_ISDIR(st.st_mode);
@@ -220,6 +233,20 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
         struct stat st;
 
         if (stat(paths[i], &st) != 0) {
+            int saved = errno;
+
+            /* A link that leads nowhere is one bad input among the others:
+             * it fails, and the rest are built. A path that is not there at
+             * all is a mistake on the command line. */
+            if (lstat(paths[i], &st) == 0 && S_ISLNK(st.st_mode)) {
+                gal_input in = { g_strdup(paths[i]), NULL, FALSE,
+                    g_strdup(saved == ELOOP ? "a symbolic link loop"
+                                            : "a symbolic link to nothing (its target is missing)"),
+                    TRUE };
+
+                g_array_append_val(ctx.found, in);
+                continue;
+            }
             gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "%s: no such file or folder",
                 paths[i]);
             failed = -1;
@@ -258,6 +285,7 @@ gal__inputs_free(GArray *inputs)
         return;
     for (guint i = 0; i < inputs->len; i++) {
         g_free(g_array_index(inputs, gal_input, i).path);
+        g_free(g_array_index(inputs, gal_input, i).root);
         g_free(g_array_index(inputs, gal_input, i).why);
     }
     g_array_free(inputs, TRUE);

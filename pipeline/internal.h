@@ -11,6 +11,9 @@
 #include <vips/vips.h>
 
 #include "gallop.h"
+#include "error.h"
+#include "cancel.h"
+#include "fsio.h"
 
 /* libvips declares g_autoptr cleanups for its types only from 8.16 on. */
 #if VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION < 16
@@ -32,55 +35,6 @@ gal__array_int_unref(VipsArrayInt *array)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(VipsArrayInt, gal__array_int_unref)
 
 #define GAL_FREE(p) G_STMT_START { g_free(p); (p) = NULL; } G_STMT_END
-
-/* ---- locations and errors ------------------------------------------------ */
-
-/* A place in a preset. `file` is borrowed from the node tree or preset that
- * owns it (interned there); line and col are 1-based; line 0 = no line
- * (e.g. a --set argument, where `file` holds the whole argument). */
-typedef struct gal_loc {
-    const char *file;
-    int line, col;
-} gal_loc;
-
-/* Set `err` unless it is already set (the first error wins). Always
- * returns -1 so that failing is one line. `loc` and `key` may be NULL. */
-int gal_error_set(gal_error *err, gal_code code, const gal_loc *loc,
-    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
-
-/* The same, taking the message from libvips' (shared, global) error buffer,
- * which is then cleared: call it right after the failing vips call.
- * `what` prefixes the libvips message ("resize: ..."). */
-int gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
-    const char *what);
-
-/* Name the photo an error is about (first subject wins). */
-void gal_error_set_subject(gal_error *err, const char *subject);
-
-/* Append a copy of `err` to `errs` (or count it as dropped). */
-void gal__errors_add(gal_errors *errs, const gal_error *err);
-
-/* Add an error to a list in one call; returns -1. */
-int gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
-    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
-
-/* Copy `src` into `dst` (`size` bytes, NUL included), cut between two
- * characters, never inside one, and ending in "…" when it does not fit
- * whole. Every fixed-size field of a gal_error is filled through it.
- * Returns `dst`. */
-char *gal__utf8_copy(char *dst, const char *src, size_t size);
-
-/* At most `max_chars` characters of `text`, ending in "…" when cut, for
- * quoting user text (a value, a name, a caption) in a message. Caller
- * frees. Text need not be valid UTF-8; a sequence is never split. */
-char *gal__excerpt(const char *text, int max_chars);
-
-/* How much of a user's text a message quotes. */
-#define GAL_EXCERPT_CHARS 60
-
-/* The closest of `candidates` (NULL-terminated) to `word` by edit distance,
- * or NULL when none is close enough to suggest. */
-const char *gal__did_you_mean(const char *word, const char *const *candidates);
 
 /* ---- preset node tree ---------------------------------------------------- */
 
@@ -222,6 +176,15 @@ typedef struct gal_section {
 int gal__schema_fill(const gal_section *sec, const gal_node *map,
     void **opts_out, gal_loc *locs, gal_errors *errs);
 void gal__schema_free(const gal_section *sec, void *opts);
+/* Check every file a section's file and path-list values name (PATH,
+ * PATHLIST; `locs` from gal__schema_fill): each exists, is a regular file
+ * (a folder too in a list), and is reached within the folder of the
+ * preset that set it (links there may not lead out unless
+ * `follow_links`). Each value is replaced by its real path, so later
+ * reads meet no link. Errors, at the value's location, go to `errs`;
+ * returns -1 if there was any. */
+int gal__schema_check_files(const gal_section *sec, void *opts, const gal_loc *locs,
+    gboolean follow_links, gal_errors *errs);
 /* Parse one scalar or list node into one field (used by fill). */
 int gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     const gal_node *value, void *opts, gal_error *err);
@@ -397,15 +360,13 @@ int gal__metadata_apply(char *const *metadata, const char *software, const char 
 
 /* ---- PNG (libpng, pngio.c) -------------------------------------------------- */
 
-struct gal_cancel;
-
 /* Encode an 8-bit image of 1 to 4 bands as PNG to `fd`, with the text
  * chunks (iTXt: Title, Description, Author, Copyright, Software), eXIf and
  * iCCP `meta` asks for. No tIME chunk: the same pixels and metadata give
  * the same bytes. Evaluates `image` (so a libvips kill stops it). A failed
  * write() sets *write_errno (and returns -1 with `err` untouched). */
 int gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
-    struct gal_cancel *cancel, int *write_errno, gal_error *err);
+    gal_watch *watch, int *write_errno, gal_error *err);
 
 /* ---- captions (captions.c) ------------------------------------------------- */
 
@@ -423,30 +384,43 @@ gboolean gal__preset_has_gather(const gal_preset *preset);
 
 /* ---- the output folder --------------------------------------------------------- */
 
-/* Hidden temporary files (outputs, manifest) end in this until renamed. */
-#define GAL_TMP_SUFFIX ".gallop-tmp"
-
 typedef struct gal_out_dir {
-    int fd;                /* holds the lock; -1: none */
+    int fd;                /* the folder, open; every write goes beneath it; -1: none */
+    char *path;            /* the folder, canonical */
+    int open_errno;        /* why fd is -1 (0: a dry run found no folder) */
+    gboolean locked;       /* fd holds the run's lock */
     GPtrArray *created;    /* folders made for the run, deepest first */
     int leftovers_removed; /* temporary files of a killed run, removed */
 } gal_out_dir;
 
-/* Create `dir` if needed and take it for this run: an exclusive lock held
- * until gal__out_dir_release (GAL_ERR_USAGE when another run holds it),
- * then remove the temporary files a killed run left in it. A folder that
- * cannot be created is left to the writes to report (no lock, returns 0).
+/* Open the output folder `dir` for a run. With `lock` (a run that
+ * writes): create it if needed and take it: an exclusive lock held until
+ * gal__out_dir_release (GAL_ERR_USAGE when another run holds it), then
+ * remove the temporary files a killed run left in it. Without (a dry
+ * run): open it if it exists. A folder that cannot be created or opened
+ * is left to the writes to report (fd -1, open_errno set; returns 0).
  * Release it in any case; release removes folders it made that stayed
  * empty. */
-int gal__out_dir_claim(const char *dir, gal_out_dir *claim, gal_error *err);
+int gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error *err);
 void gal__out_dir_release(gal_out_dir *claim);
 
+/* A photo as the run found it. Sidecars beside it are read within `root`
+ * (the input folder it was found in; NULL: its own folder): links there
+ * may not lead out of it unless `follow_links`. */
+typedef struct gal_photo_ref {
+    const char *path;
+    const char *root;
+    gboolean follow_links;
+} gal_photo_ref;
+
 /* Fill the section from the preset's `captions` mapping (NULL: defaults),
- * check it and read the table and export it names. Every error goes to
+ * check it and read the table and export it names (within the preset's
+ * folder unless `follow_links`). Every error goes to
  * `errs`, with the table's or export's own file:line:col where the fault is
  * in them; returns -1 if there was any. *out is set either way (free it
  * with gal__captions_free). Main thread only. */
-int gal__captions_load(const gal_node *map, gal_captions **out, gal_errors *errs);
+int gal__captions_load(const gal_node *map, gboolean follow_links, gal_captions **out,
+    gal_errors *errs);
 void gal__captions_free(gal_captions *captions);
 /* "sources=[...] table=... instagram=[...]" and what was read. */
 void gal__captions_describe(const gal_captions *captions, GString *out);
@@ -460,8 +434,8 @@ const void *gal__captions_options(const gal_captions *captions);
  * holds the EXIF caption; `header` (may be NULL) is the photo opened by
  * libvips, for its XMP and IPTC blobs. Fails, for this photo only, when its
  * sidecar is not UTF-8 text. Thread-safe. */
-int gal__caption_resolve(const gal_captions *captions, const char *path, VipsImage *header,
-    gal_facts *facts, GStringChunk *strings, gal_error *err);
+int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *photo,
+    VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
 
 typedef struct gal_job gal_job;
 
@@ -609,6 +583,8 @@ typedef struct gal_input_opts {
     gboolean recursive;
     int fail_on;            /* gal_fail_on */
     double max_megapixels;
+    double max_seconds;     /* wall time per photo */
+    int max_memory_mb;      /* pixels held in memory per photo */
 } gal_input_opts;
 
 typedef enum gal_subsampling {
@@ -663,8 +639,10 @@ const char *gal__format_ext(gal_format format);
 
 typedef struct gal_input {
     char *path;       /* as given or found */
+    char *root;       /* the input folder it was found in (real path); NULL: named itself */
     gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
     char *why;        /* not NULL: listed but not taken (a link not followed), and why */
+    gboolean refused; /* named itself and unusable (a link to nothing): a failure, not a skip */
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,
@@ -684,7 +662,11 @@ gboolean gal__glob_match(const char *pattern, const char *name);
 struct gal_job {
     const gal_preset *preset;
     const char *input;         /* borrowed from the plan */
+    const char *input_root;    /* the input folder it was found in; NULL: named itself */
+    gboolean follow_links;     /* --follow-symlinks */
     const char *output_path;   /* final path, borrowed from the plan */
+    const gal_out_dir *out_dir; /* the output folder, open */
+    char *output_rel;          /* the output beneath it (owned) */
     gal_facts facts;           /* what templates can show of this photo */
     GStringChunk *strings;     /* owns the facts' strings */
     int out_width, out_height; /* set when the job succeeds */
@@ -701,10 +683,13 @@ struct gal_job {
     /* Files the output depends on besides the photo and the preset (a
      * caption sidecar): see gal__job_depend. NULL until the first. */
     GPtrArray *depends;
-    struct gal_cancel *cancel; /* the run's; NULL: cannot be cancelled */
+    gal_watch *watch;          /* the photo's budget and cancel; NULL: none */
     gint64 out_bytes;          /* set when the job succeeds */
     char out_sha256[65];       /* set when the job succeeds, hex */
     gboolean tap_only;         /* run the stages up to the gathering stage only */
+    /* Run alone after a failure (solo.h): the decode is checked on its
+     * own first, so a broken photo is told from a failing stage or encoder. */
+    gboolean solo;
     gboolean caption_cut;      /* a caption-burn stage cut the caption to fit */
 };
 
@@ -725,7 +710,7 @@ typedef struct gal_gather gal_gather;
  * order to process them in. NULL (and `order` untouched) when the preset
  * has no gathering stage. Reads headers when sorting by date. */
 gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
-    const char *out_dir, int *order);
+    const gal_out_dir *out_dir, int *order);
 /* 1-based place of photo `id` in the order; 0 without a gather. */
 int gal__gather_index(const gal_gather *g, int id);
 /* Photo `id` finished: its item (ownership taken), or NULL when it failed.
@@ -739,7 +724,7 @@ void gal__facts_from_path(const gal_preset *preset, const char *path, int index,
     gal_facts *facts, GStringChunk *strings);
 
 /* Add the EXIF facts of a photo, reading its header only. */
-int gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
+int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,
     GStringChunk *strings, gal_error *err);
 
 /* Decode, run every stage and write one photo. Fills `err` (which must be
@@ -770,54 +755,38 @@ void gal__shared_decode_size(int width, int height, const int *load_w, const int
 char *gal__output_path(const gal_output_opts *output, const char *dir,
     const gal_facts *facts, gal_error *err);
 
-/* Encode `image` to `path` atomically (temporary file in the same folder,
- * then rename). */
-int gal__output_write(const gal_output_opts *output, VipsImage *image,
-    const char *path, gal_error *err);
-
-/* The same with what a photo's job knows: the preset name for Software,
- * the caption for PNG text, the run's cancel; the written file's size and
- * SHA-256 come back in `info`. `info` may be NULL. */
+/* What an output's writer knows of its photo: the preset name for
+ * Software, the caption for PNG text, the run's cancel; the written file's
+ * size and SHA-256 come back. */
 typedef struct gal_write_info {
     const char *preset_name;   /* NULL: Software is "gallop VERSION" */
     const char *caption;       /* NULL: the EXIF ImageDescription */
-    struct gal_cancel *cancel; /* NULL: cannot be cancelled */
+    gal_watch *watch;          /* the photo's; NULL: cannot be stopped */
     gint64 bytes;              /* out */
     char sha256[65];           /* out, hex */
 } gal_write_info;
+
+/* Encode `image` to `rel` beneath the output folder `dir` atomically
+ * (a temporary file beside it, then a rename), folders made beneath the
+ * folder as needed, never through a link. `info` may be NULL. */
 int gal__output_write_info(const gal_output_opts *output, VipsImage *image,
-    const char *path, gal_write_info *info, gal_error *err);
-
-/* ---- cancellation (schedule.c) ---------------------------------------------------- */
-
-/* One per run. The front end sets the flag (from a signal handler); the
- * run's main thread then kills the libvips evaluations registered here,
- * so photos in flight stop within a few tiles. */
-typedef struct gal_cancel {
-    int *flag;          /* gal_run_options.cancel, read atomically; may be NULL */
-    GMutex lock;
-    GPtrArray *writing; /* VipsImage * being evaluated into an output */
-    gboolean killed;    /* under lock: every later watch fails */
-} gal_cancel;
-
-gboolean gal__cancelled(gal_cancel *cancel);
-/* Register `image` before evaluating it. FALSE (nothing registered) when
- * the run is cancelled already. `cancel` may be NULL. */
-gboolean gal__cancel_watch(gal_cancel *cancel, VipsImage *image);
-void gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image);
+    const gal_out_dir *dir, const char *rel, gal_write_info *info, gal_error *err);
 
 /* ---- files and digests (manifest.c) ------------------------------------------------ */
 
 /* SHA-256 of a file's contents as 64 hex digits into `hex` (65 bytes), its
- * size into *size (may be NULL). */
-int gal__file_sha256(const char *path, char *hex, gint64 *size, gal_error *err);
+ * size into *size (may be NULL). The file is opened by `rules` (NULL: any
+ * regular file, GAL_ERR_INPUT). */
+int gal__file_sha256(const char *path, const gal_read_rules *rules, char *hex, gint64 *size,
+    gal_error *err);
+/* The same from an open descriptor, read to its end: -1 with errno set. */
+int gal__fd_sha256(int fd, char *hex, gint64 *size);
+/* The same for the regular file `rel` beneath the folder `root_fd`, no
+ * link followed: -1 with errno set. */
+int gal__sha256_beneath(int root_fd, const char *rel, char *hex, gint64 *size);
 
 /* "1.6.39" */
 const char *gal__libpng_version(void);
-
-/* Write `data` to `path` through a temporary file and a rename, so that
- * `path` is either the old file or the whole new one. */
-int gal__write_atomic(const char *path, const char *data, gsize len, gal_error *err);
 
 /* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
 char *gal__relative_path(const char *dir, const char *path);
@@ -870,11 +839,16 @@ typedef struct gal_manifest {
     char *dir;            /* the output folder, canonical */
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
+    GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
 } gal_manifest;
 
 gal_manifest *gal__manifest_new(const char *dir);
-/* Never fails: a missing, unreadable or foreign manifest reads as empty. */
+/* Never fails: a missing, unreadable or foreign manifest reads as empty.
+ * Entries that name anything but a relative path beneath the folder are
+ * dropped, each with a line in `warnings`. */
 gal_manifest *gal__manifest_load(const char *dir);
+/* Add the entries of manifest text to `m` (as load does). */
+void gal__manifest_parse(gal_manifest *m, const char *text);
 void gal__manifest_free(gal_manifest *m);
 /* The file's text, entries sorted by output. New string. */
 char *gal__manifest_text(gal_manifest *m);

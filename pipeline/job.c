@@ -1,15 +1,20 @@
 /* job.c: one photo from file to outputs, on one worker.
  *
- * The photo is opened twice, both cheaply: once for its header (format
- * check, pixel limit, EXIF facts), then through vips_thumbnail at the size
- * the first stage asks for (shrink-on-load, auto-orientation, ICC to sRGB).
- * Stages then chain lazy operations onto it, and the encoder pulls the
- * pixels through the whole graph once, in sequential strips. When several
- * presets run over the photo (gallop run A.yaml B.yaml ...), it is decoded
- * once at the largest size they need, held in memory, and scaled down to
- * each preset's size from there. */
+ * The photo is opened once (decode.c: a regular file, its format told
+ * from its first bytes); its header gives the format check, pixel limit
+ * and EXIF facts, then its own loader decodes it at the size the first
+ * stage asks for (shrink-on-load, colour to sRGB, upright). Stages then
+ * chain lazy operations onto it, and the encoder pulls the pixels through
+ * the whole graph once, in sequential strips. Every image the decoder
+ * makes is handed to the photo's watch (cancel.c), which stops the graph
+ * when the run is cancelled or the photo's time is up, and every copy to
+ * memory goes through the watch's memory budget. When several presets run
+ * over the photo (gallop run A.yaml B.yaml ...), it is decoded once at the
+ * largest size they need, held in memory, and scaled down to each
+ * preset's size from there. */
 #include <string.h>
 
+#include "decode.h"
 #include "internal.h"
 
 static VipsFailOn
@@ -24,23 +29,14 @@ vips_fail_on(int fail_on)
     return VIPS_FAIL_ON_ERROR;
 }
 
-/* Header only: nothing is decoded until pixels are asked for. */
+/* The photo's header, by its own loader: nothing is decoded until pixels
+ * are asked for. */
 static int
-open_header(const gal_preset *preset, const char *path, VipsImage **out, gal_error *err)
+open_header(const gal_preset *preset, const gal_photo_file *file, VipsImage **out,
+    gal_error *err)
 {
-    const char *loader = vips_foreign_find_load(path);
-    VipsImage *header;
-
-    if (!loader) {
-        vips_error_clear();
-        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
-            "not an image gallop can read (unknown or blocked format, or empty file)");
-    }
-    header = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
-        vips_fail_on(preset->input->fail_on), NULL);
-    if (!header)
+    if (gal__photo_load(file, vips_fail_on(preset->input->fail_on), 1, out))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot read");
-    *out = header;
     return 0;
 }
 
@@ -88,15 +84,21 @@ gal__facts_from_path(const gal_preset *preset, const char *path, int index, int 
 }
 
 int
-gal__photo_facts(const gal_preset *preset, const char *path, gal_facts *facts,
+gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,
     GStringChunk *strings, gal_error *err)
 {
     g_autoptr(VipsImage) header = NULL;
+    gal_photo_file file;
+    int failed;
 
-    if (open_header(preset, path, &header, err) || check_size(preset, header, err))
+    if (gal__photo_open(photo->path, &file, err))
+        return -1;
+    failed = open_header(preset, &file, &header, err) || check_size(preset, header, err);
+    gal__photo_close(&file);
+    if (failed)
         return -1;
     facts_from_header(header, facts, strings);
-    return gal__caption_resolve(preset->captions, path, header, facts, strings, err);
+    return gal__caption_resolve(preset->captions, photo, header, facts, strings, err);
 }
 
 /* An Orientation outside 1..8 is invalid EXIF: show the pixels as stored. */
@@ -112,20 +114,6 @@ orientation_valid(VipsImage *header)
 }
 
 
-/* The largest JPEG shrink-on-load factor (libjpeg's DCT scaling: 1/2, 1/4,
- * 1/8) whose output still covers `width` x `height` (stored orientation).
- * libvips rounds the shrunk size down (a 335-row photo at 1/2 gives 167
- * rows), and covering must hold for that size: one row short would mean
- * enlarging the whole photo by a fraction, shifting every row. */
-static int
-jpeg_shrink(int stored_width, int stored_height, int width, int height)
-{
-    for (int shrink = 8; shrink > 1; shrink /= 2)
-        if (stored_width / shrink >= width && stored_height / shrink >= height)
-            return shrink;
-    return 1;
-}
-
 /* Shrink a streamed image to `width` x `height` (both no larger) with
  * Lanczos 3, as vips_resize would, but without 8.14's slow vips_reduceh
  * (see gal__scale_rows), which was the largest cost of a 12 MP photo after
@@ -134,20 +122,23 @@ jpeg_shrink(int stored_width, int stored_height, int width, int height)
  * Everything after the copy is lazy: a crop later computes only the
  * columns it keeps. */
 static int
-shrink_streamed(VipsImage *in, int width, int height, VipsImage **out)
+shrink_streamed(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out,
+    gal_error *err)
 {
     g_autoptr(VipsImage) short_rows = NULL;
     g_autoptr(VipsImage) memory = NULL;
 
     if (gal__scale_rows(in, height, &short_rows))
-        return -1;
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
     if (width == in->Xsize)
-        return vips_copy(short_rows, out, NULL);
-    if (!(memory = vips_image_copy_memory(short_rows)))
+        return vips_copy(short_rows, out, NULL) ? gal_error_from_vips(err, GAL_ERR_INPUT, NULL,
+                                                       "cannot scale")
+                                                 : 0;
+    if (!(memory = gal__watch_to_memory(watch, short_rows, "decoding", err)))
         return -1;
     vips_image_remove(memory, VIPS_META_SEQUENTIAL);
     if (gal__scale_columns(memory, width, out))
-        return -1;
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
     /* Later steps see a streamed image again, as if from the decoder, and
      * work in strips: vips_shrinkv (a contact-sheet tile) asked for small
      * tiles re-reads its input row by row, and doubled the photo's cost. */
@@ -155,25 +146,59 @@ shrink_streamed(VipsImage *in, int width, int height, VipsImage **out)
     return 0;
 }
 
-/* A JPEG, decoded straight to `width` x `height` (upright): what
- * vips_thumbnail does, with a deeper shrink-on-load. vips_thumbnail only
- * lets libjpeg shrink while a factor of two is left for its resampler, so a
- * 12 MP photo bound for 1080x1350 (a factor of 2.2) is decoded whole, and
- * that decode is most of the photo's cost. Here libjpeg shrinks as far as
- * its output still covers the target, and Lanczos 3 does the rest, as
- * sharp does by default. bench/RESULTS.md ("Quality") gives what that
- * costs against a full decode. The steps are vips_thumbnail's (8.14):
- * scale in the photo's own colour space, then to sRGB through the embedded
- * profile if there is one, then turn upright in memory, which the
- * sequential decoder cannot do. */
+/* Scale to `width` x `height` with Lanczos 3 through vips_resize, alpha
+ * premultiplied so transparent pixels do not bleed colour into their
+ * neighbours; the result keeps the input's band format. */
 static int
-decode_jpeg(const char *path, VipsImage *header, VipsFailOn fail_on, int width, int height,
-    gboolean rotate, gboolean has_profile, VipsImage **out)
+scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_error *err)
+{
+    double hscale = (double) width / in->Xsize;
+    double vscale = (double) height / in->Ysize;
+    g_autoptr(VipsImage) premultiplied = NULL;
+    g_autoptr(VipsImage) scaled = NULL;
+    g_autoptr(VipsImage) unpremultiplied = NULL;
+
+    if (in->Xsize == width && in->Ysize == height) {
+        *out = g_object_ref(in);
+        return 0;
+    }
+    if (!vips_image_hasalpha(in)) {
+        if (vips_resize(in, out, hscale, "vscale", vscale, NULL))
+            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
+        return 0;
+    }
+    if (vips_premultiply(in, &premultiplied, NULL) ||
+        vips_resize(premultiplied, &scaled, hscale, "vscale", vscale, NULL) ||
+        vips_unpremultiply(scaled, &unpremultiplied, NULL) ||
+        vips_cast(unpremultiplied, out, in->BandFmt, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
+    return 0;
+}
+
+/* The photo decoded straight to `width` x `height` (upright), as
+ * vips_thumbnail does, with a deeper shrink-on-load: vips_thumbnail only
+ * lets libjpeg shrink while a factor of two is left for its resampler, so
+ * a 12 MP photo bound for 1080x1350 (a factor of 2.2) was decoded whole,
+ * and that decode is most of the photo's cost. Here the decoder shrinks as
+ * far as its output still covers the target, and Lanczos 3 does the rest,
+ * as sharp does by default; bench/RESULTS.md ("Quality") gives what that
+ * costs against a full decode. The steps are vips_thumbnail's (8.14):
+ * scale in the photo's own colour space, then to sRGB through the
+ * embedded profile if there is one, then turn upright in memory, which
+ * the sequential decoder cannot do. A JPEG (no alpha) is scaled rows as
+ * they stream, then columns (shrink_streamed); other formats go through
+ * vips_resize, alpha-aware. The loader's image joins the photo's watch:
+ * stopping it stops everything read from it. */
+static int
+decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int width,
+    int height, gboolean rotate, gboolean has_profile, gal_watch *watch, VipsImage **out,
+    gal_error *err)
 {
     gboolean swap = rotate && vips_image_get_orientation_swap(header);
     int stored_width = swap ? height : width;
     int stored_height = swap ? width : height;
-    int shrink = jpeg_shrink(header->Xsize, header->Ysize, stored_width, stored_height);
+    int shrink = gal__photo_shrink(file->format, header->Xsize, header->Ysize, stored_width,
+        stored_height);
     g_autoptr(VipsImage) loaded = NULL;
     g_autoptr(VipsImage) space = NULL;
     g_autoptr(VipsImage) scaled = NULL;
@@ -181,51 +206,40 @@ decode_jpeg(const char *path, VipsImage *header, VipsFailOn fail_on, int width, 
     g_autoptr(VipsImage) memory = NULL;
     VipsImage *current;
 
-    if (!(loaded = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
-              fail_on, "shrink", shrink, NULL)))
-        return -1;
+    if (gal__photo_load(file, fail_on, shrink, &loaded))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
+    if (!gal__watch_add(watch, loaded))
+        return gal__watch_check(watch, err);
     current = loaded;
-    if (!has_profile) {
-        if (vips_colourspace(current, &space,
-                current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL))
+    if (file->format == GAL_IMAGE_JPEG) {
+        if (!has_profile) {
+            if (vips_colourspace(current, &space,
+                    current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB,
+                    NULL))
+                return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
+            current = space;
+        }
+        if (shrink_streamed(watch, current, stored_width, stored_height, &scaled, err))
             return -1;
-        current = space;
     }
-    if (shrink_streamed(current, stored_width, stored_height, &scaled))
+    else if (scale_alpha_aware(current, stored_width, stored_height, &scaled, err))
         return -1;
     current = scaled;
     if (has_profile) {
         if (vips_icc_transform(current, &srgb, "srgb", "embedded", TRUE, "intent",
                 VIPS_INTENT_RELATIVE, NULL))
-            return -1;
+            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
         current = srgb;
     }
     if (!rotate || vips_image_get_orientation(current) == 1) {
         *out = g_object_ref(current);
         return 0;
     }
-    if (!(memory = vips_image_copy_memory(current)))
+    if (!(memory = gal__watch_to_memory(watch, current, "turning upright", err)))
         return -1;
-    return vips_autorot(memory, out, NULL);
-}
-
-static int
-decode(const char *path, VipsImage *header, int fail_on, int width, int height,
-    gboolean rotate, gboolean has_profile, VipsImage **out)
-{
-    VipsFailOn vips_fail = vips_fail_on(fail_on);
-    const char *loader = vips_foreign_find_load(path);
-
-    if (loader && vips_isprefix("VipsForeignLoadJpeg", loader))
-        return decode_jpeg(path, header, vips_fail, width, height, rotate, has_profile, out);
-
-    /* An export profile makes thumbnail go through the profile connection
-     * space: worth it only when there is an embedded profile to import. */
-    if (has_profile)
-        return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-            "no_rotate", !rotate, "fail_on", vips_fail, "export_profile", "srgb", NULL);
-    return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-        "no_rotate", !rotate, "fail_on", vips_fail, NULL);
+    if (vips_autorot(memory, out, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot turn upright");
+    return 0;
 }
 
 /* Stages see 8-bit sRGB, with alpha when the photo has it. */
@@ -266,35 +280,6 @@ load_size(const gal_preset *preset, int width, int height, int *load_width, int 
     }
 }
 
-/* Scale the shared decode to one preset's load size, the way vips_thumbnail
- * would have from the file: the same kernel (lanczos3), alpha premultiplied
- * so transparent pixels do not bleed colour into their neighbours. */
-static int
-resample(VipsImage *in, int width, int height, VipsImage **out, gal_error *err)
-{
-    double hscale = (double) width / in->Xsize;
-    double vscale = (double) height / in->Ysize;
-    g_autoptr(VipsImage) premultiplied = NULL;
-    g_autoptr(VipsImage) scaled = NULL;
-    g_autoptr(VipsImage) unpremultiplied = NULL;
-
-    if (in->Xsize == width && in->Ysize == height) {
-        *out = g_object_ref(in);
-        return 0;
-    }
-    if (!vips_image_hasalpha(in)) {
-        if (vips_resize(in, out, hscale, "vscale", vscale, NULL))
-            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
-        return 0;
-    }
-    if (vips_premultiply(in, &premultiplied, NULL) ||
-        vips_resize(premultiplied, &scaled, hscale, "vscale", vscale, NULL) ||
-        vips_unpremultiply(scaled, &unpremultiplied, NULL) ||
-        vips_cast_uchar(unpremultiplied, out, NULL))
-        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
-    return 0;
-}
-
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -312,10 +297,10 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
             /* The tile must not cost a second pass through the decoder:
              * hold the (already shrunk) photo in memory, and let both the
              * tile and the rest of the stages read it from there. */
-            VipsImage *memory = vips_image_copy_memory(image);
+            VipsImage *memory = gal__watch_to_memory(job->watch, image, "decoding", err);
 
             if (!memory)
-                return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
+                return -1;
             g_object_unref(image);
             image = memory;
             VIPS_UNREF(job->gather_item);
@@ -341,11 +326,12 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     if (job->tap_only)
         return 0;
     {
-        gal_write_info info = { preset->name, job->caption, job->cancel, 0, "" };
+        gal_write_info info = { preset->name, job->caption, job->watch, 0, "" };
 
         job->out_width = image->Xsize;
         job->out_height = image->Ysize;
-        if (gal__output_write_info(preset->output, image, job->output_path, &info, err))
+        if (gal__output_write_info(preset->output, image, job->out_dir, job->output_rel, &info,
+                err))
             return -1;
         job->out_bytes = info.bytes;
         memcpy(job->out_sha256, info.sha256, sizeof(job->out_sha256));
@@ -372,8 +358,8 @@ gal__shared_decode_size(int width, int height, const int *load_w, const int *loa
 /* Decode once for the jobs in `group` (those whose preset has this
  * input.fail-on; failed[] marks the others) and finish each of them. */
 static void
-run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *header,
-    gal_error *errs)
+run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolean *in_group,
+    VipsImage *header, gal_error *errs)
 {
     g_autofree int *load_w = g_new0(int, n);
     g_autofree int *load_h = g_new0(int, n);
@@ -397,21 +383,17 @@ run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *head
     }
     gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
-    /* vips_thumbnail decodes at the smallest size that still leaves a real
-     * resampling step (JPEG DCT scaling, WebP scaled decode), turns the
-     * photo upright and imports any embedded ICC profile, exporting sRGB. */
-    if (decode(jobs[0]->input, header, fail_on, decode_w, decode_h, rotate,
-            vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, &decoded))
-        gal_error_from_vips(&group_err, GAL_ERR_INPUT, NULL, "cannot decode");
-    else if (to_srgb8(decoded, &shared, &group_err) == 0 && users > 1) {
+    if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate,
+            vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, jobs[0]->watch, &decoded,
+            &group_err) == 0 &&
+        to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
-         * rather than decoded again for each. */
-        VipsImage *memory = vips_image_copy_memory(shared);
+         * rather than decoded again for each. Solo, after a failure: the
+         * whole decode first, so that its failure is the input's. */
+        VipsImage *memory = gal__watch_to_memory(jobs[0]->watch, shared, "decoding", &group_err);
 
         g_object_unref(shared);
         shared = memory;
-        if (!shared)
-            gal_error_from_vips(&group_err, GAL_ERR_INPUT, NULL, "cannot decode");
     }
 
     for (int k = 0, user = 0; k < n; k++) {
@@ -421,7 +403,7 @@ run_group(gal_job *const *jobs, int n, const gboolean *in_group, VipsImage *head
             continue;
         if (group_err.code)
             errs[k] = group_err;
-        else if (resample(shared, load_w[user], load_h[user], &source, &errs[k]) == 0)
+        else if (scale_alpha_aware(shared, load_w[user], load_h[user], &source, &errs[k]) == 0)
             job_finish(jobs[k], source, &errs[k]);
         user++;
     }
@@ -434,21 +416,25 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
     g_autofree gboolean *handled = g_new0(gboolean, MAX(1, n));
     g_autofree gboolean *in_group = g_new0(gboolean, MAX(1, n));
     gal_error header_err = { 0 };
+    gal_photo_file file;
 
     if (n == 0)
         return;
-    if (open_header(jobs[0]->preset, jobs[0]->input, &header, &header_err)) {
+    if (gal__photo_open(jobs[0]->input, &file, &header_err) ||
+        open_header(jobs[0]->preset, &file, &header, &header_err)) {
+        gal__photo_close(&file);
         for (int k = 0; k < n; k++)
             errs[k] = header_err;
         return;
     }
     for (int k = 0; k < n; k++) {
         const gal_preset *preset = jobs[k]->preset;
+        gal_photo_ref photo = { jobs[k]->input, jobs[k]->input_root, jobs[k]->follow_links };
 
         if (check_size(preset, header, &errs[k]))
             continue;
         facts_from_header(header, &jobs[k]->facts, jobs[k]->strings);
-        if (gal__caption_resolve(preset->captions, jobs[k]->input, header, &jobs[k]->facts,
+        if (gal__caption_resolve(preset->captions, &photo, header, &jobs[k]->facts,
                 jobs[k]->strings, &errs[k]))
             continue;
         /* Whichever template shows the caption (a band, a text watermark,
@@ -467,10 +453,11 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
         for (int j = 0; j < n; j++)
             in_group[j] = !handled[j] &&
                 jobs[j]->preset->input->fail_on == jobs[k]->preset->input->fail_on;
-        run_group(jobs, n, in_group, header, errs);
+        run_group(&file, jobs, n, in_group, header, errs);
         for (int j = 0; j < n; j++)
             handled[j] = handled[j] || in_group[j];
     }
+    gal__photo_close(&file);
 }
 
 int

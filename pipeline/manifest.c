@@ -1,45 +1,67 @@
 /* manifest.c: what a run remembers in its output folder, so that the next
  * run rebuilds only what changed; and the content digests it relies on. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "limit.h"
 
 int
-gal__file_sha256(const char *path, char *hex, gint64 *size, gal_error *err)
+gal__fd_sha256(int fd, char *hex, gint64 *size)
 {
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
     unsigned char buf[65536];
     gint64 total = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    if (fd < 0)
-        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "cannot read %s: %s", path,
-            g_strerror(errno));
     for (;;) {
         ssize_t n = read(fd, buf, sizeof(buf));
 
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            int saved = errno;
-
-            close(fd);
-            return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "cannot read %s: %s", path,
-                g_strerror(saved));
-        }
+        if (n < 0)
+            return -1;
         if (n == 0)
             break;
         g_checksum_update(sum, buf, (gsize) n);
         total += n;
     }
-    close(fd);
     g_strlcpy(hex, g_checksum_get_string(sum), 65);
     if (size)
         *size = total;
     return 0;
+}
+
+int
+gal__file_sha256(const char *path, const gal_read_rules *rules, char *hex, gint64 *size,
+    gal_error *err)
+{
+    static const gal_read_rules plain = { NULL, NULL, FALSE, 0, GAL_ERR_INPUT };
+    int fd, failed;
+
+    if (gal__file_open(path, rules ? rules : &plain, &fd, NULL, err))
+        return -1;
+    failed = gal__fd_sha256(fd, hex, size);
+    if (failed)
+        gal_error_set(err, (rules ? rules : &plain)->code, NULL, NULL, "cannot read %s: %s",
+            path, g_strerror(errno));
+    close(fd);
+    return failed;
+}
+
+int
+gal__sha256_beneath(int root_fd, const char *rel, char *hex, gint64 *size)
+{
+    int fd = gal__open_beneath(root_fd, rel);
+    int failed;
+
+    if (fd < 0)
+        return -1;
+    failed = gal__fd_sha256(fd, hex, size);
+    close(fd);
+    return failed;
 }
 
 const char *
@@ -99,7 +121,7 @@ append_file_digests(GString *line, const gal_param *p, const void *opts)
 
         if (!g_file_test(paths[i], G_FILE_TEST_IS_REGULAR))
             continue;
-        if (gal__file_sha256(paths[i], hex, NULL, &err) == 0)
+        if (gal__file_sha256(paths[i], NULL, hex, NULL, &err) == 0)
             g_string_append_printf(line, " sha256:%s", hex);
         else
             g_string_append(line, " sha256:unreadable");
@@ -275,6 +297,7 @@ gal__manifest_new(const char *dir)
     m->entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
         (GDestroyNotify) gal__manifest_entry_free);
     m->presets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, keys_unref);
+    m->warnings = g_ptr_array_new_with_free_func(g_free);
     return m;
 }
 
@@ -285,6 +308,7 @@ gal__manifest_free(gal_manifest *m)
         return;
     g_hash_table_unref(m->entries);
     g_hash_table_unref(m->presets);
+    g_ptr_array_unref(m->warnings);
     g_free(m->dir);
     g_free(m);
 }
@@ -513,21 +537,31 @@ parse_dep(gal_manifest *m, char **f, int n)
     gal__manifest_add_dep(e, f[2], size >= 0, size, mtime, size >= 0 ? f[5] : NULL);
 }
 
-gal_manifest *
-gal__manifest_load(const char *dir)
-{
-    gal_manifest *m = gal__manifest_new(dir);
-    g_autofree char *path = g_build_filename(m->dir, GAL_MANIFEST_NAME, NULL);
-    g_autofree char *text = NULL;
-    g_auto(GStrv) lines = NULL;
+/* Add a warning about line `line` of the manifest. */
+static void
+warn(gal_manifest *m, int line, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
-    /* Missing, unreadable or from another format: as if empty, so every
-     * output is rebuilt; never an error. */
-    if (!g_file_get_contents(path, &text, NULL, NULL))
-        return m;
-    lines = g_strsplit(text, "\n", -1);
+static void
+warn(gal_manifest *m, int line, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_ptr_array_add(m->warnings, line > 0
+            ? g_strdup_printf("%s/%s:%d: %s", m->dir, GAL_MANIFEST_NAME, line, msg)
+            : g_strdup_printf("%s/%s: %s", m->dir, GAL_MANIFEST_NAME, msg));
+}
+
+void
+gal__manifest_parse(gal_manifest *m, const char *text)
+{
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
     if (!lines[0] || strcmp(lines[0], "gallop-manifest\t1") != 0)
-        return m;
+        return;
     for (int i = 1; lines[i]; i++) {
         g_auto(GStrv) f = NULL;
         int n;
@@ -536,8 +570,18 @@ gal__manifest_load(const char *dir)
             continue;
         f = split_line(lines[i]);
         n = (int) g_strv_length(f);
-        if ((strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0))
-            parse_entry(m, f, n);
+        if ((strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0)) {
+            /* The manifest is untrusted (a CI cache, a shared folder): what
+             * it names as an output is only ever used beneath the output
+             * folder, so anything else is refused here, before --prune or
+             * a rebuild could act on it. */
+            if (n > 1 && (!gal__path_is_beneath(f[1]) || g_str_has_suffix(f[1], GAL_TMP_SUFFIX) ||
+                             strcmp(f[1], GAL_MANIFEST_NAME) == 0))
+                warn(m, i + 1, "entry \"%s\" refused: not a relative path beneath the output "
+                    "folder", f[1]);
+            else
+                parse_entry(m, f, n);
+        }
         else if (strcmp(f[0], "depends") == 0)
             parse_dep(m, f, n);
         else if (strcmp(f[0], "preset") == 0 && n == 3 && is_hex64(f[1])) {
@@ -550,77 +594,91 @@ gal__manifest_load(const char *dir)
             g_ptr_array_add(keys, g_strdup(f[2]));
         }
     }
-    return m;
 }
 
-int
-gal__write_atomic(const char *path, const char *data, gsize len, gal_error *err)
+/* The manifest file's text, read beneath the output folder `dir_fd`:
+ * never through a link, never more than the limit. NULL when there is
+ * none (or it cannot be used: then a warning says why). */
+static char *
+read_manifest(gal_manifest *m, int dir_fd)
 {
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX" GAL_TMP_SUFFIX, dir, base);
-    int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
-    const char *p = data;
-    gsize left = len;
+    static const gal_read_rules rules = { "manifest", NULL, FALSE, 0, GAL_ERR_OUTPUT };
+    gal_read_rules capped = rules;
+    gal_error err = { 0 };
+    struct stat st;
+    char *text = NULL;
+    gsize len;
+    int fd;
 
-    if (fd < 0)
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
-            g_strerror(errno));
-    while (left > 0) {
-        ssize_t n = write(fd, p, left);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int saved = n < 0 ? errno : EIO;
-
-            close(fd);
-            unlink(tmp);
-            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
-                g_strerror(saved));
-        }
-        p += n;
-        left -= (gsize) n;
+    capped.max_bytes = gal__limits.manifest_bytes;
+    if ((fd = gal__open_beneath(dir_fd, GAL_MANIFEST_NAME)) < 0) {
+        if (errno != ENOENT && gal__stat_beneath(dir_fd, GAL_MANIFEST_NAME, &st) == 0)
+            warn(m, 0, "%s: ignored, every output is checked again",
+                S_ISLNK(st.st_mode) ? "a symbolic link, not a file" : "not a regular file");
+        return NULL;
     }
-    /* The file replaces the old one only once its bytes are on disk. */
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        int saved = errno;
-
-        close(fd);
-        unlink(tmp);
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
-            g_strerror(saved));
+    if (fstat(fd, &st) == 0 && st.st_size > capped.max_bytes)
+        warn(m, 0, "larger than the %" G_GINT64_FORMAT " MiB limit: ignored",
+            capped.max_bytes >> 20);
+    else if (gal__fd_read_all(fd, GAL_MANIFEST_NAME, &capped, &text, &len, &err) == 0 &&
+        strlen(text) != len) {
+        warn(m, 0, "holds a NUL byte: ignored");
+        g_clear_pointer(&text, g_free);
     }
-    if (rename(tmp, path) != 0) {
-        int saved = errno;
+    close(fd);
+    return text;
+}
 
-        unlink(tmp);
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
-            g_strerror(saved));
-    }
-    return 0;
+gal_manifest *
+gal__manifest_load(const char *dir)
+{
+    gal_manifest *m = gal__manifest_new(dir);
+    g_autofree char *text = NULL;
+    int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    /* Missing, unreadable or from another format: as if empty, so every
+     * output is rebuilt; never an error. */
+    if (dir_fd < 0)
+        return m;
+    text = read_manifest(m, dir_fd);
+    close(dir_fd);
+    if (text)
+        gal__manifest_parse(m, text);
+    return m;
 }
 
 int
 gal__manifest_save(gal_manifest *m, gal_error *err)
 {
-    g_autofree char *path = g_build_filename(m->dir, GAL_MANIFEST_NAME, NULL);
     g_autofree char *text = NULL;
     g_autofree char *before = NULL;
-    gsize before_len = 0;
+    gal_manifest *scratch;
+    int dir_fd, failed;
 
-    if (g_hash_table_size(m->entries) == 0 && !g_file_test(path, G_FILE_TEST_EXISTS))
-        return 0;
-    if (g_mkdir_with_parents(m->dir, 0777) != 0)
+    if (g_mkdir_with_parents(m->dir, 0777) != 0 ||
+        (dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             m->dir, g_strerror(errno));
+    /* Only read to compare: its warnings were given when it was loaded. */
+    scratch = gal__manifest_new(m->dir);
+    before = read_manifest(scratch, dir_fd);
+    gal__manifest_free(scratch);
+    if (g_hash_table_size(m->entries) == 0 && !before) {
+        close(dir_fd);
+        return 0;
+    }
     text = gal__manifest_text(m);
     /* A rerun that changed nothing leaves the folder as it was, manifest
      * included: nothing for backups or sync tools to pick up. */
-    if (g_file_get_contents(path, &before, &before_len, NULL) && before_len == strlen(text) &&
-        memcmp(before, text, before_len) == 0)
+    if (before && strcmp(before, text) == 0) {
+        close(dir_fd);
         return 0;
-    return gal__write_atomic(path, text, strlen(text), err);
+    }
+    /* Durable: the manifest is what says which outputs are complete. */
+    failed = gal__write_atomic_beneath(dir_fd, m->dir, GAL_MANIFEST_NAME, text, strlen(text),
+        TRUE, err);
+    close(dir_fd);
+    return failed;
 }
 
 /* ---- paths -------------------------------------------------------------------------- */

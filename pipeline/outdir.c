@@ -86,16 +86,24 @@ missing_folders(const char *dir)
 }
 
 int
-gal__out_dir_claim(const char *dir, gal_out_dir *claim, gal_error *err)
+gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error *err)
 {
     int fd;
 
-    *claim = (gal_out_dir) { -1, missing_folders(dir), 0 };
+    *claim = (gal_out_dir) { -1, g_canonicalize_filename(dir, NULL), 0, FALSE,
+        lock ? missing_folders(dir) : g_ptr_array_new_with_free_func(g_free), 0 };
+    if (!lock) {
+        /* A dry run looks at what is there and makes nothing. */
+        claim->fd = open(claim->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return 0;
+    }
     /* A folder that cannot be made or opened holds nothing to protect; every
      * photo then fails on writing, and says why, as it would without this. */
-    if (g_mkdir_with_parents(dir, 0777) != 0 ||
-        (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    if (g_mkdir_with_parents(claim->path, 0777) != 0 ||
+        (fd = open(claim->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        claim->open_errno = errno;
         return 0;
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int saved = errno;
 
@@ -111,6 +119,7 @@ gal__out_dir_claim(const char *dir, gal_out_dir *claim, gal_error *err)
     }
     claim->leftovers_removed = sweep(fd, 0);
     claim->fd = fd;
+    claim->locked = TRUE;
     return 0;
 }
 
@@ -126,4 +135,5 @@ gal__out_dir_release(gal_out_dir *claim)
         if (rmdir(claim->created->pdata[i]) != 0)
             break;
     g_clear_pointer(&claim->created, g_ptr_array_unref);
+    g_clear_pointer(&claim->path, g_free);
 }

@@ -5,7 +5,6 @@
  * timestamps, so the same input and preset give the same bytes. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,6 +88,15 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
                        "the name \"%s\" would land outside the output folder or has an empty "
                        "part", shown),
+                   NULL;
+        /* Field values cannot start a hidden name (template.c), but an
+         * empty field before literal text can: "{caption}.{ext}" gives
+         * ".jpg" for a photo without a caption. */
+        if (parts[i][0] == '.')
+            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
+                       "the name template \"%s\" gives the hidden name \"%s\" for this photo "
+                       "(an empty field? give it a fallback, e.g. {caption|untitled})",
+                       gal__template_text(output->name), name),
                    NULL;
         /* 255 bytes is the usual limit; the temporary name adds 20. */
         if (strlen(parts[i]) > 230) {
@@ -189,12 +197,14 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
 
     if (gal__metadata_apply(o->metadata, software, info->caption, image, &ready, &meta, err))
         return -1;
-    if (!gal__cancel_watch(info->cancel, ready)) {
+    /* The encoder's own image stops with the photo too (a sheet page has
+     * no decoder of its own). */
+    if (!gal__watch_add(info->watch, ready)) {
         gal__meta_clear(&meta);
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cancelled");
+        return gal__watch_check(info->watch, err);
     }
     if (o->format == GAL_FORMAT_PNG)
-        failed = gal__png_write(fd, ready, &meta, o->progressive, info->cancel, write_errno,
+        failed = gal__png_write(fd, ready, &meta, o->progressive, info->watch, write_errno,
             err);
     else {
         VipsTargetCustom *target = vips_target_custom_new();
@@ -212,76 +222,49 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         else if (failed)
             gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "encode");
     }
-    gal__cancel_unwatch(info->cancel, ready);
     gal__meta_clear(&meta);
     return failed ? -1 : 0;
 }
 
 int
-gal__output_write_info(const gal_output_opts *o, VipsImage *image, const char *path,
-    gal_write_info *info, gal_error *err)
+gal__output_write_info(const gal_output_opts *o, VipsImage *image, const gal_out_dir *dir,
+    const char *rel, gal_write_info *info, gal_error *err)
 {
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *tmp = g_strdup_printf("%s/.%s.XXXXXX" GAL_TMP_SUFFIX, dir, base);
     g_autoptr(VipsImage) flat = NULL;
     gal_write_info none = { 0 };
-    int fd, failed, write_errno = 0;
+    gal_atomic out;
+    int failed, write_errno = 0;
 
     if (!info)
         info = &none;
-    if (g_mkdir_with_parents(dir, 0777) != 0)
+    if (dir->fd < 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
-            dir, g_strerror(errno));
-    /* g_mkstemp_full, unlike mkstemp, creates the file with this mode less
-     * the umask, so outputs are ordinary files without touching the umask,
-     * which is per process: changing it here would race with the other
-     * workers creating files and folders. */
-    if ((fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666)) < 0)
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write in %s: %s", dir,
-            g_strerror(errno));
+            dir->path, g_strerror(dir->open_errno));
     if (o->format == GAL_FORMAT_JPEG && vips_image_hasalpha(image)) {
         double bg[3] = { o->background.r, o->background.g, o->background.b };
         g_autoptr(VipsArrayDouble) background = vips_array_double_new(bg, 3);
 
-        if (vips_flatten(image, &flat, "background", background, NULL)) {
-            close(fd);
-            unlink(tmp);
+        if (vips_flatten(image, &flat, "background", background, NULL))
             return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "flatten");
-        }
         image = flat;
     }
-
-    failed = encode(o, info, image, fd, &write_errno, err);
-    /* Some file systems (NFS, quotas) only report a full disk at close. */
-    if (close(fd) != 0 && !failed) {
+    /* Folders are made beneath the output folder, never through a link. */
+    if (gal__atomic_begin(dir->fd, dir->path, rel, NULL, &out, err))
+        return -1;
+    failed = encode(o, info, image, out.fd, &write_errno, err);
+    /* The digest of what was written, from the file itself. */
+    if (!failed && (lseek(out.fd, 0, SEEK_SET) != 0 ||
+                       gal__fd_sha256(out.fd, info->sha256, &info->bytes) != 0)) {
         write_errno = errno;
         failed = -1;
     }
     if (failed) {
-        unlink(tmp);
+        gal__atomic_abort(&out);
         /* Name the file: "cannot write out/a.jpg: No space left on device". */
         if (write_errno)
-            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
-                g_strerror(write_errno));
+            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s/%s: %s",
+                dir->path, rel, g_strerror(write_errno));
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "encode failed");
     }
-    if (gal__file_sha256(tmp, info->sha256, &info->bytes, err)) {
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        int saved = errno;
-
-        unlink(tmp);
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot rename into %s: %s",
-            path, g_strerror(saved));
-    }
-    return 0;
-}
-
-int
-gal__output_write(const gal_output_opts *o, VipsImage *image, const char *path, gal_error *err)
-{
-    return gal__output_write_info(o, image, path, NULL, err);
+    return gal__atomic_commit(&out, FALSE, err);
 }

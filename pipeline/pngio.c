@@ -68,7 +68,7 @@ typedef struct {
     const gal_meta *meta;
     const void *icc;
     size_t icc_len;
-    gal_cancel *cancel;
+    gal_watch *watch;
 } png_job;
 
 /* All of libpng's work, under one setjmp. */
@@ -100,7 +100,7 @@ encode(png_structp png, png_infop info, const png_job *j)
     /* Row by row, so that a cancelled run stops a big PNG half-way. */
     for (int pass = 0; pass < passes; pass++)
         for (int y = 0; y < j->height; y++) {
-            if (gal__cancelled(j->cancel))
+            if (gal__watch_stopped(j->watch))
                 return -1;
             png_write_row(png, j->rows[y]);
         }
@@ -125,15 +125,14 @@ add_text(png_text *text, int *n, const char *key, const char *value)
 
 int
 gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
-    gal_cancel *cancel, int *write_errno, gal_error *err)
+    gal_watch *watch, int *write_errno, gal_error *err)
 {
     png_sink sink = { fd, 0, "" };
     png_text text[5];
     png_job j = { image->Xsize, image->Ysize, image->Bands, interlace, NULL, text, 0, meta,
-        NULL, 0, cancel };
+        NULL, 0, watch };
     g_autofree png_bytep *rows = NULL;
-    g_autofree unsigned char *pixels = NULL;
-    size_t size, stride;
+    g_autoptr(VipsImage) pixels = NULL;
     png_structp png;
     png_infop info;
     int failed;
@@ -142,13 +141,13 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
         return gal_error_set(err, GAL_ERR_INTERNAL, NULL, NULL,
             "PNG output needs 8-bit pixels with 1 to 4 bands, got %d bands of format %d",
             image->Bands, image->BandFmt);
-    /* Evaluates the whole pipeline: decode, stages, and into memory. */
-    if (!(pixels = vips_image_write_to_memory(image, &size)))
-        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "encode");
-    stride = (size_t) image->Xsize * (size_t) image->Bands;
+    /* Evaluates the whole pipeline: decode, stages, and into memory,
+     * within the photo's memory budget. */
+    if (!(pixels = gal__watch_to_memory(watch, image, "the PNG encoder", err)))
+        return -1;
     rows = g_new(png_bytep, image->Ysize);
     for (int y = 0; y < image->Ysize; y++)
-        rows[y] = pixels + (size_t) y * stride;
+        rows[y] = VIPS_IMAGE_ADDR(pixels, 0, y);
     j.rows = rows;
 
     if (meta && !meta->strip_all) {
@@ -177,8 +176,8 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
         *write_errno = sink.saved_errno;
         return -1;
     }
-    if (failed && gal__cancelled(cancel))
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cancelled");
+    if (failed && gal__watch_stopped(watch))
+        return gal__watch_check(watch, err);
     if (failed)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "PNG encoder: %s", sink.msg);
     return 0;

@@ -47,6 +47,25 @@ typedef struct {
     gboolean failed;
 } yaml_ctx;
 
+/* Files a preset names are read within its folder unless the run follows
+ * links out of it. */
+static gboolean
+follow_links(const load_ctx *ctx)
+{
+    return ctx->opts && ctx->opts->follow_symlinks;
+}
+
+/* Entries in a parameter table, for a gal_loc per parameter. */
+static size_t
+n_params(const gal_param *params)
+{
+    size_t n = 0;
+
+    while (params[n].field)
+        n++;
+    return MAX(n, 1);
+}
+
 static const char *
 intern(load_ctx *ctx, const char *file)
 {
@@ -308,6 +327,16 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
     switch (event->type) {
     case YAML_SCALAR_EVENT: {
         const char *text = (const char *) event->data.scalar.value;
+
+        /* "\0" in a quoted scalar: C strings would cut the value there
+         * silently ("{stem}\0../x" would read as "{stem}"). */
+        if (strlen(text) != event->data.scalar.length) {
+            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+                "a NUL character (\\0) in a value: gallop cannot keep it, and cutting the "
+                "value there would change its meaning");
+            y->failed = TRUE;
+            return NULL;
+        }
 
         node = gal__node_new_scalar(text, &loc);
         if (event->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
@@ -950,6 +979,7 @@ static void
 load_stage(load_ctx *ctx, gal_preset *preset, const gal_node *name, const gal_node *value)
 {
     gal_stage_instance st = { 0 };
+    g_autofree gal_loc *locs = NULL;
 
     st.def = gal__stage_find(name->text);
     if (!st.def) {
@@ -968,7 +998,10 @@ load_stage(load_ctx *ctx, gal_preset *preset, const gal_node *name, const gal_no
     st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
         st.def->opts_size };
     st.loc = name->loc;
-    if (gal__schema_fill(&st.section, value, &st.opts, NULL, ctx->errs) == 0 && st.def->check) {
+    locs = g_new0(gal_loc, n_params(st.def->params));
+    if (gal__schema_fill(&st.section, value, &st.opts, locs, ctx->errs) == 0 &&
+        gal__schema_check_files(&st.section, st.opts, locs, follow_links(ctx), ctx->errs) == 0 &&
+        st.def->check) {
         gal_stage_ctx sc = { st.opts, NULL, st.loc };
         gal_error err = { 0 };
 
@@ -1154,7 +1187,8 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
     if (gal__schema_fill(&gal__output_section, gal__node_get(root, "output"),
             (void **) &preset->output, output_locs, ctx->errs) == 0)
         check_output(ctx, preset->output, output_locs);
-    gal__captions_load(gal__node_get(root, "captions"), &preset->captions, ctx->errs);
+    gal__captions_load(gal__node_get(root, "captions"), follow_links(ctx), &preset->captions,
+        ctx->errs);
     errors_before_stages = ctx->errs->count + ctx->errs->dropped;
     load_stages(ctx, preset, root);
     /* After a stage error (an unknown stage may be the misspelt sheet)
@@ -1400,7 +1434,7 @@ gal_presets_list(const char *presets_dir, gal_error *err)
     out = g_string_new(NULL);
     for (guint i = 0; i < files->len; i++) {
         g_autofree char *path = g_build_filename(presets_dir, files->pdata[i], NULL);
-        gal_load_options opts = { presets_dir, NULL, 0 };
+        gal_load_options opts = { .presets_dir = presets_dir };
         g_autofree gal_errors *errs = g_new0(gal_errors, 1);
         gal_preset *preset = NULL;
         g_autofree char *name = g_strndup(files->pdata[i], strlen(files->pdata[i]) - 5);

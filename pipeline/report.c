@@ -280,6 +280,14 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
         g_string_append_c(out, '}');
         key(out, "manifest_error");
         error_object(out, &runs[r]->manifest_error);
+        key(out, "warnings");
+        g_string_append_c(out, '[');
+        for (int w = 0; runs[r]->warnings && runs[r]->warnings[w]; w++) {
+            if (w)
+                g_string_append_c(out, ',');
+            json_string(out, runs[r]->warnings[w]);
+        }
+        g_string_append_c(out, ']');
         g_string_append_c(out, '}');
     }
     g_string_append(out, "\n]");
@@ -351,7 +359,7 @@ gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *c
 {
     g_autofree char *text = gal_runs_report_json(presets, runs, n);
 
-    return gal__write_atomic(path, text, strlen(text), err);
+    return gal__write_atomic(path, text, strlen(text), FALSE, err);
 }
 
 int

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "limit.h"
+#include "solo.h"
 
 /* libvips logs warnings (a tile it could not decode, a bad ICC profile)
  * to stderr; the library never prints, and every failure that matters
@@ -36,8 +38,13 @@ gal_init(const char *argv0, gal_error *err)
         return gal_error_from_vips(err, GAL_ERR_INIT, NULL, "libvips failed to start");
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO,
         drop_log, NULL);
-    /* Photos come from anywhere: keep to the well-fuzzed loaders. */
+    /* Photos come from anywhere: keep to the well-fuzzed loaders. Photos
+     * never reach libvips' choice of loader (decode.c picks each one from
+     * the file's first bytes and refuses SVG), so the SVG loader, which
+     * libvips counts as untrusted, is left open for the one caller that
+     * needs it: a preset's own logo (gal__logo_load). */
     vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
     /* Every photo is different, so cached operations would only pile up
      * memory in proportion to the batch. */
     vips_cache_set_max(0);
@@ -77,53 +84,6 @@ gal__schedule_workers(int jobs, int n_photos, int *vips_threads)
     return workers;
 }
 
-/* ---- cancellation ------------------------------------------------------------ */
-
-gboolean
-gal__cancelled(gal_cancel *cancel)
-{
-    return cancel && cancel->flag && g_atomic_int_get(cancel->flag) != 0;
-}
-
-gboolean
-gal__cancel_watch(gal_cancel *cancel, VipsImage *image)
-{
-    gboolean ok;
-
-    if (!cancel)
-        return TRUE;
-    g_mutex_lock(&cancel->lock);
-    ok = !cancel->killed && !gal__cancelled(cancel);
-    if (ok)
-        g_ptr_array_add(cancel->writing, image);
-    g_mutex_unlock(&cancel->lock);
-    return ok;
-}
-
-void
-gal__cancel_unwatch(gal_cancel *cancel, VipsImage *image)
-{
-    if (!cancel)
-        return;
-    g_mutex_lock(&cancel->lock);
-    g_ptr_array_remove_fast(cancel->writing, image);
-    g_mutex_unlock(&cancel->lock);
-}
-
-/* Main thread, once the flag is seen: stop every evaluation in flight.
- * libvips checks the kill flag as it computes each region of the image. */
-static void
-cancel_kill(gal_cancel *cancel)
-{
-    g_mutex_lock(&cancel->lock);
-    if (!cancel->killed) {
-        cancel->killed = TRUE;
-        for (guint i = 0; i < cancel->writing->len; i++)
-            vips_image_set_kill(cancel->writing->pdata[i], TRUE);
-    }
-    g_mutex_unlock(&cancel->lock);
-}
-
 /* What the plan knows of one photo, and what its worker adds. */
 typedef struct {
     struct stat in_st;         /* the photo as planned */
@@ -150,7 +110,8 @@ typedef struct shared_run {
     GMutex progress_lock;
     gal_progress_fn progress;
     void *user;
-    gal_cancel cancel;
+    gal_cancel *cancel;
+    gal_solo *solo;       /* failed photos run again alone, for their reasons */
     GMutex wait_lock;     /* guards live; wait_cond signals a worker's exit */
     GCond wait_cond;
     int live;
@@ -180,6 +141,7 @@ typedef struct run_ctx {
     gint64 manifest_saved; /* monotonic time of the last save, microseconds */
     GArray *inputs;       /* gal_input */
     gal_out_dir claim;    /* the output folder, locked for this run */
+    gboolean follow_links; /* --follow-symlinks */
 } run_ctx;
 
 static void
@@ -209,6 +171,37 @@ name_key(run_ctx *ctx, int i)
         ctx->summary->total);
 }
 
+/* Files an output depends on (caption sidecars, tables, exports) are
+ * named by paths the manifest keeps, which may have been tampered with:
+ * each is hashed only when it is a regular file within the limit. */
+static const gal_read_rules dependency_rules = { "file an output depends on", NULL, TRUE, 0,
+    GAL_ERR_INPUT };
+
+/* A dependency as it is now: *exists when it is a regular file, and
+ * then its contents' digest in `hex`, or 64 zeros when it cannot be read
+ * within the limit (any later change then counts). */
+static void
+dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex)
+{
+    gal_read_rules rules = dependency_rules;
+    gal_error err = { 0 };
+    int fd;
+
+    *exists = stat(path, st) == 0 && S_ISREG(st->st_mode);
+    memset(hex, '0', 64);
+    hex[64] = '\0';
+    if (!*exists)
+        return;
+    rules.max_bytes = gal__limits.dependency_bytes;
+    if (gal__file_open(path, &rules, &fd, NULL, &err))
+        return;
+    if (gal__fd_sha256(fd, hex, NULL) != 0) {
+        memset(hex, '0', 64);
+        hex[64] = '\0';
+    }
+    close(fd);
+}
+
 /* The manifest record of a photo whose output was just written. */
 static gal_manifest_entry *
 record(run_ctx *ctx, int i, const gal_job *job)
@@ -225,7 +218,7 @@ record(run_ctx *ctx, int i, const gal_job *job)
     g_strlcpy(e->preset_digest, ctx->preset_digest, sizeof(e->preset_digest));
     e->version = g_strdup(GAL_VERSION);
     e->out_size = job->out_bytes;
-    e->out_mtime_ns = stat(ctx->outputs[i], &st) == 0 ? gal__mtime_ns(&st) : 0;
+    e->out_mtime_ns = gal__stat_beneath(ctx->claim.fd, e->output, &st) == 0 ? gal__mtime_ns(&st) : 0;
     g_strlcpy(e->out_sha256, job->out_sha256, sizeof(e->out_sha256));
     e->width = job->out_width;
     e->height = job->out_height;
@@ -235,9 +228,10 @@ record(run_ctx *ctx, int i, const gal_job *job)
     e->caption_cut = job->caption_cut;
     for (guint d = 0; job->depends && d < job->depends->len; d++) {
         g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65] = "";
-        gal_error err = { 0 };
-        gboolean exists = stat(path, &st) == 0 && gal__file_sha256(path, hex, NULL, &err) == 0;
+        char hex[65];
+        gboolean exists;
+
+        dependency_state(path, &st, &exists, hex);
 
         gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
             exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
@@ -270,6 +264,16 @@ record_now(run_ctx *ctx, int i)
     g_mutex_unlock(&ctx->manifest_lock);
 }
 
+static void
+job_clear(gal_job *job)
+{
+    VIPS_UNREF(job->gather_item);
+    if (job->depends)
+        g_ptr_array_unref(job->depends);
+    g_string_chunk_free(job->strings);
+    g_free(job->output_rel);
+}
+
 /* After the photo's jobs ran: its result, record and progress in one run. */
 static void
 finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64 start)
@@ -296,7 +300,7 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
             record_now(ctx, i);
         }
     }
-    else if (gal__cancelled(&ctx->run->cancel)) {
+    else if (gal__cancelled(ctx->run->cancel)) {
         /* Stopped on purpose: not a failure of the photo. */
         result->status = GAL_PHOTO_CANCELLED;
         vips_error_clear();
@@ -317,13 +321,10 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
     result->seconds = (g_get_monotonic_time() - start) / 1e6;
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
-    if (ctx->gather && !gal__cancelled(&ctx->run->cancel))
+    if (ctx->gather && !gal__cancelled(ctx->run->cancel))
         gal__gather_done(ctx->gather, ctx->gather_id[i],
             !failed ? g_steal_pointer(&job->gather_item) : NULL);
-    VIPS_UNREF(job->gather_item);
-    if (job->depends)
-        g_ptr_array_unref(job->depends);
-    g_string_chunk_free(job->strings);
+    job_clear(job);
     /* An up-to-date photo read for a sheet was reported before the run. */
     if (!plan->tap_only || ctx->sheets_only)
         report(ctx, result, next_done(ctx));
@@ -331,10 +332,14 @@ finish_photo(run_ctx *ctx, int i, gal_job *job, const gal_error *job_err, gint64
 
 /* One photo: the jobs of every preset that builds it (or takes its
  * contact-sheet tile), from one read of the file. `slots[r]` is its index
- * in run r, or -1. */
-static void
-run_photo(shared_run *run, const int *slots)
+ * in run r, or -1. A job that fails (not stopped by the run or its time)
+ * is not finished here: its slot goes into `retry` (the others are -1)
+ * and TRUE is returned, for the caller to run it again solo (solo.h),
+ * where `solo` is set and every job is finished, whatever happens. */
+static gboolean
+run_photo(shared_run *run, const int *slots, gboolean solo, int *retry)
 {
+    gboolean again = FALSE;
     int n = run->n_runs;
     g_autofree gal_job *jobs = g_new0(gal_job, n);
     g_autofree gal_job **live = g_new0(gal_job *, n);
@@ -345,6 +350,9 @@ run_photo(shared_run *run, const int *slots)
     char sha256[65] = "";
     double hash_seconds = 0;
     gal_error hash_err = { 0 };
+    gal_watch *watch;
+    double seconds = 0;
+    gint64 memory_bytes = 0;
     int n_live = 0;
 
     for (int r = 0; r < n; r++) {
@@ -365,10 +373,20 @@ run_photo(shared_run *run, const int *slots)
         int i = slots[r];
 
         if (i >= 0 && !run->runs[r]->plans[i].tap_only) {
-            gal__file_sha256(input, sha256, NULL, &hash_err);
+            gal__file_sha256(input, NULL, sha256, NULL, &hash_err);
             hash_seconds = (g_get_monotonic_time() - start) / 1e6;
         }
     }
+    /* One decode serves every preset, so the photo gets the most generous
+     * of their budgets. */
+    for (int r = 0; r < n; r++)
+        if (slots[r] >= 0) {
+            const gal_input_opts *in = run->runs[r]->preset->input;
+
+            seconds = MAX(seconds, in->max_seconds);
+            memory_bytes = MAX(memory_bytes, (gint64) in->max_memory_mb << 20);
+        }
+    watch = gal__watch_begin(run->cancel, seconds, memory_bytes);
     for (int r = 0; r < n; r++) {
         run_ctx *ctx = run->runs[r];
         int i = slots[r];
@@ -378,8 +396,12 @@ run_photo(shared_run *run, const int *slots)
             continue;
         plan = &ctx->plans[i];
         jobs[r] = (gal_job) { .preset = ctx->preset, .input = input,
-            .output_path = ctx->outputs[i], .strings = g_string_chunk_new(256),
-            .cancel = &run->cancel, .tap_only = plan->tap_only };
+            .output_path = ctx->outputs[i], .out_dir = &ctx->claim,
+            .input_root = g_array_index(ctx->inputs, gal_input, i).root,
+            .follow_links = ctx->follow_links,
+            .output_rel = ctx->outputs[i] ? gal__relative_path(ctx->out_dir, ctx->outputs[i]) : NULL,
+            .strings = g_string_chunk_new(256),
+            .watch = watch, .tap_only = plan->tap_only, .solo = solo };
         if (!plan->tap_only) {
             if (!plan->in_sha256[0])
                 memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
@@ -400,24 +422,55 @@ run_photo(shared_run *run, const int *slots)
         g_autofree gal_error *live_errs = g_new0(gal_error, MAX(1, n_live));
 
         gal__photo_run(live, n_live, live_errs);
-        for (int k = 0; k < n_live; k++)
+        for (int k = 0; k < n_live; k++) {
+            /* A photo stopped for its time fails for that, whatever libvips
+             * said about the evaluation it killed. */
+            if (gal__watch_stopped(watch) == GAL_STOP_TIMEOUT && live_errs[k].code) {
+                live_errs[k] = (gal_error) { 0 };
+                gal__watch_check(watch, &live_errs[k]);
+            }
             errs[live_run[k]] = live_errs[k];
+        }
     }
-    for (int r = 0; r < n; r++)
-        if (slots[r] >= 0)
+    for (int r = 0; r < n; r++) {
+        gboolean retried = !solo && slots[r] >= 0 && errs[r].code &&
+            !gal__watch_stopped(watch) && !gal__cancelled(run->cancel);
+
+        if (retry)
+            retry[r] = retried ? slots[r] : -1;
+        if (retried) {
+            job_clear(&jobs[r]);
+            again = TRUE;
+        }
+        else if (slots[r] >= 0)
             finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
+    }
+    gal__watch_end(watch);
+    return again;
 }
 
 static gpointer
 worker(gpointer data)
 {
     shared_run *run = data;
+    g_autofree int *retry = g_new(int, run->n_runs);
     int position;
 
     /* A cancel stops the taking of new photos at once. */
-    while (!gal__cancelled(&run->cancel) &&
-        (position = g_atomic_int_add(&run->next, 1)) < run->n_todo)
-        run_photo(run, &run->todo[position * run->n_runs]);
+    while (!gal__cancelled(run->cancel) &&
+        (position = g_atomic_int_add(&run->next, 1)) < run->n_todo) {
+        gboolean again;
+
+        gal__solo_enter(run->solo);
+        again = run_photo(run, &run->todo[position * run->n_runs], FALSE, retry);
+        gal__solo_leave(run->solo);
+        /* A failure's reason is read from a run of the photo alone. */
+        if (again) {
+            gal__solo_begin(run->solo);
+            run_photo(run, retry, TRUE, NULL);
+            gal__solo_end(run->solo);
+        }
+    }
     g_mutex_lock(&run->wait_lock);
     run->live--;
     g_cond_signal(&run->wait_cond);
@@ -544,7 +597,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
             gal_error_set(&result->error, GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
             gal_error_set_subject(&result->error, result->input);
-            result->status = GAL_PHOTO_IGNORED;
+            result->status = in->refused ? GAL_PHOTO_FAILED : GAL_PHOTO_IGNORED;
             continue;
         }
         if (ctx->sheets_only) {
@@ -559,7 +612,8 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
         if (needs_exif && (path = recorded_output(ctx, by_input, i, in->path)))
             ; /* the photo is as it was when this name was rendered from it */
         else if (needs_exif &&
-            gal__photo_facts(preset, in->path, &facts, strings, &result->error)) {
+            gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, ctx->follow_links },
+                &facts, strings, &result->error)) {
             gal_error_set_subject(&result->error, result->input);
             result->status = GAL_PHOTO_FAILED;
             continue;
@@ -594,7 +648,7 @@ plan(run_ctx *ctx, GArray *inputs, const char *out_dir, gal_manifest *manifest)
 /* With a contact sheet, photos are processed in the sheet's order, so its
  * pages complete (and are freed) one after another. */
 static void
-order_for_gather(run_ctx *ctx, const char *out_dir)
+order_for_gather(run_ctx *ctx)
 {
     g_autofree const char **paths = g_new0(const char *, ctx->n_todo);
     g_autofree int *order = g_new0(int, ctx->n_todo);
@@ -602,7 +656,7 @@ order_for_gather(run_ctx *ctx, const char *out_dir)
 
     for (int k = 0; k < ctx->n_todo; k++)
         paths[k] = ctx->summary->photos[members[k]].input;
-    ctx->gather = gal__gather_new(ctx->preset, paths, ctx->n_todo, out_dir, order);
+    ctx->gather = gal__gather_new(ctx->preset, paths, ctx->n_todo, &ctx->claim, order);
     if (!ctx->gather)
         return;
     ctx->gather_id = g_new0(int, ctx->summary->total);
@@ -614,20 +668,37 @@ order_for_gather(run_ctx *ctx, const char *out_dir)
 
 /* ---- incremental decisions ------------------------------------------------------------ */
 
-/* Is the file at `path` still the one recorded (size, mtime, else content)?
- * On a content match with a new mtime the record is refreshed, so the
- * next run takes the fast path again. A hash taken on the way lands in
- * `hashed` (may be NULL), so a changed photo is not read twice. */
+/* A file the incremental decisions compare with its record: a photo (a
+ * path), or an output (`path` relative beneath the output folder
+ * `root_fd`, never read through a link). */
+typedef struct {
+    const char *path;
+    int root_fd; /* >= 0: an output beneath this folder */
+} file_ref;
+
+static int
+ref_sha256(const file_ref *f, char *hex)
+{
+    gal_error err = { 0 };
+
+    if (f->root_fd >= 0)
+        return gal__sha256_beneath(f->root_fd, f->path, hex, NULL);
+    return gal__file_sha256(f->path, NULL, hex, NULL, &err);
+}
+
+/* Is the file still the one recorded (size, mtime, else content)? On a
+ * content match with a new mtime the record is refreshed, so the next run
+ * takes the fast path again. A hash taken on the way lands in `hashed`
+ * (may be NULL), so a changed photo is not read twice. */
 static gboolean
-same_file_hashed(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256,
+same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, char *sha256,
     const struct stat *st, char *hashed)
 {
     char hex[65];
-    gal_error err = { 0 };
 
     if (st->st_size == *size && gal__mtime_ns(st) == *mtime_ns)
         return TRUE;
-    if (gal__file_sha256(path, hex, NULL, &err))
+    if (ref_sha256(f, hex))
         return FALSE;
     if (hashed)
         memcpy(hashed, hex, sizeof(hex));
@@ -638,12 +709,47 @@ same_file_hashed(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256,
 }
 
 static gboolean
-same_file(const char *path, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
+same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, char *sha256, const struct stat *st)
 {
     /* A different size is a different file: no need to read it. */
     if (st->st_size != *size)
         return FALSE;
-    return same_file_hashed(path, size, mtime_ns, sha256, st, NULL);
+    return same_file_hashed(f, size, mtime_ns, sha256, st, NULL);
+}
+
+/* Is the output `rel` (beneath the output folder) still what gallop wrote?
+ * A link or anything but a regular file in its place is not. */
+static gboolean
+same_output(run_ctx *ctx, const char *rel, gint64 *size, gint64 *mtime_ns, char *sha256,
+    gboolean *exists)
+{
+    file_ref f = { rel, ctx->claim.fd };
+    struct stat st;
+
+    *exists = gal__stat_beneath(ctx->claim.fd, rel, &st) == 0;
+    return *exists && S_ISREG(st.st_mode) && same_file(&f, size, mtime_ns, sha256, &st);
+}
+
+/* Is a file an output depends on what it was? Its change, in words, or
+ * NULL. Size and time first: only a touched file is read. */
+static const char *
+dependency_change(gal_dep_record *dep)
+{
+    char hex[65];
+    struct stat st;
+    gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
+
+    if (exists != dep->exists)
+        return exists ? "appeared" : "is gone";
+    if (!exists || (st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns))
+        return NULL;
+    if (st.st_size != dep->size)
+        return "changed";
+    dependency_state(dep->path, &st, &exists, hex);
+    if (!exists || strcmp(hex, dep->sha256) != 0)
+        return "changed";
+    dep->mtime_ns = gal__mtime_ns(&st);
+    return NULL;
 }
 
 static gal_why
@@ -654,7 +760,8 @@ decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
     g_autofree char *rel_out = gal__relative_path(ctx->out_dir, ctx->outputs[i]);
     g_autofree char *rel_in = gal__relative_path(ctx->out_dir, result->input);
     gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
-    struct stat st;
+    file_ref photo = { result->input, -1 };
+    gboolean exists;
 
     if (!e || e->sheet)
         return GAL_WHY_NEW;
@@ -670,24 +777,20 @@ decide(run_ctx *ctx, gal_manifest *m, GPtrArray *keys, int i, char **detail)
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_file_hashed(result->input, &e->in_size, &e->in_mtime_ns, e->in_sha256,
-            &plan->in_st, plan->in_sha256))
+    if (!same_file_hashed(&photo, &e->in_size, &e->in_mtime_ns, e->in_sha256, &plan->in_st,
+            plan->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
-        gboolean exists = stat(dep->path, &st) == 0;
+        const char *change = dependency_change(dep);
 
-        if (exists != dep->exists ||
-            (exists && !same_file(dep->path, &dep->size, &dep->mtime_ns, dep->sha256, &st))) {
-            *detail = g_strdup_printf("%s %s", dep->path,
-                !exists ? "is gone" : dep->exists ? "changed" : "appeared");
+        if (change) {
+            *detail = g_strdup_printf("%s %s", dep->path, change);
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (stat(ctx->outputs[i], &st) != 0)
-        return GAL_WHY_OUTPUT_MISSING;
-    if (!same_file(ctx->outputs[i], &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
-        return GAL_WHY_OUTPUT_MODIFIED;
+    if (!same_output(ctx, rel_out, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
     g_strlcpy(plan->in_sha256, e->in_sha256, sizeof(plan->in_sha256));
     result->width = e->width;
     result->height = e->height;
@@ -795,16 +898,13 @@ sheets_current(run_ctx *ctx, gal_manifest *m, const char *members)
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
-        g_autofree char *path = NULL;
-        struct stat st;
+        gboolean exists;
 
         if (!e->sheet || strcmp(e->in_sha256, members) != 0 ||
             strcmp(e->preset_digest, ctx->preset_digest) != 0 ||
             strcmp(e->version, GAL_VERSION) != 0)
             continue;
-        path = g_build_filename(ctx->out_dir, e->output, NULL);
-        if (stat(path, &st) != 0 ||
-            !same_file(path, &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+        if (!same_output(ctx, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
             return FALSE;
         found++;
     }
@@ -914,19 +1014,19 @@ record_sheets(run_ctx *ctx, gal_manifest *m, GHashTable *written)
         members_digest(ctx, members);
     for (int k = 0; k < ctx->summary->n_sheets; k++) {
         gal_photo_result *sheet = &ctx->summary->sheets[k];
+        g_autofree char *rel = gal__relative_path(ctx->out_dir, sheet->output);
         gal_manifest_entry *e;
-        gal_error err = { 0 };
         gint64 bytes = 0;
         struct stat st;
 
         if (sheet->status != GAL_PHOTO_DONE ||
-            gal__file_sha256(sheet->output, sheet->sha256, &bytes, &err) ||
-            stat(sheet->output, &st) != 0)
+            gal__sha256_beneath(ctx->claim.fd, rel, sheet->sha256, &bytes) ||
+            gal__stat_beneath(ctx->claim.fd, rel, &st) != 0)
             continue;
         sheet->bytes = bytes;
         e = gal__manifest_entry_new();
         e->sheet = TRUE;
-        e->output = gal__relative_path(ctx->out_dir, sheet->output);
+        e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
         g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
         g_strlcpy(e->preset_digest, ctx->preset_digest, sizeof(e->preset_digest));
@@ -938,20 +1038,6 @@ record_sheets(run_ctx *ctx, gal_manifest *m, GHashTable *written)
         e->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
         gal__manifest_put(m, e);
-    }
-}
-
-/* Remove the empty folders a pruned output leaves, up to the output folder. */
-static void
-remove_empty_parents(const char *out_dir, const char *path)
-{
-    g_autofree char *dir = g_path_get_dirname(path);
-
-    while (strlen(dir) > strlen(out_dir) && g_str_has_prefix(dir, out_dir) && rmdir(dir) == 0) {
-        char *parent = g_path_get_dirname(dir);
-
-        g_free(dir);
-        dir = parent;
     }
 }
 
@@ -1015,18 +1101,20 @@ find_orphans(run_ctx *ctx, gal_manifest *m, const gal_run_options *opts, GHashTa
         o.output = g_strdup(output);
         o.input = g_strdup(e->sheet ? "(contact sheet)" : input);
         if (opts->prune && !opts->dry_run) {
-            if (stat(output, &st) != 0)
+            gboolean exists;
+
+            /* Only ever beneath the output folder (the manifest's names were
+             * checked when it was read), never through a link, and only
+             * what gallop wrote, unchanged. */
+            if (same_output(ctx, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+                    &exists))
+                o.removed = gal__unlink_beneath(ctx->claim.fd, ctx->out_dir, e->output,
+                                &o.error) == 0;
+            else if (!exists && errno == ENOENT)
                 o.removed = TRUE; /* gone already: only the record goes */
-            else if (!same_file(output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &st))
+            else
                 gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL,
                     "%s changed since gallop wrote it: not removed", output);
-            else if (unlink(output) != 0)
-                gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL, "cannot remove %s: %s",
-                    output, g_strerror(errno));
-            else {
-                o.removed = TRUE;
-                remove_empty_parents(ctx->out_dir, output);
-            }
             if (o.removed)
                 g_hash_table_remove(m->entries, e->output);
         }
@@ -1076,8 +1164,7 @@ run_workers(shared_run *run, const gal_run_options *opts)
     g_mutex_lock(&run->wait_lock);
     while (run->live > 0) {
         g_cond_wait_until(&run->wait_cond, &run->wait_lock, g_get_monotonic_time() + 50000);
-        if (gal__cancelled(&run->cancel))
-            cancel_kill(&run->cancel);
+        gal__cancel_poll(run->cancel);
     }
     g_mutex_unlock(&run->wait_lock);
     for (int w = 0; w < workers; w++)
@@ -1186,10 +1273,10 @@ prepare_run(run_ctx *ctx, const gal_run_options *opts, const char *skip_dir, gal
     /* Claimed before the manifest is read, so no other run changes it
      * between this run's reading and writing it. A dry run writes nothing
      * and may look while another run works. */
-    if (!opts->dry_run) {
+    {
         gal_error err = { 0 };
 
-        if (gal__out_dir_claim(ctx->out_dir, &ctx->claim, &err)) {
+        if (gal__out_dir_claim(ctx->out_dir, !opts->dry_run, &ctx->claim, &err)) {
             gal__errors_add(errs, &err);
             return -1;
         }
@@ -1247,7 +1334,7 @@ conclude_run(run_ctx *ctx, const gal_run_options *opts)
         for (int k = 0; k < summary->n_sheets; k++)
             summary->sheets[k].preset = summary->preset;
     }
-    summary->interrupted = gal__cancelled(&ctx->run->cancel);
+    summary->interrupted = gal__cancelled(ctx->run->cancel);
     for (int k = 0; k < ctx->n_todo && !opts->dry_run; k++) {
         int i = ctx->todo[k];
 
@@ -1264,6 +1351,9 @@ conclude_run(run_ctx *ctx, const gal_run_options *opts)
     if (!opts->dry_run)
         gal__manifest_save(ctx->manifest, &summary->manifest_error);
     summary->leftovers_removed = ctx->claim.leftovers_removed;
+    g_ptr_array_add(ctx->manifest->warnings, NULL);
+    summary->warnings = g_strdupv((char **) ctx->manifest->warnings->pdata);
+    g_ptr_array_set_size(ctx->manifest->warnings, ctx->manifest->warnings->len - 1);
     count(summary);
 }
 
@@ -1305,9 +1395,8 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     run.n_runs = n;
     run.progress = opts->progress;
     run.user = opts->user;
-    run.cancel.flag = opts->cancel;
-    run.cancel.writing = g_ptr_array_new();
-    g_mutex_init(&run.cancel.lock);
+    run.cancel = gal__cancel_new(opts->cancel);
+    run.solo = gal__solo_new();
     g_mutex_init(&run.progress_lock);
     g_mutex_init(&run.wait_lock);
     g_cond_init(&run.wait_cond);
@@ -1325,11 +1414,12 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         ctx->summary = out[r] = g_new0(gal_run_summary, 1);
         ctx->summary->preset = g_strdup(presets[r]->name);
         ctx->sheets_only = !presets[r]->output->photos;
+        ctx->follow_links = opts->follow_symlinks;
         ctx->summary->sheets_only = ctx->sheets_only;
         ctx->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
         ctx->summary->output_dir = g_strdup(ctx->out_dir);
         g_mutex_init(&ctx->manifest_lock);
-        ctx->claim = (gal_out_dir) { -1, NULL, 0 };
+        ctx->claim = (gal_out_dir) { .fd = -1 };
         /* The first output is saved at once, then at most every interval. */
         ctx->manifest_saved = start - MANIFEST_SAVE_INTERVAL_US;
     }
@@ -1349,10 +1439,10 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
             run.total += ctxs[r].summary->total;
         for (int r = 0; r < n; r++)
             report_planned(&ctxs[r], opts->dry_run);
-        if (!opts->dry_run && !gal__cancelled(&run.cancel)) {
+        if (!opts->dry_run && !gal__cancelled(run.cancel)) {
             for (int r = 0; r < n; r++)
                 if (ctxs[r].n_todo > 0)
-                    order_for_gather(&ctxs[r], ctxs[r].out_dir);
+                    order_for_gather(&ctxs[r]);
             merge_todo(&run);
             if (run.n_todo > 0)
                 run_workers(&run, opts);
@@ -1368,8 +1458,8 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     g_mutex_clear(&run.progress_lock);
     g_mutex_clear(&run.wait_lock);
     g_cond_clear(&run.wait_cond);
-    g_mutex_clear(&run.cancel.lock);
-    g_ptr_array_unref(run.cancel.writing);
+    gal__cancel_free(run.cancel);
+    gal__solo_free(run.solo);
     g_free(run.todo);
     return status;
 }
@@ -1405,6 +1495,7 @@ gal_run_summary_free(gal_run_summary *summary)
         g_free((char *) summary->orphans[i].input);
     }
     g_free(summary->orphans);
+    g_strfreev(summary->warnings);
     g_free((char *) summary->output_dir);
     g_free((char *) summary->preset);
     g_free(summary->sheets);

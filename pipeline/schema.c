@@ -385,8 +385,17 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     case GAL_T_DIR: {
         g_autofree char *path = resolve_path(value);
 
-        if (param->type == GAL_T_PATH && !g_file_test(path, G_FILE_TEST_IS_REGULAR))
-            return value_error(err, sec, param, value, "file not found: %s", path);
+        if (param->type == GAL_T_PATH) {
+            static const gal_read_rules any = { NULL, NULL, TRUE, 0, GAL_ERR_PRESET };
+            gal_error kind = { 0 };
+            struct stat st;
+
+            if (lstat(path, &st) != 0)
+                return value_error(err, sec, param, value, "file not found: %s", path);
+            /* A FIFO, a folder, a link to nothing: said in those words. */
+            if (gal__path_check(path, &any, FALSE, NULL, &kind))
+                return value_error(err, sec, param, value, "%s", kind.msg);
+        }
         g_free(*FIELD(opts, param, char *));
         *FIELD(opts, param, char *) = g_steal_pointer(&path);
         return 0;
@@ -427,6 +436,62 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         break; /* handled above */
     }
     return value_error(err, sec, param, value, "internal error: unknown type");
+}
+
+/* A file a preset names: "is a FIFO", "is reached through a symbolic link
+ * that leads out of ...", or its real path. */
+static int
+check_file(const gal_section *sec, const gal_param *p, char **value, const gal_loc *loc,
+    gboolean follow_links, gal_errors *errs)
+{
+    g_autofree char *key = key_path(sec, p);
+    g_autofree char *within = NULL;
+    g_autofree char *real = NULL;
+    gal_error err = { 0 };
+    gal_read_rules rules = { NULL, NULL, follow_links, 0, GAL_ERR_PRESET };
+
+    /* A --set value (no line) is the user's own: relative to the working
+     * folder, links followed. */
+    if (loc->file && loc->line > 0) {
+        g_autofree char *dir = g_path_get_dirname(loc->file);
+
+        within = g_canonicalize_filename(dir, NULL);
+    }
+    rules.within = within;
+    /* A list may name what is not there yet (an export folder): its
+     * reader says so in its own words. */
+    if (p->type == GAL_T_PATHLIST && lstat(*value, &(struct stat) { 0 }) != 0)
+        return 0;
+    if (gal__path_check(*value, &rules, p->type == GAL_T_PATHLIST, &real, &err)) {
+        err.line = loc->line;
+        err.col = loc->col;
+        if (loc->file)
+            gal__utf8_copy(err.file, loc->file, sizeof(err.file));
+        gal__utf8_copy(err.key, key, sizeof(err.key));
+        gal__errors_add(errs, &err);
+        return -1;
+    }
+    g_free(*value);
+    *value = g_steal_pointer(&real);
+    return 0;
+}
+
+int
+gal__schema_check_files(const gal_section *sec, void *opts, const gal_loc *locs,
+    gboolean follow_links, gal_errors *errs)
+{
+    int failed = 0;
+
+    for (const gal_param *p = sec->params; p->field; p++) {
+        const gal_loc *loc = &locs[p - sec->params];
+
+        if (p->type == GAL_T_PATH && *FIELD(opts, p, char *))
+            failed |= check_file(sec, p, FIELD(opts, p, char *), loc, follow_links, errs);
+        else if (p->type == GAL_T_PATHLIST)
+            for (char **v = *FIELD(opts, p, char **); v && *v; v++)
+                failed |= check_file(sec, p, v, loc, follow_links, errs);
+    }
+    return failed;
 }
 
 static const gal_param *

@@ -12,7 +12,9 @@
  * error at its key, and a longer per-photo text (a {caption}) is cut. */
 #include <string.h>
 
+#include "decode.h"
 #include "internal.h"
+#include "limit.h"
 
 typedef struct {
     char *image;
@@ -203,45 +205,6 @@ text_is_fixed(const gal_template *text)
  * every mark scaled from it is a reduction, which stays sharp. */
 #define SVG_RENDER_PX 1200
 
-static gboolean
-is_svg(const char *path)
-{
-    return g_str_has_suffix(path, ".svg") || g_str_has_suffix(path, ".SVG") ||
-        g_str_has_suffix(path, ".svgz") || g_str_has_suffix(path, ".svg.gz");
-}
-
-/* The logo, decoded. libvips counts its SVG loader (librsvg) as untrusted,
- * and gal_init() blocks it for photos. A logo is the preset's own file, so
- * SVG is let through for it alone: here, on the main thread, while the
- * preset loads, before any photo is opened; the loader is blocked again
- * before this returns (to_master() copies the pixels to memory first). */
-static VipsImage *
-load_logo(const char *path)
-{
-    VipsImage *logo = NULL;
-    VipsImage *header = NULL;
-    double scale;
-
-    if (!is_svg(path))
-        return vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, "fail_on",
-            VIPS_FAIL_ON_ERROR, NULL);
-    vips_operation_block_set("VipsForeignLoadSvg", FALSE);
-    if (!vips_svgload(path, &header, NULL)) {
-        scale = MAX(1.0, (double) SVG_RENDER_PX / header->Xsize);
-        /* Both sides stay within what a cairo surface can hold. */
-        scale = MIN(scale, 16000.0 / MAX(header->Xsize, header->Ysize));
-        if (vips_svgload(path, &logo, "scale", scale, NULL) == 0) {
-            VipsImage *memory = vips_image_copy_memory(logo);
-
-            g_object_unref(logo);
-            logo = memory;
-        }
-        g_object_unref(header);
-    }
-    vips_operation_block_set("VipsForeignLoadSvg", TRUE);
-    return logo;
-}
-
 static int
 watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
 {
@@ -251,11 +214,16 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
     g_mutex_init(&shared->lock);
     shared->scaled = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_object_unref);
     if (o->image) {
-        g_autoptr(VipsImage) logo = load_logo(o->image);
+        g_autoptr(VipsImage) logo = NULL;
 
-        if (!logo || to_master(sc, logo, &shared->master, err)) {
-            if (!logo)
-                gal_error_from_vips(err, GAL_ERR_PRESET, &sc->loc, "watermark.image");
+        if (gal__logo_load(o->image, gal__limits.logo_bytes, SVG_RENDER_PX, &logo, err) ||
+            to_master(sc, logo, &shared->master, err)) {
+            if (!err->line) {
+                err->line = sc->loc.line;
+                err->col = sc->loc.col;
+                gal__utf8_copy(err->file, sc->loc.file ? sc->loc.file : "", sizeof(err->file));
+                g_strlcpy(err->key, "watermark.image", sizeof(err->key));
+            }
             watermark_release(shared);
             return -1;
         }

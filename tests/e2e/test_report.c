@@ -113,7 +113,7 @@ Test(report, report_lists_every_photo_with_its_output_and_parses)
         path = gal_json_string(p, "outputs.0.path");
         cr_assert_not_null(path);
         /* The figures are those of the file on disk. */
-        cr_assert_eq(gal__file_sha256(path, sha, &size, &err), 0, "%s", err.msg);
+        cr_assert_eq(gal__file_sha256(path, NULL, sha, &size, &err), 0, "%s", err.msg);
         cr_expect_str_eq(gal_json_string(p, "outputs.0.sha256"), sha);
         cr_expect_eq(gal_json_number(p, "outputs.0.bytes"), (double) size);
         image = gal_test_load_image(path, FALSE);

@@ -1,5 +1,5 @@
 /* Ctrl-C during a real run: the trip set ten times over (hard links),
- * signalled once photos start to appear. Exit 130, no temporary file left,
+ * signalled once photos start to appear. Exit 130 (143 for SIGTERM), no temporary file left,
  * every file under a final name decodes, and the manifest lists exactly
  * the outputs that were finished. A second signal stops at once. */
 #include <criterion/criterion.h>
@@ -126,9 +126,12 @@ check_outputs(const char *dir, gboolean temporaries_allowed)
     return finals;
 }
 
-Test(signals, sigint_stops_cleanly_and_records_what_finished)
+/* One signal: the run stops taking photos, abandons those in flight,
+ * records what finished and exits 128 + the signal. */
+static void
+stops_cleanly_on(int sig, int status)
 {
-    g_autofree char *tmp = gal_test_tmpdir("signals-int");
+    g_autofree char *tmp = gal_test_tmpdir(sig == SIGINT ? "signals-int" : "signals-term");
     g_autofree char *in = g_build_filename(tmp, "in", NULL);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
@@ -143,8 +146,8 @@ Test(signals, sigint_stops_cleanly_and_records_what_finished)
     trip_times_ten(in);
     pid = start(preset, in, out);
     wait_for_outputs(out, 3);
-    cr_assert_eq(kill(pid, SIGINT), 0);
-    cr_assert_eq(wait_exit(pid, &seconds), 130);
+    cr_assert_eq(kill(pid, sig), 0);
+    cr_assert_eq(wait_exit(pid, &seconds), status);
     cr_expect_lt(seconds, 5, "took %.1f s to stop", seconds);
 
     finals = check_outputs(out, FALSE);
@@ -166,6 +169,17 @@ Test(signals, sigint_stops_cleanly_and_records_what_finished)
         g_hash_table_size(finals));
 }
 
+Test(signals, sigint_stops_cleanly_and_records_what_finished)
+{
+    stops_cleanly_on(SIGINT, 130);
+}
+
+/* Schedulers (Slurm, Kubernetes) and `kill` stop a job with SIGTERM. */
+Test(signals, sigterm_stops_cleanly_and_records_what_finished)
+{
+    stops_cleanly_on(SIGTERM, 143);
+}
+
 Test(signals, second_sigterm_exits_at_once_without_half_written_files)
 {
     g_autofree char *tmp = gal_test_tmpdir("signals-twice");
@@ -181,7 +195,7 @@ Test(signals, second_sigterm_exits_at_once_without_half_written_files)
     wait_for_outputs(out, 2);
     cr_assert_eq(kill(pid, SIGTERM), 0);
     cr_assert_eq(kill(pid, SIGTERM), 0);
-    cr_assert_eq(wait_exit(pid, &seconds), 130);
+    cr_assert_eq(wait_exit(pid, &seconds), 143);
     cr_expect_lt(seconds, 1, "took %.2f s to stop", seconds);
     /* Hidden temporaries may remain; nothing under a final name is cut. */
     finals = check_outputs(out, TRUE);

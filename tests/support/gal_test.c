@@ -23,7 +23,8 @@ gal_test_teardown(void)
 gal_preset *
 gal_test_load_with(const char *yaml, const char *const *overrides, int n, gal_errors *errs)
 {
-    gal_load_options opts = { GAL_PRESETS_DIR, overrides, n };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR, .overrides = overrides,
+        .n_overrides = n };
     g_autofree char *path = g_build_filename(GAL_TEST_TMP, "test.yaml", NULL);
     gal_preset *preset = NULL;
 
@@ -196,6 +197,28 @@ gal_test_read_bytes(const char *path, gsize *len)
 
     cr_assert(g_file_get_contents(path, &bytes, len, NULL), "cannot read %s", path);
     return bytes;
+}
+
+void
+gal_test_copy_file(const char *from, const char *to)
+{
+    g_autofree char *dir = g_path_get_dirname(to);
+    gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(from, &len);
+
+    cr_assert_eq(g_mkdir_with_parents(dir, 0777), 0, "cannot create %s", dir);
+    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+}
+
+char *
+gal_test_copy_trip(const char *dir, int number, const char *as)
+{
+    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
+    g_autofree char *from = g_build_filename(GAL_FIXTURES_DIR, "trip", name, NULL);
+    char *to = g_build_filename(dir, as ? as : name, NULL);
+
+    gal_test_copy_file(from, to);
+    return to;
 }
 
 VipsImage *

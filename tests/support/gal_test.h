@@ -48,6 +48,14 @@ int gal_test_count_lines(const char *text, const char *prefix, char **first);
 /* The whole file at `path`, its length in *len; fails the test if it cannot be read. */
 char *gal_test_read_bytes(const char *path, gsize *len);
 
+/* Copy a file byte for byte, making the destination's folder; fails the
+ * test if it cannot. */
+void gal_test_copy_file(const char *from, const char *to);
+
+/* Copy fixtures/trip/trip-NN.jpg into `dir`, as `as` (NULL: its own name);
+ * returns the new path. */
+char *gal_test_copy_trip(const char *dir, int number, const char *as);
+
 /* Open an image or fail the test; `strict`: sequential, a decoder warning is an error. */
 VipsImage *gal_test_load_image(const char *path, gboolean strict);
 

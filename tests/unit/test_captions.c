@@ -62,10 +62,10 @@ resolve(const gal_preset *preset, const char *path)
 
     gal__facts_from_path(preset, path, 1, 1, &facts, strings);
     if (g_file_test(path, G_FILE_TEST_EXISTS))
-        cr_assert_eq(gal__photo_facts(preset, path, &facts, strings, &err), 0, "%s: %s", path,
+        cr_assert_eq(gal__photo_facts(preset, &(gal_photo_ref) { .path = path }, &facts, strings, &err), 0, "%s: %s", path,
             err.msg);
     else
-        cr_assert_eq(gal__caption_resolve(preset->captions, path, NULL, &facts, strings, &err),
+        cr_assert_eq(gal__caption_resolve(preset->captions, &(gal_photo_ref) { .path = path }, NULL, &facts, strings, &err),
             0, "%s: %s", path, err.msg);
     g_strlcpy(r.caption, facts.caption ? facts.caption : "(none)", sizeof(r.caption));
     /* "sidecar:/path/IMG.txt" -> "sidecar"; the path is checked apart. */
@@ -164,7 +164,7 @@ Test(captions, caption_template_field_uses_the_resolved_caption)
     g_autofree char *path = NULL;
 
     gal__facts_from_path(preset, CAPTIONS_DIR "/sidecar-stem.jpg", 1, 1, &facts, strings);
-    cr_assert_eq(gal__photo_facts(preset, CAPTIONS_DIR "/sidecar-stem.jpg", &facts, strings,
+    cr_assert_eq(gal__photo_facts(preset, &(gal_photo_ref) { .path = CAPTIONS_DIR "/sidecar-stem.jpg" }, &facts, strings,
         &err), 0, "%s", err.msg);
     path = gal__output_path(preset->output, "/out", &facts, &err);
     cr_expect_str_eq(path, "/out/Sidecar named after the stem: café — BOM and CRLF.jpg");
@@ -400,7 +400,7 @@ Test(captions, a_sidecar_that_is_not_utf8_fails_its_photo_only)
     char line[2048];
 
     gal__facts_from_path(preset, CAPTIONS_DIR "/bad-sidecar.jpg", 1, 1, &facts, strings);
-    cr_assert_eq(gal__photo_facts(preset, CAPTIONS_DIR "/bad-sidecar.jpg", &facts, strings,
+    cr_assert_eq(gal__photo_facts(preset, &(gal_photo_ref) { .path = CAPTIONS_DIR "/bad-sidecar.jpg" }, &facts, strings,
                      &err), -1);
     cr_expect_eq(err.code, GAL_ERR_INPUT);
     gal_error_format(&err, line, sizeof(line));
@@ -410,20 +410,85 @@ Test(captions, a_sidecar_that_is_not_utf8_fails_its_photo_only)
     gal_preset_free(preset);
 }
 
+/* The error a photo's caption sources give it, or "" when they give none. */
+static char *
+resolve_error(const char *path, const char *root, gboolean follow)
+{
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+    gal_preset *preset = load_ok("gallop: 1\n");
+    gal_photo_ref photo = { path, root, follow };
+    gal_facts facts = { 0 };
+    gal_error err = { 0 };
+
+    gal__caption_resolve(preset->captions, &photo, NULL, &facts, strings, &err);
+    gal_preset_free(preset);
+    return g_strdup(err.msg);
+}
+
 Test(captions, a_fifo_named_like_a_sidecar_is_never_read)
 {
     g_autofree char *dir = gal_test_tmpdir("fifo");
     g_autofree char *photo = g_build_filename(dir, "p.jpg", NULL);
     g_autofree char *fifo = g_build_filename(dir, "p.jpg.txt", NULL);
     g_autofree char *stem = g_build_filename(dir, "p.txt", NULL);
-    gal_preset *preset = load_ok("gallop: 1\n");
-    resolved r;
+    g_autofree char *msg = NULL;
 
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     g_file_set_contents(stem, "from the stem sidecar", -1, NULL);
-    r = resolve(preset, photo); /* would block forever on the FIFO */
-    cr_expect_str_eq(r.caption, "from the stem sidecar");
-    gal_preset_free(preset);
+    msg = resolve_error(photo, dir, FALSE); /* would block forever on reading the FIFO */
+    cr_expect(strstr(msg, "caption sidecar") && strstr(msg, "p.jpg.txt is a FIFO (named pipe)"),
+        "%s", msg);
+}
+
+Test(captions, sidecars_of_the_wrong_kind_are_named_as_such)
+{
+    g_autofree char *dir = gal_test_tmpdir("sidecar-kinds");
+    g_autofree char *album = g_build_filename(dir, "album", NULL);
+    g_autofree char *secret = g_build_filename(dir, "secret.txt", NULL);
+    struct {
+        const char *photo, *make, *words;
+    } cases[] = {
+        { "folder.jpg", "folder", "is a folder" },
+        { "zero.jpg", "/dev/zero", "is a device" },
+        { "loop.jpg", "loop", "is a symbolic link loop" },
+        { "out.jpg", "../secret.txt", "leads out of" },
+        { "passwd.jpg", "/etc/passwd", "(--follow-symlinks follows it)" },
+        { "big.jpg", "big", "larger than the 64 KiB a caption sidecar may be" },
+    };
+
+    cr_assert_eq(g_mkdir_with_parents(album, 0700), 0);
+    g_file_set_contents(secret, "a secret", -1, NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *photo = g_build_filename(album, cases[i].photo, NULL);
+        g_autofree char *sidecar = g_strconcat(photo, ".txt", NULL);
+        g_autofree char *msg = NULL;
+
+        if (strcmp(cases[i].make, "folder") == 0)
+            cr_assert_eq(g_mkdir_with_parents(sidecar, 0700), 0);
+        else if (strcmp(cases[i].make, "loop") == 0)
+            cr_assert_eq(symlink(cases[i].photo, sidecar), 0); /* "loop.jpg.txt" -> "loop.jpg" */
+        else if (strcmp(cases[i].make, "big") == 0) {
+            g_autofree char *text = g_strnfill(65 * 1024, 'a');
+
+            g_file_set_contents(sidecar, text, -1, NULL);
+        }
+        else
+            cr_assert_eq(symlink(cases[i].make, sidecar), 0);
+        if (strcmp(cases[i].make, "loop") == 0)
+            cr_assert_eq(symlink("loop.jpg.txt", photo), 0);
+        msg = resolve_error(photo, album, FALSE);
+        cr_expect(strstr(msg, cases[i].words) != NULL, "%s: \"%s\" not in: %s", cases[i].photo,
+            cases[i].words, msg);
+        cr_expect(strstr(msg, "root:") == NULL, "%s: the file's text leaked: %s", cases[i].photo,
+            msg);
+    }
+    /* --follow-symlinks reads a sidecar linked from elsewhere. */
+    {
+        g_autofree char *photo = g_build_filename(album, "out.jpg", NULL);
+        g_autofree char *msg = resolve_error(photo, album, TRUE);
+
+        cr_expect_str_eq(msg, "");
+    }
 }
 
 /* ---- embedded metadata ------------------------------------------------------------------- */

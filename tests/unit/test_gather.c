@@ -12,6 +12,9 @@ static const char *const trip[] = {
     GAL_FIXTURES_DIR "/trip/trip-13.jpg", GAL_FIXTURES_DIR "/trip/trip-17.jpg",
 };
 
+/* Ordering and paging only: nothing is written there. */
+static gal_out_dir nowhere = { .fd = -1, .path = (char *) GAL_TEST_TMP };
+
 static gal_gather *
 plan(const char *sort, int *order, gal_preset **preset_out)
 {
@@ -22,7 +25,7 @@ plan(const char *sort, int *order, gal_preset **preset_out)
     gal_gather *g;
 
     cr_assert_not_null(preset);
-    g = gal__gather_new(preset, (const char *const *) trip, G_N_ELEMENTS(trip), GAL_TEST_TMP,
+    g = gal__gather_new(preset, (const char *const *) trip, G_N_ELEMENTS(trip), &nowhere,
         order);
     cr_assert_not_null(g);
     *preset_out = preset; /* it must outlive the gather */
@@ -63,7 +66,7 @@ Test(gather, sorts_by_date_taken)
         gal_error err = { 0 };
         char when[32];
 
-        cr_assert_eq(gal__photo_facts(preset, trip[order[p]], &facts, strings, &err), 0);
+        cr_assert_eq(gal__photo_facts(preset, &(gal_photo_ref) { .path = trip[order[p]] }, &facts, strings, &err), 0);
         cr_assert(facts.has_date, "%s has a date", trip[order[p]]);
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &facts.date);
         cr_expect_geq(strcmp(when, previous), 0, "%s (%s) after %s", trip[order[p]], when,
@@ -93,7 +96,7 @@ Test(gather, no_gathering_stage_no_gather)
     gal_preset *preset = gal_test_load("gallop: 1\n", errs);
     int order[6] = { -1, -1, -1, -1, -1, -1 };
 
-    cr_expect_null(gal__gather_new(preset, (const char *const *) trip, 6, GAL_TEST_TMP, order));
+    cr_expect_null(gal__gather_new(preset, (const char *const *) trip, 6, &nowhere, order));
     cr_expect_eq(order[0], -1, "order untouched");
     gal_preset_free(preset);
 }

@@ -137,7 +137,7 @@ write_file(const char *dir, const char *name, const char *text)
 static int
 load_file(const char *path, gal_preset **out, gal_errors *errs)
 {
-    gal_load_options opts = { GAL_PRESETS_DIR, NULL, 0 };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
 
     return gal_preset_load(path, &opts, out, errs);
 }
@@ -2080,4 +2080,13 @@ Test(preset, a_preset_named_by_a_relative_path_resolves_its_paths_beside_itself)
     cr_assert_eq(load_file("base.yaml", &preset, errs), 0, "%s", errs->items[0].msg);
     cr_expect_str_eq(preset->output->dir, want);
     gal_preset_free(preset);
+}
+
+/* "{stem}\0../x" must not quietly become "{stem}". */
+Test(preset, refuses_a_nul_inside_a_value)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\noutput: {name: \"{stem}\\0../x\"}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 16, "", "a NUL character (\\0) in a value");
 }

@@ -124,7 +124,7 @@ Test(schema_docs, every_shipped_preset_loads)
         g_autofree char *path = NULL;
         g_autofree char *text = NULL;
         g_autofree gal_errors *errs = g_new0(gal_errors, 1);
-        gal_load_options opts = { GAL_PRESETS_DIR, NULL, 0 };
+        gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
         gal_preset *preset = NULL;
         char line[2048] = "";
 

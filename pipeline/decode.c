@@ -1,0 +1,286 @@
+/* decode.c: photo files to libvips images (see decode.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "error.h"
+#include "fsio.h"
+
+const char *
+gal__image_format_name(gal_image_format format)
+{
+    static const char *const names[] = {
+        [GAL_IMAGE_UNKNOWN] = "unknown",
+        [GAL_IMAGE_JPEG] = "JPEG",
+        [GAL_IMAGE_PNG] = "PNG",
+        [GAL_IMAGE_WEBP] = "WebP",
+        [GAL_IMAGE_TIFF] = "TIFF",
+        [GAL_IMAGE_HEIF] = "HEIF/AVIF",
+        [GAL_IMAGE_GIF] = "GIF",
+        [GAL_IMAGE_SVG] = "SVG",
+    };
+
+    return (unsigned) format < G_N_ELEMENTS(names) ? names[format] : "unknown";
+}
+
+static gboolean
+starts(const guint8 *head, gsize len, gsize at, const char *bytes, gsize n)
+{
+    return len >= at + n && memcmp(head + at, bytes, n) == 0;
+}
+
+/* ISO base media files (HEIF, AVIF) name their kind in the `ftyp` box:
+ * the major brand, then compatible brands. */
+static gboolean
+heif_brand(const guint8 *head, gsize len)
+{
+    static const char *const brands[] = { "heic", "heix", "hevc", "hevx", "heim", "heis",
+        "hevm", "hevs", "mif1", "msf1", "avif", "avis", NULL };
+    guint32 box;
+
+    if (!starts(head, len, 4, "ftyp", 4))
+        return FALSE;
+    box = (guint32) head[0] << 24 | (guint32) head[1] << 16 | (guint32) head[2] << 8 | head[3];
+    for (gsize at = 8; at + 4 <= MIN(len, (gsize) box); at += at == 8 ? 8 : 4)
+        for (int b = 0; brands[b]; b++)
+            if (memcmp(head + at, brands[b], 4) == 0)
+                return TRUE;
+    return FALSE;
+}
+
+static gboolean
+looks_like_markup(const guint8 *head, gsize len)
+{
+    gsize i = 0;
+
+    if (starts(head, len, 0, "\xef\xbb\xbf", 3))
+        i = 3;
+    while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        i++;
+    return i < len && head[i] == '<';
+}
+
+gal_image_format
+gal__image_sniff(const guint8 *head, gsize len, const char **hint)
+{
+    const char *none = NULL;
+
+    if (!hint)
+        hint = &none;
+    *hint = NULL;
+    if (starts(head, len, 0, "\xff\xd8\xff", 3))
+        return GAL_IMAGE_JPEG;
+    if (starts(head, len, 0, "\x89PNG\r\n\x1a\n", 8))
+        return GAL_IMAGE_PNG;
+    if (starts(head, len, 0, "RIFF", 4) && starts(head, len, 8, "WEBP", 4))
+        return GAL_IMAGE_WEBP;
+    if (starts(head, len, 0, "II*\0", 4) || starts(head, len, 0, "MM\0*", 4) ||
+        starts(head, len, 0, "II+\0", 4) || starts(head, len, 0, "MM\0+", 4))
+        return GAL_IMAGE_TIFF;
+    if (heif_brand(head, len))
+        return GAL_IMAGE_HEIF;
+    if (starts(head, len, 0, "GIF87a", 6) || starts(head, len, 0, "GIF89a", 6))
+        return GAL_IMAGE_GIF;
+    if (len == 0)
+        *hint = "an empty file";
+    else if (starts(head, len, 0, "\x1f\x8b", 2))
+        *hint = "gzip-compressed data (an .svgz?)";
+    else if (starts(head, len, 0, "%PDF", 4))
+        *hint = "a PDF document";
+    else if (looks_like_markup(head, len))
+        *hint = "text markup (SVG, HTML or XML)";
+    else if (starts(head, len, 4, "ftyp", 4))
+        *hint = "an ISO media file that is no HEIF or AVIF image (a video?)";
+    else if (starts(head, len, 0, "BM", 2))
+        *hint = "a BMP image";
+    return GAL_IMAGE_UNKNOWN;
+}
+
+/* The first bytes, as hex, for a file nothing recognises. */
+static char *
+hex_head(const guint8 *head, gsize len)
+{
+    GString *out = g_string_new(NULL);
+
+    for (gsize i = 0; i < MIN(len, 8); i++)
+        g_string_append_printf(out, "%s%02x", i ? " " : "", head[i]);
+    return g_string_free(out, FALSE);
+}
+
+int
+gal__photo_open(const char *path, gal_photo_file *file, gal_error *err)
+{
+    /* The error's subject is the photo: the message needs no path. */
+    static const gal_read_rules rules = { "", NULL, TRUE, 0, GAL_ERR_INPUT };
+    guint8 head[64];
+    const char *hint;
+    ssize_t n;
+
+    *file = (gal_photo_file) { -1, GAL_IMAGE_UNKNOWN, { 0 } };
+    if (gal__file_open(path, &rules, &file->fd, &file->st, err))
+        return -1;
+    while ((n = pread(file->fd, head, sizeof(head), 0)) < 0 && errno == EINTR)
+        ;
+    if (n < 0) {
+        int saved = errno;
+
+        gal__photo_close(file);
+        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "cannot be read: %s",
+            g_strerror(saved));
+    }
+    file->format = gal__image_sniff(head, (gsize) n, &hint);
+    if (file->format == GAL_IMAGE_UNKNOWN) {
+        g_autofree char *bytes = hex_head(head, (gsize) n);
+
+        gal__photo_close(file);
+        if (hint)
+            return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+                "not a photo gallop reads: it is %s (gallop reads JPEG, PNG, WebP, TIFF, "
+                "HEIF/AVIF and GIF)",
+                hint);
+        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+            "not a photo gallop reads: it starts with bytes %s (gallop reads JPEG, PNG, WebP, "
+            "TIFF, HEIF/AVIF and GIF)",
+            bytes);
+    }
+    return 0;
+}
+
+void
+gal__photo_close(gal_photo_file *file)
+{
+    if (file->fd >= 0)
+        close(file->fd);
+    file->fd = -1;
+}
+
+int
+gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, int width,
+    int height)
+{
+    /* libjpeg's DCT scaling; libwebp scales while decoding too, but may
+     * round a size up or down, so WebP keeps a pixel in hand. libvips
+     * rounds a JPEG's shrunk size down (335 rows at 1/2 give 167), and
+     * covering must hold for that size: one row short would mean
+     * enlarging the whole photo by a fraction, shifting every row. */
+    int margin = format == GAL_IMAGE_WEBP ? 1 : 0;
+
+    if (format != GAL_IMAGE_JPEG && format != GAL_IMAGE_WEBP)
+        return 1;
+    for (int shrink = 8; shrink > 1; shrink /= 2)
+        if (stored_width / shrink >= width + margin && stored_height / shrink >= height + margin)
+            return shrink;
+    return 1;
+}
+
+/* One loader call on `source`; the first argument list is the format's. */
+static int
+load(gal_image_format format, VipsSource *source, VipsAccess access, VipsFailOn fail_on,
+    int shrink, double svg_scale, VipsImage **out)
+{
+    switch (format) {
+    case GAL_IMAGE_JPEG:
+        return vips_jpegload_source(source, out, "access", access, "fail_on", fail_on, "shrink",
+            shrink, NULL);
+    case GAL_IMAGE_WEBP:
+        return vips_webpload_source(source, out, "access", access, "fail_on", fail_on, "scale",
+            1.0 / shrink, NULL);
+    case GAL_IMAGE_PNG:
+        return vips_pngload_source(source, out, "access", access, "fail_on", fail_on, NULL);
+    case GAL_IMAGE_TIFF:
+        return vips_tiffload_source(source, out, "access", access, "fail_on", fail_on, NULL);
+    case GAL_IMAGE_HEIF:
+        return vips_heifload_source(source, out, "access", access, "fail_on", fail_on, NULL);
+    case GAL_IMAGE_GIF:
+        return vips_gifload_source(source, out, "access", access, "fail_on", fail_on, NULL);
+    case GAL_IMAGE_SVG:
+        return vips_svgload_source(source, out, "access", access, "fail_on", fail_on, "scale",
+            svg_scale, NULL);
+    case GAL_IMAGE_UNKNOWN:
+        break;
+    }
+    vips_error("gallop", "no loader for this format");
+    return -1;
+}
+
+int
+gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink, VipsImage **out)
+{
+    /* A source of its own each time (libvips duplicates the descriptor);
+     * loads from one file happen one after another, never interleaved. */
+    VipsSource *source = vips_source_new_from_descriptor(file->fd);
+    int failed;
+
+    if (!source)
+        return -1;
+    failed = load(file->format, source, VIPS_ACCESS_SEQUENTIAL, fail_on, MAX(1, shrink), 1.0,
+        out);
+    g_object_unref(source);
+    return failed;
+}
+
+/* An SVG's own size, from its header (nothing drawn yet). */
+static int
+svg_size(VipsSource *source, int *width, int *height)
+{
+    VipsImage *header = NULL;
+
+    if (load(GAL_IMAGE_SVG, source, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_ERROR, 1, 1.0, &header))
+        return -1;
+    *width = header->Xsize;
+    *height = header->Ysize;
+    g_object_unref(header);
+    return 0;
+}
+
+int
+gal__logo_load(const char *path, gint64 max_bytes, int svg_width, VipsImage **out,
+    gal_error *err)
+{
+    gal_read_rules rules = { NULL, NULL, TRUE, max_bytes, GAL_ERR_PRESET };
+    g_autoptr(GBytes) bytes = NULL;
+    VipsSource *source = NULL;
+    VipsImage *image = NULL;
+    gal_image_format format;
+    const char *hint;
+    char *data;
+    gsize len;
+    double scale = 1.0;
+    int failed;
+
+    /* Held in memory: a logo is small, and an SVG is read twice. */
+    if (gal__file_read(path, &rules, &data, &len, NULL, err))
+        return -1;
+    bytes = g_bytes_new_take(data, len);
+    format = gal__image_sniff((const guint8 *) data, len, &hint);
+    if (format == GAL_IMAGE_UNKNOWN && (g_str_has_suffix(path, ".svg") ||
+                                           g_str_has_suffix(path, ".SVG") ||
+                                           g_str_has_suffix(path, ".svgz") || (hint &&
+                                           g_str_has_prefix(hint, "text markup"))))
+        format = GAL_IMAGE_SVG;
+    if (format == GAL_IMAGE_UNKNOWN)
+        return gal_error_set(err, GAL_ERR_PRESET, NULL, NULL,
+            "%s is not an image gallop reads as a logo (PNG, JPEG, WebP, GIF, TIFF or SVG)%s%s",
+            path, hint ? ": it is " : "", hint ? hint : "");
+    source = vips_source_new_from_memory(data, len);
+    if (format == GAL_IMAGE_SVG) {
+        int width, height;
+
+        if (svg_size(source, &width, &height) == 0) {
+            scale = MAX(1.0, (double) svg_width / MAX(1, width));
+            /* Both sides stay within what a cairo surface can hold. */
+            scale = MIN(scale, 16000.0 / MAX(1, MAX(width, height)));
+        }
+    }
+    failed = load(format, source, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_ERROR, 1, scale, &image);
+    g_object_unref(source);
+    if (failed)
+        return gal_error_from_vips(err, GAL_ERR_PRESET, NULL, path);
+    /* Decoded now, while the bytes are here; the copy keeps no source. */
+    *out = vips_image_copy_memory(image);
+    g_object_unref(image);
+    if (!*out)
+        return gal_error_from_vips(err, GAL_ERR_PRESET, NULL, path);
+    return 0;
+}

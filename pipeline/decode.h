@@ -1,0 +1,73 @@
+/* decode.h: a photo file to a libvips image. The format is told from the
+ * file's first bytes by gallop itself, never from its name and never by
+ * libvips' sniffing, which offers the file to every loader (blocked ones
+ * included, and some hang on hostile input); anything but the formats
+ * below is refused before any decoder sees it, and the matching loader is
+ * called directly, reading from the one descriptor the file was opened
+ * with (nothing can be swapped in between two opens). */
+#ifndef GAL_DECODE_H
+#define GAL_DECODE_H
+
+#include <sys/stat.h>
+
+#include <glib.h>
+#include <vips/vips.h>
+
+#include "gallop.h"
+
+typedef enum gal_image_format {
+    GAL_IMAGE_UNKNOWN,
+    GAL_IMAGE_JPEG,
+    GAL_IMAGE_PNG,
+    GAL_IMAGE_WEBP,
+    GAL_IMAGE_TIFF,
+    GAL_IMAGE_HEIF, /* HEIC and AVIF */
+    GAL_IMAGE_GIF,
+    GAL_IMAGE_SVG,  /* only ever for a preset's own logo (gal__logo_load) */
+} gal_image_format;
+
+/* "JPEG", "PNG"...: static. */
+const char *gal__image_format_name(gal_image_format format);
+
+/* The format `head` (the first `len` bytes of a file) starts like; when
+ * it is none gallop reads, *hint (may be NULL) receives words for what it
+ * looks like instead ("gzip-compressed data (an .svgz?)"), static. */
+gal_image_format gal__image_sniff(const guint8 *head, gsize len, const char **hint);
+
+/* A photo file, open: regular (never a FIFO or device, never blocking),
+ * of a format gallop reads. */
+typedef struct gal_photo_file {
+    int fd;
+    gal_image_format format;
+    struct stat st;
+} gal_photo_file;
+
+/* Open `path` as a photo. -1 with `err` (GAL_ERR_INPUT, the path left to
+ * the error's subject) when it is not a file, cannot be read, or is not
+ * a format gallop reads. */
+int gal__photo_open(const char *path, gal_photo_file *file, gal_error *err);
+void gal__photo_close(gal_photo_file *file);
+
+/* The libvips image of the file, by its own loader, streamed
+ * (sequential), decoded per `fail_on`: nothing is decoded until pixels
+ * are asked for. `shrink` (1, 2, 4 or 8) asks JPEG and WebP decoders for
+ * a smaller image, as libjpeg's DCT scaling gives it; other formats ignore
+ * it. -1 with the libvips error left set. */
+int gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink,
+    VipsImage **out);
+
+/* The largest shrink-on-load factor whose output still covers `width` x
+ * `height` (the file's stored orientation) for this format; 1 when the
+ * format has none. Pure. */
+int gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, int width,
+    int height);
+
+/* A preset's own logo (PNG, JPEG, WebP, GIF, TIFF or SVG), decoded into
+ * memory, random access. An SVG is drawn `svg_width` pixels wide (or at
+ * its own size, if larger), so every mark scaled from it is a reduction.
+ * Photos never reach the SVG loader: gal__photo_open refuses SVG. -1 with
+ * `err` (GAL_ERR_PRESET) set. */
+int gal__logo_load(const char *path, gint64 max_bytes, int svg_width, VipsImage **out,
+    gal_error *err);
+
+#endif /* GAL_DECODE_H */

@@ -1,0 +1,15 @@
+/* limit.c: the values of limit.h. Each is generous for real photo sets
+ * and small enough that a hostile file fails fast instead of filling
+ * memory or blocking a run. */
+#include "limit.h"
+
+const gal_limits gal__limits = {
+    .preset_bytes = 1 << 20,
+    .sidecar_bytes = 64 << 10,
+    .table_bytes = 64 << 20,
+    .export_bytes = 256 << 20,
+    .font_bytes = 64 << 20,
+    .logo_bytes = 64 << 20,
+    .manifest_bytes = (gint64) 2 << 30,
+    .dependency_bytes = 256 << 20,
+};

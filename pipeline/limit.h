@@ -1,0 +1,28 @@
+/* limit.h: every bound gallop puts on what it reads, in one place, as
+ * libspng keeps its limits in one context. Presets, sidecars, tables,
+ * exports and manifests come from elsewhere (shared presets, CI
+ * checkouts), so each is read against a limit here; docs/report.md
+ * ("Limits") lists them with the errors a user sees. A leaf module. */
+#ifndef GAL_LIMIT_H
+#define GAL_LIMIT_H
+
+#include <glib.h>
+
+typedef struct gal_limits {
+    /* Files, in bytes. A caption is a few hundred characters (Instagram
+     * allows 2,200): a much larger sidecar is not a caption. */
+    gint64 preset_bytes;
+    gint64 sidecar_bytes;
+    gint64 table_bytes;
+    gint64 export_bytes;     /* one posts_N.json of an Instagram export */
+    gint64 font_bytes;
+    gint64 logo_bytes;       /* a watermark image */
+    gint64 manifest_bytes;
+    /* Files an output depends on are hashed on every rerun: larger ones
+     * count as changed rather than being read. */
+    gint64 dependency_bytes;
+} gal_limits;
+
+extern const gal_limits gal__limits;
+
+#endif /* GAL_LIMIT_H */
