@@ -6,16 +6,93 @@
 
 #include "internal.h"
 
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, three bytes */
+
+/* Where to cut `text` so that what is kept is at most `max_bytes` long
+ * and at most `max_chars` characters (-1: no count): the length in bytes
+ * of the longest such prefix that ends between two characters. Nothing
+ * here needs valid UTF-8: a character starts at every byte that is not a
+ * continuation byte (10xxxxxx), so a stray continuation byte stays with
+ * the character before it and no sequence is ever split. *cut says
+ * whether anything was left out. */
+static size_t
+cut_point(const char *text, size_t max_bytes, long max_chars, gboolean *cut)
+{
+    size_t end = 0;
+    long chars = 0;
+
+    *cut = FALSE;
+    for (size_t i = 0;; i++) {
+        gboolean starts = text[i] == '\0' || ((guchar) text[i] & 0xc0) != 0x80;
+
+        if (starts) {
+            if (i > max_bytes || (max_chars >= 0 && chars > max_chars)) {
+                *cut = TRUE;
+                return end;
+            }
+            end = i;
+            if (text[i] == '\0')
+                return end;
+            chars++;
+        }
+    }
+}
+
+char *
+gal__utf8_copy(char *dst, const char *src, size_t size)
+{
+    gboolean cut;
+    size_t n;
+
+    if (size == 0)
+        return dst;
+    n = cut_point(src, size - 1, -1, &cut);
+    /* No room for the ellipsis as well: cut again, shorter. */
+    if (cut && size > sizeof(ELLIPSIS))
+        n = cut_point(src, size - sizeof(ELLIPSIS), -1, &cut);
+    memcpy(dst, src, n);
+    if (cut && size > sizeof(ELLIPSIS)) {
+        memcpy(dst + n, ELLIPSIS, sizeof(ELLIPSIS)); /* with its NUL */
+        return dst;
+    }
+    dst[n] = '\0';
+    return dst;
+}
+
+char *
+gal__excerpt(const char *text, int max_chars)
+{
+    gboolean cut;
+    size_t n = cut_point(text, G_MAXSIZE - 1, max_chars, &cut);
+    char *out = g_malloc(n + (cut ? sizeof(ELLIPSIS) : 1));
+
+    memcpy(out, text, n);
+    if (cut)
+        memcpy(out + n, ELLIPSIS, sizeof(ELLIPSIS));
+    else
+        out[n] = '\0';
+    return out;
+}
+
 static void
 fill_location(gal_error *err, const gal_loc *loc, const char *key)
 {
     if (loc && loc->file) {
-        g_strlcpy(err->file, loc->file, sizeof(err->file));
+        gal__utf8_copy(err->file, loc->file, sizeof(err->file));
         err->line = loc->line;
         err->col = loc->col;
     }
     if (key)
-        g_strlcpy(err->key, key, sizeof(err->key));
+        gal__utf8_copy(err->key, key, sizeof(err->key));
+}
+
+/* A message into a fixed field, cut at a character boundary if long. */
+static void
+fill_message(gal_error *err, const char *fmt, va_list ap)
+{
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+
+    gal__utf8_copy(err->msg, msg, sizeof(err->msg));
 }
 
 int
@@ -29,7 +106,7 @@ gal_error_set(gal_error *err, gal_code code, const gal_loc *loc,
     err->code = code;
     fill_location(err, loc, key);
     va_start(ap, fmt);
-    g_vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+    fill_message(err, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -67,7 +144,7 @@ void
 gal_error_set_subject(gal_error *err, const char *subject)
 {
     if (err && subject && !err->subject[0])
-        g_strlcpy(err->subject, subject, sizeof(err->subject));
+        gal__utf8_copy(err->subject, subject, sizeof(err->subject));
 }
 
 void
@@ -91,7 +168,7 @@ gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
     err.code = code;
     fill_location(&err, loc, key);
     va_start(ap, fmt);
-    g_vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+    fill_message(&err, fmt, ap);
     va_end(ap);
     gal__errors_add(errs, &err);
     return -1;
@@ -125,7 +202,7 @@ gal_error_format(const gal_error *err, char *buf, size_t size)
             g_string_append_printf(s, "%s: ", err->key);
     }
     g_string_append(s, err->msg);
-    g_strlcpy(buf, s->str, size);
+    gal__utf8_copy(buf, s->str, size);
     g_string_free(s, TRUE);
     return buf;
 }

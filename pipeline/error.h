@@ -36,6 +36,20 @@ void gal__errors_add(gal_errors *errs, const gal_error *err);
 int gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
     const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
 
+/* Copy `src` into `dst` (`size` bytes, NUL included), cut between two
+ * characters, never inside one, and ending in "…" when it does not fit
+ * whole. Every fixed-size field of a gal_error is filled through it.
+ * Returns `dst`. */
+char *gal__utf8_copy(char *dst, const char *src, size_t size);
+
+/* At most `max_chars` characters of `text`, ending in "…" when cut, for
+ * quoting user text (a value, a name, a caption) in a message. Caller
+ * frees. Text need not be valid UTF-8; a sequence is never split. */
+char *gal__excerpt(const char *text, int max_chars);
+
+/* How much of a user's text a message quotes. */
+#define GAL_EXCERPT_CHARS 60
+
 /* The closest of `candidates` (NULL-terminated) to `word` by edit distance,
  * or NULL when none is close enough to suggest. */
 const char *gal__did_you_mean(const char *word, const char *const *candidates);

@@ -317,14 +317,15 @@ gal__metadata_check(char *const *names, gal_error *err)
             g_autoptr(GPtrArray) candidates = all_names();
             const char *guess =
                 gal__did_you_mean(name, (const char *const *) candidates->pdata);
+            g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
 
             if (guess)
                 return gal_error_set(err, GAL_ERR_PRESET, NULL, "output.metadata",
-                    "\"%s\" is not an EXIF tag or group (did you mean \"%s\"?)", name, guess);
+                    "\"%s\" is not an EXIF tag or group (did you mean \"%s\"?)", shown, guess);
             return gal_error_set(err, GAL_ERR_PRESET, NULL, "output.metadata",
                 "\"%s\" is not an EXIF tag or group: use keep, strip, default, the groups "
                 "caption, credits, date, camera, exposure, gps, or EXIF tag names such as "
-                "Artist", name);
+                "Artist", shown);
         }
     }
     return 0;

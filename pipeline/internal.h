@@ -70,6 +70,12 @@ void gal__node_remove(gal_node *map, const char *key);
  * replaced; a null scalar removes the key). Takes ownership of `over`. */
 void gal__node_merge(gal_node *base, gal_node *over);
 
+/* ---- presets ------------------------------------------------------------- */
+
+/* A preset file (or string) larger than this is refused before it is
+ * parsed: presets are a few KiB, and shared presets are untrusted. */
+#define GAL_PRESET_MAX_BYTES (1024 * 1024)
+
 /* ---- schema --------------------------------------------------------------- */
 
 typedef enum gal_type {
@@ -116,7 +122,8 @@ typedef struct gal_param {
     size_t offset;
     const char *help;
     const char *def;
-    double min, max;             /* INT, DOUBLE, LENGTH(px): inclusive range */
+    double min, max;             /* INT, DOUBLE, LENGTH(px): inclusive range;
+                                  * TEMPLATE: most characters (0: any) */
     const char *const *choices;  /* ENUM: NULL-terminated names */
     unsigned flags;
 } gal_param;
@@ -149,6 +156,8 @@ typedef struct gal_param {
     GAL_PARAM_(GAL_T_PATHLIST, st, f, help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_TEMPLATE(st, f, help, def) \
     GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, 0, NULL, 0)
+#define GAL_PARAM_TEMPLATE_MAX(st, f, help, def, max_chars) \
+    GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, max_chars, NULL, 0)
 #define GAL_PARAM_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /* A table of params plus the struct it fills: a stage's options, or a
@@ -277,8 +286,11 @@ typedef struct gal_text_info {
  * 8-bit sRGB RGBA with straight alpha, in memory, cropped to its ink.
  * Invalid UTF-8 is repaired; line ends become \n, tabs spaces, other
  * control characters are dropped. Text with nothing visible, or where not
- * even "…" fits max_height_px, gives *out == NULL and returns 0. Renders
- * a few layouts (about 2 log2(words) more when it has to cut); fonts are
+ * even "…" fits max_height_px, gives *out == NULL and returns 0. With
+ * max_lines (or a height bound), what those lines could not show in any
+ * case is dropped before layout, so a 100 KB text costs about what a short
+ * one does. Renders a few layouts (about 2 log2(words) more when it has
+ * to cut); fonts are
  * loaded once per process by libvips, which also runs one layout at a
  * time. Thread-safe. */
 int gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,

@@ -64,25 +64,30 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
     gal_error *err)
 {
     g_autofree char *name = gal__template_render(output->name, facts, TRUE);
+    /* A field such as {caption} can make the name long: quote its start. */
+    g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
     g_auto(GStrv) parts = NULL;
 
-    if (!*name)
+    if (!*name) {
+        g_autofree char *template_shown =
+            gal__excerpt(gal__template_text(output->name), GAL_EXCERPT_CHARS);
+
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                   "the name template \"%s\" gives an empty name",
-                   gal__template_text(output->name)),
+                   "the name template \"%s\" gives an empty name", template_shown),
                NULL;
+    }
     if (g_path_is_absolute(name))
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
                    "the name \"%s\" is absolute (names are relative to the output folder; is "
                    "a field at its start empty?)",
-                   name),
+                   shown),
                NULL;
     parts = g_strsplit(name, "/", -1);
     for (int i = 0; parts[i]; i++) {
         if (strcmp(parts[i], "..") == 0 || strcmp(parts[i], ".") == 0 || !*parts[i])
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
                        "the name \"%s\" would land outside the output folder or has an empty "
-                       "part", name),
+                       "part", shown),
                    NULL;
         /* Field values cannot start a hidden name (template.c), but an
          * empty field before literal text can: "{caption}.{ext}" gives
@@ -94,10 +99,13 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
                        gal__template_text(output->name), name),
                    NULL;
         /* 255 bytes is the usual limit; the temporary name adds 20. */
-        if (strlen(parts[i]) > 230)
+        if (strlen(parts[i]) > 230) {
+            g_autofree char *part_shown = gal__excerpt(parts[i], 40);
+
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                       "a part of the name \"%.40s...\" is longer than 230 bytes", name),
+                       "a part of the name, \"%s\", is longer than 230 bytes", part_shown),
                    NULL;
+        }
     }
     return g_build_filename(dir, name, NULL);
 }

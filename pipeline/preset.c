@@ -12,7 +12,8 @@
 #include "internal.h"
 
 /* Alias expansion copies nodes: a preset is a few hundred nodes, so this
- * is generous, and a "billion laughs" document hits it within milliseconds. */
+ * is generous, and a "billion laughs" document hits it within milliseconds.
+ * The file itself is at most GAL_PRESET_MAX_BYTES (internal.h). */
 #define MAX_NODES 100000
 #define MAX_DEPTH 64
 #define MAX_EXTENDS 8
@@ -34,7 +35,14 @@ typedef struct {
     const char *file; /* interned */
     GHashTable *anchors; /* name -> gal_node * (owned) */
     GHashTable *anchor_sizes; /* name -> node count */
-    long nodes;
+    long nodes;               /* read so far, alias copies included */
+    long alias_nodes;         /* of which copies made by aliases */
+    /* The last quoted scalar read, to explain a syntax error right where it
+     * ended: a string whose closing quote is missing runs on to the next
+     * quote, and YAML stumbles there, lines after the real mistake. */
+    gboolean quoted_seen;
+    char quote;               /* '"' or '\'' */
+    yaml_mark_t quoted_start, quoted_end;
     gal_errors *errs;
     gboolean failed;
 } yaml_ctx;
@@ -71,11 +79,83 @@ mark_loc(const yaml_ctx *y, yaml_mark_t mark)
     return (gal_loc) { y->file, (int) mark.line + 1, (int) mark.column + 1 };
 }
 
+/* The 1-based number of the last line that has any text before `mark`, which
+ * libyaml puts at the start of the line after the last one at the end of
+ * the file. */
+static int
+last_line(yaml_mark_t mark)
+{
+    return (int) mark.line + (mark.column == 0 && mark.line > 0 ? 0 : 1);
+}
+
+/* The first characters of 0-based line `line` of the document. */
+static const char *
+line_text(const yaml_ctx *y, size_t line)
+{
+    const char *c = y->text, *end = y->text + y->len;
+
+    for (size_t n = 0; n < line && c < end; c++)
+        if (*c == '\n')
+            n++;
+    return c;
+}
+
+/* Syntax errors about quoted strings, said where the mistake is: NULL for
+ * the others, which keep libyaml's words and place. */
+static char *
+quote_problem(const yaml_ctx *y, gal_loc *loc)
+{
+    const yaml_parser_t *p = &y->parser;
+    const char *problem = p->problem ? p->problem : "";
+
+    /* libyaml's scanner met the end of the document inside the string
+     * (context_mark is its opening quote, problem_mark the end). */
+    if (p->error == YAML_SCANNER_ERROR && p->context &&
+        strcmp(p->context, "while scanning a quoted scalar") == 0) {
+        *loc = mark_loc(y, p->context_mark);
+        if (strstr(problem, "document indicator")) {
+            const char *marker = line_text(y, p->problem_mark.line);
+
+            return g_strdup_printf("this quoted string is never closed (found \"%.3s\", which "
+                                   "ends a YAML document, at line %d)",
+                marker, (int) p->problem_mark.line + 1);
+        }
+        return g_strdup_printf("this quoted string is never closed (found end of file at line "
+                               "%d)",
+            last_line(p->problem_mark));
+    }
+    if (p->error == YAML_SCANNER_ERROR && strstr(problem, "unknown escape character"))
+        return g_strdup_printf("%s in a double-quoted string (write \\\\ for a backslash, "
+                               "or use single quotes, where \\ is just a backslash)",
+            problem);
+    /* A string opened on an earlier line that ends on the line where
+     * YAML fails: its closing quote is most likely missing, and it took
+     * the opening quote of the next string on as its own end. */
+    if ((p->error == YAML_SCANNER_ERROR || p->error == YAML_PARSER_ERROR) && y->quoted_seen &&
+        y->quoted_start.line < y->quoted_end.line &&
+        p->problem_mark.line == y->quoted_end.line) {
+        *loc = mark_loc(y, y->quoted_start);
+        return g_strdup_printf("this quoted string runs on to line %d, where YAML fails (%s "
+                               "at %d:%d): is its closing %c missing?",
+            (int) y->quoted_end.line + 1, problem, (int) p->problem_mark.line + 1,
+            (int) p->problem_mark.column + 1, y->quote);
+    }
+    return NULL;
+}
+
 static int
 yaml_fail(yaml_ctx *y)
 {
     gal_loc loc = mark_loc(y, y->parser.problem_mark);
+    g_autofree char *quoted = quote_problem(y, &loc);
 
+    if (quoted) {
+        if (!y->failed)
+            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "YAML syntax error: %s",
+                quoted);
+        y->failed = TRUE;
+        return -1;
+    }
     if (y->parser.error == YAML_READER_ERROR) {
         /* Reader errors (bad UTF-8) carry a byte offset, not a mark. */
         loc.line = loc.col = 1;
@@ -259,6 +339,13 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
         }
 
         node = gal__node_new_scalar(text, &loc);
+        if (event->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+            event->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+            y->quoted_seen = TRUE;
+            y->quote = event->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ? '\'' : '"';
+            y->quoted_start = event->start_mark;
+            y->quoted_end = event->end_mark;
+        }
         node->is_null = event->data.scalar.plain_implicit &&
             event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
             (!*text || strcmp(text, "~") == 0 || g_ascii_strcasecmp(text, "null") == 0);
@@ -278,11 +365,14 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
         const gal_node *target = g_hash_table_lookup(y->anchors, name);
 
         if (!target) {
-            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "unknown alias \"*%s\"", name);
+            g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
+
+            gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "unknown alias \"*%s\"", shown);
             y->failed = TRUE;
             return NULL;
         }
         y->nodes += GPOINTER_TO_INT(g_hash_table_lookup(y->anchor_sizes, name));
+        y->alias_nodes += GPOINTER_TO_INT(g_hash_table_lookup(y->anchor_sizes, name));
         if (y->nodes > MAX_NODES)
             goto too_big;
         node = gal__node_copy(target);
@@ -298,8 +388,17 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
     return node;
 
 too_big:
-    gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
-        "the document expands to more than %d nodes (an alias bomb?)", MAX_NODES);
+    /* Blame aliases only when they made copies: a long list is no bomb. */
+    if (y->alias_nodes > 0)
+        gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+            "the document expands to more than %d nodes, %ld of them copies made by aliases "
+            "(an alias bomb?)",
+            MAX_NODES, y->alias_nodes);
+    else
+        gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+            "the document has more than %d nodes (values, keys, lists and mappings); a preset "
+            "needs a few hundred",
+            MAX_NODES);
     y->failed = TRUE;
     return NULL;
 }
@@ -430,12 +529,14 @@ unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *
     g_auto(GStrv) names = shipped_names(presets_dir);
     const char *guess = gal__did_you_mean(ref, (const char *const *) names);
     g_autofree char *list = g_strjoinv(", ", names);
+    g_autofree char *shown = gal__excerpt(ref, GAL_EXCERPT_CHARS);
 
     if (guess)
         return gal__errors_push(errs, code, loc, key,
-            "no preset file or shipped preset named \"%s\" (did you mean \"%s\"?)", ref, guess);
+            "no preset file or shipped preset named \"%s\" (did you mean \"%s\"?)", shown,
+            guess);
     return gal__errors_push(errs, code, loc, key,
-        "no preset file or shipped preset named \"%s\"; shipped presets are: %s", ref,
+        "no preset file or shipped preset named \"%s\"; shipped presets are: %s", shown,
         *list ? list : "(none found)");
 }
 
@@ -502,15 +603,32 @@ merge_stages(gal_node *base, gal_node *over)
 static gal_node *load_tree(load_ctx *ctx, const char *path, const gal_loc *from,
     GPtrArray *chain);
 
+/* A preset larger than GAL_PRESET_MAX_BYTES is refused before it is
+ * parsed: -1 with the error added, naming the file. */
+static int
+check_size(load_ctx *ctx, const char *file, goffset bytes)
+{
+    gal_loc loc = { intern(ctx, file), 0, 0 };
+
+    if (bytes <= GAL_PRESET_MAX_BYTES)
+        return 0;
+    return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &loc, NULL,
+        "preset is %.1f MiB (%" G_GINT64_FORMAT " bytes), larger than the %d MiB limit",
+        bytes / 1048576.0, (gint64) bytes, GAL_PRESET_MAX_BYTES / (1024 * 1024));
+}
+
 static gal_node *
 tree_from_text(load_ctx *ctx, const char *text, size_t len, const char *file,
     GPtrArray *chain)
 {
-    gal_node *root = parse_yaml(text, len, intern(ctx, file), ctx->errs);
+    gal_node *root;
     gal_node *ext, *parent;
     g_autofree char *parent_path = NULL;
     gal_node *parent_stages, *child_stages;
 
+    if (check_size(ctx, file, (goffset) len))
+        return NULL;
+    root = parse_yaml(text, len, intern(ctx, file), ctx->errs);
     if (!root)
         return NULL;
     ext = gal__node_get(root, "extends");
@@ -562,6 +680,7 @@ load_tree(load_ctx *ctx, const char *path, const gal_loc *from, GPtrArray *chain
     g_autofree char *text = NULL;
     g_autofree char *real = g_canonicalize_filename(path, NULL);
     g_autoptr(GError) error = NULL;
+    GStatBuf st;
     gsize len;
     gal_node *root;
 
@@ -576,6 +695,9 @@ load_tree(load_ctx *ctx, const char *path, const gal_loc *from, GPtrArray *chain
             "more than %d levels of extends", MAX_EXTENDS);
         return NULL;
     }
+    /* Refused before it is read: a shared preset may be anything. */
+    if (g_stat(path, &st) == 0 && check_size(ctx, path, (goffset) st.st_size))
+        return NULL;
     if (!g_file_get_contents(path, &text, &len, &error)) {
         gal__errors_push(ctx->errs, from ? GAL_ERR_PRESET : GAL_ERR_USAGE, from,
             from ? "extends" : NULL, "cannot read %s: %s", path, error->message);
@@ -695,6 +817,7 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
                     "the preset has no %s stage to set", path[0]);
             else {
                 GPtrArray *names = g_ptr_array_new();
+                g_autofree char *shown = gal__excerpt(path[0], GAL_EXCERPT_CHARS);
                 const char *guess;
 
                 for (int i = 0; top_keys[i]; i++)
@@ -704,7 +827,7 @@ apply_override(load_ctx *ctx, gal_node *root, const char *arg)
                 g_ptr_array_add(names, NULL);
                 guess = gal__did_you_mean(path[0], (const char *const *) names->pdata);
                 gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
-                    "\"%s\" is neither a top-level key nor a stage%s%s%s", path[0],
+                    "\"%s\" is neither a top-level key nor a stage%s%s%s", shown,
                     guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
                 g_ptr_array_free(names, TRUE);
             }
@@ -831,10 +954,13 @@ check_version(load_ctx *ctx, const gal_node *root)
             "missing \"gallop: 1\" (the preset schema version) at the top of the preset");
         return;
     }
-    if (v->kind != GAL_NODE_SCALAR || strcmp(v->text, "1") != 0)
+    if (v->kind != GAL_NODE_SCALAR || strcmp(v->text, "1") != 0) {
+        g_autofree char *shown =
+            gal__excerpt(v->kind == GAL_NODE_SCALAR ? v->text : "?", GAL_EXCERPT_CHARS);
+
         gal__errors_push(ctx->errs, GAL_ERR_PRESET, &v->loc, "gallop",
-            "unsupported schema version \"%s\": this gallop reads version 1",
-            v->kind == GAL_NODE_SCALAR ? v->text : "?");
+            "unsupported schema version \"%s\": this gallop reads version 1", shown);
+    }
 }
 
 static const char **
@@ -848,11 +974,102 @@ stage_names(void)
     return names;
 }
 
+/* One stage: `name` (a key of a stages item) configured by `value`. */
+static void
+load_stage(load_ctx *ctx, gal_preset *preset, const gal_node *name, const gal_node *value)
+{
+    gal_stage_instance st = { 0 };
+    g_autofree gal_loc *locs = NULL;
+
+    st.def = gal__stage_find(name->text);
+    if (!st.def) {
+        g_autofree const char **names = stage_names();
+        g_autofree char *list = g_strjoinv(", ", (char **) names);
+        const char *guess = gal__did_you_mean(name->text, names);
+
+        if (guess)
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
+                "unknown stage (did you mean \"%s\"?)", guess);
+        else
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
+                "unknown stage; stages are %s", list);
+        return;
+    }
+    st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
+        st.def->opts_size };
+    st.loc = name->loc;
+    locs = g_new0(gal_loc, n_params(st.def->params));
+    if (gal__schema_fill(&st.section, value, &st.opts, locs, ctx->errs) == 0 &&
+        gal__schema_check_files(&st.section, st.opts, locs, follow_links(ctx), ctx->errs) == 0 &&
+        st.def->check) {
+        gal_stage_ctx sc = { st.opts, NULL, st.loc };
+        gal_error err = { 0 };
+
+        if (st.def->check(&sc, &err)) {
+            if (!err.key[0])
+                gal__utf8_copy(err.key, st.def->name, sizeof(err.key));
+            gal__errors_add(ctx->errs, &err);
+        }
+    }
+    g_array_append_val(preset->stages, st);
+}
+
+/* Is `key` one of the keys of the stage named `stage`? */
+static gboolean
+stage_has_key(const char *stage, const char *key)
+{
+    const gal_stage_def *def = gal__stage_find(stage);
+
+    for (const gal_param *p = def ? def->params : NULL; p && p->field; p++) {
+        g_autofree char *k = gal__param_key(p);
+
+        if (strcmp(k, key) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* A stages item with more than one key: each one after the first is an
+ * error at that key, saying what was most likely meant. A stage name is a
+ * stage that lost its "- " (each is then checked as a stage, so that its
+ * own errors show too); a key of the first stage was meant inside it. */
+static void
+load_crowded_item(load_ctx *ctx, gal_preset *preset, const gal_node *item)
+{
+    const gal_node *first = item->keys->pdata[0];
+    g_autofree char *first_shown = gal__excerpt(first->text, GAL_EXCERPT_CHARS);
+    gboolean all_stages = gal__stage_find(first->text) != NULL;
+
+    for (guint i = 1; i < item->keys->len; i++) {
+        const gal_node *key = item->keys->pdata[i];
+        g_autofree char *shown = gal__excerpt(key->text, GAL_EXCERPT_CHARS);
+
+        if (gal__stage_find(key->text))
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, "stages",
+                "a second stage, \"%s\", in the list item of \"%s\" (line %d): each stage is "
+                "a list item of its own; is the \"- \" before \"%s\" missing?",
+                shown, first_shown, first->loc.line, shown);
+        else if (stage_has_key(first->text, key->text))
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, "stages",
+                "a second key, \"%s\", in the list item of \"%s\" (line %d): %s is a key of "
+                "%s; indent it under \"%s:\" or put it in its {...}",
+                shown, first_shown, first->loc.line, shown, first_shown, first_shown);
+        else
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &key->loc, "stages",
+                "a second key, \"%s\", in the list item of \"%s\" (line %d): each stage is "
+                "a one-key mapping; is the \"- \" before \"%s\" missing?",
+                shown, first_shown, first->loc.line, shown);
+        all_stages &= gal__stage_find(key->text) != NULL;
+    }
+    if (all_stages)
+        for (guint i = 0; i < item->keys->len; i++)
+            load_stage(ctx, preset, item->keys->pdata[i], item->items->pdata[i]);
+}
+
 static void
 load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
 {
     const gal_node *stages = gal__node_get(root, "stages");
-    g_autofree gal_loc *locs = NULL;
 
     if (!stages || (stages->kind == GAL_NODE_SCALAR && stages->is_null))
         return;
@@ -864,46 +1081,14 @@ load_stages(load_ctx *ctx, gal_preset *preset, const gal_node *root)
     }
     for (guint i = 0; i < stages->items->len; i++) {
         const gal_node *item = stages->items->pdata[i];
-        const gal_node *name;
-        gal_stage_instance st = { 0 };
 
-        if (item->kind != GAL_NODE_MAP || item->keys->len != 1) {
+        if (item->kind == GAL_NODE_MAP && item->keys->len > 1)
+            load_crowded_item(ctx, preset, item);
+        else if (item->kind != GAL_NODE_MAP || item->keys->len != 1)
             gal__errors_push(ctx->errs, GAL_ERR_PRESET, &item->loc, "stages",
                 "each stage is a one-key mapping such as \"- resize: {width: 1080}\"");
-            continue;
-        }
-        name = item->keys->pdata[0];
-        st.def = gal__stage_find(name->text);
-        if (!st.def) {
-            g_autofree const char **names = stage_names();
-            g_autofree char *list = g_strjoinv(", ", (char **) names);
-            const char *guess = gal__did_you_mean(name->text, names);
-
-            if (guess)
-                gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
-                    "unknown stage (did you mean \"%s\"?)", guess);
-            else
-                gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
-                    "unknown stage; stages are %s", list);
-            continue;
-        }
-        st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
-            st.def->opts_size };
-        st.loc = name->loc;
-        locs = g_renew(gal_loc, locs, n_params(st.def->params));
-        if (gal__schema_fill(&st.section, item->items->pdata[0], &st.opts, locs, ctx->errs) == 0 &&
-            gal__schema_check_files(&st.section, st.opts, locs, follow_links(ctx), ctx->errs) == 0 &&
-            st.def->check) {
-            gal_stage_ctx sc = { st.opts, NULL, st.loc };
-            gal_error err = { 0 };
-
-            if (st.def->check(&sc, &err)) {
-                if (!err.key[0])
-                    g_strlcpy(err.key, st.def->name, sizeof(err.key));
-                gal__errors_add(ctx->errs, &err);
-            }
-        }
-        g_array_append_val(preset->stages, st);
+        else
+            load_stage(ctx, preset, item->keys->pdata[0], item->items->pdata[0]);
     }
 }
 
@@ -933,10 +1118,12 @@ check_output(load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
             param_loc(&gal__output_section, locs, "format"), "output.format",
             "avif needs a libvips built with libheif, and this one is not");
     /* A literal ".." or leading "/" fails for every photo: say so now. */
-    if (!(path = gal__output_path(out, "/", &sample, &err)))
+    if (!(path = gal__output_path(out, "/", &sample, &err))) {
+        g_autofree char *shown = gal__excerpt(gal__template_text(out->name), GAL_EXCERPT_CHARS);
+
         gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "name"),
-            "output.name", "\"%s\" is not a usable name template: %s",
-            gal__template_text(out->name), err.msg);
+            "output.name", "\"%s\" is not a usable name template: %s", shown, err.msg);
+    }
     err = (gal_error) { 0 };
     if (gal__metadata_check(out->metadata, &err))
         gal__errors_push(ctx->errs, GAL_ERR_PRESET,
@@ -1020,7 +1207,7 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
 
         if (st->def->prepare && st->def->prepare(&sc, &st->shared, &err)) {
             if (!err.key[0])
-                g_strlcpy(err.key, st->def->name, sizeof(err.key));
+                gal__utf8_copy(err.key, st->def->name, sizeof(err.key));
             gal__errors_add(ctx->errs, &err);
         }
     }
@@ -1292,13 +1479,14 @@ gal_stages_describe(const char *name, gal_error *err)
     if (!found) {
         g_autofree const char **names = stage_names();
         const char *guess = gal__did_you_mean(name, names);
+        g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
 
         for (size_t i = 0; !guess && i < G_N_ELEMENTS(sections); i++)
             if (gal__did_you_mean(name, (const char *const[]) { sections[i]->name, NULL }))
                 guess = sections[i]->name;
 
         gal_error_set(err, GAL_ERR_USAGE, NULL, NULL, "no stage or section named \"%s\"%s%s%s",
-            name, guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
+            shown, guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
         g_string_free(out, TRUE);
         return NULL;
     }

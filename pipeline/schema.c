@@ -207,6 +207,7 @@ parse_enum(const gal_section *sec, const gal_param *param, const gal_node *value
 {
     const char *text = value->text;
     g_autofree char *list = NULL;
+    g_autofree char *shown = gal__excerpt(value->text, GAL_EXCERPT_CHARS);
     const char *guess;
 
     /* Both spellings of centre are common in presets. */
@@ -221,9 +222,8 @@ parse_enum(const gal_section *sec, const gal_param *param, const gal_node *value
     guess = gal__did_you_mean(text, param->choices);
     if (guess)
         return value_error(err, sec, param, value,
-            "expected one of %s, got \"%s\" (did you mean \"%s\"?)", list, value->text, guess);
-    return value_error(err, sec, param, value, "expected one of %s, got \"%s\"", list,
-        value->text);
+            "expected one of %s, got \"%s\" (did you mean \"%s\"?)", list, shown, guess);
+    return value_error(err, sec, param, value, "expected one of %s, got \"%s\"", list, shown);
 }
 
 static int
@@ -231,6 +231,7 @@ parse_length(const gal_section *sec, const gal_param *param, const gal_node *val
     gal_length *out, gal_error *err)
 {
     g_autofree char *text = g_strstrip(g_strdup(value->text));
+    g_autofree char *shown = gal__excerpt(value->text, GAL_EXCERPT_CHARS);
     size_t n = strlen(text);
     gal_length len = { 0 };
 
@@ -244,13 +245,13 @@ parse_length(const gal_section *sec, const gal_param *param, const gal_node *val
     if (!parse_double(text, &len.value))
         return value_error(err, sec, param, value,
             "expected a length in pixels (24 or 24px) or a percentage (3.5%%), got \"%s\"",
-            value->text);
+            shown);
     if (len.relative && (len.value < 0 || len.value > 100))
         return value_error(err, sec, param, value,
-            "a percentage must be between 0%% and 100%%, got %s", value->text);
+            "a percentage must be between 0%% and 100%%, got %s", shown);
     if (!len.relative && (len.value < param->min || len.value > param->max))
         return value_error(err, sec, param, value,
-            "must be between %g and %g px, got %s", param->min, param->max, value->text);
+            "must be between %g and %g px, got %s", param->min, param->max, shown);
     *out = len;
     return 0;
 }
@@ -287,6 +288,9 @@ parse_size(const gal_section *sec, const gal_param *param, const gal_node *value
     for (guint i = 0; i < value->keys->len; i++) {
         const gal_node *key = value->keys->pdata[i];
         const gal_node *v = value->items->pdata[i];
+        g_autofree char *shown = gal__excerpt(
+            v->kind == GAL_NODE_SCALAR ? v->text : "a collection", GAL_EXCERPT_CHARS);
+        g_autofree char *key_shown = gal__excerpt(key->text, GAL_EXCERPT_CHARS);
         long long px;
 
         if (strcmp(key->text, "relative") == 0) {
@@ -301,12 +305,12 @@ parse_size(const gal_section *sec, const gal_param *param, const gal_node *value
                 px > param->max)
                 return value_error(err, sec, param, v,
                     "%s: expected whole pixels between 0 and %g, got \"%s\"", key->text,
-                    param->max, v->kind == GAL_NODE_SCALAR ? v->text : "a collection");
+                    param->max, shown);
             *(key->text[1] == 'i' ? &size.min_px : &size.max_px) = (int) px;
         }
         else
             return value_error(err, sec, param, key,
-                "unknown key \"%s\" in a size; sizes take relative, min and max", key->text);
+                "unknown key \"%s\" in a size; sizes take relative, min and max", key_shown);
     }
     if (!have_length)
         return value_error(err, sec, param, value, "a size mapping needs relative: (e.g. 15%%)");
@@ -322,6 +326,7 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     const gal_node *value, void *opts, gal_error *err)
 {
     const char *text = value->text;
+    g_autofree char *shown = NULL;
 
     if (param->type == GAL_T_STRLIST || param->type == GAL_T_PATHLIST)
         return parse_list(sec, param, value, param->type == GAL_T_PATHLIST,
@@ -334,6 +339,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         return value_error(err, sec, param, value, "expected %s %s, got %s",
             strchr("aeiou", type[0]) ? "an" : "a", type, kind_name(value));
     }
+    /* Messages quote a value only so far: it may be a whole caption. */
+    shown = gal__excerpt(text, GAL_EXCERPT_CHARS);
 
     switch (param->type) {
     case GAL_T_BOOL: {
@@ -345,14 +352,14 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
                 *FIELD(opts, param, gboolean) = g_ascii_strcasecmp(text, yes[i]) == 0;
                 return 0;
             }
-        return value_error(err, sec, param, value, "expected true or false, got \"%s\"", text);
+        return value_error(err, sec, param, value, "expected true or false, got \"%s\"", shown);
     }
     case GAL_T_INT: {
         long long v;
 
         if (!parse_int(text, &v))
             return value_error(err, sec, param, value, "expected a whole number, got \"%s\"",
-                text);
+                shown);
         if (v < param->min || v > param->max)
             return value_error(err, sec, param, value, "must be between %g and %g, got %lld",
                 param->min, param->max, v);
@@ -363,10 +370,10 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         double v;
 
         if (!parse_double(text, &v))
-            return value_error(err, sec, param, value, "expected a number, got \"%s\"", text);
+            return value_error(err, sec, param, value, "expected a number, got \"%s\"", shown);
         if (v < param->min || v > param->max)
             return value_error(err, sec, param, value, "must be between %g and %g, got %s",
-                param->min, param->max, text);
+                param->min, param->max, shown);
         *FIELD(opts, param, double) = v;
         return 0;
     }
@@ -399,14 +406,24 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         if (gal__color_parse(text, FIELD(opts, param, gal_color)))
             return value_error(err, sec, param, value,
                 "expected a colour like \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", white, black "
-                "or transparent, got \"%s\"", text);
+                "or transparent, got \"%s\"", shown);
         return 0;
     case GAL_T_LENGTH:
         return parse_length(sec, param, value, FIELD(opts, param, gal_length), err);
     case GAL_T_TEMPLATE: {
         g_autoptr(GError) error = NULL;
-        gal_template *tpl = gal__template_parse(text, &error);
+        gal_template *tpl;
+        long chars = 0;
 
+        /* Characters, as a reader counts them; a --set value need not be
+         * valid UTF-8, so lead bytes are counted rather than decoded. */
+        for (const char *c = text; param->max > 0 && *c; c++)
+            chars += ((guchar) *c & 0xc0) != 0x80;
+        if (chars > param->max)
+            return value_error(err, sec, param, value,
+                "a text of %ld characters (\"%s\"), longer than the %g this key takes", chars,
+                shown, param->max);
+        tpl = gal__template_parse(text, &error);
         if (!tpl)
             return value_error(err, sec, param, value, "%s", error->message);
         gal__template_free(*FIELD(opts, param, gal_template *));
@@ -449,8 +466,8 @@ check_file(const gal_section *sec, const gal_param *p, char **value, const gal_l
         err.line = loc->line;
         err.col = loc->col;
         if (loc->file)
-            g_strlcpy(err.file, loc->file, sizeof(err.file));
-        g_strlcpy(err.key, key, sizeof(err.key));
+            gal__utf8_copy(err.file, loc->file, sizeof(err.file));
+        gal__utf8_copy(err.key, key, sizeof(err.key));
         gal__errors_add(errs, &err);
         return -1;
     }
@@ -743,6 +760,8 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
             range = g_strdup_printf("%g..%g", p->min, p->max);
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
+        else if (p->type == GAL_T_TEMPLATE && p->max > 0)
+            range = g_strdup_printf("at most %g characters", p->max);
         else if (p->type == GAL_T_ENUM)
             range = g_strjoinv("|", (char **) p->choices);
         else

@@ -338,7 +338,7 @@ caption_burn_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsIma
         err->line = sc->loc.line;
         err->col = sc->loc.col;
         if (sc->loc.file)
-            g_strlcpy(err->file, sc->loc.file, sizeof(err->file));
+            gal__utf8_copy(err->file, sc->loc.file, sizeof(err->file));
         return -1;
     }
     if (shows_caption) {

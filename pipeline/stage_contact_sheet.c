@@ -183,21 +183,24 @@ sheet_check(const gal_stage_ctx *sc, gal_error *err)
 {
     const sheet_opts *o = sc->opts;
     const char *ext = strrchr(o->file, '.');
+    /* Messages quote the user's values only so far. */
+    g_autofree char *aspect = gal__excerpt(o->aspect, GAL_EXCERPT_CHARS);
+    g_autofree char *file = gal__excerpt(o->file, GAL_EXCERPT_CHARS);
 
     if (cell_ratio(o) == 0)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.aspect",
-            "expected width:height such as 1:1, 4:5 or 3:2, got \"%s\"", o->aspect);
+            "expected width:height such as 1:1, 4:5 or 3:2, got \"%s\"", aspect);
     if (!strstr(o->file, "{page}") && o->per_page > 0)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
             "\"%s\" has no {page}, but sheets hold %d photos each (per-page: 0 for one sheet)",
-            o->file, o->per_page);
+            file, o->per_page);
     if (strchr(o->file, '/') || o->file[0] == '.')
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
-            "\"%s\": a sheet is a plain file name in the output folder", o->file);
+            "\"%s\": a sheet is a plain file name in the output folder", file);
     if (!ext || !(g_ascii_strcasecmp(ext, ".jpg") == 0 || g_ascii_strcasecmp(ext, ".jpeg") == 0 ||
                     g_ascii_strcasecmp(ext, ".png") == 0 || g_ascii_strcasecmp(ext, ".webp") == 0))
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
-            "\"%s\": end the name in .jpg, .png or .webp to choose the format", o->file);
+            "\"%s\": end the name in .jpg, .png or .webp to choose the format", file);
     return 0;
 }
 

@@ -7,7 +7,9 @@
  * shared by the workers (the only mutable shared state, behind a lock).
  * Compositing touches only the rectangle under the mark: that region is cut
  * out, blended and inserted back, all lazily. Text that uses per-photo
- * fields ({date}, {artist}...) is rendered per photo. */
+ * fields ({date}, {artist}...) is rendered per photo. A text mark is one
+ * line of at most MARK_MAX_CHARS characters: longer fixed text is a preset
+ * error at its key, and a longer per-photo text (a {caption}) is cut. */
 #include <string.h>
 
 #include "decode.h"
@@ -35,6 +37,12 @@ static const char *const gravity_names[] = { "centre", "north", "north-east", "e
 enum { TILE_OFF, TILE_GRID, TILE_DIAGONAL };
 static const char *const tile_names[] = { "false", "true", "diagonal", NULL };
 
+/* A mark is one line drawn across part of the photo: a short credit, or
+ * at most a caption. Drawn whole, a longer line would be wider than the
+ * largest surface Cairo makes (see TEXT_RENDER_MAX_WIDTH), and unreadable
+ * once scaled to the photo anyway. */
+#define MARK_MAX_CHARS 1000
+
 static const char *const blend_names[] = { "over", "multiply", "screen", "overlay",
     "soft-light", "darken", "lighten", NULL };
 static const VipsBlendMode blend_modes[] = { VIPS_BLEND_MODE_OVER, VIPS_BLEND_MODE_MULTIPLY,
@@ -44,9 +52,11 @@ static const VipsBlendMode blend_modes[] = { VIPS_BLEND_MODE_OVER, VIPS_BLEND_MO
 static const gal_param watermark_params[] = {
     GAL_PARAM_PATH(watermark_opts, image,
         "logo image (PNG, WebP or SVG, ideally with alpha), relative to the preset", 0),
-    GAL_PARAM_TEMPLATE(watermark_opts, text,
-        "text to draw instead of an image, a template such as \"© {artist} {date:%Y}\"",
-        NULL),
+    GAL_PARAM_TEMPLATE_MAX(watermark_opts, text,
+        "text to draw instead of an image, a template such as \"© {artist} {date:%Y}\"; one "
+        "line of at most " G_STRINGIFY(MARK_MAX_CHARS) " characters (a longer caption in it is "
+        "cut)",
+        NULL, MARK_MAX_CHARS),
     GAL_PARAM_STRING(watermark_opts, font,
         "font family and style for text, or a font file relative to the preset",
         "DejaVu Sans Bold"),
@@ -84,8 +94,12 @@ typedef struct {
 #define TEXT_RENDER_PX 160
 /* Cairo refuses surfaces wider than 32767 px. A glyph is at most about an
  * em wide, so a long text (a whole caption) is rendered smaller, keeping its
- * line under this width; it is scaled down to the photo anyway. */
+ * line under this width; it is scaled down to the photo anyway. At
+ * MARK_MAX_CHARS that is 16 px; a text of the few glyphs far wider than an
+ * em (1000 three-em dashes, U+2E3B, are 48000 px) may still pass Cairo's
+ * limit, and is then drawn smaller again, down to TEXT_RENDER_MIN_PX. */
 #define TEXT_RENDER_MAX_WIDTH 16000
+#define TEXT_RENDER_MIN_PX 4
 
 static gboolean
 looks_like_font_file(const char *font)
@@ -133,16 +147,31 @@ to_master(const gal_stage_ctx *sc, VipsImage *in, VipsImage **out, gal_error *er
     return 0;
 }
 
+/* The mark's text as an image. A per-photo text longer than a mark is
+ * cut. Errors (`code`: PRESET in prepare, STAGE per photo) name the key
+ * and the stage's place in the preset. */
 static int
-render_text(const watermark_shared *shared, const watermark_opts *o, const char *text,
-    VipsImage **out, gal_error *err)
+render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char *text,
+    gal_code code, VipsImage **out, gal_error *err)
 {
-    glong chars = MAX(1, g_utf8_strlen(text, -1));
+    const watermark_opts *o = sc->opts;
+    g_autofree char *valid = g_utf8_make_valid(text, -1);
+    g_autofree char *line = gal__excerpt(valid, MARK_MAX_CHARS);
+    glong chars = MAX(1, g_utf8_strlen(line, -1));
     int px = (int) CLAMP(TEXT_RENDER_MAX_WIDTH / chars, 8, TEXT_RENDER_PX);
-    gal_text_style style = { shared->family, NULL, px, o->color, NULL, 0, GAL_ALIGN_LEFT, 0 };
     gal_text_info info;
 
-    return gal__text_render(text, &style, out, &info, err);
+    for (;; px /= 2) {
+        gal_text_style style = { shared->family, NULL, px, o->color, NULL, 0, GAL_ALIGN_LEFT,
+            0 };
+        gal_error attempt = { 0 };
+
+        if (gal__text_render(line, &style, out, &info, &attempt) == 0)
+            return 0;
+        if (px / 2 < TEXT_RENDER_MIN_PX)
+            return gal_error_set(err, code, &sc->loc, "watermark.text",
+                "cannot draw the text as one line, even at %d px: %s", px, attempt.msg);
+    }
 }
 
 static void
@@ -192,7 +221,7 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
             if (!err->line) {
                 err->line = sc->loc.line;
                 err->col = sc->loc.col;
-                g_strlcpy(err->file, sc->loc.file ? sc->loc.file : "", sizeof(err->file));
+                gal__utf8_copy(err->file, sc->loc.file ? sc->loc.file : "", sizeof(err->file));
                 g_strlcpy(err->key, "watermark.image", sizeof(err->key));
             }
             watermark_release(shared);
@@ -231,7 +260,7 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
             g_autofree char *text = gal__template_render(o->text, &none, FALSE);
             g_autoptr(VipsImage) rendered = NULL;
 
-            if (render_text(shared, o, text, &rendered, err)) {
+            if (render_text(sc, shared, text, GAL_ERR_PRESET, &rendered, err)) {
                 watermark_release(shared);
                 return -1;
             }
@@ -374,7 +403,7 @@ watermark_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage 
         g_autofree char *text = gal__template_render(o->text, &job->facts, FALSE);
         g_autoptr(VipsImage) rendered = NULL;
 
-        if (render_text(shared, o, text, &rendered, err))
+        if (render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, err))
             return -1;
         if (rendered && to_master(sc, rendered, &per_photo, err))
             return -1;

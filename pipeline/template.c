@@ -69,20 +69,42 @@ gal__template_uses(const gal_template *tpl, const char *name)
     return FALSE;
 }
 
+/* The column of `at` in `text`, counted in characters from 1, as an
+ * editor shows it. */
+static long
+column_of(const char *text, const char *at)
+{
+    long column = 1;
+
+    for (const char *c = text; c < at; c++)
+        column += ((guchar) *c & 0xc0) != 0x80;
+    return column;
+}
+
+/* Messages quote the template (which may be a whole caption) and its
+ * parts only so far. */
+static char *
+shown(const char *text)
+{
+    return gal__excerpt(text, GAL_EXCERPT_CHARS);
+}
+
 static int
 field_error(GError **error, const char *text, const char *field, long column)
 {
     const char *guess = gal__did_you_mean(field, field_names);
     g_autofree char *list = g_strjoinv(", ", (char **) field_names);
+    g_autofree char *field_shown = shown(field);
+    g_autofree char *text_shown = shown(text);
 
     if (guess)
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-            "unknown field \"{%s}\" at column %ld of \"%s\" (did you mean \"{%s}\"?)", field,
-            column, text, guess);
+            "unknown field \"{%s}\" at column %ld of \"%s\" (did you mean \"{%s}\"?)",
+            field_shown, column, text_shown, guess);
     else
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-            "unknown field \"{%s}\" at column %ld of \"%s\"; fields are %s", field, column,
-            text, list);
+            "unknown field \"{%s}\" at column %ld of \"%s\"; fields are %s", field_shown,
+            column, text_shown, list);
     return -1;
 }
 
@@ -105,12 +127,14 @@ parse_field(const char *text, const char *open, const char *close, part *pt,
     }
     g_strstrip(inner);
     if (!g_strv_contains(field_names, inner))
-        return field_error(error, text, inner, (long) (open - text) + 1);
+        return field_error(error, text, inner, column_of(text, open));
     if (pt->format && strcmp(inner, "date") != 0 && strcmp(inner, "index") != 0 &&
         strcmp(inner, "count") != 0) {
+        g_autofree char *text_shown = shown(text);
+
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
             "field \"{%s}\" takes no format (only date, index and count do), at column %ld "
-            "of \"%s\"", inner, (long) (open - text) + 1, text);
+            "of \"%s\"", inner, column_of(text, open), text_shown);
         return -1;
     }
     if (pt->format && strcmp(inner, "date") != 0) {
@@ -118,9 +142,12 @@ parse_field(const char *text, const char *open, const char *close, part *pt,
         const char *f = pt->format;
 
         if (!*f || strspn(f, "0123456789") != strlen(f) || strlen(f) > 2) {
+            g_autofree char *format_shown = shown(f);
+            g_autofree char *text_shown = shown(text);
+
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                 "\"{%s:%s}\": a number takes a width such as {%s:03}, at column %ld of \"%s\"",
-                inner, f, inner, (long) (open - text) + 1, text);
+                inner, format_shown, inner, column_of(text, open), text_shown);
             return -1;
         }
     }
@@ -150,9 +177,11 @@ gal__template_parse(const char *text, GError **error)
             part pt = { 0 };
 
             if (!close) {
+                g_autofree char *text_shown = shown(text);
+
                 g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                     "unclosed \"{\" at column %ld of \"%s\" (write \"{{\" for a brace)",
-                    (long) (c - text) + 1, text);
+                    column_of(text, c), text_shown);
                 goto fail;
             }
             if (parse_field(text, c, close, &pt, error)) {
@@ -169,9 +198,11 @@ gal__template_parse(const char *text, GError **error)
             c = close + 1;
         }
         else if (*c == '}') {
+            g_autofree char *text_shown = shown(text);
+
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                 "unmatched \"}\" at column %ld of \"%s\" (write \"}}\" for a brace)",
-                (long) (c - text) + 1, text);
+                column_of(text, c), text_shown);
             goto fail;
         }
         else

@@ -16,7 +16,13 @@
  * Lines are counted exactly, without asking Pango: the same text is laid
  * out a second time with LINE_PROBE_PX of extra space between lines, and
  * the block grows by that much per line break. Cutting to `max_lines` is a
- * bounded binary search over word boundaries, ending the last line in "…". */
+ * bounded binary search over word boundaries, ending the last line in "…".
+ *
+ * Text that could not show in any case is cut before any layout: a 100 KB
+ * caption laid out whole is a block taller than Cairo's largest surface
+ * (32767 px), which vips_text refuses, and slow. What `max_lines` lines
+ * (or `max_height_px`) of `wrap_px` can show is bounded in characters from
+ * the narrowest advance a character can have (MIN_ADVANCE_EM). */
 #include <string.h>
 
 #include "internal.h"
@@ -27,6 +33,18 @@
 /* Extra space between lines in the counting layout: far more than the
  * one-pixel rounding of ink extents, so the division is exact. */
 #define LINE_PROBE_PX 16
+
+/* No character that takes room is narrower than this share of an em: the
+ * narrowest letters and spaces of the fonts in use (i, l, the space, the
+ * thin space) are a fifth to a third of an em. A line of W px at S px then
+ * holds at most W / (MIN_ADVANCE_EM * S) characters; marks and zero-width
+ * characters take no room and are not counted. */
+#define MIN_ADVANCE_EM 0.2
+
+/* Text cut by that bound keeps about this share of itself when it is laid
+ * out (an average character is about half an em wide): where the search
+ * for the cut starts. */
+#define PRECUT_SHARE 0.4
 
 /* U+2060 WORD JOINER: no line break here. U+200B ZERO WIDTH SPACE: a line
  * may break here. Both are invisible and take no room. */
@@ -445,6 +463,54 @@ fit_text(const char *text, const bounds *b, double keep_fraction, gboolean *fail
     return best;
 }
 
+/* The most lines the block may have: max_lines, and what max_height_px
+ * holds on the font's line grid; 0 for no bound. */
+static int
+lines_bound(const bounds *b)
+{
+    int lines = b->style->max_lines > 0 ? b->style->max_lines : 0;
+
+    if (b->max_height_px > 0 && b->line_pitch > 0) {
+        int by_height = MAX(1, (b->max_height_px - b->line_height) / b->line_pitch + 1);
+
+        lines = lines > 0 ? MIN(lines, by_height) : by_height;
+    }
+    return lines;
+}
+
+/* How many bytes of `text` could possibly be shown: it is cut where even
+ * the narrowest characters would have filled every line allowed, each
+ * line break ending a line. Returns strlen(text) when all of it could. */
+static gsize
+could_show(const char *text, const bounds *b)
+{
+    int max_lines = lines_bound(b);
+    double per_line = b->style->wrap_px > 0
+        ? MAX(1.0, b->style->wrap_px / (MIN_ADVANCE_EM * b->style->size_px))
+        : G_MAXDOUBLE;
+    double in_line = 0;
+    int lines = 1;
+    const char *c;
+
+    if (max_lines <= 0)
+        return strlen(text);
+    for (c = text; *c; c = g_utf8_next_char(c)) {
+        gunichar ch = g_utf8_get_char(c);
+
+        if (ch == '\n') {
+            if (++lines > max_lines)
+                break;
+            in_line = 0;
+        }
+        else if (!g_unichar_iszerowidth(ch) && !g_unichar_ismark(ch) && ++in_line > per_line) {
+            if (++lines > max_lines)
+                break;
+            in_line = 1;
+        }
+    }
+    return c - text;
+}
+
 int
 gal__text_render(const char *text, const gal_text_style *style, VipsImage **out,
     gal_text_info *info, gal_error *err)
@@ -467,7 +533,9 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
     g_autoptr(VipsImage) block = NULL;
     g_autoptr(VipsImage) faded = NULL;
     VipsImage *result;
-    int lines, height;
+    gboolean precut;
+    gsize shown;
+    int lines = 0, height = 0;
 
     *info = (gal_text_info) { 0 };
     *out = NULL;
@@ -477,20 +545,26 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
     /* The font's line grid: one line's box (from the top of an accented
      * capital to the bottom of a descender) and the pitch between lines. */
     if (render_markup("Ág", style, font, FALSE, 0, &line) ||
-        render_markup("Ág\nÁg", style, font, FALSE, 0, &two_lines) ||
-        measure(clean, style, font, &lines, &height))
+        render_markup("Ág\nÁg", style, font, FALSE, 0, &two_lines))
         return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
     info->line_height = b.line_height = line->Ysize;
     info->line_pitch = b.line_pitch = two_lines->Ysize - line->Ysize;
-    if (fits(&b, lines, height))
+    /* What cannot show goes before any layout; then the whole of what is
+     * left is not laid out either, since it is surely cut. */
+    shown = could_show(clean, &b);
+    precut = clean[shown] != '\0';
+    clean[shown] = '\0';
+    if (!precut && measure(clean, style, font, &lines, &height))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+    if (!precut && fits(&b, lines, height))
         kept = g_steal_pointer(&clean);
     else {
         gboolean failed;
-
         /* About this share of the text fits, taking its last line as half
          * full: where the search for the cut starts. */
-        double share = MIN(style->max_lines > 0 ? style->max_lines / (lines - 0.5) : 1.0,
-            max_height_px > 0 ? (double) max_height_px / height : 1.0);
+        double share = precut ? PRECUT_SHARE
+                              : MIN(style->max_lines > 0 ? style->max_lines / (lines - 0.5) : 1.0,
+                                    max_height_px > 0 ? (double) max_height_px / height : 1.0);
 
         info->cut = TRUE;
         kept = fit_text(clean, &b, share, &failed, &lines, &height);

@@ -235,6 +235,53 @@ Test(caption, html_in_a_caption_is_drawn_as_text)
     cr_expect_eq(out->Ysize, 1350);
 }
 
+/* A 100 KB caption from a table failed the photo ("caption-burn: text
+ * layout: text: invalid value (typically too big) ..."): it is cut after
+ * max-lines and the photo written, as is a 100 KB text in the preset. */
+Test(caption, a_100_kb_caption_is_cut_and_the_photo_written)
+{
+    g_autofree char *dir = gal_test_tmpdir("caption-huge");
+    g_autofree char *out_dir = g_build_filename(dir, "out", NULL);
+    g_autofree char *table = g_build_filename(dir, "captions.tsv", NULL);
+    g_autoptr(GString) caption = g_string_new(NULL);
+    g_autoptr(GString) rows = g_string_new("file\tcaption\n");
+    g_autofree char *preset = NULL;
+    g_autofree char *literal = NULL;
+    const char *argv[] = { GAL_BINARY, "run", NULL, TRIP_DIR "/trip-01.jpg", "-o", NULL, "-q",
+        NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *out_path = g_build_filename(out_dir, "trip-01.png", NULL);
+    g_autoptr(VipsImage) loaded = NULL;
+    g_autoptr(VipsImage) out = NULL;
+
+    while (caption->len < 100 * 1024)
+        g_string_append(caption, "Ran the #pyongyang marathon with 800 #runners, 200 of them "
+                                 "foreigners; a long caption pasted whole. ");
+    g_string_append_printf(rows, "trip-01.jpg\t%s\n", caption->str);
+    cr_assert(g_file_set_contents(table, rows->str, -1, NULL));
+    /* The table's caption at the bottom, the same text written in the preset at the top. */
+    literal = g_strdup_printf("gallop: 1\nextends: instagram-portrait\n"
+                              "captions: {table: captions.tsv}\n"
+                              "stages: [caption-burn: {max-lines: 3}, watermark: off, "
+                              "contact-sheet: off, caption-burn: {text: \"%s\", gravity: north, "
+                              "max-lines: 2}]\n"
+                              "output: {format: png}\n",
+        caption->str);
+    preset = gal_test_write_preset(dir, "huge.yaml", literal);
+    argv[2] = preset;
+    argv[5] = out_dir;
+    cr_assert_eq(run(argv, &err), 0, "%.300s", err);
+    /* Read more than once below: decode it once, into memory. */
+    loaded = gal_test_load_image(out_path, TRUE);
+    out = vips_image_copy_memory(loaded);
+    cr_assert_not_null(out);
+    cr_expect_eq(out->Xsize, 1080);
+    cr_expect_eq(out->Ysize, 1350);
+    /* Text at the top and at the bottom, none in the middle. */
+    cr_expect_gt(bright_pixels(out, 0, 100), 100);
+    cr_expect_gt(bright_pixels(out, 1250, 1349), 100);
+}
+
 Test(caption, check_shows_where_captions_come_from)
 {
     g_autofree char *dir = gal_test_tmpdir("caption-check");

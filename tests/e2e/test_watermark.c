@@ -88,3 +88,49 @@ Test(watermark, the_logo_sits_bottom_right_of_every_post_and_nowhere_else)
             inside_mean);
     }
 }
+
+/* A text mark is one line: 100 KB of fixed text stops the run at load
+ * (exit 2) with the text key's place; a 100 KB caption in the mark only
+ * shows up per photo, and is cut: the photo is written. */
+Test(watermark, a_huge_text_mark_is_a_preset_error_and_a_huge_caption_in_one_is_cut)
+{
+    g_autofree char *dir = gal_test_tmpdir("watermark-huge");
+    g_autofree char *out_dir = g_build_filename(dir, "out", NULL);
+    g_autofree char *table = g_build_filename(dir, "captions.tsv", NULL);
+    g_autoptr(GString) text = g_string_new(NULL);
+    g_autofree char *rows = NULL;
+    g_autofree char *fixed_yaml = NULL;
+    g_autofree char *fixed = NULL;
+    g_autofree char *per_photo = NULL;
+    g_autofree char *want = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *written = g_build_filename(out_dir, "trip-01.jpg", NULL);
+    const char *argv[] = { GAL_BINARY, "run", NULL, TRIP_DIR "/trip-01.jpg", "-o", NULL, "-q",
+        NULL };
+
+    while (text->len < 100 * 1024)
+        g_string_append(text, "lorem ipsum dolor sit amet ");
+    fixed_yaml = g_strdup_printf("gallop: 1\nstages:\n  - watermark: {text: \"%s\"}\n",
+        text->str);
+    fixed = gal_test_write_preset(dir, "fixed.yaml", fixed_yaml);
+    argv[2] = fixed;
+    argv[5] = out_dir;
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 2, "%.300s", err);
+    want = g_strdup_printf("%s:3:23: watermark.text: a text of %zu characters (\"lorem ipsum",
+        fixed, text->len);
+    cr_expect(strstr(err, want) != NULL, "%.300s", err);
+    cr_expect(strstr(err, "longer than the 1000 this key takes") != NULL, "%.300s", err);
+    cr_expect_not(g_file_test(written, G_FILE_TEST_EXISTS));
+
+    rows = g_strdup_printf("file\tcaption\ntrip-01.jpg\t%s\n", text->str);
+    cr_assert(g_file_set_contents(table, rows, -1, NULL));
+    per_photo = gal_test_write_preset(dir, "per-photo.yaml",
+        "gallop: 1\ncaptions: {table: captions.tsv}\n"
+        "stages:\n  - watermark: {text: \"{caption}\"}\n");
+    argv[2] = per_photo;
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%.300s", err);
+    cr_expect(g_file_test(written, G_FILE_TEST_IS_REGULAR));
+}

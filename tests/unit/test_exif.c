@@ -318,6 +318,26 @@ Test(exif, check_takes_keywords_groups_and_tag_names)
     expect_check(bad3, "use keep, strip, default, the groups");
 }
 
+/* A long name is quoted by its first characters, whole: the advice after
+ * it is kept. */
+Test(exif, check_quotes_a_long_name_by_its_start)
+{
+    GString *name = g_string_new(NULL);
+    const char *names[] = { NULL, NULL };
+    gal_error err = { 0 };
+
+    for (int i = 0; i < 400; i++)
+        g_string_append(name, "\xe6\x97\xa5");
+    names[0] = name->str;
+    cr_assert_eq(gal__metadata_check((char *const *) names, &err), -1);
+    cr_expect(g_utf8_validate(err.msg, -1, NULL));
+    cr_expect(strstr(err.msg, "\xe6\x97\xa5\xe2\x80\xa6\" is not an EXIF tag or group: use keep") !=
+            NULL,
+        "%s", err.msg);
+    cr_expect(g_str_has_suffix(err.msg, "such as Artist"), "%s", err.msg);
+    g_string_free(name, TRUE);
+}
+
 Test(exif, a_bad_name_is_a_preset_error_at_its_line)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);

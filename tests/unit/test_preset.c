@@ -241,6 +241,54 @@ Test(preset, rejects_a_stage_that_is_not_a_one_key_mapping)
     expect_error(&errs->items[0], 3, 5, "stages", "each stage is a one-key mapping");
 }
 
+/* A missing "- " makes two stages one item with two keys: the error is at
+ * the second key, names it, and each stage is still checked. */
+Test(preset, a_stage_item_with_two_stages_names_the_second_and_the_missing_dash)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize: {width: 1080}\n"
+                                             "    watermark: {text: x, opacity: 2}\n"
+                                             "  - resize: {width: 10}\n");
+
+    cr_assert_eq(errs->count, 2);
+    expect_error(&errs->items[0], 4, 5, "stages",
+        "a second stage, \"watermark\", in the list item of \"resize\" (line 3): each stage is a "
+        "list item of its own; is the \"- \" before \"watermark\" missing?");
+    cr_expect_str_eq(errs->items[0].msg,
+        "a second stage, \"watermark\", in the list item of \"resize\" (line 3): each stage is a "
+        "list item of its own; is the \"- \" before \"watermark\" missing?");
+    expect_error(&errs->items[1], 4, 35, "watermark.opacity", "must be between 0 and 1, got 2");
+}
+
+Test(preset, a_stage_key_written_beside_the_stage_name_says_to_indent_it)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize:\n"
+                                             "    width: 1080\n"
+                                             "    height: 1350\n");
+
+    cr_assert_eq(errs->count, 2);
+    expect_error(&errs->items[0], 4, 5, "stages",
+        "a second key, \"width\", in the list item of \"resize\" (line 3): width is a key of "
+        "resize; indent it under \"resize:\" or put it in its {...}");
+    expect_error(&errs->items[1], 5, 5, "stages", "a second key, \"height\",");
+}
+
+Test(preset, a_stage_item_with_an_unknown_second_key_asks_for_the_missing_dash)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - resize: {width: 1080}\n"
+                                             "    watermrk: {text: x}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 4, 5, "stages",
+        "a second key, \"watermrk\", in the list item of \"resize\" (line 3): each stage is a "
+        "one-key mapping; is the \"- \" before \"watermrk\" missing?");
+}
+
 /* ---- 2. wrong types --------------------------------------------------------- */
 
 Test(preset, rejects_text_for_an_int)
@@ -632,6 +680,121 @@ Test(preset, reports_invalid_utf8_where_it_is)
     cr_assert_eq(errs->count, 1);
     /* libyaml gives a byte offset for these, not a mark. */
     expect_error(&errs->items[0], 2, 10, "", "YAML syntax error: invalid leading UTF-8 octet");
+}
+
+/* One syntax error, exactly: code, place, no key, the whole message. */
+static void
+expect_syntax_error(const char *yaml, int line, int col, const char *msg)
+{
+    g_autofree gal_errors *errs = load_fails(yaml);
+
+    cr_assert_eq(errs->count, 1, "%s", yaml);
+    expect_error(&errs->items[0], line, col, "", msg);
+    cr_expect_str_eq(errs->items[0].msg, msg);
+}
+
+Test(preset, an_unclosed_quote_is_reported_where_it_opens)
+{
+    /* The first thing in the file. */
+    expect_syntax_error("\"gallop: 1\n"
+                        "stages: []\n",
+        1, 1,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
+    /* Block context, single quotes. */
+    expect_syntax_error("gallop: 1\n"
+                        "name: 'my web preset\n"
+                        "stages:\n"
+                        "  - resize: {width: 10}\n",
+        2, 7,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
+    /* Flow context, double quotes; the file ends without a line break. */
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - resize: {width: \"10}\n"
+                        "  - watermark: {text: x}",
+        3, 21,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
+    /* Flow context, single quotes, in a list. */
+    expect_syntax_error("gallop: 1\n"
+                        "input: {include: ['*.jpg]}\n",
+        2, 19,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
+    /* A document marker ends the string too. */
+    expect_syntax_error("gallop: 1\n"
+                        "description: \"first\n"
+                        "---\n"
+                        "gallop: 1\n",
+        2, 14,
+        "YAML syntax error: this quoted string is never closed (found \"---\", which ends a YAML "
+        "document, at line 3)");
+}
+
+Test(preset, an_unclosed_quote_deep_in_a_long_preset_is_reported_where_it_opens)
+{
+    GString *yaml = g_string_new("gallop: 1\nstages:\n");
+
+    /* 36 lines of stages, then the mistake on line 39, then 20 more lines. */
+    for (int i = 0; i < 36; i++)
+        g_string_append(yaml, "  - resize: {width: 1080, height: 1080}\n");
+    g_string_append(yaml, "  - watermark:\n"
+                          "      text: 'Jen Loong\n");
+    for (int i = 0; i < 20; i++)
+        g_string_append(yaml, "  - resize: {width: 1080}\n");
+    expect_syntax_error(yaml->str, 40, 13,
+        "YAML syntax error: this quoted string is never closed (found end of file at line 60)");
+    g_string_free(yaml, TRUE);
+}
+
+/* With more quotes further down, the unclosed string ends at the next one
+ * and YAML fails there: the error still points at where it opened. */
+Test(preset, a_string_that_takes_the_next_quote_as_its_end_is_reported_where_it_opens)
+{
+    expect_syntax_error("gallop: 1\n"
+                        "name: \"web\n"
+                        "stages:\n"
+                        "  - resize: {width: 10}\n"
+                        "  - caption-burn: {text: \"{caption}\"}\n",
+        2, 7,
+        "YAML syntax error: this quoted string runs on to line 5, where YAML fails (did not "
+        "find expected key at 5:27): is its closing \" missing?");
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - caption-burn: {text: '{caption}}\n"
+                        "  - watermark: {text: 'x'}\n",
+        3, 26,
+        "YAML syntax error: this quoted string runs on to line 4, where YAML fails (did not "
+        "find expected ',' or '}' at 4:24): is its closing ' missing?");
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - caption-burn:\n"
+                        "      text: \"{caption}\n"
+                        "      font: \"DejaVu Serif\"\n",
+        4, 13,
+        "YAML syntax error: this quoted string runs on to line 5, where YAML fails (did not "
+        "find expected key at 5:14): is its closing \" missing?");
+}
+
+/* A string that spans lines on purpose is no mistake; an error further
+ * down keeps libyaml's own place. */
+Test(preset, a_multi_line_string_does_not_take_the_blame_for_a_later_error)
+{
+    expect_syntax_error("gallop: 1\n"
+                        "description: \"a long\n"
+                        "  description\"\n"
+                        "output:\n"
+                        "  quality: 80\n"
+                        "   format: png\n",
+        6, 10, "YAML syntax error: mapping values are not allowed in this context");
+}
+
+Test(preset, an_unknown_escape_says_how_to_write_a_backslash)
+{
+    expect_syntax_error("gallop: 1\n"
+                        "stages:\n"
+                        "  - watermark: {image: \"C:\\logo.png\"}\n",
+        3, 27,
+        "YAML syntax error: found unknown escape character in a double-quoted string (write "
+        "\\\\ for a backslash, or use single quotes, where \\ is just a backslash)");
 }
 
 Test(preset, rejects_a_duplicate_key_at_the_second_one)
@@ -1242,6 +1405,96 @@ Test(preset, rejects_an_alias_bomb_quickly)
     expect_msg(&errs->items[0], "expands to more than 100000 nodes");
 }
 
+/* A document with no alias is long, not a bomb: the message says so. */
+Test(preset, a_long_document_without_aliases_is_not_called_an_alias_bomb)
+{
+    GString *yaml = g_string_new("gallop: 1\ninput: {include: [a");
+    g_autofree gal_errors *errs = NULL;
+
+    /* Root, gallop, 1, input, its map, include, the list: 7 nodes; the
+     * 99994th item is the 100001st node, at 19 + 3 * 99993. */
+    for (int i = 1; i < 100100; i++)
+        g_string_append(yaml, ", a");
+    g_string_append(yaml, "]}\n");
+    cr_assert_lt(yaml->len, GAL_PRESET_MAX_BYTES);
+    errs = load_fails(yaml->str);
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 299998, "",
+        "the document has more than 100000 nodes (values, keys, lists and mappings); a preset "
+        "needs a few hundred");
+    cr_expect_null(strstr(errs->items[0].msg, "alias"));
+    g_string_free(yaml, TRUE);
+}
+
+Test(preset, a_bomb_is_blamed_on_its_aliases_with_their_count)
+{
+    g_autoptr(GString) yaml = g_string_new("gallop: 1\n");
+    g_autofree gal_errors *errs = NULL;
+
+    /* Ten levels of ten: l4 would be 111111 nodes; its 8th alias passes
+     * the limit. */
+    g_string_append(yaml, "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n");
+    for (int level = 1; level < 10; level++) {
+        g_string_append_printf(yaml, "l%d: &l%d [", level, level);
+        for (int i = 0; i < 10; i++)
+            g_string_append_printf(yaml, "%s*l%d", i ? ", " : "", level - 1);
+        g_string_append(yaml, "]\n");
+    }
+    errs = load_fails(yaml->str);
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 6, 45, "",
+        "the document expands to more than 100000 nodes, 101218 of them copies made by aliases "
+        "(an alias bomb?)");
+}
+
+/* A 5 MiB preset is refused before it is parsed, by its size, naming it. */
+Test(preset, refuses_a_preset_larger_than_the_size_limit)
+{
+    size_t fill = 5 * 1024 * 1024;
+    g_autofree char *big = g_strnfill(fill, 'x');
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\ndescription: %s\n", big);
+    g_autofree char *dir = gal_test_tmpdir("preset-size");
+    g_autofree char *path = write_file(dir, "big.yaml", yaml);
+    g_autofree char *child = write_file(dir, "child.yaml", "gallop: 1\nextends: big.yaml\n");
+    g_autofree char *want = g_strdup_printf(
+        "preset is 5.0 MiB (%zu bytes), larger than the 1 MiB limit", strlen(yaml));
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    gint64 start = g_get_monotonic_time();
+
+    /* Not load_fails(): its message would quote all 5 MiB. */
+    cr_assert_null(preset, "a 5 MiB preset loaded");
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 0, 0, "", want);
+    cr_expect_str_eq(errs->items[0].msg, want);
+
+    memset(errs, 0, sizeof(*errs));
+    cr_assert_eq(load_file(path, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
+    cr_expect_lt(g_get_monotonic_time() - start, 2000000, "refused fast");
+
+    /* A parent too: the error names the parent. */
+    memset(errs, 0, sizeof(*errs));
+    cr_assert_eq(load_file(child, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
+}
+
+Test(preset, accepts_a_preset_of_exactly_the_size_limit)
+{
+    const char *head = "gallop: 1\ndescription: ";
+    size_t fill = GAL_PRESET_MAX_BYTES - strlen(head) - 1;
+    g_autofree char *big = g_strnfill(fill, 'x');
+    g_autofree char *yaml = g_strdup_printf("%s%s\n", head, big);
+    gal_preset *preset;
+
+    cr_assert_eq(strlen(yaml), GAL_PRESET_MAX_BYTES);
+    preset = load_ok(yaml);
+    cr_expect_eq(strlen(gal_preset_description(preset)), fill);
+    gal_preset_free(preset);
+}
+
 Test(preset, rejects_deep_nesting)
 {
     g_autoptr(GString) yaml = g_string_new("gallop: 1\ninput:\n  include: ");
@@ -1782,6 +2035,28 @@ Test(preset, keeps_the_first_error_and_subject)
     cr_expect_eq(err.line, 2);
     cr_expect_str_eq(err.subject, "one.jpg");
     cr_expect_eq(gal_error_set(NULL, GAL_ERR_PRESET, NULL, NULL, "ignored"), -1);
+}
+
+/* A value is quoted by its first characters, never cut inside one: a
+ * caption pasted where a number belongs does not fill the message. */
+Test(preset, quotes_a_long_value_by_its_first_whole_characters)
+{
+    GString *yaml = g_string_new("gallop: 1\noutput:\n  quality: \"");
+    g_autofree gal_errors *errs = NULL;
+    GString *want = g_string_new("expected a whole number, got \"");
+
+    for (int i = 0; i < 300; i++)
+        g_string_append(yaml, "\xe6\x97\xa5");
+    g_string_append(yaml, "\"\n");
+    for (int i = 0; i < GAL_EXCERPT_CHARS; i++)
+        g_string_append(want, "\xe6\x97\xa5");
+    g_string_append(want, "\xe2\x80\xa6\"");
+    errs = load_fails(yaml->str);
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 3, 12, "output.quality", want->str);
+    cr_expect_str_eq(errs->items[0].msg, want->str);
+    g_string_free(yaml, TRUE);
+    g_string_free(want, TRUE);
 }
 
 Test(preset, a_preset_named_by_a_relative_path_resolves_its_paths_beside_itself)

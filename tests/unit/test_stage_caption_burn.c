@@ -377,6 +377,54 @@ Test(stage_caption_burn, tiny_photos_get_no_band_and_no_error)
     g_object_unref(b.image);
 }
 
+/* long_caption repeated to 100 KB. */
+static char *
+huge_caption(void)
+{
+    GString *s = g_string_new(NULL);
+
+    while (s->len < 100 * 1024) {
+        g_string_append(s, long_caption);
+        g_string_append_c(s, ' ');
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* A 100 KB caption (a table's, a sidecar's) or text in the preset: laid
+ * out whole it would be taller than Cairo's largest surface, and failed
+ * every photo ("text layout: text: invalid value"). It is cut after
+ * max-lines, as a short one is, and quickly. */
+Test(stage_caption_burn, a_100_kb_caption_is_cut_after_max_lines, .timeout = 60)
+{
+    g_autoptr(VipsImage) photo = flat_photo(800, 1000, 255, 3);
+    g_autofree char *huge = huge_caption();
+    g_autofree char *literal = g_strdup_printf(
+        "{text: \"%s\", size: 20px, padding: 10px, max-lines: 3}", huge);
+    const char *opts = "{size: 20px, padding: 10px, max-lines: 3}";
+    burnt b = burn(opts, long_caption, photo);
+    int three_lines = band_height(photo, b.image);
+    gint64 start = g_get_monotonic_time();
+
+    cr_expect(b.job.caption_cut);
+    g_object_unref(b.image);
+    b = burn(opts, huge, photo);
+    cr_expect_lt(g_get_monotonic_time() - start, 3000000, "a 100 KB caption takes seconds");
+    cr_expect_eq(band_height(photo, b.image), three_lines);
+    cr_expect(b.job.caption_cut);
+    g_object_unref(b.image);
+
+    b = burn(literal, NULL, photo);
+    cr_expect_eq(band_height(photo, b.image), three_lines);
+    g_object_unref(b.image);
+
+    /* No line limit: half the photo at most, as for any long caption. */
+    b = burn("{size: 20px, padding: 10px, max-lines: 0}", huge, photo);
+    cr_expect_leq(band_height(photo, b.image), 500);
+    cr_expect_gt(band_height(photo, b.image), 400);
+    cr_expect(b.job.caption_cut);
+    g_object_unref(b.image);
+}
+
 Test(stage_caption_burn, a_font_file_beside_the_preset)
 {
     g_autoptr(VipsImage) photo = flat_photo(400, 300, 0, 3);

@@ -269,6 +269,105 @@ Test(stage_watermark, a_very_long_text_still_renders_to_the_asked_width)
     cr_expect_gt(h, 0);
 }
 
+/* `unit` `n` times. */
+static char *
+repeat(const char *unit, int n)
+{
+    GString *s = g_string_new(NULL);
+
+    for (int i = 0; i < n; i++)
+        g_string_append(s, unit);
+    return g_string_free(s, FALSE);
+}
+
+/* A mark is one line: 100 KB of fixed text failed at load with Cairo's
+ * "text: invalid value (typically too big)", with no place in the preset. */
+Test(stage_watermark, a_text_longer_than_a_mark_is_a_load_error_at_its_key)
+{
+    g_autofree char *x = repeat("x", 100000);
+    g_autofree char *e_acute = repeat("\xc3\xa9", 1001);
+    g_autofree char *yaml =
+        g_strdup_printf("gallop: 1\nstages:\n  - watermark: {text: \"%s\"}\n", x);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree char *want = g_strdup_printf(
+        "a text of 100000 characters (\"%.60s\xe2\x80\xa6\"), longer than the 1000 this key takes",
+        x);
+
+    cr_expect_null(gal_test_load(yaml, errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect_eq(errs->items[0].code, GAL_ERR_PRESET);
+    cr_expect_str_eq(errs->items[0].file, GAL_TEST_TMP "/test.yaml");
+    cr_expect_eq(errs->items[0].line, 3);
+    cr_expect_eq(errs->items[0].col, 23);
+    cr_expect_str_eq(errs->items[0].key, "watermark.text");
+    cr_expect_str_eq(errs->items[0].msg, want);
+
+    /* Characters, not bytes: 1001 of them in 2002 bytes. */
+    g_free(yaml);
+    yaml = g_strdup_printf("gallop: 1\nstages:\n  - watermark:\n      text: '%s'\n", e_acute);
+    memset(errs, 0, sizeof(*errs));
+    cr_expect_null(gal_test_load(yaml, errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect_eq(errs->items[0].line, 4);
+    cr_expect_eq(errs->items[0].col, 13);
+    cr_expect(strstr(errs->items[0].msg, "a text of 1001 characters") != NULL, "%s",
+        errs->items[0].msg);
+}
+
+/* At the limit, even one word of the widest glyphs renders: 1000 three-em
+ * dashes are 48000 px at the 16 px a text that long is drawn at, past
+ * Cairo's 32767; it is drawn smaller instead. */
+Test(stage_watermark, a_mark_of_the_longest_text_and_the_widest_glyphs_renders)
+{
+    g_autofree char *x = repeat("x", 1000);
+    g_autofree char *dashes = repeat("\xe2\xb8\xbb", 1000);
+    g_autofree char *opts =
+        g_strdup_printf("{text: \"%s\", size: 300px, margin: 0, opacity: 1}", x);
+    g_autoptr(VipsImage) marked = run(opts, black_photo(400, 300, 3));
+    g_autoptr(VipsImage) dashed = NULL;
+    int l, t, w, h;
+
+    changed_box(marked, &l, &t, &w, &h);
+    cr_expect(w > 280 && w <= 300, "the mark is %d px wide, asked 300", w);
+    g_free(opts);
+    opts = g_strdup_printf("{text: \"%s\", size: 300px, margin: 0, opacity: 1}", dashes);
+    dashed = run(opts, black_photo(400, 300, 3));
+    changed_box(dashed, &l, &t, &w, &h);
+    cr_expect(w > 280 && w <= 300, "the mark is %d px wide, asked 300", w);
+}
+
+/* A per-photo text is only known per photo: a 100 KB {caption} is cut to a
+ * mark's length, drawn, and the photo kept. */
+Test(stage_watermark, a_100_kb_caption_in_a_mark_is_cut_not_an_error)
+{
+    g_autofree char *caption = repeat("Ran the #pyongyang marathon with 800 #runners. ", 2200);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(
+        "gallop: 1\nstages:\n  - watermark: {text: \"{caption}\", size: 300px, margin: 0, "
+        "opacity: 1}\n",
+        errs);
+    const gal_stage_instance *st;
+    gal_stage_ctx sc;
+    gal_job job = { 0 };
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) photo = black_photo(400, 300, 3);
+    g_autoptr(VipsImage) out = NULL;
+    g_autoptr(VipsImage) memory = NULL;
+    int l, t, w, h;
+
+    cr_assert_not_null(preset);
+    cr_assert_gt(strlen(caption), 100000);
+    st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    job.preset = preset;
+    job.facts.caption = caption;
+    cr_assert_eq(st->def->build(&sc, &job, photo, &out, &err), 0, "%s", err.msg);
+    memory = vips_image_copy_memory(out);
+    changed_box(memory, &l, &t, &w, &h);
+    cr_expect(w > 280 && w <= 300, "the mark is %d px wide, asked 300", w);
+    gal_preset_free(preset);
+}
+
 Test(stage_watermark, text_uses_the_photo_facts)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);

@@ -345,3 +345,105 @@ Test(text, right_to_left_text_is_detected_and_aligned_from_the_right)
     cr_expect_gt(info.lines, 1);
     cr_expect_gt(ink(hebrew), 255.0 * 200);
 }
+
+/* `unit` repeated to at least `bytes` bytes. */
+static char *
+repeat(const char *unit, gsize bytes)
+{
+    GString *s = g_string_new(NULL);
+
+    while (s->len < bytes)
+        g_string_append(s, unit);
+    return g_string_free(s, FALSE);
+}
+
+static VipsImage *
+render_bounded(const char *text, const gal_text_style *st, int max_height, gal_text_info *info)
+{
+    /* Messages quote the start of the text only: these are 100 KB. */
+    gal_error err = { 0 };
+    VipsImage *out = NULL;
+
+    cr_assert_eq(gal__text_render_bounded(text, st, max_height, &out, info, &err), 0,
+        "%.60s...: %s", text, err.msg);
+    cr_assert_not_null(out);
+    return out;
+}
+
+/* Laid out whole, 100 KB is a block taller than Cairo's largest surface,
+ * which vips_text refuses ("invalid value (typically too big)"): what
+ * cannot show is cut first, and the result is the same as for a text that
+ * was never that long. */
+Test(text, a_100_kb_text_is_cut_to_max_lines_like_a_short_one, .timeout = 30)
+{
+    g_autofree char *huge = repeat("That time I ran through the streets of #pyongyang with 800 "
+                                   "#runners for the #Marathon. ",
+        100 * 1024);
+    /* 300 characters: below the bound (4 lines of 600 px at 20 px hold
+     * at most 600), so laid out whole, and still six lines or so. */
+    g_autofree char *head = g_utf8_substring(huge, 0, 300);
+    gal_text_style st = style(20);
+    gal_text_info info, head_info;
+    g_autoptr(VipsImage) out = NULL;
+    g_autoptr(VipsImage) short_out = NULL;
+    gint64 start = g_get_monotonic_time();
+    double seconds, max_abs, mean_abs;
+
+    st.wrap_px = 600;
+    st.max_lines = 4;
+    out = render_bounded(huge, &st, 0, &info);
+    seconds = (g_get_monotonic_time() - start) / 1e6;
+    cr_expect_lt(seconds, 2.0, "took %.2f s", seconds);
+    cr_expect(info.cut);
+    cr_expect_eq(info.lines, 4);
+    cr_expect_leq(out->Xsize, 600);
+    short_out = render(head, &st, &head_info);
+    cr_expect(head_info.cut);
+    cr_assert_eq(gal_test_diff(out, short_out, &max_abs, &mean_abs), 0, "sizes differ");
+    cr_expect_eq(max_abs, 0, "the long text is not drawn as its start is");
+}
+
+Test(text, one_100_kb_word_is_cut_by_characters, .timeout = 30)
+{
+    g_autofree char *word = repeat("x", 100 * 1024);
+    gal_text_style st = style(20);
+    gal_text_info info;
+    g_autoptr(VipsImage) out = NULL;
+
+    st.wrap_px = 300;
+    st.max_lines = 2;
+    out = render_bounded(word, &st, 0, &info);
+    cr_expect(info.cut);
+    cr_expect_eq(info.lines, 2);
+    cr_expect_leq(out->Xsize, 300);
+}
+
+Test(text, fifty_thousand_lines_are_cut_to_max_lines, .timeout = 30)
+{
+    g_autofree char *lines = repeat("a line\n", 100 * 1024);
+    gal_text_style st = style(20);
+    gal_text_info info;
+    g_autoptr(VipsImage) out = NULL;
+
+    st.wrap_px = 300;
+    st.max_lines = 3;
+    out = render_bounded(lines, &st, 0, &info);
+    cr_expect(info.cut);
+    cr_expect_eq(info.lines, 3);
+}
+
+/* caption-burn's case: no line limit, only the height of half a photo. */
+Test(text, a_100_kb_text_is_cut_to_a_height_bound, .timeout = 30)
+{
+    g_autofree char *huge = repeat("Fascinating warmth and curiosity amongst the streets. ",
+        100 * 1024);
+    gal_text_style st = style(20);
+    gal_text_info info;
+    g_autoptr(VipsImage) out = NULL;
+
+    st.wrap_px = 500;
+    out = render_bounded(huge, &st, 400, &info);
+    cr_expect(info.cut);
+    cr_expect_leq(out->Ysize, 400);
+    cr_expect_gt(info.lines, 10, "%d lines in 400 px", info.lines);
+}
