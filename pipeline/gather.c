@@ -106,7 +106,7 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
     g->position = g_new0(int, MAX(1, n));
     g->results = g_array_new(FALSE, TRUE, sizeof(gal_photo_result));
     g_mutex_init(&g->lock);
-    sc = (gal_stage_ctx) { stage->opts, stage->shared, stage->loc };
+    sc = gal__stage_ctx(stage);
     stage->def->gather_plan(&sc, &g->per_page, &sort);
 
     keys = g_new0(sort_key, MAX(1, n));
@@ -172,7 +172,7 @@ write_page(gal_gather *g, int p)
 {
     page_state *page = &g->pages[p];
     const gal_stage_instance *stage = g->stage;
-    gal_stage_ctx sc = { stage->opts, stage->shared, stage->loc };
+    gal_stage_ctx sc = gal__stage_ctx(stage);
     gal_page info = { p + 1, g->n_pages, g->n_photos, g->preset->name };
     g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
     g_autofree char *name = stage->def->page_name(&sc, p + 1, g->n_pages);

@@ -70,12 +70,6 @@ void gal__node_remove(gal_node *map, const char *key);
  * replaced; a null scalar removes the key). Takes ownership of `over`. */
 void gal__node_merge(gal_node *base, gal_node *over);
 
-/* ---- presets ------------------------------------------------------------- */
-
-/* A preset file (or string) larger than this is refused before it is
- * parsed: presets are a few KiB, and shared presets are untrusted. */
-#define GAL_PRESET_MAX_BYTES (1024 * 1024)
-
 /* ---- schema --------------------------------------------------------------- */
 
 typedef enum gal_type {
@@ -492,7 +486,21 @@ typedef struct gal_stage_ctx {
     const void *opts;
     const void *shared;
     gal_loc loc;
+    /* prepare() only: files the stage names (a font) may be reached
+     * through links out of the preset's folder (--follow-symlinks). */
+    gboolean follow_links;
 } gal_stage_ctx;
+
+
+/* A stage's `font` key, ready for layouts: a family and style ("DejaVu
+ * Sans Bold") is taken as it is; a font file (a path, or a name ending in
+ * .ttf, .otf or .ttc), relative to the preset's folder, is checked (a
+ * regular file within the font limit, reached within the preset's folder
+ * unless sc->follow_links), registered once, and named by its family.
+ * *family is new. Errors, at the stage's location under `key`, are
+ * GAL_ERR_PRESET. For prepare(), on the main thread. */
+int gal__font_prepare(const char *font, const gal_stage_ctx *sc, const char *key,
+    char **family, gal_error *err);
 
 typedef struct gal_stage_def {
     const char *name;        /* preset key */
@@ -641,6 +649,13 @@ typedef struct gal_stage_instance {
     void *shared;
     gal_loc loc;
 } gal_stage_instance;
+
+/* The context a stage instance's functions get. */
+static inline gal_stage_ctx
+gal__stage_ctx(const gal_stage_instance *st)
+{
+    return (gal_stage_ctx) { st->opts, st->shared, st->loc, FALSE };
+}
 
 struct gal_preset {
     char *path;          /* the file loaded (or the virtual path) */

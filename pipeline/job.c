@@ -273,7 +273,7 @@ load_size(const gal_preset *preset, int width, int height, int *load_width, int 
     *load_height = height;
     if (preset->stages->len > 0) {
         const gal_stage_instance *first = &g_array_index(preset->stages, gal_stage_instance, 0);
-        gal_stage_ctx sc = { first->opts, first->shared, first->loc };
+        gal_stage_ctx sc = gal__stage_ctx(first);
 
         if (first->def->load_size)
             first->def->load_size(&sc, width, height, load_width, load_height);
@@ -290,7 +290,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
 
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
-        gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+        gal_stage_ctx sc = gal__stage_ctx(st);
         VipsImage *next = NULL;
 
         if (st->def->kind == GAL_STAGE_GATHER) {

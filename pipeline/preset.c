@@ -10,10 +10,12 @@
 #include <yaml.h>
 
 #include "internal.h"
+#include "limit.h"
 
 /* Alias expansion copies nodes: a preset is a few hundred nodes, so this
  * is generous, and a "billion laughs" document hits it within milliseconds.
- * The file itself is at most GAL_PRESET_MAX_BYTES (internal.h). */
+ * The file itself is at most gal__limits.preset_bytes (limit.h), read by
+ * fsio as a regular file. */
 #define MAX_NODES 100000
 #define MAX_DEPTH 64
 #define MAX_EXTENDS 8
@@ -603,18 +605,33 @@ merge_stages(gal_node *base, gal_node *over)
 static gal_node *load_tree(load_ctx *ctx, const char *path, const gal_loc *from,
     GPtrArray *chain);
 
-/* A preset larger than GAL_PRESET_MAX_BYTES is refused before it is
+/* Is `path` one of the shipped presets? */
+static gboolean
+is_shipped(const load_ctx *ctx, const char *path)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *shipped = NULL;
+    g_autofree char *folder = g_path_get_dirname(path);
+
+    if (!ctx->opts || !ctx->opts->presets_dir)
+        return FALSE;
+    dir = g_canonicalize_filename(ctx->opts->presets_dir, NULL);
+    shipped = g_canonicalize_filename(folder, NULL);
+    return strcmp(dir, shipped) == 0;
+}
+
+/* A preset larger than gal__limits.preset_bytes is refused before it is
  * parsed: -1 with the error added, naming the file. */
 static int
 check_size(load_ctx *ctx, const char *file, goffset bytes)
 {
     gal_loc loc = { intern(ctx, file), 0, 0 };
 
-    if (bytes <= GAL_PRESET_MAX_BYTES)
+    if (bytes <= gal__limits.preset_bytes)
         return 0;
     return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &loc, NULL,
         "preset is %.1f MiB (%" G_GINT64_FORMAT " bytes), larger than the %d MiB limit",
-        bytes / 1048576.0, (gint64) bytes, GAL_PRESET_MAX_BYTES / (1024 * 1024));
+        bytes / 1048576.0, (gint64) bytes, (int) (gal__limits.preset_bytes >> 20));
 }
 
 static gal_node *
@@ -647,7 +664,7 @@ tree_from_text(load_ctx *ctx, const char *text, size_t len, const char *file,
         parent_path = gal__path_beside(file, ext->text);
     else
         parent_path = shipped_path(ctx->opts ? ctx->opts->presets_dir : NULL, ext->text);
-    if (!parent_path || !g_file_test(parent_path, G_FILE_TEST_IS_REGULAR)) {
+    if (!parent_path || !g_file_test(parent_path, G_FILE_TEST_EXISTS)) {
         unknown_preset(ctx->errs, GAL_ERR_PRESET, &ext->loc, "extends", ext->text,
             ctx->opts ? ctx->opts->presets_dir : NULL);
         gal__node_free(root);
@@ -679,7 +696,9 @@ load_tree(load_ctx *ctx, const char *path, const gal_loc *from, GPtrArray *chain
 {
     g_autofree char *text = NULL;
     g_autofree char *real = g_canonicalize_filename(path, NULL);
-    g_autoptr(GError) error = NULL;
+    g_autofree char *within = NULL;
+    gal_read_rules rules = { "preset", NULL, follow_links(ctx), 0, GAL_ERR_USAGE };
+    gal_error err = { 0 };
     GStatBuf st;
     gsize len;
     gal_node *root;
@@ -698,9 +717,19 @@ load_tree(load_ctx *ctx, const char *path, const gal_loc *from, GPtrArray *chain
     /* Refused before it is read: a shared preset may be anything. */
     if (g_stat(path, &st) == 0 && check_size(ctx, path, (goffset) st.st_size))
         return NULL;
-    if (!g_file_get_contents(path, &text, &len, &error)) {
-        gal__errors_push(ctx->errs, from ? GAL_ERR_PRESET : GAL_ERR_USAGE, from,
-            from ? "extends" : NULL, "cannot read %s: %s", path, error->message);
+    /* A parent named beside its child is read within the child's folder
+     * (a link there may not lead out); the file named on the command line
+     * and the shipped presets are the user's own. */
+    if (from && from->file && from->line > 0 && !is_shipped(ctx, path)) {
+        g_autofree char *dir = g_path_get_dirname(from->file);
+
+        within = g_canonicalize_filename(dir, NULL);
+        rules.code = GAL_ERR_PRESET;
+    }
+    rules.within = within;
+    rules.max_bytes = gal__limits.preset_bytes;
+    if (gal__file_read(path, &rules, &text, &len, NULL, &err)) {
+        gal__errors_push(ctx->errs, rules.code, from, from ? "extends" : NULL, "%s", err.msg);
         return NULL;
     }
     g_ptr_array_add(chain, g_strdup(real));
@@ -1002,7 +1031,7 @@ load_stage(load_ctx *ctx, gal_preset *preset, const gal_node *name, const gal_no
     if (gal__schema_fill(&st.section, value, &st.opts, locs, ctx->errs) == 0 &&
         gal__schema_check_files(&st.section, st.opts, locs, follow_links(ctx), ctx->errs) == 0 &&
         st.def->check) {
-        gal_stage_ctx sc = { st.opts, NULL, st.loc };
+        gal_stage_ctx sc = { st.opts, NULL, st.loc, FALSE };
         gal_error err = { 0 };
 
         if (st.def->check(&sc, &err)) {
@@ -1202,7 +1231,7 @@ preset_from_tree(load_ctx *ctx, gal_node *root, const char *path)
     /* Only a valid preset gets prepared: prepare() may be costly. */
     for (guint i = 0; i < preset->stages->len; i++) {
         gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
-        gal_stage_ctx sc = { st->opts, NULL, st->loc };
+        gal_stage_ctx sc = { st->opts, NULL, st->loc, follow_links(ctx) };
         gal_error err = { 0 };
 
         if (st->def->prepare && st->def->prepare(&sc, &st->shared, &err)) {
@@ -1302,11 +1331,13 @@ gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_pres
     gal_node *root;
 
     *out = NULL;
-    if (g_file_test(path_or_name, G_FILE_TEST_IS_REGULAR) || looks_like_path(path_or_name))
+    /* Whatever is there under that name is the preset the user means; if
+     * it is no file (a FIFO, a folder), reading it says so. */
+    if (g_file_test(path_or_name, G_FILE_TEST_EXISTS) || looks_like_path(path_or_name))
         path = g_strdup(path_or_name);
     else
         path = shipped_path(opts ? opts->presets_dir : NULL, path_or_name);
-    if (!path || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+    if (!path || !g_file_test(path, G_FILE_TEST_EXISTS)) {
         if (path && looks_like_path(path_or_name))
             gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "%s: no such preset file",
                 path_or_name);

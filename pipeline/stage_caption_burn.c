@@ -77,14 +77,6 @@ typedef struct {
  * for nothing. */
 #define MIN_SIZE_PX 6
 
-static gboolean
-looks_like_font_file(const char *font)
-{
-    return strchr(font, '/') || g_str_has_suffix(font, ".ttf") ||
-        g_str_has_suffix(font, ".otf") || g_str_has_suffix(font, ".ttc") ||
-        g_str_has_suffix(font, ".TTF") || g_str_has_suffix(font, ".OTF") ||
-        g_str_has_suffix(font, ".TTC");
-}
 
 static void
 caption_burn_release(void *p)
@@ -107,30 +99,10 @@ caption_burn_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
     g_autoptr(VipsImage) probe = NULL;
     gal_text_info info;
 
-    if (looks_like_font_file(o->font)) {
-        g_autoptr(GError) error = NULL;
-        /* Like every path in a preset, relative to the preset's folder. */
-        g_autofree char *file = gal__path_beside(sc->loc.file, o->font);
-
-        if (!g_file_test(file, G_FILE_TEST_IS_REGULAR)) {
-            gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "caption-burn.font",
-                "font file not found: %s", file);
-            caption_burn_release(shared);
-            return -1;
-        }
-        if (!(shared->family = gal__font_file_family(file, &error))) {
-            gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "caption-burn.font", "%s",
-                error->message);
-            caption_burn_release(shared);
-            return -1;
-        }
-        if (gal__font_file_register(file, shared->family, err)) {
-            caption_burn_release(shared);
-            return -1;
-        }
+    if (gal__font_prepare(o->font, sc, "caption-burn.font", &shared->family, err)) {
+        caption_burn_release(shared);
+        return -1;
     }
-    else
-        shared->family = g_strdup(o->font);
     /* One layout now starts fontconfig and Pango here, once, instead of in
      * the first photo of every worker. */
     style.font = shared->family;

@@ -85,7 +85,6 @@ static const gal_param watermark_params[] = {
 typedef struct {
     VipsImage *master;      /* premultiplied float RGBA, opacity applied; NULL for per-photo text */
     char *family;           /* font family to ask Pango for */
-    char *font_file;        /* font file, registered once in prepare, or NULL */
     GMutex lock;            /* guards `scaled` */
     GHashTable *scaled;     /* width in px -> VipsImage * (memory) */
 } watermark_shared;
@@ -101,12 +100,6 @@ typedef struct {
 #define TEXT_RENDER_MAX_WIDTH 16000
 #define TEXT_RENDER_MIN_PX 4
 
-static gboolean
-looks_like_font_file(const char *font)
-{
-    return strchr(font, '/') || g_str_has_suffix(font, ".ttf") ||
-        g_str_has_suffix(font, ".otf") || g_str_has_suffix(font, ".ttc");
-}
 
 static int
 watermark_check(const gal_stage_ctx *sc, gal_error *err)
@@ -183,7 +176,6 @@ watermark_release(void *data)
         return;
     VIPS_UNREF(shared->master);
     g_free(shared->family);
-    g_free(shared->font_file);
     g_mutex_clear(&shared->lock);
     g_hash_table_destroy(shared->scaled);
     g_free(shared);
@@ -229,32 +221,10 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
         }
     }
     else {
-        if (looks_like_font_file(o->font)) {
-            g_autoptr(GError) error = NULL;
-
-            shared->font_file = gal__path_beside(sc->loc.file, o->font);
-            if (!g_file_test(shared->font_file, G_FILE_TEST_IS_REGULAR)) {
-                gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font",
-                    "font file not found: %s", shared->font_file);
-                watermark_release(shared);
-                return -1;
-            }
-            if (!(shared->family = gal__font_file_family(shared->font_file, &error))) {
-                gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font", "%s",
-                    error->message);
-                watermark_release(shared);
-                return -1;
-            }
-            /* Given to libvips once, here: a font file passed to vips_text
-             * again and again reads freed memory in 8.14 (see text.c).
-             * Layouts then ask for the family. */
-            if (gal__font_file_register(shared->font_file, shared->family, err)) {
-                watermark_release(shared);
-                return -1;
-            }
+        if (gal__font_prepare(o->font, sc, "watermark.font", &shared->family, err)) {
+            watermark_release(shared);
+            return -1;
         }
-        else
-            shared->family = g_strdup(o->font);
         if (text_is_fixed(o->text)) {
             gal_facts none = { 0 };
             g_autofree char *text = gal__template_render(o->text, &none, FALSE);

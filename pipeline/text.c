@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "limit.h"
 
 /* Pango sizes are in points; at 72 dpi a point is a pixel. */
 #define TEXT_DPI 72
@@ -639,15 +640,21 @@ be32(const guchar *p)
 char *
 gal__font_file_family(const char *path, GError **error)
 {
+    static const gal_read_rules rules = { "font file", NULL, TRUE, 0, GAL_ERR_PRESET };
+    gal_read_rules capped = rules;
     g_autofree guchar *data = NULL;
+    gal_error err = { 0 };
     gsize len;
     guint tables;
     const guchar *name = NULL;
     gsize name_len = 0;
     char *mac = NULL;
 
-    if (!g_file_get_contents(path, (char **) &data, &len, error))
+    capped.max_bytes = gal__limits.font_bytes;
+    if (gal__file_read(path, &capped, (char **) &data, &len, NULL, &err)) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s", err.msg);
         return NULL;
+    }
     /* A collection (.ttc): use its first font. */
     if (len >= 16 && memcmp(data, "ttcf", 4) == 0) {
         guint32 first = be32(data + 12);
@@ -704,4 +711,61 @@ bad:
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
         "%s is not a TrueType/OpenType font (no family name found)", path);
     return NULL;
+}
+
+static gboolean
+looks_like_font_file(const char *font)
+{
+    static const char *const suffixes[] = { ".ttf", ".otf", ".ttc", NULL };
+
+    if (strchr(font, '/'))
+        return TRUE;
+    for (int i = 0; suffixes[i]; i++)
+        if (g_str_has_suffix(font, suffixes[i]) ||
+            (strlen(font) > 4 && g_ascii_strcasecmp(font + strlen(font) - 4, suffixes[i]) == 0))
+            return TRUE;
+    return FALSE;
+}
+
+int
+gal__font_prepare(const char *font, const gal_stage_ctx *sc, const char *key, char **family,
+    gal_error *err)
+{
+    g_autofree char *file = NULL;
+    g_autofree char *real = NULL;
+    g_autofree char *within = NULL;
+    g_autoptr(GError) error = NULL;
+    gal_read_rules rules = { "font file", NULL, sc->follow_links, gal__limits.font_bytes,
+        GAL_ERR_PRESET };
+    gal_error checked = { 0 };
+    struct stat st;
+
+    *family = NULL;
+    if (!looks_like_font_file(font)) {
+        *family = g_strdup(font);
+        return 0;
+    }
+    /* Like every path in a preset, relative to the preset's folder. */
+    file = gal__path_beside(sc->loc.file, font);
+    if (lstat(file, &st) != 0)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, key, "font file not found: %s",
+            file);
+    if (sc->loc.file && sc->loc.line > 0) {
+        g_autofree char *dir = g_path_get_dirname(sc->loc.file);
+
+        within = g_canonicalize_filename(dir, NULL);
+    }
+    rules.within = within;
+    if (gal__path_check(file, &rules, FALSE, &real, &checked))
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, key, "%s", checked.msg);
+    if (!(*family = gal__font_file_family(real, &error)))
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, key, "%s", error->message);
+    /* Given to libvips once, here: a font file passed to vips_text again
+     * and again reads freed memory in 8.14 (see gal__font_file_register).
+     * Layouts then ask for the family. */
+    if (gal__font_file_register(real, *family, err)) {
+        g_clear_pointer(family, g_free);
+        return -1;
+    }
+    return 0;
 }

@@ -89,7 +89,7 @@ gal_test_run_stage(const char *stage, const char *opts_yaml, VipsImage *in)
 
     cr_assert_not_null(preset, "preset did not load: %s", errs->count ? errs->items[0].msg : "");
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    sc = gal__stage_ctx(st);
     job.preset = preset;
     cr_assert_eq(st->def->build(&sc, &job, in, &out, &err), 0, "%s: %s", stage, err.msg);
     memory = vips_image_copy_memory(out);

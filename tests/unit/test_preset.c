@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "gal_test.h"
+#include "limit.h"
 
 TestSuite(preset, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -1416,7 +1417,7 @@ Test(preset, a_long_document_without_aliases_is_not_called_an_alias_bomb)
     for (int i = 1; i < 100100; i++)
         g_string_append(yaml, ", a");
     g_string_append(yaml, "]}\n");
-    cr_assert_lt(yaml->len, GAL_PRESET_MAX_BYTES);
+    cr_assert_lt(yaml->len, gal__limits.preset_bytes);
     errs = load_fails(yaml->str);
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 2, 299998, "",
@@ -1484,12 +1485,12 @@ Test(preset, refuses_a_preset_larger_than_the_size_limit)
 Test(preset, accepts_a_preset_of_exactly_the_size_limit)
 {
     const char *head = "gallop: 1\ndescription: ";
-    size_t fill = GAL_PRESET_MAX_BYTES - strlen(head) - 1;
+    size_t fill = gal__limits.preset_bytes - strlen(head) - 1;
     g_autofree char *big = g_strnfill(fill, 'x');
     g_autofree char *yaml = g_strdup_printf("%s%s\n", head, big);
     gal_preset *preset;
 
-    cr_assert_eq(strlen(yaml), GAL_PRESET_MAX_BYTES);
+    cr_assert_eq(strlen(yaml), gal__limits.preset_bytes);
     preset = load_ok(yaml);
     cr_expect_eq(strlen(gal_preset_description(preset)), fill);
     gal_preset_free(preset);
@@ -2089,4 +2090,48 @@ Test(preset, refuses_a_nul_inside_a_value)
 
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 2, 16, "", "a NUL character (\\0) in a value");
+}
+
+/* A preset is read as a regular file: a FIFO in its place does not block. */
+Test(preset, a_preset_that_is_no_file_is_named_as_such)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree char *dir = gal_test_tmpdir("preset-fifo");
+    g_autofree char *fifo = g_build_filename(dir, "p.yaml", NULL);
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
+    gal_preset *preset = NULL;
+
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(gal_preset_load(fifo, &opts, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    cr_expect_eq(errs->items[0].code, GAL_ERR_USAGE);
+    cr_expect(strstr(errs->items[0].msg, "p.yaml is a FIFO (named pipe), not a file") != NULL,
+        "%s", errs->items[0].msg);
+}
+
+/* A parent named beside its child is read within the child's folder. */
+Test(preset, extends_does_not_follow_a_link_out_of_the_presets_folder)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree char *dir = gal_test_tmpdir("preset-extends-link");
+    g_autofree char *team = g_build_filename(dir, "team", NULL);
+    g_autofree char *secret = g_build_filename(dir, "secret.yaml", NULL);
+    g_autofree char *link = g_build_filename(team, "base.yaml", NULL);
+    g_autofree char *child = g_build_filename(team, "child.yaml", NULL);
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
+    gal_preset *preset = NULL;
+
+    cr_assert_eq(g_mkdir_with_parents(team, 0700), 0);
+    cr_assert(g_file_set_contents(secret, "gallop: 1\n", -1, NULL));
+    cr_assert_eq(symlink("../secret.yaml", link), 0);
+    cr_assert(g_file_set_contents(child, "gallop: 1\nextends: base.yaml\n", -1, NULL));
+    cr_assert_eq(gal_preset_load(child, &opts, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 2, 10, "extends",
+        "is reached through a symbolic link that leads out of");
+    opts.follow_symlinks = true;
+    errs->count = 0;
+    cr_expect_eq(gal_preset_load(child, &opts, &preset, errs), 0, "%s",
+        errs->count ? errs->items[0].msg : "");
+    gal_preset_free(preset);
 }

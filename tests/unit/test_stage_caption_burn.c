@@ -53,7 +53,7 @@ burn(const char *opts, const char *caption, VipsImage *photo)
 
     cr_assert_not_null(preset, "preset did not load: %s", errs->count ? errs->items[0].msg : "");
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    sc = gal__stage_ctx(st);
     b.job.preset = preset;
     b.job.facts.caption = caption;
     cr_assert_eq(st->def->build(&sc, &b.job, photo, &out, &err), 0, "%s", err.msg);
@@ -173,7 +173,7 @@ Test(stage_caption_burn, a_second_band_stacks_above_the_first)
     job.facts.artist = "Jen Loong";
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
-        gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+        gal_stage_ctx sc = gal__stage_ctx(st);
         VipsImage *next;
 
         cr_assert_eq(st->def->build(&sc, &job, current, &next, &err), 0, "%s", err.msg);
@@ -442,6 +442,28 @@ Test(stage_caption_burn, a_font_file_beside_the_preset)
     cr_expect_str_eq(errs->items[0].key, "caption-burn.font");
 }
 
+/* A font file is read within the preset's folder, as every file it names:
+ * a link there to a file elsewhere is refused (gal_test_load reads
+ * presets as if from GAL_TEST_TMP). */
+Test(stage_caption_burn, a_font_link_out_of_the_presets_folder_is_refused)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree char *name = g_strdup_printf("linked-%d.ttf", (int) getpid());
+    g_autofree char *link = g_build_filename(GAL_TEST_TMP, name, NULL);
+    g_autofree char *yaml = g_strdup_printf(
+        "gallop: 1\nstages:\n  - caption-burn: {font: %s}\n", name);
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    unlink(link);
+    cr_assert_eq(symlink("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", link), 0);
+    cr_expect_null(gal_test_load(yaml, errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect_str_eq(errs->items[0].key, "caption-burn.font");
+    cr_expect(strstr(errs->items[0].msg, "is reached through a symbolic link that leads out of")
+            != NULL, "%s", errs->items[0].msg);
+    unlink(link);
+}
+
 Test(stage_caption_burn, keys_are_checked_at_load)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
@@ -478,7 +500,7 @@ Test(stage_caption_burn, the_job_records_the_caption_its_source_and_files)
     job.facts.artist = "Jen Loong";
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
-        gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+        gal_stage_ctx sc = gal__stage_ctx(st);
         VipsImage *next;
 
         cr_assert_eq(st->def->build(&sc, &job, current, &next, &err), 0, "%s", err.msg);

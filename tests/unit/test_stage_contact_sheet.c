@@ -81,7 +81,7 @@ static VipsImage **
 tiles(const gal_stage_instance *st, const int (*sizes)[2], int n)
 {
     VipsImage **items = g_new0(VipsImage *, n);
-    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    gal_stage_ctx sc = gal__stage_ctx(st);
 
     for (int i = 0; i < n; i++) {
         gal_job job = { 0 };
@@ -102,7 +102,7 @@ Test(stage_contact_sheet, a_page_has_the_grid_size_labels_and_footer)
         { 200, 800 } };
     gal_preset *preset = sheet_preset("{columns: 3, tile: 120, gap: 6, title: \"Trip — {count} photos\"}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    gal_stage_ctx sc = gal__stage_ctx(st);
     VipsImage **items = tiles(st, sizes, 5);
     gal_page page = { 1, 2, 9, "test" };
     gal_error err = { 0 };
@@ -140,7 +140,7 @@ Test(stage_contact_sheet, page_names_are_numbered_and_padded)
 {
     gal_preset *preset = sheet_preset("{file: \"proof-{page}.png\"}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    gal_stage_ctx sc = gal__stage_ctx(st);
     g_autofree char *one = st->def->page_name(&sc, 3, 5);
     g_autofree char *two = st->def->page_name(&sc, 3, 12);
 
@@ -209,7 +209,7 @@ Test(stage_contact_sheet, tiles_are_painted_at_their_cells_over_the_background)
     gal_preset *preset = sheet_preset(
         "{columns: 2, tile: 100, gap: 10, label: none, background: \"#0000ff\"}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    gal_stage_ctx sc = { st->opts, st->shared, st->loc };
+    gal_stage_ctx sc = gal__stage_ctx(st);
     const double colours[3][3] = { { 255, 0, 0 }, { 0, 255, 0 }, { 255, 255, 255 } };
     VipsImage *items[3];
     gal_page page = { 1, 1, 3, "test" };

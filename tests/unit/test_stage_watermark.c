@@ -358,7 +358,7 @@ Test(stage_watermark, a_100_kb_caption_in_a_mark_is_cut_not_an_error)
     cr_assert_not_null(preset);
     cr_assert_gt(strlen(caption), 100000);
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    sc = gal__stage_ctx(st);
     job.preset = preset;
     job.facts.caption = caption;
     cr_assert_eq(st->def->build(&sc, &job, photo, &out, &err), 0, "%s", err.msg);
@@ -387,7 +387,7 @@ Test(stage_watermark, text_uses_the_photo_facts)
 
     cr_assert_not_null(preset);
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    sc = gal__stage_ctx(st);
     job.preset = preset;
     job.facts.artist = "Jen Loong";
     cr_assert_eq(st->def->build(&sc, &job, photo, &with_artist, &err), 0, "%s", err.msg);
@@ -419,7 +419,7 @@ Test(stage_watermark, keeps_out_of_rows_a_caption_band_reserved)
 
     cr_assert_not_null(preset);
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    sc = (gal_stage_ctx) { st->opts, st->shared, st->loc };
+    sc = gal__stage_ctx(st);
     job.preset = preset;
     job.reserved_bottom = 80;
     cr_assert_eq(st->def->build(&sc, &job, photo, &out, &err), 0, "%s", err.msg);
