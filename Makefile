@@ -2,6 +2,7 @@
 #   make demo   install what is missing, build, run the main job on fixtures/
 #   make test   install what is missing, build, run every test
 #               (with CI set, also the whole suite under ASan + UBSan)
+#   make stress hundreds of small runs at -j 4 that must not crash (issue 12)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -13,7 +14,7 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
 
-.PHONY: all deps build demo test test-sanitize clean bench
+.PHONY: all deps build demo test test-sanitize stress clean bench
 
 all: build
 
@@ -58,6 +59,14 @@ test-sanitize: deps
 	  -DGAL_SANITIZE=address,undefined
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	ctest --test-dir $(BUILD_ASAN) --output-on-failure
+
+# Crash hunting (issue 12, tests/stress/run): threads building and dropping
+# the libvips operations that can use orc, then the same small batch built
+# 300 times in a row at -j 4; fails on any exit status but 0 and names a killing signal.
+# A few minutes on two cores; CI runs it after `make test`. STRESS_RUNS,
+# STRESS_PHOTOS and STRESS_JOBS pass through the environment.
+stress: build
+	tests/stress/run $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out

@@ -743,7 +743,12 @@ main(int argc, char **argv)
         return EXIT_START;
     }
     if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
+        gal_vectors vectors = gal_vectors_status();
+
         printf("gallop %s (libvips %s)\n", gal_version(), gal_libvips_version());
+        printf("orc %s: vector paths %s (%s)\n",
+            vectors.orc_version ? vectors.orc_version : "unknown",
+            vectors.enabled ? "on" : "off", vectors.reason);
         status = EXIT_ALL_DONE;
     }
     else if (strcmp(command, "run") == 0)

@@ -81,6 +81,24 @@ void gal_shutdown(void);
 const char *gal_version(void);
 const char *gal_libvips_version(void);
 
+/* libvips' vector paths: inner loops it compiles at run time with orc
+ * (vips_reducev, which does gallop's Lanczos scaling, and the integer
+ * convolutions). gal_init() turns them off when the orc in the process is
+ * older than 0.4.34, or cannot tell its version: those orcs can crash a
+ * run that builds and drops images on several threads at once (issue 12).
+ * The C loops then do the same work, slower (bench/RESULTS.md), and
+ * round a little differently (trip set, lossless: under 0.1 of 255 on
+ * average, 5 at most). */
+typedef struct gal_vectors {
+    const char *orc_version; /* e.g. "0.4.33"; NULL: not found. Static. */
+    bool enabled;            /* libvips runs its orc loops */
+    const char *reason;      /* why they are on or off, one line. Static. */
+} gal_vectors;
+
+/* The decision above, for --version and bug reports. Call after
+ * gal_init(). Thread-safe. */
+gal_vectors gal_vectors_status(void);
+
 /* ---- presets ------------------------------------------------------------ */
 
 typedef struct gal_preset gal_preset;

@@ -906,4 +906,9 @@ void gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exi
  * threads per photo. */
 int gal__schedule_workers(int jobs, int n_photos, int *vips_threads);
 
+/* TRUE when `version` ("MAJOR.MINOR.MICRO", optionally followed by
+ * ".NANO") is at least major.minor.micro. FALSE for NULL or for anything
+ * else that is not such a version. Pure. */
+gboolean gal__version_at_least(const char *version, int major, int minor, int micro);
+
 #endif /* GAL_INTERNAL_H */

@@ -243,7 +243,9 @@ pad(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIma
  * a quarter round and back (gal__scale_columns), which is still faster.
  * To grow, rows are first repeated a whole number of times (vips_zoom, a
  * copy); the result is centred, within 0.25 of 255 on average of a centred
- * bicubic enlargement. */
+ * bicubic enlargement. With an orc older than 0.4.34, gal_init() turns the
+ * vector paths off and vips_reducev runs C as well, still a little faster
+ * than vips_reduceh (bench/RESULTS.md, issue 12), so the turns stay. */
 int
 gal__scale_rows(VipsImage *in, int height, VipsImage **out)
 {

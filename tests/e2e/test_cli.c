@@ -13,6 +13,17 @@ Test(cli, version_names_gallop_and_libvips)
     cr_expect(g_str_has_prefix(out, "gallop " GAL_VERSION " (libvips 8."), "%s", out);
 }
 
+Test(cli, version_says_whether_vector_paths_are_on)
+{
+    const char *argv[] = { GAL_BINARY, "--version", NULL };
+    g_autofree char *out = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, &out, NULL), 0);
+    cr_expect(g_regex_match_simple("^orc [^ ]+: vector paths (on|off) \\(.+\\)$", out,
+                  G_REGEX_MULTILINE, 0),
+        "%s", out);
+}
+
 Test(cli, unknown_command_is_a_usage_error)
 {
     const char *argv[] = { GAL_BINARY, "frobnicate", NULL };
