@@ -27,15 +27,6 @@ crop_preset(const char *dir)
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static void
-copy_file(const char *from, const char *to)
-{
-    gsize len;
-    g_autofree char *bytes = gal_test_read_bytes(from, &len);
-
-    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
-}
-
 /* Copy fixtures (paths relative to fixtures/) into `dir`, keeping names. */
 static void
 copy_fixtures(const char *dir, const char *const *fixtures)
@@ -46,7 +37,7 @@ copy_fixtures(const char *dir, const char *const *fixtures)
         g_autofree char *name = g_path_get_basename(fixtures[i]);
         g_autofree char *to = g_build_filename(dir, name, NULL);
 
-        copy_file(from, to);
+        gal_test_copy_file(from, to);
     }
 }
 
@@ -293,8 +284,8 @@ Test(batch, two_photos_with_one_output_name_fail_the_second)
     g_autoptr(GPtrArray) names = NULL;
 
     cr_assert_eq(g_mkdir_with_parents(in_dir, 0777), 0);
-    copy_file(TRIP_DIR "/trip-01.jpg", a_jpg);
-    copy_file(TRIP_DIR "/trip-09.png", a_png);
+    gal_test_copy_file(TRIP_DIR "/trip-01.jpg", a_jpg);
+    gal_test_copy_file(TRIP_DIR "/trip-09.png", a_png);
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
     cr_assert_eq(gal_test_count_lines(err, prefix, &line), 1, "%s", err);
     cr_expect(strstr(line, a_jpg) != NULL, "does not name the first photo: %s", line);

@@ -89,18 +89,13 @@ Test(contact_sheet, a_failed_photo_is_left_out_and_the_sheet_still_builds)
     for (size_t i = 0; i < G_N_ELEMENTS(photos); i++) {
         g_autofree char *from = g_build_filename(TRIP_DIR, photos[i], NULL);
         g_autofree char *to = g_build_filename(in, photos[i], NULL);
-        gsize len;
-        g_autofree char *bytes = gal_test_read_bytes(from, &len);
 
-        cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL));
+        gal_test_copy_file(from, to);
     }
     {
         g_autofree char *to = g_build_filename(in, "trip-02b.jpg", NULL);
-        gsize len;
-        g_autofree char *bytes = gal_test_read_bytes(GAL_FIXTURES_DIR "/broken/truncated.jpg",
-            &len);
 
-        cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL));
+        gal_test_copy_file(GAL_FIXTURES_DIR "/broken/truncated.jpg", to);
     }
     cr_assert_eq(run(tmp,
                      "gallop: 1\nstages:\n  - resize: {width: 200}\n  - contact-sheet: "
@@ -183,10 +178,8 @@ static void
 copy_fixture(const char *from, const char *dir, const char *as)
 {
     g_autofree char *to = g_build_filename(dir, as, NULL);
-    gsize len;
-    g_autofree char *bytes = gal_test_read_bytes(from, &len);
 
-    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
+    gal_test_copy_file(from, to);
 }
 
 /* A folder `in` holding copies of trip-01.jpg ... trip-NN.jpg. */

@@ -52,15 +52,8 @@ setup_bench(const char *name)
 
         b.presets[p] = gal_test_write_preset(b.tmp, file, yaml[p]);
     }
-    for (int i = 1; i <= N_PHOTOS; i++) {
-        g_autofree char *file = g_strdup_printf("trip-%02d.jpg", i);
-        g_autofree char *from = g_build_filename(TRIP_DIR, file, NULL);
-        g_autofree char *to = g_build_filename(b.in, file, NULL);
-        gsize len;
-        g_autofree char *bytes = gal_test_read_bytes(from, &len);
-
-        cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL));
-    }
+    for (int i = 1; i <= N_PHOTOS; i++)
+        gal_test_copy_trip(b.in, i, NULL);
     return b;
 }
 

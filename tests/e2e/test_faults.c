@@ -19,19 +19,6 @@ static const char preset_yaml[] =
     "stages: [ {resize: {width: 480, height: 480, fit: inside}} ]\n"
     "output: {quality: 95}\n";
 
-static void
-copy_trip(const char *dir, int number)
-{
-    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
-    g_autofree char *from = g_build_filename(TRIP_DIR, name, NULL);
-    g_autofree char *to = g_build_filename(dir, name, NULL);
-    gsize len;
-    g_autofree char *bytes = gal_test_read_bytes(from, &len);
-
-    cr_assert_eq(g_mkdir_with_parents(dir, 0777), 0);
-    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL));
-}
-
 static gint64
 file_size(const char *path)
 {
@@ -61,7 +48,7 @@ Test(faults, a_full_disk_fails_the_photos_it_hits_and_keeps_the_rest)
     int small = 0, large = 0;
 
     for (guint i = 0; i < G_N_ELEMENTS(photos); i++)
-        copy_trip(in, photos[i]);
+        gal_test_copy_trip(in, photos[i], NULL);
     cr_assert_eq(gal_test_spawn(free_run, NULL, NULL), 0);
     for (guint i = 0; i < G_N_ELEMENTS(photos); i++) {
         g_autofree char *name = g_strdup_printf("trip-%02d.jpg", photos[i]);
@@ -123,8 +110,8 @@ Test(faults, an_output_folder_that_cannot_exist_is_named)
     g_autofree char *err = NULL;
     g_autofree char *message = g_strdup_printf("cannot create folder %s: Not a directory", out);
 
-    copy_trip(in, 1);
-    copy_trip(in, 2);
+    gal_test_copy_trip(in, 1, NULL);
+    gal_test_copy_trip(in, 2, NULL);
     cr_assert(g_file_set_contents(blocker, "not a folder", -1, NULL));
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "%s", err);
     cr_expect(strstr(err, message) != NULL, "no \"%s\" in:\n%s", message, err);
@@ -146,9 +133,9 @@ symlink_tree(const char *tmp, char **in_out)
     g_autofree char *a = g_build_filename(in, "trip-01.jpg", NULL);
     g_autofree char *b = g_build_filename(elsewhere, "trip-02.jpg", NULL);
 
-    copy_trip(in, 1);
-    copy_trip(elsewhere, 2);
-    copy_trip(elsewhere, 3);
+    gal_test_copy_trip(in, 1, NULL);
+    gal_test_copy_trip(elsewhere, 2, NULL);
+    gal_test_copy_trip(elsewhere, 3, NULL);
     cr_assert_eq(g_mkdir_with_parents(sub, 0777), 0);
     cr_assert_eq(symlink("../trip-01.jpg", inner), 0);   /* inside: followed */
     cr_assert_eq(symlink(b, outside), 0);                /* a file outside */
@@ -220,7 +207,7 @@ Test(faults, temporary_files_of_a_killed_run_are_removed_and_nothing_else)
     const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out, NULL };
     g_autofree char *err = NULL;
 
-    copy_trip(in, 1);
+    gal_test_copy_trip(in, 1, NULL);
     cr_assert_eq(g_mkdir_with_parents(sub, 0777), 0);
     for (size_t i = 0; i < G_N_ELEMENTS(leftovers); i++) {
         g_autofree char *path = g_build_filename(out, leftovers[i], NULL);
@@ -253,7 +240,7 @@ Test(faults, a_second_run_into_the_same_folder_is_refused_while_the_first_writes
     g_autofree char *dry_out = NULL;
     int held;
 
-    copy_trip(in, 1);
+    gal_test_copy_trip(in, 1, NULL);
     cr_assert_eq(g_mkdir_with_parents(out, 0777), 0);
     /* This test process stands in for the run in progress. */
     held = open(out, O_RDONLY | O_DIRECTORY);

@@ -2,7 +2,7 @@
  * attacker or an unlucky user. Each case asserts that the run ends, the
  * good photos are written, the bad one has its own specific reason, and
  * nothing outside the folders gallop may touch is written, read or
- * deleted. Runs go through `timeout`, so a hang fails the test instead of
+ * deleted. Runs have a hang guard, so a hang fails the test instead of
  * stopping the suite. */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -12,7 +12,8 @@
 #include "gal_test.h"
 #include "gal_test_json.h"
 
-#define HANG_GUARD "120"
+/* Seconds a run may take before the test calls it a hang. */
+#define HANG_GUARD 120
 
 static const char plain_preset[] = "gallop: 1\n"
                                    "stages:\n"
@@ -25,15 +26,11 @@ run(const char *const *args, char **out, char **err)
 {
     g_autoptr(GPtrArray) argv = g_ptr_array_new();
 
-    g_ptr_array_add(argv, "timeout");
-    g_ptr_array_add(argv, "-s");
-    g_ptr_array_add(argv, "KILL");
-    g_ptr_array_add(argv, HANG_GUARD);
     g_ptr_array_add(argv, GAL_BINARY);
     for (int i = 0; args[i]; i++)
         g_ptr_array_add(argv, (gpointer) args[i]);
     g_ptr_array_add(argv, NULL);
-    return gal_test_spawn((const char *const *) argv->pdata, out, err);
+    return gal_test_spawn_limited((const char *const *) argv->pdata, HANG_GUARD, out, err, NULL);
 }
 
 static gboolean
@@ -64,7 +61,7 @@ Test(hostile, prune_refuses_manifest_entries_outside_the_output_folder)
     g_autofree char *victim_abs = g_build_filename(tmp, "victim-abs.txt", NULL);
     g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", plain_preset);
-    g_autofree char *photo = gal_test_copy_trip(in, 1, NULL);
+    g_autofree char *photo = g_build_filename(in, "trip-01.jpg", NULL);
     g_autofree char *err = NULL;
     g_autofree char *text = NULL;
     g_autofree char *sha = NULL;
@@ -74,6 +71,7 @@ Test(hostile, prune_refuses_manifest_entries_outside_the_output_folder)
     const char *prune[] = { "run", preset, in, "-o", out, "--prune", NULL };
     char *line;
 
+    gal_test_copy_trip(in, 1, NULL);
     cr_assert(g_file_set_contents(victim, "keep", -1, NULL));
     cr_assert(g_file_set_contents(victim_abs, "keep too", -1, NULL));
     cr_assert_eq(run(first_run, NULL, NULL), 0);
@@ -112,11 +110,11 @@ Test(hostile, outputs_are_never_written_through_a_link_in_the_output_folder)
     g_autofree char *link = g_build_filename(out, "sub", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
         "gallop: 1\noutput: {name: \"sub/{stem}.{ext}\"}\n");
-    g_autofree char *photo = gal_test_copy_trip(in, 1, NULL);
     g_autofree char *err = NULL;
     g_autoptr(GPtrArray) left = NULL;
     const char *args[] = { "run", preset, in, "-o", out, NULL };
 
+    gal_test_copy_trip(in, 1, NULL);
     cr_assert_eq(g_mkdir_with_parents(out, 0777), 0);
     cr_assert_eq(g_mkdir_with_parents(elsewhere, 0777), 0);
     cr_assert_eq(symlink(elsewhere, link), 0);
@@ -135,14 +133,14 @@ Test(hostile, a_name_that_renders_hidden_is_the_photos_error)
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
         "gallop: 1\ncaptions: {sources: [sidecar]}\noutput: {name: \"{caption}.{ext}\"}\n");
-    g_autofree char *with = gal_test_copy_trip(in, 1, "with.jpg");
-    g_autofree char *without = gal_test_copy_trip(in, 2, "without.jpg");
     g_autofree char *sidecar = g_build_filename(in, "with.txt", NULL);
     g_autofree char *written = g_build_filename(out, "Kim.jpg", NULL);
     g_autofree char *hidden = g_build_filename(out, ".jpg", NULL);
     g_autofree char *err = NULL;
     const char *args[] = { "run", preset, in, "-o", out, NULL };
 
+    gal_test_copy_trip(in, 1, "with.jpg");
+    gal_test_copy_trip(in, 2, "without.jpg");
     cr_assert(g_file_set_contents(sidecar, "Kim", -1, NULL));
     cr_expect_eq(run(args, NULL, &err), 1, "%s", err);
     cr_expect(exists(written), "%s", err);
@@ -160,10 +158,6 @@ Test(hostile, sidecars_that_are_no_files_fail_their_photo_alone)
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *report = g_build_filename(tmp, "report.json", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", plain_preset);
-    g_autofree char *good = gal_test_copy_trip(in, 1, "good.jpg");
-    g_autofree char *fifo_photo = gal_test_copy_trip(in, 2, "fifo.jpg");
-    g_autofree char *zero_photo = gal_test_copy_trip(in, 3, "zero.jpg");
-    g_autofree char *passwd_photo = gal_test_copy_trip(in, 4, "passwd.jpg");
     g_autofree char *fifo = g_build_filename(in, "fifo.jpg.txt", NULL);
     g_autofree char *zero = g_build_filename(in, "zero.txt", NULL);
     g_autofree char *passwd = g_build_filename(in, "passwd.jpg.txt", NULL);
@@ -174,6 +168,10 @@ Test(hostile, sidecars_that_are_no_files_fail_their_photo_alone)
     g_autofree char *recorded = NULL;
     const char *args[] = { "run", preset, in, "-o", out, "--report", report, NULL };
 
+    gal_test_copy_trip(in, 1, "good.jpg");
+    gal_test_copy_trip(in, 2, "fifo.jpg");
+    gal_test_copy_trip(in, 3, "zero.jpg");
+    gal_test_copy_trip(in, 4, "passwd.jpg");
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     cr_assert_eq(symlink("/dev/zero", zero), 0);
     cr_assert_eq(symlink("/etc/passwd", passwd), 0);
@@ -308,7 +306,7 @@ Test(hostile, every_broken_file_fails_alone_with_its_own_reason, .timeout = 240)
 Test(hostile, a_link_to_nothing_named_on_the_command_line_is_one_bad_input)
 {
     g_autofree char *tmp = gal_test_tmpdir("hostile-argv-link");
-    g_autofree char *good = gal_test_copy_trip(tmp, 1, NULL);
+    g_autofree char *good = g_build_filename(tmp, "trip-01.jpg", NULL);
     g_autofree char *dangling = g_build_filename(tmp, "dangling.jpg", NULL);
     g_autofree char *loop = g_build_filename(tmp, "loop.jpg", NULL);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
@@ -317,6 +315,7 @@ Test(hostile, a_link_to_nothing_named_on_the_command_line_is_one_bad_input)
     g_autofree char *err = NULL;
     const char *args[] = { "run", preset, dangling, loop, good, "-o", out, NULL };
 
+    gal_test_copy_trip(tmp, 1, NULL);
     cr_assert_eq(symlink("nowhere.jpg", dangling), 0);
     cr_assert_eq(symlink("loop.jpg", loop), 0);
     cr_expect_eq(run(args, NULL, &err), 1, "%s", err);

@@ -22,25 +22,6 @@ typedef struct {
     char *tmp, *in, *out, *preset;
 } bench;
 
-static void
-copy_file(const char *from, const char *to)
-{
-    gsize len;
-    g_autofree char *bytes = gal_test_read_bytes(from, &len);
-
-    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
-}
-
-static void
-copy_trip(const char *dir, int number, const char *as)
-{
-    g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
-    g_autofree char *from = g_build_filename(TRIP_DIR, name, NULL);
-    g_autofree char *to = g_build_filename(dir, as ? as : name, NULL);
-
-    copy_file(from, to);
-}
-
 /* Four photos and the small preset, in a fresh folder. */
 static bench
 setup_bench(const char *name, const char *yaml)
@@ -53,7 +34,7 @@ setup_bench(const char *name, const char *yaml)
     b.preset = gal_test_write_preset(b.tmp, "small.yaml", yaml ? yaml : small_preset);
     cr_assert_eq(g_mkdir_with_parents(b.in, 0777), 0);
     for (int i = 1; i <= 4; i++)
-        copy_trip(b.in, i, NULL);
+        gal_test_copy_trip(b.in, i, NULL);
     return b;
 }
 
@@ -170,7 +151,7 @@ Test(incremental, dry_run_names_the_reason_for_every_kind_of_change)
     /* 1: touched only, same bytes. 2: new contents. 3: output deleted.
      * 4: output edited. 5: a new photo. */
     cr_assert_eq(utimensat(AT_FDCWD, in1, later, 0), 0);
-    copy_trip(b.in, 6, "trip-02.jpg");
+    gal_test_copy_trip(b.in, 6, "trip-02.jpg");
     cr_assert_eq(unlink(out3), 0);
     {
         gsize len;
@@ -179,7 +160,7 @@ Test(incremental, dry_run_names_the_reason_for_every_kind_of_change)
         bytes[len / 2] ^= 0x55;
         cr_assert(g_file_set_contents(out4, bytes, (gssize) len, NULL));
     }
-    copy_trip(b.in, 5, NULL);
+    gal_test_copy_trip(b.in, 5, NULL);
     manifest_before = gal_test_read_bytes(manifest, NULL);
 
     cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
@@ -351,7 +332,7 @@ Test(incremental, prune_removes_only_recorded_outputs_of_deleted_photos)
     g_autofree char *text = NULL;
 
     run_ok(&b, NULL, "4 written");
-    copy_trip(b.out, 5, "not-ours.jpg");
+    gal_test_copy_trip(b.out, 5, "not-ours.jpg");
     cr_assert_eq(unlink(in3), 0);
     cr_assert_eq(unlink(in4), 0);
     /* out4 was edited after gallop wrote it: never removed. */
@@ -420,7 +401,7 @@ Test(incremental, contact_sheets_are_rebuilt_only_when_a_photo_changed)
 
     /* One photo changes: it and the sheet are rebuilt, not the others. */
     sheet_time = mtime_ns(sheet);
-    copy_trip(b.in, 7, "trip-02.jpg");
+    gal_test_copy_trip(b.in, 7, "trip-02.jpg");
     run_ok(&b, NULL, "1 written, 0 failed, 0 skipped, 3 up to date; 1 contact sheet");
     cr_expect_neq(mtime_ns(sheet), sheet_time);
     cr_expect_eq(mtime_ns(out1), photo1_time);
@@ -444,7 +425,7 @@ Test(incremental, names_from_exif_are_reused_until_the_photo_changes)
     cr_assert(g_file_test(first, G_FILE_TEST_EXISTS), "%s missing", first);
     run_ok(&b, by_date, "4 up to date");
     /* trip-02 becomes a photo taken on another day: a new output name. */
-    copy_trip(b.in, 21, "trip-02.jpg");
+    gal_test_copy_trip(b.in, 21, "trip-02.jpg");
     cr_assert_eq(run(&b, by_date_dry, &out, &err), 0, "%s", err);
     {
         g_autofree char *input = g_build_filename(b.in, "trip-02.jpg", NULL);

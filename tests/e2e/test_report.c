@@ -13,15 +13,6 @@ TestSuite(report, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 
 #define TRIP_DIR GAL_FIXTURES_DIR "/trip"
 #define TRIP_COUNT 23
 
-static void
-copy_file(const char *from, const char *to)
-{
-    gsize len;
-    g_autofree char *bytes = gal_test_read_bytes(from, &len);
-
-    cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
-}
-
 /* trip-01, trip-09 (PNG) and trip-19 (Hangul caption), and a truncated JPEG. */
 static char *
 photos(const char *tmp)
@@ -36,7 +27,7 @@ photos(const char *tmp)
         g_autofree char *base = g_path_get_basename(names[i]);
         g_autofree char *to = g_build_filename(in, base, NULL);
 
-        copy_file(from, to);
+        gal_test_copy_file(from, to);
     }
     return in;
 }

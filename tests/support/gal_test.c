@@ -277,15 +277,14 @@ gal_test_copy_file(const char *from, const char *to)
     cr_assert(g_file_set_contents(to, bytes, (gssize) len, NULL), "cannot write %s", to);
 }
 
-char *
+void
 gal_test_copy_trip(const char *dir, int number, const char *as)
 {
     g_autofree char *name = g_strdup_printf("trip-%02d.jpg", number);
     g_autofree char *from = g_build_filename(GAL_FIXTURES_DIR, "trip", name, NULL);
-    char *to = g_build_filename(dir, as ? as : name, NULL);
+    g_autofree char *to = g_build_filename(dir, as ? as : name, NULL);
 
     gal_test_copy_file(from, to);
-    return to;
 }
 
 VipsImage *

@@ -65,9 +65,9 @@ char *gal_test_read_bytes(const char *path, gsize *len);
  * test if it cannot. */
 void gal_test_copy_file(const char *from, const char *to);
 
-/* Copy fixtures/trip/trip-NN.jpg into `dir`, as `as` (NULL: its own name);
- * returns the new path. */
-char *gal_test_copy_trip(const char *dir, int number, const char *as);
+/* Copy fixtures/trip/trip-NN.jpg into `dir` (made if needed), as `as`
+ * (NULL: its own name). */
+void gal_test_copy_trip(const char *dir, int number, const char *as);
 
 /* Open an image or fail the test; `strict`: sequential, a decoder warning is an error. */
 VipsImage *gal_test_load_image(const char *path, gboolean strict);
