@@ -1426,32 +1426,42 @@ gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImag
     return 0;
 }
 
+/* Add `path` to `paths` unless it is there. */
+static void
+add_once(GPtrArray *paths, const char *path)
+{
+    for (guint i = 0; i < paths->len; i++)
+        if (strcmp(paths->pdata[i], path) == 0)
+            return;
+    g_ptr_array_add(paths, g_strdup(path));
+}
+
 void
-gal__caption_depend(const gal_captions *c, gal_job *job)
+gal__caption_files(const gal_captions *c, const char *photo, GPtrArray *paths)
 {
     for (int i = 0; c && i < c->n_order; i++)
         switch (c->order[i]) {
         case SRC_SIDECAR: {
             /* Both names, whether or not they exist: a sidecar that
              * appears later changes the caption too. */
-            g_autofree char *dir = g_path_get_dirname(job->input);
-            g_autofree char *base = g_path_get_basename(job->input);
+            g_autofree char *dir = g_path_get_dirname(photo);
+            g_autofree char *base = g_path_get_basename(photo);
             g_autofree char *stem = stem_of(base);
-            g_autofree char *with_ext = g_strconcat(job->input, ".txt", NULL);
+            g_autofree char *with_ext = g_strconcat(photo, ".txt", NULL);
             g_autofree char *stem_txt = g_strconcat(stem, ".txt", NULL);
             g_autofree char *without = g_build_filename(dir, stem_txt, NULL);
 
-            gal__job_depend(job, with_ext);
-            gal__job_depend(job, without);
+            add_once(paths, with_ext);
+            add_once(paths, without);
             break;
         }
         case SRC_TABLE:
             if (c->opts->table)
-                gal__job_depend(job, c->opts->table);
+                add_once(paths, c->opts->table);
             break;
         case SRC_INSTAGRAM:
             for (guint f = 0; f < c->instagram_files->len; f++)
-                gal__job_depend(job, c->instagram_files->pdata[f]);
+                add_once(paths, c->instagram_files->pdata[f]);
             break;
         default:
             break; /* inside the photo: covered by the photo's own digest */

@@ -431,12 +431,11 @@ const void *gal__captions_options(const gal_captions *captions);
 int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *photo,
     VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
 
-typedef struct gal_job gal_job;
-
-/* Declare (gal__job_depend) every file outside the photo that its caption
- * could come from: both sidecar names, the table, the export's files. For
- * stages that show {caption}. */
-void gal__caption_depend(const gal_captions *captions, gal_job *job);
+/* Add to `paths` (a g_free'ing array of paths, each once) every file
+ * outside the photo at `photo` that its caption could come from: both
+ * sidecar names (there or not), the table, the export's files. An output
+ * that shows {caption} depends on them. */
+void gal__caption_files(const gal_captions *captions, const char *photo, GPtrArray *paths);
 
 /* Pieces of the above, for tests. Each returns a new string or NULL. */
 char *gal__mojibake_repair(const char *text);
@@ -482,6 +481,28 @@ void gal__sheet_justified(int n, const double *aspects, int sheet_width, int row
 
 /* What a stage sees of itself: its options, its prepared shared data (both
  * immutable after load) and where in the preset it was configured. */
+/* What a stage sees of the photo in hand; read-only. Facts a stage leaves
+ * for later ones (a band's rows) or for the engine (the caption it
+ * showed) travel on the image it makes, as GAL_META_* fields: stages share
+ * no state. */
+typedef struct gal_photo {
+    const gal_facts *facts; /* what templates can show ({index}: its place in a sheet) */
+    gal_watch *watch;       /* its budget: copies to memory go through it */
+} gal_photo;
+
+/* Rows at the top and bottom of the image that a band took (caption-burn
+ * at an edge): later overlays keep out of them. */
+#define GAL_META_RESERVED_TOP "gal-reserved-top"
+#define GAL_META_RESERVED_BOTTOM "gal-reserved-bottom"
+/* The caption a stage showed, and 1 when it cut it (max-lines, no room). */
+#define GAL_META_CAPTION "gal-caption"
+#define GAL_META_CAPTION_CUT "gal-caption-cut"
+/* A contact-sheet tile's label. */
+#define GAL_META_LABEL "gal-label"
+
+/* An int field of the image, 0 when it has none. */
+int gal__meta_int(VipsImage *image, const char *field);
+
 typedef struct gal_stage_ctx {
     const void *opts;
     const void *shared;
@@ -517,14 +538,14 @@ typedef struct gal_stage_def {
      * should be decoded at, so loaders can shrink on load. Optional. */
     void (*load_size)(const gal_stage_ctx *sc, int width, int height,
         int *load_width, int *load_height);
-    int (*build)(const gal_stage_ctx *sc, gal_job *job, VipsImage *in,
+    int (*build)(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         VipsImage **out, gal_error *err);
     /* GATHER stages. gather_plan: photos per page (0: one page) and order.
      * tap: this photo's item (small, in memory) from the image as the
      * earlier stages left it; the photo goes on unchanged. build_many: one
      * page from its items, in order. page_name: the page's file name. */
     void (*gather_plan)(const gal_stage_ctx *sc, int *per_page, gal_sort *sort);
-    int (*tap)(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **item,
+    int (*tap)(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsImage **item,
         gal_error *err);
     int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         VipsImage **out, gal_error *err);
@@ -709,9 +730,6 @@ struct gal_job {
     gal_facts facts;           /* what templates can show of this photo */
     GStringChunk *strings;     /* owns the facts' strings */
     int out_width, out_height; /* set when the job succeeds */
-    /* Rows at the top and bottom of the current image that an earlier stage
-     * filled (a caption band): later overlays keep out of them. */
-    int reserved_top, reserved_bottom;
     int gather_index;          /* 1-based place in a gathering stage's order */
     VipsImage *gather_item;    /* what the gathering stage took of this photo */
     /* For the run report: the caption a stage showed and where it came
@@ -731,14 +749,6 @@ struct gal_job {
     gboolean solo;
     gboolean caption_cut;      /* a caption-burn stage cut the caption to fit */
 };
-
-/* Record that this photo's output depends on the file at `path` (which
- * need not exist: a sidecar that appears later counts as a change too).
- * The manifest remembers its size, mtime and content hash, and the next
- * run rebuilds the output when it changes. For per-photo files; files a
- * preset names (a `file` key, e.g. a watermark logo) are covered by the
- * preset digest already. */
-void gal__job_depend(gal_job *job, const char *path);
 
 /* ---- gathering (gather.c) ----------------------------------------------------- */
 

@@ -280,6 +280,21 @@ load_size(const gal_preset *preset, int width, int height, int *load_width, int 
     }
 }
 
+/* What the stages showed of the photo's caption, from the image they made
+ * (GAL_META_*), for the run report. */
+static void
+take_caption(gal_job *job, VipsImage *image)
+{
+    const char *shown = NULL;
+
+    job->caption_cut = gal__meta_int(image, GAL_META_CAPTION_CUT) != 0;
+    if (vips_image_get_typeof(image, GAL_META_CAPTION) &&
+        vips_image_get_string(image, GAL_META_CAPTION, &shown) == 0) {
+        job->caption = g_string_chunk_insert(job->strings, shown);
+        job->caption_source = job->facts.caption_source;
+    }
+}
+
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -287,6 +302,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
 {
     const gal_preset *preset = job->preset;
     g_autoptr(VipsImage) image = source;
+    gal_photo photo = { &job->facts, job->watch };
 
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
@@ -303,19 +319,26 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
                 return -1;
             g_object_unref(image);
             image = memory;
+            gal_facts on_sheet = job->facts;
+            gal_photo tile = { &on_sheet, job->watch };
+
+            /* The label's {index} is the photo's place on the sheets. */
+            on_sheet.index = job->gather_index;
             VIPS_UNREF(job->gather_item);
-            if (st->def->tap(&sc, job, image, &job->gather_item, err)) {
+            if (st->def->tap(&sc, &tile, image, &job->gather_item, err)) {
                 if (!err->key[0])
                     g_strlcpy(err->key, st->def->name, sizeof(err->key));
                 return -1;
             }
             /* An up-to-date photo is only opened for its contact-sheet
              * tile: its own output stays as it is. */
-            if (job->tap_only)
+            if (job->tap_only) {
+                take_caption(job, image);
                 return 0;
+            }
             continue;
         }
-        if (st->def->build(&sc, job, image, &next, err)) {
+        if (st->def->build(&sc, &photo, image, &next, err)) {
             if (!err->key[0])
                 g_strlcpy(err->key, st->def->name, sizeof(err->key));
             return -1;
@@ -323,6 +346,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         g_object_unref(image);
         image = next;
     }
+    take_caption(job, image);
     if (job->tap_only)
         return 0;
     {
@@ -440,8 +464,11 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
         /* Whichever template shows the caption (a band, a text watermark,
          * the file name), the output changes when a file it may come from
          * does. */
-        if (gal__preset_uses_field(preset, "caption"))
-            gal__caption_depend(preset->captions, jobs[k]);
+        if (gal__preset_uses_field(preset, "caption")) {
+            if (!jobs[k]->depends)
+                jobs[k]->depends = g_ptr_array_new_with_free_func(g_free);
+            gal__caption_files(preset->captions, jobs[k]->input, jobs[k]->depends);
+        }
     }
     for (int k = 0; k < n; k++)
         handled[k] = errs[k].code != GAL_OK;
@@ -467,13 +494,3 @@ gal__job_run(gal_job *job, gal_error *err)
     return err->code != GAL_OK ? -1 : 0;
 }
 
-void
-gal__job_depend(gal_job *job, const char *path)
-{
-    if (!job->depends)
-        job->depends = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < job->depends->len; i++)
-        if (strcmp(job->depends->pdata[i], path) == 0)
-            return;
-    g_ptr_array_add(job->depends, g_strdup(path));
-}

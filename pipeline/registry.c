@@ -22,3 +22,13 @@ gal__stage_find(const char *name)
             return gal__stages[i];
     return NULL;
 }
+
+int
+gal__meta_int(VipsImage *image, const char *field)
+{
+    int value;
+
+    if (!vips_image_get_typeof(image, field) || vips_image_get_int(image, field, &value))
+        return 0;
+    return value;
+}

@@ -974,13 +974,11 @@ stat_members_digest(run_ctx *ctx, char *hex)
             (gint64) plan->in_st.st_size, gal__mtime_ns(&plan->in_st));
         g_checksum_update(sum, (const guchar *) line, -1);
         if (captions) {
-            gal_job probe = { .preset = ctx->preset, .input = ctx->summary->photos[i].input };
+            g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 
-            gal__caption_depend(ctx->preset->captions, &probe);
-            for (guint d = 0; probe.depends && d < probe.depends->len; d++)
-                digest_stat(ctx, sum, "caption", probe.depends->pdata[d]);
-            if (probe.depends)
-                g_ptr_array_unref(probe.depends);
+            gal__caption_files(ctx->preset->captions, ctx->summary->photos[i].input, files);
+            for (guint d = 0; d < files->len; d++)
+                digest_stat(ctx, sum, "caption", files->pdata[d]);
         }
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }

@@ -274,18 +274,20 @@ paint_rows(const caption_burn_opts *o, VipsImage *in, VipsImage *text, int x, in
 }
 
 static int
-caption_burn_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **out,
-    gal_error *err)
+caption_burn_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
+    VipsImage **out, gal_error *err)
 {
     const caption_burn_opts *o = sc->opts;
     const caption_burn_shared *shared = sc->shared;
-    g_autofree char *text = gal__template_render(o->text, &job->facts, FALSE);
+    g_autofree char *text = gal__template_render(o->text, photo->facts, FALSE);
     int width = in->Xsize, height = in->Ysize;
+    int reserved_top = gal__meta_int(in, GAL_META_RESERVED_TOP);
+    int reserved_bottom = gal__meta_int(in, GAL_META_RESERVED_BOTTOM);
     int pad = MAX(0, gal__length_px(&o->padding, MIN(width, height)));
     double size_px = MAX(MIN_SIZE_PX, o->size.relative ? o->size.value * height / 100.0
                                                        : o->size.value);
     /* The band takes at most half of the rows no earlier band took. */
-    int free_rows = height - job->reserved_top - job->reserved_bottom;
+    int free_rows = height - reserved_top - reserved_bottom;
     int max_text_height = free_rows / 2 - 2 * pad;
     gal_text_style style = { shared->family, NULL, size_px, o->color,
         o->hashtag_color.a > 0 ? &o->hashtag_color : NULL, width - 2 * pad, o->align,
@@ -295,15 +297,12 @@ caption_burn_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsIma
     gboolean shows_caption = gal__template_uses(o->text, "caption");
     int align, x, y, text_y, band_height;
 
-    /* For the run report and incremental runs: what this stage shows of
-     * the photo's caption, where it came from, and the files it could come
-     * from (a sidecar written later must rebuild the photo). */
-    if (shows_caption && job->input)
-        gal__caption_depend(job->preset->captions, job);
     if (style.wrap_px < size_px || max_text_height < size_px) {
         /* Too small a photo (or too much padding) for even one line. */
-        job->caption_cut |= shows_caption && *text != '\0';
-        *out = g_object_ref(in);
+        if (vips_copy(in, out, NULL))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "caption band");
+        if (shows_caption && *text)
+            vips_image_set_int(*out, GAL_META_CAPTION_CUT, 1);
         return 0;
     }
     if (gal__text_render_bounded(text, &style, max_text_height, &block, &info, err)) {
@@ -312,13 +311,6 @@ caption_burn_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsIma
         if (sc->loc.file)
             gal__utf8_copy(err->file, sc->loc.file, sizeof(err->file));
         return -1;
-    }
-    if (shows_caption) {
-        job->caption_cut |= info.cut;
-        if (block && job->strings) {
-            job->caption = g_string_chunk_insert(job->strings, text);
-            job->caption_source = job->facts.caption_source;
-        }
     }
     if (!block) {
         *out = g_object_ref(in); /* no caption: no band */
@@ -345,17 +337,23 @@ caption_burn_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsIma
     }
     band_height = MAX(band_height, text_y + block->Ysize + 1);
     band_height = MIN(band_height, free_rows);
-    y = o->gravity == GRAVITY_SOUTH ? height - job->reserved_bottom - band_height
-        : o->gravity == GRAVITY_NORTH ? job->reserved_top
-                                      : job->reserved_top + (free_rows - band_height) / 2;
+    y = o->gravity == GRAVITY_SOUTH ? height - reserved_bottom - band_height
+        : o->gravity == GRAVITY_NORTH ? reserved_top
+                                      : reserved_top + (free_rows - band_height) / 2;
 
     if (paint_rows(o, in, block, x, y, band_height, text_y, size_px, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "caption band");
     /* Only an edge band narrows the rows later overlays may use. */
     if (o->gravity == GRAVITY_SOUTH)
-        job->reserved_bottom += band_height;
+        vips_image_set_int(*out, GAL_META_RESERVED_BOTTOM, reserved_bottom + band_height);
     else if (o->gravity == GRAVITY_NORTH)
-        job->reserved_top += band_height;
+        vips_image_set_int(*out, GAL_META_RESERVED_TOP, reserved_top + band_height);
+    /* For the run report: what the photo shows of its caption. */
+    if (shows_caption) {
+        vips_image_set_string(*out, GAL_META_CAPTION, text);
+        if (info.cut)
+            vips_image_set_int(*out, GAL_META_CAPTION_CUT, 1);
+    }
     return 0;
 }
 

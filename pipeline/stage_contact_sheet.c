@@ -227,11 +227,11 @@ sheet_page_name(const gal_stage_ctx *sc, int page, int pages)
 /* ---- per photo: the tile ---------------------------------------------------------- */
 
 /* The photo made small, for its place on the sheet, with its label text
- * attached as metadata ("gal-label") for compose. Sized for the largest it
+ * attached as metadata (GAL_META_LABEL) for compose. Sized for the largest it
  * can be drawn: the grid cell, or the justified row height with room for
  * rows that stretch to fill the width. */
 static int
-sheet_tap(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **item,
+sheet_tap(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsImage **item,
     gal_error *err)
 {
     const sheet_opts *o = sc->opts;
@@ -264,12 +264,8 @@ sheet_tap(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **item
     if (!(*item = vips_image_copy_memory(current)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
     if (has_label(o->label)) {
-        gal_facts facts = job->facts;
-        g_autofree char *label = NULL;
-
-        facts.index = job->gather_index;
-        label = gal__template_render(o->label, &facts, FALSE);
-        vips_image_set_string(*item, "gal-label", label);
+        g_autofree char *label = gal__template_render(o->label, photo->facts, FALSE);
+        vips_image_set_string(*item, GAL_META_LABEL, label);
     }
     return 0;
 }
@@ -484,8 +480,8 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
             g_object_ref(photo);
         if (add_layer(l, photo, cells[i].x, header_h + cells[i].y))
             goto vips_fail;
-        if (label_h && vips_image_get_typeof(in[i], "gal-label") &&
-            vips_image_get_string(in[i], "gal-label", &label) == 0 && *label) {
+        if (label_h && vips_image_get_typeof(in[i], GAL_META_LABEL) &&
+            vips_image_get_string(in[i], GAL_META_LABEL, &label) == 0 && *label) {
             VipsImage *text = NULL;
             int width = o->layout == LAYOUT_GRID ? o->tile : cells[i].w;
             int x = o->layout == LAYOUT_GRID

@@ -510,8 +510,8 @@ cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize
 }
 
 static int
-resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **out,
-    gal_error *err)
+resize_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
+    VipsImage **out, gal_error *err)
 {
     gal_resize_plan plan;
     g_autoptr(VipsImage) scaled = NULL;
@@ -522,7 +522,7 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
     plan_for(sc->opts, in->Xsize, in->Ysize, &plan);
     grows = plan.width > in->Xsize || plan.height > in->Ysize;
     if (plan.crop_width) {
-        if (cover(sc, job->watch, in, &plan, &fitted, err))
+        if (cover(sc, photo->watch, in, &plan, &fitted, err))
             return -1;
     }
     else {
@@ -531,7 +531,7 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
         int width = (int) plan.width, height = (int) plan.height;
 
         if (grows) {
-            if (upsize(job->watch, in, width, height, &scaled, err))
+            if (upsize(photo->watch, in, width, height, &scaled, err))
                 return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
             current = scaled;
         }
@@ -556,7 +556,7 @@ resize_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **o
      * keeps it: the turns would be slow pulled through in the strips the
      * encoder asks for. The stages after it see a sequential image again,
      * as if it came from the decoder. */
-    if (!(*out = gal__watch_to_memory(job->watch, fitted, "resize", err)))
+    if (!(*out = gal__watch_to_memory(photo->watch, fitted, "resize", err)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     vips_image_set_int(*out, VIPS_META_SEQUENTIAL, 1);
     return 0;

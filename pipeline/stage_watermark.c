@@ -351,15 +351,16 @@ tiled(const gal_stage_ctx *sc, VipsImage *in, VipsImage *mark, int gap, VipsImag
 }
 
 static int
-watermark_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage **out,
-    gal_error *err)
+watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
+    VipsImage **out, gal_error *err)
 {
     const watermark_opts *o = sc->opts;
     watermark_shared *shared = (watermark_shared *) sc->shared;
     int short_edge = MIN(in->Xsize, in->Ysize);
     int margin = gal__length_px(&o->margin, short_edge);
-    int top = job ? job->reserved_top : 0;
-    int area_h = in->Ysize - top - (job ? job->reserved_bottom : 0);
+    /* Bands an earlier stage drew (a caption) are not covered. */
+    int top = gal__meta_int(in, GAL_META_RESERVED_TOP);
+    int area_h = in->Ysize - top - gal__meta_int(in, GAL_META_RESERVED_BOTTOM);
     g_autoptr(VipsImage) per_photo = NULL;
     g_autoptr(VipsImage) mark = NULL;
     g_autoptr(VipsImage) region = NULL;
@@ -370,7 +371,7 @@ watermark_build(const gal_stage_ctx *sc, gal_job *job, VipsImage *in, VipsImage 
 
     if (!master && o->text) {
         /* Text with per-photo fields: this photo's own rendering. */
-        g_autofree char *text = gal__template_render(o->text, &job->facts, FALSE);
+        g_autofree char *text = gal__template_render(o->text, photo->facts, FALSE);
         g_autoptr(VipsImage) rendered = NULL;
 
         if (render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, err))

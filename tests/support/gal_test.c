@@ -83,15 +83,15 @@ gal_test_run_stage(const char *stage, const char *opts_yaml, VipsImage *in)
     gal_preset *preset = gal_test_load(yaml, errs);
     const gal_stage_instance *st;
     gal_stage_ctx sc;
-    gal_job job = { 0 };
+    gal_facts facts = { 0 };
+    gal_photo photo = { &facts, NULL };
     gal_error err = { 0 };
     VipsImage *out = NULL, *memory;
 
     cr_assert_not_null(preset, "preset did not load: %s", errs->count ? errs->items[0].msg : "");
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
     sc = gal__stage_ctx(st);
-    job.preset = preset;
-    cr_assert_eq(st->def->build(&sc, &job, in, &out, &err), 0, "%s: %s", stage, err.msg);
+    cr_assert_eq(st->def->build(&sc, &photo, in, &out, &err), 0, "%s: %s", stage, err.msg);
     memory = vips_image_copy_memory(out);
     cr_assert_not_null(memory);
     g_object_unref(out);

@@ -33,8 +33,10 @@ flat_photo(int width, int height, int level, int bands)
 }
 
 typedef struct {
-    VipsImage *image; /* in memory */
-    gal_job job;      /* as the stage left it */
+    VipsImage *image;         /* in memory */
+    /* What the stage left on its image (GAL_META_*). */
+    int reserved_top, reserved_bottom;
+    gboolean caption_cut;
 } burnt;
 
 /* Run caption-burn, configured by `opts` (a flow mapping), over `photo`
@@ -49,18 +51,20 @@ burn(const char *opts, const char *caption, VipsImage *photo)
     gal_stage_ctx sc;
     gal_error err = { 0 };
     VipsImage *out = NULL;
-    burnt b = { NULL, { 0 } };
+    gal_facts facts = { .caption = caption };
+    gal_photo in = { &facts, NULL };
+    burnt b = { NULL, 0, 0, FALSE };
 
     cr_assert_not_null(preset, "preset did not load: %s", errs->count ? errs->items[0].msg : "");
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
     sc = gal__stage_ctx(st);
-    b.job.preset = preset;
-    b.job.facts.caption = caption;
-    cr_assert_eq(st->def->build(&sc, &b.job, photo, &out, &err), 0, "%s", err.msg);
+    cr_assert_eq(st->def->build(&sc, &in, photo, &out, &err), 0, "%s", err.msg);
+    b.reserved_top = gal__meta_int(out, GAL_META_RESERVED_TOP);
+    b.reserved_bottom = gal__meta_int(out, GAL_META_RESERVED_BOTTOM);
+    b.caption_cut = gal__meta_int(out, GAL_META_CAPTION_CUT) != 0;
     b.image = vips_image_copy_memory(out);
     cr_assert_not_null(b.image);
     g_object_unref(out);
-    b.job.preset = NULL;
     gal_preset_free(preset);
     return b;
 }
@@ -120,10 +124,10 @@ Test(stage_caption_burn, band_sits_on_the_bottom_edge_and_is_reserved)
 
     changed_rows(photo, b.image, &first, &last);
     cr_expect_eq(last, 799, "the band reaches the bottom row");
-    cr_expect_eq(b.job.reserved_bottom, 800 - first, "reserved %d, band from row %d",
-        b.job.reserved_bottom, first);
-    cr_expect_eq(b.job.reserved_top, 0);
-    cr_expect_not(b.job.caption_cut);
+    cr_expect_eq(b.reserved_bottom, 800 - first, "reserved %d, band from row %d",
+        b.reserved_bottom, first);
+    cr_expect_eq(b.reserved_top, 0);
+    cr_expect_not(b.caption_cut);
     cr_expect_eq(b.image->Bands, 3, "an opaque photo stays opaque");
     cr_expect_eq(b.image->Xsize, 600);
     cr_expect_eq(b.image->Ysize, 800);
@@ -132,8 +136,8 @@ Test(stage_caption_burn, band_sits_on_the_bottom_edge_and_is_reserved)
     b = burn("{size: 20px, padding: 10px, gravity: north}", "A caption", photo);
     changed_rows(photo, b.image, &first, &last);
     cr_expect_eq(first, 0);
-    cr_expect_eq(b.job.reserved_top, last + 1);
-    cr_expect_eq(b.job.reserved_bottom, 0);
+    cr_expect_eq(b.reserved_top, last + 1);
+    cr_expect_eq(b.reserved_bottom, 0);
     g_object_unref(b.image);
 }
 
@@ -147,8 +151,8 @@ Test(stage_caption_burn, a_centred_band_sits_in_the_middle_and_reserves_nothing)
     height = last - first + 1;
     cr_assert_gt(height, 20, "a band is drawn");
     cr_expect_leq(abs(first - (800 - height) / 2), 1, "band rows %d..%d on 800", first, last);
-    cr_expect_eq(b.job.reserved_top, 0);
-    cr_expect_eq(b.job.reserved_bottom, 0);
+    cr_expect_eq(b.reserved_top, 0);
+    cr_expect_eq(b.reserved_bottom, 0);
     g_object_unref(b.image);
 }
 
@@ -161,32 +165,31 @@ Test(stage_caption_burn, a_second_band_stacks_above_the_first)
                                        "  - caption-burn: {text: \"© {artist}\", size: 20px, "
                                        "padding: 10px, band: \"#ff0000\"}\n",
         errs);
-    gal_job job = { 0 };
+    gal_facts facts = { .caption = "Caption", .artist = "Jen Loong" };
+    gal_photo in = { &facts, NULL };
     gal_error err = { 0 };
     VipsImage *current = g_object_ref(photo);
     g_autoptr(VipsImage) memory = NULL;
-    int first_band = 0, first, last;
+    int first_band = 0, first, last, reserved;
 
     cr_assert_not_null(preset);
-    job.preset = preset;
-    job.facts.caption = "Caption";
-    job.facts.artist = "Jen Loong";
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
         gal_stage_ctx sc = gal__stage_ctx(st);
         VipsImage *next;
 
-        cr_assert_eq(st->def->build(&sc, &job, current, &next, &err), 0, "%s", err.msg);
+        cr_assert_eq(st->def->build(&sc, &in, current, &next, &err), 0, "%s", err.msg);
         g_object_unref(current);
         current = next;
         if (i == 0)
-            first_band = job.reserved_bottom;
+            first_band = gal__meta_int(current, GAL_META_RESERVED_BOTTOM);
     }
+    reserved = gal__meta_int(current, GAL_META_RESERVED_BOTTOM);
     memory = vips_image_copy_memory(current);
     g_object_unref(current);
     changed_rows(photo, memory, &first, &last);
-    cr_expect_eq(first, 800 - job.reserved_bottom);
-    cr_expect_eq(job.reserved_bottom, 2 * first_band, "two one-line bands, one above the other");
+    cr_expect_eq(first, 800 - reserved);
+    cr_expect_eq(reserved, 2 * first_band, "two one-line bands, one above the other");
     {
         /* The red band is the upper one. */
         double *v;
@@ -216,7 +219,7 @@ Test(stage_caption_burn, line_count_and_ellipsis_read_from_the_band_height)
 
         b = burn(opts, long_caption, photo);
         height[k] = band_height(photo, b.image);
-        cr_expect(b.job.caption_cut, "%d lines cut the caption", k);
+        cr_expect(b.caption_cut, "%d lines cut the caption", k);
         g_object_unref(b.image);
     }
     cr_expect_eq(height[1], height[0], "a cut one-line caption has a one-line band");
@@ -232,7 +235,7 @@ Test(stage_caption_burn, line_count_and_ellipsis_read_from_the_band_height)
     b = burn("{size: 20px, padding: 10px, max-lines: 0}", long_caption, photo);
     cr_expect_gt(band_height(photo, b.image), height[5]);
     cr_expect_eq((band_height(photo, b.image) - height[1]) % pitch, 0);
-    cr_expect_not(b.job.caption_cut);
+    cr_expect_not(b.caption_cut);
     g_object_unref(b.image);
 }
 
@@ -242,7 +245,7 @@ Test(stage_caption_burn, the_band_never_covers_more_than_half_the_photo)
     burnt b = burn("{size: 20px, padding: 5px, max-lines: 0}", long_caption, photo);
 
     cr_expect_leq(band_height(photo, b.image), 100);
-    cr_expect(b.job.caption_cut);
+    cr_expect(b.caption_cut);
     g_object_unref(b.image);
 }
 
@@ -255,8 +258,8 @@ Test(stage_caption_burn, no_caption_no_band)
         burnt b = burn("{}", nothing[i], photo);
 
         cr_expect_eq(band_height(photo, b.image), 0, "case %zu draws a band", i);
-        cr_expect_eq(b.job.reserved_bottom, 0);
-        cr_expect_not(b.job.caption_cut);
+        cr_expect_eq(b.reserved_bottom, 0);
+        cr_expect_not(b.caption_cut);
         g_object_unref(b.image);
     }
 }
@@ -310,7 +313,7 @@ Test(stage_caption_burn, hangul_and_emoji_only_captions_have_ink)
 
     cr_expect_gt(ink_pixels(hangul.image, 0, 640), 300, "Hangul has ink");
     cr_expect_gt(band_height(photo, emoji.image), 0, "an emoji-only caption is drawn");
-    cr_expect_gt(emoji.job.reserved_bottom, 0);
+    cr_expect_gt(emoji.reserved_bottom, 0);
     g_object_unref(hangul.image);
     g_object_unref(emoji.image);
 }
@@ -373,7 +376,7 @@ Test(stage_caption_burn, tiny_photos_get_no_band_and_no_error)
     burnt b = burn("{size: 20px}", long_caption, photo);
 
     cr_expect_eq(band_height(photo, b.image), 0);
-    cr_expect(b.job.caption_cut, "the caption could not be shown: that is a cut");
+    cr_expect(b.caption_cut, "the caption could not be shown: that is a cut");
     g_object_unref(b.image);
 }
 
@@ -405,12 +408,12 @@ Test(stage_caption_burn, a_100_kb_caption_is_cut_after_max_lines, .timeout = 60)
     int three_lines = band_height(photo, b.image);
     gint64 start = g_get_monotonic_time();
 
-    cr_expect(b.job.caption_cut);
+    cr_expect(b.caption_cut);
     g_object_unref(b.image);
     b = burn(opts, huge, photo);
     cr_expect_lt(g_get_monotonic_time() - start, 3000000, "a 100 KB caption takes seconds");
     cr_expect_eq(band_height(photo, b.image), three_lines);
-    cr_expect(b.job.caption_cut);
+    cr_expect(b.caption_cut);
     g_object_unref(b.image);
 
     b = burn(literal, NULL, photo);
@@ -421,7 +424,7 @@ Test(stage_caption_burn, a_100_kb_caption_is_cut_after_max_lines, .timeout = 60)
     b = burn("{size: 20px, padding: 10px, max-lines: 0}", huge, photo);
     cr_expect_leq(band_height(photo, b.image), 500);
     cr_expect_gt(band_height(photo, b.image), 400);
-    cr_expect(b.job.caption_cut);
+    cr_expect(b.caption_cut);
     g_object_unref(b.image);
 }
 
@@ -477,7 +480,10 @@ Test(stage_caption_burn, keys_are_checked_at_load)
         errs->items[0].msg);
 }
 
-Test(stage_caption_burn, the_job_records_the_caption_its_source_and_files)
+/* What the photo shows of its caption travels on the image (for the run
+ * report); the files the caption could come from are the engine's to
+ * record, from the captions section. */
+Test(stage_caption_burn, the_image_carries_the_caption_shown_and_its_cut)
 {
     g_autoptr(VipsImage) photo = flat_photo(600, 400, 128, 3);
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
@@ -487,37 +493,33 @@ Test(stage_caption_burn, the_job_records_the_caption_its_source_and_files)
                                        "  - caption-burn: {max-lines: 1}\n"
                                        "  - caption-burn: {text: \"© {artist}\", gravity: north}\n",
         errs);
-    gal_job job = { 0 };
+    gal_facts facts = { .caption = long_caption, .caption_source = "table:/t.tsv",
+        .artist = "Jen Loong" };
+    gal_photo in = { &facts, NULL };
+    g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
     gal_error err = { 0 };
     VipsImage *current = g_object_ref(photo);
+    const char *shown = NULL;
 
     cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
-    job.preset = preset;
-    job.input = "/photos/IMG_1.jpg";
-    job.strings = g_string_chunk_new(256);
-    job.facts.caption = long_caption;
-    job.facts.caption_source = "table:/t.tsv";
-    job.facts.artist = "Jen Loong";
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
         gal_stage_ctx sc = gal__stage_ctx(st);
         VipsImage *next;
 
-        cr_assert_eq(st->def->build(&sc, &job, current, &next, &err), 0, "%s", err.msg);
+        cr_assert_eq(st->def->build(&sc, &in, current, &next, &err), 0, "%s", err.msg);
         g_object_unref(current);
         current = next;
     }
-    g_object_unref(current);
     /* The credit line is not the caption: the first stage's record stands. */
-    cr_expect_str_eq(job.caption, long_caption);
-    cr_expect_str_eq(job.caption_source, "table:/t.tsv");
-    cr_expect(job.caption_cut);
-    cr_assert_not_null(job.depends);
-    cr_expect_eq(job.depends->len, 3, "two sidecar names and the table");
-    cr_expect_str_eq(job.depends->pdata[0], "/photos/IMG_1.jpg.txt");
-    cr_expect_str_eq(job.depends->pdata[1], "/photos/IMG_1.txt");
-    cr_expect_str_eq(job.depends->pdata[2], GAL_FIXTURES_DIR "/captions/captions.tsv");
-    g_ptr_array_unref(job.depends);
-    g_string_chunk_free(job.strings);
+    cr_assert_eq(vips_image_get_string(current, GAL_META_CAPTION, &shown), 0);
+    cr_expect_str_eq(shown, long_caption);
+    cr_expect_eq(gal__meta_int(current, GAL_META_CAPTION_CUT), 1);
+    g_object_unref(current);
+    gal__caption_files(preset->captions, "/photos/IMG_1.jpg", files);
+    cr_expect_eq(files->len, 3, "two sidecar names and the table");
+    cr_expect_str_eq(files->pdata[0], "/photos/IMG_1.jpg.txt");
+    cr_expect_str_eq(files->pdata[1], "/photos/IMG_1.txt");
+    cr_expect_str_eq(files->pdata[2], GAL_FIXTURES_DIR "/captions/captions.tsv");
     gal_preset_free(preset);
 }

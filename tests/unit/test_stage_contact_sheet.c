@@ -84,14 +84,13 @@ tiles(const gal_stage_instance *st, const int (*sizes)[2], int n)
     gal_stage_ctx sc = gal__stage_ctx(st);
 
     for (int i = 0; i < n; i++) {
-        gal_job job = { 0 };
         gal_error err = { 0 };
         g_autofree char *name = g_strdup_printf("IMG_%04d.jpg", i + 1);
         g_autoptr(VipsImage) photo = gal_test_gradient(sizes[i][0], sizes[i][1]);
+        gal_facts facts = { .name = name, .index = i + 1 };
+        gal_photo in = { &facts, NULL };
 
-        job.facts.name = name;
-        job.gather_index = i + 1;
-        cr_assert_eq(st->def->tap(&sc, &job, photo, &items[i], &err), 0, "%s", err.msg);
+        cr_assert_eq(st->def->tap(&sc, &in, photo, &items[i], &err), 0, "%s", err.msg);
     }
     return items;
 }
@@ -220,10 +219,10 @@ Test(stage_contact_sheet, tiles_are_painted_at_their_cells_over_the_background)
     for (int i = 0; i < 3; i++) {
         g_autoptr(VipsImage) photo =
             solid_photo(100, 100, colours[i][0], colours[i][1], colours[i][2]);
-        gal_job job = { 0 };
+        gal_facts facts = { .index = i + 1 };
+        gal_photo in = { &facts, NULL };
 
-        job.gather_index = i + 1;
-        cr_assert_eq(st->def->tap(&sc, &job, photo, &items[i], &err), 0, "%s", err.msg);
+        cr_assert_eq(st->def->tap(&sc, &in, photo, &items[i], &err), 0, "%s", err.msg);
     }
     cr_assert_eq(st->def->build_many(&sc, items, 3, &page, &sheet, &err), 0, "%s", err.msg);
     memory = vips_image_copy_memory(sheet);

@@ -348,7 +348,8 @@ Test(stage_watermark, a_100_kb_caption_in_a_mark_is_cut_not_an_error)
         errs);
     const gal_stage_instance *st;
     gal_stage_ctx sc;
-    gal_job job = { 0 };
+    gal_facts facts = { 0 };
+    gal_photo in = { &facts, NULL };
     gal_error err = { 0 };
     g_autoptr(VipsImage) photo = black_photo(400, 300, 3);
     g_autoptr(VipsImage) out = NULL;
@@ -359,9 +360,8 @@ Test(stage_watermark, a_100_kb_caption_in_a_mark_is_cut_not_an_error)
     cr_assert_gt(strlen(caption), 100000);
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
     sc = gal__stage_ctx(st);
-    job.preset = preset;
-    job.facts.caption = caption;
-    cr_assert_eq(st->def->build(&sc, &job, photo, &out, &err), 0, "%s", err.msg);
+    facts.caption = caption;
+    cr_assert_eq(st->def->build(&sc, &in, photo, &out, &err), 0, "%s", err.msg);
     memory = vips_image_copy_memory(out);
     changed_box(memory, &l, &t, &w, &h);
     cr_expect(w > 280 && w <= 300, "the mark is %d px wide, asked 300", w);
@@ -376,7 +376,8 @@ Test(stage_watermark, text_uses_the_photo_facts)
         errs);
     const gal_stage_instance *st;
     gal_stage_ctx sc;
-    gal_job job = { 0 };
+    gal_facts facts = { 0 };
+    gal_photo in = { &facts, NULL };
     gal_error err = { 0 };
     g_autoptr(VipsImage) photo = black_photo(400, 300, 3);
     g_autoptr(VipsImage) with_artist = NULL;
@@ -388,11 +389,10 @@ Test(stage_watermark, text_uses_the_photo_facts)
     cr_assert_not_null(preset);
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
     sc = gal__stage_ctx(st);
-    job.preset = preset;
-    job.facts.artist = "Jen Loong";
-    cr_assert_eq(st->def->build(&sc, &job, photo, &with_artist, &err), 0, "%s", err.msg);
-    job.facts.artist = NULL;
-    cr_assert_eq(st->def->build(&sc, &job, photo, &without, &err), 0, "%s", err.msg);
+    facts.artist = "Jen Loong";
+    cr_assert_eq(st->def->build(&sc, &in, photo, &with_artist, &err), 0, "%s", err.msg);
+    facts.artist = NULL;
+    cr_assert_eq(st->def->build(&sc, &in, photo, &without, &err), 0, "%s", err.msg);
     a = vips_image_copy_memory(with_artist);
     b = vips_image_copy_memory(without);
     cr_assert_eq(gal_test_diff(a, b, &diff_max, &diff_mean), 0);
@@ -410,9 +410,11 @@ Test(stage_watermark, keeps_out_of_rows_a_caption_band_reserved)
     gal_preset *preset = gal_test_load(yaml, errs);
     const gal_stage_instance *st;
     gal_stage_ctx sc;
-    gal_job job = { 0 };
+    gal_facts facts = { 0 };
+    gal_photo in = { &facts, NULL };
     gal_error err = { 0 };
     g_autoptr(VipsImage) photo = black_photo(400, 300, 3);
+    g_autoptr(VipsImage) banded = NULL;
     g_autoptr(VipsImage) out = NULL;
     g_autoptr(VipsImage) memory = NULL;
     int l, t, w, h;
@@ -420,9 +422,10 @@ Test(stage_watermark, keeps_out_of_rows_a_caption_band_reserved)
     cr_assert_not_null(preset);
     st = &g_array_index(preset->stages, gal_stage_instance, 0);
     sc = gal__stage_ctx(st);
-    job.preset = preset;
-    job.reserved_bottom = 80;
-    cr_assert_eq(st->def->build(&sc, &job, photo, &out, &err), 0, "%s", err.msg);
+    /* As caption-burn leaves its image after a band along the bottom. */
+    cr_assert_eq(vips_copy(photo, &banded, NULL), 0);
+    vips_image_set_int(banded, GAL_META_RESERVED_BOTTOM, 80);
+    cr_assert_eq(st->def->build(&sc, &in, banded, &out, &err), 0, "%s", err.msg);
     memory = vips_image_copy_memory(out);
     changed_box(memory, &l, &t, &w, &h);
     cr_expect_eq(t + h, 300 - 80 - 10, "bottom edge %d sits above the band and margin", t + h);
