@@ -743,7 +743,9 @@ struct gal_job {
     gal_watch *watch;          /* the photo's budget and cancel; NULL: none */
     gint64 out_bytes;          /* set when the job succeeds */
     char out_sha256[65];       /* set when the job succeeds, hex */
-    gboolean tap_only;         /* run the stages up to the gathering stage only */
+    /* Make the output file; else only the item for the gathering stage
+     * (the output is up to date, or the preset makes no file per photo). */
+    gboolean make_output;
     /* Run alone after a failure (solo.h): the decode is checked on its
      * own first, so a broken photo is told from a failing stage or encoder. */
     gboolean solo;

@@ -332,7 +332,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
             }
             /* An up-to-date photo is only opened for its contact-sheet
              * tile: its own output stays as it is. */
-            if (job->tap_only) {
+            if (!job->make_output) {
                 take_caption(job, image);
                 return 0;
             }
@@ -347,7 +347,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         image = next;
     }
     take_caption(job, image);
-    if (job->tap_only)
+    if (!job->make_output)
         return 0;
     {
         gal_write_info info = { preset->name, job->caption, job->watch, 0, "" };

@@ -1,0 +1,361 @@
+/* decide.c: which products are stale and why (engine.h), from the
+ * manifest the previous runs left in the output folder. A photo's output
+ * is up to date when its record names the same photo (size and time, else
+ * content), preset digest, gallop version and files it depends on, and the
+ * file is still what gallop wrote. The pages of a many-input stage are one
+ * product over every member's item: up to date when recorded for the same
+ * members, in the same state. Both decisions compare files the same way:
+ * size and time first, content only when those changed. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "limit.h"
+
+/* Files an output depends on (caption sidecars, tables, exports) are
+ * named by paths the manifest keeps, which may have been tampered with:
+ * each is hashed only when it is a regular file within the limit. */
+static const gal_read_rules dependency_rules = { "file an output depends on", NULL, TRUE, 0,
+    GAL_ERR_INPUT };
+
+/* A dependency as it is now: *exists when it is a regular file, and
+ * then its contents' digest in `hex`, or 64 zeros when it cannot be read
+ * within the limit (any later change then counts). */
+void
+gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex)
+{
+    gal_read_rules rules = dependency_rules;
+    gal_error err = { 0 };
+    int fd;
+
+    *exists = stat(path, st) == 0 && S_ISREG(st->st_mode);
+    memset(hex, '0', 64);
+    hex[64] = '\0';
+    if (!*exists)
+        return;
+    rules.max_bytes = gal__limits.dependency_bytes;
+    if (gal__file_open(path, &rules, &fd, NULL, &err))
+        return;
+    if (gal__fd_sha256(fd, hex, NULL) != 0) {
+        memset(hex, '0', 64);
+        hex[64] = '\0';
+    }
+    close(fd);
+}
+
+/* A file the incremental decisions compare with its record: a photo (a
+ * path), or an output (`path` relative beneath the output folder
+ * `root_fd`, never read through a link). */
+typedef struct {
+    const char *path;
+    int root_fd; /* >= 0: an output beneath this folder */
+} file_ref;
+
+static int
+ref_sha256(const file_ref *f, char *hex)
+{
+    gal_error err = { 0 };
+
+    if (f->root_fd >= 0)
+        return gal__sha256_beneath(f->root_fd, f->path, hex, NULL);
+    return gal__file_sha256(f->path, NULL, hex, NULL, &err);
+}
+
+/* Is the file still the one recorded (size, mtime, else content)? On a
+ * content match with a new mtime the record is refreshed, so the next run
+ * takes the fast path again. A hash taken on the way lands in `hashed`
+ * (may be NULL), so a changed photo is not read twice. */
+static gboolean
+same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
+    const struct stat *st, char *hashed)
+{
+    char hex[65];
+
+    if (st->st_size == *size && gal__mtime_ns(st) == *mtime_ns)
+        return TRUE;
+    if (ref_sha256(f, hex))
+        return FALSE;
+    if (hashed)
+        memcpy(hashed, hex, sizeof(hex));
+    if (st->st_size != *size || strcmp(hex, sha256) != 0)
+        return FALSE;
+    *mtime_ns = gal__mtime_ns(st);
+    return TRUE;
+}
+
+static gboolean
+same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
+    const struct stat *st)
+{
+    /* A different size is a different file: no need to read it. */
+    if (st->st_size != *size)
+        return FALSE;
+    return same_file_hashed(f, size, mtime_ns, sha256, st, NULL);
+}
+
+gboolean
+gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
+    const char *sha256, gboolean *exists)
+{
+    file_ref f = { rel, pr->claim.fd };
+    struct stat st;
+
+    *exists = gal__stat_beneath(pr->claim.fd, rel, &st) == 0;
+    return *exists && S_ISREG(st.st_mode) && same_file(&f, size, mtime_ns, sha256, &st);
+}
+
+/* Is a file an output depends on what it was? Its change, in words, or
+ * NULL. Size and time first: only a touched file is read. */
+static const char *
+dependency_change(gal_dep_record *dep)
+{
+    char hex[65];
+    struct stat st;
+    gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
+
+    if (exists != dep->exists)
+        return exists ? "appeared" : "is gone";
+    if (!exists || (st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns))
+        return NULL;
+    if (st.st_size != dep->size)
+        return "changed";
+    gal__dependency_state(dep->path, &st, &exists, hex);
+    if (!exists || strcmp(hex, dep->sha256) != 0)
+        return "changed";
+    dep->mtime_ns = gal__mtime_ns(&st);
+    return NULL;
+}
+
+/* Is photo i's output up to date? Why not, with details in *detail. */
+static gal_why
+decide_output(preset_run *pr, int i, char **detail)
+{
+    gal_manifest *m = pr->manifest;
+    gal_photo_result *result = &pr->summary->photos[i];
+    photo_plan *plan = &pr->plans[i];
+    g_autofree char *rel_out = gal__relative_path(pr->out_dir, pr->outputs[i]);
+    g_autofree char *rel_in = gal__relative_path(pr->out_dir, result->input);
+    gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
+    file_ref photo = { result->input, -1 };
+    gboolean exists;
+
+    if (!e || e->sheet)
+        return GAL_WHY_NEW;
+    if (strcmp(e->input, rel_in) != 0) {
+        *detail = g_strdup_printf("it was made from %s", e->input);
+        return GAL_WHY_OTHER_INPUT;
+    }
+    if (strcmp(e->version, GAL_VERSION) != 0) {
+        *detail = g_strdup_printf("made by gallop %s, this is %s", e->version, GAL_VERSION);
+        return GAL_WHY_VERSION_CHANGED;
+    }
+    if (strcmp(e->preset_digest, pr->preset_digest) != 0) {
+        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), pr->keys);
+        return GAL_WHY_PRESET_CHANGED;
+    }
+    if (!same_file_hashed(&photo, &e->in_size, &e->in_mtime_ns, e->in_sha256, &plan->in_st,
+            plan->in_sha256))
+        return GAL_WHY_INPUT_CHANGED;
+    for (guint d = 0; d < e->deps->len; d++) {
+        gal_dep_record *dep = e->deps->pdata[d];
+        const char *change = dependency_change(dep);
+
+        if (change) {
+            *detail = g_strdup_printf("%s %s", dep->path, change);
+            return GAL_WHY_DEPENDENCY_CHANGED;
+        }
+    }
+    if (!gal__output_intact(pr, rel_out, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
+    g_strlcpy(plan->in_sha256, e->in_sha256, sizeof(plan->in_sha256));
+    result->width = e->width;
+    result->height = e->height;
+    result->bytes = e->out_size;
+    g_strlcpy(result->sha256, e->out_sha256, sizeof(result->sha256));
+    /* The report of a rerun still tells what each photo shows. */
+    result->caption = g_strdup(e->caption);
+    result->caption_source = g_strdup(e->caption_source);
+    result->caption_cut = e->caption_cut;
+    return GAL_WHY_UP_TO_DATE;
+}
+
+static void
+members_by_content(preset_run *pr, char *hex)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+
+    hex[0] = '\0';
+    for (int i = 0; i < pr->summary->total; i++) {
+        g_autofree char *rel = NULL;
+
+        if (!pr->plans[i].member)
+            continue;
+        if (!pr->plans[i].in_sha256[0])
+            return;
+        rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+        g_checksum_update(sum, (const guchar *) rel, -1);
+        g_checksum_update(sum, (const guchar *) "\t", 1);
+        g_checksum_update(sum, (const guchar *) pr->plans[i].in_sha256, -1);
+        g_checksum_update(sum, (const guchar *) "\n", 1);
+    }
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
+/* stat() a file into a members digest, by its path relative to the output
+ * folder (as the photos are): "-" when it does not exist. */
+static void
+digest_stat(preset_run *pr, GChecksum *sum, const char *label, const char *path)
+{
+    g_autofree char *rel = gal__relative_path(pr->out_dir, path);
+    g_autofree char *line = NULL;
+    struct stat st;
+
+    if (stat(path, &st) == 0)
+        line = g_strdup_printf("\t%s %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, label, rel,
+            (gint64) st.st_size, gal__mtime_ns(&st));
+    else
+        line = g_strdup_printf("\t%s %s -", label, rel);
+    g_checksum_update(sum, (const guchar *) line, -1);
+}
+
+/* The members of a sheets-only run (output.photos false) by what stat()
+ * says: each photo's path, size and time as planned and, when the preset
+ * shows a caption, those of the files it may come from (a sidecar). There
+ * are no per-photo records holding content hashes to compare with, and
+ * hashing every photo on each rerun would cost a good part of what a quick
+ * proof saves; a photo only touched, or checked out again, makes the
+ * sheets again. Its first line keeps it from ever equalling a
+ * members_digest. */
+static void
+members_by_stat(preset_run *pr, char *hex)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    gboolean captions = gal__preset_uses_field(pr->preset, "caption");
+
+    g_checksum_update(sum, (const guchar *) "members by stat\n", -1);
+    for (int i = 0; i < pr->summary->total; i++) {
+        const photo_plan *plan = &pr->plans[i];
+        g_autofree char *rel = NULL;
+        g_autofree char *line = NULL;
+
+        if (!plan->member)
+            continue;
+        rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+        line = g_strdup_printf("%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT, rel,
+            (gint64) plan->in_st.st_size, gal__mtime_ns(&plan->in_st));
+        g_checksum_update(sum, (const guchar *) line, -1);
+        if (captions) {
+            g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+            gal__caption_files(pr->preset->captions, pr->summary->photos[i].input, files);
+            for (guint d = 0; d < files->len; d++)
+                digest_stat(pr, sum, "caption", files->pdata[d]);
+        }
+        g_checksum_update(sum, (const guchar *) "\n", 1);
+    }
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
+void
+gal__members_identity(preset_run *pr, char *hex)
+{
+    if (pr->members_by_content)
+        members_by_content(pr, hex);
+    else
+        members_by_stat(pr, hex);
+}
+
+/* Are the contact sheets recorded for exactly these `members` (a digest),
+ * and intact? */
+static gboolean
+pages_current(preset_run *pr, const char *members)
+{
+    gal_manifest *m = pr->manifest;
+    GHashTableIter it;
+    gpointer value;
+    int found = 0;
+
+    if (!members[0])
+        return FALSE;
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        gal_manifest_entry *e = value;
+        gboolean exists;
+
+        if (!e->sheet || strcmp(e->in_sha256, members) != 0 ||
+            strcmp(e->preset_digest, pr->preset_digest) != 0 ||
+            strcmp(e->version, GAL_VERSION) != 0)
+            continue;
+        if (!gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+            return FALSE;
+        found++;
+    }
+    return found > 0;
+}
+
+/* Mark photo i for opening. */
+static void
+take(preset_run *pr, int i)
+{
+    pr->todo[pr->n_todo++] = i;
+}
+
+void
+gal__decide(preset_run *pr, const gal_run_options *opts)
+{
+    gal_run_summary *summary = pr->summary;
+    g_autofree int *members = g_memdup2(pr->todo, sizeof(int) * MAX(1, pr->n_todo));
+    int n = pr->n_todo;
+    gboolean any_output = FALSE, pages_stale = FALSE;
+
+    pr->n_todo = 0;
+    for (int k = 0; k < n; k++) {
+        int i = members[k];
+        photo_plan *plan = &pr->plans[i];
+        gal_photo_result *result = &summary->photos[i];
+        char *detail = NULL;
+
+        if (stat(result->input, &plan->in_st) != 0)
+            memset(&plan->in_st, 0, sizeof(struct stat));
+        if (!plan->has_output)
+            continue;
+        result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);
+        result->why_detail = detail;
+        plan->build_output = result->why != GAL_WHY_UP_TO_DATE;
+        any_output |= plan->build_output;
+        if (!plan->build_output)
+            result->status = GAL_PHOTO_UP_TO_DATE;
+    }
+    if (pr->has_pages && n > 0) {
+        gal__members_identity(pr, pr->members);
+        pages_stale = opts->force || any_output || !pages_current(pr, pr->members);
+        summary->sheets_stale = pages_stale;
+    }
+    for (int k = 0; k < n; k++) {
+        int i = members[k];
+        photo_plan *plan = &pr->plans[i];
+        gal_photo_result *result = &summary->photos[i];
+
+        plan->build_item = pages_stale;
+        if (plan->build_output)
+            take(pr, i);
+        else if (plan->has_output) {
+            /* Up to date itself, but read for the pages: a dry run only
+             * says the pages are stale. */
+            if (pages_stale && !opts->dry_run) {
+                result->why = GAL_WHY_SHEET;
+                take(pr, i);
+            }
+        }
+        else if (pages_stale) {
+            /* No file of its own: the photo is there for its item. */
+            result->why = opts->force ? GAL_WHY_FORCED : GAL_WHY_SHEET;
+            take(pr, i);
+        }
+        else {
+            result->status = GAL_PHOTO_UP_TO_DATE;
+            result->why = GAL_WHY_UP_TO_DATE;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+/* engine.h: the run engine's own types, shared by its parts and nothing
+ * else (docs/architecture.md draws them):
+ *
+ *   plan.c    what each preset makes of each photo: names, collisions,
+ *             and the products: the photo's output file, and its item for
+ *             the preset's many-input stage (a contact sheet's tile)
+ *   decide.c  which products are up to date, against the manifest, and so
+ *             which photos are opened, for which products
+ *   exec.c    the workers: each photo decoded once for every product of
+ *             every preset it feeds; pages made as their items complete
+ *   record.c  the manifest records of what was made; orphans, --prune
+ *   run.c     gal_run_presets: those steps in order, and the summary
+ *
+ * A run is planned on the calling thread, so what gets written never
+ * depends on scheduling; workers then take photos by an atomic index and
+ * each writes only its own result slots. */
+#ifndef GAL_ENGINE_H
+#define GAL_ENGINE_H
+
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "solo.h"
+
+/* What one preset makes of one photo, and what its worker adds. */
+typedef struct photo_plan {
+    struct stat in_st;         /* the photo as planned */
+    char in_sha256[65];        /* "" until hashed */
+    gboolean member;           /* taken into the run: neither refused nor ignored */
+    gboolean has_output;       /* it has an output file of its own (output.photos) */
+    gboolean build_output;     /* ... which is stale: built by this run */
+    gboolean build_item;       /* its item is needed: the pages it is on are stale */
+    gboolean started;          /* a worker took it */
+    gal_manifest_entry *entry; /* the new record, when its output was written */
+} photo_plan;
+
+/* A killed run (a second Ctrl-C, SIGKILL, a power cut) keeps what the
+ * last save recorded; saving after every photo would cost an fsync each,
+ * so the manifest is saved at most this often while workers run (and
+ * always at the end). */
+#define MANIFEST_SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
+
+typedef struct engine engine;
+
+/* One preset's part of a run: its photos' plans, its pages, its folder,
+ * manifest and summary. */
+typedef struct preset_run {
+    engine *engine;
+    const gal_preset *preset;
+    gal_run_summary *summary;
+    GArray *inputs;        /* gal_input, in summary order */
+    photo_plan *plans;     /* per photo */
+    char **outputs;        /* planned output path per photo, NULL if none */
+    /* The pages of the preset's many-input stage (contact sheets): one
+     * product, whose inputs are every member's item. */
+    gboolean has_pages;
+    gboolean members_by_content; /* members known by content (else by size and time) */
+    char members[65];      /* the identity of those inputs, as planned */
+    int *todo;             /* photos to open, in order */
+    int n_todo;
+    gal_gather *gather;    /* the pages being made, or NULL */
+    int *gather_id;        /* photo index -> place in the pages' order */
+    char *out_dir;
+    gal_out_dir claim;     /* the output folder, locked for this run */
+    gboolean follow_links; /* --follow-symlinks */
+    char preset_digest[65];
+    GPtrArray *keys;       /* the effective preset's key lines */
+    gal_manifest *manifest;
+    GMutex manifest_lock;  /* workers add records while others read it */
+    gint64 manifest_saved; /* monotonic time of the last save, microseconds */
+} preset_run;
+
+/* What every preset of a run shares: the workers, the photos they take,
+ * progress, cancel. */
+struct engine {
+    preset_run **runs;     /* one per preset */
+    int n_runs;
+    /* The photos to open, in order: todo[k * n_runs + r] is the photo's
+     * index in run r, or -1 when run r has nothing to make of it. */
+    int *todo;
+    int n_todo;
+    gint next;             /* atomic: next position in todo */
+    gint finished;         /* atomic: outputs finished, for progress */
+    int total;             /* outputs in the run: every preset's photos */
+    GMutex progress_lock;
+    gal_progress_fn progress;
+    void *user;
+    gal_cancel *cancel;
+    gal_solo *solo;        /* failed photos run again alone, for their reasons */
+    GMutex wait_lock;      /* guards live; wait_cond signals a worker's exit */
+    GCond wait_cond;
+    int live;
+};
+
+/* plan.c: each member's output path (refusing photos whose name is
+ * unusable, collides or would overwrite an input); todo lists the
+ * members. */
+void gal__plan_photos(preset_run *pr);
+/* Put todo in the pages' order (so pages complete one after another) and
+ * start the pages (pr->gather). */
+void gal__plan_pages(preset_run *pr);
+/* What an output's name was rendered from: the template, and the fields
+ * that do not come from the photo. New string. */
+char *gal__name_key(const preset_run *pr, int i);
+
+/* decide.c: which products are stale and why; todo becomes the photos to
+ * open, each with build_output / build_item set. */
+void gal__decide(preset_run *pr, const gal_run_options *opts);
+/* The identity of the pages' inputs, every member, as they are now
+ * (by content when pr->members_by_content, else by size and time); ""
+ * when a member's content is not known. */
+void gal__members_identity(preset_run *pr, char *hex);
+/* Is the output `rel` beneath the output folder what gallop recorded
+ * (and a regular file)? *exists says whether there is anything there;
+ * errno is ENOENT when not. A content match refreshes *mtime_ns. */
+gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
+    const char *sha256, gboolean *exists);
+
+/* A file an output depends on as it is now: *exists when it is a regular
+ * file, and then its contents' digest in `hex`, or 64 zeros when it
+ * cannot be read within the limit (any later change then counts). */
+void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex);
+
+/* exec.c: run the workers over e->todo, watching the cancel. */
+void gal__exec(engine *e, const gal_run_options *opts);
+/* A progress call, serialised. */
+void gal__report(preset_run *pr, const gal_photo_result *photo);
+
+/* record.c */
+/* The manifest record of photo i, whose output `job` just wrote. */
+gal_manifest_entry *gal__record_output(preset_run *pr, int i, const gal_job *job);
+/* Put plan i's record into the manifest now, so a killed run keeps it. */
+void gal__record_now(preset_run *pr, int i);
+/* Records of the pages written; `written` gets their names. */
+void gal__record_pages(preset_run *pr, GHashTable *written);
+/* Outputs the manifest lists that no photo makes any more (and old pages
+ * not made again, given `pages`): listed, and removed with --prune. */
+void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *pages);
+
+#endif /* GAL_ENGINE_H */

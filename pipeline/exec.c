@@ -1,0 +1,326 @@
+/* exec.c: the workers (engine.h). Each takes the next photo and opens it
+ * once for every product every preset makes of it (decoded at the largest
+ * size they need); a preset's pages are made by the worker that completes
+ * their last item. A photo that fails is run again alone, for a reason
+ * that is its own (solo.h). The calling thread waits, watching the cancel
+ * and each photo's time (cancel.h). */
+#include <string.h>
+
+#include "engine.h"
+
+/* Photo-level parallelism scales better than libvips' threads inside one
+ * small photo (little work per tile, a serial JPEG decoder per photo), so
+ * the budget gives cores to photos first: workers x libvips threads is
+ * about the number of cores. Measured in bench/ (issue 7). */
+int
+gal__schedule_workers(int jobs, int n_photos, int *vips_threads)
+{
+    int cores = MAX(1, (int) g_get_num_processors());
+    int workers = jobs > 0 ? jobs : cores;
+
+    workers = CLAMP(workers, 1, MAX(1, n_photos));
+    *vips_threads = MAX(1, cores / workers);
+    return workers;
+}
+
+void
+gal__report(preset_run *pr, const gal_photo_result *photo)
+{
+    engine *e = pr->engine;
+    int done = g_atomic_int_add(&e->finished, 1) + 1;
+
+    if (!e->progress)
+        return;
+    g_mutex_lock(&e->progress_lock);
+    e->progress(photo, done, e->total, e->user);
+    g_mutex_unlock(&e->progress_lock);
+}
+
+static void
+job_clear(gal_job *job)
+{
+    VIPS_UNREF(job->gather_item);
+    if (job->depends)
+        g_ptr_array_unref(job->depends);
+    g_string_chunk_free(job->strings);
+    g_free(job->output_rel);
+}
+
+/* After the photo's jobs ran: its result, record and progress in one run. */
+static void
+finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_err, gint64 start)
+{
+    gal_photo_result *result = &pr->summary->photos[i];
+    photo_plan *plan = &pr->plans[i];
+    gboolean failed = job_err->code != GAL_OK;
+    /* The photo's status is its output's; without a file of its own
+     * (output.photos false), its item's. An up-to-date photo read only for
+     * its item stays UP_TO_DATE. */
+    gboolean reported = plan->build_output || !plan->has_output;
+
+    if (!reported)
+        ; /* still UP_TO_DATE: its own output was not touched */
+    else if (!failed) {
+        result->status = GAL_PHOTO_DONE;
+        result->caption = g_strdup(job->caption);
+        result->caption_source = g_strdup(job->caption_source);
+        result->caption_cut = job->caption_cut;
+        if (plan->build_output) {
+            result->width = job->out_width;
+            result->height = job->out_height;
+            result->bytes = job->out_bytes;
+            memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
+            plan->entry = gal__record_output(pr, i, job);
+            gal__record_now(pr, i);
+        }
+    }
+    else if (gal__cancelled(pr->engine->cancel)) {
+        /* Stopped on purpose: not a failure of the photo. */
+        result->status = GAL_PHOTO_CANCELLED;
+        vips_error_clear();
+    }
+    else {
+        result->status = GAL_PHOTO_FAILED;
+        result->error = *job_err;
+        /* With several presets, the error says which one failed. */
+        if (pr->engine->n_runs > 1) {
+            g_autofree char *subject = g_strdup_printf("%s (preset %s)", result->input,
+                pr->preset->name);
+
+            gal_error_set_subject(&result->error, subject);
+        }
+        else
+            gal_error_set_subject(&result->error, result->input);
+    }
+    result->seconds = (g_get_monotonic_time() - start) / 1e6;
+    /* A failed photo still counts towards its page, as a gap closed up;
+     * after a cancel no page is finished half-empty. */
+    if (pr->gather && !gal__cancelled(pr->engine->cancel))
+        gal__gather_done(pr->gather, pr->gather_id[i],
+            !failed ? g_steal_pointer(&job->gather_item) : NULL);
+    job_clear(job);
+    /* An up-to-date photo read for its item was reported before the run. */
+    if (reported)
+        gal__report(pr, result);
+}
+
+/* One photo: the jobs of every preset that builds it (or takes its
+ * contact-sheet tile), from one read of the file. `slots[r]` is its index
+ * in run r, or -1. A job that fails (not stopped by the run or its time)
+ * is not finished here: its slot goes into `retry` (the others are -1)
+ * and TRUE is returned, for the caller to run it again solo (solo.h),
+ * where `solo` is set and every job is finished, whatever happens. */
+static gboolean
+run_photo(engine *run, const int *slots, gboolean solo, int *retry)
+{
+    gboolean again = FALSE;
+    int n = run->n_runs;
+    g_autofree gal_job *jobs = g_new0(gal_job, n);
+    g_autofree gal_job **live = g_new0(gal_job *, n);
+    g_autofree gal_error *errs = g_new0(gal_error, n);
+    g_autofree int *live_run = g_new0(int, n);
+    gint64 start = g_get_monotonic_time();
+    const char *input = NULL;
+    char sha256[65] = "";
+    double hash_seconds = 0;
+    gal_error hash_err = { 0 };
+    gal_watch *watch;
+    double seconds = 0;
+    gint64 memory_bytes = 0;
+    int n_live = 0;
+
+    for (int r = 0; r < n; r++) {
+        preset_run *pr = run->runs[r];
+        int i = slots[r];
+
+        if (i < 0)
+            continue;
+        input = pr->summary->photos[i].input;
+        pr->plans[i].started = TRUE;
+        if (pr->plans[i].in_sha256[0])
+            memcpy(sha256, pr->plans[i].in_sha256, sizeof(sha256));
+    }
+    /* The photo's digest is taken before it is read for processing, so a
+     * photo changed half-way through is seen as changed next time. Once,
+     * for every preset. */
+    for (int r = 0; r < n && !sha256[0] && !hash_err.code; r++) {
+        int i = slots[r];
+
+        if (i >= 0 && run->runs[r]->plans[i].build_output) {
+            gal__file_sha256(input, NULL, sha256, NULL, &hash_err);
+            hash_seconds = (g_get_monotonic_time() - start) / 1e6;
+        }
+    }
+    /* One decode serves every preset, so the photo gets the most generous
+     * of their budgets. */
+    for (int r = 0; r < n; r++)
+        if (slots[r] >= 0) {
+            const gal_input_opts *in = run->runs[r]->preset->input;
+
+            seconds = MAX(seconds, in->max_seconds);
+            memory_bytes = MAX(memory_bytes, (gint64) in->max_memory_mb << 20);
+        }
+    watch = gal__watch_begin(run->cancel, seconds, memory_bytes);
+    for (int r = 0; r < n; r++) {
+        preset_run *pr = run->runs[r];
+        int i = slots[r];
+        photo_plan *plan;
+
+        if (i < 0)
+            continue;
+        plan = &pr->plans[i];
+        jobs[r] = (gal_job) { .preset = pr->preset, .input = input,
+            .output_path = pr->outputs[i], .out_dir = &pr->claim,
+            .input_root = g_array_index(pr->inputs, gal_input, i).root,
+            .follow_links = pr->follow_links,
+            .output_rel = pr->outputs[i] ? gal__relative_path(pr->out_dir, pr->outputs[i]) : NULL,
+            .strings = g_string_chunk_new(256),
+            .watch = watch, .make_output = plan->build_output, .solo = solo };
+        if (plan->build_output) {
+            if (!plan->in_sha256[0])
+                memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
+            pr->summary->photos[i].hash_seconds = hash_seconds;
+        }
+        gal__facts_from_path(pr->preset, input, i + 1, pr->summary->total, &jobs[r].facts,
+            jobs[r].strings);
+        if (pr->gather)
+            jobs[r].gather_index = gal__gather_index(pr->gather, pr->gather_id[i]);
+        if (hash_err.code && plan->build_output) {
+            errs[r] = hash_err;
+            continue;
+        }
+        live[n_live] = &jobs[r];
+        live_run[n_live++] = r;
+    }
+    {
+        g_autofree gal_error *live_errs = g_new0(gal_error, MAX(1, n_live));
+
+        gal__photo_run(live, n_live, live_errs);
+        for (int k = 0; k < n_live; k++) {
+            /* A photo stopped for its time fails for that, whatever libvips
+             * said about the evaluation it killed. */
+            if (gal__watch_stopped(watch) == GAL_STOP_TIMEOUT && live_errs[k].code) {
+                live_errs[k] = (gal_error) { 0 };
+                gal__watch_check(watch, &live_errs[k]);
+            }
+            errs[live_run[k]] = live_errs[k];
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        gboolean retried = !solo && slots[r] >= 0 && errs[r].code &&
+            !gal__watch_stopped(watch) && !gal__cancelled(run->cancel);
+
+        if (retry)
+            retry[r] = retried ? slots[r] : -1;
+        if (retried) {
+            job_clear(&jobs[r]);
+            again = TRUE;
+        }
+        else if (slots[r] >= 0)
+            finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
+    }
+    gal__watch_end(watch);
+    return again;
+}
+
+static gpointer
+worker(gpointer data)
+{
+    engine *run = data;
+    g_autofree int *retry = g_new(int, run->n_runs);
+    int position;
+
+    /* A cancel stops the taking of new photos at once. */
+    while (!gal__cancelled(run->cancel) &&
+        (position = g_atomic_int_add(&run->next, 1)) < run->n_todo) {
+        gboolean again;
+
+        gal__solo_enter(run->solo);
+        again = run_photo(run, &run->todo[position * run->n_runs], FALSE, retry);
+        gal__solo_leave(run->solo);
+        /* A failure's reason is read from a run of the photo alone. */
+        if (again) {
+            gal__solo_begin(run->solo);
+            run_photo(run, retry, TRUE, NULL);
+            gal__solo_end(run->solo);
+        }
+    }
+    g_mutex_lock(&run->wait_lock);
+    run->live--;
+    g_cond_signal(&run->wait_cond);
+    g_mutex_unlock(&run->wait_lock);
+    /* libvips asks threads it did not create to release its per-thread
+     * buffers before they exit. */
+    vips_thread_shutdown();
+    return NULL;
+}
+
+/* Start the workers and wait for them, watching the cancel flag: once it
+ * is set, the evaluations in flight are killed. */
+static void
+run_workers(engine *run, const gal_run_options *opts)
+{
+    int vips_threads;
+    int workers = gal__schedule_workers(opts->jobs, run->n_todo, &vips_threads);
+    GThread **threads = g_new0(GThread *, workers);
+
+    vips_concurrency_set(vips_threads);
+    run->live = workers;
+    for (int w = 0; w < workers; w++)
+        threads[w] = g_thread_new("gallop-worker", worker, run);
+    g_mutex_lock(&run->wait_lock);
+    while (run->live > 0) {
+        g_cond_wait_until(&run->wait_cond, &run->wait_lock, g_get_monotonic_time() + 50000);
+        gal__cancel_poll(run->cancel);
+    }
+    g_mutex_unlock(&run->wait_lock);
+    for (int w = 0; w < workers; w++)
+        g_thread_join(threads[w]);
+    g_free(threads);
+}
+
+/* The photos to open, each once, with the presets that build it: the
+ * first contact sheet's order first (so its pages complete in turn), then
+ * whatever the other presets add. */
+static void
+merge_todo(engine *run)
+{
+    g_autoptr(GHashTable) position = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(int));
+    int n = run->n_runs;
+
+    for (int r = 0; r < n; r++) {
+        preset_run *pr = run->runs[r];
+
+        for (int k = 0; k < pr->n_todo; k++) {
+            int i = pr->todo[k];
+            const char *input = pr->summary->photos[i].input;
+            gpointer found;
+            guint at;
+
+            if (g_hash_table_lookup_extended(position, input, NULL, &found))
+                at = GPOINTER_TO_UINT(found);
+            else {
+                at = todo->len / n;
+                g_hash_table_insert(position, (gpointer) input, GUINT_TO_POINTER(at));
+                for (int q = 0; q < n; q++) {
+                    int none = -1;
+
+                    g_array_append_val(todo, none);
+                }
+            }
+            g_array_index(todo, int, at * n + r) = i;
+        }
+    }
+    run->n_todo = (int) (todo->len / n);
+    run->todo = (int *) g_array_free(g_steal_pointer(&todo), FALSE);
+}
+
+
+void
+gal__exec(engine *e, const gal_run_options *opts)
+{
+    merge_todo(e);
+    if (e->n_todo > 0)
+        run_workers(e, opts);
+}

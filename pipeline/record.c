@@ -1,0 +1,199 @@
+/* record.c: what a run remembers of what it made (engine.h): each
+ * output's record, put into the manifest as soon as the output is
+ * written (saved every few seconds, so a killed run keeps it), the pages'
+ * records after the run, and outputs no photo makes any more (listed;
+ * removed with --prune, only beneath the output folder and only when
+ * unchanged since gallop wrote them). */
+#include <errno.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* The manifest record of a photo whose output was just written. */
+gal_manifest_entry *
+gal__record_output(preset_run *pr, int i, const gal_job *job)
+{
+    const photo_plan *plan = &pr->plans[i];
+    gal_manifest_entry *e = gal__manifest_entry_new();
+    struct stat st;
+
+    e->output = gal__relative_path(pr->out_dir, pr->outputs[i]);
+    e->input = gal__relative_path(pr->out_dir, job->input);
+    e->in_size = plan->in_st.st_size;
+    e->in_mtime_ns = gal__mtime_ns(&plan->in_st);
+    g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
+    g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
+    e->version = g_strdup(GAL_VERSION);
+    e->out_size = job->out_bytes;
+    e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0 ? gal__mtime_ns(&st) : 0;
+    g_strlcpy(e->out_sha256, job->out_sha256, sizeof(e->out_sha256));
+    e->width = job->out_width;
+    e->height = job->out_height;
+    e->name_key = gal__name_key(pr, i);
+    e->caption = g_strdup(job->caption);
+    e->caption_source = g_strdup(job->caption_source);
+    e->caption_cut = job->caption_cut;
+    for (guint d = 0; job->depends && d < job->depends->len; d++) {
+        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
+        char hex[65];
+        gboolean exists;
+
+        gal__dependency_state(path, &st, &exists, hex);
+        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
+            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
+    }
+    return e;
+}
+
+
+/* A worker finished an output: record it at once, so that a run that is
+ * killed keeps it. */
+void
+gal__record_now(preset_run *pr, int i)
+{
+    gint64 now = g_get_monotonic_time();
+    gal_error err = { 0 };
+
+    g_mutex_lock(&pr->manifest_lock);
+    gal__manifest_put(pr->manifest, g_steal_pointer(&pr->plans[i].entry));
+    gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
+    if (now - pr->manifest_saved >= MANIFEST_SAVE_INTERVAL_US) {
+        /* A failure here is reported by the save at the end. */
+        gal__manifest_save(pr->manifest, &err);
+        pr->manifest_saved = now;
+    }
+    g_mutex_unlock(&pr->manifest_lock);
+}
+
+void
+gal__record_pages(preset_run *pr, GHashTable *written)
+{
+    gal_manifest *m = pr->manifest;
+    char members[65];
+
+    if (!pr->members_by_content) {
+        gboolean all_in = TRUE;
+
+        for (int i = 0; i < pr->summary->total; i++)
+            if (pr->plans[i].member && pr->summary->photos[i].status == GAL_PHOTO_FAILED)
+                all_in = FALSE;
+        /* A page a photo failed to get onto is recorded for no members, so
+         * the next run tries that photo again (as it would retry its file
+         * with output.photos true) rather than call it up to date. The
+         * members by size and time are as planned: taken before the run. */
+        g_strlcpy(members, all_in ? pr->members : "", sizeof(members));
+    }
+    else
+        gal__members_identity(pr, members);
+    for (int k = 0; k < pr->summary->n_sheets; k++) {
+        gal_photo_result *sheet = &pr->summary->sheets[k];
+        g_autofree char *rel = gal__relative_path(pr->out_dir, sheet->output);
+        gal_manifest_entry *e;
+        gint64 bytes = 0;
+        struct stat st;
+
+        if (sheet->status != GAL_PHOTO_DONE ||
+            gal__sha256_beneath(pr->claim.fd, rel, sheet->sha256, &bytes) ||
+            gal__stat_beneath(pr->claim.fd, rel, &st) != 0)
+            continue;
+        sheet->bytes = bytes;
+        e = gal__manifest_entry_new();
+        e->sheet = TRUE;
+        e->output = g_steal_pointer(&rel);
+        e->input = g_strdup("");
+        g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
+        g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
+        e->version = g_strdup(GAL_VERSION);
+        e->out_size = sheet->bytes;
+        e->out_mtime_ns = gal__mtime_ns(&st);
+        g_strlcpy(e->out_sha256, sheet->sha256, sizeof(e->out_sha256));
+        e->width = sheet->width;
+        e->height = sheet->height;
+        g_hash_table_add(written, g_strdup(e->output));
+        gal__manifest_put(m, e);
+    }
+}
+
+static int
+compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Outputs whose photo is gone (and, after new contact sheets, old sheets
+ * not made again): listed, and removed with --prune. */
+void
+gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheets)
+{
+    gal_manifest *m = pr->manifest;
+    g_autoptr(GArray) orphans = g_array_new(FALSE, TRUE, sizeof(gal_orphan));
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    /* Photo -> its output in this run, for outputs a photo no longer makes
+     * (its name template or EXIF date changed). */
+    g_autoptr(GHashTable) now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    /* Sheets only: the run's photos, which make no file of their own now. */
+    g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTableIter it;
+    gpointer key;
+
+    for (int i = 0; i < pr->summary->total; i++) {
+        gal_photo_status status = pr->summary->photos[i].status;
+
+        if (pr->outputs[i] && (status == GAL_PHOTO_DONE || status == GAL_PHOTO_UP_TO_DATE ||
+                                   status == GAL_PHOTO_PLANNED))
+            g_hash_table_insert(now,
+                gal__relative_path(pr->out_dir, pr->summary->photos[i].input),
+                gal__relative_path(pr->out_dir, pr->outputs[i]));
+        if (pr->plans[i].member && !pr->plans[i].has_output)
+            g_hash_table_add(members,
+                gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
+    }
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        g_ptr_array_add(names, key);
+    g_ptr_array_sort(names, compare_strings);
+    for (guint k = 0; k < names->len; k++) {
+        gal_manifest_entry *e = g_hash_table_lookup(m->entries, names->pdata[k]);
+        g_autofree char *input = NULL;
+        g_autofree char *output = g_build_filename(pr->out_dir, e->output, NULL);
+        gal_orphan o = { 0 };
+        struct stat st;
+
+        if (e->sheet) {
+            if (!sheets || g_hash_table_contains(sheets, e->output))
+                continue;
+        }
+        else {
+            const char *made = g_hash_table_lookup(now, e->input);
+
+            input = g_canonicalize_filename(e->input, pr->out_dir);
+            o.renamed = made && strcmp(made, e->output) != 0;
+            o.not_made = g_hash_table_contains(members, e->input);
+            if (!o.renamed && !o.not_made && (lstat(input, &st) == 0 || errno != ENOENT))
+                continue;
+        }
+        o.output = g_strdup(output);
+        o.input = g_strdup(e->sheet ? "(contact sheet)" : input);
+        if (opts->prune && !opts->dry_run) {
+            gboolean exists;
+
+            /* Only ever beneath the output folder (the manifest's names were
+             * checked when it was read), never through a link, and only
+             * what gallop wrote, unchanged. */
+            if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+                    &exists))
+                o.removed = gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output,
+                                &o.error) == 0;
+            else if (!exists && errno == ENOENT)
+                o.removed = TRUE; /* gone already: only the record goes */
+            else
+                gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL,
+                    "%s changed since gallop wrote it: not removed", output);
+            if (o.removed)
+                g_hash_table_remove(m->entries, e->output);
+        }
+        g_array_append_val(orphans, o);
+    }
+    pr->summary->n_orphans = (int) orphans->len;
+    pr->summary->orphans = (gal_orphan *) g_array_free(g_steal_pointer(&orphans), FALSE);
+}

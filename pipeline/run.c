@@ -1,0 +1,328 @@
+/* run.c: gal_run_presets (engine.h): each preset's photos collected, its
+ * output folder claimed and manifest read, its products planned and
+ * decided; then the workers; then each preset's records, orphans, the
+ * manifest saved, and its summary. */
+#include <string.h>
+#include <sys/resource.h>
+
+#include "engine.h"
+
+static void
+count(gal_run_summary *summary)
+{
+    for (int i = 0; i < summary->total; i++)
+        switch (summary->photos[i].status) {
+        case GAL_PHOTO_DONE: summary->done++; break;
+        case GAL_PHOTO_FAILED: summary->failed++; break;
+        case GAL_PHOTO_IGNORED: summary->ignored++; break;
+        case GAL_PHOTO_PLANNED: summary->planned++; break;
+        case GAL_PHOTO_UP_TO_DATE: summary->up_to_date++; break;
+        case GAL_PHOTO_CANCELLED: summary->cancelled++; break;
+        }
+}
+
+static long long
+peak_rss_bytes(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (long long) ru.ru_maxrss * 1024; /* kilobytes on Linux */
+}
+
+/* A preset's name becomes its folder when several presets run together. */
+static gboolean
+folder_name_ok(const char *name)
+{
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name[0] == '.')
+        return FALSE;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\' || (unsigned char) *p < 0x20)
+            return FALSE;
+    return TRUE;
+}
+
+/* Several presets: each needs a name that can be a folder, and no two the
+ * same (their outputs would mix in one folder and manifest). */
+static int
+check_presets(const gal_preset *const *presets, int n, gal_errors *errs)
+{
+    int failed = 0;
+
+    for (int r = 0; r < n && n > 1; r++) {
+        if (!folder_name_ok(presets[r]->name))
+            failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                "%s: preset name \"%s\" cannot be a folder name, and with several presets "
+                "each writes to a folder named after it (set `name:` in the preset)",
+                presets[r]->path, presets[r]->name);
+        for (int q = 0; q < r; q++)
+            if (strcmp(presets[q]->name, presets[r]->name) == 0) {
+                if (strcmp(presets[q]->path, presets[r]->path) == 0)
+                    failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                        "preset %s is given twice", presets[r]->path);
+                else
+                    failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                        "presets %s and %s are both named \"%s\": each preset writes to a "
+                        "folder named after it, so names must differ",
+                        presets[q]->path, presets[r]->path, presets[r]->name);
+                break;
+            }
+    }
+    return failed;
+}
+
+/* Plan one preset's part: inputs, output names, what is up to date. */
+static int
+prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal_errors *errs)
+{
+    const gal_preset *preset = pr->preset;
+    gal_run_summary *summary = pr->summary;
+    const char *const *paths = opts->inputs;
+    int n_paths = opts->n_inputs;
+
+    if (n_paths == 0 && preset->input->paths) {
+        paths = (const char *const *) preset->input->paths;
+        n_paths = (int) g_strv_length(preset->input->paths);
+    }
+    if (n_paths == 0)
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+            "no photos to process: name files or folders, or set input.paths in the preset");
+    if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
+            &pr->inputs, errs))
+        return -1;
+
+    /* Claimed before the manifest is read, so no other run changes it
+     * between this run's reading and writing it. A dry run writes nothing
+     * and may look while another run works. */
+    {
+        gal_error err = { 0 };
+
+        if (gal__out_dir_claim(pr->out_dir, !opts->dry_run, &pr->claim, &err)) {
+            gal__errors_add(errs, &err);
+            return -1;
+        }
+    }
+
+    summary->total = (int) pr->inputs->len;
+    summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
+    pr->outputs = g_new0(char *, MAX(1, summary->total));
+    pr->todo = g_new0(int, MAX(1, summary->total));
+    pr->plans = g_new0(photo_plan, MAX(1, summary->total));
+    pr->manifest = gal__manifest_load(pr->out_dir);
+    gal__plan_photos(pr);
+    for (int i = 0; i < summary->total; i++)
+        summary->photos[i].preset = summary->preset;
+    pr->keys = gal__preset_keys(preset);
+    gal__keys_digest(pr->keys, pr->preset_digest);
+    gal__decide(pr, opts);
+    return 0;
+}
+
+/* Photos refused by the plan are reported first, then those that are up
+ * to date, in input order; in a dry run, then those it would build. */
+static void
+report_planned(preset_run *pr, gboolean dry_run)
+{
+    gal_run_summary *summary = pr->summary;
+
+    for (int i = 0; i < summary->total; i++)
+        if (!pr->plans[i].member)
+            gal__report(pr, &summary->photos[i]);
+    for (int i = 0; i < summary->total; i++)
+        if (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE)
+            gal__report(pr, &summary->photos[i]);
+    for (int k = 0; k < pr->n_todo && dry_run; k++) {
+        gal_photo_result *result = &summary->photos[pr->todo[k]];
+
+        result->status = GAL_PHOTO_PLANNED;
+        gal__report(pr, result);
+    }
+}
+
+/* After the workers: contact sheets, cancelled photos, orphans, and the
+ * manifest saved once more with everything. */
+static void
+conclude_run(preset_run *pr, const gal_run_options *opts)
+{
+    gal_run_summary *summary = pr->summary;
+    g_autoptr(GHashTable) new_sheets = NULL;
+
+    if (pr->gather) {
+        GArray *sheets = gal__gather_free(g_steal_pointer(&pr->gather));
+
+        summary->n_sheets = (int) sheets->len;
+        summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
+        for (int k = 0; k < summary->n_sheets; k++)
+            summary->sheets[k].preset = summary->preset;
+    }
+    summary->interrupted = gal__cancelled(pr->engine->cancel);
+    for (int k = 0; k < pr->n_todo && !opts->dry_run; k++) {
+        const photo_plan *plan = &pr->plans[pr->todo[k]];
+
+        /* An up-to-date photo only read for its item stays up to date. */
+        if (!plan->started && (plan->build_output || !plan->has_output))
+            summary->photos[pr->todo[k]].status = GAL_PHOTO_CANCELLED;
+    }
+    if (summary->n_sheets > 0 && !summary->interrupted) {
+        new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        gal__record_pages(pr, new_sheets);
+        gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
+    }
+    gal__find_orphans(pr, opts, new_sheets);
+    if (!opts->dry_run)
+        gal__manifest_save(pr->manifest, &summary->manifest_error);
+    summary->leftovers_removed = pr->claim.leftovers_removed;
+    g_ptr_array_add(pr->manifest->warnings, NULL);
+    summary->warnings = g_strdupv((char **) pr->manifest->warnings->pdata);
+    g_ptr_array_set_size(pr->manifest->warnings, pr->manifest->warnings->len - 1);
+    count(summary);
+}
+
+static void
+clear_run(preset_run *pr)
+{
+    int total = pr->summary ? pr->summary->total : 0;
+
+    gal__manifest_free(pr->manifest);
+    /* After the last save: the lock is held until the manifest is written. */
+    gal__out_dir_release(&pr->claim);
+    g_mutex_clear(&pr->manifest_lock);
+    for (int i = 0; i < total && pr->outputs; i++) {
+        g_free(pr->outputs[i]);
+        gal__manifest_entry_free(pr->plans[i].entry);
+    }
+    if (pr->keys)
+        g_ptr_array_unref(pr->keys);
+    g_free(pr->gather_id);
+    g_free(pr->plans);
+    g_free(pr->outputs);
+    g_free(pr->todo);
+    g_free(pr->out_dir);
+    if (pr->inputs)
+        gal__inputs_free(pr->inputs);
+}
+
+int
+gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs)
+{
+    g_autofree preset_run *prs = g_new0(preset_run, MAX(1, n));
+    g_autofree preset_run **runs = g_new0(preset_run *, MAX(1, n));
+    engine run = { 0 };
+    gint64 start = g_get_monotonic_time();
+    int status = 0;
+
+    run.runs = runs;
+    run.n_runs = n;
+    run.progress = opts->progress;
+    run.user = opts->user;
+    run.cancel = gal__cancel_new(opts->cancel);
+    run.solo = gal__solo_new();
+    g_mutex_init(&run.progress_lock);
+    g_mutex_init(&run.wait_lock);
+    g_cond_init(&run.wait_cond);
+
+    /* One preset writes into the output folder itself; several write into
+     * a folder each, named after the preset, inside it. */
+    for (int r = 0; r < n; r++) {
+        preset_run *pr = &prs[r];
+        g_autofree char *dir = g_canonicalize_filename(
+            opts->output_dir ? opts->output_dir : presets[r]->output->dir, NULL);
+
+        runs[r] = pr;
+        pr->engine = &run;
+        pr->preset = presets[r];
+        pr->summary = out[r] = g_new0(gal_run_summary, 1);
+        pr->summary->preset = g_strdup(presets[r]->name);
+        pr->follow_links = opts->follow_symlinks;
+        pr->has_pages = gal__preset_has_gather(presets[r]);
+        /* With files of their own, photos are hashed anyway: the pages
+         * know them by content; without, by size and time, which is all a
+         * quick proof should cost. */
+        pr->members_by_content = presets[r]->output->photos;
+        pr->summary->sheets_only = !presets[r]->output->photos;
+        pr->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
+        pr->summary->output_dir = g_strdup(pr->out_dir);
+        g_mutex_init(&pr->manifest_lock);
+        pr->claim = (gal_out_dir) { .fd = -1 };
+        /* The first output is saved at once, then at most every interval. */
+        pr->manifest_saved = start - MANIFEST_SAVE_INTERVAL_US;
+    }
+    if (n < 1)
+        status = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");
+    else
+        status = check_presets(presets, n, errs);
+    /* Each preset collects its own photos (its input section may choose
+     * others), never from inside any output folder of the run. */
+    for (int r = 0; r < n && status == 0; r++) {
+        g_autofree char *skip = n > 1 ? g_path_get_dirname(prs[r].out_dir) : NULL;
+
+        status = prepare_run(&prs[r], opts, skip ? skip : prs[r].out_dir, errs);
+    }
+    if (status == 0) {
+        for (int r = 0; r < n; r++)
+            run.total += prs[r].summary->total;
+        for (int r = 0; r < n; r++)
+            report_planned(&prs[r], opts->dry_run);
+        if (!opts->dry_run && !gal__cancelled(run.cancel)) {
+            for (int r = 0; r < n; r++)
+                if (prs[r].n_todo > 0)
+                    gal__plan_pages(&prs[r]);
+            gal__exec(&run, opts);
+        }
+        for (int r = 0; r < n; r++)
+            conclude_run(&prs[r], opts);
+    }
+    for (int r = 0; r < n; r++) {
+        prs[r].summary->seconds = (g_get_monotonic_time() - start) / 1e6;
+        prs[r].summary->peak_rss_bytes = peak_rss_bytes();
+        clear_run(&prs[r]);
+    }
+    g_mutex_clear(&run.progress_lock);
+    g_mutex_clear(&run.wait_lock);
+    g_cond_clear(&run.wait_cond);
+    gal__cancel_free(run.cancel);
+    gal__solo_free(run.solo);
+    g_free(run.todo);
+    return status;
+}
+
+int
+gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary **out,
+    gal_errors *errs)
+{
+    return gal_run_presets(&preset, 1, opts, out, errs);
+}
+
+static void
+free_result(gal_photo_result *r)
+{
+    g_free((char *) r->input);
+    g_free((char *) r->output);
+    g_free((char *) r->why_detail);
+    g_free((char *) r->caption);
+    g_free((char *) r->caption_source);
+}
+
+void
+gal_run_summary_free(gal_run_summary *summary)
+{
+    if (!summary)
+        return;
+    for (int i = 0; i < summary->total; i++)
+        free_result(&summary->photos[i]);
+    for (int i = 0; i < summary->n_sheets; i++)
+        free_result(&summary->sheets[i]);
+    for (int i = 0; i < summary->n_orphans; i++) {
+        g_free((char *) summary->orphans[i].output);
+        g_free((char *) summary->orphans[i].input);
+    }
+    g_free(summary->orphans);
+    g_strfreev(summary->warnings);
+    g_free((char *) summary->output_dir);
+    g_free((char *) summary->preset);
+    g_free(summary->sheets);
+    g_free(summary->photos);
+    g_free(summary);
+}
