@@ -20,7 +20,13 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "captions.h"
+#include "error.h"
+#include "fsio.h"
 #include "limit.h"
+#include "node.h"
+#include "schema.h"
+#include "template.h"
 
 #define MAX_JSON_DEPTH 64
 /* Folders named by captions.instagram are searched this deep. */

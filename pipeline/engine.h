@@ -20,6 +20,17 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "captions.h"
+#include "digest.h"
+#include "fsio.h"
+#include "gather.h"
+#include "inputs.h"
+#include "job.h"
+#include "manifest.h"
+#include "outdir.h"
+#include "output.h"
+#include "preset.h"
+#include "recipe.h"
 #include "solo.h"
 
 /* What one preset makes of one photo, and what its worker adds. */
@@ -120,6 +131,10 @@ gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint6
  * file, and then its contents' digest in `hex`, or 64 zeros when it
  * cannot be read within the limit (any later change then counts). */
 void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex);
+
+/* Threads budget: photos in flight for `jobs` (<= 0: cores), and libvips
+ * threads per photo. */
+int gal__schedule_workers(int jobs, int n_photos, int *vips_threads);
 
 /* exec.c: run the workers over e->todo, watching the cancel. */
 void gal__exec(engine *e, const gal_run_options *opts);

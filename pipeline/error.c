@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "error.h"
 
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026, three bytes */
 

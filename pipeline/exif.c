@@ -9,6 +9,9 @@
 #include <libexif/exif-data.h>
 
 #include "internal.h"
+#include "error.h"
+#include "exif.h"
+#include "template.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ExifData, exif_data_unref)
 

@@ -642,3 +642,46 @@ gal__write_atomic(const char *path, const void *data, gsize len, gboolean durabl
         return -1;
     return write_whole(&a, data, len, durable, err);
 }
+
+/* ---- paths ------------------------------------------------------------------ */
+
+char *
+gal__relative_path(const char *dir, const char *path)
+{
+    g_autofree char *from = g_canonicalize_filename(dir, NULL);
+    g_autofree char *to = g_canonicalize_filename(path, NULL);
+    g_auto(GStrv) a = g_strsplit(from, "/", -1);
+    g_auto(GStrv) b = g_strsplit(to, "/", -1);
+    GString *out = g_string_new(NULL);
+    int i = 0;
+
+    while (a[i] && b[i] && strcmp(a[i], b[i]) == 0)
+        i++;
+    for (int k = i; a[k]; k++)
+        if (*a[k])
+            g_string_append(out, out->len ? "/.." : "..");
+    for (int k = i; b[k]; k++)
+        if (*b[k]) {
+            if (out->len)
+                g_string_append_c(out, '/');
+            g_string_append(out, b[k]);
+        }
+    if (!out->len)
+        g_string_append_c(out, '.');
+    return g_string_free(out, FALSE);
+}
+
+gint64
+gal__mtime_ns(const struct stat *st)
+{
+    return (gint64) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+gboolean
+gal__glob_match(const char *pattern, const char *name)
+{
+    g_autofree char *p = g_utf8_casefold(pattern, -1);
+    g_autofree char *n = g_utf8_casefold(name, -1);
+
+    return g_pattern_match_simple(p, n);
+}

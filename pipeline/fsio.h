@@ -136,4 +136,14 @@ int gal__write_atomic(const char *path, const void *data, gsize len, gboolean du
 /* write() all of `data`, retrying on EINTR: 0, or -1 with errno set. */
 int gal__write_all(int fd, const void *data, gsize len);
 
+/* ---- paths ------------------------------------------------------------------ */
+
+/* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
+char *gal__relative_path(const char *dir, const char *path);
+
+gint64 gal__mtime_ns(const struct stat *st);
+
+/* Case-insensitive glob match on a file name: '*' and '?' only. */
+gboolean gal__glob_match(const char *pattern, const char *name);
+
 #endif /* GAL_FSIO_H */

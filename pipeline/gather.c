@@ -10,6 +10,14 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "captions.h"
+#include "gather.h"
+#include "job.h"
+#include "outdir.h"
+#include "output.h"
+#include "preset.h"
+#include "stage.h"
+#include "template.h"
 
 typedef struct {
     int first, n;       /* positions [first, first + n) in the order */

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "error.h"
+#include "init.h"
 
 #include <vips/vector.h> /* after vips.h, which it needs */
 

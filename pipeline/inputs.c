@@ -9,6 +9,11 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "error.h"
+#include "fsio.h"
+#include "inputs.h"
+#include "preset.h"
+#include "schema.h"
 
 static const char *const fail_on_names[] = { "none", "truncated", "error", "warning", NULL };
 
@@ -43,15 +48,6 @@ const gal_section gal__input_section = {
     "input", "which photos a run takes and how strictly they are decoded", input_params,
     sizeof(gal_input_opts),
 };
-
-gboolean
-gal__glob_match(const char *pattern, const char *name)
-{
-    g_autofree char *p = g_utf8_casefold(pattern, -1);
-    g_autofree char *n = g_utf8_casefold(name, -1);
-
-    return g_pattern_match_simple(p, n);
-}
 
 static int
 compare_names(gconstpointer a, gconstpointer b)

@@ -14,8 +14,17 @@
  * preset's size from there. */
 #include <string.h>
 
-#include "decode.h"
 #include "internal.h"
+#include "cancel.h"
+#include "captions.h"
+#include "decode.h"
+#include "exif.h"
+#include "job.h"
+#include "output.h"
+#include "preset.h"
+#include "resample.h"
+#include "stage.h"
+#include "template.h"
 
 static VipsFailOn
 vips_fail_on(int fail_on)
@@ -112,7 +121,6 @@ orientation_valid(VipsImage *header)
         return TRUE;
     return orientation >= 1 && orientation <= 8;
 }
-
 
 /* Shrink a streamed image to `width` x `height` (both no larger) with
  * Lanczos 3, as vips_resize would, but without 8.14's slow vips_reduceh

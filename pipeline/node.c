@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "error.h"
+#include "node.h"
 
 static void
 node_free_ptr(gpointer p)

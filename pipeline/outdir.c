@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fsio.h"
+#include "outdir.h"
 
 /* Output files and the manifest are written as ".NAME.XXXXXX.gallop-tmp". */
 static gboolean

@@ -9,6 +9,17 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "cancel.h"
+#include "digest.h"
+#include "error.h"
+#include "exif.h"
+#include "fsio.h"
+#include "outdir.h"
+#include "output.h"
+#include "pngio.h"
+#include "preset.h"
+#include "schema.h"
+#include "template.h"
 
 static const char *const format_names[] = { "jpeg", "png", "webp", "avif", NULL };
 static const char *const subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };

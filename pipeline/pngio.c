@@ -11,6 +11,10 @@
 #include <png.h>
 
 #include "internal.h"
+#include "cancel.h"
+#include "error.h"
+#include "exif.h"
+#include "pngio.h"
 
 typedef struct {
     int fd;

@@ -10,7 +10,17 @@
 #include <yaml.h>
 
 #include "internal.h"
+#include "captions.h"
+#include "error.h"
+#include "exif.h"
+#include "fsio.h"
 #include "limit.h"
+#include "node.h"
+#include "output.h"
+#include "preset.h"
+#include "schema.h"
+#include "stage.h"
+#include "template.h"
 
 /* Alias expansion copies nodes: a preset is a few hundred nodes, so this
  * is generous, and a "billion laughs" document hits it within milliseconds.

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stage.h"
 
 #define GAL_STAGE(n) extern const gal_stage_def gal_stage_##n;
 #include "stages.def"
@@ -21,14 +22,4 @@ gal__stage_find(const char *name)
         if (strcmp(gal__stages[i]->name, name) == 0)
             return gal__stages[i];
     return NULL;
-}
-
-int
-gal__meta_int(VipsImage *image, const char *field)
-{
-    int value;
-
-    if (!vips_image_get_typeof(image, field) || vips_image_get_int(image, field, &value))
-        return 0;
-    return value;
 }

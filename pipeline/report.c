@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "fsio.h"
+#include "pngio.h"
+#include "preset.h"
 
 /* A JSON string, quoted: control characters, quotes and backslashes
  * escaped; text that is not UTF-8 is repaired first, so the output is

@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "internal.h"
+#include "error.h"
+#include "fsio.h"
+#include "node.h"
+#include "schema.h"
+#include "template.h"
 
 #define FIELD(opts, param, type) ((type *) ((char *) (opts) + (param)->offset))
 

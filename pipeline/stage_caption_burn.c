@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "internal.h"
+#include "error.h"
+#include "schema.h"
+#include "stage.h"
+#include "template.h"
+#include "text.h"
 
 typedef struct {
     gal_template *text;
@@ -77,7 +82,6 @@ typedef struct {
  * for nothing. */
 #define MIN_SIZE_PX 6
 
-
 static void
 caption_burn_release(void *p)
 {
@@ -99,7 +103,8 @@ caption_burn_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
     g_autoptr(VipsImage) probe = NULL;
     gal_text_info info;
 
-    if (gal__font_prepare(o->font, sc, "caption-burn.font", &shared->family, err)) {
+    if (gal__font_prepare(o->font, &sc->loc, sc->follow_links, "caption-burn.font",
+            &shared->family, err)) {
         caption_burn_release(shared);
         return -1;
     }

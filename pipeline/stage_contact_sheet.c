@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "internal.h"
+#include "error.h"
+#include "schema.h"
+#include "stage.h"
+#include "template.h"
+#include "text.h"
 
 typedef struct {
     char *file;

@@ -16,6 +16,10 @@
 #include <math.h>
 
 #include "internal.h"
+#include "cancel.h"
+#include "resample.h"
+#include "schema.h"
+#include "stage.h"
 
 typedef struct {
     int width;

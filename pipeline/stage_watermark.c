@@ -12,9 +12,14 @@
  * error at its key, and a longer per-photo text (a {caption}) is cut. */
 #include <string.h>
 
-#include "decode.h"
 #include "internal.h"
+#include "decode.h"
+#include "error.h"
 #include "limit.h"
+#include "schema.h"
+#include "stage.h"
+#include "template.h"
+#include "text.h"
 
 typedef struct {
     char *image;
@@ -99,7 +104,6 @@ typedef struct {
  * limit, and is then drawn smaller again, down to TEXT_RENDER_MIN_PX. */
 #define TEXT_RENDER_MAX_WIDTH 16000
 #define TEXT_RENDER_MIN_PX 4
-
 
 static int
 watermark_check(const gal_stage_ctx *sc, gal_error *err)
@@ -221,7 +225,8 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
         }
     }
     else {
-        if (gal__font_prepare(o->font, sc, "watermark.font", &shared->family, err)) {
+        if (gal__font_prepare(o->font, &sc->loc, sc->follow_links, "watermark.font",
+                &shared->family, err)) {
             watermark_release(shared);
             return -1;
         }

@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "internal.h"
+#include "error.h"
+#include "template.h"
 
 typedef enum {
     PART_TEXT,

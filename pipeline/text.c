@@ -26,7 +26,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "fsio.h"
 #include "limit.h"
+#include "schema.h"
+#include "text.h"
 
 /* Pango sizes are in points; at 72 dpi a point is a pixel. */
 #define TEXT_DPI 72
@@ -728,14 +731,14 @@ looks_like_font_file(const char *font)
 }
 
 int
-gal__font_prepare(const char *font, const gal_stage_ctx *sc, const char *key, char **family,
-    gal_error *err)
+gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links, const char *key,
+    char **family, gal_error *err)
 {
     g_autofree char *file = NULL;
     g_autofree char *real = NULL;
     g_autofree char *within = NULL;
     g_autoptr(GError) error = NULL;
-    gal_read_rules rules = { "font file", NULL, sc->follow_links, gal__limits.font_bytes,
+    gal_read_rules rules = { "font file", NULL, follow_links, gal__limits.font_bytes,
         GAL_ERR_PRESET };
     gal_error checked = { 0 };
     struct stat st;
@@ -746,20 +749,20 @@ gal__font_prepare(const char *font, const gal_stage_ctx *sc, const char *key, ch
         return 0;
     }
     /* Like every path in a preset, relative to the preset's folder. */
-    file = gal__path_beside(sc->loc.file, font);
+    file = gal__path_beside(loc->file, font);
     if (lstat(file, &st) != 0)
-        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, key, "font file not found: %s",
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key, "font file not found: %s",
             file);
-    if (sc->loc.file && sc->loc.line > 0) {
-        g_autofree char *dir = g_path_get_dirname(sc->loc.file);
+    if (loc->file && loc->line > 0) {
+        g_autofree char *dir = g_path_get_dirname(loc->file);
 
         within = g_canonicalize_filename(dir, NULL);
     }
     rules.within = within;
     if (gal__path_check(file, &rules, FALSE, &real, &checked))
-        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, key, "%s", checked.msg);
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key, "%s", checked.msg);
     if (!(*family = gal__font_file_family(real, &error)))
-        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, key, "%s", error->message);
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key, "%s", error->message);
     /* Given to libvips once, here: a font file passed to vips_text again
      * and again reads freed memory in 8.14 (see gal__font_file_register).
      * Layouts then ask for the family. */

@@ -3,6 +3,31 @@
 #define GAL_TEST_H
 
 #include "internal.h"
+#include "cancel.h"
+#include "captions.h"
+#include "decode.h"
+#include "digest.h"
+#include "error.h"
+#include "exif.h"
+#include "fsio.h"
+#include "gather.h"
+#include "init.h"
+#include "inputs.h"
+#include "job.h"
+#include "limit.h"
+#include "manifest.h"
+#include "node.h"
+#include "outdir.h"
+#include "output.h"
+#include "pngio.h"
+#include "preset.h"
+#include "recipe.h"
+#include "resample.h"
+#include "schema.h"
+#include "solo.h"
+#include "stage.h"
+#include "template.h"
+#include "text.h"
 
 /* Criterion runs each test in its own process: start libvips per test. */
 void gal_test_setup(void);

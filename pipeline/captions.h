@@ -1,0 +1,62 @@
+/* captions.h: where {caption} comes from: sidecars, a table, an Instagram export,
+ * the photo's own metadata. */
+#ifndef GAL_CAPTIONS_H
+#define GAL_CAPTIONS_H
+
+#include "internal.h"
+#include "node.h"
+#include "schema.h"
+#include "template.h"
+
+/* The `captions` section, loaded: its options plus the table and Instagram
+ * export it names, read once into memory. Immutable after load. */
+typedef struct gal_captions gal_captions;
+
+extern const gal_section gal__captions_section;
+
+
+/* A photo as the run found it. Sidecars beside it are read within `root`
+ * (the input folder it was found in; NULL: its own folder): links there
+ * may not lead out of it unless `follow_links`. */
+typedef struct gal_photo_ref {
+    const char *path;
+    const char *root;
+    gboolean follow_links;
+} gal_photo_ref;
+
+/* Fill the section from the preset's `captions` mapping (NULL: defaults),
+ * check it and read the table and export it names (within the preset's
+ * folder unless `follow_links`). Every error goes to
+ * `errs`, with the table's or export's own file:line:col where the fault is
+ * in them; returns -1 if there was any. *out is set either way (free it
+ * with gal__captions_free). Main thread only. */
+int gal__captions_load(const gal_node *map, gboolean follow_links, gal_captions **out,
+    gal_errors *errs);
+void gal__captions_free(gal_captions *captions);
+/* "sources=[...] table=... instagram=[...]" and what was read. */
+void gal__captions_describe(const gal_captions *captions, GString *out);
+/* The section's options, to describe or digest with gal__captions_section. */
+const void *gal__captions_options(const gal_captions *captions);
+
+/* Set facts->caption, and facts->caption_source to where it came from
+ * ("sidecar:PATH", "table:PATH", "instagram:PATH", "exif", "xmp" or "iptc",
+ * in `strings` or static), from the first source that has a caption for
+ * the photo at `path`; both NULL when none has. On entry facts->caption
+ * holds the EXIF caption; `header` (may be NULL) is the photo opened by
+ * libvips, for its XMP and IPTC blobs. Fails, for this photo only, when its
+ * sidecar is not UTF-8 text. Thread-safe. */
+int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *photo,
+    VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
+
+/* Add to `paths` (a g_free'ing array of paths, each once) every file
+ * outside the photo at `photo` that its caption could come from: both
+ * sidecar names (there or not), the table, the export's files. An output
+ * that shows {caption} depends on them. */
+void gal__caption_files(const gal_captions *captions, const char *photo, GPtrArray *paths);
+
+/* Pieces of the above, for tests. Each returns a new string or NULL. */
+char *gal__mojibake_repair(const char *text);
+char *gal__xmp_description(const char *xmp, gsize len);
+char *gal__iptc_caption(const void *data, gsize len);
+
+#endif /* GAL_CAPTIONS_H */

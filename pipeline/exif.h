@@ -1,0 +1,45 @@
+/* exif.h: what libexif reads of a photo (template facts) and the metadata
+ * policy outputs are written with. */
+#ifndef GAL_EXIF_H
+#define GAL_EXIF_H
+
+#include "internal.h"
+#include "template.h"
+
+/* Read the facts a template can show from EXIF data (a blob as libvips
+ * keeps it under "exif-data"). Strings are allocated into `strings`
+ * (freed with it). Never fails: missing data leaves fields NULL. */
+void gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts,
+    GStringChunk *strings);
+
+/* Check an output.metadata list: `keep` or `strip` alone, or `default`,
+ * groups (caption, credits, date, camera, exposure, gps) and EXIF tag
+ * names as libexif spells them, in any case. */
+int gal__metadata_check(char *const *names, gal_error *err);
+
+/* What an output carries besides its pixels. Strings are NULL when the
+ * policy drops them. */
+typedef struct gal_meta {
+    gboolean strip_all;  /* no metadata at all (`strip`) */
+    gboolean keep_icc;   /* `keep`: the colour profile too */
+    void *exif;          /* the EXIF block, "Exif\0\0" header first */
+    size_t exif_len;
+    char *caption;       /* PNG Title and Description */
+    char *author;        /* PNG Author (EXIF Artist) */
+    char *copyright;
+    char *software;      /* "gallop VERSION (preset NAME)" */
+} gal_meta;
+
+void gal__meta_clear(gal_meta *meta);
+
+/* Apply an output.metadata policy to the finished image `in`, which still
+ * carries the photo's metadata as libvips read it. *out is a copy whose
+ * metadata fields the JPEG, WebP and AVIF savers (strip off) turn into
+ * exactly the EXIF in `meta`: GPS and serial numbers dropped by default,
+ * Orientation 1 (the pixels are upright), Software = `software`, no
+ * thumbnail, and no XMP, IPTC or ICC unless `keep`. `caption` (may be NULL)
+ * overrides the EXIF ImageDescription for PNG text. */
+int gal__metadata_apply(char *const *metadata, const char *software, const char *caption,
+    VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err);
+
+#endif /* GAL_EXIF_H */

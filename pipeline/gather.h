@@ -1,0 +1,26 @@
+/* gather.h: the pages of a preset's many-input stage (contact sheets) made as their
+ * items arrive. */
+#ifndef GAL_GATHER_H
+#define GAL_GATHER_H
+
+#include "internal.h"
+#include "outdir.h"
+#include "preset.h"
+
+typedef struct gal_gather gal_gather;
+
+/* Plan the preset's gathering stage over `n` photos (ids 0..n-1, `paths`
+ * borrowed): fills `order` with the ids in the stage's order, which is the
+ * order to process them in. NULL (and `order` untouched) when the preset
+ * has no gathering stage. Reads headers when sorting by date. */
+gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
+    const gal_out_dir *out_dir, int *order);
+/* 1-based place of photo `id` in the order; 0 without a gather. */
+int gal__gather_index(const gal_gather *g, int id);
+/* Photo `id` finished: its item (ownership taken), or NULL when it failed.
+ * Thread-safe; the call that completes a page composes and writes it. */
+void gal__gather_done(gal_gather *g, int id, VipsImage *item);
+/* Free, returning the pages' results (gal_photo_result, page order). */
+GArray *gal__gather_free(gal_gather *g);
+
+#endif /* GAL_GATHER_H */

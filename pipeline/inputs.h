@@ -1,0 +1,25 @@
+/* inputs.h: the `input` section's scan: files and folders into the sorted list of
+ * photos a run takes. */
+#ifndef GAL_INPUTS_H
+#define GAL_INPUTS_H
+
+#include "preset.h"
+
+typedef struct gal_input {
+    char *path;       /* as given or found */
+    char *root;       /* the input folder it was found in (real path); NULL: named itself */
+    gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
+    char *why;        /* not NULL: listed but not taken (a link not followed), and why */
+    gboolean refused; /* named itself and unusable (a link to nothing): a failure, not a skip */
+} gal_input;
+
+/* Expand files and folders into a sorted, de-duplicated list of photos,
+ * applying the include/exclude globs to folder contents (files named
+ * explicitly are taken as given). Skips `skip_dir` (the output folder)
+ * when it lies inside an input folder. A missing path is an error. */
+int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
+    int n_paths, const char *skip_dir, gboolean follow_symlinks, GArray **out,
+    gal_errors *errs);
+void gal__inputs_free(GArray *inputs);
+
+#endif /* GAL_INPUTS_H */

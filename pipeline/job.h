@@ -1,0 +1,71 @@
+/* job.h: one photo on one worker: decoded once, each preset's stages, its
+ * outputs written. */
+#ifndef GAL_JOB_H
+#define GAL_JOB_H
+
+#include "internal.h"
+#include "cancel.h"
+#include "captions.h"
+#include "outdir.h"
+#include "preset.h"
+
+/* One photo on one worker. Created, run and freed on that worker. */
+typedef struct gal_job gal_job;
+
+struct gal_job {
+    const gal_preset *preset;
+    const char *input;         /* borrowed from the plan */
+    const char *input_root;    /* the input folder it was found in; NULL: named itself */
+    gboolean follow_links;     /* --follow-symlinks */
+    const char *output_path;   /* final path, borrowed from the plan */
+    const gal_out_dir *out_dir; /* the output folder, open */
+    char *output_rel;          /* the output beneath it (owned) */
+    gal_facts facts;           /* what templates can show of this photo */
+    GStringChunk *strings;     /* owns the facts' strings */
+    int out_width, out_height; /* set when the job succeeds */
+    int gather_index;          /* 1-based place in a gathering stage's order */
+    VipsImage *gather_item;    /* what the gathering stage took of this photo */
+    /* For the run report: the caption a stage showed and where it came
+     * from ("exif:ImageDescription", a sidecar path...), in `strings`;
+     * NULL: none. */
+    const char *caption;
+    const char *caption_source;
+    /* Files the output depends on besides the photo and the preset (a
+     * caption sidecar): see gal__job_depend. NULL until the first. */
+    GPtrArray *depends;
+    gal_watch *watch;          /* the photo's budget and cancel; NULL: none */
+    gint64 out_bytes;          /* set when the job succeeds */
+    char out_sha256[65];       /* set when the job succeeds, hex */
+    /* Make the output file; else only the item for the gathering stage
+     * (the output is up to date, or the preset makes no file per photo). */
+    gboolean make_output;
+    /* Run alone after a failure (solo.h): the decode is checked on its
+     * own first, so a broken photo is told from a failing stage or encoder. */
+    gboolean solo;
+    gboolean caption_cut;      /* a caption-burn stage cut the caption to fit */
+};
+
+
+/* Name, stem, output extension, preset, index and count. */
+void gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,
+    gal_facts *facts, GStringChunk *strings);
+
+/* Add the EXIF facts of a photo, reading its header only. */
+int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,
+    GStringChunk *strings, gal_error *err);
+
+/* Decode, run every stage and write one photo. Fills `err` (which must be
+ * clear on entry) on failure and leaves no file behind. */
+int gal__job_run(gal_job *job, gal_error *err);
+
+/* The same for one photo and several presets (one job each, all with the
+ * same input path): the header is read once, every preset checks its
+ * pixel limit and takes its facts from it, and the photo is decoded once
+ * (per input.fail-on) at the largest size any of them needs, upright, as
+ * 8-bit sRGB; with several users that decode is held in memory and scaled
+ * down to each preset's own size. The jobs then run one after another on
+ * the calling thread. errs[k] (clear on entry) receives job k's failure;
+ * one job failing does not stop the others. */
+void gal__photo_run(gal_job *const *jobs, int n, gal_error *errs);
+
+#endif /* GAL_JOB_H */

@@ -1,0 +1,68 @@
+/* manifest.h: the manifest a run keeps in its output folder (format in
+ * docs/report.md). */
+#ifndef GAL_MANIFEST_H
+#define GAL_MANIFEST_H
+
+#include <sys/stat.h>
+
+#include <glib.h>
+
+#include "error.h"
+
+#define GAL_MANIFEST_NAME ".gallop-manifest.tsv"
+
+typedef struct gal_dep_record {
+    char *path;        /* absolute */
+    gboolean exists;
+    gint64 size, mtime_ns;
+    char sha256[65];
+} gal_dep_record;
+
+/* One output, as written. Paths are relative to the output folder. */
+typedef struct gal_manifest_entry {
+    char *output;
+    char *input;          /* "" for a contact sheet */
+    gint64 in_size, in_mtime_ns;
+    char in_sha256[65];   /* a contact sheet: digest of its members */
+    char preset_digest[65];
+    char *version;        /* gallop's */
+    gint64 out_size, out_mtime_ns;
+    char out_sha256[65];
+    int width, height;
+    char *name_key;       /* what the name was rendered from (template, index, count) */
+    char *caption;        /* what a caption stage showed, for reports of reruns; may be NULL */
+    char *caption_source;
+    gboolean caption_cut;
+    GPtrArray *deps;      /* gal_dep_record */
+    gboolean sheet;
+} gal_manifest_entry;
+
+typedef struct gal_manifest {
+    char *dir;            /* the output folder, canonical */
+    GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
+    GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
+    GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
+} gal_manifest;
+
+gal_manifest *gal__manifest_new(const char *dir);
+/* Never fails: a missing, unreadable or foreign manifest reads as empty.
+ * Entries that name anything but a relative path beneath the folder are
+ * dropped, each with a line in `warnings`. */
+gal_manifest *gal__manifest_load(const char *dir);
+/* Add the entries of manifest text to `m` (as load does). */
+void gal__manifest_parse(gal_manifest *m, const char *text);
+void gal__manifest_free(gal_manifest *m);
+/* The file's text, entries sorted by output. New string. */
+char *gal__manifest_text(gal_manifest *m);
+/* Write it atomically into the folder. */
+int gal__manifest_save(gal_manifest *m, gal_error *err);
+gal_manifest_entry *gal__manifest_entry_new(void);
+void gal__manifest_entry_free(gal_manifest_entry *e);
+/* Add or replace (ownership taken). */
+void gal__manifest_put(gal_manifest *m, gal_manifest_entry *e);
+/* Remember the key lines of a digest (a reference is taken). */
+void gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys);
+void gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists,
+    gint64 size, gint64 mtime_ns, const char *sha256);
+
+#endif /* GAL_MANIFEST_H */

@@ -1,0 +1,32 @@
+/* output.h: output names and the encoder. */
+#ifndef GAL_OUTPUT_H
+#define GAL_OUTPUT_H
+
+#include "internal.h"
+#include "cancel.h"
+#include "outdir.h"
+#include "preset.h"
+
+/* Output file name for a photo: the rendered name template, checked to stay
+ * inside `dir`. Returns a new path or NULL with `err` set. */
+char *gal__output_path(const gal_output_opts *output, const char *dir,
+    const gal_facts *facts, gal_error *err);
+
+/* What an output's writer knows of its photo: the preset name for
+ * Software, the caption for PNG text, the run's cancel; the written file's
+ * size and SHA-256 come back. */
+typedef struct gal_write_info {
+    const char *preset_name;   /* NULL: Software is "gallop VERSION" */
+    const char *caption;       /* NULL: the EXIF ImageDescription */
+    gal_watch *watch;          /* the photo's; NULL: cannot be stopped */
+    gint64 bytes;              /* out */
+    char sha256[65];           /* out, hex */
+} gal_write_info;
+
+/* Encode `image` to `rel` beneath the output folder `dir` atomically
+ * (a temporary file beside it, then a rename), folders made beneath the
+ * folder as needed, never through a link. `info` may be NULL. */
+int gal__output_write_info(const gal_output_opts *output, VipsImage *image,
+    const gal_out_dir *dir, const char *rel, gal_write_info *info, gal_error *err);
+
+#endif /* GAL_OUTPUT_H */

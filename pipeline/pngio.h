@@ -1,0 +1,21 @@
+/* pngio.h: PNG output with libpng. */
+#ifndef GAL_PNGIO_H
+#define GAL_PNGIO_H
+
+#include "internal.h"
+#include "cancel.h"
+#include "exif.h"
+
+/* Encode an 8-bit image of 1 to 4 bands as PNG to `fd`, with the text
+ * chunks (iTXt: Title, Description, Author, Copyright, Software), eXIf and
+ * iCCP `meta` asks for. No tIME chunk: the same pixels and metadata give
+ * the same bytes. Evaluates `image` (so a libvips kill stops it). A failed
+ * write() sets *write_errno (and returns -1 with `err` untouched). */
+int gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
+    gal_watch *watch, int *write_errno, gal_error *err);
+
+
+/* "1.6.39" */
+const char *gal__libpng_version(void);
+
+#endif /* GAL_PNGIO_H */

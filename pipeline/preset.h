@@ -1,0 +1,98 @@
+/* preset.h: the loaded preset: its sections and stage instances (struct gal_preset). */
+#ifndef GAL_PRESET_H
+#define GAL_PRESET_H
+
+#include "internal.h"
+#include "captions.h"
+#include "schema.h"
+#include "stage.h"
+#include "template.h"
+
+typedef enum gal_format {
+    GAL_FORMAT_JPEG,
+    GAL_FORMAT_PNG,
+    GAL_FORMAT_WEBP,
+    GAL_FORMAT_AVIF,
+} gal_format;
+
+typedef enum gal_fail_on {
+    GAL_FAIL_ON_NONE,
+    GAL_FAIL_ON_TRUNCATED,
+    GAL_FAIL_ON_ERROR,
+    GAL_FAIL_ON_WARNING,
+} gal_fail_on;
+
+typedef struct gal_input_opts {
+    char **paths;
+    char **include;
+    char **exclude;
+    gboolean recursive;
+    int fail_on;            /* gal_fail_on */
+    double max_megapixels;
+    double max_seconds;     /* wall time per photo */
+    int max_memory_mb;      /* pixels held in memory per photo */
+} gal_input_opts;
+
+typedef enum gal_subsampling {
+    GAL_SUBSAMPLING_AUTO,
+    GAL_SUBSAMPLING_420,
+    GAL_SUBSAMPLING_444,
+} gal_subsampling;
+
+typedef struct gal_output_opts {
+    char *dir;
+    gal_template *name;
+    int format;             /* gal_format */
+    int quality;            /* 1..100 */
+    gboolean progressive;
+    int subsampling;        /* gal_subsampling */
+    char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
+    gal_color background;   /* alpha is flattened onto it for JPEG */
+    /* FALSE: no file per photo; each photo only gives its tile to the
+     * gathering stage, which the preset must have (checked at load). */
+    gboolean photos;
+} gal_output_opts;
+
+extern const gal_section gal__input_section;
+extern const gal_section gal__output_section;
+
+typedef struct gal_stage_instance {
+    const gal_stage_def *def;
+    gal_section section; /* def's params viewed as a section */
+    void *opts;
+    void *shared;
+    gal_loc loc;
+} gal_stage_instance;
+
+/* The context a stage instance's functions get. */
+static inline gal_stage_ctx
+gal__stage_ctx(const gal_stage_instance *st)
+{
+    return (gal_stage_ctx) { st->opts, st->shared, st->loc, FALSE };
+}
+
+struct gal_preset {
+    char *path;          /* the file loaded (or the virtual path) */
+    char *name;
+    char *description;
+    GStringChunk *strings; /* interned file names for every gal_loc */
+    gal_input_opts *input;
+    gal_output_opts *output;
+    GArray *stages;      /* gal_stage_instance */
+    gal_captions *captions; /* where {caption} comes from */
+};
+
+/* File names in the extends chain are interned here. */
+const char *gal__preset_intern(gal_preset *preset, const char *file);
+
+/* Extension for a format ("jpg", "png", "webp", "avif"). */
+const char *gal__format_ext(gal_format format);
+
+
+/* Does any template of the preset (a stage's or output.name) show {field}? */
+gboolean gal__preset_uses_field(const gal_preset *preset, const char *field);
+
+/* Has the preset a gathering stage (contact-sheet)? */
+gboolean gal__preset_has_gather(const gal_preset *preset);
+
+#endif /* GAL_PRESET_H */

@@ -1,0 +1,23 @@
+/* resample.h: scaling helpers shared by decoding and the resize stage. */
+#ifndef GAL_RESAMPLE_H
+#define GAL_RESAMPLE_H
+
+#include "internal.h"
+
+/* Lanczos 3 scaling along one axis with libvips' vectorised reducer
+ * (stage_resize.c): rows to `height`, or columns to `width` through quarter
+ * turns (`in` in memory, without the sequential mark). New image in *out;
+ * -1 with the libvips error set. */
+int gal__scale_rows(VipsImage *in, int height, VipsImage **out);
+int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
+
+/* The size to decode a photo of `width` x `height` (upright) at for `n`
+ * presets that want it at load_w[k] x load_h[k]. One preset: its size, as
+ * a run of it alone decodes (upscaling included). Several: the largest
+ * width and height any of them wants, but never more than the photo has,
+ * so a preset that upscales does it from the whole photo and none scales
+ * down from an enlarged copy. Pure. */
+void gal__shared_decode_size(int width, int height, const int *load_w, const int *load_h, int n,
+    int *decode_w, int *decode_h);
+
+#endif /* GAL_RESAMPLE_H */

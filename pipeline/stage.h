@@ -1,0 +1,170 @@
+/* stage.h: the stage descriptor every stage_*.c fills in, what a stage sees of
+ * a photo, and the stage registry (stages.def). */
+#ifndef GAL_STAGE_H
+#define GAL_STAGE_H
+
+#include "internal.h"
+#include "cancel.h"
+#include "schema.h"
+#include "template.h"
+
+typedef enum gal_stage_kind {
+    GAL_STAGE_MAP,    /* one photo in, one photo out */
+    GAL_STAGE_GATHER, /* many in, one out (contact sheets) */
+} gal_stage_kind;
+
+/* The order a gathering stage wants photos in; ties by path. */
+typedef enum gal_sort {
+    GAL_SORT_NAME,
+    GAL_SORT_DATE,
+    GAL_SORT_INPUT,
+} gal_sort;
+
+/* One page of a gathering stage's output. */
+typedef struct gal_page {
+    int number, pages; /* 1-based */
+    int count;         /* photos in the run */
+    const char *preset;
+} gal_page;
+
+typedef struct gal_rect {
+    int x, y, w, h;
+} gal_rect;
+
+/* Contact-sheet layouts (pure): where each of `n` photos of the given
+ * aspects (width / height) goes. Grid: `columns` cells of `tile` x
+ * tile*cell_ratio plus `label_height`, photos fitted inside (or filling
+ * with `crop`). Justified: rows `row_height` high scaled to fill
+ * `sheet_width`, the last row left at the target height. */
+void gal__sheet_grid(int n, const double *aspects, int columns, int tile, double cell_ratio,
+    int gap, int label_height, gboolean crop, gal_rect *cells, int *width, int *height);
+void gal__sheet_justified(int n, const double *aspects, int sheet_width, int row_height, int gap,
+    int label_height, gal_rect *cells, int *height);
+
+/* What a stage sees of itself: its options, its prepared shared data (both
+ * immutable after load) and where in the preset it was configured. */
+/* What a stage sees of the photo in hand; read-only. Facts a stage leaves
+ * for later ones (a band's rows) or for the engine (the caption it
+ * showed) travel on the image it makes, as GAL_META_* fields: stages share
+ * no state. */
+typedef struct gal_photo {
+    const gal_facts *facts; /* what templates can show ({index}: its place in a sheet) */
+    gal_watch *watch;       /* its budget: copies to memory go through it */
+} gal_photo;
+
+/* Rows at the top and bottom of the image that a band took (caption-burn
+ * at an edge): later overlays keep out of them. */
+#define GAL_META_RESERVED_TOP "gal-reserved-top"
+#define GAL_META_RESERVED_BOTTOM "gal-reserved-bottom"
+/* The caption a stage showed, and 1 when it cut it (max-lines, no room). */
+#define GAL_META_CAPTION "gal-caption"
+#define GAL_META_CAPTION_CUT "gal-caption-cut"
+/* A contact-sheet tile's label. */
+#define GAL_META_LABEL "gal-label"
+
+/* An int field of the image, 0 when it has none. */
+static inline int
+gal__meta_int(VipsImage *image, const char *field)
+{
+    int value;
+
+    if (!vips_image_get_typeof(image, field) || vips_image_get_int(image, field, &value))
+        return 0;
+    return value;
+}
+
+typedef struct gal_stage_ctx {
+    const void *opts;
+    const void *shared;
+    gal_loc loc;
+    /* prepare() only: files the stage names (a font) may be reached
+     * through links out of the preset's folder (--follow-symlinks). */
+    gboolean follow_links;
+} gal_stage_ctx;
+
+
+typedef struct gal_stage_def {
+    const char *name;        /* preset key */
+    const char *summary;     /* one line for `gallop stages` */
+    const gal_param *params; /* schema, ends with GAL_PARAM_END */
+    size_t opts_size;
+    gal_stage_kind kind;
+    /* Rules that involve several keys; optional. */
+    int (*check)(const gal_stage_ctx *sc, gal_error *err);
+    /* Costly per-preset work, once, on the main thread; optional. */
+    int (*prepare)(const gal_stage_ctx *sc, void **shared, gal_error *err);
+    void (*release)(void *shared);
+    /* When this stage comes first: the size (oriented, in pixels) the photo
+     * should be decoded at, so loaders can shrink on load. Optional. */
+    void (*load_size)(const gal_stage_ctx *sc, int width, int height,
+        int *load_width, int *load_height);
+    int (*build)(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
+        VipsImage **out, gal_error *err);
+    /* GATHER stages. gather_plan: photos per page (0: one page) and order.
+     * tap: this photo's item (small, in memory) from the image as the
+     * earlier stages left it; the photo goes on unchanged. build_many: one
+     * page from its items, in order. page_name: the page's file name. */
+    void (*gather_plan)(const gal_stage_ctx *sc, int *per_page, gal_sort *sort);
+    int (*tap)(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsImage **item,
+        gal_error *err);
+    int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
+        VipsImage **out, gal_error *err);
+    char *(*page_name)(const gal_stage_ctx *sc, int page, int pages);
+} gal_stage_def;
+
+/* Resize geometry, shared by stage_resize.c and its tests. */
+typedef enum gal_fit {
+    GAL_FIT_COVER,
+    GAL_FIT_CONTAIN,
+    GAL_FIT_INSIDE,
+    GAL_FIT_FILL,
+} gal_fit;
+
+typedef enum gal_crop {
+    GAL_CROP_CENTRE,
+    GAL_CROP_ENTROPY,
+    GAL_CROP_ATTENTION,
+} gal_crop;
+
+/* Scale to width x height, then crop to crop_* (if non-zero, cover) or pad
+ * to canvas_* (if non-zero, contain). For cover, width x height is the
+ * whole photo scaled, which for a thin strip is far beyond what libvips can
+ * make (a 1x5000 strip covering 1080x1350 is 1080 x 5400000): it only gives
+ * the scale and the coordinates the crop window is placed in, and only the
+ * window is ever made (see gal__resize_span). */
+typedef struct gal_resize_plan {
+    gint64 width, height;
+    int crop_width, crop_height;
+    int canvas_width, canvas_height;
+} gal_resize_plan;
+
+/* `width`/`height` 0 = not given. Pure: no image involved. */
+void gal__resize_plan(gal_fit fit, int width, int height, gboolean upscale, int in_width,
+    int in_height, gal_resize_plan *plan);
+
+/* One axis of a cover crop, mapped back to the source. The photo, `length`
+ * pixels long on this axis, scaled to `scaled_length` keeps the pixels
+ * [keep_start, keep_start + keep_length) of that. *span says which source
+ * pixels to read, [start, start + length) (inside the source, at least one),
+ * what to scale them to (`scaled`), and where the kept pixels then start
+ * (`offset`, with offset + keep_length <= scaled). The read reaches past
+ * the kept pixels by the Lanczos 3 kernel's reach, so the kept pixels are
+ * those of the whole photo scaled; and it starts on a source pixel that
+ * falls on a whole scaled pixel whenever that costs little, so they are
+ * exactly those, not shifted by a fraction (otherwise by at most half a
+ * pixel). Pure. */
+typedef struct gal_resize_span {
+    int start, length;
+    int scaled;
+    int offset;
+} gal_resize_span;
+
+void gal__resize_span(int length, gint64 scaled_length, gint64 keep_start, int keep_length,
+    gal_resize_span *span);
+
+
+/* The registered stages, in stages.def order, NULL-terminated. */
+extern const gal_stage_def *const gal__stages[];
+const gal_stage_def *gal__stage_find(const char *name);
+
+#endif /* GAL_STAGE_H */

@@ -1,0 +1,46 @@
+/* template.h: text with {fields} (names, captions, labels) and the per-photo facts
+ * it is rendered from. */
+#ifndef GAL_TEMPLATE_H
+#define GAL_TEMPLATE_H
+
+#include <time.h>
+
+#include <glib.h>
+
+/* "{stem}-{date:%Y-%m-%d}.{ext}", "{artist|Unknown}": literal text and
+ * fields, parsed once at load time, rendered per photo. */
+typedef struct gal_template gal_template;
+
+/* Parse; an unknown field or a bad brace is an error naming the column
+ * within the text. */
+gal_template *gal__template_parse(const char *text, GError **error);
+void gal__template_free(gal_template *tpl);
+const char *gal__template_text(const gal_template *tpl);
+/* Does the template use field `name`? */
+gboolean gal__template_uses(const gal_template *tpl, const char *name);
+
+/* Per-photo facts a template can show. Strings may be NULL (missing). */
+typedef struct gal_facts {
+    const char *name;      /* file name with extension */
+    const char *stem;      /* file name without extension */
+    const char *ext;       /* output extension: jpg, png, webp, avif */
+    const char *preset;    /* preset name */
+    const char *caption;
+    const char *camera;    /* "Apple iPhone 5s" */
+    const char *lens;
+    const char *artist;
+    const char *copyright;
+    const char *exposure;  /* "1/250 s f/5.6 ISO 100" */
+    gboolean has_date;
+    struct tm date;        /* DateTimeOriginal, when has_date */
+    int index;             /* 1-based position in the sorted input list */
+    int count;             /* number of photos in the run */
+    const char *caption_source; /* static: which source gave `caption` (captions.c) */
+} gal_facts;
+
+/* Render; `sanitize` makes every substituted value safe as one file-name
+ * component ('/', '\\', control characters and leading dots replaced). */
+char *gal__template_render(const gal_template *tpl, const gal_facts *facts,
+    gboolean sanitize);
+
+#endif /* GAL_TEMPLATE_H */
