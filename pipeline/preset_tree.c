@@ -1,0 +1,452 @@
+/* preset_tree.c: the effective preset as one node tree: a preset file,
+ * the parents it `extends` (read the same way, the child merged over them
+ * key by key, stages by name), then the `--set` overrides. Only then is
+ * the tree checked against the schemas (preset.c), so every value is
+ * validated once, whatever layer it came from. Files are read by fsio as
+ * regular files within the size limit. */
+#include <string.h>
+
+#include "internal.h"
+#include "error.h"
+#include "fsio.h"
+#include "limit.h"
+#include "node.h"
+#include "preset_tree.h"
+#include "schema.h"
+#include "stage.h"
+#include "yamldoc.h"
+
+#define MAX_EXTENDS 8
+
+const char *const gal__preset_top_keys[] = {
+    "gallop", "name", "description", "extends", "input", "stages", "output", "captions", NULL,
+};
+
+gboolean
+gal__load_follow_links(const gal_load_ctx *ctx)
+{
+    return ctx->opts && ctx->opts->follow_symlinks;
+}
+
+const char *
+gal__load_intern(gal_load_ctx *ctx, const char *file)
+{
+    return g_string_chunk_insert_const(ctx->strings, file);
+}
+
+/* ---- extends ------------------------------------------------------------------ */
+
+char *
+gal__shipped_path(const char *presets_dir, const char *name)
+{
+    if (!presets_dir)
+        return NULL;
+    return g_strdup_printf("%s/%s.yaml", presets_dir, name);
+}
+
+gboolean
+gal__looks_like_path(const char *ref)
+{
+    return strchr(ref, '/') || g_str_has_suffix(ref, ".yaml") || g_str_has_suffix(ref, ".yml");
+}
+
+static int
+compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static char **
+shipped_names(const char *presets_dir)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GDir *dir = presets_dir ? g_dir_open(presets_dir, 0, NULL) : NULL;
+    const char *entry;
+
+    while (dir && (entry = g_dir_read_name(dir)))
+        if (g_str_has_suffix(entry, ".yaml"))
+            g_ptr_array_add(names, g_strndup(entry, strlen(entry) - 5));
+    if (dir)
+        g_dir_close(dir);
+    g_ptr_array_sort(names, compare_strings); /* directory order varies */
+    g_ptr_array_add(names, NULL);
+    return (char **) g_ptr_array_free(names, FALSE);
+}
+
+int
+gal__unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *key,
+    const char *ref, const char *presets_dir)
+{
+    g_auto(GStrv) names = shipped_names(presets_dir);
+    const char *guess = gal__did_you_mean(ref, (const char *const *) names);
+    g_autofree char *list = g_strjoinv(", ", names);
+    g_autofree char *shown = gal__excerpt(ref, GAL_EXCERPT_CHARS);
+
+    if (guess)
+        return gal__errors_push(errs, code, loc, key,
+            "no preset file or shipped preset named \"%s\" (did you mean \"%s\"?)", shown,
+            guess);
+    return gal__errors_push(errs, code, loc, key,
+        "no preset file or shipped preset named \"%s\"; shipped presets are: %s", shown,
+        *list ? list : "(none found)");
+}
+
+/* "stages" merge by stage name: the k-th `watermark` of the child refines
+ * the k-th `watermark` of the parent in place; `- watermark: off` drops it;
+ * new stages are appended in the child's order. */
+static void
+merge_stages(gal_node *base, gal_node *over)
+{
+    /* Dropped stages leave base only at the end, so that they still count
+     * when later items find "the k-th watermark" of the parent. */
+    g_autoptr(GPtrArray) dropped = g_ptr_array_new();
+
+    for (guint i = 0; i < over->items->len; i++) {
+        gal_node *item = over->items->pdata[i];
+        const gal_node *name;
+        gal_node *value;
+        int nth = 0, seen = 0;
+        gal_node *target = NULL;
+
+        if (item->kind != GAL_NODE_MAP || item->keys->len != 1) {
+            g_ptr_array_add(base->items, gal__node_copy(item)); /* validated later */
+            continue;
+        }
+        name = item->keys->pdata[0];
+        value = item->items->pdata[0];
+        for (guint j = 0; j < i; j++) {
+            const gal_node *prev = over->items->pdata[j];
+
+            if (prev->kind == GAL_NODE_MAP && prev->keys->len == 1 &&
+                strcmp(((gal_node *) prev->keys->pdata[0])->text, name->text) == 0)
+                nth++;
+        }
+        for (guint j = 0; j < base->items->len; j++) {
+            gal_node *cand = base->items->pdata[j];
+
+            if (cand->kind == GAL_NODE_MAP && cand->keys->len == 1 &&
+                strcmp(((gal_node *) cand->keys->pdata[0])->text, name->text) == 0 &&
+                seen++ == nth) {
+                target = cand;
+                break;
+            }
+        }
+        if (!target) {
+            g_ptr_array_add(base->items, gal__node_copy(item));
+            continue;
+        }
+        if (value->kind == GAL_NODE_SCALAR && !value->is_null &&
+            (g_ascii_strcasecmp(value->text, "off") == 0 ||
+                g_ascii_strcasecmp(value->text, "false") == 0)) {
+            g_ptr_array_add(dropped, target);
+            continue;
+        }
+        if (value->kind == GAL_NODE_MAP &&
+            ((gal_node *) target->items->pdata[0])->kind == GAL_NODE_MAP)
+            gal__node_merge(target->items->pdata[0], gal__node_copy(value));
+        else if (!(value->kind == GAL_NODE_SCALAR && value->is_null))
+            gal__node_set(target, gal__node_copy(name), gal__node_copy(value));
+    }
+    for (guint i = 0; i < dropped->len; i++)
+        g_ptr_array_remove(base->items, dropped->pdata[i]);
+}
+
+
+/* Is `path` one of the shipped presets? */
+static gboolean
+is_shipped(const gal_load_ctx *ctx, const char *path)
+{
+    g_autofree char *dir = NULL;
+    g_autofree char *shipped = NULL;
+    g_autofree char *folder = g_path_get_dirname(path);
+
+    if (!ctx->opts || !ctx->opts->presets_dir)
+        return FALSE;
+    dir = g_canonicalize_filename(ctx->opts->presets_dir, NULL);
+    shipped = g_canonicalize_filename(folder, NULL);
+    return strcmp(dir, shipped) == 0;
+}
+
+/* A preset larger than gal__limits.preset_bytes is refused before it is
+ * parsed: -1 with the error added, naming the file. */
+static int
+check_size(gal_load_ctx *ctx, const char *file, goffset bytes)
+{
+    gal_loc loc = { gal__load_intern(ctx, file), 0, 0 };
+
+    if (bytes <= gal__limits.preset_bytes)
+        return 0;
+    return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &loc, NULL,
+        "preset is %.1f MiB (%" G_GINT64_FORMAT " bytes), larger than the %d MiB limit",
+        bytes / 1048576.0, (gint64) bytes, (int) (gal__limits.preset_bytes >> 20));
+}
+
+gal_node *
+gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len, const char *file,
+    GPtrArray *chain)
+{
+    gal_node *root;
+    gal_node *ext, *parent;
+    g_autofree char *parent_path = NULL;
+    gal_node *parent_stages, *child_stages;
+
+    if (check_size(ctx, file, (goffset) len))
+        return NULL;
+    root = gal__yaml_preset(text, len, gal__load_intern(ctx, file), ctx->errs);
+    if (!root)
+        return NULL;
+    ext = gal__node_get(root, "extends");
+    if (!ext || (ext->kind == GAL_NODE_SCALAR && ext->is_null)) {
+        gal__node_remove(root, "extends");
+        return root;
+    }
+    if (ext->kind != GAL_NODE_SCALAR) {
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, &ext->loc, "extends",
+            "expected a preset name or path, got %s",
+            ext->kind == GAL_NODE_MAP ? "a mapping" : "a list");
+        gal__node_free(root);
+        return NULL;
+    }
+    if (gal__looks_like_path(ext->text))
+        parent_path = gal__path_beside(file, ext->text);
+    else
+        parent_path = gal__shipped_path(ctx->opts ? ctx->opts->presets_dir : NULL, ext->text);
+    if (!parent_path || !g_file_test(parent_path, G_FILE_TEST_EXISTS)) {
+        gal__unknown_preset(ctx->errs, GAL_ERR_PRESET, &ext->loc, "extends", ext->text,
+            ctx->opts ? ctx->opts->presets_dir : NULL);
+        gal__node_free(root);
+        return NULL;
+    }
+    parent = gal__preset_tree_load(ctx, parent_path, &ext->loc, chain);
+    if (!parent) {
+        gal__node_free(root);
+        return NULL;
+    }
+    /* A preset's name and description are its own, never inherited. */
+    gal__node_remove(parent, "name");
+    gal__node_remove(parent, "description");
+    gal__node_remove(root, "extends");
+
+    parent_stages = gal__node_get(parent, "stages");
+    child_stages = gal__node_get(root, "stages");
+    if (parent_stages && child_stages && parent_stages->kind == GAL_NODE_SEQ &&
+        child_stages->kind == GAL_NODE_SEQ) {
+        merge_stages(parent_stages, child_stages);
+        gal__node_remove(root, "stages");
+    }
+    gal__node_merge(parent, root);
+    return parent;
+}
+
+gal_node *
+gal__preset_tree_load(gal_load_ctx *ctx, const char *path, const gal_loc *from,
+    GPtrArray *chain)
+{
+    g_autofree char *text = NULL;
+    g_autofree char *real = g_canonicalize_filename(path, NULL);
+    g_autofree char *within = NULL;
+    gal_read_rules rules = { "preset", NULL, gal__load_follow_links(ctx), 0, GAL_ERR_USAGE };
+    gal_error err = { 0 };
+    GStatBuf st;
+    gsize len;
+    gal_node *root;
+
+    for (guint i = 0; i < chain->len; i++)
+        if (strcmp(chain->pdata[i], real) == 0) {
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, from, "extends",
+                "extends loops back to %s", path);
+            return NULL;
+        }
+    if (chain->len >= MAX_EXTENDS) {
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, from, "extends",
+            "more than %d levels of extends", MAX_EXTENDS);
+        return NULL;
+    }
+    /* Refused before it is read: a shared preset may be anything. */
+    if (g_stat(path, &st) == 0 && check_size(ctx, path, (goffset) st.st_size))
+        return NULL;
+    /* A parent named beside its child is read within the child's folder
+     * (a link there may not lead out); the file named on the command line
+     * and the shipped presets are the user's own. */
+    if (from && from->file && from->line > 0 && !is_shipped(ctx, path)) {
+        g_autofree char *dir = g_path_get_dirname(from->file);
+
+        within = g_canonicalize_filename(dir, NULL);
+        rules.code = GAL_ERR_PRESET;
+    }
+    rules.within = within;
+    rules.max_bytes = gal__limits.preset_bytes;
+    if (gal__file_read(path, &rules, &text, &len, NULL, &err)) {
+        gal__errors_push(ctx->errs, rules.code, from, from ? "extends" : NULL, "%s", err.msg);
+        return NULL;
+    }
+    g_ptr_array_add(chain, g_strdup(real));
+    root = gal__preset_tree_text(ctx, text, len, path, chain);
+    g_free(g_ptr_array_steal_index(chain, chain->len - 1));
+    return root;
+}
+
+/* ---- --set ------------------------------------------------------------------------ */
+
+static void
+strip_lines(gal_node *node)
+{
+    /* --set values have no line: paths in them resolve against the working
+     * folder, and errors name the argument instead of a line. */
+    node->loc.line = node->loc.col = 0;
+    for (guint i = 0; node->items && i < node->items->len; i++)
+        strip_lines(node->items->pdata[i]);
+    for (guint i = 0; node->keys && i < node->keys->len; i++)
+        strip_lines(node->keys->pdata[i]);
+}
+
+static gal_node *
+find_stage_value(gal_node *root, const char *name, gal_node **item_out)
+{
+    gal_node *stages = gal__node_get(root, "stages");
+
+    for (guint i = 0; stages && stages->kind == GAL_NODE_SEQ && i < stages->items->len; i++) {
+        gal_node *item = stages->items->pdata[i];
+
+        if (item->kind == GAL_NODE_MAP && item->keys->len == 1 &&
+            strcmp(((gal_node *) item->keys->pdata[0])->text, name) == 0) {
+            *item_out = item;
+            return item->items->pdata[0];
+        }
+    }
+    return NULL;
+}
+
+/* A --set value is YAML ("[a, b]", "~", "\"quoted\""), except that a
+ * mapping is set key by key (output.quality=80), so a value that reads as
+ * one ("{stem}", "a: b") is text. Text that is not YAML is taken as it is,
+ * and "[...]" as a comma-separated list: globs such as [*.png] are not YAML
+ * (a '*' starts an alias). */
+static gal_node *
+override_value(const char *text, const char *file, const gal_loc *loc)
+{
+    g_autofree gal_errors *local = g_new0(gal_errors, 1);
+    gal_node *value = gal__yaml_document(text, strlen(text), file, local);
+    size_t n = strlen(text);
+
+    if (value && value->kind != GAL_NODE_MAP)
+        return value;
+    gal__node_free(value);
+    if (n >= 2 && text[0] == '[' && text[n - 1] == ']') {
+        g_autofree char *inner = g_strndup(text + 1, n - 2);
+        g_auto(GStrv) items = g_strsplit(inner, ",", -1);
+
+        value = gal__node_new(GAL_NODE_SEQ, loc);
+        for (int i = 0; items[i]; i++) {
+            g_strstrip(items[i]);
+            if (*items[i])
+                g_ptr_array_add(value->items, gal__node_new_scalar(items[i], loc));
+        }
+        return value;
+    }
+    return gal__node_new_scalar(text, loc);
+}
+
+void
+gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    g_autofree char *key = NULL;
+    g_auto(GStrv) path = NULL;
+    g_autofree char *label = g_strdup_printf("--set %s", arg);
+    const char *file = gal__load_intern(ctx, label);
+    gal_loc loc = { file, 0, 0 };
+    gal_node *value, *map = root;
+    char **keys;
+    int n;
+
+    if (!eq || eq == arg) {
+        gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, NULL,
+            "expected KEY=VALUE, such as resize.width=2048");
+        return;
+    }
+    key = g_strndup(arg, eq - arg);
+    path = g_strsplit(key, ".", -1);
+    keys = path;
+    n = (int) g_strv_length(path);
+    /* An empty value (or ~) means "back to the default". */
+    value = override_value(eq + 1, file, &loc);
+    strip_lines(value);
+    value->loc = loc;
+
+    if (g_strv_contains(gal__preset_top_keys, path[0])) {
+        if (strcmp(path[0], "stages") == 0 || strcmp(path[0], "extends") == 0) {
+            gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
+                "cannot be set from the command line; set a stage's key as STAGE.KEY");
+            gal__node_free(value);
+            return;
+        }
+    }
+    else {
+        gal_node *item = NULL;
+        gal_node *stage = find_stage_value(root, path[0], &item);
+
+        if (!item) {
+            const gal_stage_def *def = gal__stage_find(path[0]);
+
+            if (def)
+                gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
+                    "the preset has no %s stage to set", path[0]);
+            else {
+                GPtrArray *names = g_ptr_array_new();
+                g_autofree char *shown = gal__excerpt(path[0], GAL_EXCERPT_CHARS);
+                const char *guess;
+
+                for (int i = 0; gal__preset_top_keys[i]; i++)
+                    g_ptr_array_add(names, (char *) gal__preset_top_keys[i]);
+                for (int i = 0; gal__stages[i]; i++)
+                    g_ptr_array_add(names, (char *) gal__stages[i]->name);
+                g_ptr_array_add(names, NULL);
+                guess = gal__did_you_mean(path[0], (const char *const *) names->pdata);
+                gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
+                    "\"%s\" is neither a top-level key nor a stage%s%s%s", shown,
+                    guess ? " (did you mean \"" : "", guess ? guess : "", guess ? "\"?)" : "");
+                g_ptr_array_free(names, TRUE);
+            }
+            gal__node_free(value);
+            return;
+        }
+        if (stage->kind != GAL_NODE_MAP) {
+            gal_node *empty = gal__node_new(GAL_NODE_MAP, &stage->loc);
+
+            gal__node_set(item, gal__node_copy(item->keys->pdata[0]), empty);
+            stage = empty;
+        }
+        if (n == 1) {
+            /* The preset's stage may be one gallop does not know (an error
+             * of its own later), or one without keys. */
+            const gal_stage_def *def = gal__stage_find(path[0]);
+            g_autofree char *example = def && def->params[0].field
+                ? gal__param_key(&def->params[0]) : g_strdup("KEY");
+
+            gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, key,
+                "name a key of the stage, such as %s.%s", path[0], example);
+            gal__node_free(value);
+            return;
+        }
+        map = stage;
+        keys++;
+        n--;
+    }
+    /* Walk (creating) the maps down to the last key. */
+    for (int i = 0; i < n - 1; i++) {
+        gal_node *next = gal__node_get(map, keys[i]);
+
+        if (!next || next->kind != GAL_NODE_MAP) {
+            next = gal__node_new(GAL_NODE_MAP, &loc);
+            gal__node_set(map, gal__node_new_scalar(keys[i], &loc), next);
+        }
+        map = next;
+    }
+    if (value->kind == GAL_NODE_SCALAR && value->is_null) {
+        gal__node_remove(map, keys[n - 1]);
+        gal__node_free(value);
+    }
+    else
+        gal__node_set(map, gal__node_new_scalar(keys[n - 1], &loc), value);
+}

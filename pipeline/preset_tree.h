@@ -1,0 +1,46 @@
+/* preset_tree.h: a preset file, its `extends` parents and the `--set`
+ * overrides merged into one node tree (preset_tree.c), for preset.c. */
+#ifndef GAL_PRESET_TREE_H
+#define GAL_PRESET_TREE_H
+
+#include <glib.h>
+
+#include "error.h"
+#include "node.h"
+
+/* What one load of a preset carries. */
+typedef struct gal_load_ctx {
+    GStringChunk *strings; /* file names for locations; moves to the preset */
+    const gal_load_options *opts;
+    gal_errors *errs;
+} gal_load_ctx;
+
+/* The keys a preset may have at its top. */
+extern const char *const gal__preset_top_keys[];
+
+/* --follow-symlinks, for files the preset names. */
+gboolean gal__load_follow_links(const gal_load_ctx *ctx);
+/* `file` kept for the preset's lifetime (locations point into it). */
+const char *gal__load_intern(gal_load_ctx *ctx, const char *file);
+
+/* The preset at `path` (a regular file within the size limit) with its
+ * parents merged under it; NULL with the errors added. `from` (may be
+ * NULL) is the `extends` key that named it; `chain` the canonical paths
+ * being loaded, against loops. */
+gal_node *gal__preset_tree_load(gal_load_ctx *ctx, const char *path, const gal_loc *from,
+    GPtrArray *chain);
+/* The same from text in memory, `path` naming it. */
+gal_node *gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len,
+    const char *path, GPtrArray *chain);
+/* Apply one --set KEY=VALUE to the tree; errors are added. */
+void gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg);
+
+/* A shipped preset's path (NULL without a presets folder). */
+char *gal__shipped_path(const char *presets_dir, const char *name);
+/* Does an `extends` value name a file rather than a shipped preset? */
+gboolean gal__looks_like_path(const char *ref);
+/* "no preset file or shipped preset named ..." with a suggestion; -1. */
+int gal__unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *key,
+    const char *ref, const char *presets_dir);
+
+#endif /* GAL_PRESET_TREE_H */
