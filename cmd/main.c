@@ -559,6 +559,7 @@ cmd_run(int argc, char **argv)
     opts.progress = on_photo;
     opts.user = &state;
     opts.cancel = &cancel_flag;
+    gal_set_jobs(opts.jobs);
     catch_signals();
     if (gal_run_presets((const gal_preset *const *) presets, n_presets, &opts, summaries,
             errs)) {

@@ -132,9 +132,8 @@ gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint6
  * cannot be read within the limit (any later change then counts). */
 void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex);
 
-/* Threads budget: photos in flight for `jobs` (<= 0: cores), and libvips
- * threads per photo. */
-int gal__schedule_workers(int jobs, int n_photos, int *vips_threads);
+/* Photos in flight for `jobs` (<= 0: one per core), at most n_photos. */
+int gal__schedule_workers(int jobs, int n_photos);
 
 /* exec.c: run the workers over e->todo, watching the cancel. */
 void gal__exec(engine *e, const gal_run_options *opts);

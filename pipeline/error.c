@@ -208,12 +208,6 @@ gal_error_format(const gal_error *err, char *buf, size_t size)
     return buf;
 }
 
-void
-gal_free(void *p)
-{
-    g_free(p);
-}
-
 /* Edit distance with adjacent transpositions counted as one edit
  * ("widht" is one typo away from "width", not two), case-insensitive;
  * small strings only (keys and names). */

@@ -8,19 +8,15 @@
 
 #include "engine.h"
 
-/* Photo-level parallelism scales better than libvips' threads inside one
- * small photo (little work per tile, a serial JPEG decoder per photo), so
- * the budget gives cores to photos first: workers x libvips threads is
- * about the number of cores. Measured in bench/ (issue 7). */
+/* Photos in flight: `jobs`, or one per core, and never more than there
+ * are photos to open. libvips' threads per photo are set once for the
+ * process (gal_set_jobs). */
 int
-gal__schedule_workers(int jobs, int n_photos, int *vips_threads)
+gal__schedule_workers(int jobs, int n_photos)
 {
-    int cores = MAX(1, (int) g_get_num_processors());
-    int workers = jobs > 0 ? jobs : cores;
+    int workers = jobs > 0 ? jobs : MAX(1, (int) g_get_num_processors());
 
-    workers = CLAMP(workers, 1, MAX(1, n_photos));
-    *vips_threads = MAX(1, cores / workers);
-    return workers;
+    return CLAMP(workers, 1, MAX(1, n_photos));
 }
 
 void
@@ -260,11 +256,9 @@ worker(gpointer data)
 static void
 run_workers(engine *run, const gal_run_options *opts)
 {
-    int vips_threads;
-    int workers = gal__schedule_workers(opts->jobs, run->n_todo, &vips_threads);
+    int workers = gal__schedule_workers(opts->jobs, run->n_todo);
     GThread **threads = g_new0(GThread *, workers);
 
-    vips_concurrency_set(vips_threads);
     run->live = workers;
     for (int w = 0; w < workers; w++)
         threads[w] = g_thread_new("gallop-worker", worker, run);

@@ -9,7 +9,7 @@
  * Conventions: functions return 0 on success and -1 on failure (or a
  * pointer / NULL), filling in a caller-owned gal_error or gal_errors.
  * `_free` functions accept NULL. Strings returned as `char *` are owned by
- * the caller and released with gal_free().
+ * the caller and released with g_free() (the library is built on GLib).
  */
 #ifndef GALLOP_H
 #define GALLOP_H
@@ -67,15 +67,21 @@ typedef struct gal_errors {
  * Writes at most `size` bytes including the NUL; returns `buf`. */
 char *gal_error_format(const gal_error *err, char *buf, size_t size);
 
-/* Release a string returned by this library. Accepts NULL. */
-void gal_free(void *p);
-
 /* Start libvips and block its untrusted loaders. Call once, on the main
  * thread, before anything else; `argv0` may be NULL. Fails with GAL_ERR_INIT. */
 int gal_init(const char *argv0, gal_error *err);
 
 /* Shut libvips down. Call once, after every run has finished. */
 void gal_shutdown(void);
+
+/* Set how many photos runs take at once (`jobs` <= 0: one per core), and
+ * so how many threads libvips gives each photo: photos x threads is about
+ * the number of cores (photo-level parallelism scales better than
+ * libvips' threads inside one small photo: bench/). libvips' thread count
+ * is process-wide: call this once, on the main thread, before any run
+ * (the front end does, from -j); runs never change it. Without it, runs
+ * take one photo per core and libvips keeps its own default. */
+void gal_set_jobs(int jobs);
 
 /* Version strings, static: "0.1.0" and the libvips version. */
 const char *gal_version(void);
@@ -140,18 +146,18 @@ const char *gal_preset_description(const gal_preset *preset);
 const char *gal_preset_path(const gal_preset *preset);
 
 /* The resolved pipeline (after extends and overrides), one section or stage
- * per line with every effective value. Caller frees with gal_free(). */
+ * per line with every effective value. Caller frees with g_free(). */
 char *gal_preset_describe(const gal_preset *preset);
 
 /* The shipped presets in `presets_dir` as "name<TAB>description" lines,
  * sorted by name. A preset that fails to load is listed with its first
- * error as the description. Caller frees with gal_free(); NULL with `err`
+ * error as the description. Caller frees with g_free(); NULL with `err`
  * set when the folder cannot be read. */
 char *gal_presets_list(const char *presets_dir, gal_error *err);
 
 /* The schema of one stage or section ("resize", "output", ...) or, for
  * NULL, of all of them: key, type, default, range, help. Caller frees with
- * gal_free(); NULL with `err` set (and a "did you mean") for an unknown
+ * g_free(); NULL with `err` set (and a "did you mean") for an unknown
  * name. */
 char *gal_stages_describe(const char *name, gal_error *err);
 
@@ -281,12 +287,19 @@ typedef struct gal_run_options {
     int *cancel;
 } gal_run_options;
 
-/* Run a preset over photos. Returns 0 when the run happened (some photos
- * may have failed: see the summary, e.g. an output folder that cannot be
- * created, or two photos wanting the same output name), -1 with `errs`
- * filled when it could not start (no inputs, an input path that does not
- * exist), in which case no output file was written. On return
- * *out is a new summary owned by the caller (also on -1, possibly empty).
+/* Run presets over photos: each photo is read and decoded once, at the
+ * largest size any preset needs, and every preset's stages start from
+ * that decode (scaled down to the preset's own size). `out` is an array
+ * of `n` the caller provides; on return out[r] is preset r's summary, a
+ * new one owned by the caller (also on -1). Photos run in parallel;
+ * progress calls come for each output (photo and preset, `photo->preset`
+ * says which), with `done` and `total` counting outputs over all presets.
+ *
+ * Returns 0 when the run happened (some photos may have failed: see the
+ * summaries, e.g. an output folder that cannot be created, or two photos
+ * wanting the same output name), -1 with `errs` filled when it could not
+ * start (no inputs, an input path that does not exist, two presets of one
+ * name), in which case no output file was written.
  *
  * Incremental: the manifest in the output folder (docs/report.md) says
  * which outputs are up to date; those photos are not processed, and the
@@ -296,30 +309,17 @@ typedef struct gal_run_options {
  * if that failed. With output.photos false, the contact sheets are the only
  * outputs and one decision covers every photo (`summary->sheets_only`).
  *
- * Thread-safe with respect to other runs of the same preset, as long as
- * they write to different output folders (each keeps its manifest). */
-int gal_run(const gal_preset *preset, const gal_run_options *opts,
-    gal_run_summary **out, gal_errors *errs);
-
-/* Run several presets over the same photos in one pass: each photo is
- * read and decoded once, at the largest size any preset needs, and every
- * preset's stages start from that decode (scaled down to the preset's own
- * size). `out` is an array of `n` the caller provides; on return out[r] is
- * preset r's summary, a new one owned by the caller (also on -1), as
- * gal_run gives it. Photos still run in parallel; progress calls come for
- * each output (photo and preset, `photo->preset` says which), with `done`
- * and `total` counting outputs over all presets.
+ * One preset writes into `output_dir` (else its output.dir). Several write
+ * into a folder each, OUTPUT/NAME (NAME: the preset's name), with a
+ * manifest each, so reruns, dry runs, --check and --prune work per preset,
+ * and a later run of one of them alone into OUTPUT/NAME finds its outputs
+ * up to date; each collects the photos with its own input section. A
+ * photo's failure in one preset does not stop the others; with several
+ * presets its error names the preset: "PHOTO (preset NAME): ...".
  *
- * With one preset this is gal_run. With several, preset r writes into its
- * own folder, OUTPUT/NAME, where OUTPUT is `output_dir` (else the preset's
- * output.dir) and NAME the preset's name, and keeps its own manifest there,
- * so reruns, dry runs, --check and --prune work per preset, and a later run
- * of that preset alone into OUTPUT/NAME finds its outputs up to date. Each
- * preset collects the photos with its own input section. Fails (-1, nothing
- * written, GAL_ERR_USAGE in `errs`) when two presets have the same name
- * (e.g. one preset given twice) or a name that cannot be a folder name, and
- * as gal_run does. A photo's failure in one preset does not stop the
- * others; its error names the preset: "PHOTO (preset NAME): ...". */
+ * Thread-safe with respect to other runs, as long as they write to
+ * different output folders (each keeps its manifest; a second run into a
+ * folder another run holds is refused). */
 int gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
     gal_run_summary **out, gal_errors *errs);
 
@@ -327,21 +327,13 @@ void gal_run_summary_free(gal_run_summary *summary);
 
 /* ---- reports (docs/report.md) --------------------------------------------- */
 
-/* The run report as JSON text (schema in docs/report.md): versions, totals,
- * every photo and contact sheet with its outputs, timings and peak memory.
- * `preset` and `summary` are borrowed. Caller frees with gal_free(). */
-char *gal_run_report_json(const gal_preset *preset, const gal_run_summary *summary);
-
-/* Write gal_run_report_json() to `path` atomically. -1 with `err` set (the
- * path named) when it cannot. */
-int gal_run_report_write(const gal_preset *preset, const gal_run_summary *summary,
-    const char *path, gal_error *err);
-
-/* The same for the presets of one gal_run_presets run, in one report:
- * "photos", "sheets" and "orphans" hold every preset's, each with its
- * "preset"; "presets" lists each preset's name, file, folder and totals;
- * "totals" adds them up; "preset" is null when there are several. With
- * one preset it is gal_run_report_json. Caller frees with gal_free(). */
+/* The report of a gal_run_presets run as JSON text (schema in
+ * docs/report.md): versions, totals, every photo and contact sheet with
+ * its outputs, timings and peak memory. "photos", "sheets" and "orphans"
+ * hold every preset's, each with its "preset"; "presets" lists each
+ * preset's name, file, folder and totals; "totals" adds them up;
+ * "preset" is the one preset, or null when there are several. Borrowed
+ * arguments; the caller frees the text with g_free(). */
 char *gal_runs_report_json(const gal_preset *const *presets,
     const gal_run_summary *const *summaries, int n);
 int gal_runs_report_write(const gal_preset *const *presets,

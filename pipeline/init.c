@@ -158,3 +158,12 @@ gal_vectors_status(void)
         v.reason = "orc 0.4.34 or newer";
     return v;
 }
+
+void
+gal_set_jobs(int jobs)
+{
+    int cores = MAX(1, (int) g_get_num_processors());
+    int photos = jobs > 0 ? jobs : cores;
+
+    vips_concurrency_set(MAX(1, cores / photos));
+}

@@ -495,10 +495,3 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
     gal__photo_close(&file);
 }
 
-int
-gal__job_run(gal_job *job, gal_error *err)
-{
-    gal__photo_run(&job, 1, err);
-    return err->code != GAL_OK ? -1 : 0;
-}
-

@@ -54,10 +54,6 @@ void gal__facts_from_path(const gal_preset *preset, const char *path, int index,
 int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,
     GStringChunk *strings, gal_error *err);
 
-/* Decode, run every stage and write one photo. Fills `err` (which must be
- * clear on entry) on failure and leaves no file behind. */
-int gal__job_run(gal_job *job, gal_error *err);
-
 /* The same for one photo and several presets (one job each, all with the
  * same input path): the header is read once, every preset checks its
  * pixel limit and takes its facts from it, and the photo is decoded once

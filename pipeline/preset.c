@@ -482,12 +482,6 @@ gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_pres
 }
 
 const char *
-gal__preset_intern(gal_preset *preset, const char *file)
-{
-    return g_string_chunk_insert_const(preset->strings, file);
-}
-
-const char *
 gal_preset_name(const gal_preset *preset)
 {
     return preset->name;

@@ -82,9 +82,6 @@ struct gal_preset {
     gal_captions *captions; /* where {caption} comes from */
 };
 
-/* File names in the extends chain are interned here. */
-const char *gal__preset_intern(gal_preset *preset, const char *file);
-
 /* Extension for a format ("jpg", "png", "webp", "avif"). */
 const char *gal__format_ext(gal_format format);
 

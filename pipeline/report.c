@@ -350,12 +350,6 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
     return g_string_free(out, FALSE);
 }
 
-char *
-gal_run_report_json(const gal_preset *preset, const gal_run_summary *summary)
-{
-    return gal_runs_report_json(&preset, &summary, 1);
-}
-
 int
 gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *const *runs,
     int n, const char *path, gal_error *err)
@@ -363,13 +357,6 @@ gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *c
     g_autofree char *text = gal_runs_report_json(presets, runs, n);
 
     return gal__write_atomic(path, text, strlen(text), FALSE, err);
-}
-
-int
-gal_run_report_write(const gal_preset *preset, const gal_run_summary *summary, const char *path,
-    gal_error *err)
-{
-    return gal_runs_report_write(&preset, &summary, 1, path, err);
 }
 
 char *

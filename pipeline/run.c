@@ -288,13 +288,6 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     return status;
 }
 
-int
-gal_run(const gal_preset *preset, const gal_run_options *opts, gal_run_summary **out,
-    gal_errors *errs)
-{
-    return gal_run_presets(&preset, 1, opts, out, errs);
-}
-
 static void
 free_result(gal_photo_result *r)
 {
