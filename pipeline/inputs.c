@@ -77,14 +77,16 @@ typedef struct {
 } scan_ctx;
 
 static void
-add_input(scan_ctx *ctx, const char *path, gboolean regular, char *why)
+add_input(scan_ctx *ctx, const char *path, const char *rel, gboolean regular, char *why)
 {
     g_autofree char *canonical = g_canonicalize_filename(path, NULL);
-    gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why, FALSE };
+    gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why, FALSE,
+        rel ? g_strdup(rel) : g_path_get_basename(path) };
 
     if (g_hash_table_contains(ctx->seen, canonical)) {
         g_free(in.path);
         g_free(in.root);
+        g_free(in.rel);
         g_free(in.why);
         return;
     }
@@ -133,7 +135,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
     if (!target || stat(target, &st) != 0) {
         if (any_match(ctx->opts->include, name, rel) &&
             !any_match(ctx->opts->exclude, name, rel))
-            add_input(ctx, path, FALSE,
+            add_input(ctx, path, rel, FALSE,
                 g_strdup(!target && saved == ELOOP
                         ? "a symbolic link loop: skipped"
                         : "a symbolic link to nothing (its target is missing): skipped"));
@@ -144,7 +146,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
         g_autofree char *id = dir_id(&st);
 
         if (on_stack(ctx, id)) {
-            add_input(ctx, path, FALSE, g_strdup_printf(
+            add_input(ctx, path, rel, FALSE, g_strdup_printf(
                 "a symbolic link loop (it leads back to %s): not followed", target));
             return TRUE;
         }
@@ -153,7 +155,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
         any_match(ctx->opts->exclude, name, rel))
         return TRUE;
     if (!ctx->follow && !inside(ctx->root, target)) {
-        add_input(ctx, path, FALSE, g_strdup_printf(
+        add_input(ctx, path, rel, FALSE, g_strdup_printf(
             "a symbolic link to %s, outside the input folder: not followed "
             "(--follow-symlinks follows it)", target));
         return TRUE;
@@ -204,7 +206,7 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
         }
         if (!any_match(ctx->opts->include, name, rel) || any_match(ctx->opts->exclude, name, rel))
             continue;
-        add_input(ctx, path, S_ISREG(st.st_mode), NULL);
+        add_input(ctx, path, rel, S_ISREG(st.st_mode), NULL);
     }
 }
 
@@ -238,7 +240,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
                 gal_input in = { g_strdup(paths[i]), NULL, FALSE,
                     g_strdup(saved == ELOOP ? "a symbolic link loop"
                                             : "a symbolic link to nothing (its target is missing)"),
-                    TRUE };
+                    TRUE, g_path_get_basename(paths[i]) };
 
                 g_array_append_val(ctx.found, in);
                 continue;
@@ -259,7 +261,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             ctx.root = NULL;
         }
         else
-            add_input(&ctx, paths[i], S_ISREG(st.st_mode), NULL);
+            add_input(&ctx, paths[i], NULL, S_ISREG(st.st_mode), NULL);
     }
     g_hash_table_destroy(ctx.seen);
     g_hash_table_destroy(ctx.dirs);
@@ -283,6 +285,7 @@ gal__inputs_free(GArray *inputs)
         g_free(g_array_index(inputs, gal_input, i).path);
         g_free(g_array_index(inputs, gal_input, i).root);
         g_free(g_array_index(inputs, gal_input, i).why);
+        g_free(g_array_index(inputs, gal_input, i).rel);
     }
     g_array_free(inputs, TRUE);
 }

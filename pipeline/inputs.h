@@ -11,6 +11,9 @@ typedef struct gal_input {
     gboolean regular; /* FALSE: a FIFO, device or socket: never opened */
     char *why;        /* not NULL: listed but not taken (a link not followed), and why */
     gboolean refused; /* named itself and unusable (a link to nothing): a failure, not a skip */
+    char *rel;        /* the path within its input folder; a file named itself: its name.
+                       * The same wherever the folder is mounted or checked out: what
+                       * --shard partitions by */
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,
