@@ -29,6 +29,8 @@ static const char usage_text[] =
     "commands:\n"
     "  run PRESET... [INPUT...]\n"
     "                          process photos (files and/or folders) with one or more presets\n"
+    "  merge PRESET... -o DIR  join the shards of a sharded run (run --shard K/N) into one\n"
+    "                          run's result: manifest, contact sheets, report\n"
     "  check PRESET            validate a preset and print the resolved pipeline\n"
     "  presets                 list the shipped presets\n"
     "  stages [NAME]           the keys of each stage and section: type, default, range, help\n"
@@ -68,6 +70,13 @@ static const char run_usage_text[] =
     "  --report FILE.json   write a JSON report of the run (see docs/report.md)\n"
     "  --log human|json     json: one JSON object per event on stderr\n"
     "  -q, --quiet          print only errors and the summary line\n"
+    "  --shard K/N          build only shard K of N (a fixed hash of each photo's path\n"
+    "                       within its folder); shards may run at once, on several\n"
+    "                       hosts, into one folder; then `gallop merge` joins them\n"
+    "  --shard auto         K/N from the scheduler: a Slurm array, a Kubernetes Indexed\n"
+    "                       Job (N from --shards or GALLOP_SHARDS), GitLab's parallel:\n"
+    "  --shards N           the number of shards, for --shard auto where the\n"
+    "                       environment does not say (a Kubernetes Indexed Job)\n"
     "  -h, --help           this help\n"
     "\n"
     "Ctrl-C (or SIGTERM) stops taking photos, abandons those in flight, records what\n"
@@ -76,6 +85,29 @@ static const char run_usage_text[] =
     "exit status: 0 all photos done; 1 some failed (the others are written), or with\n"
     "--check, something is not up to date; 2 usage or preset error; 3 gallop could not\n"
     "start; 130 interrupted by Ctrl-C, 143 by SIGTERM.\n";
+
+static const char merge_usage_text[] =
+    "usage: gallop merge PRESET... [INPUT...] -o DIR [options]\n"
+    "\n"
+    "Joins what the shards of a sharded run (gallop run ... --shard K/N) left in DIR:\n"
+    "checks that every shard finished (exit 1 naming the shards and photos that did not),\n"
+    "joins their parts of the manifest into one, makes the contact sheets from the items\n"
+    "the shards kept, and reports as one run over every photo would. Give the presets\n"
+    "(and --set values) the shards were given; the photos are those the shards were\n"
+    "given, unless INPUT names them. Afterwards `gallop run ... --check` is 0.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output DIR     the shards' output folder (default: the preset's output.dir)\n"
+    "  -j, --jobs N         items read at once (default: number of cores)\n"
+    "  --set KEY=VALUE      override a preset value, as the shards did\n"
+    "  --follow-symlinks    as the shards did\n"
+    "  --report FILE.json   write the JSON report of the whole run (docs/report.md)\n"
+    "  --log human|json     json: the errors and summary as JSON lines on stderr\n"
+    "  -q, --quiet          print only errors and the summary line\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "exit status: 0 merged, every photo done; 1 a shard or photo is missing, or some\n"
+    "photos failed (listed); 2 usage or preset error.\n";
 
 static const char check_usage_text[] =
     "usage: gallop check PRESET [--set KEY=VALUE]...\n"
@@ -157,6 +189,39 @@ load_preset(const char *name, GPtrArray *overrides, bool follow_symlinks, gal_pr
     if (errs->count > 1 || errs->dropped)
         fprintf(stderr, "gallop: %d errors in %s\n", errs->count + errs->dropped, name);
     return -1;
+}
+
+/* PRESET... then INPUT... from argv[optind]: the first argument is always
+ * a preset. How many presets, or -1 after saying what is wrong. */
+static int
+count_presets(int argc, char **argv, const char *command)
+{
+    int n = 1;
+
+    while (optind + n < argc && is_preset_arg(argv[optind + n]))
+        n++;
+    for (int k = optind + n; k < argc; k++)
+        if (has_yaml_suffix(argv[k])) {
+            fprintf(stderr, "gallop %s: %s looks like a preset after the photos: name every "
+                "preset first (gallop %s PRESET... INPUT...)\n", command, argv[k], command);
+            return -1;
+        }
+    return n;
+}
+
+/* Every preset's errors are shown before giving up. */
+static int
+load_presets(char **names, int n, GPtrArray *overrides, bool follow_symlinks,
+    gal_preset **presets)
+{
+    int failed = 0;
+
+    g_ptr_array_add(overrides, NULL);
+    overrides->len--;
+    for (int r = 0; r < n; r++)
+        if (load_preset(names[r], overrides, follow_symlinks, &presets[r]))
+            failed = -1;
+    return failed;
 }
 
 /* ---- signals ------------------------------------------------------------------ */
@@ -298,6 +363,7 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
             printf("wrote  %s (%dx%d)\n", photo->output, photo->width, photo->height);
         break;
     case GAL_PHOTO_CANCELLED:
+    case GAL_PHOTO_ELSEWHERE:
         break;
     }
     fflush(stdout);
@@ -316,6 +382,141 @@ parse_jobs(const char *text, int *jobs)
         return -1;
     }
     *jobs = (int) v;
+    return 0;
+}
+
+/* ---- shards ------------------------------------------------------------------ */
+
+/* A whole number of at least `min` from `text`; -1 when it is not one. */
+static long
+whole_number(const char *text, long min)
+{
+    char *end;
+    long v;
+
+    if (!text || !g_ascii_isdigit(*text))
+        return -1;
+    v = strtol(text, &end, 10);
+    return *end || v < min || v > 1000000 ? -1 : v;
+}
+
+/* An environment variable that is set and not empty, or NULL. */
+static const char *
+env(const char *name)
+{
+    const char *value = getenv(name);
+
+    return value && *value ? value : NULL;
+}
+
+/* K and N from a scheduler's environment (--shard auto); `source` says
+ * which, for the user. `shards` is --shards (0: not given). */
+static int
+shard_from_env(int shards, int *k, int *n, char *source, size_t size)
+{
+    const char *slurm = env("SLURM_ARRAY_TASK_ID");
+    const char *indexed = env("JOB_COMPLETION_INDEX");
+    const char *gitlab = env("CI_NODE_INDEX");
+
+    if (slurm) {
+        /* An array --array=0-15:4 has ids 0, 4, 8, 12: shard (id - min) /
+         * step + 1 of count. A list (--array=1,5,9) has no step to go by. */
+        long id = whole_number(slurm, 0), min = whole_number(env("SLURM_ARRAY_TASK_MIN"), 0);
+        long count = whole_number(env("SLURM_ARRAY_TASK_COUNT"), 1);
+        long step = env("SLURM_ARRAY_TASK_STEP") ? whole_number(env("SLURM_ARRAY_TASK_STEP"), 1)
+                                                 : 1;
+
+        if (id < 0 || min < 0 || count < 1 || step < 1 || id < min || (id - min) % step ||
+            (id - min) / step >= count) {
+            fprintf(stderr, "gallop run: --shard auto: SLURM_ARRAY_TASK_ID=%s with "
+                "SLURM_ARRAY_TASK_MIN=%s, SLURM_ARRAY_TASK_COUNT=%s and SLURM_ARRAY_TASK_STEP=%s "
+                "is not one of evenly spaced tasks (submit with --array=0-%s, or give "
+                "--shard K/N)\n", slurm, env("SLURM_ARRAY_TASK_MIN") ? env("SLURM_ARRAY_TASK_MIN")
+                : "(unset)", env("SLURM_ARRAY_TASK_COUNT") ? env("SLURM_ARRAY_TASK_COUNT")
+                : "(unset)", env("SLURM_ARRAY_TASK_STEP") ? env("SLURM_ARRAY_TASK_STEP")
+                : "(unset)", "N-1");
+            return -1;
+        }
+        *k = (int) ((id - min) / step + 1);
+        *n = (int) count;
+        snprintf(source, size, "Slurm array task %ld", id);
+    }
+    else if (indexed) {
+        long index = whole_number(indexed, 0);
+        long total = shards > 0 ? shards : whole_number(env("GALLOP_SHARDS"), 1);
+
+        if (index < 0) {
+            fprintf(stderr, "gallop run: --shard auto: JOB_COMPLETION_INDEX=%s is not a "
+                "number\n", indexed);
+            return -1;
+        }
+        if (total < 1) {
+            fprintf(stderr, "gallop run: --shard auto: a Kubernetes Indexed Job "
+                "(JOB_COMPLETION_INDEX=%s) does not say how many shards there are: give "
+                "--shards N or set GALLOP_SHARDS to the Job's completions%s\n", indexed,
+                env("GALLOP_SHARDS") ? " (GALLOP_SHARDS is not a number)" : "");
+            return -1;
+        }
+        if (index >= total) {
+            fprintf(stderr, "gallop run: --shard auto: JOB_COMPLETION_INDEX=%s, but there are "
+                "%ld shards (indexes 0 to %ld)\n", indexed, total, total - 1);
+            return -1;
+        }
+        *k = (int) index + 1;
+        *n = (int) total;
+        snprintf(source, size, "Kubernetes completion index %ld", index);
+    }
+    else if (gitlab) {
+        long index = whole_number(gitlab, 1), total = whole_number(env("CI_NODE_TOTAL"), 1);
+
+        if (index < 1 || total < 1 || index > total) {
+            fprintf(stderr, "gallop run: --shard auto: CI_NODE_INDEX=%s with CI_NODE_TOTAL=%s "
+                "is not a job of a `parallel:` set\n", gitlab,
+                env("CI_NODE_TOTAL") ? env("CI_NODE_TOTAL") : "(unset)");
+            return -1;
+        }
+        *k = (int) index;
+        *n = (int) total;
+        snprintf(source, size, "GitLab parallel job %ld", index);
+    }
+    else {
+        fprintf(stderr, "gallop run: --shard auto: no scheduler says which shard this is "
+            "(none of SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX, CI_NODE_INDEX is set): give "
+            "--shard K/N\n");
+        return -1;
+    }
+    if (shards > 0 && shards != *n) {
+        fprintf(stderr, "gallop run: --shards %d, but the %s is one of %d\n", shards, source,
+            *n);
+        return -1;
+    }
+    return 0;
+}
+
+/* --shard K/N or auto (with --shards). */
+static int
+parse_shard(const char *value, int shards, int *k, int *n, char *source, size_t size)
+{
+    g_auto(GStrv) parts = NULL;
+    long kk, nn;
+
+    if (strcmp(value, "auto") == 0)
+        return shard_from_env(shards, k, n, source, size);
+    parts = g_strsplit(value, "/", -1);
+    kk = g_strv_length(parts) == 2 ? whole_number(parts[0], 1) : -1;
+    nn = g_strv_length(parts) == 2 ? whole_number(parts[1], 1) : -1;
+    if (kk < 1 || nn < 1 || kk > nn) {
+        fprintf(stderr, "gallop run: --shard takes K/N (shard K of N, 1 <= K <= N, e.g. "
+            "--shard 2/8) or auto, got \"%s\"\n", value);
+        return -1;
+    }
+    if (shards > 0 && shards != nn) {
+        fprintf(stderr, "gallop run: --shard %s and --shards %d disagree\n", value, shards);
+        return -1;
+    }
+    *k = (int) kk;
+    *n = (int) nn;
+    snprintf(source, size, "--shard %s", value);
     return 0;
 }
 
@@ -434,6 +635,8 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
     }
     fprintf(stderr, "gallop: %s: %d %s: %d written, %d failed, %d skipped, %d up to date",
         s->preset, s->total, photos, s->done, s->failed, s->ignored, s->up_to_date);
+    if (s->shards)
+        fprintf(stderr, ", %d left to other shards", s->elsewhere);
     if (s->n_sheets)
         fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
     fprintf(stderr, "; in %.2f s\n", s->seconds);
@@ -462,10 +665,29 @@ print_failures(gal_run_summary *const *runs, int n)
             }
 }
 
+/* Errors that kept a run or merge from happening: shown, and the exit
+ * status they call for. */
+static int
+errors_status(const gal_errors *errs, gboolean json)
+{
+    if (!json)
+        return print_errors(errs);
+    for (int i = 0; i < errs->count; i++) {
+        g_autofree char *line = gal_error_event_json(&errs->items[i]);
+
+        fprintf(stderr, "%s\n", line);
+    }
+    for (int i = 0; i < errs->count; i++)
+        if (errs->items[i].code == GAL_ERR_USAGE || errs->items[i].code == GAL_ERR_PRESET)
+            return EXIT_USAGE;
+    return errs->count ? EXIT_SOME_FAILED : EXIT_USAGE;
+}
+
 static int
 cmd_run(int argc, char **argv)
 {
-    enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG };
+    enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD,
+        OPT_SHARDS };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "jobs", required_argument, NULL, 'j' },
@@ -478,18 +700,23 @@ cmd_run(int argc, char **argv)
         { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
         { "report", required_argument, NULL, OPT_REPORT },
         { "log", required_argument, NULL, OPT_LOG },
+        { "shard", required_argument, NULL, OPT_SHARD },
+        { "shards", required_argument, NULL, OPT_SHARDS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_run_options opts = { 0 };
+    const char *shard = NULL;
+    long shards = 0;
+    char shard_source[128] = "";
     progress_state state = { 0 };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     gal_run_summary **summaries = NULL;
     gal_preset **presets = NULL;
     const char *report = NULL;
     gboolean check = FALSE;
-    int c, status = EXIT_ALL_DONE, n_presets = 0;
+    int c, status = EXIT_USAGE, n_presets = 0;
 
     while ((c = getopt_long(argc, argv, "o:j:nqh", longopts, NULL)) != -1)
         switch (c) {
@@ -514,6 +741,14 @@ cmd_run(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case OPT_SHARD: shard = optarg; break;
+        case OPT_SHARDS:
+            if ((shards = whole_number(optarg, 1)) < 1) {
+                fprintf(stderr, "gallop run: --shards takes a number of shards (1 or more), "
+                    "got \"%s\"\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h': fputs(run_usage_text, stdout); return EXIT_ALL_DONE;
         default: fputs(run_usage_text, stderr); return EXIT_USAGE;
         }
@@ -521,30 +756,30 @@ cmd_run(int argc, char **argv)
         fprintf(stderr, "gallop run: name a preset\n\n%s", run_usage_text);
         return EXIT_USAGE;
     }
+    if (shards && !shard) {
+        fprintf(stderr, "gallop run: --shards goes with --shard auto\n");
+        return EXIT_USAGE;
+    }
+    if (shard && parse_shard(shard, (int) shards, &opts.shard, &opts.shards, shard_source,
+                     sizeof(shard_source)))
+        return EXIT_USAGE;
+    if (shard && opts.prune) {
+        fprintf(stderr, "gallop run: --prune removes outputs no photo makes, which no shard "
+            "can tell alone: prune with a run that is not sharded, after the merge\n");
+        return EXIT_USAGE;
+    }
+    if (shard && !state.quiet && !state.json)
+        fprintf(stderr, "gallop: shard %d of %d (%s)\n", opts.shard, opts.shards, shard_source);
     if (check && (opts.force || opts.prune)) {
         fprintf(stderr, "gallop run: --check changes nothing, so it takes neither --force nor "
             "--prune\n");
         return EXIT_USAGE;
     }
-    /* PRESET... then INPUT...: the first argument is always a preset. */
-    n_presets = 1;
-    while (optind + n_presets < argc && is_preset_arg(argv[optind + n_presets]))
-        n_presets++;
-    for (int k = optind + n_presets; k < argc; k++)
-        if (has_yaml_suffix(argv[k])) {
-            fprintf(stderr, "gallop run: %s looks like a preset after the photos: name every "
-                "preset first (gallop run PRESET... INPUT...)\n", argv[k]);
-            return EXIT_USAGE;
-        }
-    g_ptr_array_add(overrides, NULL);
-    overrides->len--;
+    if ((n_presets = count_presets(argc, argv, "run")) < 0)
+        return EXIT_USAGE;
     presets = g_new0(gal_preset *, n_presets);
     summaries = g_new0(gal_run_summary *, n_presets);
-    /* Every preset's errors are shown before giving up. */
-    for (int r = 0; r < n_presets; r++)
-        if (load_preset(argv[optind + r], overrides, opts.follow_symlinks, &presets[r]))
-            status = EXIT_USAGE;
-    if (status == EXIT_USAGE)
+    if (load_presets(argv + optind, n_presets, overrides, opts.follow_symlinks, presets))
         goto out;
 
     if (check)
@@ -563,13 +798,7 @@ cmd_run(int argc, char **argv)
     catch_signals();
     if (gal_run_presets((const gal_preset *const *) presets, n_presets, &opts, summaries,
             errs)) {
-        if (state.json)
-            for (int i = 0; i < errs->count; i++) {
-                g_autofree char *line = gal_error_event_json(&errs->items[i]);
-
-                fprintf(stderr, "%s\n", line);
-            }
-        status = state.json ? EXIT_USAGE : print_errors(errs);
+        status = errors_status(errs, state.json);
         goto out;
     }
     clear_line(&state);
@@ -626,6 +855,123 @@ cmd_run(int argc, char **argv)
     for (int r = 0; r < n_presets; r++)
         if (summaries[r]->interrupted)
             status = EXIT_SIGNAL_BASE + (first_signal ? first_signal : SIGINT);
+out:
+    for (int r = 0; r < n_presets; r++) {
+        gal_run_summary_free(summaries ? summaries[r] : NULL);
+        gal_preset_free(presets ? presets[r] : NULL);
+    }
+    g_free(summaries);
+    g_free(presets);
+    return status;
+}
+
+static int
+cmd_merge(int argc, char **argv)
+{
+    enum { OPT_FOLLOW = 256, OPT_REPORT, OPT_LOG };
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "set", required_argument, NULL, 's' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+        { "report", required_argument, NULL, OPT_REPORT },
+        { "log", required_argument, NULL, OPT_LOG },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    g_autoptr(GPtrArray) overrides = g_ptr_array_new();
+    gal_run_options opts = { 0 };
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_run_summary **summaries = NULL;
+    gal_preset **presets = NULL;
+    const char *report = NULL;
+    gboolean quiet = FALSE, json = FALSE;
+    int c, status = EXIT_USAGE, n_presets = 0;
+
+    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1)
+        switch (c) {
+        case 'o': opts.output_dir = optarg; break;
+        case 'j':
+            if (parse_jobs(optarg, &opts.jobs))
+                return EXIT_USAGE;
+            break;
+        case 's': g_ptr_array_add(overrides, optarg); break;
+        case 'q': quiet = TRUE; break;
+        case OPT_FOLLOW: opts.follow_symlinks = true; break;
+        case OPT_REPORT: report = optarg; break;
+        case OPT_LOG:
+            if (strcmp(optarg, "json") == 0)
+                json = TRUE;
+            else if (strcmp(optarg, "human") != 0) {
+                fprintf(stderr, "gallop: --log takes human or json, got \"%s\"\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h': fputs(merge_usage_text, stdout); return EXIT_ALL_DONE;
+        default: fputs(merge_usage_text, stderr); return EXIT_USAGE;
+        }
+    if (optind >= argc) {
+        fprintf(stderr, "gallop merge: name the presets the shards ran\n\n%s",
+            merge_usage_text);
+        return EXIT_USAGE;
+    }
+    if ((n_presets = count_presets(argc, argv, "merge")) < 0)
+        return EXIT_USAGE;
+    presets = g_new0(gal_preset *, n_presets);
+    summaries = g_new0(gal_run_summary *, n_presets);
+    if (load_presets(argv + optind, n_presets, overrides, opts.follow_symlinks, presets))
+        goto out;
+    opts.inputs = (const char *const *) argv + optind + n_presets;
+    opts.n_inputs = argc - optind - n_presets;
+    opts.cancel = &cancel_flag;
+    gal_set_jobs(opts.jobs);
+    catch_signals();
+    if (gal_merge_presets((const gal_preset *const *) presets, n_presets, &opts, summaries,
+            errs)) {
+        status = errors_status(errs, json);
+        goto out;
+    }
+    status = EXIT_ALL_DONE;
+    for (int r = 0; r < n_presets; r++) {
+        gal_run_summary *summary = summaries[r];
+
+        if (print_sheets(summary, quiet))
+            status = EXIT_SOME_FAILED;
+        print_orphans(summary, FALSE, FALSE);
+        for (int w = 0; summary->warnings && summary->warnings[w] && !json; w++)
+            fprintf(stderr, "gallop: warning: %s\n", summary->warnings[w]);
+        if (summary->manifest_error.code) {
+            print_error(&summary->manifest_error);
+            status = EXIT_SOME_FAILED;
+        }
+        if (json) {
+            g_autofree char *line = gal_summary_event_json(summary);
+
+            fprintf(stderr, "%s\n", line);
+        }
+        else
+            fprintf(stderr, "gallop: %s: merged: %d photos: %d done, %d failed, %d skipped, "
+                "%d up to date; %d contact %s made; in %.2f s\n", summary->preset,
+                summary->total, summary->done, summary->failed, summary->ignored,
+                summary->up_to_date, summary->n_sheets,
+                plural(summary->n_sheets, "sheet", "sheets"), summary->seconds);
+        if (summary->failed)
+            status = MAX(status, EXIT_SOME_FAILED);
+        if (summary->interrupted)
+            status = EXIT_SIGNAL_BASE + (first_signal ? first_signal : SIGINT);
+    }
+    if (!json)
+        print_failures(summaries, n_presets);
+    if (report) {
+        gal_error err = { 0 };
+
+        if (gal_runs_report_write((const gal_preset *const *) presets,
+                (const gal_run_summary *const *) summaries, n_presets, report, &err)) {
+            print_error(&err);
+            status = MAX(status, EXIT_SOME_FAILED);
+        }
+    }
 out:
     for (int r = 0; r < n_presets; r++) {
         gal_run_summary_free(summaries ? summaries[r] : NULL);
@@ -754,6 +1100,8 @@ main(int argc, char **argv)
     }
     else if (strcmp(command, "run") == 0)
         status = cmd_run(argc - 1, argv + 1);
+    else if (strcmp(command, "merge") == 0)
+        status = cmd_merge(argc - 1, argv + 1);
     else if (strcmp(command, "check") == 0)
         status = cmd_check(argc - 1, argv + 1);
     else if (strcmp(command, "presets") == 0)

@@ -11,38 +11,6 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "limit.h"
-
-/* Files an output depends on (caption sidecars, tables, exports) are
- * named by paths the manifest keeps, which may have been tampered with:
- * each is hashed only when it is a regular file within the limit. */
-static const gal_read_rules dependency_rules = { "file an output depends on", NULL, TRUE, 0,
-    GAL_ERR_INPUT };
-
-/* A dependency as it is now: *exists when it is a regular file, and
- * then its contents' digest in `hex`, or 64 zeros when it cannot be read
- * within the limit (any later change then counts). */
-void
-gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex)
-{
-    gal_read_rules rules = dependency_rules;
-    gal_error err = { 0 };
-    int fd;
-
-    *exists = stat(path, st) == 0 && S_ISREG(st->st_mode);
-    memset(hex, '0', 64);
-    hex[64] = '\0';
-    if (!*exists)
-        return;
-    rules.max_bytes = gal__limits.dependency_bytes;
-    if (gal__file_open(path, &rules, &fd, NULL, &err))
-        return;
-    if (gal__fd_sha256(fd, hex, NULL) != 0) {
-        memset(hex, '0', 64);
-        hex[64] = '\0';
-    }
-    close(fd);
-}
 
 /* A file the incremental decisions compare with its record: a photo (a
  * path), or an output (`path` relative beneath the output folder
@@ -127,20 +95,17 @@ dependency_change(gal_dep_record *dep)
     return NULL;
 }
 
-/* Is photo i's output up to date? Why not, with details in *detail. */
-static gal_why
-decide_output(preset_run *pr, int i, char **detail)
+gal_why
+gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e, char **detail)
 {
     gal_manifest *m = pr->manifest;
-    gal_photo_result *result = &pr->summary->photos[i];
     photo_plan *plan = &pr->plans[i];
-    g_autofree char *rel_out = gal__relative_path(pr->out_dir, pr->outputs[i]);
-    g_autofree char *rel_in = gal__relative_path(pr->out_dir, result->input);
-    gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
-    file_ref photo = { result->input, -1 };
+    const char *input = pr->summary->photos[i].input;
+    g_autofree char *rel_in = gal__relative_path(pr->out_dir, input);
+    file_ref photo = { input, -1 };
     gboolean exists;
 
-    if (!e || e->sheet)
+    if (!e)
         return GAL_WHY_NEW;
     if (strcmp(e->input, rel_in) != 0) {
         *detail = g_strdup_printf("it was made from %s", e->input);
@@ -166,9 +131,24 @@ decide_output(preset_run *pr, int i, char **detail)
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (!gal__output_intact(pr, rel_out, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+    if (!gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
     g_strlcpy(plan->in_sha256, e->in_sha256, sizeof(plan->in_sha256));
+    return GAL_WHY_UP_TO_DATE;
+}
+
+/* Is photo i's output up to date? Why not, with details in *detail. */
+static gal_why
+decide_output(preset_run *pr, int i, char **detail)
+{
+    gal_photo_result *result = &pr->summary->photos[i];
+    g_autofree char *rel_out = gal__relative_path(pr->out_dir, pr->outputs[i]);
+    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel_out);
+    gal_why why = gal__decide_record(pr, i, rel_out, e && !e->sheet && !e->item ? e : NULL,
+        detail);
+
+    if (why != GAL_WHY_UP_TO_DATE)
+        return why;
     result->width = e->width;
     result->height = e->height;
     result->bytes = e->out_size;
@@ -178,6 +158,18 @@ decide_output(preset_run *pr, int i, char **detail)
     result->caption_source = g_strdup(e->caption_source);
     result->caption_cut = e->caption_cut;
     return GAL_WHY_UP_TO_DATE;
+}
+
+/* A shard: is photo i's kept item up to date? */
+static gboolean
+item_current(preset_run *pr, int i)
+{
+    g_autofree char *rel = gal__item_rel(pr, i);
+    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    g_autofree char *detail = NULL;
+
+    return gal__decide_record(pr, i, rel, e && e->item ? e : NULL, &detail) ==
+        GAL_WHY_UP_TO_DATE;
 }
 
 static void
@@ -266,10 +258,8 @@ gal__members_identity(preset_run *pr, char *hex)
         members_by_stat(pr, hex);
 }
 
-/* Are the contact sheets recorded for exactly these `members` (a digest),
- * and intact? */
-static gboolean
-pages_current(preset_run *pr, const char *members)
+gboolean
+gal__pages_current(preset_run *pr, const char *members)
 {
     gal_manifest *m = pr->manifest;
     GHashTableIter it;
@@ -327,9 +317,19 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         if (!plan->build_output)
             result->status = GAL_PHOTO_UP_TO_DATE;
     }
-    if (pr->has_pages && n > 0) {
+    if (pr->keep_items) {
+        /* A shard: its members' items, each a product of its own. */
+        for (int k = 0; k < n; k++) {
+            photo_plan *plan = &pr->plans[members[k]];
+
+            plan->build_item = opts->force || plan->build_output ||
+                !item_current(pr, members[k]);
+            summary->sheets_stale |= plan->build_item;
+        }
+    }
+    else if (pr->has_pages && n > 0) {
         gal__members_identity(pr, pr->members);
-        pages_stale = opts->force || any_output || !pages_current(pr, pr->members);
+        pages_stale = opts->force || any_output || !gal__pages_current(pr, pr->members);
         summary->sheets_stale = pages_stale;
     }
     for (int k = 0; k < n; k++) {
@@ -337,18 +337,19 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         photo_plan *plan = &pr->plans[i];
         gal_photo_result *result = &summary->photos[i];
 
-        plan->build_item = pages_stale;
+        if (!pr->keep_items)
+            plan->build_item = pages_stale;
         if (plan->build_output)
             take(pr, i);
         else if (plan->has_output) {
             /* Up to date itself, but read for the pages: a dry run only
              * says the pages are stale. */
-            if (pages_stale && !opts->dry_run) {
+            if (plan->build_item && !opts->dry_run) {
                 result->why = GAL_WHY_SHEET;
                 take(pr, i);
             }
         }
-        else if (pages_stale) {
+        else if (plan->build_item) {
             /* No file of its own: the photo is there for its item. */
             result->why = opts->force ? GAL_WHY_FORCED : GAL_WHY_SHEET;
             take(pr, i);
@@ -358,25 +359,4 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
             result->why = GAL_WHY_UP_TO_DATE;
         }
     }
-}
-
-const char *
-gal_why_name(gal_why why)
-{
-    static const char *const names[] = {
-        [GAL_WHY_NONE] = "none",
-        [GAL_WHY_UP_TO_DATE] = "up-to-date",
-        [GAL_WHY_NEW] = "new",
-        [GAL_WHY_FORCED] = "forced",
-        [GAL_WHY_OTHER_INPUT] = "other-input",
-        [GAL_WHY_INPUT_CHANGED] = "input-changed",
-        [GAL_WHY_DEPENDENCY_CHANGED] = "dependency-changed",
-        [GAL_WHY_PRESET_CHANGED] = "preset-changed",
-        [GAL_WHY_VERSION_CHANGED] = "version-changed",
-        [GAL_WHY_OUTPUT_MISSING] = "output-missing",
-        [GAL_WHY_OUTPUT_MODIFIED] = "output-modified",
-        [GAL_WHY_SHEET] = "contact-sheet",
-    };
-
-    return (unsigned) why < G_N_ELEMENTS(names) ? names[why] : "none";
 }

@@ -1,10 +1,13 @@
 /* digest.c: content digests (SHA-256) of files, read through fsio. A
  * leaf module. */
 #include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "digest.h"
 #include "error.h"
+#include "limit.h"
 
 int
 gal__fd_sha256(int fd, char *hex, gint64 *size)
@@ -60,3 +63,32 @@ gal__sha256_beneath(int root_fd, const char *rel, char *hex, gint64 *size)
     close(fd);
     return failed;
 }
+
+/* Files an output depends on (caption sidecars, tables, exports) are
+ * named by paths the manifest keeps, which may have been tampered with:
+ * each is hashed only when it is a regular file within the limit. */
+static const gal_read_rules dependency_rules = { "file an output depends on", NULL, TRUE, 0,
+    GAL_ERR_INPUT };
+
+void
+gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex)
+{
+    gal_read_rules rules = dependency_rules;
+    gal_error err = { 0 };
+    int fd;
+
+    *exists = stat(path, st) == 0 && S_ISREG(st->st_mode);
+    memset(hex, '0', 64);
+    hex[64] = '\0';
+    if (!*exists)
+        return;
+    rules.max_bytes = gal__limits.dependency_bytes;
+    if (gal__file_open(path, &rules, &fd, NULL, &err))
+        return;
+    if (gal__fd_sha256(fd, hex, NULL) != 0) {
+        memset(hex, '0', 64);
+        hex[64] = '\0';
+    }
+    close(fd);
+}
+

@@ -3,6 +3,8 @@
 #ifndef GAL_DIGEST_H
 #define GAL_DIGEST_H
 
+#include <sys/stat.h>
+
 #include <glib.h>
 
 #include "fsio.h"
@@ -17,5 +19,11 @@ int gal__fd_sha256(int fd, char *hex, gint64 *size);
 /* The same for the regular file `rel` beneath the folder `root_fd`, no
  * link followed: -1 with errno set. */
 int gal__sha256_beneath(int root_fd, const char *rel, char *hex, gint64 *size);
+
+/* A file an output depends on (a caption sidecar, a table) as it is now:
+ * *exists when it is a regular file, and then its contents' digest in
+ * `hex`, or 64 zeros when it cannot be read within the limit (any later
+ * change then counts). */
+void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex);
 
 #endif /* GAL_DIGEST_H */

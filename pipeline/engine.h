@@ -9,6 +9,10 @@
  *   exec.c    the workers: each photo decoded once for every product of
  *             every preset it feeds; pages made as their items complete
  *   record.c  the manifest records of what was made; orphans, --prune
+ *   sharded.c a shard's own steps (--shard K/N): other shards' photos left
+ *             to them, items kept for the pages, its part of the manifest
+ *   merge.c   gal_merge_presets: the shards' parts joined, the pages made
+ *             from the items they kept
  *   run.c     gal_run_presets: those steps in order, and the summary
  *
  * A run is planned on the calling thread, so what gets written never
@@ -29,6 +33,7 @@
 #include "manifest.h"
 #include "outdir.h"
 #include "output.h"
+#include "part.h"
 #include "preset.h"
 #include "recipe.h"
 #include "solo.h"
@@ -38,11 +43,13 @@ typedef struct photo_plan {
     struct stat in_st;         /* the photo as planned */
     char in_sha256[65];        /* "" until hashed */
     gboolean member;           /* taken into the run: neither refused nor ignored */
+    gboolean elsewhere;        /* a sharded run: another shard's photo */
     gboolean has_output;       /* it has an output file of its own (output.photos) */
     gboolean build_output;     /* ... which is stale: built by this run */
     gboolean build_item;       /* its item is needed: the pages it is on are stale */
     gboolean started;          /* a worker took it */
     gal_manifest_entry *entry; /* the new record, when its output was written */
+    gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
 } photo_plan;
 
 /* A killed run (a second Ctrl-C, SIGKILL, a power cut) keeps what the
@@ -65,11 +72,15 @@ typedef struct preset_run {
     /* The pages of the preset's many-input stage (contact sheets): one
      * product, whose inputs are every member's item. */
     gboolean has_pages;
+    /* A shard keeps its members' items for the pages (which the merge
+     * makes) instead of making pages. */
+    gboolean keep_items;
     gboolean members_by_content; /* members known by content (else by size and time) */
     char members[65];      /* the identity of those inputs, as planned */
     int *todo;             /* photos to open, in order */
     int n_todo;
     gal_gather *gather;    /* the pages being made, or NULL */
+    gint64 *sort_times;    /* per photo, for `sort: date`, when known (the merge); or NULL */
     int *gather_id;        /* photo index -> place in the pages' order */
     char *out_dir;
     gal_out_dir claim;     /* the output folder, locked for this run */
@@ -77,6 +88,12 @@ typedef struct preset_run {
     char preset_digest[65];
     GPtrArray *keys;       /* the effective preset's key lines */
     gal_manifest *manifest;
+    /* A sharded run: shard `shard` of `shards`, and its part of the
+     * manifest, where its records go (pr->manifest then holds the
+     * manifest and the part, for its decisions). */
+    int shard, shards;
+    gal_manifest *part;
+    gal_part_info part_info;
     GMutex manifest_lock;  /* workers add records while others read it */
     gint64 manifest_saved; /* monotonic time of the last save, microseconds */
 } preset_run;
@@ -86,6 +103,7 @@ typedef struct preset_run {
 struct engine {
     preset_run **runs;     /* one per preset */
     int n_runs;
+    gint64 start;          /* monotonic, microseconds */
     /* The photos to open, in order: todo[k * n_runs + r] is the photo's
      * index in run r, or -1 when run r has nothing to make of it. */
     int *todo;
@@ -102,6 +120,23 @@ struct engine {
     GCond wait_cond;
     int live;
 };
+
+/* run.c */
+/* Set up `e` for the `n` presets: prs[r] (zeroed, n of them) is preset r's
+ * part, out[r] gets its new summary; the presets and the options are
+ * checked. -1 with `errs` filled. End with gal__engine_end in any case. */
+int gal__engine_begin(engine *e, preset_run *prs, const gal_preset *const *presets, int n,
+    const gal_run_options *opts, gal_run_summary **out, gal_errors *errs);
+/* Times, memory, and everything freed but the summaries. */
+void gal__engine_end(engine *e);
+/* A preset's photos collected from `paths` (none: its input.paths), not
+ * from inside `skip_dir`; its plans made room for. -1 with `errs` filled. */
+int gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *paths,
+    int n_paths, const char *skip_dir, gal_errors *errs);
+/* Its output folder claimed as `how` says (outdir.h). */
+int gal__claim(preset_run *pr, gal_claim how, gal_errors *errs);
+/* The summary's counts from its photos' statuses. */
+void gal__count(gal_run_summary *summary);
 
 /* plan.c: each member's output path (refusing photos whose name is
  * unusable, collides or would overwrite an input); todo lists the
@@ -127,10 +162,13 @@ void gal__members_identity(preset_run *pr, char *hex);
 gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
     const char *sha256, gboolean *exists);
 
-/* A file an output depends on as it is now: *exists when it is a regular
- * file, and then its contents' digest in `hex`, or 64 zeros when it
- * cannot be read within the limit (any later change then counts). */
-void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex);
+/* Are the pages recorded for exactly these `members` (an identity), and
+ * intact? */
+gboolean gal__pages_current(preset_run *pr, const char *members);
+/* Is the record `e` of photo i's product at `rel` (beneath the output
+ * folder) up to date? Why not, with details in *detail. */
+gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e,
+    char **detail);
 
 /* Photos in flight for `jobs` (<= 0: one per core), at most n_photos. */
 int gal__schedule_workers(int jobs, int n_photos);
@@ -143,12 +181,32 @@ void gal__report(preset_run *pr, const gal_photo_result *photo);
 /* record.c */
 /* The manifest record of photo i, whose output `job` just wrote. */
 gal_manifest_entry *gal__record_output(preset_run *pr, int i, const gal_job *job);
-/* Put plan i's record into the manifest now, so a killed run keeps it. */
+/* Put plan i's records into the manifest (a shard's part) now, so a
+ * killed run keeps them. */
 void gal__record_now(preset_run *pr, int i);
 /* Records of the pages written; `written` gets their names. */
 void gal__record_pages(preset_run *pr, GHashTable *written);
 /* Outputs the manifest lists that no photo makes any more (and old pages
  * not made again, given `pages`): listed, and removed with --prune. */
 void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *pages);
+
+/* sharded.c */
+/* Start shard opts->shard of opts->shards: read its part (what an earlier
+ * try of it made), see which photos are its own. After the manifest is
+ * loaded, before the photos are planned. */
+void gal__shard_begin(preset_run *pr, const gal_run_options *opts);
+/* After the plan: other shards' photos are left to them (ELSEWHERE). */
+void gal__shard_leave_others(preset_run *pr);
+/* Where photo i's item is kept, beneath the output folder. New string. */
+char *gal__item_rel(const preset_run *pr, int i);
+/* Keep the item `job` made of photo i (a small lossless file); its record
+ * goes into plans[i].item_entry. -1 with `err` set. */
+int gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err);
+/* Save the part: its records, and with `finished` every photo's result
+ * and "done". Under pr->manifest_lock or with no worker running. */
+int gal__part_save(preset_run *pr, gboolean finished, gal_error *err);
+/* The end of a shard: records of its up-to-date products copied into the
+ * part, which is saved, done unless the run was interrupted. */
+void gal__shard_conclude(preset_run *pr, const gal_run_options *opts);
 
 #endif /* GAL_ENGINE_H */

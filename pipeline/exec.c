@@ -44,15 +44,27 @@ job_clear(gal_job *job)
 
 /* After the photo's jobs ran: its result, record and progress in one run. */
 static void
-finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_err, gint64 start)
+finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, gint64 start)
 {
     gal_photo_result *result = &pr->summary->photos[i];
     photo_plan *plan = &pr->plans[i];
+    gal_error item_err = { 0 };
+    const gal_error *job_err = job_failure;
     gboolean failed = job_err->code != GAL_OK;
     /* The photo's status is its output's; without a file of its own
      * (output.photos false), its item's. An up-to-date photo read only for
      * its item stays UP_TO_DATE. */
     gboolean reported = plan->build_output || !plan->has_output;
+
+    /* A shard keeps the item for the merge; the photo fails without it,
+     * or its pages would be made without it. */
+    if (!failed && pr->keep_items && plan->build_item &&
+        gal__keep_item(pr, i, job, &item_err)) {
+        job_err = &item_err;
+        failed = TRUE;
+    }
+    if (failed && pr->keep_items && plan->build_item)
+        reported = TRUE;
 
     if (!reported)
         ; /* still UP_TO_DATE: its own output was not touched */
@@ -67,7 +79,6 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_err, gint
             result->bytes = job->out_bytes;
             memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
             plan->entry = gal__record_output(pr, i, job);
-            gal__record_now(pr, i);
         }
     }
     else if (gal__cancelled(pr->engine->cancel)) {
@@ -88,6 +99,8 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_err, gint
         else
             gal_error_set_subject(&result->error, result->input);
     }
+    if (!failed)
+        gal__record_now(pr, i);
     result->seconds = (g_get_monotonic_time() - start) / 1e6;
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
@@ -171,7 +184,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             .follow_links = pr->follow_links,
             .output_rel = pr->outputs[i] ? gal__relative_path(pr->out_dir, pr->outputs[i]) : NULL,
             .strings = g_string_chunk_new(256),
-            .watch = watch, .make_output = plan->build_output, .solo = solo };
+            .watch = watch, .make_output = plan->build_output,
+            .make_item = plan->build_item, .solo = solo };
         if (plan->build_output) {
             if (!plan->in_sha256[0])
                 memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));

@@ -101,8 +101,8 @@ exposure(ExifData *ed, GStringChunk *strings)
     return result;
 }
 
-static gboolean
-parse_date(const char *text, struct tm *tm)
+gboolean
+gal__exif_date_parse(const char *text, struct tm *tm)
 {
     int y, mo, d, h = 0, mi = 0, sec = 0;
 
@@ -167,7 +167,7 @@ gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts, GStringChun
     dates[1] = ascii_value(ed, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_DIGITIZED, strings);
     dates[2] = ascii_value(ed, EXIF_IFD_0, EXIF_TAG_DATE_TIME, strings);
     for (int i = 0; i < 3 && !facts->has_date; i++)
-        facts->has_date = parse_date(dates[i], &facts->date);
+        facts->has_date = gal__exif_date_parse(dates[i], &facts->date);
 }
 
 /* ---- the metadata policy -------------------------------------------------------- */

@@ -9,6 +9,10 @@
 /* Read the facts a template can show from EXIF data (a blob as libvips
  * keeps it under "exif-data"). Strings are allocated into `strings`
  * (freed with it). Never fails: missing data leaves fields NULL. */
+/* An EXIF date ("2024:05:01 08:30:00", the time optional) into `tm`,
+ * weekday and day of the year included; FALSE when it is not one. */
+gboolean gal__exif_date_parse(const char *text, struct tm *tm);
+
 void gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts,
     GStringChunk *strings);
 

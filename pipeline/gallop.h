@@ -171,7 +171,12 @@ typedef enum gal_photo_status {
     GAL_PHOTO_PLANNED, /* dry run: would be built */
     GAL_PHOTO_UP_TO_DATE, /* its output is current: not rebuilt */
     GAL_PHOTO_CANCELLED,  /* the run was cancelled first: nothing written for it */
+    GAL_PHOTO_ELSEWHERE,  /* a sharded run: another shard's photo, left to it */
 } gal_photo_status;
+
+/* "done", "failed", "ignored", "planned", "up-to-date", "cancelled",
+ * "elsewhere": static. */
+const char *gal_status_name(gal_photo_status status);
 
 /* Why a photo is built, or not: the incremental-rebuild decision, made from
  * the manifest the previous runs left in the output folder. */
@@ -253,6 +258,11 @@ typedef struct gal_run_summary {
      * (NULL-terminated, owned by the summary), e.g. a manifest entry
      * naming a path outside the output folder. */
     char **warnings;
+    /* A sharded run (gal_run_options.shard): which shard, of how many, and
+     * the photos it left to the others (GAL_PHOTO_ELSEWHERE). 0: not
+     * sharded. */
+    int shard, shards;
+    int elsewhere;
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself
@@ -285,6 +295,16 @@ typedef struct gal_run_options {
      * files are removed), writes the manifest for what finished and
      * returns with `interrupted` set. NULL: cannot be cancelled. */
     int *cancel;
+    /* Shard `shard` of `shards` (1 <= shard <= shards; 0: not sharded):
+     * only the photos of this shard are built (a photo's shard is a fixed
+     * hash of its path within its input folder), and what the shard made
+     * is recorded in a part of the manifest of its own
+     * (.gallop-manifest.K-of-N.tsv) instead of the manifest, so shards may
+     * run at once into one folder, on several hosts. Products made from
+     * every photo (contact sheets) are not made: each shard keeps its
+     * photos' items for them, and gal_merge_presets makes them and joins
+     * the parts. --prune is left to a run that is not sharded. */
+    int shard, shards;
 } gal_run_options;
 
 /* Run presets over photos: each photo is read and decoded once, at the
@@ -324,6 +344,26 @@ int gal_run_presets(const gal_preset *const *presets, int n, const gal_run_optio
     gal_run_summary **out, gal_errors *errs);
 
 void gal_run_summary_free(gal_run_summary *summary);
+
+/* Join the shards of a sharded run (gal_run_options.shard) in the output
+ * folder of each preset (as gal_run_presets would choose it): every shard
+ * 1..N must have finished (its part says "done") with the presets and
+ * photos given here, and every photo must be in its shard's part;
+ * otherwise -1, with an error per missing shard naming its photos, and
+ * nothing changed. Then the parts become the manifest, the contact sheets
+ * are made from the items the shards kept (byte for byte what one run
+ * makes), outputs no photo makes are listed as orphans, and out[r] is
+ * preset r's summary as one run over every photo would have it (each
+ * photo's result is its shard's; `seconds` is the merge's). The parts are
+ * removed once the manifest is written; the items stay, for the next
+ * sharded run.
+ *
+ * `opts`: inputs (NULL/0: those the shards were given, found from their
+ * working folder), output_dir, jobs (items read at once), follow_symlinks,
+ * cancel; the rest is ignored. A cancelled merge changes nothing and may
+ * be run again. */
+int gal_merge_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs);
 
 /* ---- reports (docs/report.md) --------------------------------------------- */
 

@@ -65,19 +65,15 @@ compare_by_name(gconstpointer a, gconstpointer b)
     return c ? c : strcmp(x->path, y->path);
 }
 
-static gint64
-date_of(const gal_preset *preset, const char *path)
+gint64
+gal__sort_time(const gal_facts *facts, const char *path)
 {
-    g_autoptr(GStringChunk) strings = g_string_chunk_new(128);
-    gal_facts facts = { 0 };
-    gal_error err = { 0 };
     struct stat st;
-    gal_photo_ref photo = { path, NULL, FALSE };
 
-    if (gal__photo_facts(preset, &photo, &facts, strings, &err) == 0 && facts.has_date) {
-        g_autoptr(GDateTime) dt = g_date_time_new_utc(facts.date.tm_year + 1900,
-            facts.date.tm_mon + 1, facts.date.tm_mday, facts.date.tm_hour, facts.date.tm_min,
-            facts.date.tm_sec);
+    if (facts && facts->has_date) {
+        g_autoptr(GDateTime) dt = g_date_time_new_utc(facts->date.tm_year + 1900,
+            facts->date.tm_mon + 1, facts->date.tm_mday, facts->date.tm_hour,
+            facts->date.tm_min, facts->date.tm_sec);
 
         if (dt)
             return g_date_time_to_unix(dt);
@@ -87,8 +83,21 @@ date_of(const gal_preset *preset, const char *path)
     return stat(path, &st) == 0 ? (gint64) st.st_mtime : G_MAXINT64;
 }
 
+static gint64
+date_of(const gal_preset *preset, const char *path)
+{
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(128);
+    gal_facts facts = { 0 };
+    gal_error err = { 0 };
+    gal_photo_ref photo = { path, NULL, FALSE };
+
+    if (gal__photo_facts(preset, &photo, &facts, strings, &err) != 0)
+        facts.has_date = FALSE;
+    return gal__sort_time(&facts, path);
+}
+
 gal_gather *
-gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
+gal__gather_new(const gal_preset *preset, const char *const *paths, const gint64 *times, int n,
     const gal_out_dir *out_dir, int *order)
 {
     const gal_stage_instance *stage = NULL;
@@ -121,7 +130,8 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
     for (int i = 0; i < n; i++) {
         keys[i] = (sort_key) { i, paths[i], FALSE, 0 };
         if (sort == GAL_SORT_DATE)
-            keys[i].time = date_of(preset, paths[i]);
+            keys[i].time = times && times[i] != GAL_SORT_TIME_UNKNOWN ? times[i]
+                                                                     : date_of(preset, paths[i]);
     }
     /* GAL_SORT_INPUT keeps the plan's order, which is already by path. */
     if (sort == GAL_SORT_DATE)

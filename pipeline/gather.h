@@ -12,9 +12,16 @@ typedef struct gal_gather gal_gather;
 /* Plan the preset's gathering stage over `n` photos (ids 0..n-1, `paths`
  * borrowed): fills `order` with the ids in the stage's order, which is the
  * order to process them in. NULL (and `order` untouched) when the preset
- * has no gathering stage. Reads headers when sorting by date. */
-gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths, int n,
-    const gal_out_dir *out_dir, int *order);
+ * has no gathering stage. Sorting by date takes each photo's time from
+ * `times` (may be NULL), or where it holds GAL_SORT_TIME_UNKNOWN, from
+ * its header. */
+gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths,
+    const gint64 *times, int n, const gal_out_dir *out_dir, int *order);
+
+/* What a photo is sorted by for `sort: date`: its date taken (facts),
+ * else its file's time, in seconds. */
+gint64 gal__sort_time(const gal_facts *facts, const char *path);
+#define GAL_SORT_TIME_UNKNOWN G_MININT64
 /* 1-based place of photo `id` in the order; 0 without a gather. */
 int gal__gather_index(const gal_gather *g, int id);
 /* Photo `id` finished: its item (ownership taken), or NULL when it failed.

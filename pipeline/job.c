@@ -317,6 +317,8 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         gal_stage_ctx sc = gal__stage_ctx(st);
         VipsImage *next = NULL;
 
+        if (st->def->kind == GAL_STAGE_GATHER && !job->make_item)
+            continue;
         if (st->def->kind == GAL_STAGE_GATHER) {
             /* The tile must not cost a second pass through the decoder:
              * hold the (already shrunk) photo in memory, and let both the

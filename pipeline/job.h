@@ -39,6 +39,9 @@ struct gal_job {
     /* Make the output file; else only the item for the gathering stage
      * (the output is up to date, or the preset makes no file per photo). */
     gboolean make_output;
+    /* Make the item for the gathering stage (its pages, or a shard's kept
+     * items, are stale). */
+    gboolean make_item;
     /* Run alone after a failure (solo.h): the decode is checked on its
      * own first, so a broken photo is told from a failing stage or encoder. */
     gboolean solo;

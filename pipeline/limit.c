@@ -12,4 +12,5 @@ const gal_limits gal__limits = {
     .logo_bytes = 64 << 20,
     .manifest_bytes = (gint64) 2 << 30,
     .dependency_bytes = 256 << 20,
+    .item_bytes = 64 << 20,
 };

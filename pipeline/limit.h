@@ -21,6 +21,9 @@ typedef struct gal_limits {
     /* Files an output depends on are hashed on every rerun: larger ones
      * count as changed rather than being read. */
     gint64 dependency_bytes;
+    /* A contact-sheet item a shard kept (a thumbnail, lossless): read back
+     * by the merge, which checks it against its record first. */
+    gint64 item_bytes;
 } gal_limits;
 
 extern const gal_limits gal__limits;

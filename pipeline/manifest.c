@@ -42,8 +42,35 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     g_free(e->name_key);
     g_free(e->caption);
     g_free(e->caption_source);
+    for (int f = 0; f < GAL_ITEM_FACTS; f++)
+        g_free(e->facts[f]);
     g_ptr_array_unref(e->deps);
     g_free(e);
+}
+
+gal_manifest_entry *
+gal__manifest_entry_copy(const gal_manifest_entry *e)
+{
+    gal_manifest_entry *c = gal__manifest_entry_new();
+    GPtrArray *deps = c->deps;
+
+    *c = *e;
+    c->deps = deps;
+    c->output = g_strdup(e->output);
+    c->input = g_strdup(e->input);
+    c->version = g_strdup(e->version);
+    c->name_key = g_strdup(e->name_key);
+    c->caption = g_strdup(e->caption);
+    c->caption_source = g_strdup(e->caption_source);
+    for (int f = 0; f < GAL_ITEM_FACTS; f++)
+        c->facts[f] = g_strdup(e->facts[f]);
+    for (guint d = 0; d < e->deps->len; d++) {
+        const gal_dep_record *dep = e->deps->pdata[d];
+
+        gal__manifest_add_dep(c, dep->path, dep->exists, dep->size, dep->mtime_ns,
+            dep->sha256);
+    }
+    return c;
 }
 
 void
@@ -72,6 +99,8 @@ gal__manifest_new(const char *dir)
     gal_manifest *m = g_new0(gal_manifest, 1);
 
     m->dir = g_canonicalize_filename(dir, NULL);
+    m->name = g_strdup(GAL_MANIFEST_NAME);
+    m->other_lines = g_ptr_array_new_with_free_func((GDestroyNotify) g_strfreev);
     m->entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
         (GDestroyNotify) gal__manifest_entry_free);
     m->presets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, keys_unref);
@@ -87,6 +116,8 @@ gal__manifest_free(gal_manifest *m)
     g_hash_table_unref(m->entries);
     g_hash_table_unref(m->presets);
     g_ptr_array_unref(m->warnings);
+    g_ptr_array_unref(m->other_lines);
+    g_free(m->name);
     g_free(m->dir);
     g_free(m);
 }
@@ -106,8 +137,8 @@ gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys)
 
 /* Fields are tab-separated; a tab, newline, carriage return or backslash
  * inside one is written as \t, \n, \r or \\. */
-static void
-append_field(GString *out, const char *text)
+void
+gal__manifest_append_field(GString *out, const char *text)
 {
     g_string_append_c(out, '\t');
     for (const char *p = text ? text : ""; *p; p++)
@@ -185,43 +216,45 @@ gal__manifest_text(gal_manifest *m)
 
         for (guint k = 0; keys && k < keys->len; k++) {
             g_string_append(out, "preset");
-            append_field(out, digests->pdata[i]);
-            append_field(out, keys->pdata[k]);
+            gal__manifest_append_field(out, digests->pdata[i]);
+            gal__manifest_append_field(out, keys->pdata[k]);
             g_string_append_c(out, '\n');
         }
     }
     for (guint i = 0; i < entries->len; i++) {
         const gal_manifest_entry *e = entries->pdata[i];
 
-        g_string_append(out, e->sheet ? "sheet" : "output");
-        append_field(out, e->output);
-        append_field(out, e->input);
+        g_string_append(out, e->item ? "item" : e->sheet ? "sheet" : "output");
+        gal__manifest_append_field(out, e->output);
+        gal__manifest_append_field(out, e->input);
         append_int(out, e->in_size);
         append_int(out, e->in_mtime_ns);
-        append_field(out, e->in_sha256);
-        append_field(out, e->preset_digest);
-        append_field(out, e->version);
+        gal__manifest_append_field(out, e->in_sha256);
+        gal__manifest_append_field(out, e->preset_digest);
+        gal__manifest_append_field(out, e->version);
         append_int(out, e->out_size);
         append_int(out, e->out_mtime_ns);
-        append_field(out, e->out_sha256);
+        gal__manifest_append_field(out, e->out_sha256);
         append_int(out, e->width);
         append_int(out, e->height);
-        append_field(out, e->name_key);
-        if (e->caption || e->caption_source) {
-            append_field(out, e->caption);
-            append_field(out, e->caption_source);
+        gal__manifest_append_field(out, e->name_key);
+        if (e->caption || e->caption_source || e->item) {
+            gal__manifest_append_field(out, e->caption);
+            gal__manifest_append_field(out, e->caption_source);
             g_string_append(out, e->caption_cut ? "\t1" : "\t0");
         }
+        for (int f = 0; e->item && f < GAL_ITEM_FACTS; f++)
+            gal__manifest_append_field(out, e->facts[f]);
         g_string_append_c(out, '\n');
         for (guint d = 0; d < e->deps->len; d++) {
             const gal_dep_record *dep = e->deps->pdata[d];
 
             g_string_append(out, "depends");
-            append_field(out, e->output);
-            append_field(out, dep->path);
+            gal__manifest_append_field(out, e->output);
+            gal__manifest_append_field(out, dep->path);
             append_int(out, dep->exists ? dep->size : -1);
             append_int(out, dep->mtime_ns);
-            append_field(out, dep->exists ? dep->sha256 : "-");
+            gal__manifest_append_field(out, dep->exists ? dep->sha256 : "-");
             g_string_append_c(out, '\n');
         }
     }
@@ -269,11 +302,14 @@ parse_entry(gal_manifest *m, char **f, int n)
     gboolean ok = TRUE;
     gal_manifest_entry *e;
 
-    if ((n != 13 && n != 14 && n != 17) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
+    gboolean item = strcmp(f[0], "item") == 0;
+
+    if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
         !is_hex64(f[10]))
         return;
     e = gal__manifest_entry_new();
     e->sheet = strcmp(f[0], "sheet") == 0;
+    e->item = item;
     e->output = g_strdup(f[1]);
     e->input = g_strdup(f[2]);
     e->in_size = parse_int(f[3], &ok);
@@ -287,11 +323,13 @@ parse_entry(gal_manifest *m, char **f, int n)
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
     e->name_key = n > 13 && *f[13] ? g_strdup(f[13]) : NULL;
-    if (n == 17) {
+    if (n >= 17) {
         e->caption = *f[14] ? g_strdup(f[14]) : NULL;
         e->caption_source = *f[15] ? g_strdup(f[15]) : NULL;
         e->caption_cut = strcmp(f[16], "1") == 0;
     }
+    for (int k = 0; item && k < GAL_ITEM_FACTS; k++)
+        e->facts[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;
     if (!ok) {
         gal__manifest_entry_free(e);
         return;
@@ -329,8 +367,8 @@ warn(gal_manifest *m, int line, const char *fmt, ...)
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     g_ptr_array_add(m->warnings, line > 0
-            ? g_strdup_printf("%s/%s:%d: %s", m->dir, GAL_MANIFEST_NAME, line, msg)
-            : g_strdup_printf("%s/%s: %s", m->dir, GAL_MANIFEST_NAME, msg));
+            ? g_strdup_printf("%s/%s:%d: %s", m->dir, m->name, line, msg)
+            : g_strdup_printf("%s/%s: %s", m->dir, m->name, msg));
 }
 
 void
@@ -348,13 +386,14 @@ gal__manifest_parse(gal_manifest *m, const char *text)
             continue;
         f = split_line(lines[i]);
         n = (int) g_strv_length(f);
-        if ((strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0)) {
+        if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
+            strcmp(f[0], "item") == 0) {
             /* The manifest is untrusted (a CI cache, a shared folder): what
              * it names as an output is only ever used beneath the output
              * folder, so anything else is refused here, before --prune or
              * a rebuild could act on it. */
             if (n > 1 && (!gal__path_is_beneath(f[1]) || g_str_has_suffix(f[1], GAL_TMP_SUFFIX) ||
-                             strcmp(f[1], GAL_MANIFEST_NAME) == 0))
+                             g_str_has_prefix(f[1], GAL_MANIFEST_PREFIX)))
                 warn(m, i + 1, "entry \"%s\" refused: not a relative path beneath the output "
                     "folder", f[1]);
             else
@@ -371,6 +410,10 @@ gal__manifest_parse(gal_manifest *m, const char *text)
             }
             g_ptr_array_add(keys, g_strdup(f[2]));
         }
+        else if (strcmp(f[0], "output") != 0 && strcmp(f[0], "sheet") != 0 &&
+            strcmp(f[0], "item") != 0 && strcmp(f[0], "depends") != 0 &&
+            strcmp(f[0], "preset") != 0)
+            g_ptr_array_add(m->other_lines, g_steal_pointer(&f));
     }
 }
 
@@ -389,8 +432,8 @@ read_manifest(gal_manifest *m, int dir_fd)
     int fd;
 
     capped.max_bytes = gal__limits.manifest_bytes;
-    if ((fd = gal__open_beneath(dir_fd, GAL_MANIFEST_NAME)) < 0) {
-        if (errno != ENOENT && gal__stat_beneath(dir_fd, GAL_MANIFEST_NAME, &st) == 0)
+    if ((fd = gal__open_beneath(dir_fd, m->name)) < 0) {
+        if (errno != ENOENT && gal__stat_beneath(dir_fd, m->name, &st) == 0)
             warn(m, 0, "%s: ignored, every output is checked again",
                 S_ISLNK(st.st_mode) ? "a symbolic link, not a file" : "not a regular file");
         return NULL;
@@ -398,7 +441,7 @@ read_manifest(gal_manifest *m, int dir_fd)
     if (fstat(fd, &st) == 0 && st.st_size > capped.max_bytes)
         warn(m, 0, "larger than the %" G_GINT64_FORMAT " MiB limit: ignored",
             capped.max_bytes >> 20);
-    else if (gal__fd_read_all(fd, GAL_MANIFEST_NAME, &capped, &text, &len, &err) == 0 &&
+    else if (gal__fd_read_all(fd, m->name, &capped, &text, &len, &err) == 0 &&
         strlen(text) != len) {
         warn(m, 0, "holds a NUL byte: ignored");
         g_clear_pointer(&text, g_free);
@@ -410,10 +453,18 @@ read_manifest(gal_manifest *m, int dir_fd)
 gal_manifest *
 gal__manifest_load(const char *dir)
 {
+    return gal__manifest_load_named(dir, GAL_MANIFEST_NAME);
+}
+
+gal_manifest *
+gal__manifest_load_named(const char *dir, const char *name)
+{
     gal_manifest *m = gal__manifest_new(dir);
     g_autofree char *text = NULL;
     int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+    g_free(m->name);
+    m->name = g_strdup(name);
     /* Missing, unreadable or from another format: as if empty, so every
      * output is rebuilt; never an error. */
     if (dir_fd < 0)
@@ -428,6 +479,12 @@ gal__manifest_load(const char *dir)
 int
 gal__manifest_save(gal_manifest *m, gal_error *err)
 {
+    return gal__manifest_save_with(m, NULL, TRUE, err);
+}
+
+int
+gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, gal_error *err)
+{
     g_autofree char *text = NULL;
     g_autofree char *before = NULL;
     gal_manifest *scratch;
@@ -439,13 +496,21 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
             m->dir, g_strerror(errno));
     /* Only read to compare: its warnings were given when it was loaded. */
     scratch = gal__manifest_new(m->dir);
+    g_free(scratch->name);
+    scratch->name = g_strdup(m->name);
     before = read_manifest(scratch, dir_fd);
     gal__manifest_free(scratch);
-    if (g_hash_table_size(m->entries) == 0 && !before) {
+    if (g_hash_table_size(m->entries) == 0 && !before && !extra) {
         close(dir_fd);
         return 0;
     }
     text = gal__manifest_text(m);
+    if (extra) {
+        char *joined = g_strconcat(text, extra, NULL);
+
+        g_free(text);
+        text = joined;
+    }
     /* A rerun that changed nothing leaves the folder as it was, manifest
      * included: nothing for backups or sync tools to pick up. */
     if (before && strcmp(before, text) == 0) {
@@ -453,8 +518,8 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
         return 0;
     }
     /* Durable: the manifest is what says which outputs are complete. */
-    failed = gal__write_atomic_beneath(dir_fd, m->dir, GAL_MANIFEST_NAME, text, strlen(text),
-        TRUE, err);
+    failed = gal__write_atomic_beneath(dir_fd, m->dir, m->name, text, strlen(text), durable,
+        err);
     close(dir_fd);
     return failed;
 }

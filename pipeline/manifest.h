@@ -10,6 +10,23 @@
 #include "error.h"
 
 #define GAL_MANIFEST_NAME ".gallop-manifest.tsv"
+/* Every manifest file's name starts so: the manifest and its shards'
+ * parts (.gallop-manifest.K-of-N.tsv), never an output. */
+#define GAL_MANIFEST_PREFIX ".gallop-manifest."
+
+/* What a contact-sheet item's label may show of its photo, kept with the
+ * item (the index and count are known only when the pages are made). */
+typedef enum gal_item_fact {
+    GAL_ITEM_CAPTION,
+    GAL_ITEM_CAMERA,
+    GAL_ITEM_LENS,
+    GAL_ITEM_ARTIST,
+    GAL_ITEM_COPYRIGHT,
+    GAL_ITEM_EXPOSURE,
+    GAL_ITEM_DATE,           /* "YYYY-MM-DD HH:MM:SS", or "" */
+    GAL_ITEM_SORT_TIME,      /* seconds: the date taken, else the file's time */
+    GAL_ITEM_FACTS
+} gal_item_fact;
 
 typedef struct gal_dep_record {
     char *path;        /* absolute */
@@ -35,13 +52,22 @@ typedef struct gal_manifest_entry {
     gboolean caption_cut;
     GPtrArray *deps;      /* gal_dep_record */
     gboolean sheet;
+    /* A contact-sheet item a shard kept for the pages (a small lossless
+     * file beneath the folder): its label's facts, each NULL when none. */
+    gboolean item;
+    char *facts[GAL_ITEM_FACTS];
 } gal_manifest_entry;
 
 typedef struct gal_manifest {
     char *dir;            /* the output folder, canonical */
+    char *name;           /* its file name in the folder (GAL_MANIFEST_NAME, or a part's) */
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
     GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
+    /* Lines of kinds the manifest itself does not hold (a part's shard,
+     * results, done), in order: each a NULL-terminated array of its
+     * unescaped fields, the kind first. */
+    GPtrArray *other_lines;
 } gal_manifest;
 
 gal_manifest *gal__manifest_new(const char *dir);
@@ -49,14 +75,24 @@ gal_manifest *gal__manifest_new(const char *dir);
  * Entries that name anything but a relative path beneath the folder are
  * dropped, each with a line in `warnings`. */
 gal_manifest *gal__manifest_load(const char *dir);
+/* The same for the manifest file `name` in the folder (a part). */
+gal_manifest *gal__manifest_load_named(const char *dir, const char *name);
 /* Add the entries of manifest text to `m` (as load does). */
 void gal__manifest_parse(gal_manifest *m, const char *text);
 void gal__manifest_free(gal_manifest *m);
 /* The file's text, entries sorted by output. New string. */
 char *gal__manifest_text(gal_manifest *m);
-/* Write it atomically into the folder. */
+/* Write it atomically into the folder, as m->name. */
 int gal__manifest_save(gal_manifest *m, gal_error *err);
+/* The same with `extra` (lines of other kinds, may be NULL) after the
+ * entries; `durable`: fsync'd before the rename. */
+int gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable,
+    gal_error *err);
+/* Fields of one line of other lines, escaped as the manifest's are:
+ * "\t" + field for each. */
+void gal__manifest_append_field(GString *out, const char *text);
 gal_manifest_entry *gal__manifest_entry_new(void);
+gal_manifest_entry *gal__manifest_entry_copy(const gal_manifest_entry *e);
 void gal__manifest_entry_free(gal_manifest_entry *e);
 /* Add or replace (ownership taken). */
 void gal__manifest_put(gal_manifest *m, gal_manifest_entry *e);

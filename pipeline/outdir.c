@@ -7,7 +7,9 @@
  * leave behind; the kernel drops the lock when the process dies, even on
  * SIGKILL). Holding it also proves that the hidden temporary files in the
  * folder belong to no live run, so they are removed: a run killed with
- * SIGKILL or by a power cut cannot remove its own. */
+ * SIGKILL or by a power cut cannot remove its own. The shards of a sharded
+ * run share the folder (each writes files of its own), so they take a
+ * shared lock, and leave temporary files to the merge. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -88,13 +90,14 @@ missing_folders(const char *dir)
 }
 
 int
-gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error *err)
+gal__out_dir_claim(const char *dir, gal_claim how, gal_out_dir *claim, gal_error *err)
 {
     int fd;
 
     *claim = (gal_out_dir) { -1, g_canonicalize_filename(dir, NULL), 0, FALSE,
-        lock ? missing_folders(dir) : g_ptr_array_new_with_free_func(g_free), 0 };
-    if (!lock) {
+        how != GAL_CLAIM_LOOK ? missing_folders(dir) : g_ptr_array_new_with_free_func(g_free),
+        0 };
+    if (how == GAL_CLAIM_LOOK) {
         /* A dry run looks at what is there and makes nothing. */
         claim->fd = open(claim->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         return 0;
@@ -106,11 +109,15 @@ gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error
         claim->open_errno = errno;
         return 0;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (flock(fd, (how == GAL_CLAIM_SHARE ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
         int saved = errno;
 
         close(fd);
         gal__out_dir_release(claim);
+        if (saved == EWOULDBLOCK && how == GAL_CLAIM_SHARE)
+            return gal_error_set(err, GAL_ERR_USAGE, NULL, NULL,
+                "a gallop run that is not a shard (or a merge) is writing to %s; wait for it "
+                "to finish, or give another output folder", dir);
         if (saved == EWOULDBLOCK)
             return gal_error_set(err, GAL_ERR_USAGE, NULL, NULL,
                 "another gallop run is writing to %s; wait for it to finish, or give another "
@@ -119,7 +126,8 @@ gal__out_dir_claim(const char *dir, gboolean lock, gal_out_dir *claim, gal_error
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot lock the output folder %s: %s",
             dir, g_strerror(saved));
     }
-    claim->leftovers_removed = sweep(fd, 0);
+    if (how == GAL_CLAIM_OWN)
+        claim->leftovers_removed = sweep(fd, 0);
     claim->fd = fd;
     claim->locked = TRUE;
     return 0;

@@ -190,10 +190,14 @@ gal__plan_pages(preset_run *pr)
     g_autofree const char **paths = g_new0(const char *, pr->n_todo);
     g_autofree int *order = g_new0(int, pr->n_todo);
     g_autofree int *members = g_memdup2(pr->todo, sizeof(int) * pr->n_todo);
+    g_autofree gint64 *times = pr->sort_times ? g_new(gint64, pr->n_todo) : NULL;
 
-    for (int k = 0; k < pr->n_todo; k++)
+    for (int k = 0; k < pr->n_todo; k++) {
         paths[k] = pr->summary->photos[members[k]].input;
-    pr->gather = gal__gather_new(pr->preset, paths, pr->n_todo, &pr->claim, order);
+        if (times)
+            times[k] = pr->sort_times[members[k]];
+    }
+    pr->gather = gal__gather_new(pr->preset, paths, times, pr->n_todo, &pr->claim, order);
     if (!pr->gather)
         return;
     pr->gather_id = g_new0(int, pr->summary->total);

@@ -54,12 +54,20 @@ gal__record_now(preset_run *pr, int i)
     gint64 now = g_get_monotonic_time();
     gal_error err = { 0 };
 
+    gal_manifest *m = pr->part ? pr->part : pr->manifest;
+
     g_mutex_lock(&pr->manifest_lock);
-    gal__manifest_put(pr->manifest, g_steal_pointer(&pr->plans[i].entry));
-    gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
+    if (pr->plans[i].entry)
+        gal__manifest_put(m, g_steal_pointer(&pr->plans[i].entry));
+    if (pr->plans[i].item_entry)
+        gal__manifest_put(m, g_steal_pointer(&pr->plans[i].item_entry));
+    gal__manifest_put_keys(m, pr->preset_digest, pr->keys);
     if (now - pr->manifest_saved >= MANIFEST_SAVE_INTERVAL_US) {
         /* A failure here is reported by the save at the end. */
-        gal__manifest_save(pr->manifest, &err);
+        if (pr->part)
+            gal__part_save(pr, FALSE, &err);
+        else
+            gal__manifest_save(m, &err);
         pr->manifest_saved = now;
     }
     g_mutex_unlock(&pr->manifest_lock);
@@ -159,6 +167,10 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
         gal_orphan o = { 0 };
         struct stat st;
 
+        /* A shard's kept item is no output: the merge keeps those of the
+         * photos it has, and removes the others. */
+        if (e->item)
+            continue;
         if (e->sheet) {
             if (!sheets || g_hash_table_contains(sheets, e->output))
                 continue;

@@ -90,20 +90,6 @@ key_bool(GString *out, const char *name, gboolean value)
 }
 
 static const char *
-status_name(gal_photo_status status)
-{
-    switch (status) {
-    case GAL_PHOTO_DONE: return "done";
-    case GAL_PHOTO_FAILED: return "failed";
-    case GAL_PHOTO_IGNORED: return "ignored";
-    case GAL_PHOTO_PLANNED: return "planned";
-    case GAL_PHOTO_UP_TO_DATE: return "up-to-date";
-    case GAL_PHOTO_CANCELLED: return "cancelled";
-    }
-    return "unknown";
-}
-
-static const char *
 code_name(gal_code code)
 {
     switch (code) {
@@ -145,7 +131,7 @@ photo_fields(GString *out, const gal_photo_result *p)
 
     key_string(out, "input", p->input);
     key_string(out, "preset", p->preset);
-    key_string(out, "status", status_name(p->status));
+    key_string(out, "status", gal_status_name(p->status));
     key_string(out, "reason", p->why == GAL_WHY_NONE ? NULL : gal_why_name(p->why));
     key_string(out, "reason_detail", p->why_detail);
     key(out, "outputs");

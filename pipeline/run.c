@@ -7,8 +7,8 @@
 
 #include "engine.h"
 
-static void
-count(gal_run_summary *summary)
+void
+gal__count(gal_run_summary *summary)
 {
     for (int i = 0; i < summary->total; i++)
         switch (summary->photos[i].status) {
@@ -18,6 +18,7 @@ count(gal_run_summary *summary)
         case GAL_PHOTO_PLANNED: summary->planned++; break;
         case GAL_PHOTO_UP_TO_DATE: summary->up_to_date++; break;
         case GAL_PHOTO_CANCELLED: summary->cancelled++; break;
+        case GAL_PHOTO_ELSEWHERE: summary->elsewhere++; break;
         }
 }
 
@@ -72,14 +73,12 @@ check_presets(const gal_preset *const *presets, int n, gal_errors *errs)
     return failed;
 }
 
-/* Plan one preset's part: inputs, output names, what is up to date. */
-static int
-prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal_errors *errs)
+int
+gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *paths, int n_paths,
+    const char *skip_dir, gal_errors *errs)
 {
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
-    const char *const *paths = opts->inputs;
-    int n_paths = opts->n_inputs;
 
     if (n_paths == 0 && preset->input->paths) {
         paths = (const char *const *) preset->input->paths;
@@ -91,30 +90,49 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
     if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
             &pr->inputs, errs))
         return -1;
-
-    /* Claimed before the manifest is read, so no other run changes it
-     * between this run's reading and writing it. A dry run writes nothing
-     * and may look while another run works. */
-    {
-        gal_error err = { 0 };
-
-        if (gal__out_dir_claim(pr->out_dir, !opts->dry_run, &pr->claim, &err)) {
-            gal__errors_add(errs, &err);
-            return -1;
-        }
-    }
-
     summary->total = (int) pr->inputs->len;
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
+    for (int i = 0; i < summary->total; i++)
+        summary->photos[i].preset = summary->preset;
     pr->outputs = g_new0(char *, MAX(1, summary->total));
     pr->todo = g_new0(int, MAX(1, summary->total));
     pr->plans = g_new0(photo_plan, MAX(1, summary->total));
+    return 0;
+}
+
+int
+gal__claim(preset_run *pr, gal_claim how, gal_errors *errs)
+{
+    gal_error err = { 0 };
+
+    if (gal__out_dir_claim(pr->out_dir, how, &pr->claim, &err)) {
+        gal__errors_add(errs, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Plan one preset's part: inputs, output names, what is up to date. A dry
+ * run writes nothing and may look while another run works; shards share
+ * the folder. */
+static int
+prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal_errors *errs)
+{
+    gal_claim how = opts->dry_run ? GAL_CLAIM_LOOK
+        : opts->shards > 0        ? GAL_CLAIM_SHARE
+                                  : GAL_CLAIM_OWN;
+
+    /* Claimed before the manifest is read, so no other run changes it
+     * between this run's reading and writing it. */
+    if (gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs) ||
+        gal__claim(pr, how, errs))
+        return -1;
     pr->manifest = gal__manifest_load(pr->out_dir);
+    if (opts->shards > 0)
+        gal__shard_begin(pr, opts);
     gal__plan_photos(pr);
-    for (int i = 0; i < summary->total; i++)
-        summary->photos[i].preset = summary->preset;
-    pr->keys = gal__preset_keys(preset);
-    gal__keys_digest(pr->keys, pr->preset_digest);
+    if (pr->shards > 0)
+        gal__shard_leave_others(pr);
     gal__decide(pr, opts);
     return 0;
 }
@@ -127,7 +145,7 @@ report_planned(preset_run *pr, gboolean dry_run)
     gal_run_summary *summary = pr->summary;
 
     for (int i = 0; i < summary->total; i++)
-        if (!pr->plans[i].member)
+        if (!pr->plans[i].member && !pr->plans[i].elsewhere)
             gal__report(pr, &summary->photos[i]);
     for (int i = 0; i < summary->total; i++)
         if (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE)
@@ -169,14 +187,19 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
         gal__record_pages(pr, new_sheets);
         gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
     }
-    gal__find_orphans(pr, opts, new_sheets);
-    if (!opts->dry_run)
-        gal__manifest_save(pr->manifest, &summary->manifest_error);
+    if (pr->shards > 0)
+        /* Orphans and the manifest are the merge's. */
+        gal__shard_conclude(pr, opts);
+    else {
+        gal__find_orphans(pr, opts, new_sheets);
+        if (!opts->dry_run)
+            gal__manifest_save(pr->manifest, &summary->manifest_error);
+    }
     summary->leftovers_removed = pr->claim.leftovers_removed;
     g_ptr_array_add(pr->manifest->warnings, NULL);
     summary->warnings = g_strdupv((char **) pr->manifest->warnings->pdata);
     g_ptr_array_set_size(pr->manifest->warnings, pr->manifest->warnings->len - 1);
-    count(summary);
+    gal__count(summary);
 }
 
 static void
@@ -184,17 +207,23 @@ clear_run(preset_run *pr)
 {
     int total = pr->summary ? pr->summary->total : 0;
 
+    if (pr->gather)
+        g_array_unref(gal__gather_free(g_steal_pointer(&pr->gather)));
     gal__manifest_free(pr->manifest);
+    gal__manifest_free(pr->part);
+    gal__part_info_clear(&pr->part_info);
     /* After the last save: the lock is held until the manifest is written. */
     gal__out_dir_release(&pr->claim);
     g_mutex_clear(&pr->manifest_lock);
     for (int i = 0; i < total && pr->outputs; i++) {
         g_free(pr->outputs[i]);
         gal__manifest_entry_free(pr->plans[i].entry);
+        gal__manifest_entry_free(pr->plans[i].item_entry);
     }
     if (pr->keys)
         g_ptr_array_unref(pr->keys);
     g_free(pr->gather_id);
+    g_free(pr->sort_times);
     g_free(pr->plans);
     g_free(pr->outputs);
     g_free(pr->todo);
@@ -204,24 +233,19 @@ clear_run(preset_run *pr)
 }
 
 int
-gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
-    gal_run_summary **out, gal_errors *errs)
+gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets, int n,
+    const gal_run_options *opts, gal_run_summary **out, gal_errors *errs)
 {
-    g_autofree preset_run *prs = g_new0(preset_run, MAX(1, n));
-    g_autofree preset_run **runs = g_new0(preset_run *, MAX(1, n));
-    engine run = { 0 };
-    gint64 start = g_get_monotonic_time();
-    int status = 0;
-
-    run.runs = runs;
-    run.n_runs = n;
-    run.progress = opts->progress;
-    run.user = opts->user;
-    run.cancel = gal__cancel_new(opts->cancel);
-    run.solo = gal__solo_new();
-    g_mutex_init(&run.progress_lock);
-    g_mutex_init(&run.wait_lock);
-    g_cond_init(&run.wait_cond);
+    run->runs = g_new0(preset_run *, MAX(1, n));
+    run->n_runs = n;
+    run->start = g_get_monotonic_time();
+    run->progress = opts->progress;
+    run->user = opts->user;
+    run->cancel = gal__cancel_new(opts->cancel);
+    run->solo = gal__solo_new();
+    g_mutex_init(&run->progress_lock);
+    g_mutex_init(&run->wait_lock);
+    g_cond_init(&run->wait_cond);
 
     /* One preset writes into the output folder itself; several write into
      * a folder each, named after the preset, inside it. */
@@ -230,8 +254,8 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         g_autofree char *dir = g_canonicalize_filename(
             opts->output_dir ? opts->output_dir : presets[r]->output->dir, NULL);
 
-        runs[r] = pr;
-        pr->engine = &run;
+        run->runs[r] = pr;
+        pr->engine = run;
         pr->preset = presets[r];
         pr->summary = out[r] = g_new0(gal_run_summary, 1);
         pr->summary->preset = g_strdup(presets[r]->name);
@@ -243,16 +267,54 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         pr->members_by_content = presets[r]->output->photos;
         pr->summary->sheets_only = !presets[r]->output->photos;
         pr->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
+        pr->keys = gal__preset_keys(presets[r]);
+        gal__keys_digest(pr->keys, pr->preset_digest);
         pr->summary->output_dir = g_strdup(pr->out_dir);
         g_mutex_init(&pr->manifest_lock);
         pr->claim = (gal_out_dir) { .fd = -1 };
         /* The first output is saved at once, then at most every interval. */
-        pr->manifest_saved = start - MANIFEST_SAVE_INTERVAL_US;
+        pr->manifest_saved = run->start - MANIFEST_SAVE_INTERVAL_US;
     }
     if (n < 1)
-        status = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");
-    else
-        status = check_presets(presets, n, errs);
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");
+    if (opts->shards < 0 || (opts->shards > 0 && (opts->shard < 1 || opts->shard > opts->shards)))
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+            "shard %d of %d: a shard is a number from 1 to the number of shards", opts->shard,
+            opts->shards);
+    if (opts->shards > 0 && opts->prune)
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+            "--prune removes outputs no photo makes, which no shard can tell alone: prune "
+            "with a run that is not sharded, after the merge");
+    return check_presets(presets, n, errs);
+}
+
+void
+gal__engine_end(engine *run)
+{
+    for (int r = 0; r < run->n_runs; r++) {
+        preset_run *pr = run->runs[r];
+
+        pr->summary->seconds = (g_get_monotonic_time() - run->start) / 1e6;
+        pr->summary->peak_rss_bytes = peak_rss_bytes();
+        clear_run(pr);
+    }
+    g_mutex_clear(&run->progress_lock);
+    g_mutex_clear(&run->wait_lock);
+    g_cond_clear(&run->wait_cond);
+    gal__cancel_free(run->cancel);
+    gal__solo_free(run->solo);
+    g_free(run->todo);
+    g_free(run->runs);
+}
+
+int
+gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs)
+{
+    g_autofree preset_run *prs = g_new0(preset_run, MAX(1, n));
+    engine run = { 0 };
+    int status = gal__engine_begin(&run, prs, presets, n, opts, out, errs);
+
     /* Each preset collects its own photos (its input section may choose
      * others), never from inside any output folder of the run. */
     for (int r = 0; r < n && status == 0; r++) {
@@ -262,29 +324,21 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     }
     if (status == 0) {
         for (int r = 0; r < n; r++)
-            run.total += prs[r].summary->total;
+            for (int i = 0; i < prs[r].summary->total; i++)
+                run.total += !prs[r].plans[i].elsewhere;
         for (int r = 0; r < n; r++)
             report_planned(&prs[r], opts->dry_run);
         if (!opts->dry_run && !gal__cancelled(run.cancel)) {
+            /* A shard keeps items: the merge makes the pages. */
             for (int r = 0; r < n; r++)
-                if (prs[r].n_todo > 0)
+                if (prs[r].n_todo > 0 && !prs[r].keep_items)
                     gal__plan_pages(&prs[r]);
             gal__exec(&run, opts);
         }
         for (int r = 0; r < n; r++)
             conclude_run(&prs[r], opts);
     }
-    for (int r = 0; r < n; r++) {
-        prs[r].summary->seconds = (g_get_monotonic_time() - start) / 1e6;
-        prs[r].summary->peak_rss_bytes = peak_rss_bytes();
-        clear_run(&prs[r]);
-    }
-    g_mutex_clear(&run.progress_lock);
-    g_mutex_clear(&run.wait_lock);
-    g_cond_clear(&run.wait_cond);
-    gal__cancel_free(run.cancel);
-    gal__solo_free(run.solo);
-    g_free(run.todo);
+    gal__engine_end(&run);
     return status;
 }
 

@@ -107,6 +107,10 @@ typedef struct gal_stage_def {
     void (*gather_plan)(const gal_stage_ctx *sc, int *per_page, gal_sort *sort);
     int (*tap)(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsImage **item,
         gal_error *err);
+    /* The text tap() attaches to an item (GAL_META_LABEL), from the
+     * photo's facts alone: the merge of a sharded run labels the items the
+     * shards kept with it. NULL: none. */
+    char *(*label)(const gal_stage_ctx *sc, const gal_facts *facts);
     int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         VipsImage **out, gal_error *err);
     char *(*page_name)(const gal_stage_ctx *sc, int page, int pages);

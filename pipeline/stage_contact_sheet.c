@@ -231,6 +231,14 @@ sheet_page_name(const gal_stage_ctx *sc, int page, int pages)
 
 /* ---- per photo: the tile ---------------------------------------------------------- */
 
+static char *
+sheet_label(const gal_stage_ctx *sc, const gal_facts *facts)
+{
+    const sheet_opts *o = sc->opts;
+
+    return has_label(o->label) ? gal__template_render(o->label, facts, FALSE) : NULL;
+}
+
 /* The photo made small, for its place on the sheet, with its label text
  * attached as metadata (GAL_META_LABEL) for compose. Sized for the largest it
  * can be drawn: the grid cell, or the justified row height with room for
@@ -268,9 +276,11 @@ sheet_tap(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsIm
     }
     if (!(*item = vips_image_copy_memory(current)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
-    if (has_label(o->label)) {
-        g_autofree char *label = gal__template_render(o->label, photo->facts, FALSE);
-        vips_image_set_string(*item, GAL_META_LABEL, label);
+    {
+        g_autofree char *label = sheet_label(sc, photo->facts);
+
+        if (label)
+            vips_image_set_string(*item, GAL_META_LABEL, label);
     }
     return 0;
 }
@@ -525,5 +535,6 @@ const gal_stage_def gal_stage_contact_sheet = {
     .gather_plan = sheet_plan,
     .page_name = sheet_page_name,
     .tap = sheet_tap,
+    .label = sheet_label,
     .build_many = sheet_build_many,
 };

@@ -1,0 +1,586 @@
+/* merge.c: gal_merge_presets (engine.h, docs/scale-out.md): the shards of
+ * a sharded run joined into what one run would have left.
+ *
+ * For each preset: its folder is taken (no shard may still be writing);
+ * the parts are read and checked (every shard 1..N done, with this preset
+ * and these photos); the photos are collected and planned as the shards
+ * did, and each takes its result from its shard's part; the parts'
+ * records join the manifest; the pages are made from the items the shards
+ * kept, by the same gathering a run uses, so they are the same files; and
+ * the manifest is written, after which the parts go. Nothing but reading
+ * happens before every check has passed. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "exif.h"
+#include "limit.h"
+#include "shard.h"
+#include "stage.h"
+
+typedef struct {
+    gal_manifest *manifest; /* NULL: no part for this shard */
+    gal_part_info info;
+    GHashTable *results;    /* rel input -> gal_part_result */
+} shard_part;
+
+typedef struct {
+    int shards;
+    shard_part *parts;      /* [1..shards] */
+} parts_found;
+
+static void
+parts_clear(parts_found *found)
+{
+    for (int k = 1; found->parts && k <= found->shards; k++) {
+        gal__manifest_free(found->parts[k].manifest);
+        gal__part_info_clear(&found->parts[k].info);
+        if (found->parts[k].results)
+            g_hash_table_unref(found->parts[k].results);
+    }
+    g_free(found->parts);
+    *found = (parts_found) { 0 };
+}
+
+/* The parts in the folder: all of one shard count, read and checked
+ * against this preset. */
+static int
+read_parts(preset_run *pr, parts_found *found, gal_errors *errs)
+{
+    g_autoptr(GDir) dir = g_dir_open(pr->out_dir, 0, NULL);
+    g_autoptr(GString) counts = g_string_new(NULL);
+    g_autoptr(GArray) names = g_array_new(FALSE, FALSE, sizeof(int) * 2);
+    const char *name;
+    int failed = 0;
+
+    while (dir && (name = g_dir_read_name(dir))) {
+        int kn[2];
+
+        if (!gal__part_name_parse(name, &kn[0], &kn[1]))
+            continue;
+        g_array_append_val(names, kn);
+        if (found->shards && found->shards != kn[1] && !strstr(counts->str, name))
+            g_string_append_printf(counts, ", %d", kn[1]);
+        found->shards = found->shards ? found->shards : kn[1];
+    }
+    if (names->len == 0)
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+            "%s: no shard's part of the manifest to merge (gallop run --shard K/N writes "
+            "them there; a merge removes them once joined)", pr->out_dir);
+    if (counts->len)
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+            "%s: parts of sharded runs of %d%s shards: merge one sharded run at a time "
+            "(remove the parts of the other, .gallop-manifest.*-of-N.tsv)", pr->out_dir,
+            found->shards, counts->str);
+    found->parts = g_new0(shard_part, found->shards + 1);
+    for (guint p = 0; p < names->len; p++) {
+        int k = g_array_index(names, int, p * 2);
+        shard_part *part = &found->parts[k];
+        g_autofree char *file = gal__part_name(k, found->shards);
+        gal_error err = { 0 };
+
+        part->manifest = gal__manifest_load_named(pr->out_dir, file);
+        part->results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+            (GDestroyNotify) gal__part_result_free);
+        if (gal__part_read(part->manifest, &part->info, part->results, &err)) {
+            gal__errors_add(errs, &err);
+            failed = -1;
+            continue;
+        }
+        if (part->info.shard != k || part->info.shards != found->shards)
+            failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+                "%s/%s: says it is shard %d of %d: the part is damaged; run its shard again",
+                pr->out_dir, file, part->info.shard, part->info.shards);
+        else if (strcmp(part->info.version, GAL_VERSION) != 0)
+            failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                "%s/%s: shard %d ran gallop %s, this is %s: run the shards and the merge "
+                "with one version", pr->out_dir, file, k, part->info.version, GAL_VERSION);
+        else if (strcmp(part->info.preset_digest, pr->preset_digest) != 0) {
+            g_autofree char *diff = gal__keys_diff(
+                g_hash_table_lookup(part->manifest->presets, part->info.preset_digest), pr->keys);
+
+            failed = gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                "%s/%s: shard %d ran preset %s with other values (%s): merge with the preset "
+                "and --set values the shards were given", pr->out_dir, file, k,
+                pr->preset->name, diff);
+        }
+    }
+    return failed;
+}
+
+/* The photos the shards were given: the same list, from the same folder,
+ * for every part. New strings (relative ones made absolute when the merge
+ * runs from another folder), or NULL for none (the preset's input.paths). */
+static int
+shards_inputs(preset_run *pr, const parts_found *found, GPtrArray **inputs, gal_errors *errs)
+{
+    const gal_part_info *first = NULL;
+    g_autofree char *cwd = g_get_current_dir();
+
+    *inputs = NULL;
+    for (int k = 1; k <= found->shards; k++) {
+        const gal_part_info *info = &found->parts[k].info;
+
+        if (!found->parts[k].manifest || !info->cwd)
+            continue;
+        if (!first) {
+            first = info;
+            continue;
+        }
+        if (strcmp(info->cwd, first->cwd) != 0 ||
+            !g_strv_equal((const char *const *) info->inputs,
+                (const char *const *) first->inputs))
+            return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+                "%s: shards %d and %d were given different photos, or ran from different "
+                "folders: every shard of a run is given the same", pr->out_dir,
+                first->shard, info->shard);
+    }
+    if (!first || !first->inputs[0])
+        return 0;
+    *inputs = g_ptr_array_new_with_free_func(g_free);
+    for (int p = 0; first->inputs[p]; p++)
+        g_ptr_array_add(*inputs, strcmp(cwd, first->cwd) == 0 || g_path_is_absolute(first->inputs[p])
+                ? g_strdup(first->inputs[p])
+                : g_build_filename(first->cwd, first->inputs[p], NULL));
+    return 0;
+}
+
+/* Shards that did not finish, each with the photos it was to build. */
+static int
+report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
+{
+    int failed = 0;
+
+    for (int k = 1; k <= found->shards; k++) {
+        const shard_part *part = &found->parts[k];
+        g_autoptr(GString) photos = g_string_new(NULL);
+        int n = 0;
+
+        if (part->manifest && part->info.done)
+            continue;
+        for (int i = 0; i < pr->summary->total; i++)
+            if (gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards) == k) {
+                if (n < 5)
+                    g_string_append_printf(photos, "%s%s", n ? ", " : "",
+                        pr->summary->photos[i].input);
+                n++;
+            }
+        if (n > 5)
+            g_string_append_printf(photos, " and %d more", n - 5);
+        failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+            "%s: shard %d of %d %s: its %d photo%s (%s) %s not built; run it again "
+            "(--shard %d/%d)", pr->out_dir, k, found->shards,
+            part->manifest ? "did not finish" : "has not run (no part)", n, n == 1 ? "" : "s",
+            n ? photos->str : "none", n == 1 ? "is" : "are", k, found->shards);
+    }
+    return failed;
+}
+
+/* The parts' records join the manifest's. */
+static void
+join_records(preset_run *pr, parts_found *found)
+{
+    for (int k = 1; k <= found->shards; k++) {
+        gal_manifest *part = found->parts[k].manifest;
+        GHashTableIter it;
+        gpointer key, value;
+
+        g_hash_table_iter_init(&it, part->presets);
+        while (g_hash_table_iter_next(&it, &key, &value))
+            gal__manifest_put_keys(pr->manifest, key, value);
+        g_hash_table_iter_init(&it, part->entries);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+            g_hash_table_iter_steal(&it);
+            gal__manifest_put(pr->manifest, value);
+        }
+        for (guint w = 0; w < part->warnings->len; w++)
+            g_ptr_array_add(pr->manifest->warnings, g_strdup(part->warnings->pdata[w]));
+    }
+}
+
+/* Each photo's result, from its shard's part. */
+static int
+take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
+{
+    gal_run_summary *summary = pr->summary;
+    int failed = 0;
+
+    for (int i = 0; i < summary->total; i++) {
+        gal_photo_result *result = &summary->photos[i];
+        int k = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards);
+        g_autofree char *rel = gal__relative_path(pr->out_dir, result->input);
+        const gal_part_result *taken = g_hash_table_lookup(found->parts[k].results, rel);
+        const gal_photo_result *r = taken ? &taken->result : NULL;
+
+        if (!r) {
+            failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+                "%s: not in the part of its shard (%d of %d), which ran before the photo was "
+                "there, or with other photos: run shard %d again (--shard %d/%d)",
+                result->input, k, found->shards, k, k, found->shards);
+            continue;
+        }
+        /* Refused by the plan here as by its shard's (or here only: two
+         * shards' photos whose names, from their EXIF, are the same; the
+         * later one is refused, as one run would). */
+        if (result->status == GAL_PHOTO_FAILED || result->status == GAL_PHOTO_IGNORED)
+            continue;
+        result->status = r->status;
+        result->why = r->why;
+        result->why_detail = g_strdup(r->why_detail);
+        result->width = r->width;
+        result->height = r->height;
+        result->bytes = r->bytes;
+        memcpy(result->sha256, r->sha256, sizeof(result->sha256));
+        result->caption = g_strdup(r->caption);
+        result->caption_source = g_strdup(r->caption_source);
+        result->caption_cut = r->caption_cut;
+        result->seconds = r->seconds;
+        result->hash_seconds = r->hash_seconds;
+        result->error = r->error;
+        if (!taken->rel_output)
+            g_clear_pointer((char **) &result->output, g_free);
+        /* The pages know photos without files of their own by size and
+         * time, as now. */
+        if (stat(result->input, &pr->plans[i].in_st) != 0)
+            memset(&pr->plans[i].in_st, 0, sizeof(struct stat));
+        g_strlcpy(pr->plans[i].in_sha256, taken->in_sha256, sizeof(pr->plans[i].in_sha256));
+    }
+    return failed;
+}
+
+/* ---- the pages ------------------------------------------------------------------ */
+
+static const gal_stage_instance *
+gather_stage(const gal_preset *preset)
+{
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+
+        if (st->def->kind == GAL_STAGE_GATHER)
+            return st;
+    }
+    return NULL;
+}
+
+/* The record of photo i's kept item, when it is there as recorded. */
+static gal_manifest_entry *
+kept_item(preset_run *pr, int i)
+{
+    g_autofree char *rel = gal__item_rel(pr, i);
+    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    g_autofree char *rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+    gboolean exists;
+
+    if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
+        strcmp(e->preset_digest, pr->preset_digest) != 0 ||
+        !gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        return NULL;
+    return e;
+}
+
+/* Does photo i go on the pages with an item? A photo that failed leaves
+ * a gap, closed up, as in one run. */
+static gboolean
+on_pages(const preset_run *pr, int i)
+{
+    return pr->plans[i].member && pr->summary->photos[i].status != GAL_PHOTO_FAILED;
+}
+
+/* Every photo going on the pages must have its item: checked before any
+ * page is made. Their sort times come from the items' records. */
+static int
+check_items(preset_run *pr, int shards, gal_errors *errs)
+{
+    int failed = 0;
+
+    pr->sort_times = g_new(gint64, MAX(1, pr->summary->total));
+    for (int i = 0; i < pr->summary->total; i++) {
+        gal_manifest_entry *e;
+        gint64 time;
+        char *end;
+
+        pr->sort_times[i] = GAL_SORT_TIME_UNKNOWN;
+        if (!on_pages(pr, i))
+            continue;
+        if (!(e = kept_item(pr, i))) {
+            int k = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, shards);
+
+            failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+                "%s: its contact-sheet item is missing, or not what its shard (%d of %d) kept: "
+                "run shard %d again (--shard %d/%d)", pr->summary->photos[i].input, k, shards,
+                k, k, shards);
+            continue;
+        }
+        time = e->facts[GAL_ITEM_SORT_TIME]
+            ? g_ascii_strtoll(e->facts[GAL_ITEM_SORT_TIME], &end, 10) : 0;
+        if (e->facts[GAL_ITEM_SORT_TIME] && !*end && end != e->facts[GAL_ITEM_SORT_TIME])
+            pr->sort_times[i] = time;
+    }
+    return failed;
+}
+
+/* Photo i's kept item, read back, labelled as its tile would be. */
+static VipsImage *
+load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err)
+{
+    static const gal_read_rules rules = { "contact-sheet item", NULL, FALSE, 0, GAL_ERR_OUTPUT };
+    gal_read_rules capped = rules;
+    g_autofree char *rel = gal__item_rel(pr, i);
+    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+    g_autoptr(VipsImage) png = NULL;
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    VipsImage *item;
+    gal_facts facts;
+    gal_stage_ctx sc = gal__stage_ctx(stage);
+    int fd = gal__open_beneath(pr->claim.fd, rel);
+
+    capped.max_bytes = gal__limits.item_bytes;
+    if (fd < 0)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s", pr->out_dir, rel,
+                   g_strerror(errno)), NULL;
+    if (gal__fd_read_all(fd, rel, &capped, &data, &len, err)) {
+        close(fd);
+        return NULL;
+    }
+    close(fd);
+    if (vips_pngload_buffer(data, len, &png, NULL) || !(item = vips_image_copy_memory(png))) {
+        gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
+        return NULL;
+    }
+    gal__facts_from_path(pr->preset, pr->summary->photos[i].input, i + 1, pr->summary->total,
+        &facts, strings);
+    facts.caption = e->facts[GAL_ITEM_CAPTION];
+    facts.camera = e->facts[GAL_ITEM_CAMERA];
+    facts.lens = e->facts[GAL_ITEM_LENS];
+    facts.artist = e->facts[GAL_ITEM_ARTIST];
+    facts.copyright = e->facts[GAL_ITEM_COPYRIGHT];
+    facts.exposure = e->facts[GAL_ITEM_EXPOSURE];
+    facts.has_date = gal__exif_date_parse(e->facts[GAL_ITEM_DATE], &facts.date);
+    facts.index = gal__gather_index(pr->gather, pr->gather_id[i]);
+    if (stage->def->label) {
+        g_autofree char *label = stage->def->label(&sc, &facts);
+
+        if (label)
+            vips_image_set_string(item, GAL_META_LABEL, label);
+    }
+    return item;
+}
+
+typedef struct {
+    preset_run *pr;
+    const gal_stage_instance *stage;
+    gint next;
+    gint failed;      /* an item that was checked could not be read */
+    gal_error first;  /* why, for the first */
+    GMutex lock;
+} page_work;
+
+static gpointer
+page_worker(gpointer data)
+{
+    page_work *w = data;
+    preset_run *pr = w->pr;
+    int k;
+
+    while (!gal__cancelled(pr->engine->cancel) &&
+        (k = g_atomic_int_add(&w->next, 1)) < pr->n_todo) {
+        int i = pr->todo[k];
+        VipsImage *item = NULL;
+        gal_error err = { 0 };
+
+        if (on_pages(pr, i) && !(item = load_item(pr, i, w->stage, &err))) {
+            g_mutex_lock(&w->lock);
+            if (!w->failed++) {
+                gal_error_set_subject(&err, pr->summary->photos[i].input);
+                w->first = err;
+            }
+            g_mutex_unlock(&w->lock);
+        }
+        gal__gather_done(pr->gather, pr->gather_id[i], item);
+    }
+    vips_thread_shutdown();
+    return NULL;
+}
+
+/* The pages, from the kept items, by the run's own gathering. */
+static int
+make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
+{
+    page_work w = { pr, gather_stage(pr->preset), 0, 0, { 0 }, { 0 } };
+    int workers;
+    GThread **threads;
+
+    pr->n_todo = 0;
+    for (int i = 0; i < pr->summary->total; i++)
+        if (pr->plans[i].member)
+            pr->todo[pr->n_todo++] = i;
+    if (pr->n_todo == 0 || !w.stage)
+        return 0;
+    gal__plan_pages(pr);
+    workers = gal__schedule_workers(opts->jobs, pr->n_todo);
+    threads = g_new0(GThread *, workers);
+    g_mutex_init(&w.lock);
+    for (int t = 0; t < workers; t++)
+        threads[t] = g_thread_new("gallop-merge", page_worker, &w);
+    for (int t = 0; t < workers; t++)
+        g_thread_join(threads[t]);
+    g_free(threads);
+    g_mutex_clear(&w.lock);
+    if (w.failed) {
+        gal__errors_add(errs, &w.first);
+        return -1;
+    }
+    return 0;
+}
+
+/* Items of photos that are gone (or no longer on the pages) go with their
+ * records; the others stay for the next sharded run. */
+static void
+drop_stale_items(preset_run *pr)
+{
+    g_autoptr(GHashTable) keep = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GPtrArray) drop = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer value;
+
+    for (int i = 0; i < pr->summary->total; i++)
+        if (pr->plans[i].member && pr->has_pages)
+            g_hash_table_add(keep, gal__item_rel(pr, i));
+    g_hash_table_iter_init(&it, pr->manifest->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        gal_manifest_entry *e = value;
+
+        if (e->item && !g_hash_table_contains(keep, e->output))
+            g_ptr_array_add(drop, e->output);
+    }
+    for (guint d = 0; d < drop->len; d++) {
+        gal_error err = { 0 };
+        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, drop->pdata[d]);
+        gboolean exists;
+
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+                &exists))
+            gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
+        g_hash_table_remove(pr->manifest->entries, drop->pdata[d]);
+    }
+}
+
+static void
+remove_parts(preset_run *pr, const parts_found *found)
+{
+    for (int k = 1; k <= found->shards; k++) {
+        g_autofree char *name = gal__part_name(k, found->shards);
+        gal_error err = { 0 };
+
+        if (found->parts[k].manifest)
+            gal__unlink_beneath(pr->claim.fd, pr->out_dir, name, &err);
+    }
+}
+
+/* One preset's merge. */
+static int
+merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal_errors *errs)
+{
+    gal_run_summary *summary = pr->summary;
+    parts_found found = { 0 };
+    g_autoptr(GPtrArray) inputs = NULL;
+    g_autoptr(GHashTable) new_sheets = NULL;
+    gal_run_options merge_opts = *opts;
+    int failed;
+
+    merge_opts.prune = FALSE;
+    merge_opts.dry_run = FALSE;
+    if (!g_file_test(pr->out_dir, G_FILE_TEST_IS_DIR))
+        return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+            "%s: no such folder: nothing to merge", pr->out_dir);
+    /* No shard may still be writing (on this host; on others, the
+     * scheduler's dependency says so), and no other run or merge. */
+    if (gal__claim(pr, GAL_CLAIM_OWN, errs))
+        return -1;
+    failed = read_parts(pr, &found, errs) || shards_inputs(pr, &found, &inputs, errs);
+    if (!failed && opts->n_inputs == 0 && inputs)
+        failed = gal__collect(pr, opts, (const char *const *) inputs->pdata, (int) inputs->len,
+            skip_dir, errs);
+    else if (!failed)
+        failed = gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs);
+    if (!failed)
+        failed = report_missing(pr, &found, errs);
+    if (failed) {
+        parts_clear(&found);
+        return -1;
+    }
+    pr->shards = found.shards;
+    pr->manifest = gal__manifest_load(pr->out_dir);
+    join_records(pr, &found);
+    /* Names as the shards planned them (the parts' records spare the
+     * headers a name from EXIF would need). */
+    gal__plan_photos(pr);
+    if (take_results(pr, &found, errs) ||
+        (pr->has_pages && check_items(pr, found.shards, errs))) {
+        parts_clear(&found);
+        return -1;
+    }
+    if (pr->has_pages) {
+        gal__members_identity(pr, pr->members);
+        summary->sheets_stale = !gal__pages_current(pr, pr->members);
+        if (summary->sheets_stale && make_pages(pr, &merge_opts, errs)) {
+            parts_clear(&found);
+            return -1;
+        }
+    }
+    if (pr->gather) {
+        GArray *sheets = gal__gather_free(g_steal_pointer(&pr->gather));
+
+        summary->n_sheets = (int) sheets->len;
+        summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
+        for (int k = 0; k < summary->n_sheets; k++)
+            summary->sheets[k].preset = summary->preset;
+    }
+    summary->interrupted = gal__cancelled(pr->engine->cancel);
+    if (summary->interrupted) {
+        /* The parts stay, and so does the manifest: run the merge again. */
+        parts_clear(&found);
+        gal__count(summary);
+        return 0;
+    }
+    if (summary->n_sheets > 0) {
+        new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        gal__record_pages(pr, new_sheets);
+    }
+    gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
+    drop_stale_items(pr);
+    gal__find_orphans(pr, &merge_opts, new_sheets);
+    if (gal__manifest_save(pr->manifest, &summary->manifest_error) == 0)
+        remove_parts(pr, &found);
+    summary->leftovers_removed = pr->claim.leftovers_removed;
+    g_ptr_array_add(pr->manifest->warnings, NULL);
+    summary->warnings = g_strdupv((char **) pr->manifest->warnings->pdata);
+    g_ptr_array_set_size(pr->manifest->warnings, pr->manifest->warnings->len - 1);
+    parts_clear(&found);
+    gal__count(summary);
+    return 0;
+}
+
+int
+gal_merge_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
+    gal_run_summary **out, gal_errors *errs)
+{
+    g_autofree preset_run *prs = g_new0(preset_run, MAX(1, n));
+    gal_run_options merge_opts = *opts;
+    engine run = { 0 };
+    int status;
+
+    merge_opts.shard = merge_opts.shards = 0;
+    merge_opts.prune = FALSE;
+    status = gal__engine_begin(&run, prs, presets, n, &merge_opts, out, errs);
+    for (int r = 0; r < n && status == 0; r++) {
+        g_autofree char *skip = n > 1 ? g_path_get_dirname(prs[r].out_dir) : NULL;
+
+        status = merge_one(&prs[r], &merge_opts, skip ? skip : prs[r].out_dir, errs);
+    }
+    gal__engine_end(&run);
+    return status;
+}

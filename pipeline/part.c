@@ -1,0 +1,277 @@
+/* part.c: a shard's part of the manifest, its own lines (part.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "fsio.h"
+#include "part.h"
+
+void
+gal__part_info_clear(gal_part_info *info)
+{
+    g_free(info->version);
+    g_free(info->cwd);
+    g_strfreev(info->inputs);
+    *info = (gal_part_info) { 0 };
+}
+
+char *
+gal__part_name(int shard, int shards)
+{
+    return g_strdup_printf(GAL_MANIFEST_PREFIX "%d-of-%d.tsv", shard, shards);
+}
+
+gboolean
+gal__part_name_parse(const char *name, int *shard, int *shards)
+{
+    char tail[8];
+    int k, n;
+
+    if (!g_str_has_prefix(name, GAL_MANIFEST_PREFIX) ||
+        sscanf(name + strlen(GAL_MANIFEST_PREFIX), "%d-of-%d.%7s", &k, &n, tail) != 3 ||
+        strcmp(tail, "tsv") != 0 || k < 1 || k > n)
+        return FALSE;
+    /* Only the spelling gal__part_name gives: no "01-of-4". */
+    {
+        g_autofree char *canonical = gal__part_name(k, n);
+
+        if (strcmp(canonical, name) != 0)
+            return FALSE;
+    }
+    *shard = k;
+    *shards = n;
+    return TRUE;
+}
+
+static void
+append_int(GString *out, gint64 v)
+{
+    g_string_append_printf(out, "\t%" G_GINT64_FORMAT, v);
+}
+
+static void
+append_double(GString *out, double v)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    g_string_append_c(out, '\t');
+    g_string_append(out, g_ascii_dtostr(buf, sizeof(buf), v));
+}
+
+void
+gal__part_append_header(GString *out, const gal_part_info *info)
+{
+    g_string_append(out, "shard");
+    append_int(out, info->shard);
+    append_int(out, info->shards);
+    gal__manifest_append_field(out, info->preset_digest);
+    gal__manifest_append_field(out, info->version);
+    g_string_append(out, "\ninputs");
+    gal__manifest_append_field(out, info->cwd);
+    for (int i = 0; info->inputs && info->inputs[i]; i++)
+        gal__manifest_append_field(out, info->inputs[i]);
+    g_string_append_c(out, '\n');
+}
+
+void
+gal__part_append_result(GString *out, const char *rel_input, const char *rel_output,
+    const char *in_sha256, const gal_photo_result *r)
+{
+    g_string_append(out, "result");
+    gal__manifest_append_field(out, rel_input);
+    gal__manifest_append_field(out, rel_output);
+    gal__manifest_append_field(out, gal_status_name(r->status));
+    gal__manifest_append_field(out, gal_why_name(r->why));
+    gal__manifest_append_field(out, r->why_detail);
+    append_int(out, r->width);
+    append_int(out, r->height);
+    append_int(out, r->bytes);
+    gal__manifest_append_field(out, r->sha256);
+    gal__manifest_append_field(out, r->caption);
+    gal__manifest_append_field(out, r->caption_source);
+    append_int(out, r->caption_cut);
+    append_double(out, r->seconds);
+    append_double(out, r->hash_seconds);
+    append_int(out, r->error.code);
+    gal__manifest_append_field(out, r->error.file);
+    append_int(out, r->error.line);
+    append_int(out, r->error.col);
+    gal__manifest_append_field(out, r->error.key);
+    gal__manifest_append_field(out, r->error.subject);
+    gal__manifest_append_field(out, r->error.msg);
+    gal__manifest_append_field(out, in_sha256);
+    g_string_append_c(out, '\n');
+}
+
+void
+gal__part_append_done(GString *out, int n_results)
+{
+    g_string_append(out, "done");
+    append_int(out, n_results);
+    g_string_append_c(out, '\n');
+}
+
+void
+gal__part_result_free(gal_part_result *r)
+{
+    if (!r)
+        return;
+    g_free((char *) r->result.why_detail);
+    g_free((char *) r->result.caption);
+    g_free((char *) r->result.caption_source);
+    g_free(r->rel_output);
+    g_free(r);
+}
+
+static gboolean
+parse_int(const char *text, gint64 min, gint64 max, gint64 *v)
+{
+    char *end;
+
+    *v = g_ascii_strtoll(text, &end, 10);
+    return end != text && !*end && *v >= min && *v <= max;
+}
+
+static gboolean
+parse_double(const char *text, double *v)
+{
+    char *end;
+
+    *v = g_ascii_strtod(text, &end);
+    return end != text && !*end && *v >= 0 && *v < 1e12;
+}
+
+static gboolean
+parse_status(const char *name, gal_photo_status *status)
+{
+    for (int s = GAL_PHOTO_DONE; s <= GAL_PHOTO_ELSEWHERE; s++)
+        if (strcmp(gal_status_name((gal_photo_status) s), name) == 0) {
+            *status = (gal_photo_status) s;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+static gboolean
+parse_why(const char *name, gal_why *why)
+{
+    for (int w = GAL_WHY_NONE; w <= GAL_WHY_SHEET; w++)
+        if (strcmp(gal_why_name((gal_why) w), name) == 0) {
+            *why = (gal_why) w;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+static gboolean
+is_sha256(const char *text)
+{
+    if (!*text)
+        return TRUE;
+    if (strlen(text) != 64)
+        return FALSE;
+    for (const char *p = text; *p; p++)
+        if (!g_ascii_isxdigit(*p))
+            return FALSE;
+    return TRUE;
+}
+
+/* One "result" line: f[0] is "result". */
+static gal_part_result *
+parse_result(char **f)
+{
+    gal_part_result *pr = g_new0(gal_part_result, 1);
+    gal_photo_result *r = &pr->result;
+    gint64 width, height, bytes, cut, code, line, col;
+
+    if (g_strv_length(f) != 23 || !is_sha256(f[22]) || !*f[1] || !parse_status(f[3], &r->status) ||
+        !parse_why(f[4], &r->why) || !parse_int(f[6], 0, G_MAXINT, &width) ||
+        !parse_int(f[7], 0, G_MAXINT, &height) || !parse_int(f[8], 0, G_MAXINT64, &bytes) ||
+        !is_sha256(f[9]) || !parse_int(f[12], 0, 1, &cut) ||
+        !parse_double(f[13], &r->seconds) || !parse_double(f[14], &r->hash_seconds) ||
+        !parse_int(f[15], GAL_OK, GAL_ERR_INTERNAL, &code) ||
+        !parse_int(f[17], 0, G_MAXINT, &line) || !parse_int(f[18], 0, G_MAXINT, &col) ||
+        (*f[2] && !gal__path_is_beneath(f[2]))) {
+        gal__part_result_free(pr);
+        return NULL;
+    }
+    pr->rel_output = *f[2] ? g_strdup(f[2]) : NULL;
+    g_strlcpy(pr->in_sha256, f[22], sizeof(pr->in_sha256));
+    r->why_detail = *f[5] ? g_strdup(f[5]) : NULL;
+    r->width = (int) width;
+    r->height = (int) height;
+    r->bytes = bytes;
+    g_strlcpy(r->sha256, f[9], sizeof(r->sha256));
+    r->caption = *f[10] ? g_strdup(f[10]) : NULL;
+    r->caption_source = *f[11] ? g_strdup(f[11]) : NULL;
+    r->caption_cut = cut != 0;
+    r->error.code = (gal_code) code;
+    gal__utf8_copy(r->error.file, f[16], sizeof(r->error.file));
+    r->error.line = (int) line;
+    r->error.col = (int) col;
+    gal__utf8_copy(r->error.key, f[19], sizeof(r->error.key));
+    gal__utf8_copy(r->error.subject, f[20], sizeof(r->error.subject));
+    gal__utf8_copy(r->error.msg, f[21], sizeof(r->error.msg));
+    return pr;
+}
+
+static int
+damaged(const gal_manifest *part, const char *what, gal_error *err)
+{
+    return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s: the part is damaged; "
+        "run its shard again", part->dir, part->name, what);
+}
+
+int
+gal__part_read(const gal_manifest *part, gal_part_info *info, GHashTable *results,
+    gal_error *err)
+{
+    gboolean header = FALSE;
+
+    *info = (gal_part_info) { 0 };
+    for (guint i = 0; i < part->other_lines->len; i++) {
+        char **f = part->other_lines->pdata[i];
+        int n = (int) g_strv_length(f);
+        gint64 k, shards;
+
+        if (info->done)
+            return damaged(part, "lines after \"done\"", err);
+        if (strcmp(f[0], "shard") == 0) {
+            if (header || n != 5 || !parse_int(f[1], 1, G_MAXINT, &k) ||
+                !parse_int(f[2], k, G_MAXINT, &shards) || strlen(f[3]) != 64 ||
+                !is_sha256(f[3]))
+                return damaged(part, "a bad \"shard\" line", err);
+            header = TRUE;
+            info->shard = (int) k;
+            info->shards = (int) shards;
+            g_strlcpy(info->preset_digest, f[3], sizeof(info->preset_digest));
+            info->version = g_strdup(f[4]);
+        }
+        else if (strcmp(f[0], "inputs") == 0) {
+            if (!header || info->cwd || n < 2 || !g_path_is_absolute(f[1]))
+                return damaged(part, "a bad \"inputs\" line", err);
+            info->cwd = g_strdup(f[1]);
+            info->inputs = g_new0(char *, n - 1);
+            for (int p = 2; p < n; p++)
+                info->inputs[p - 2] = g_strdup(f[p]);
+        }
+        else if (strcmp(f[0], "result") == 0) {
+            gal_part_result *r = header ? parse_result(f) : NULL;
+
+            if (!r)
+                return damaged(part, "a bad \"result\" line", err);
+            g_hash_table_replace(results, g_strdup(f[1]), r);
+        }
+        else if (strcmp(f[0], "done") == 0) {
+            gint64 count;
+
+            if (!header || n != 2 || !parse_int(f[1], 0, G_MAXINT, &count) ||
+                count != (gint64) g_hash_table_size(results))
+                return damaged(part, "a bad \"done\" line", err);
+            info->n_results = (int) count;
+            info->done = TRUE;
+        }
+    }
+    if (!header || !info->cwd)
+        return damaged(part, "no \"shard\" and \"inputs\" lines", err);
+    return 0;
+}

@@ -1,0 +1,58 @@
+/* part.h: a shard's part of the manifest (docs/scale-out.md): the records
+ * of what one shard of a sharded run made, with each of its photos'
+ * results, written by the shard and joined by gallop merge. A part is a
+ * manifest file (.gallop-manifest.K-of-N.tsv) with three more kinds of
+ * line: who wrote it, one result per photo, and "done" when the shard
+ * finished. */
+#ifndef GAL_PART_H
+#define GAL_PART_H
+
+#include "internal.h"
+#include "manifest.h"
+
+/* Who wrote a part, and with what. */
+typedef struct gal_part_info {
+    int shard, shards;
+    char preset_digest[65];
+    char *version;       /* gallop's */
+    char *cwd;           /* the shard's working folder, absolute */
+    char **inputs;       /* the photos and folders it was given, as given; may be empty */
+    int n_results;       /* from the "done" line */
+    gboolean done;       /* the shard finished (its last line) */
+} gal_part_info;
+
+void gal__part_info_clear(gal_part_info *info);
+
+/* ".gallop-manifest.K-of-N.tsv". New string. */
+char *gal__part_name(int shard, int shards);
+/* Is `name` a part's file name? Which shard, of how many? */
+gboolean gal__part_name_parse(const char *name, int *shard, int *shards);
+
+/* The lines a part has beyond a manifest's, in order: the header... */
+void gal__part_append_header(GString *out, const gal_part_info *info);
+/* ...one result per photo of the shard: `rel_input` (the photo, relative
+ * to the output folder, as the manifest names it), `rel_output` (NULL:
+ * none), `in_sha256` (the photo's digest, "" when not taken)... */
+void gal__part_append_result(GString *out, const char *rel_input, const char *rel_output,
+    const char *in_sha256, const gal_photo_result *result);
+/* ...and, once the shard finished, "done" with the number of results. */
+void gal__part_append_done(GString *out, int n_results);
+
+/* A photo's result as a part records it. */
+typedef struct gal_part_result {
+    gal_photo_result result; /* input and output NULL; strings owned */
+    char *rel_output;        /* NULL: none */
+    char in_sha256[65];      /* the photo's digest; "": not taken */
+} gal_part_result;
+
+void gal__part_result_free(gal_part_result *r);
+
+/* Read the lines of a part loaded with gal__manifest_load_named: the
+ * header into `info` and the results into `results` (rel input ->
+ * gal_part_result, owned). -1 with `err` naming the line when the part
+ * is damaged; a part that is cut short before "done" is not damaged, only
+ * not done. */
+int gal__part_read(const gal_manifest *part, gal_part_info *info, GHashTable *results,
+    gal_error *err);
+
+#endif /* GAL_PART_H */

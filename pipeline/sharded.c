@@ -1,0 +1,251 @@
+/* sharded.c: a shard's own steps (engine.h, docs/scale-out.md).
+ *
+ * Shard K of N builds the products of its own photos (those whose path
+ * hashes to K, shard.h) and nothing else. It may run at the same time as
+ * the other shards, on other hosts, into the same folder, with no lock
+ * between hosts: so it writes only files of its own. Its outputs, as any
+ * run's; the items the pages will be made of, kept as small lossless
+ * files under .gallop-items/ (the pages themselves need every photo, so
+ * the merge makes them); and its part of the manifest, where its records
+ * and each photo's result go instead of into the manifest, which only a
+ * run that is not sharded, or the merge, writes. A shard tried again reads
+ * its part back and finds what it made up to date. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "exif.h"
+#include "shard.h"
+
+#define ITEMS_FOLDER ".gallop-items"
+
+/* Parts of another shard count are from a sharded run that was given up
+ * (the merge removes the parts it joins): they would only confuse the
+ * merge of this one. */
+static void
+remove_other_counts(preset_run *pr)
+{
+    g_autoptr(GDir) dir = pr->claim.fd >= 0 ? g_dir_open(pr->out_dir, 0, NULL) : NULL;
+    const char *name;
+
+    while (dir && (name = g_dir_read_name(dir))) {
+        int k, n;
+        gal_error err = { 0 };
+
+        if (gal__part_name_parse(name, &k, &n) && n != pr->shards)
+            gal__unlink_beneath(pr->claim.fd, pr->out_dir, name, &err);
+    }
+}
+
+void
+gal__shard_begin(preset_run *pr, const gal_run_options *opts)
+{
+    g_autofree char *name = gal__part_name(opts->shard, opts->shards);
+    g_autofree char *cwd = g_get_current_dir();
+    GHashTableIter it;
+    gpointer value;
+
+    pr->shard = opts->shard;
+    pr->shards = opts->shards;
+    pr->summary->shard = opts->shard;
+    pr->summary->shards = opts->shards;
+    pr->keep_items = pr->has_pages;
+    if (!opts->dry_run)
+        remove_other_counts(pr);
+    /* What an earlier try of this shard recorded counts as made: its
+     * records join the manifest's for the decisions. Its results are made
+     * again. */
+    pr->part = gal__manifest_load_named(pr->out_dir, name);
+    g_ptr_array_set_size(pr->part->other_lines, 0);
+    g_hash_table_iter_init(&it, pr->part->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        gal__manifest_put(pr->manifest, gal__manifest_entry_copy(value));
+    g_hash_table_iter_init(&it, pr->part->presets);
+    while (g_hash_table_iter_next(&it, &value, NULL))
+        gal__manifest_put_keys(pr->manifest, value,
+            g_hash_table_lookup(pr->part->presets, value));
+    for (guint w = 0; w < pr->part->warnings->len; w++)
+        g_ptr_array_add(pr->manifest->warnings, g_strdup(pr->part->warnings->pdata[w]));
+    g_ptr_array_set_size(pr->part->warnings, 0);
+
+    pr->part_info.shard = opts->shard;
+    pr->part_info.shards = opts->shards;
+    pr->part_info.version = g_strdup(GAL_VERSION);
+    pr->part_info.cwd = g_steal_pointer(&cwd);
+    pr->part_info.inputs = g_new0(char *, opts->n_inputs + 1);
+    for (int p = 0; p < opts->n_inputs; p++)
+        pr->part_info.inputs[p] = g_strdup(opts->inputs[p]);
+    for (int i = 0; i < pr->summary->total; i++)
+        pr->plans[i].elsewhere = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel,
+                                     pr->shards) != pr->shard;
+}
+
+void
+gal__shard_leave_others(preset_run *pr)
+{
+    int kept = 0;
+
+    for (int k = 0; k < pr->n_todo; k++)
+        if (!pr->plans[pr->todo[k]].elsewhere)
+            pr->todo[kept++] = pr->todo[k];
+    pr->n_todo = kept;
+    for (int i = 0; i < pr->summary->total; i++) {
+        gal_photo_result *result = &pr->summary->photos[i];
+
+        if (!pr->plans[i].elsewhere)
+            continue;
+        /* Its shard plans it the same way, and reports it. */
+        pr->plans[i].member = FALSE;
+        result->status = GAL_PHOTO_ELSEWHERE;
+        result->error = (gal_error) { 0 };
+    }
+}
+
+char *
+gal__item_rel(const preset_run *pr, int i)
+{
+    g_autofree char *rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+    g_autofree char *digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, rel_in, -1);
+
+    /* Named by the photo's path, not its content: one file per photo,
+     * replaced when the photo changes. */
+    return g_strdup_printf(ITEMS_FOLDER "/%.32s.png", digest);
+}
+
+/* The facts an item's label may show, as the item's record keeps them. */
+static void
+keep_facts(gal_manifest_entry *e, const gal_facts *facts, const char *input)
+{
+    e->facts[GAL_ITEM_CAPTION] = g_strdup(facts->caption);
+    e->facts[GAL_ITEM_CAMERA] = g_strdup(facts->camera);
+    e->facts[GAL_ITEM_LENS] = g_strdup(facts->lens);
+    e->facts[GAL_ITEM_ARTIST] = g_strdup(facts->artist);
+    e->facts[GAL_ITEM_COPYRIGHT] = g_strdup(facts->copyright);
+    e->facts[GAL_ITEM_EXPOSURE] = g_strdup(facts->exposure);
+    if (facts->has_date)
+        e->facts[GAL_ITEM_DATE] = g_strdup_printf("%04d:%02d:%02d %02d:%02d:%02d",
+            facts->date.tm_year + 1900, facts->date.tm_mon + 1, facts->date.tm_mday,
+            facts->date.tm_hour, facts->date.tm_min, facts->date.tm_sec);
+    e->facts[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
+        gal__sort_time(facts, input));
+}
+
+int
+gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
+{
+    photo_plan *plan = &pr->plans[i];
+    g_autofree char *rel = gal__item_rel(pr, i);
+    void *png = NULL;
+    size_t len = 0;
+    gal_manifest_entry *e;
+    struct stat st;
+
+    if (!job->gather_item)
+        return gal_error_set(err, GAL_ERR_INTERNAL, NULL, NULL, "no contact-sheet item made");
+    /* Lossless, so the pages the merge makes are those one run makes;
+     * metadata left out: only pixels are needed, and the label's facts go
+     * into the record. */
+    if (vips_pngsave_buffer(job->gather_item, &png, &len, "compression", 1, "strip", TRUE,
+            NULL))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
+    e = gal__manifest_entry_new();
+    e->item = TRUE;
+    e->output = g_strdup(rel);
+    e->input = gal__relative_path(pr->out_dir, job->input);
+    e->in_size = plan->in_st.st_size;
+    e->in_mtime_ns = gal__mtime_ns(&plan->in_st);
+    g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
+    g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
+    e->version = g_strdup(GAL_VERSION);
+    e->out_size = (gint64) len;
+    e->width = job->gather_item->Xsize;
+    e->height = job->gather_item->Ysize;
+    {
+        g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+
+        g_checksum_update(sum, png, (gssize) len);
+        g_strlcpy(e->out_sha256, g_checksum_get_string(sum), sizeof(e->out_sha256));
+    }
+    if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
+        g_free(png);
+        gal__manifest_entry_free(e);
+        return -1;
+    }
+    g_free(png);
+    e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
+    keep_facts(e, &job->facts, job->input);
+    for (guint d = 0; job->depends && d < job->depends->len; d++) {
+        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
+        char hex[65];
+        gboolean exists;
+
+        gal__dependency_state(path, &st, &exists, hex);
+        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
+            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
+    }
+    gal__manifest_entry_free(pr->plans[i].item_entry);
+    pr->plans[i].item_entry = e;
+    return 0;
+}
+
+int
+gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
+{
+    g_autoptr(GString) extra = g_string_new(NULL);
+    int results = 0;
+
+    g_strlcpy(pr->part_info.preset_digest, pr->preset_digest,
+        sizeof(pr->part_info.preset_digest));
+    gal__part_append_header(extra, &pr->part_info);
+    for (int i = 0; finished && i < pr->summary->total; i++) {
+        const gal_photo_result *result = &pr->summary->photos[i];
+        g_autofree char *rel_in = NULL;
+        g_autofree char *rel_out = NULL;
+
+        if (pr->plans[i].elsewhere)
+            continue;
+        rel_in = gal__relative_path(pr->out_dir, result->input);
+        rel_out = pr->outputs[i] ? gal__relative_path(pr->out_dir, pr->outputs[i]) : NULL;
+        gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_sha256, result);
+        results++;
+    }
+    if (finished)
+        gal__part_append_done(extra, results);
+    /* Durable once finished: the merge trusts a part that says "done". */
+    return gal__manifest_save_with(pr->part, extra->str, finished, err);
+}
+
+void
+gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
+{
+    gal_run_summary *summary = pr->summary;
+
+    if (opts->dry_run)
+        return;
+    /* Up-to-date products are the shard's too: its part says so, so the
+     * merge has every record of the shard's photos in one place. */
+    for (int i = 0; i < summary->total; i++) {
+        const photo_plan *plan = &pr->plans[i];
+        g_autofree char *item = NULL;
+        gal_manifest_entry *e;
+
+        if (plan->elsewhere || !plan->member)
+            continue;
+        if (pr->outputs[i] && summary->photos[i].status == GAL_PHOTO_UP_TO_DATE) {
+            g_autofree char *rel = gal__relative_path(pr->out_dir, pr->outputs[i]);
+
+            if ((e = g_hash_table_lookup(pr->manifest->entries, rel)) &&
+                !g_hash_table_contains(pr->part->entries, rel))
+                gal__manifest_put(pr->part, gal__manifest_entry_copy(e));
+        }
+        item = gal__item_rel(pr, i);
+        if (pr->keep_items && !plan->build_item &&
+            (e = g_hash_table_lookup(pr->manifest->entries, item)) &&
+            !g_hash_table_contains(pr->part->entries, item))
+            gal__manifest_put(pr->part, gal__manifest_entry_copy(e));
+    }
+    gal__manifest_put_keys(pr->part, pr->preset_digest, pr->keys);
+    gal__part_save(pr, !summary->interrupted, &summary->manifest_error);
+}
