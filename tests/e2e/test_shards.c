@@ -1,0 +1,540 @@
+/* Sharded runs (issue 16): N shards run at once into one folder, then
+ * merged, leave what one run leaves (outputs, contact sheets and report
+ * byte for byte, timings aside); a shard tried again rebuilds nothing;
+ * a killed shard leaves no partial file, and the merge names what is
+ * missing; --shard auto reads each scheduler's environment. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+/* A preset with a file per photo (a caption from EXIF) and contact
+ * sheets whose labels show what only the merge knows (the place on the
+ * sheets, the count) and what only the shard read (camera, date), in
+ * date order, several pages. */
+static const char photos_preset[] =
+    "gallop: 1\n"
+    "name: posts\n"
+    "stages:\n"
+    "  - resize: {width: 160, height: 160, fit: inside}\n"
+    "  - caption-burn: {size: 7%, max-lines: 2}\n"
+    "  - contact-sheet: {columns: 4, tile: 64, per-page: 9, sort: date, gap: 4,\n"
+    "      label: \"{index}/{count} {camera|?} {date:%a %H:%M}\", title: \"{preset}: {count}\"}\n"
+    "output: {name: \"{stem}.{ext}\", format: jpeg, quality: 80}\n";
+
+/* Contact sheets only: the photos are known by size and time. */
+static const char sheets_preset[] =
+    "gallop: 1\n"
+    "name: proof\n"
+    "stages:\n"
+    "  - resize: {width: 72, height: 72, fit: inside}\n"
+    "  - contact-sheet: {file: \"proof-{page}.png\", columns: 5, tile: 72, per-page: 10}\n"
+    "output: {photos: false}\n";
+
+static char *
+trip_dir(void)
+{
+    return g_build_filename(GAL_FIXTURES_DIR, "trip", NULL);
+}
+
+/* gallop ARGS... with a hang guard; its exit status. */
+static int
+gallop(const char *const *args, char **out, char **err)
+{
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+
+    /* No scheduler of the machine the tests run on may choose a shard. */
+    for (const char *const *v = (const char *const[]) { "env", "-u", "SLURM_ARRAY_TASK_ID",
+             "-u", "JOB_COMPLETION_INDEX", "-u", "CI_NODE_INDEX", "-u", "GALLOP_SHARDS", NULL };
+         *v; v++)
+        g_ptr_array_add(argv, (gpointer) *v);
+    g_ptr_array_add(argv, GAL_BINARY);
+    for (int i = 0; args[i]; i++)
+        g_ptr_array_add(argv, (gpointer) args[i]);
+    g_ptr_array_add(argv, NULL);
+    return gal_test_spawn_limited((const char *const *) argv->pdata, 300, out, err, NULL);
+}
+
+/* Start gallop ARGS... without waiting; its stderr goes to `log`. */
+static GPid
+start(const char *const *args, const char *log)
+{
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_autoptr(GError) error = NULL;
+    GPid pid = 0;
+
+    g_ptr_array_add(argv, "/bin/sh");
+    g_ptr_array_add(argv, "-c");
+    g_ptr_array_add(argv, "log=$1; shift; exec env -u SLURM_ARRAY_TASK_ID -u "
+                          "JOB_COMPLETION_INDEX -u CI_NODE_INDEX \"$@\" >/dev/null 2>\"$log\"");
+    g_ptr_array_add(argv, "sh");
+    g_ptr_array_add(argv, (gpointer) log);
+    g_ptr_array_add(argv, GAL_BINARY);
+    for (int i = 0; args[i]; i++)
+        g_ptr_array_add(argv, (gpointer) args[i]);
+    g_ptr_array_add(argv, NULL);
+    cr_assert(g_spawn_async(NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+                  NULL, &pid, &error),
+        "spawn: %s", error ? error->message : "?");
+    return pid;
+}
+
+static int
+wait_exit(GPid pid)
+{
+    int status = 0;
+
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *
+read_text(const char *path)
+{
+    char *text = NULL;
+
+    g_file_get_contents(path, &text, NULL, NULL);
+    return text ? text : g_strdup("");
+}
+
+/* Shards 1..n of the presets, all at once, into `out`. */
+static void
+run_shards(const char *const *presets, const char *in, const char *out, int n, const char *tmp)
+{
+    GPid pids[16];
+
+    cr_assert(n <= 16);
+    for (int k = 1; k <= n; k++) {
+        g_autofree char *shard = g_strdup_printf("%d/%d", k, n);
+        g_autofree char *log = g_strdup_printf("%s/shard-%d-of-%d.log", tmp, k, n);
+        g_autoptr(GPtrArray) args = g_ptr_array_new();
+
+        g_ptr_array_add(args, "run");
+        for (int p = 0; presets[p]; p++)
+            g_ptr_array_add(args, (gpointer) presets[p]);
+        for (const char *const *v = (const char *const[]) { in, "-o", out, "-j", "1", "-q",
+                 "--shard", shard, NULL };
+             *v; v++)
+            g_ptr_array_add(args, (gpointer) *v);
+        g_ptr_array_add(args, NULL);
+        pids[k - 1] = start((const char *const *) args->pdata, log);
+    }
+    for (int k = 1; k <= n; k++) {
+        g_autofree char *log = g_strdup_printf("%s/shard-%d-of-%d.log", tmp, k, n);
+        int status = wait_exit(pids[k - 1]);
+        g_autofree char *text = read_text(log);
+
+        cr_assert_eq(status, 0, "shard %d/%d exited %d:\n%s", k, n, status, text);
+    }
+}
+
+/* The report with what differs between any two runs taken out: timings,
+ * memory, and the output folder's own path. */
+static char *
+comparable_report(const char *path, const char *out_dir)
+{
+    g_autofree char *text = read_text(path);
+    g_autoptr(GRegex) numbers = g_regex_new(
+        "\"(total_seconds|hash_seconds|elapsed_seconds|peak_memory_bytes)\":[0-9.e+-]+", 0, 0,
+        NULL);
+    g_autofree char *timeless = g_regex_replace(numbers, text, -1, 0, "\"\\1\":0", 0, NULL);
+    g_auto(GStrv) parts = g_strsplit(timeless, out_dir, -1);
+
+    return g_strjoinv("OUT", parts);
+}
+
+/* Every file in `a` (a one run's folder, recursively, hidden ones aside)
+ * is in `b` with the same bytes, and `b` has no other. */
+static void
+expect_same_files(const char *a, const char *b, int *count)
+{
+    g_autoptr(GPtrArray) names_a = gal_test_list_dir(a);
+    g_autoptr(GPtrArray) names_b = gal_test_list_dir(b);
+    g_autoptr(GPtrArray) shown_a = g_ptr_array_new();
+    g_autoptr(GPtrArray) shown_b = g_ptr_array_new();
+
+    for (guint i = 0; i < names_a->len; i++)
+        if (((char *) names_a->pdata[i])[0] != '.')
+            g_ptr_array_add(shown_a, names_a->pdata[i]);
+    for (guint i = 0; i < names_b->len; i++)
+        if (((char *) names_b->pdata[i])[0] != '.')
+            g_ptr_array_add(shown_b, names_b->pdata[i]);
+    cr_assert_eq(shown_a->len, shown_b->len, "%u files in %s, %u in %s", shown_a->len, a,
+        shown_b->len, b);
+    for (guint i = 0; i < shown_a->len; i++) {
+        g_autofree char *pa = g_build_filename(a, shown_a->pdata[i], NULL);
+        g_autofree char *pb = g_build_filename(b, shown_b->pdata[i], NULL);
+        gsize la, lb;
+        g_autofree char *da = NULL;
+        g_autofree char *db = NULL;
+
+        cr_assert_str_eq(shown_a->pdata[i], shown_b->pdata[i]);
+        da = gal_test_read_bytes(pa, &la);
+        db = gal_test_read_bytes(pb, &lb);
+        cr_expect(la == lb && memcmp(da, db, la) == 0, "%s differs from one run's", pb);
+    }
+    *count = (int) shown_a->len;
+}
+
+static char *
+sha256_file(const char *path)
+{
+    gsize len;
+    g_autofree char *bytes = gal_test_read_bytes(path, &len);
+
+    return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+}
+
+Test(shards, merged_equals_one_run, .timeout = 600)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-equal");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *proof = gal_test_write_preset(tmp, "proof.yaml", sheets_preset);
+    g_autofree char *one = g_build_filename(tmp, "one", NULL);
+    g_autofree char *one_report = g_build_filename(tmp, "one.json", NULL);
+    const char *presets[] = { posts, proof, NULL };
+    g_autofree char *one_text = NULL;
+
+    cr_assert_eq(gallop((const char *const[]) { "run", posts, proof, trip, "-o", one, "-q",
+                            "--report", one_report, NULL },
+                     NULL, NULL),
+        0);
+    one_text = comparable_report(one_report, one);
+    for (int n = 1; n <= 4; n++) {
+        g_autofree char *name = g_strdup_printf("sharded-%d", n);
+        g_autofree char *out = g_build_filename(tmp, name, NULL);
+        g_autofree char *report = g_strdup_printf("%s.json", out);
+        g_autofree char *err = NULL;
+        g_autofree char *check_err = NULL;
+        g_autofree char *text = NULL;
+        g_autofree char *posts_one = g_build_filename(one, "posts", NULL);
+        g_autofree char *posts_out = g_build_filename(out, "posts", NULL);
+        g_autofree char *proof_one = g_build_filename(one, "proof", NULL);
+        g_autofree char *proof_out = g_build_filename(out, "proof", NULL);
+        g_autofree char *parts = NULL;
+        int files = 0, sheets = 0;
+
+        run_shards(presets, trip, out, n, tmp);
+        /* Each shard left its part, and no manifest or sheet yet. */
+        for (int k = 1; k <= n; k++) {
+            g_autofree char *part = g_strdup_printf("%s/.gallop-manifest.%d-of-%d.tsv",
+                posts_out, k, n);
+
+            cr_expect(g_file_test(part, G_FILE_TEST_IS_REGULAR), "no %s", part);
+        }
+        parts = g_build_filename(posts_out, "contact-1.jpg", NULL);
+        cr_expect_not(g_file_test(parts, G_FILE_TEST_EXISTS), "a shard made a contact sheet");
+
+        cr_assert_eq(gallop((const char *const[]) { "merge", posts, proof, "-o", out,
+                                "--report", report, NULL },
+                         NULL, &err),
+            0, "merge of %d shards: %s", n, err);
+        expect_same_files(posts_one, posts_out, &files);
+        cr_expect_eq(files, 23 + 3, "23 posts and 3 contact sheets, got %d files", files);
+        expect_same_files(proof_one, proof_out, &sheets);
+        cr_expect_eq(sheets, 3, "23 photos on 3 proof sheets, got %d", sheets);
+        text = comparable_report(report, out);
+        cr_expect_str_eq(text, one_text, "the report of %d merged shards differs from one run's",
+            n);
+        /* The parts are joined, and the result is up to date. */
+        cr_expect_eq(gallop((const char *const[]) { "run", posts, proof, trip, "-o", out,
+                                "--check", NULL },
+                         NULL, &check_err),
+            0, "--check after merging %d shards: %s", n, check_err);
+        g_free(parts);
+        parts = g_strdup_printf("%s/.gallop-manifest.1-of-%d.tsv", posts_out, n);
+        cr_expect_not(g_file_test(parts, G_FILE_TEST_EXISTS), "the merge left %s", parts);
+    }
+}
+
+/* A shard run again (a rescheduled pod, a requeued array task) finds what
+ * it made up to date: nothing is written again. */
+Test(shards, retried_shard_rebuilds_nothing)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-retry");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *first = NULL;
+    g_autofree char *again = NULL;
+    g_autofree char *part = g_build_filename(out, ".gallop-manifest.2-of-3.tsv", NULL);
+    g_autofree char *part_before = NULL;
+    g_autofree char *part_after = NULL;
+    g_autoptr(GPtrArray) before = NULL;
+    g_autoptr(GPtrArray) sums = g_ptr_array_new_with_free_func(g_free);
+
+    cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "--shard", "2/3",
+                            NULL },
+                     NULL, &first),
+        0, "%s", first);
+    cr_assert(strstr(first, "0 up to date"), "%s", first);
+    before = gal_test_list_dir(out);
+    for (guint i = 0; i < before->len; i++) {
+        g_autofree char *path = g_build_filename(out, before->pdata[i], NULL);
+        struct stat st;
+
+        cr_assert_eq(stat(path, &st), 0);
+        g_ptr_array_add(sums, S_ISREG(st.st_mode)
+                ? g_strdup_printf("%s %ld.%09ld", (char *) before->pdata[i], (long) st.st_mtim.tv_sec,
+                      st.st_mtim.tv_nsec)
+                : g_strdup(before->pdata[i]));
+    }
+    part_before = sha256_file(part);
+    cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "--shard", "2/3",
+                            NULL },
+                     NULL, &again),
+        0, "%s", again);
+    cr_expect(strstr(again, " 0 written"), "the retry wrote something:\n%s", again);
+    /* Every file as it was, to the nanosecond. */
+    {
+        g_autoptr(GPtrArray) after = gal_test_list_dir(out);
+
+        cr_assert_eq(after->len, before->len);
+        for (guint i = 0; i < after->len; i++) {
+            g_autofree char *path = g_build_filename(out, after->pdata[i], NULL);
+            g_autofree char *now = NULL;
+            struct stat st;
+
+            cr_assert_eq(stat(path, &st), 0);
+            now = S_ISREG(st.st_mode) && strcmp(after->pdata[i], ".gallop-manifest.2-of-3.tsv")
+                ? g_strdup_printf("%s %ld.%09ld", (char *) after->pdata[i],
+                      (long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec)
+                : NULL;
+            if (now)
+                cr_expect_str_eq(now, sums->pdata[i], "%s was written again", path);
+        }
+    }
+    part_after = sha256_file(part);
+    (void) part_after; /* results say up-to-date now: the part's text may change */
+}
+
+/* A shard killed part-way leaves finished outputs and hidden temporary
+ * files only; the merge refuses, naming it; run again, it finishes what
+ * was left, and the merge goes through. */
+Test(shards, killed_shard_is_named_then_resumed, .timeout = 300)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-killed");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *log = g_build_filename(tmp, "killed.log", NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *resumed = NULL;
+    g_autofree char *merged = NULL;
+    g_autofree char *first_output = g_build_filename(out, "trip-01.jpg", NULL);
+    GPid pid = start((const char *const[]) { "run", posts, trip, "-o", out, "-j", "1",
+                         "--shard", "1/1", NULL },
+        log);
+    int written = 0;
+
+    /* Killed once its first output is there. */
+    for (int wait = 0; wait < 3000 && !g_file_test(first_output, G_FILE_TEST_EXISTS); wait++)
+        g_usleep(10000);
+    kill(pid, SIGKILL);
+    wait_exit(pid);
+    {
+        g_autoptr(GPtrArray) names = gal_test_list_dir(out);
+
+        for (guint i = 0; i < names->len; i++) {
+            const char *name = names->pdata[i];
+            g_autofree char *path = g_build_filename(out, name, NULL);
+
+            if (name[0] == '.')
+                continue;
+            /* Whatever has a final name is whole. */
+            g_autoptr(VipsImage) image = gal_test_load_image(path, TRUE);
+            cr_expect_gt(vips_image_get_height(image), 0);
+            written++;
+        }
+    }
+    cr_assert_lt(written, 23, "the shard finished before it was killed");
+    cr_assert_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &err),
+        1, "%s", err);
+    cr_expect(strstr(err, "shard 1 of 1 did not finish"), "%s", err);
+    cr_expect(strstr(err, "--shard 1/1"), "%s", err);
+    cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "--shard", "1/1",
+                            NULL },
+                     NULL, &resumed),
+        0, "%s", resumed);
+    {
+        g_autofree char *expect = g_strdup_printf("%d written", 23 - written);
+
+        /* What the killed try recorded is not made again (the last output
+         * before the kill may not have been recorded yet). */
+        cr_expect(strstr(resumed, expect) || written > 1, "%s", resumed);
+        cr_expect(!strstr(resumed, " 0 up to date") || written == 0, "%s", resumed);
+    }
+    cr_expect_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL,
+                     &merged),
+        0, "%s", merged);
+    cr_expect_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "--check", NULL },
+                     NULL, NULL),
+        0);
+}
+
+/* A shard that never ran: the merge exits 1 naming it and every photo it
+ * was to build, and changes nothing. */
+Test(shards, missing_shard_is_named_with_its_photos)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-missing");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *manifest = g_build_filename(out, ".gallop-manifest.tsv", NULL);
+    g_autoptr(GPtrArray) names = NULL;
+    int missing = 0;
+
+    for (int k = 1; k <= 3; k += 2) {
+        g_autofree char *shard = g_strdup_printf("%d/3", k);
+
+        cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "-q",
+                                "--shard", shard, NULL },
+                         NULL, NULL),
+            0);
+    }
+    cr_assert_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &err),
+        1, "%s", err);
+    cr_expect(strstr(err, "shard 2 of 3 has not run (no part)"), "%s", err);
+    /* The photos named are those whose outputs are not there. */
+    for (int i = 1; i <= 23; i++) {
+        g_autofree char *name = g_strdup_printf("trip-%02d.jpg", i);
+        g_autofree char *output = g_build_filename(out, name, NULL);
+
+        if (!g_file_test(output, G_FILE_TEST_EXISTS))
+            missing++;
+    }
+    {
+        g_autofree char *count = g_strdup_printf("its %d photo", missing);
+
+        cr_expect(missing > 0 && strstr(err, count), "%d missing; %s", missing, err);
+    }
+    cr_expect_not(g_file_test(manifest, G_FILE_TEST_EXISTS), "the failed merge wrote a manifest");
+    names = gal_test_list_dir(out);
+    for (guint i = 0; i < names->len; i++)
+        cr_expect(!g_str_has_prefix(names->pdata[i], "contact-"), "a sheet was made: %s",
+            (char *) names->pdata[i]);
+}
+
+/* Photos added after the shards ran, and a merge given other preset
+ * values, are refused with what to do. */
+Test(shards, merge_refuses_other_photos_and_values)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-other");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *err2 = NULL;
+
+    for (int i = 1; i <= 4; i++)
+        gal_test_copy_trip(in, i, NULL);
+    for (int k = 1; k <= 2; k++) {
+        g_autofree char *shard = g_strdup_printf("%d/2", k);
+
+        cr_assert_eq(gallop((const char *const[]) { "run", posts, in, "-o", out, "-q",
+                                "--shard", shard, NULL },
+                         NULL, NULL),
+            0);
+    }
+    cr_assert_eq(gallop((const char *const[]) { "merge", posts, "-o", out, "--set",
+                            "resize.width=100", NULL },
+                     NULL, &err2),
+        2, "%s", err2);
+    cr_expect(strstr(err2, "other values") && strstr(err2, "resize.width"), "%s", err2);
+    gal_test_copy_trip(in, 5, NULL);
+    cr_assert_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &err),
+        1, "%s", err);
+    cr_expect(strstr(err, "trip-05.jpg: not in the part of its shard"), "%s", err);
+}
+
+/* --shard auto in each scheduler's environment. */
+Test(shards, auto_reads_each_scheduler)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-auto");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    static const struct {
+        const char *env[4];
+        const char *args[3];
+        int status;
+        const char *says;
+    } cases[] = {
+        { { "SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=3" }, { 0 },
+            0, "shard 2 of 3 (Slurm array task 5)" },
+        { { "SLURM_ARRAY_TASK_ID=8", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_COUNT=4",
+              "SLURM_ARRAY_TASK_STEP=4" }, { 0 }, 0, "shard 3 of 4 (Slurm array task 8)" },
+        { { "SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_COUNT=3" }, { 0 },
+            2, "is not one of evenly spaced tasks" },
+        { { "JOB_COMPLETION_INDEX=0" }, { "--shards", "4" }, 0,
+            "shard 1 of 4 (Kubernetes completion index 0)" },
+        { { "JOB_COMPLETION_INDEX=3", "GALLOP_SHARDS=4" }, { 0 }, 0,
+            "shard 4 of 4 (Kubernetes completion index 3)" },
+        { { "JOB_COMPLETION_INDEX=1" }, { 0 }, 2, "give --shards N or set GALLOP_SHARDS" },
+        { { "JOB_COMPLETION_INDEX=4", "GALLOP_SHARDS=4" }, { 0 }, 2, "there are 4 shards" },
+        { { "CI_NODE_INDEX=3", "CI_NODE_TOTAL=3" }, { 0 }, 0, "shard 3 of 3 (GitLab parallel job 3)" },
+        { { "CI_NODE_INDEX=4", "CI_NODE_TOTAL=3" }, { 0 }, 2, "is not a job of a `parallel:` set" },
+        { { "CI_NODE_INDEX=2", "CI_NODE_TOTAL=3" }, { "--shards", "4" }, 2,
+            "--shards 4, but the GitLab parallel job 2 is one of 3" },
+        { { 0 }, { 0 }, 2, "no scheduler says which shard this is" },
+    };
+
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_autofree char *err = NULL;
+        int status;
+
+        for (const char *const *v = (const char *const[]) { "env", "-u", "SLURM_ARRAY_TASK_ID",
+                 "-u", "SLURM_ARRAY_TASK_MIN", "-u", "SLURM_ARRAY_TASK_COUNT", "-u",
+                 "SLURM_ARRAY_TASK_STEP", "-u", "JOB_COMPLETION_INDEX", "-u", "GALLOP_SHARDS",
+                 "-u", "CI_NODE_INDEX", "-u", "CI_NODE_TOTAL", NULL };
+             *v; v++)
+            g_ptr_array_add(argv, (gpointer) *v);
+        for (int e = 0; e < 4 && cases[c].env[e]; e++)
+            g_ptr_array_add(argv, (gpointer) cases[c].env[e]);
+        for (const char *const *v = (const char *const[]) { GAL_BINARY, "run",
+                 "instagram-square", trip, "-o", out, "--dry-run", "--shard", "auto", NULL };
+             *v; v++)
+            g_ptr_array_add(argv, (gpointer) *v);
+        for (int a = 0; a < 3 && cases[c].args[a]; a++)
+            g_ptr_array_add(argv, (gpointer) cases[c].args[a]);
+        g_ptr_array_add(argv, NULL);
+        status = gal_test_spawn_limited((const char *const *) argv->pdata, 120, NULL, &err, NULL);
+        cr_expect_eq(status, cases[c].status, "case %zu: exit %d:\n%s", c, status, err);
+        cr_expect(strstr(err, cases[c].says), "case %zu: wanted \"%s\" in:\n%s", c,
+            cases[c].says, err);
+    }
+}
+
+Test(shards, bad_values_are_usage_errors)
+{
+    static const char *const values[][2] = {
+        { "0/3", "takes K/N" }, { "4/3", "takes K/N" }, { "2", "takes K/N" },
+        { "a/b", "takes K/N" }, { "1/0", "takes K/N" },
+    };
+    g_autofree char *tmp = gal_test_tmpdir("shards-bad");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *err = NULL;
+
+    for (size_t v = 0; v < G_N_ELEMENTS(values); v++) {
+        g_autofree char *e = NULL;
+
+        cr_expect_eq(gallop((const char *const[]) { "run", "instagram-square", trip, "-o", out,
+                                "--shard", values[v][0], NULL },
+                         NULL, &e),
+            2, "--shard %s", values[v][0]);
+        cr_expect(strstr(e, values[v][1]), "--shard %s: %s", values[v][0], e);
+    }
+    cr_expect_eq(gallop((const char *const[]) { "run", "instagram-square", trip, "-o", out,
+                            "--shard", "1/2", "--prune", NULL },
+                     NULL, &err),
+        2);
+    cr_expect(strstr(err, "--prune"), "%s", err);
+    cr_expect_not(g_file_test(out, G_FILE_TEST_EXISTS), "a refused run made %s", out);
+}
