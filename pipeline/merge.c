@@ -177,10 +177,15 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
     return failed;
 }
 
-/* The parts' records join the manifest's. */
+/* The parts' records join the manifest's. Two shards' photos may have
+ * made the same output (a name from EXIF, which a shard reads only for
+ * its own photos): the first record stays, the others go to `clashes`,
+ * for resolve_clashes once the plan has said whose the name is. */
 static void
-join_records(preset_run *pr, parts_found *found)
+join_records(preset_run *pr, parts_found *found, GPtrArray *clashes)
 {
+    g_autoptr(GHashTable) joined = g_hash_table_new(g_str_hash, g_str_equal);
+
     for (int k = 1; k <= found->shards; k++) {
         gal_manifest *part = found->parts[k].manifest;
         GHashTableIter it;
@@ -191,11 +196,73 @@ join_records(preset_run *pr, parts_found *found)
             gal__manifest_put_keys(pr->manifest, key, value);
         g_hash_table_iter_init(&it, part->entries);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
+            gal_manifest_entry *e = value, *before;
+
             g_hash_table_iter_steal(&it);
-            gal__manifest_put(pr->manifest, value);
+            before = g_hash_table_lookup(joined, e->output);
+            if (before && strcmp(before->input, e->input) != 0) {
+                g_ptr_array_add(clashes, e);
+                continue;
+            }
+            gal__manifest_put(pr->manifest, e);
+            g_hash_table_insert(joined, e->output, e);
         }
         for (guint w = 0; w < part->warnings->len; w++)
             g_ptr_array_add(pr->manifest->warnings, g_strdup(part->warnings->pdata[w]));
+    }
+}
+
+/* An output two shards' photos both wrote is the photo's the plan gave
+ * it to (the first in input order, as in one run; the other is refused),
+ * if the file is still that photo's; if the other shard renamed its file
+ * over it last, the photo fails, and its record goes, so the next run
+ * makes it again. */
+static void
+resolve_clashes(preset_run *pr, GPtrArray *clashes)
+{
+    g_autoptr(GHashTable) owners = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) photos = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+    if (clashes->len == 0)
+        return;
+    for (int i = 0; i < pr->summary->total; i++) {
+        if (pr->plans[i].member && pr->outputs[i])
+            g_hash_table_insert(owners, gal__relative_path(pr->out_dir, pr->outputs[i]),
+                GINT_TO_POINTER(i + 1));
+        g_hash_table_insert(photos, gal__relative_path(pr->out_dir, pr->summary->photos[i].input),
+            (gpointer) pr->summary->photos[i].input);
+    }
+    for (guint c = 0; c < clashes->len; c++) {
+        gal_manifest_entry *other = clashes->pdata[c];
+        int i = GPOINTER_TO_INT(g_hash_table_lookup(owners, other->output)) - 1;
+        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, other->output);
+        gal_photo_result *result;
+        g_autofree char *rel_in = NULL;
+        gboolean exists;
+
+        if (i < 0 || !e)
+            continue;
+        result = &pr->summary->photos[i];
+        rel_in = gal__relative_path(pr->out_dir, result->input);
+        if (strcmp(other->input, rel_in) == 0) {
+            /* The clashing record is the owner's: it takes the place. */
+            g_ptr_array_index(clashes, c) = e;
+            g_hash_table_steal(pr->manifest->entries, e->output);
+            gal__manifest_put(pr->manifest, other);
+            other = e;
+            e = g_hash_table_lookup(pr->manifest->entries, other->output);
+        }
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+                &exists))
+            continue;
+        result->status = GAL_PHOTO_FAILED;
+        gal_error_set(&result->error, GAL_ERR_OUTPUT, NULL, NULL,
+            "its output %s was replaced by that of %s, another shard's photo that makes the "
+            "same name (put {index} in output.name?); run again to make it",
+            pr->outputs[i], g_hash_table_contains(photos, other->input)
+                ? (const char *) g_hash_table_lookup(photos, other->input) : other->input);
+        gal_error_set_subject(&result->error, result->input);
+        g_hash_table_remove(pr->manifest->entries, e->output);
     }
 }
 
@@ -488,6 +555,8 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     parts_found found = { 0 };
     g_autoptr(GPtrArray) inputs = NULL;
     g_autoptr(GHashTable) new_sheets = NULL;
+    g_autoptr(GPtrArray) clashes = g_ptr_array_new_with_free_func(
+        (GDestroyNotify) gal__manifest_entry_free);
     gal_run_options merge_opts = *opts;
     int failed;
 
@@ -514,12 +583,16 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     }
     pr->shards = found.shards;
     pr->manifest = gal__manifest_load(pr->out_dir);
-    join_records(pr, &found);
+    join_records(pr, &found, clashes);
     /* Names as the shards planned them (the parts' records spare the
      * headers a name from EXIF would need). */
     gal__plan_photos(pr);
-    if (take_results(pr, &found, errs) ||
-        (pr->has_pages && check_items(pr, found.shards, errs))) {
+    if (take_results(pr, &found, errs)) {
+        parts_clear(&found);
+        return -1;
+    }
+    resolve_clashes(pr, clashes);
+    if (pr->has_pages && check_items(pr, found.shards, errs)) {
         parts_clear(&found);
         return -1;
     }

@@ -148,6 +148,11 @@ gal__plan_photos(preset_run *pr)
         gal__facts_from_path(preset, in->path, i + 1, summary->total, &facts, strings);
         if (needs_exif && (path = recorded_output(pr, by_input, i, in->path)))
             ; /* the photo is as it was when this name was rendered from it */
+        else if (needs_exif && pr->plans[i].elsewhere)
+            /* A shard reads no header of another shard's photo: its name
+             * from EXIF is left to that shard, and a clash between two
+             * shards' photos to the merge. */
+            continue;
         else if (needs_exif &&
             gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
                 &facts, strings, &result->error)) {

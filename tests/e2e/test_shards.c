@@ -101,9 +101,11 @@ read_text(const char *path)
     return text ? text : g_strdup("");
 }
 
-/* Shards 1..n of the presets, all at once, into `out`. */
+/* Shards 1..n of the presets, all at once, into `out`; each must exit
+ * `status`. */
 static void
-run_shards(const char *const *presets, const char *in, const char *out, int n, const char *tmp)
+run_shards(const char *const *presets, const char *in, const char *out, int n, const char *tmp,
+    int status_wanted)
 {
     GPid pids[16];
 
@@ -128,7 +130,7 @@ run_shards(const char *const *presets, const char *in, const char *out, int n, c
         int status = wait_exit(pids[k - 1]);
         g_autofree char *text = read_text(log);
 
-        cr_assert_eq(status, 0, "shard %d/%d exited %d:\n%s", k, n, status, text);
+        cr_assert_eq(status, status_wanted, "shard %d/%d exited %d:\n%s", k, n, status, text);
     }
 }
 
@@ -219,7 +221,7 @@ Test(shards, merged_equals_one_run, .timeout = 600)
         g_autofree char *parts = NULL;
         int files = 0, sheets = 0;
 
-        run_shards(presets, trip, out, n, tmp);
+        run_shards(presets, trip, out, n, tmp, 0);
         /* Each shard left its part, and no manifest or sheet yet. */
         for (int k = 1; k <= n; k++) {
             g_autofree char *part = g_strdup_printf("%s/.gallop-manifest.%d-of-%d.tsv",
@@ -537,4 +539,43 @@ Test(shards, bad_values_are_usage_errors)
         2);
     cr_expect(strstr(err, "--prune"), "%s", err);
     cr_expect_not(g_file_test(out, G_FILE_TEST_EXISTS), "a refused run made %s", out);
+}
+
+/* Names from EXIF: a shard reads only its own photos' headers, so two
+ * shards may both write one name. The merge refuses the later photo, as
+ * one run does, and fails the first unless its file is still its own; a
+ * run afterwards makes what one run makes. */
+Test(shards, names_from_exif_clashing_across_shards)
+{
+    static const char preset[] = "gallop: 1\n"
+                                 "name: clash\n"
+                                 "stages:\n"
+                                 "  - resize: {width: 64, height: 64, fit: inside}\n"
+                                 "output: {name: \"{camera|none}.{ext}\", format: jpeg}\n";
+    g_autofree char *tmp = gal_test_tmpdir("shards-clash");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *p = gal_test_write_preset(tmp, "clash.yaml", preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *one = g_build_filename(tmp, "one", NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *after = NULL;
+    const char *presets[] = { p, NULL };
+    int files = 0;
+
+    cr_assert_eq(gallop((const char *const[]) { "run", p, trip, "-o", one, "-q", NULL }, NULL,
+                     NULL),
+        1, "one photo gets the name, 22 are refused");
+    /* Each shard refuses its own photos after its first. */
+    run_shards(presets, trip, out, 3, tmp, 1);
+    cr_assert_eq(gallop((const char *const[]) { "merge", p, "-o", out, NULL }, NULL, &err), 1,
+        "%s", err);
+    /* Refused as in one run: every photo but the first. */
+    cr_expect_eq(gal_test_count_lines(err, "  ", NULL), 22 + (strstr(err, "was replaced by") != NULL),
+        "%s", err);
+    cr_expect(strstr(err, "trip-23.jpg: its output") && strstr(err, "is already the output of"),
+        "%s", err);
+    cr_expect_eq(gallop((const char *const[]) { "run", p, trip, "-o", out, NULL }, NULL, &after),
+        1, "%s", after);
+    expect_same_files(one, out, &files);
+    cr_expect_eq(files, 1);
 }
