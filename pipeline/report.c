@@ -161,7 +161,7 @@ photo_fields(GString *out, const gal_photo_result *p)
 }
 
 typedef struct {
-    int total, done, up_to_date, failed, ignored, planned, cancelled, sheets, orphans;
+    int total, done, up_to_date, failed, ignored, planned, cancelled, elsewhere, sheets, orphans;
 } counts;
 
 static void
@@ -174,6 +174,7 @@ add_counts(counts *c, const gal_run_summary *s)
     c->ignored += s->ignored;
     c->planned += s->planned;
     c->cancelled += s->cancelled;
+    c->elsewhere += s->elsewhere;
     c->sheets += s->n_sheets;
     c->orphans += s->n_orphans;
 }
@@ -188,6 +189,7 @@ totals(GString *out, const counts *c)
     key_int(out, "ignored", c->ignored);
     key_int(out, "planned", c->planned);
     key_int(out, "cancelled", c->cancelled);
+    key_int(out, "elsewhere", c->elsewhere);
     key_int(out, "sheets", c->sheets);
     key_int(out, "orphans", c->orphans);
 }
@@ -263,6 +265,15 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
         key_string(out, "output_dir", runs[r]->output_dir);
         key_bool(out, "interrupted", runs[r]->interrupted);
         key_bool(out, "sheets_stale", runs[r]->sheets_stale);
+        key(out, "shard");
+        if (runs[r]->shards) {
+            g_string_append_c(out, '{');
+            key_int(out, "index", runs[r]->shard);
+            key_int(out, "count", runs[r]->shards);
+            g_string_append_c(out, '}');
+        }
+        else
+            g_string_append(out, "null");
         key(out, "totals");
         g_string_append_c(out, '{');
         summary_totals(out, runs[r]);
