@@ -336,7 +336,7 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
     case GAL_PHOTO_FAILED:
     case GAL_PHOTO_IGNORED:
         if (!st->json)
-            print_error(&photo->error);
+            print_error(photo->error);
         break;
     /* A photo without an output (output.photos false) only gives its
      * contact-sheet tile; the sheets get their own lines. */
@@ -534,7 +534,7 @@ print_sheets(const gal_run_summary *s, gboolean quiet)
                 printf("sheet  %s (%dx%d)\n", sheet->output, sheet->width, sheet->height);
         }
         else {
-            print_error(&sheet->error);
+            print_error(sheet->error);
             failed++;
         }
     }
@@ -660,7 +660,7 @@ print_failures(gal_run_summary *const *runs, int n)
                 if (!header)
                     fprintf(stderr, "failed:\n");
                 header = TRUE;
-                fprintf(stderr, "  %s\n", gal_error_format(&runs[r]->photos[i].error, line,
+                fprintf(stderr, "  %s\n", gal_error_format(runs[r]->photos[i].error, line,
                     sizeof(line)));
             }
 }

@@ -261,3 +261,11 @@ gal__did_you_mean(const char *word, const char *const *candidates)
     }
     return best_distance <= limit ? best : NULL;
 }
+
+gal_error *
+gal__photo_error(gal_photo_result *result)
+{
+    if (!result->error)
+        result->error = g_new0(gal_error, 1);
+    return result->error;
+}

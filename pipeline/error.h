@@ -26,6 +26,9 @@ int gal_error_set(gal_error *err, gal_code code, const gal_loc *loc,
 int gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
     const char *what);
 
+/* The error of a photo's result, made (clear) when it has none yet. */
+gal_error *gal__photo_error(gal_photo_result *result);
+
 /* Name the photo an error is about (first subject wins). */
 void gal_error_set_subject(gal_error *err, const char *subject);
 

@@ -88,16 +88,16 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
     }
     else {
         result->status = GAL_PHOTO_FAILED;
-        result->error = *job_err;
+        *gal__photo_error(result) = *job_err;
         /* With several presets, the error says which one failed. */
         if (pr->engine->n_runs > 1) {
             g_autofree char *subject = g_strdup_printf("%s (preset %s)", result->input,
                 pr->preset->name);
 
-            gal_error_set_subject(&result->error, subject);
+            gal_error_set_subject(result->error, subject);
         }
         else
-            gal_error_set_subject(&result->error, result->input);
+            gal_error_set_subject(result->error, result->input);
     }
     if (!failed)
         gal__record_now(pr, i);

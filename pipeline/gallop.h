@@ -203,7 +203,10 @@ typedef struct gal_photo_result {
     const char *preset; /* the preset's name; owned by the run summary */
     const char *output; /* final output path, NULL if none (always, with output.photos false) */
     gal_photo_status status;
-    gal_error error;    /* set when FAILED or IGNORED */
+    /* Why, when FAILED or IGNORED; NULL otherwise. Owned by the summary
+     * (a pointer, not a gal_error of 1.7 KB in every result: a shard of a
+     * run over a million photos holds a result for each). */
+    gal_error *error;
     int width, height;  /* output size when DONE */
     double seconds;     /* wall time spent on this photo */
     gal_why why;             /* why it was (or would be) built, or not */

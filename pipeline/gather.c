@@ -211,19 +211,20 @@ write_page(gal_gather *g, int p)
     output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
         : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
                                                          : GAL_FORMAT_JPEG;
-    failed = stage->def->build_many(&sc, present, n, &info, &sheet, &result.error);
+    failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
     if (!failed) {
         strip_photo_metadata(sheet);
         gal_write_info written = { g->preset->name, NULL, NULL, 0, "" };
 
         failed = gal__output_write_info(&output, sheet, g->out_dir, name, &written,
-            &result.error);
+            result.error);
     }
     if (failed) {
         result.status = GAL_PHOTO_FAILED;
-        gal_error_set_subject(&result.error, result.output);
+        gal_error_set_subject(result.error, result.output);
     }
     else {
+        g_clear_pointer(&result.error, g_free);
         result.status = GAL_PHOTO_DONE;
         result.width = sheet->Xsize;
         result.height = sheet->Ysize;

@@ -256,12 +256,12 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
                 &exists))
             continue;
         result->status = GAL_PHOTO_FAILED;
-        gal_error_set(&result->error, GAL_ERR_OUTPUT, NULL, NULL,
+        gal_error_set(gal__photo_error(result), GAL_ERR_OUTPUT, NULL, NULL,
             "its output %s was replaced by that of %s, another shard's photo that makes the "
             "same name (put {index} in output.name?); run again to make it",
             pr->outputs[i], g_hash_table_contains(photos, other->input)
                 ? (const char *) g_hash_table_lookup(photos, other->input) : other->input);
-        gal_error_set_subject(&result->error, result->input);
+        gal_error_set_subject(result->error, result->input);
         g_hash_table_remove(pr->manifest->entries, e->output);
     }
 }
@@ -304,7 +304,8 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
         result->caption_cut = r->caption_cut;
         result->seconds = r->seconds;
         result->hash_seconds = r->hash_seconds;
-        result->error = r->error;
+        if (r->error)
+            *gal__photo_error(result) = *r->error;
         if (!taken->rel_output)
             g_clear_pointer((char **) &result->output, g_free);
         /* The pages know photos without files of their own by size and

@@ -76,6 +76,9 @@ void
 gal__part_append_result(GString *out, const char *rel_input, const char *rel_output,
     const char *in_sha256, const gal_photo_result *r)
 {
+    static const gal_error none = { 0 };
+    const gal_error *error = r->error ? r->error : &none;
+
     g_string_append(out, "result");
     gal__manifest_append_field(out, rel_input);
     gal__manifest_append_field(out, rel_output);
@@ -91,13 +94,13 @@ gal__part_append_result(GString *out, const char *rel_input, const char *rel_out
     append_int(out, r->caption_cut);
     append_double(out, r->seconds);
     append_double(out, r->hash_seconds);
-    append_int(out, r->error.code);
-    gal__manifest_append_field(out, r->error.file);
-    append_int(out, r->error.line);
-    append_int(out, r->error.col);
-    gal__manifest_append_field(out, r->error.key);
-    gal__manifest_append_field(out, r->error.subject);
-    gal__manifest_append_field(out, r->error.msg);
+    append_int(out, error->code);
+    gal__manifest_append_field(out, error->file);
+    append_int(out, error->line);
+    append_int(out, error->col);
+    gal__manifest_append_field(out, error->key);
+    gal__manifest_append_field(out, error->subject);
+    gal__manifest_append_field(out, error->msg);
     gal__manifest_append_field(out, in_sha256);
     g_string_append_c(out, '\n');
 }
@@ -118,6 +121,7 @@ gal__part_result_free(gal_part_result *r)
     g_free((char *) r->result.why_detail);
     g_free((char *) r->result.caption);
     g_free((char *) r->result.caption_source);
+    g_free(r->result.error);
     g_free(r->rel_output);
     g_free(r);
 }
@@ -204,13 +208,17 @@ parse_result(char **f)
     r->caption = *f[10] ? g_strdup(f[10]) : NULL;
     r->caption_source = *f[11] ? g_strdup(f[11]) : NULL;
     r->caption_cut = cut != 0;
-    r->error.code = (gal_code) code;
-    gal__utf8_copy(r->error.file, f[16], sizeof(r->error.file));
-    r->error.line = (int) line;
-    r->error.col = (int) col;
-    gal__utf8_copy(r->error.key, f[19], sizeof(r->error.key));
-    gal__utf8_copy(r->error.subject, f[20], sizeof(r->error.subject));
-    gal__utf8_copy(r->error.msg, f[21], sizeof(r->error.msg));
+    if (code != GAL_OK) {
+        gal_error *e = gal__photo_error(r);
+
+        e->code = (gal_code) code;
+        gal__utf8_copy(e->file, f[16], sizeof(e->file));
+        e->line = (int) line;
+        e->col = (int) col;
+        gal__utf8_copy(e->key, f[19], sizeof(e->key));
+        gal__utf8_copy(e->subject, f[20], sizeof(e->subject));
+        gal__utf8_copy(e->msg, f[21], sizeof(e->msg));
+    }
     return pr;
 }
 

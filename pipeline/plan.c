@@ -40,8 +40,8 @@ file_id(const struct stat *st)
 static void
 refuse(gal_photo_result *result, const char *message)
 {
-    gal_error_set(&result->error, GAL_ERR_OUTPUT, NULL, NULL, "%s", message);
-    gal_error_set_subject(&result->error, result->input);
+    gal_error_set(gal__photo_error(result), GAL_ERR_OUTPUT, NULL, NULL, "%s", message);
+    gal_error_set_subject(result->error, result->input);
     result->status = GAL_PHOTO_FAILED;
 }
 
@@ -130,9 +130,9 @@ gal__plan_photos(preset_run *pr)
 
         result->input = g_strdup(in->path);
         if (in->why || !in->regular) {
-            gal_error_set(&result->error, GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
+            gal_error_set(gal__photo_error(result), GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
-            gal_error_set_subject(&result->error, result->input);
+            gal_error_set_subject(result->error, result->input);
             result->status = in->refused ? GAL_PHOTO_FAILED : GAL_PHOTO_IGNORED;
             continue;
         }
@@ -155,14 +155,15 @@ gal__plan_photos(preset_run *pr)
             continue;
         else if (needs_exif &&
             gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
-                &facts, strings, &result->error)) {
-            gal_error_set_subject(&result->error, result->input);
+                &facts, strings, gal__photo_error(result))) {
+            gal_error_set_subject(result->error, result->input);
             result->status = GAL_PHOTO_FAILED;
             continue;
         }
         if (!path &&
-            !(path = gal__output_path(preset->output, pr->out_dir, &facts, &result->error))) {
-            gal_error_set_subject(&result->error, result->input);
+            !(path = gal__output_path(preset->output, pr->out_dir, &facts,
+                  gal__photo_error(result)))) {
+            gal_error_set_subject(result->error, result->input);
             result->status = GAL_PHOTO_FAILED;
             continue;
         }

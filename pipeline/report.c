@@ -110,7 +110,7 @@ error_object(GString *out, const gal_error *err)
 {
     char line[2048];
 
-    if (err->code == GAL_OK) {
+    if (!err || err->code == GAL_OK) {
         g_string_append(out, "null");
         return;
     }
@@ -152,7 +152,7 @@ photo_fields(GString *out, const gal_photo_result *p)
     key_string(out, "caption_source", p->caption_source);
     key_bool(out, "caption_cut", p->caption_cut);
     key(out, "error");
-    error_object(out, &p->error);
+    error_object(out, p->error);
     key(out, "timings");
     g_string_append_c(out, '{');
     key_number(out, "total_seconds", p->seconds);

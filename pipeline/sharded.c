@@ -99,7 +99,7 @@ gal__shard_leave_others(preset_run *pr)
         /* Its shard plans it the same way, and reports it. */
         pr->plans[i].member = FALSE;
         result->status = GAL_PHOTO_ELSEWHERE;
-        result->error = (gal_error) { 0 };
+        g_clear_pointer(&result->error, g_free);
     }
 }
 

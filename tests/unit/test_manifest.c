@@ -277,8 +277,9 @@ Test(manifest, events_escape_every_awkward_character)
     photo.output = "out/ok.jpg";
     photo.status = GAL_PHOTO_FAILED;
     photo.why = GAL_WHY_INPUT_CHANGED;
-    gal_error_set(&photo.error, GAL_ERR_INPUT, NULL, NULL, "cannot read: \"%s\"", "x\ty");
-    gal_error_set_subject(&photo.error, input);
+    gal_error_set(gal__photo_error(&photo), GAL_ERR_INPUT, NULL, NULL, "cannot read: \"%s\"",
+        "x\ty");
+    gal_error_set_subject(photo.error, input);
     photo.seconds = 0.25;
     line = gal_photo_event_json(&photo, 3, 7);
     cr_expect_null(strchr(line, '\n'), "an event spans lines: %s", line);
