@@ -36,19 +36,19 @@ ref_sha256(const file_ref *f, char *hex)
  * (may be NULL), so a changed photo is not read twice. */
 static gboolean
 same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
-    const struct stat *st, char *hashed)
+    gint64 now_size, gint64 now_mtime_ns, char *hashed)
 {
     char hex[65];
 
-    if (st->st_size == *size && gal__mtime_ns(st) == *mtime_ns)
+    if (now_size == *size && now_mtime_ns == *mtime_ns)
         return TRUE;
     if (ref_sha256(f, hex))
         return FALSE;
     if (hashed)
         memcpy(hashed, hex, sizeof(hex));
-    if (st->st_size != *size || strcmp(hex, sha256) != 0)
+    if (now_size != *size || strcmp(hex, sha256) != 0)
         return FALSE;
-    *mtime_ns = gal__mtime_ns(st);
+    *mtime_ns = now_mtime_ns;
     return TRUE;
 }
 
@@ -59,7 +59,7 @@ same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
     /* A different size is a different file: no need to read it. */
     if (st->st_size != *size)
         return FALSE;
-    return same_file_hashed(f, size, mtime_ns, sha256, st, NULL);
+    return same_file_hashed(f, size, mtime_ns, sha256, st->st_size, gal__mtime_ns(st), NULL);
 }
 
 gboolean
@@ -95,6 +95,16 @@ dependency_change(gal_dep_record *dep)
     return NULL;
 }
 
+void
+gal__plan_stat(photo_plan *plan, const char *path)
+{
+    struct stat st;
+    gboolean there = stat(path, &st) == 0;
+
+    plan->in_size = there ? st.st_size : 0;
+    plan->in_mtime_ns = there ? gal__mtime_ns(&st) : 0;
+}
+
 gal_why
 gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e, char **detail)
 {
@@ -119,7 +129,8 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_file_hashed(&photo, &e->in_size, &e->in_mtime_ns, e->in_sha256, &plan->in_st,
+    if (!same_file_hashed(&photo, &e->in_size, &e->in_mtime_ns, e->in_sha256, plan->in_size,
+            plan->in_mtime_ns,
             plan->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; d < e->deps->len; d++) {
@@ -235,7 +246,7 @@ members_by_stat(preset_run *pr, char *hex)
             continue;
         rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         line = g_strdup_printf("%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT, rel,
-            (gint64) plan->in_st.st_size, gal__mtime_ns(&plan->in_st));
+            plan->in_size, plan->in_mtime_ns);
         g_checksum_update(sum, (const guchar *) line, -1);
         if (captions) {
             g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
@@ -306,8 +317,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         gal_photo_result *result = &summary->photos[i];
         char *detail = NULL;
 
-        if (stat(result->input, &plan->in_st) != 0)
-            memset(&plan->in_st, 0, sizeof(struct stat));
+        gal__plan_stat(plan, result->input);
         if (!plan->has_output)
             continue;
         result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);

@@ -40,7 +40,7 @@
 
 /* What one preset makes of one photo, and what its worker adds. */
 typedef struct photo_plan {
-    struct stat in_st;         /* the photo as planned */
+    gint64 in_size, in_mtime_ns; /* the photo as planned (0: not there) */
     char in_sha256[65];        /* "" until hashed */
     gboolean member;           /* taken into the run: neither refused nor ignored */
     gboolean elsewhere;        /* a sharded run: another shard's photo */
@@ -165,6 +165,8 @@ gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint6
 /* Are the pages recorded for exactly these `members` (an identity), and
  * intact? */
 gboolean gal__pages_current(preset_run *pr, const char *members);
+/* Take the photo at `path` as it is now into `plan` (size and time). */
+void gal__plan_stat(photo_plan *plan, const char *path);
 /* Is the record `e` of photo i's product at `rel` (beneath the output
  * folder) up to date? Why not, with details in *detail. */
 gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e,

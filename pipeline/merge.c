@@ -310,8 +310,7 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
             g_clear_pointer((char **) &result->output, g_free);
         /* The pages know photos without files of their own by size and
          * time, as now. */
-        if (stat(result->input, &pr->plans[i].in_st) != 0)
-            memset(&pr->plans[i].in_st, 0, sizeof(struct stat));
+        gal__plan_stat(&pr->plans[i], result->input);
         g_strlcpy(pr->plans[i].in_sha256, taken->in_sha256, sizeof(pr->plans[i].in_sha256));
     }
     return failed;

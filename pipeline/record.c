@@ -19,8 +19,8 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
 
     e->output = gal__relative_path(pr->out_dir, pr->outputs[i]);
     e->input = gal__relative_path(pr->out_dir, job->input);
-    e->in_size = plan->in_st.st_size;
-    e->in_mtime_ns = gal__mtime_ns(&plan->in_st);
+    e->in_size = plan->in_size;
+    e->in_mtime_ns = plan->in_mtime_ns;
     g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
     g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
     e->version = g_strdup(GAL_VERSION);
