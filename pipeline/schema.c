@@ -38,6 +38,7 @@ gal__type_name(gal_type type)
     case GAL_T_STRLIST: return "list";
     case GAL_T_PATHLIST: return "paths";
     case GAL_T_TEMPLATE: return "template";
+    case GAL_T_RATIO: return "ratio";
     }
     return "?";
 }
@@ -261,6 +262,38 @@ parse_length(const gal_section *sec, const gal_param *param, const gal_node *val
     return 0;
 }
 
+/* One term of a ratio: decimal digits only, from param->min to ->max. */
+static gboolean
+ratio_term(const gal_param *param, const char *text, int *out)
+{
+    long long v;
+
+    if (!*text || strspn(text, "0123456789") != strlen(text) || !parse_int(text, &v) ||
+        v < param->min || v > param->max)
+        return FALSE;
+    *out = (int) v;
+    return TRUE;
+}
+
+/* "3:2": width and height, each a whole number from min to max; spaces
+ * around the terms are allowed. */
+static int
+parse_ratio(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gal_ratio *out, gal_error *err)
+{
+    g_autofree char *shown = gal__excerpt(value->text, GAL_EXCERPT_CHARS);
+    g_auto(GStrv) terms = g_strsplit(value->text, ":", -1);
+    gal_ratio ratio;
+
+    if (g_strv_length(terms) != 2 || !ratio_term(param, g_strstrip(terms[0]), &ratio.w) ||
+        !ratio_term(param, g_strstrip(terms[1]), &ratio.h))
+        return value_error(err, sec, param, value,
+            "expected width:height such as 1:1, 4:5 or 3:2, each from %g to %g, got \"%s\"",
+            param->min, param->max, shown);
+    *out = ratio;
+    return 0;
+}
+
 int
 gal__size_px(const gal_size *size, int reference)
 {
@@ -354,7 +387,7 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
 
         for (int i = 0; yes[i]; i++)
             if (g_ascii_strcasecmp(text, yes[i]) == 0 || g_ascii_strcasecmp(text, no[i]) == 0) {
-                *FIELD(opts, param, gboolean) = g_ascii_strcasecmp(text, yes[i]) == 0;
+                *FIELD(opts, param, bool) = g_ascii_strcasecmp(text, yes[i]) == 0;
                 return 0;
             }
         return value_error(err, sec, param, value, "expected true or false, got \"%s\"", shown);
@@ -435,6 +468,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         *FIELD(opts, param, gal_template *) = tpl;
         return 0;
     }
+    case GAL_T_RATIO:
+        return parse_ratio(sec, param, value, FIELD(opts, param, gal_ratio), err);
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
     case GAL_T_SIZE:
@@ -671,7 +706,7 @@ append_value(GString *out, const gal_param *p, const void *opts)
 {
     switch (p->type) {
     case GAL_T_BOOL:
-        g_string_append(out, *FIELD(opts, p, gboolean) ? "true" : "false");
+        g_string_append(out, *FIELD(opts, p, bool) ? "true" : "false");
         break;
     case GAL_T_INT:
         if (!p->def && *FIELD(opts, p, int) == 0)
@@ -739,6 +774,12 @@ append_value(GString *out, const gal_param *p, const void *opts)
             g_string_append(out, "-");
         break;
     }
+    case GAL_T_RATIO: {
+        const gal_ratio *r = FIELD(opts, p, gal_ratio);
+
+        g_string_append_printf(out, "%d:%d", r->w, r->h);
+        break;
+    }
     }
 }
 
@@ -765,6 +806,8 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
             range = g_strdup_printf("%g..%g", p->min, p->max);
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
+        else if (p->type == GAL_T_RATIO)
+            range = g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
         else if (p->type == GAL_T_TEMPLATE && p->max > 0)
             range = g_strdup_printf("at most %g characters", p->max);
         else if (p->type == GAL_T_ENUM)
