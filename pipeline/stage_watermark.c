@@ -191,13 +191,7 @@ watermark_release(void *data)
 static gboolean
 text_is_fixed(const gal_template *text)
 {
-    static const char *const fields[] = { "name", "stem", "ext", "caption", "camera", "lens",
-        "artist", "copyright", "exposure", "date", "index", "count", NULL };
-
-    for (int i = 0; fields[i]; i++)
-        if (gal__template_uses(text, fields[i]))
-            return FALSE;
-    return TRUE;
+    return !gal__template_uses_any(text, GAL_FIELD_PER_PHOTO);
 }
 
 /* An SVG logo is drawn this wide (or at its own size, if larger), so that
