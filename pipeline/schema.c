@@ -15,6 +15,25 @@
 
 #define FIELD(opts, param, type) ((type *) ((char *) (opts) + (param)->offset))
 
+const char *const gal__bool_words[] = { "true", "yes", "on", "false", "no", "off", NULL };
+const char *const gal__choice_aliases[][2] = { { "center", "centre" }, { NULL, NULL } };
+
+static const struct {
+    const char *name;
+    gal_color color;
+} named_colors[] = {
+    { "black", { 0, 0, 0, 255 } },
+    { "white", { 255, 255, 255, 255 } },
+    { "transparent", { 0, 0, 0, 0 } },
+    { "none", { 0, 0, 0, 0 } }, /* "band: none" reads better than transparent */
+};
+
+const char *
+gal__color_name(size_t i)
+{
+    return i < G_N_ELEMENTS(named_colors) ? named_colors[i].name : NULL;
+}
+
 char *
 gal__param_key(const gal_param *param)
 {
@@ -109,18 +128,12 @@ hex_digit(char c)
 int
 gal__color_parse(const char *text, gal_color *out)
 {
-    static const struct { const char *name; gal_color color; } named[] = {
-        { "black", { 0, 0, 0, 255 } },
-        { "white", { 255, 255, 255, 255 } },
-        { "transparent", { 0, 0, 0, 0 } },
-        { "none", { 0, 0, 0, 0 } }, /* "band: none" reads better than transparent */
-    };
     size_t n = strlen(text);
     int digits[8];
 
-    for (size_t i = 0; i < G_N_ELEMENTS(named); i++)
-        if (g_ascii_strcasecmp(text, named[i].name) == 0) {
-            *out = named[i].color;
+    for (size_t i = 0; i < G_N_ELEMENTS(named_colors); i++)
+        if (g_ascii_strcasecmp(text, named_colors[i].name) == 0) {
+            *out = named_colors[i].color;
             return 0;
         }
     if (text[0] != '#' || !(n == 4 || n == 5 || n == 7 || n == 9))
@@ -217,8 +230,9 @@ parse_enum(const gal_section *sec, const gal_param *param, const gal_node *value
     const char *guess;
 
     /* Both spellings of centre are common in presets. */
-    if (g_ascii_strcasecmp(text, "center") == 0)
-        text = "centre";
+    for (int i = 0; gal__choice_aliases[i][0]; i++)
+        if (g_ascii_strcasecmp(text, gal__choice_aliases[i][0]) == 0)
+            text = gal__choice_aliases[i][1];
     for (int i = 0; param->choices[i]; i++)
         if (g_ascii_strcasecmp(text, param->choices[i]) == 0) {
             *out = i;
@@ -381,17 +395,13 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     shown = gal__excerpt(text, GAL_EXCERPT_CHARS);
 
     switch (param->type) {
-    case GAL_T_BOOL: {
-        static const char *const yes[] = { "true", "yes", "on", NULL };
-        static const char *const no[] = { "false", "no", "off", NULL };
-
-        for (int i = 0; yes[i]; i++)
-            if (g_ascii_strcasecmp(text, yes[i]) == 0 || g_ascii_strcasecmp(text, no[i]) == 0) {
-                *FIELD(opts, param, bool) = g_ascii_strcasecmp(text, yes[i]) == 0;
+    case GAL_T_BOOL:
+        for (int i = 0; gal__bool_words[i]; i++)
+            if (g_ascii_strcasecmp(text, gal__bool_words[i]) == 0) {
+                *FIELD(opts, param, bool) = i < 3; /* the first three say yes */
                 return 0;
             }
         return value_error(err, sec, param, value, "expected true or false, got \"%s\"", shown);
-    }
     case GAL_T_INT: {
         long long v;
 

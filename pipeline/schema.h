@@ -183,6 +183,14 @@ const char *gal__type_name(gal_type type);
 char *gal__path_beside(const char *file, const char *path);
 
 int gal__color_parse(const char *text, gal_color *out);
+/* The i-th colour name ("black", "white"...) in any case; NULL past the
+ * last. */
+const char *gal__color_name(size_t i);
+/* What a BOOL key takes, in any case: true, yes, on, then false, no, off. */
+extern const char *const gal__bool_words[];
+/* Another spelling an ENUM key takes for one of its choices, {"center",
+ * "centre"}, when that choice is among its own; ends with {NULL, NULL}. */
+extern const char *const gal__choice_aliases[][2];
 /* A length against a reference size in pixels (percent of `reference`). */
 int gal__length_px(const gal_length *len, int reference);
 /* The same, clamped to the size's bounds. */
