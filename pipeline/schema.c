@@ -813,7 +813,7 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
         g_autofree char *range = NULL;
 
         if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE)
-            range = g_strdup_printf("%g..%g", p->min, p->max);
+            range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
         else if (p->type == GAL_T_RATIO)

@@ -47,7 +47,7 @@ append_table(GString *out, const gal_section *sec)
             g_string_append(out, "(unset)");
         g_string_append(out, " | ");
         if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE) {
-            g_autofree char *range = g_strdup_printf("%g..%g", p->min, p->max);
+            g_autofree char *range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
 
             append_code(out, range);
         }
