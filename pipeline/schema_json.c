@@ -343,21 +343,22 @@ append_int_range(GString *out, long long lo, long long hi)
     gboolean first = TRUE;
 
     g_string_append(out, "(");
-    for (int digits = 1; digits <= 19; digits++) {
-        long long start = digits == 1 ? 0 : (long long) pow(10, digits - 1);
-        long long end = (long long) pow(10, digits) - 1;
+    /* Numbers of 1, 2, 3... digits in turn: [10^(d-1), 10^d - 1]; hi is
+     * at most 1e15 (whole_number_pattern), so nothing overflows. */
+    for (long long low = 0, high = 9;; low = high + 1, high = high * 10 + 9) {
+        long long start = MAX(low, lo), end = MIN(high, hi);
         char a[24], b[24];
 
-        start = MAX(start, lo);
-        end = MIN(end, hi);
-        if (start > end)
-            continue;
-        g_snprintf(a, sizeof(a), "%lld", start);
-        g_snprintf(b, sizeof(b), "%lld", end);
-        if (!first)
-            g_string_append_c(out, '|');
-        append_digits_range(out, a, b);
-        first = FALSE;
+        if (start <= end) {
+            g_snprintf(a, sizeof(a), "%lld", start);
+            g_snprintf(b, sizeof(b), "%lld", end);
+            if (!first)
+                g_string_append_c(out, '|');
+            append_digits_range(out, a, b);
+            first = FALSE;
+        }
+        if (high >= hi)
+            break;
     }
     g_string_append(out, ")");
 }
