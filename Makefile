@@ -3,6 +3,8 @@
 #   make test   install what is missing, build, run every test
 #               (with CI set, also the whole suite under ASan + UBSan)
 #   make stress hundreds of small runs at -j 4 that must not crash (issue 12)
+#   make schema rewrite presets/gallop.schema.json and the key tables of
+#               docs/presets.md from the parameter tables (commit them)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -12,9 +14,10 @@ GALLOP      := $(BUILD)/cmd/gallop
 # Everything gallop needs from Debian, to build, test and demo.
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
-	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
+	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
+	nodejs npm
 
-.PHONY: all deps build demo test test-sanitize stress clean bench
+.PHONY: all deps build demo test test-sanitize stress clean bench schema schema-deps
 
 all: build
 
@@ -22,7 +25,9 @@ all: build
 deps:
 	@missing=""; \
 	for p in $(DEBIAN_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" && continue; \
+	  [ $$p = npm ] && command -v npm >/dev/null && continue; \
+	  missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -47,14 +52,19 @@ demo: build
 	@echo "  contact sheet of the set: out/demo/contact-1.jpg"
 	@echo "  (see the resolved preset with: $(GALLOP) check instagram-portrait)"
 
-test: build
+# ajv, for the schema test (tests/schema/package.json; exact versions from
+# its package-lock.json).
+schema-deps: deps
+	npm ci --prefix tests/schema --no-audit --no-fund
+
+test: build schema-deps
 	ctest --test-dir $(BUILD) --output-on-failure
 ifneq ($(CI),)
 	$(MAKE) test-sanitize
 endif
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-sanitize: deps
+test-sanitize: deps schema-deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGAL_WERROR=ON \
 	  -DGAL_SANITIZE=address,undefined
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
@@ -67,6 +77,9 @@ test-sanitize: deps
 # STRESS_PHOTOS and STRESS_JOBS pass through the environment.
 stress: build
 	tests/stress/run $(BUILD)
+
+schema: build
+	tests/schema/regen $(GALLOP) .
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out

@@ -34,6 +34,7 @@ static const char usage_text[] =
     "  check PRESET            validate a preset and print the resolved pipeline\n"
     "  presets                 list the shipped presets\n"
     "  stages [NAME]           the keys of each stage and section: type, default, range, help\n"
+    "                          (--markdown: as tables; --json-schema: a preset's JSON Schema)\n"
     "\n"
     "PRESET is a preset file or the name of a shipped preset (see `gallop presets`).\n"
     "`gallop run --help` for run options. --version prints versions.\n";
@@ -1035,17 +1036,43 @@ cmd_presets(void)
     return EXIT_ALL_DONE;
 }
 
+static const char stages_usage_text[] =
+    "usage: gallop stages [NAME]\n"
+    "       gallop stages --markdown [NAME]\n"
+    "       gallop stages --json-schema\n"
+    "\n"
+    "The keys of each stage and section (or of NAME): type, default, range and help;\n"
+    "--markdown prints them as the tables of docs/presets.md, --json-schema as the\n"
+    "JSON Schema of a preset (presets/gallop.schema.json).\n";
+
 static int
 cmd_stages(int argc, char **argv)
 {
     gal_error err = { 0 };
     g_autofree char *text = NULL;
+    gboolean markdown = argc >= 2 && strcmp(argv[1], "--markdown") == 0;
+    gboolean json = argc >= 2 && strcmp(argv[1], "--json-schema") == 0;
+    const char *name;
 
-    if (argc > 2) {
-        fputs("usage: gallop stages [NAME]\n", stderr);
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(stages_usage_text, stdout);
+        return EXIT_ALL_DONE;
+    }
+    if (markdown || json) {
+        argc--;
+        argv++;
+    }
+    if (argc > 2 || (json && argc > 1) || (argc == 2 && argv[1][0] == '-')) {
+        fputs(stages_usage_text, stderr);
         return EXIT_USAGE;
     }
-    if (!(text = gal_stages_describe(argc == 2 ? argv[1] : NULL, &err))) {
+    name = argc == 2 ? argv[1] : NULL;
+    if (json) {
+        text = gal_json_schema();
+        fputs(text, stdout);
+        return EXIT_ALL_DONE;
+    }
+    if (!(text = markdown ? gal_stages_markdown(name, &err) : gal_stages_describe(name, &err))) {
         print_error(&err);
         return EXIT_USAGE;
     }

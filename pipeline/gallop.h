@@ -161,6 +161,20 @@ char *gal_presets_list(const char *presets_dir, gal_error *err);
  * name. */
 char *gal_stages_describe(const char *name, gal_error *err);
 
+/* The same keys as a Markdown table (key, type, default, range, help) for
+ * one stage or section, or, for NULL, every one under a "## `NAME`"
+ * heading: the key tables of docs/presets.md. Caller frees with
+ * gal_free(); NULL with `err` set for an unknown name. */
+char *gal_stages_markdown(const char *name, gal_error *err);
+
+/* The JSON Schema (draft 2020-12) of a preset, made from the same tables:
+ * every section and stage with its keys' types, defaults, choices, ranges
+ * and help, as editors see YAML (numbers, booleans, null). It accepts every
+ * preset gallop accepts; what only loading can tell (files, rules between
+ * keys) it leaves to `gallop check`. presets/gallop.schema.json is this
+ * text. Caller frees with gal_free(). Never fails; thread-safe. */
+char *gal_json_schema(void);
+
 /* ---- runs --------------------------------------------------------------- */
 
 typedef enum gal_photo_status {

@@ -15,7 +15,7 @@
 #include "preset.h"
 #include "schema.h"
 
-static const char *const fail_on_names[] = { "none", "truncated", "error", "warning", NULL };
+static const char *const gal_fail_on_names[] = { "none", "truncated", "error", "warning", NULL };
 
 static const gal_param input_params[] = {
     GAL_PARAM_PATHLIST(gal_input_opts, paths,
@@ -26,10 +26,10 @@ static const gal_param input_params[] = {
         "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif"),
     GAL_PARAM_STRLIST(gal_input_opts, exclude, "globs left out, even when included", NULL),
     GAL_PARAM_BOOL(gal_input_opts, recursive, "descend into sub-folders", "true"),
-    GAL_PARAM_ENUM(gal_input_opts, fail_on,
+    GAL_PARAM_ENUM(gal_input_opts, fail_on, gal_fail_on,
         "how strict decoding is, as libvips names it: none, truncated (only cut-off files "
         "fail), error, warning (anything the decoder complains about fails)",
-        "error", fail_on_names),
+        "error"),
     GAL_PARAM_DOUBLE(gal_input_opts, max_megapixels,
         "photos larger than this are refused from their header, before decoding", "100",
         0.01, 100000),

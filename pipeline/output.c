@@ -21,8 +21,8 @@
 #include "schema.h"
 #include "template.h"
 
-static const char *const format_names[] = { "jpeg", "png", "webp", "avif", NULL };
-static const char *const subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };
+static const char *const gal_format_names[] = { "jpeg", "png", "webp", "avif", NULL };
+static const char *const gal_subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };
 
 static const gal_param output_params[] = {
     GAL_PARAM_DIR(gal_output_opts, dir,
@@ -33,15 +33,15 @@ static const gal_param output_params[] = {
         "file name template: {stem} {ext} {index} {count} {preset} {date:%Y-%m-%d} "
         "{camera} {artist} ...; may contain sub-folders, never ..",
         "{stem}.{ext}"),
-    GAL_PARAM_ENUM(gal_output_opts, format, "encoder (avif only where libvips has libheif)",
-        "jpeg", format_names),
+    GAL_PARAM_ENUM(gal_output_opts, format, gal_format,
+        "encoder (avif only where libvips has libheif)", "jpeg"),
     GAL_PARAM_INT(gal_output_opts, quality, "encoder quality, 1 (smallest) to 100 (best)",
         "85", 1, 100),
     GAL_PARAM_BOOL(gal_output_opts, progressive, "progressive (interlaced) JPEG and PNG",
         "false"),
-    GAL_PARAM_ENUM(gal_output_opts, subsampling,
+    GAL_PARAM_ENUM(gal_output_opts, subsampling, gal_subsampling,
         "JPEG chroma subsampling; auto is 4:2:0 below quality 90, 4:4:4 from 90",
-        "auto", subsampling_names),
+        "auto"),
     GAL_PARAM_STRLIST(gal_output_opts, metadata,
         "what outputs keep of the photo's metadata: default (credits, caption, date, camera, "
         "exposure; no GPS or serial numbers), keep (all), strip (none), or a list of EXIF tag "

@@ -16,17 +16,10 @@ gal__name_key(const preset_run *pr, int i)
         pr->summary->total);
 }
 
-static const char *const exif_fields[] = {
-    "date", "caption", "camera", "lens", "artist", "copyright", "exposure", NULL,
-};
-
 static gboolean
 name_needs_exif(const gal_output_opts *output)
 {
-    for (int i = 0; exif_fields[i]; i++)
-        if (gal__template_uses(output->name, exif_fields[i]))
-            return TRUE;
-    return FALSE;
+    return gal__template_uses_any(output->name, GAL_FIELD_EXIF);
 }
 
 /* A file's identity, so that one file reached by two spellings (a symlinked

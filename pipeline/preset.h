@@ -26,8 +26,8 @@ typedef struct gal_input_opts {
     char **paths;
     char **include;
     char **exclude;
-    gboolean recursive;
-    int fail_on;            /* gal_fail_on */
+    bool recursive;
+    gal_fail_on fail_on;
     double max_megapixels;
     double max_seconds;     /* wall time per photo */
     int max_memory_mb;      /* pixels held in memory per photo */
@@ -42,15 +42,15 @@ typedef enum gal_subsampling {
 typedef struct gal_output_opts {
     char *dir;
     gal_template *name;
-    int format;             /* gal_format */
+    gal_format format;
     int quality;            /* 1..100 */
-    gboolean progressive;
-    int subsampling;        /* gal_subsampling */
+    bool progressive;
+    gal_subsampling subsampling;
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
     gal_color background;   /* alpha is flattened onto it for JPEG */
     /* FALSE: no file per photo; each photo only gives its tile to the
      * gathering stage, which the preset must have (checked at load). */
-    gboolean photos;
+    bool photos;
 } gal_output_opts;
 
 extern const gal_section gal__input_section;

@@ -15,6 +15,25 @@
 
 #define FIELD(opts, param, type) ((type *) ((char *) (opts) + (param)->offset))
 
+const char *const gal__bool_words[] = { "true", "yes", "on", "false", "no", "off", NULL };
+const char *const gal__choice_aliases[][2] = { { "center", "centre" }, { NULL, NULL } };
+
+static const struct {
+    const char *name;
+    gal_color color;
+} named_colors[] = {
+    { "black", { 0, 0, 0, 255 } },
+    { "white", { 255, 255, 255, 255 } },
+    { "transparent", { 0, 0, 0, 0 } },
+    { "none", { 0, 0, 0, 0 } }, /* "band: none" reads better than transparent */
+};
+
+const char *
+gal__color_name(size_t i)
+{
+    return i < G_N_ELEMENTS(named_colors) ? named_colors[i].name : NULL;
+}
+
 char *
 gal__param_key(const gal_param *param)
 {
@@ -38,6 +57,7 @@ gal__type_name(gal_type type)
     case GAL_T_STRLIST: return "list";
     case GAL_T_PATHLIST: return "paths";
     case GAL_T_TEMPLATE: return "template";
+    case GAL_T_RATIO: return "ratio";
     }
     return "?";
 }
@@ -108,18 +128,12 @@ hex_digit(char c)
 int
 gal__color_parse(const char *text, gal_color *out)
 {
-    static const struct { const char *name; gal_color color; } named[] = {
-        { "black", { 0, 0, 0, 255 } },
-        { "white", { 255, 255, 255, 255 } },
-        { "transparent", { 0, 0, 0, 0 } },
-        { "none", { 0, 0, 0, 0 } }, /* "band: none" reads better than transparent */
-    };
     size_t n = strlen(text);
     int digits[8];
 
-    for (size_t i = 0; i < G_N_ELEMENTS(named); i++)
-        if (g_ascii_strcasecmp(text, named[i].name) == 0) {
-            *out = named[i].color;
+    for (size_t i = 0; i < G_N_ELEMENTS(named_colors); i++)
+        if (g_ascii_strcasecmp(text, named_colors[i].name) == 0) {
+            *out = named_colors[i].color;
             return 0;
         }
     if (text[0] != '#' || !(n == 4 || n == 5 || n == 7 || n == 9))
@@ -216,8 +230,9 @@ parse_enum(const gal_section *sec, const gal_param *param, const gal_node *value
     const char *guess;
 
     /* Both spellings of centre are common in presets. */
-    if (g_ascii_strcasecmp(text, "center") == 0)
-        text = "centre";
+    for (int i = 0; gal__choice_aliases[i][0]; i++)
+        if (g_ascii_strcasecmp(text, gal__choice_aliases[i][0]) == 0)
+            text = gal__choice_aliases[i][1];
     for (int i = 0; param->choices[i]; i++)
         if (g_ascii_strcasecmp(text, param->choices[i]) == 0) {
             *out = i;
@@ -258,6 +273,38 @@ parse_length(const gal_section *sec, const gal_param *param, const gal_node *val
         return value_error(err, sec, param, value,
             "must be between %g and %g px, got %s", param->min, param->max, shown);
     *out = len;
+    return 0;
+}
+
+/* One term of a ratio: decimal digits only, from param->min to ->max. */
+static gboolean
+ratio_term(const gal_param *param, const char *text, int *out)
+{
+    long long v;
+
+    if (!*text || strspn(text, "0123456789") != strlen(text) || !parse_int(text, &v) ||
+        v < param->min || v > param->max)
+        return FALSE;
+    *out = (int) v;
+    return TRUE;
+}
+
+/* "3:2": width and height, each a whole number from min to max; spaces
+ * around the terms are allowed. */
+static int
+parse_ratio(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gal_ratio *out, gal_error *err)
+{
+    g_autofree char *shown = gal__excerpt(value->text, GAL_EXCERPT_CHARS);
+    g_auto(GStrv) terms = g_strsplit(value->text, ":", -1);
+    gal_ratio ratio;
+
+    if (g_strv_length(terms) != 2 || !ratio_term(param, g_strstrip(terms[0]), &ratio.w) ||
+        !ratio_term(param, g_strstrip(terms[1]), &ratio.h))
+        return value_error(err, sec, param, value,
+            "expected width:height such as 1:1, 4:5 or 3:2, each from %g to %g, got \"%s\"",
+            param->min, param->max, shown);
+    *out = ratio;
     return 0;
 }
 
@@ -348,17 +395,13 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     shown = gal__excerpt(text, GAL_EXCERPT_CHARS);
 
     switch (param->type) {
-    case GAL_T_BOOL: {
-        static const char *const yes[] = { "true", "yes", "on", NULL };
-        static const char *const no[] = { "false", "no", "off", NULL };
-
-        for (int i = 0; yes[i]; i++)
-            if (g_ascii_strcasecmp(text, yes[i]) == 0 || g_ascii_strcasecmp(text, no[i]) == 0) {
-                *FIELD(opts, param, gboolean) = g_ascii_strcasecmp(text, yes[i]) == 0;
+    case GAL_T_BOOL:
+        for (int i = 0; gal__bool_words[i]; i++)
+            if (g_ascii_strcasecmp(text, gal__bool_words[i]) == 0) {
+                *FIELD(opts, param, bool) = i < 3; /* the first three say yes */
                 return 0;
             }
         return value_error(err, sec, param, value, "expected true or false, got \"%s\"", shown);
-    }
     case GAL_T_INT: {
         long long v;
 
@@ -435,6 +478,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         *FIELD(opts, param, gal_template *) = tpl;
         return 0;
     }
+    case GAL_T_RATIO:
+        return parse_ratio(sec, param, value, FIELD(opts, param, gal_ratio), err);
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
     case GAL_T_SIZE:
@@ -671,7 +716,7 @@ append_value(GString *out, const gal_param *p, const void *opts)
 {
     switch (p->type) {
     case GAL_T_BOOL:
-        g_string_append(out, *FIELD(opts, p, gboolean) ? "true" : "false");
+        g_string_append(out, *FIELD(opts, p, bool) ? "true" : "false");
         break;
     case GAL_T_INT:
         if (!p->def && *FIELD(opts, p, int) == 0)
@@ -739,6 +784,12 @@ append_value(GString *out, const gal_param *p, const void *opts)
             g_string_append(out, "-");
         break;
     }
+    case GAL_T_RATIO: {
+        const gal_ratio *r = FIELD(opts, p, gal_ratio);
+
+        g_string_append_printf(out, "%d:%d", r->w, r->h);
+        break;
+    }
     }
 }
 
@@ -762,9 +813,11 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
         g_autofree char *range = NULL;
 
         if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE)
-            range = g_strdup_printf("%g..%g", p->min, p->max);
+            range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
+        else if (p->type == GAL_T_RATIO)
+            range = g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
         else if (p->type == GAL_T_TEMPLATE && p->max > 0)
             range = g_strdup_printf("at most %g characters", p->max);
         else if (p->type == GAL_T_ENUM)

@@ -3,6 +3,8 @@
 #ifndef GAL_SCHEMA_H
 #define GAL_SCHEMA_H
 
+#include <stdbool.h>
+
 #include <glib.h>
 
 #include "error.h"
@@ -10,19 +12,20 @@
 #include "template.h"
 
 typedef enum gal_type {
-    GAL_T_BOOL,     /* gboolean */
+    GAL_T_BOOL,     /* bool (not gboolean, which is an int to _Generic) */
     GAL_T_INT,      /* int */
     GAL_T_DOUBLE,   /* double */
     GAL_T_STRING,   /* char * */
     GAL_T_PATH,     /* char *: an existing file, resolved against the preset */
     GAL_T_DIR,      /* char *: a folder (need not exist), resolved likewise */
-    GAL_T_ENUM,     /* int: index into `choices` */
+    GAL_T_ENUM,     /* an enum type the size of int: index into `choices` */
     GAL_T_COLOR,    /* gal_color */
     GAL_T_LENGTH,   /* gal_length: "12", "12px" or "3.5%" */
     GAL_T_SIZE,     /* gal_size: a length, or {relative: 15%, min: 64, max: 400} */
     GAL_T_STRLIST,  /* char ** (NULL-terminated): a list, or one scalar */
     GAL_T_PATHLIST, /* char **: list of folders/files resolved against the preset */
     GAL_T_TEMPLATE, /* gal_template *: text with {fields}, checked at load */
+    GAL_T_RATIO,    /* gal_ratio: "W:H", each 1..max */
 } gal_type;
 
 typedef struct gal_color {
@@ -41,6 +44,11 @@ typedef struct gal_size {
     int min_px, max_px;
 } gal_size;
 
+/* A shape, width to height: "3:2" is { 3, 2 }. Both are at least 1. */
+typedef struct gal_ratio {
+    int w, h;
+} gal_ratio;
+
 #define GAL_REQUIRED 0x1u /* the key must be given */
 
 /* One key of a stage or section. The preset key is the C field name with
@@ -53,42 +61,83 @@ typedef struct gal_param {
     size_t offset;
     const char *help;
     const char *def;
-    double min, max;             /* INT, DOUBLE, LENGTH(px): inclusive range;
-                                  * TEMPLATE: most characters (0: any) */
+    double min, max;             /* INT, DOUBLE, LENGTH(px), RATIO (each term):
+                                  * inclusive range; TEMPLATE: most characters
+                                  * (0: any) */
     const char *const *choices;  /* ENUM: NULL-terminated names */
     unsigned flags;
 } gal_param;
 
-#define GAL_PARAM_(type_, st, f, help_, def_, min_, max_, choices_, flags_) \
-    { #f, type_, G_STRUCT_OFFSET(st, f), help_, def_, min_, max_, choices_, flags_ }
+/* Each GAL_PARAM_* macro checks at compile time that the field has the C
+ * type its parser writes through the offset: a GAL_PARAM_INT over a double,
+ * or a GAL_PARAM_ENUM over an int or over another enum, fails to compile
+ * with a message naming the field. C11 allows a static assertion inside a
+ * struct, and the struct inside sizeof, so the check is an expression that
+ * adds 0 to the offset. */
+#define GAL_FIELD_CHECK_(ok, msg) \
+    (0 * sizeof(struct { _Static_assert(ok, msg); int gal_checked_; }))
+#define GAL_FIELD_IS_(st, f, ctype) _Generic(((st *) 0)->f, ctype: 1, default: 0)
+/* An enum field: of that very enum type (two enum types are never
+ * compatible), the size of int (the parser stores an int through the
+ * offset) and not compatible with int, which an enum with a negative value
+ * would be, letting a plain int field pass for it. */
+#define GAL_FIELD_IS_ENUM_(st, f, etype) \
+    (GAL_FIELD_IS_(st, f, etype) && sizeof(etype) == sizeof(int) && \
+        !GAL_FIELD_IS_(st, f, int))
+
+#define GAL_PARAM_(type_, ok_, macro_, st, f, help_, def_, min_, max_, choices_, flags_) \
+    { #f, type_, \
+        G_STRUCT_OFFSET(st, f) + GAL_FIELD_CHECK_(ok_, \
+            macro_ "(" #st ", " #f "): the field's C type does not fit this macro"), \
+        help_, def_, min_, max_, choices_, flags_ }
 #define GAL_PARAM_BOOL(st, f, help, def) \
-    GAL_PARAM_(GAL_T_BOOL, st, f, help, def, 0, 0, NULL, 0)
+    GAL_PARAM_(GAL_T_BOOL, GAL_FIELD_IS_(st, f, bool), "GAL_PARAM_BOOL", st, f, help, def, \
+        0, 0, NULL, 0)
 #define GAL_PARAM_INT(st, f, help, def, min, max) \
-    GAL_PARAM_(GAL_T_INT, st, f, help, def, min, max, NULL, 0)
+    GAL_PARAM_(GAL_T_INT, GAL_FIELD_IS_(st, f, int), "GAL_PARAM_INT", st, f, help, def, \
+        min, max, NULL, 0)
 #define GAL_PARAM_DOUBLE(st, f, help, def, min, max) \
-    GAL_PARAM_(GAL_T_DOUBLE, st, f, help, def, min, max, NULL, 0)
+    GAL_PARAM_(GAL_T_DOUBLE, GAL_FIELD_IS_(st, f, double), "GAL_PARAM_DOUBLE", st, f, help, \
+        def, min, max, NULL, 0)
 #define GAL_PARAM_STRING(st, f, help, def) \
-    GAL_PARAM_(GAL_T_STRING, st, f, help, def, 0, 0, NULL, 0)
+    GAL_PARAM_(GAL_T_STRING, GAL_FIELD_IS_(st, f, char *), "GAL_PARAM_STRING", st, f, help, \
+        def, 0, 0, NULL, 0)
 #define GAL_PARAM_PATH(st, f, help, flags) \
-    GAL_PARAM_(GAL_T_PATH, st, f, help, NULL, 0, 0, NULL, flags)
+    GAL_PARAM_(GAL_T_PATH, GAL_FIELD_IS_(st, f, char *), "GAL_PARAM_PATH", st, f, help, NULL, \
+        0, 0, NULL, flags)
 #define GAL_PARAM_DIR(st, f, help, def) \
-    GAL_PARAM_(GAL_T_DIR, st, f, help, def, 0, 0, NULL, 0)
-#define GAL_PARAM_ENUM(st, f, help, def, choices) \
-    GAL_PARAM_(GAL_T_ENUM, st, f, help, def, 0, 0, choices, 0)
+    GAL_PARAM_(GAL_T_DIR, GAL_FIELD_IS_(st, f, char *), "GAL_PARAM_DIR", st, f, help, def, \
+        0, 0, NULL, 0)
+/* An enum key: the field is of enum type `etype`, whose names, in the
+ * order of its values, are the array `etype##_names` (NULL-terminated). */
+#define GAL_PARAM_ENUM(st, f, etype, help, def) \
+    GAL_PARAM_(GAL_T_ENUM, GAL_FIELD_IS_ENUM_(st, f, etype), "GAL_PARAM_ENUM", st, f, help, \
+        def, 0, 0, etype##_names, 0)
 #define GAL_PARAM_COLOR(st, f, help, def) \
-    GAL_PARAM_(GAL_T_COLOR, st, f, help, def, 0, 0, NULL, 0)
+    GAL_PARAM_(GAL_T_COLOR, GAL_FIELD_IS_(st, f, gal_color), "GAL_PARAM_COLOR", st, f, help, \
+        def, 0, 0, NULL, 0)
 #define GAL_PARAM_LENGTH(st, f, help, def, max_px) \
-    GAL_PARAM_(GAL_T_LENGTH, st, f, help, def, 0, max_px, NULL, 0)
+    GAL_PARAM_(GAL_T_LENGTH, GAL_FIELD_IS_(st, f, gal_length), "GAL_PARAM_LENGTH", st, f, \
+        help, def, 0, max_px, NULL, 0)
 #define GAL_PARAM_SIZE(st, f, help, def, max_px) \
-    GAL_PARAM_(GAL_T_SIZE, st, f, help, def, 0, max_px, NULL, 0)
+    GAL_PARAM_(GAL_T_SIZE, GAL_FIELD_IS_(st, f, gal_size), "GAL_PARAM_SIZE", st, f, help, \
+        def, 0, max_px, NULL, 0)
 #define GAL_PARAM_STRLIST(st, f, help, def) \
-    GAL_PARAM_(GAL_T_STRLIST, st, f, help, def, 0, 0, NULL, 0)
+    GAL_PARAM_(GAL_T_STRLIST, GAL_FIELD_IS_(st, f, char **), "GAL_PARAM_STRLIST", st, f, \
+        help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_PATHLIST(st, f, help, def) \
-    GAL_PARAM_(GAL_T_PATHLIST, st, f, help, def, 0, 0, NULL, 0)
+    GAL_PARAM_(GAL_T_PATHLIST, GAL_FIELD_IS_(st, f, char **), "GAL_PARAM_PATHLIST", st, f, \
+        help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_TEMPLATE(st, f, help, def) \
-    GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, 0, NULL, 0)
+    GAL_PARAM_(GAL_T_TEMPLATE, GAL_FIELD_IS_(st, f, gal_template *), "GAL_PARAM_TEMPLATE", \
+        st, f, help, def, 0, 0, NULL, 0)
 #define GAL_PARAM_TEMPLATE_MAX(st, f, help, def, max_chars) \
-    GAL_PARAM_(GAL_T_TEMPLATE, st, f, help, def, 0, max_chars, NULL, 0)
+    GAL_PARAM_(GAL_T_TEMPLATE, GAL_FIELD_IS_(st, f, gal_template *), \
+        "GAL_PARAM_TEMPLATE_MAX", st, f, help, def, 0, max_chars, NULL, 0)
+/* "W:H", each term a whole number from 1 to `max`. */
+#define GAL_PARAM_RATIO(st, f, help, def, max) \
+    GAL_PARAM_(GAL_T_RATIO, GAL_FIELD_IS_(st, f, gal_ratio), "GAL_PARAM_RATIO", st, f, help, \
+        def, 1, max, NULL, 0)
 #define GAL_PARAM_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /* A table of params plus the struct it fills: a stage's options, or a
@@ -134,6 +183,14 @@ const char *gal__type_name(gal_type type);
 char *gal__path_beside(const char *file, const char *path);
 
 int gal__color_parse(const char *text, gal_color *out);
+/* The i-th colour name ("black", "white"...) in any case; NULL past the
+ * last. */
+const char *gal__color_name(size_t i);
+/* What a BOOL key takes, in any case: true, yes, on, then false, no, off. */
+extern const char *const gal__bool_words[];
+/* Another spelling an ENUM key takes for one of its choices, {"center",
+ * "centre"}, when that choice is among its own; ends with {NULL, NULL}. */
+extern const char *const gal__choice_aliases[][2];
 /* A length against a reference size in pixels (percent of `reference`). */
 int gal__length_px(const gal_length *len, int reference);
 /* The same, clamped to the size's bounds. */

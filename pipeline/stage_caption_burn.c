@@ -20,6 +20,10 @@
 #include "template.h"
 #include "text.h"
 
+typedef enum { GRAVITY_SOUTH, GRAVITY_NORTH, GRAVITY_CENTRE } burn_gravity;
+static const char *const burn_gravity_names[] = { "south", "north", "centre", NULL };
+static const char *const gal_align_names[] = { "left", "centre", "right", NULL };
+
 typedef struct {
     gal_template *text;
     char *font;
@@ -27,15 +31,12 @@ typedef struct {
     gal_color color;
     gal_color hashtag_color;
     gal_color band;
-    int gravity;
+    burn_gravity gravity;
     int max_lines;
-    int align; /* gal_align */
+    gal_align align;
     gal_length padding;
 } caption_burn_opts;
 
-enum { GRAVITY_SOUTH, GRAVITY_NORTH, GRAVITY_CENTRE };
-static const char *const gravity_names[] = { "south", "north", "centre", NULL };
-static const char *const align_names[] = { "left", "centre", "right", NULL };
 
 static const gal_param caption_burn_params[] = {
     GAL_PARAM_TEMPLATE(caption_burn_opts, text,
@@ -55,18 +56,18 @@ static const gal_param caption_burn_params[] = {
         "colour of the band behind the text, with alpha for a see-through band; none "
         "draws no band, only a soft shadow under the text",
         "#000000a0"),
-    GAL_PARAM_ENUM(caption_burn_opts, gravity,
+    GAL_PARAM_ENUM(caption_burn_opts, gravity, burn_gravity,
         "where the band sits: along the bottom or top edge, or across the middle of the rows "
         "other bands left free",
-        "south", gravity_names),
+        "south"),
     GAL_PARAM_INT(caption_burn_opts, max_lines,
         "most lines drawn; a longer caption is cut after a word and ends in \"…\" (0: no "
         "limit but the band's: half the photo)",
         "4", 0, 100),
-    GAL_PARAM_ENUM(caption_burn_opts, align,
+    GAL_PARAM_ENUM(caption_burn_opts, align, gal_align,
         "how lines line up; for right-to-left captions (Hebrew, Arabic) left and right "
         "swap, so left is the side their lines start from",
-        "left", align_names),
+        "left"),
     GAL_PARAM_LENGTH(caption_burn_opts, padding,
         "space around the text inside the band: a share of the photo's short edge, or "
         "pixels",

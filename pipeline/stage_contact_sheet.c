@@ -10,7 +10,6 @@
  * text.c. Not lazy: a tile is copied to memory, being small and needed
  * after its photo's graph is gone. */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -20,24 +19,24 @@
 #include "template.h"
 #include "text.h"
 
+typedef enum { LAYOUT_GRID, LAYOUT_JUSTIFIED } sheet_layout;
+static const char *const sheet_layout_names[] = { "grid", "justified", NULL };
+static const char *const gal_sort_names[] = { "name", "date", "input", NULL };
+
 typedef struct {
     char *file;
     int columns;
     int tile;
-    char *aspect;
-    gboolean crop;
-    int layout;
+    gal_ratio aspect;
+    bool crop;
+    sheet_layout layout;
     int per_page;
     int gap;
     gal_color background;
     gal_template *label;
     gal_template *title;
-    int sort;
+    gal_sort sort;
 } sheet_opts;
-
-enum { LAYOUT_GRID, LAYOUT_JUSTIFIED };
-static const char *const layout_names[] = { "grid", "justified", NULL };
-static const char *const sort_names[] = { "name", "date", "input", NULL };
 
 static const gal_param sheet_params[] = {
     GAL_PARAM_STRING(sheet_opts, file,
@@ -48,13 +47,13 @@ static const gal_param sheet_params[] = {
         "tiles (justified)", "6", 1, 100),
     GAL_PARAM_INT(sheet_opts, tile, "cell width in pixels (grid), or row height (justified)",
         "240", 16, 4000),
-    GAL_PARAM_STRING(sheet_opts, aspect, "cell shape, width:height (grid)", "1:1"),
+    GAL_PARAM_RATIO(sheet_opts, aspect, "cell shape, width:height (grid)", "1:1", 100),
     GAL_PARAM_BOOL(sheet_opts, crop, "fill each grid cell and crop, instead of fitting inside",
         "false"),
-    GAL_PARAM_ENUM(sheet_opts, layout,
+    GAL_PARAM_ENUM(sheet_opts, layout, sheet_layout,
         "grid: equal cells; justified: rows of equal height filling the width, like "
         "Flickr or Google Photos",
-        "grid", layout_names),
+        "grid"),
     GAL_PARAM_INT(sheet_opts, per_page, "photos per sheet; 0 puts every photo on one sheet",
         "48", 0, 100000),
     GAL_PARAM_INT(sheet_opts, gap, "pixels between thumbnails and around them", "8", 0, 1000),
@@ -66,10 +65,10 @@ static const gal_param sheet_params[] = {
         "header line of each sheet, a template ({count} photos...); the page number goes "
         "in the footer",
         NULL),
-    GAL_PARAM_ENUM(sheet_opts, sort,
+    GAL_PARAM_ENUM(sheet_opts, sort, gal_sort,
         "sheet order: file name, date taken (EXIF DateTimeOriginal, then file time), or the "
         "run's own order (full path); ties by path",
-        "name", sort_names),
+        "name"),
     GAL_PARAM_END,
 };
 
@@ -151,17 +150,11 @@ gal__sheet_justified(int n, const double *aspects, int sheet_width, int row_heig
 
 /* ---- options ------------------------------------------------------------------- */
 
-/* The cell's height over its width, from "W:H"; 0 when malformed. */
+/* The cell's height over its width. */
 static double
 cell_ratio(const sheet_opts *o)
 {
-    int aw, ah;
-    char extra;
-
-    if (sscanf(o->aspect, "%d:%d%c", &aw, &ah, &extra) != 2 || aw < 1 || ah < 1 || aw > 100 ||
-        ah > 100)
-        return 0;
-    return (double) ah / aw;
+    return (double) o->aspect.h / o->aspect.w;
 }
 
 static gboolean
@@ -189,12 +182,8 @@ sheet_check(const gal_stage_ctx *sc, gal_error *err)
     const sheet_opts *o = sc->opts;
     const char *ext = strrchr(o->file, '.');
     /* Messages quote the user's values only so far. */
-    g_autofree char *aspect = gal__excerpt(o->aspect, GAL_EXCERPT_CHARS);
     g_autofree char *file = gal__excerpt(o->file, GAL_EXCERPT_CHARS);
 
-    if (cell_ratio(o) == 0)
-        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.aspect",
-            "expected width:height such as 1:1, 4:5 or 3:2, got \"%s\"", aspect);
     if (!strstr(o->file, "{page}") && o->per_page > 0)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
             "\"%s\" has no {page}, but sheets hold %d photos each (per-page: 0 for one sheet)",
@@ -215,7 +204,7 @@ sheet_plan(const gal_stage_ctx *sc, int *per_page, gal_sort *sort)
     const sheet_opts *o = sc->opts;
 
     *per_page = o->per_page;
-    *sort = (gal_sort) o->sort;
+    *sort = o->sort;
 }
 
 static char *

@@ -24,28 +24,28 @@
 typedef struct {
     int width;
     int height;
-    int fit;  /* gal_fit */
-    int crop; /* gal_crop */
-    gboolean upscale;
+    gal_fit fit;
+    gal_crop crop;
+    bool upscale;
     gal_color background;
 } resize_opts;
 
-static const char *const fit_names[] = { "cover", "contain", "inside", "fill", NULL };
-static const char *const crop_names[] = { "centre", "entropy", "attention", NULL };
+static const char *const gal_fit_names[] = { "cover", "contain", "inside", "fill", NULL };
+static const char *const gal_crop_names[] = { "centre", "entropy", "attention", NULL };
 
 static const gal_param resize_params[] = {
     GAL_PARAM_INT(resize_opts, width, "box width in pixels; omit to follow the height", NULL,
         1, 65535),
     GAL_PARAM_INT(resize_opts, height, "box height in pixels; omit to follow the width", NULL,
         1, 65535),
-    GAL_PARAM_ENUM(resize_opts, fit,
+    GAL_PARAM_ENUM(resize_opts, fit, gal_fit,
         "cover: fill the box and crop; contain: fit inside and pad to the box; "
         "inside: fit inside; fill: stretch to the box",
-        "inside", fit_names),
-    GAL_PARAM_ENUM(resize_opts, crop,
+        "inside"),
+    GAL_PARAM_ENUM(resize_opts, crop, gal_crop,
         "which part cover keeps: the centre, the busiest part (entropy) or what draws "
         "the eye (attention: skin, saturation, edges)",
-        "centre", crop_names),
+        "centre"),
     GAL_PARAM_BOOL(resize_opts, upscale,
         "enlarge photos smaller than the box (off: small photos keep their size, and "
         "cover keeps the box's shape)",
@@ -198,7 +198,7 @@ resize_check(const gal_stage_ctx *sc, gal_error *err)
             "give a width, a height or both");
     if (o->fit != GAL_FIT_INSIDE && (!o->width || !o->height))
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "resize.fit",
-            "%s needs both width and height", fit_names[o->fit]);
+            "%s needs both width and height", gal_fit_names[o->fit]);
     return 0;
 }
 

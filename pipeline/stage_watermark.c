@@ -21,26 +21,35 @@
 #include "template.h"
 #include "text.h"
 
+typedef enum { GRAVITY_CENTRE, GRAVITY_NORTH, GRAVITY_NORTH_EAST, GRAVITY_EAST,
+    GRAVITY_SOUTH_EAST, GRAVITY_SOUTH, GRAVITY_SOUTH_WEST, GRAVITY_WEST,
+    GRAVITY_NORTH_WEST } mark_gravity;
+static const char *const mark_gravity_names[] = { "centre", "north", "north-east", "east",
+    "south-east", "south", "south-west", "west", "north-west", NULL };
+
+typedef enum { TILE_OFF, TILE_GRID, TILE_DIAGONAL } mark_tile;
+static const char *const mark_tile_names[] = { "false", "true", "diagonal", NULL };
+
+typedef enum { BLEND_OVER, BLEND_MULTIPLY, BLEND_SCREEN, BLEND_OVERLAY, BLEND_SOFT_LIGHT,
+    BLEND_DARKEN, BLEND_LIGHTEN } mark_blend;
+static const char *const mark_blend_names[] = { "over", "multiply", "screen", "overlay",
+    "soft-light", "darken", "lighten", NULL };
+static const VipsBlendMode blend_modes[] = { VIPS_BLEND_MODE_OVER, VIPS_BLEND_MODE_MULTIPLY,
+    VIPS_BLEND_MODE_SCREEN, VIPS_BLEND_MODE_OVERLAY, VIPS_BLEND_MODE_SOFT_LIGHT,
+    VIPS_BLEND_MODE_DARKEN, VIPS_BLEND_MODE_LIGHTEN };
+
 typedef struct {
     char *image;
     gal_template *text;
     char *font;
     gal_color color;
-    int gravity;
+    mark_gravity gravity;
     gal_size size;
     gal_length margin;
     double opacity;
-    int tile;
-    int blend;
+    mark_tile tile;
+    mark_blend blend;
 } watermark_opts;
-
-enum { GRAVITY_CENTRE, GRAVITY_NORTH, GRAVITY_NORTH_EAST, GRAVITY_EAST, GRAVITY_SOUTH_EAST,
-    GRAVITY_SOUTH, GRAVITY_SOUTH_WEST, GRAVITY_WEST, GRAVITY_NORTH_WEST };
-static const char *const gravity_names[] = { "centre", "north", "north-east", "east",
-    "south-east", "south", "south-west", "west", "north-west", NULL };
-
-enum { TILE_OFF, TILE_GRID, TILE_DIAGONAL };
-static const char *const tile_names[] = { "false", "true", "diagonal", NULL };
 
 /* A mark is one line drawn across part of the photo: a short credit, or
  * at most a caption. Drawn whole, a longer line would be wider than the
@@ -48,11 +57,6 @@ static const char *const tile_names[] = { "false", "true", "diagonal", NULL };
  * once scaled to the photo anyway. */
 #define MARK_MAX_CHARS 1000
 
-static const char *const blend_names[] = { "over", "multiply", "screen", "overlay",
-    "soft-light", "darken", "lighten", NULL };
-static const VipsBlendMode blend_modes[] = { VIPS_BLEND_MODE_OVER, VIPS_BLEND_MODE_MULTIPLY,
-    VIPS_BLEND_MODE_SCREEN, VIPS_BLEND_MODE_OVERLAY, VIPS_BLEND_MODE_SOFT_LIGHT,
-    VIPS_BLEND_MODE_DARKEN, VIPS_BLEND_MODE_LIGHTEN };
 
 static const gal_param watermark_params[] = {
     GAL_PARAM_PATH(watermark_opts, image,
@@ -66,8 +70,7 @@ static const gal_param watermark_params[] = {
         "font family and style for text, or a font file relative to the preset",
         "DejaVu Sans Bold"),
     GAL_PARAM_COLOR(watermark_opts, color, "text colour", "white"),
-    GAL_PARAM_ENUM(watermark_opts, gravity, "where the mark sits", "south-east",
-        gravity_names),
+    GAL_PARAM_ENUM(watermark_opts, gravity, mark_gravity, "where the mark sits", "south-east"),
     GAL_PARAM_SIZE(watermark_opts, size,
         "mark width as a share of the photo's short edge (same look on portrait and "
         "landscape), or pixels; {relative: 15%, min: 64, max: 400} bounds it",
@@ -78,12 +81,12 @@ static const gal_param watermark_params[] = {
         "3%", 2000),
     GAL_PARAM_DOUBLE(watermark_opts, opacity, "0 hides the mark, 1 shows it as it is", "0.5",
         0.0, 1.0),
-    GAL_PARAM_ENUM(watermark_opts, tile,
+    GAL_PARAM_ENUM(watermark_opts, tile, mark_tile,
         "true repeats the mark across the photo, diagonal repeats it turned 45 degrees "
         "(for proofs)",
-        "false", tile_names),
-    GAL_PARAM_ENUM(watermark_opts, blend, "how the mark mixes with the photo", "over",
-        blend_names),
+        "false"),
+    GAL_PARAM_ENUM(watermark_opts, blend, mark_blend, "how the mark mixes with the photo",
+        "over"),
     GAL_PARAM_END,
 };
 
@@ -188,13 +191,7 @@ watermark_release(void *data)
 static gboolean
 text_is_fixed(const gal_template *text)
 {
-    static const char *const fields[] = { "name", "stem", "ext", "caption", "camera", "lens",
-        "artist", "copyright", "exposure", "date", "index", "count", NULL };
-
-    for (int i = 0; fields[i]; i++)
-        if (gal__template_uses(text, fields[i]))
-            return FALSE;
-    return TRUE;
+    return !gal__template_uses_any(text, GAL_FIELD_PER_PHOTO);
 }
 
 /* An SVG logo is drawn this wide (or at its own size, if larger), so that

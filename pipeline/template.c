@@ -3,6 +3,7 @@
  * and rendered per photo from a gal_facts. "{{" and "}}" are literal
  * braces. Values substituted into file names are sanitised here, so that a
  * caption or EXIF string can never add a folder level or a hidden file. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,10 +29,52 @@ struct gal_template {
     GArray *parts; /* part */
 };
 
-static const char *const field_names[] = {
-    "name", "stem", "ext", "preset", "caption", "camera", "lens", "artist",
-    "copyright", "exposure", "date", "index", "count", NULL,
+#define TEXT_FIELD(n, flags) { #n, flags, GAL_FIELD_NO_FORMAT, offsetof(gal_facts, n) }
+#define PHOTO GAL_FIELD_PER_PHOTO
+#define EXIF (GAL_FIELD_EXIF | GAL_FIELD_PER_PHOTO)
+
+const gal_field gal__template_fields[] = {
+    TEXT_FIELD(name, PHOTO),
+    TEXT_FIELD(stem, PHOTO),
+    TEXT_FIELD(ext, PHOTO), /* a run has one format, but a sheet may have another */
+    TEXT_FIELD(preset, 0),
+    TEXT_FIELD(caption, EXIF),
+    TEXT_FIELD(camera, EXIF),
+    TEXT_FIELD(lens, EXIF),
+    TEXT_FIELD(artist, EXIF),
+    TEXT_FIELD(copyright, EXIF),
+    TEXT_FIELD(exposure, EXIF),
+    { "date", EXIF, GAL_FIELD_STRFTIME, -1 },
+    { "index", PHOTO, GAL_FIELD_WIDTH, -1 },
+    { "count", PHOTO, GAL_FIELD_WIDTH, -1 },
+    { NULL, 0, GAL_FIELD_NO_FORMAT, -1 },
 };
+
+#undef TEXT_FIELD
+#undef PHOTO
+#undef EXIF
+
+static const gal_field *
+find_field(const char *name)
+{
+    for (const gal_field *f = gal__template_fields; f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+/* The names, NULL-terminated, for messages: a new array of borrowed
+ * strings. */
+static const char **
+field_names(void)
+{
+    GPtrArray *names = g_ptr_array_new();
+
+    for (const gal_field *f = gal__template_fields; f->name; f++)
+        g_ptr_array_add(names, (gpointer) f->name);
+    g_ptr_array_add(names, NULL);
+    return (const char **) g_ptr_array_free(names, FALSE);
+}
 
 static void
 part_clear(gpointer p)
@@ -60,6 +103,18 @@ gal__template_text(const gal_template *tpl)
 }
 
 gboolean
+gal__template_uses_any(const gal_template *tpl, unsigned flags)
+{
+    for (guint i = 0; i < tpl->parts->len; i++) {
+        const part *pt = &g_array_index(tpl->parts, part, i);
+
+        if (pt->kind == PART_FIELD && (find_field(pt->text)->flags & flags))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+gboolean
 gal__template_uses(const gal_template *tpl, const char *name)
 {
     for (guint i = 0; i < tpl->parts->len; i++) {
@@ -83,6 +138,24 @@ column_of(const char *text, const char *at)
     return column;
 }
 
+/* "date, index and count": the fields that take a format. */
+static char *
+formatted_fields(void)
+{
+    GString *out = g_string_new(NULL);
+    int n = 0, total = 0;
+
+    for (const gal_field *f = gal__template_fields; f->name; f++)
+        total += f->format != GAL_FIELD_NO_FORMAT;
+    for (const gal_field *f = gal__template_fields; f->name; f++)
+        if (f->format != GAL_FIELD_NO_FORMAT) {
+            if (n++)
+                g_string_append(out, n == total ? " and " : ", ");
+            g_string_append(out, f->name);
+        }
+    return g_string_free(out, FALSE);
+}
+
 /* Messages quote the template (which may be a whole caption) and its
  * parts only so far. */
 static char *
@@ -94,8 +167,9 @@ shown(const char *text)
 static int
 field_error(GError **error, const char *text, const char *field, long column)
 {
-    const char *guess = gal__did_you_mean(field, field_names);
-    g_autofree char *list = g_strjoinv(", ", (char **) field_names);
+    g_autofree const char **names = field_names();
+    const char *guess = gal__did_you_mean(field, names);
+    g_autofree char *list = g_strjoinv(", ", (char **) names);
     g_autofree char *field_shown = shown(field);
     g_autofree char *text_shown = shown(text);
 
@@ -117,6 +191,7 @@ parse_field(const char *text, const char *open, const char *close, part *pt,
     g_autofree char *inner = g_strndup(open + 1, close - open - 1);
     char *bar = strchr(inner, '|');
     char *colon;
+    const gal_field *field;
 
     if (bar) {
         *bar = '\0';
@@ -128,18 +203,18 @@ parse_field(const char *text, const char *open, const char *close, part *pt,
         pt->format = g_strdup(colon + 1);
     }
     g_strstrip(inner);
-    if (!g_strv_contains(field_names, inner))
+    if (!(field = find_field(inner)))
         return field_error(error, text, inner, column_of(text, open));
-    if (pt->format && strcmp(inner, "date") != 0 && strcmp(inner, "index") != 0 &&
-        strcmp(inner, "count") != 0) {
+    if (pt->format && field->format == GAL_FIELD_NO_FORMAT) {
         g_autofree char *text_shown = shown(text);
+        g_autofree char *formatted = formatted_fields();
 
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-            "field \"{%s}\" takes no format (only date, index and count do), at column %ld "
-            "of \"%s\"", inner, column_of(text, open), text_shown);
+            "field \"{%s}\" takes no format (only %s do), at column %ld of \"%s\"", inner,
+            formatted, column_of(text, open), text_shown);
         return -1;
     }
-    if (pt->format && strcmp(inner, "date") != 0) {
+    if (pt->format && field->format == GAL_FIELD_WIDTH) {
         /* {index:03}: a zero-padded width, nothing else. */
         const char *f = pt->format;
 
@@ -228,7 +303,8 @@ fail:
 static char *
 field_value(const part *pt, const gal_facts *f)
 {
-    const char *s = NULL;
+    const gal_field *field = find_field(pt->text);
+    const char *s;
 
     if (strcmp(pt->text, "date") == 0) {
         char buf[256];
@@ -250,12 +326,7 @@ field_value(const part *pt, const gal_facts *f)
 
         return g_strdup_printf("%0*d", width, v);
     }
-#define TEXT_FIELD(n) else if (strcmp(pt->text, #n) == 0) s = f->n;
-    if (0) {}
-    TEXT_FIELD(name) TEXT_FIELD(stem) TEXT_FIELD(ext) TEXT_FIELD(preset)
-    TEXT_FIELD(caption) TEXT_FIELD(camera) TEXT_FIELD(lens) TEXT_FIELD(artist)
-    TEXT_FIELD(copyright) TEXT_FIELD(exposure)
-#undef TEXT_FIELD
+    s = *(const char *const *) ((const char *) f + field->facts_offset);
     return s && *s ? g_strdup(s) : NULL;
 }
 

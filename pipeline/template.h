@@ -19,6 +19,38 @@ const char *gal__template_text(const gal_template *tpl);
 /* Does the template use field `name`? */
 gboolean gal__template_uses(const gal_template *tpl, const char *name);
 
+/* What a field is, for those that must know which fields a template uses. */
+typedef enum gal_field_flags {
+    /* From the photo's metadata (EXIF; {caption} also from its other
+     * sources): showing it needs the photo's header read. */
+    GAL_FIELD_EXIF = 1u << 0,
+    /* Differs between the photos of a run ({preset} does not). */
+    GAL_FIELD_PER_PHOTO = 1u << 1,
+} gal_field_flags;
+
+/* What may follow a field's name after ':'. */
+typedef enum gal_field_format {
+    GAL_FIELD_NO_FORMAT,
+    GAL_FIELD_STRFTIME, /* {date:%Y}: anything, for strftime */
+    GAL_FIELD_WIDTH,    /* {index:03}: one or two digits, a zero-padded width */
+} gal_field_format;
+
+typedef struct gal_field {
+    const char *name;
+    unsigned flags; /* gal_field_flags */
+    gal_field_format format;
+    int facts_offset; /* of its string in gal_facts; -1: date, index, count */
+} gal_field;
+
+/* Every field a template may use, in the order messages list them; the
+ * last has a NULL name. The one list: the parser, the renderer, the
+ * engine (which fields need EXIF), stages (which texts are fixed) and the
+ * JSON Schema all read it. */
+extern const gal_field gal__template_fields[];
+
+/* Does the template use any field with one of `flags`? */
+gboolean gal__template_uses_any(const gal_template *tpl, unsigned flags);
+
 /* Per-photo facts a template can show. Strings may be NULL (missing). */
 typedef struct gal_facts {
     const char *name;      /* file name with extension */

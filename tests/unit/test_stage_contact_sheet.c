@@ -151,7 +151,6 @@ Test(stage_contact_sheet, page_names_are_numbered_and_padded)
 Test(stage_contact_sheet, options_are_checked_at_load)
 {
     static const struct { const char *opts, *msg; } cases[] = {
-        { "{aspect: square}", "expected width:height" },
         { "{file: contact.jpg}", "has no {page}" },
         { "{file: \"sheets/c-{page}.jpg\"}", "plain file name" },
         { "{file: \"c-{page}.gif\"}", "end the name in .jpg, .png or .webp" },
@@ -173,6 +172,43 @@ Test(stage_contact_sheet, options_are_checked_at_load)
 
         cr_expect_not_null(one_sheet, "one sheet needs no {page}");
         gal_preset_free(one_sheet);
+    }
+}
+
+/* aspect is a ratio, parsed when the preset loads: a bad one is an error at
+ * its own line and column, not at the stage. */
+Test(stage_contact_sheet, aspect_is_a_ratio_checked_at_its_key)
+{
+    static const char *const bad[] = { "3x2", "0:1", "1:0", "101:1", "1:101", "1:", ":1",
+        "1:2:3", "-1:2", "+1:2", "a:b", "1.5:1", "square", "" };
+    static const struct { const char *text, *shown; } good[] = {
+        { "3:2", "aspect=3:2" }, { " 4 : 5 ", "aspect=4:5" }, { "100:1", "aspect=100:1" },
+        { "01:1", "aspect=1:1" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autofree char *yaml = g_strdup_printf(
+            "gallop: 1\nstages:\n  - contact-sheet:\n      aspect: \"%s\"\n", bad[i]);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+        cr_expect_null(gal_test_load(yaml, errs), "aspect \"%s\" loaded", bad[i]);
+        cr_expect(errs->count == 1 && errs->items[0].line == 4 && errs->items[0].col == 15 &&
+                strcmp(errs->items[0].key, "contact-sheet.aspect") == 0 &&
+                strstr(errs->items[0].msg, "expected width:height") != NULL,
+            "aspect \"%s\": %d:%d %s: %s", bad[i], errs->count ? errs->items[0].line : 0,
+            errs->count ? errs->items[0].col : 0, errs->count ? errs->items[0].key : "",
+            errs->count ? errs->items[0].msg : "(no error)");
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+        g_autofree char *yaml = g_strdup_printf(
+            "gallop: 1\nstages:\n  - contact-sheet: {aspect: \"%s\"}\n", good[i].text);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+        gal_preset *preset = gal_test_load(yaml, errs);
+        g_autofree char *described = preset ? gal_preset_describe(preset) : NULL;
+
+        cr_expect(described && strstr(described, good[i].shown), "aspect \"%s\": %s",
+            good[i].text, described ? described : errs->items[0].msg);
+        gal_preset_free(preset);
     }
 }
 

@@ -219,3 +219,41 @@ Test(template, tells_which_fields_it_uses)
     cr_expect_not(gal__template_uses(tpl, "st"));
     gal__template_free(tpl);
 }
+
+/* One list of fields says what each is: the engine asks which need EXIF
+ * (output names), the watermark which texts are the same for every photo. */
+Test(template, fields_say_what_they_need)
+{
+    static const struct { const char *text; gboolean exif, per_photo; } cases[] = {
+        { "© {preset} 2024", FALSE, FALSE },
+        { "{stem}.{ext}", FALSE, TRUE },
+        { "{index:03} of {count}", FALSE, TRUE },
+        { "{date:%Y}", TRUE, TRUE },
+        { "{caption|}", TRUE, TRUE },
+        { "{{camera}}", FALSE, FALSE },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        gal_template *tpl = gal__template_parse(cases[i].text, NULL);
+
+        cr_assert_not_null(tpl, "%s", cases[i].text);
+        cr_expect_eq(gal__template_uses_any(tpl, GAL_FIELD_EXIF), cases[i].exif, "%s",
+            cases[i].text);
+        cr_expect_eq(gal__template_uses_any(tpl, GAL_FIELD_PER_PHOTO), cases[i].per_photo,
+            "%s", cases[i].text);
+        gal__template_free(tpl);
+    }
+    /* Every listed field parses, and only those with a format take one. */
+    for (const gal_field *f = gal__template_fields; f->name; f++) {
+        g_autofree char *plain = g_strdup_printf("{%s}", f->name);
+        g_autofree char *formatted = g_strdup_printf("{%s:%s}", f->name,
+            f->format == GAL_FIELD_STRFTIME ? "%Y" : "03");
+        gal_template *a = gal__template_parse(plain, NULL);
+        gal_template *b = gal__template_parse(formatted, NULL);
+
+        cr_expect_not_null(a, "%s", plain);
+        cr_expect_eq(b != NULL, f->format != GAL_FIELD_NO_FORMAT, "%s", formatted);
+        gal__template_free(a);
+        gal__template_free(b);
+    }
+}
