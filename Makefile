@@ -3,6 +3,9 @@
 #   make test   install what is missing, build, run every test
 #               (with CI set, also the whole suite under ASan + UBSan)
 #   make stress hundreds of small runs at -j 4 that must not crash (issue 12)
+#   make test-slurm  install Slurm and munge if missing, start a throwaway
+#               single-node Slurm, run the trip set as a 4-task job array of
+#               shards and a merge job, compare with one run (issue 16)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -14,7 +17,7 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
 
-.PHONY: all deps build demo test test-sanitize stress clean bench
+.PHONY: all deps build demo test test-sanitize stress test-slurm clean bench
 
 all: build
 
@@ -67,6 +70,30 @@ test-sanitize: deps
 # STRESS_PHOTOS and STRESS_JOBS pass through the environment.
 stress: build
 	tests/stress/run $(BUILD)
+
+# Sharded runs on a real Slurm (issue 16, tests/slurm/README.md): installs
+# Slurm, munge and jq if missing, then tests/slurm/run starts munged,
+# slurmctld and slurmd of its own (files in a temp folder, free ports),
+# runs `gallop run --shard auto` as `sbatch --array=0-3` and `gallop merge`
+# after it, compares with one run and stops every daemon. About 20 s.
+SLURM_PACKAGES := slurm-wlm munge jq
+
+test-slurm: build
+	@missing=""; \
+	for p in $(SLURM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "gallop: installing$$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  else \
+	    echo "gallop: missing Debian packages; run:" >&2; \
+	    echo "  sudo apt-get install -y$$missing" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	tests/slurm/run $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out
