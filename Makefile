@@ -5,6 +5,9 @@
 #   make stress hundreds of small runs at -j 4 that must not crash (issue 12)
 #   make schema rewrite presets/gallop.schema.json and the key tables of
 #               docs/presets.md from the parameter tables (commit them)
+#   make test-slurm  install Slurm and munge if missing, start a throwaway
+#               single-node Slurm, run the trip set as a 4-task job array of
+#               shards and a merge job, compare with one run (issue 16)
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -17,16 +20,20 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm
 
-.PHONY: all deps build demo test test-sanitize stress clean bench schema schema-deps
+.PHONY: all deps build demo test test-sanitize stress test-slurm clean bench schema schema-deps
 
 all: build
 
-# Install missing packages with apt-get when root; otherwise print the line.
-deps:
+# Install the Debian packages $(1) that are missing, with apt-get when root;
+# otherwise print the line to run, and fail. npm counts as there when the
+# command is (a nodejs from elsewhere may bring its own, which conflicts
+# with Debian's).
+define install-missing
 	@missing=""; \
-	for p in $(DEBIAN_PACKAGES); do \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" && continue; \
 	  [ $$p = npm ] && command -v npm >/dev/null && continue; \
+	  [ $$p = nodejs ] && command -v node >/dev/null && continue; \
 	  missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -39,6 +46,10 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call install-missing,$(DEBIAN_PACKAGES))
 
 build: deps
 	cmake -S . -B $(BUILD) $(if $(CI),-DGAL_WERROR=ON)
@@ -81,6 +92,17 @@ stress: build
 schema: build
 	tests/schema/regen $(GALLOP) .
 
+# Sharded runs on a real Slurm (issue 16, tests/slurm/README.md): installs
+# Slurm, munge and jq if missing, then tests/slurm/run starts munged,
+# slurmctld and slurmd of its own (files in a temp folder, free ports),
+# runs `gallop run --shard auto` as `sbatch --array=0-3` and `gallop merge`
+# after it, compares with one run and stops every daemon. About 20 s.
+SLURM_PACKAGES := slurm-wlm munge jq
+
+test-slurm: build
+	$(call install-missing,$(SLURM_PACKAGES))
+	tests/slurm/run $(BUILD)
+
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) out
 
@@ -91,19 +113,5 @@ clean:
 BENCH_PACKAGES := imagemagick graphicsmagick time libimage-exiftool-perl mate-backgrounds
 
 bench: deps
-	@missing=""; \
-	for p in $(BENCH_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing nodejs npm"; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "gallop: installing$$missing"; \
-	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	  else \
-	    echo "gallop: missing Debian packages; run:" >&2; \
-	    echo "  sudo apt-get install -y$$missing" >&2; \
-	    exit 1; \
-	  fi; \
-	fi
+	$(call install-missing,$(BENCH_PACKAGES) nodejs npm)
 	bench/run

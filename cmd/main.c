@@ -421,7 +421,8 @@ shard_from_env(int shards, int *k, int *n, char *source, size_t size)
 
     if (slurm) {
         /* An array --array=0-15:4 has ids 0, 4, 8, 12: shard (id - min) /
-         * step + 1 of count. A list (--array=1,5,9) has no step to go by. */
+         * step + 1 of count. An uneven list (--array=1,5,9 gives step 1)
+         * has ids that do not fit, and is refused. */
         long id = whole_number(slurm, 0), min = whole_number(env("SLURM_ARRAY_TASK_MIN"), 0);
         long count = whole_number(env("SLURM_ARRAY_TASK_COUNT"), 1);
         long step = env("SLURM_ARRAY_TASK_STEP") ? whole_number(env("SLURM_ARRAY_TASK_STEP"), 1)
@@ -431,11 +432,11 @@ shard_from_env(int shards, int *k, int *n, char *source, size_t size)
             (id - min) / step >= count) {
             fprintf(stderr, "gallop run: --shard auto: SLURM_ARRAY_TASK_ID=%s with "
                 "SLURM_ARRAY_TASK_MIN=%s, SLURM_ARRAY_TASK_COUNT=%s and SLURM_ARRAY_TASK_STEP=%s "
-                "is not one of evenly spaced tasks (submit with --array=0-%s, or give "
-                "--shard K/N)\n", slurm, env("SLURM_ARRAY_TASK_MIN") ? env("SLURM_ARRAY_TASK_MIN")
-                : "(unset)", env("SLURM_ARRAY_TASK_COUNT") ? env("SLURM_ARRAY_TASK_COUNT")
-                : "(unset)", env("SLURM_ARRAY_TASK_STEP") ? env("SLURM_ARRAY_TASK_STEP")
-                : "(unset)", "N-1");
+                "is not one of evenly spaced tasks (submit an array of evenly spaced ids, "
+                "e.g. --array=0-7, or give --shard K/N)\n", slurm,
+                env("SLURM_ARRAY_TASK_MIN") ? env("SLURM_ARRAY_TASK_MIN") : "(unset)",
+                env("SLURM_ARRAY_TASK_COUNT") ? env("SLURM_ARRAY_TASK_COUNT") : "(unset)",
+                env("SLURM_ARRAY_TASK_STEP") ? env("SLURM_ARRAY_TASK_STEP") : "(unset)");
             return -1;
         }
         *k = (int) ((id - min) / step + 1);
