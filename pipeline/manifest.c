@@ -100,7 +100,6 @@ gal__manifest_new(const char *dir)
 
     m->dir = g_canonicalize_filename(dir, NULL);
     m->name = g_strdup(GAL_MANIFEST_NAME);
-    m->other_lines = g_ptr_array_new_with_free_func((GDestroyNotify) g_strfreev);
     m->entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
         (GDestroyNotify) gal__manifest_entry_free);
     m->presets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, keys_unref);
@@ -116,7 +115,6 @@ gal__manifest_free(gal_manifest *m)
     g_hash_table_unref(m->entries);
     g_hash_table_unref(m->presets);
     g_ptr_array_unref(m->warnings);
-    g_ptr_array_unref(m->other_lines);
     g_free(m->name);
     g_free(m->dir);
     g_free(m);
@@ -151,20 +149,22 @@ gal__manifest_append_field(GString *out, const char *text)
         }
 }
 
-static char *
-unescape(const char *text)
+/* Undo gal__manifest_append_field's escapes, in place (the text only
+ * shrinks). */
+static void
+unescape_in_place(char *text)
 {
-    GString *out = g_string_sized_new(strlen(text));
+    char *out = text;
 
     for (const char *p = text; *p; p++) {
         if (*p != '\\' || !p[1]) {
-            g_string_append_c(out, *p);
+            *out++ = *p;
             continue;
         }
         p++;
-        g_string_append_c(out, *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p);
+        *out++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p;
     }
-    return g_string_free(out, FALSE);
+    *out = '\0';
 }
 
 static void
@@ -283,17 +283,32 @@ is_hex64(const char *text)
     return TRUE;
 }
 
-/* One line, split and unescaped; NULL-terminated. */
-static char **
-split_line(const char *line)
-{
-    g_auto(GStrv) raw = g_strsplit(line, "\t", -1);
-    int n = (int) g_strv_length(raw);
-    char **fields = g_new0(char *, n + 1);
+/* The most fields a line of any kind has (a part's result has 23). */
+#define MAX_FIELDS 32
 
+/* Split `line` (modified) into at most MAX_FIELDS unescaped fields, which
+ * point into it; NULL-terminated. The number of fields, or -1 when there
+ * are more. */
+static int
+split_line(char *line, char **fields)
+{
+    int n = 0;
+
+    for (char *p = line;; p++) {
+        char *tab = strchr(p, '\t');
+
+        if (n == MAX_FIELDS)
+            return -1;
+        fields[n++] = p;
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab;
+    }
+    fields[n] = NULL;
     for (int i = 0; i < n; i++)
-        fields[i] = unescape(raw[i]);
-    return fields;
+        unescape_in_place(fields[i]);
+    return n;
 }
 
 static void
@@ -372,20 +387,31 @@ warn(gal_manifest *m, int line, const char *fmt, ...)
 }
 
 void
-gal__manifest_parse(gal_manifest *m, const char *text)
+gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other, void *user)
 {
-    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    static const char magic[] = "gallop-manifest\t1\n";
+    GString *buffer = g_string_sized_new(1024);
+    char *fields[MAX_FIELDS + 1];
+    int number = 1;
 
-    if (!lines[0] || strcmp(lines[0], "gallop-manifest\t1") != 0)
+    if (strncmp(text, magic, sizeof(magic) - 1) != 0) {
+        g_string_free(buffer, TRUE);
         return;
-    for (int i = 1; lines[i]; i++) {
-        g_auto(GStrv) f = NULL;
+    }
+    /* Line by line through the text, each copied once into `buffer` and
+     * split there: a manifest of a million entries is never held twice. */
+    for (const char *line = text + sizeof(magic) - 1; *line;) {
+        const char *end = strchr(line, '\n');
+        gsize len = end ? (gsize) (end - line) : strlen(line);
+        char **f = fields;
         int n;
 
-        if (!*lines[i])
+        number++;
+        g_string_truncate(buffer, 0);
+        g_string_append_len(buffer, line, (gssize) len);
+        line = end ? end + 1 : line + len;
+        if (len == 0 || (n = split_line(buffer->str, fields)) < 1)
             continue;
-        f = split_line(lines[i]);
-        n = (int) g_strv_length(f);
         if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
             strcmp(f[0], "item") == 0) {
             /* The manifest is untrusted (a CI cache, a shared folder): what
@@ -394,27 +420,28 @@ gal__manifest_parse(gal_manifest *m, const char *text)
              * a rebuild could act on it. */
             if (n > 1 && (!gal__path_is_beneath(f[1]) || g_str_has_suffix(f[1], GAL_TMP_SUFFIX) ||
                              g_str_has_prefix(f[1], GAL_MANIFEST_PREFIX)))
-                warn(m, i + 1, "entry \"%s\" refused: not a relative path beneath the output "
+                warn(m, number, "entry \"%s\" refused: not a relative path beneath the output "
                     "folder", f[1]);
             else
                 parse_entry(m, f, n);
         }
         else if (strcmp(f[0], "depends") == 0)
             parse_dep(m, f, n);
-        else if (strcmp(f[0], "preset") == 0 && n == 3 && is_hex64(f[1])) {
-            GPtrArray *keys = g_hash_table_lookup(m->presets, f[1]);
+        else if (strcmp(f[0], "preset") == 0) {
+            GPtrArray *keys;
 
-            if (!keys) {
+            if (n != 3 || !is_hex64(f[1]))
+                continue;
+            if (!(keys = g_hash_table_lookup(m->presets, f[1]))) {
                 keys = g_ptr_array_new_with_free_func(g_free);
                 g_hash_table_insert(m->presets, g_strdup(f[1]), keys);
             }
             g_ptr_array_add(keys, g_strdup(f[2]));
         }
-        else if (strcmp(f[0], "output") != 0 && strcmp(f[0], "sheet") != 0 &&
-            strcmp(f[0], "item") != 0 && strcmp(f[0], "depends") != 0 &&
-            strcmp(f[0], "preset") != 0)
-            g_ptr_array_add(m->other_lines, g_steal_pointer(&f));
+        else if (other)
+            other(f, n, number, user);
     }
+    g_string_free(buffer, TRUE);
 }
 
 /* The manifest file's text, read beneath the output folder `dir_fd`:
@@ -453,11 +480,12 @@ read_manifest(gal_manifest *m, int dir_fd)
 gal_manifest *
 gal__manifest_load(const char *dir)
 {
-    return gal__manifest_load_named(dir, GAL_MANIFEST_NAME);
+    return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL);
 }
 
 gal_manifest *
-gal__manifest_load_named(const char *dir, const char *name)
+gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
+    void *user)
 {
     gal_manifest *m = gal__manifest_new(dir);
     g_autofree char *text = NULL;
@@ -472,7 +500,7 @@ gal__manifest_load_named(const char *dir, const char *name)
     text = read_manifest(m, dir_fd);
     close(dir_fd);
     if (text)
-        gal__manifest_parse(m, text);
+        gal__manifest_parse(m, text, other, user);
     return m;
 }
 

@@ -64,21 +64,25 @@ typedef struct gal_manifest {
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
     GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
-    /* Lines of kinds the manifest itself does not hold (a part's shard,
-     * results, done), in order: each a NULL-terminated array of its
-     * unescaped fields, the kind first. */
-    GPtrArray *other_lines;
 } gal_manifest;
+
+/* Called for each line of a kind the manifest does not hold (a part's
+ * shard, inputs, results, done), in order: its `n` unescaped fields, the
+ * kind first (valid during the call only), and its line number. */
+typedef void (*gal_manifest_line_fn)(char **fields, int n, int line, void *user);
 
 gal_manifest *gal__manifest_new(const char *dir);
 /* Never fails: a missing, unreadable or foreign manifest reads as empty.
  * Entries that name anything but a relative path beneath the folder are
  * dropped, each with a line in `warnings`. */
 gal_manifest *gal__manifest_load(const char *dir);
-/* The same for the manifest file `name` in the folder (a part). */
-gal_manifest *gal__manifest_load_named(const char *dir, const char *name);
+/* The same for the manifest file `name` in the folder (a part), with
+ * `other` (may be NULL) called for the lines of other kinds. */
+gal_manifest *gal__manifest_load_named(const char *dir, const char *name,
+    gal_manifest_line_fn other, void *user);
 /* Add the entries of manifest text to `m` (as load does). */
-void gal__manifest_parse(gal_manifest *m, const char *text);
+void gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other,
+    void *user);
 void gal__manifest_free(gal_manifest *m);
 /* The file's text, entries sorted by output. New string. */
 char *gal__manifest_text(gal_manifest *m);

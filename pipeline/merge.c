@@ -80,10 +80,10 @@ read_parts(preset_run *pr, parts_found *found, gal_errors *errs)
         g_autofree char *file = gal__part_name(k, found->shards);
         gal_error err = { 0 };
 
-        part->manifest = gal__manifest_load_named(pr->out_dir, file);
         part->results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
             (GDestroyNotify) gal__part_result_free);
-        if (gal__part_read(part->manifest, &part->info, part->results, &err)) {
+        part->manifest = gal__part_load(pr->out_dir, file, &part->info, part->results, &err);
+        if (err.code) {
             gal__errors_add(errs, &err);
             failed = -1;
             continue;

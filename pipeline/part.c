@@ -181,13 +181,13 @@ is_sha256(const char *text)
 
 /* One "result" line: f[0] is "result". */
 static gal_part_result *
-parse_result(char **f)
+parse_result(char **f, int n)
 {
     gal_part_result *pr = g_new0(gal_part_result, 1);
     gal_photo_result *r = &pr->result;
     gint64 width, height, bytes, cut, code, line, col;
 
-    if (g_strv_length(f) != 23 || !is_sha256(f[22]) || !*f[1] || !parse_status(f[3], &r->status) ||
+    if (n != 23 || !is_sha256(f[22]) || !*f[1] || !parse_status(f[3], &r->status) ||
         !parse_why(f[4], &r->why) || !parse_int(f[6], 0, G_MAXINT, &width) ||
         !parse_int(f[7], 0, G_MAXINT, &height) || !parse_int(f[8], 0, G_MAXINT64, &bytes) ||
         !is_sha256(f[9]) || !parse_int(f[12], 0, 1, &cut) ||
@@ -222,64 +222,101 @@ parse_result(char **f)
     return pr;
 }
 
-static int
-damaged(const gal_manifest *part, const char *what, gal_error *err)
+/* Reading a part: its lines of other kinds, as the manifest parser meets
+ * them. The first fault is kept, with its line. */
+typedef struct {
+    gal_part_info *info;
+    GHashTable *results;
+    gboolean header;
+    int fault_line;
+    const char *fault;
+} part_reader;
+
+static void
+fault(part_reader *r, int line, const char *what)
 {
-    return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s: the part is damaged; "
-        "run its shard again", part->dir, part->name, what);
+    if (!r->fault) {
+        r->fault = what;
+        r->fault_line = line;
+    }
 }
 
-int
-gal__part_read(const gal_manifest *part, gal_part_info *info, GHashTable *results,
-    gal_error *err)
+static gboolean
+is_digest(const char *text)
 {
-    gboolean header = FALSE;
+    return strlen(text) == 64 && is_sha256(text);
+}
 
-    *info = (gal_part_info) { 0 };
-    for (guint i = 0; i < part->other_lines->len; i++) {
-        char **f = part->other_lines->pdata[i];
-        int n = (int) g_strv_length(f);
-        gint64 k, shards;
+static void
+read_line(char **f, int n, int line, void *user)
+{
+    part_reader *r = user;
+    gal_part_info *info = r->info;
+    gint64 k, shards;
 
-        if (info->done)
-            return damaged(part, "lines after \"done\"", err);
-        if (strcmp(f[0], "shard") == 0) {
-            if (header || n != 5 || !parse_int(f[1], 1, G_MAXINT, &k) ||
-                !parse_int(f[2], k, G_MAXINT, &shards) || strlen(f[3]) != 64 ||
-                !is_sha256(f[3]))
-                return damaged(part, "a bad \"shard\" line", err);
-            header = TRUE;
+    if (info->done)
+        fault(r, line, "a line after \"done\"");
+    else if (strcmp(f[0], "shard") == 0) {
+        if (r->header || n != 5 || !parse_int(f[1], 1, G_MAXINT, &k) ||
+            !parse_int(f[2], k, G_MAXINT, &shards) || !is_digest(f[3]))
+            fault(r, line, "a bad \"shard\" line");
+        else {
+            r->header = TRUE;
             info->shard = (int) k;
             info->shards = (int) shards;
             g_strlcpy(info->preset_digest, f[3], sizeof(info->preset_digest));
             info->version = g_strdup(f[4]);
         }
-        else if (strcmp(f[0], "inputs") == 0) {
-            if (!header || info->cwd || n < 2 || !g_path_is_absolute(f[1]))
-                return damaged(part, "a bad \"inputs\" line", err);
+    }
+    else if (strcmp(f[0], "inputs") == 0) {
+        if (!r->header || info->cwd || n < 2 || !g_path_is_absolute(f[1]))
+            fault(r, line, "a bad \"inputs\" line");
+        else {
             info->cwd = g_strdup(f[1]);
             info->inputs = g_new0(char *, n - 1);
             for (int p = 2; p < n; p++)
                 info->inputs[p - 2] = g_strdup(f[p]);
         }
-        else if (strcmp(f[0], "result") == 0) {
-            gal_part_result *r = header ? parse_result(f) : NULL;
+    }
+    else if (strcmp(f[0], "result") == 0) {
+        gal_part_result *result = r->header ? parse_result(f, n) : NULL;
 
-            if (!r)
-                return damaged(part, "a bad \"result\" line", err);
-            g_hash_table_replace(results, g_strdup(f[1]), r);
-        }
-        else if (strcmp(f[0], "done") == 0) {
-            gint64 count;
+        if (!result)
+            fault(r, line, "a bad \"result\" line");
+        else
+            g_hash_table_replace(r->results, g_strdup(f[1]), result);
+    }
+    else if (strcmp(f[0], "done") == 0) {
+        gint64 count;
 
-            if (!header || n != 2 || !parse_int(f[1], 0, G_MAXINT, &count) ||
-                count != (gint64) g_hash_table_size(results))
-                return damaged(part, "a bad \"done\" line", err);
+        if (!r->header || n != 2 || !parse_int(f[1], 0, G_MAXINT, &count) ||
+            count != (gint64) g_hash_table_size(r->results))
+            fault(r, line, "a bad \"done\" line");
+        else {
             info->n_results = (int) count;
             info->done = TRUE;
         }
     }
-    if (!header || !info->cwd)
-        return damaged(part, "no \"shard\" and \"inputs\" lines", err);
-    return 0;
+}
+
+gal_manifest *
+gal__part_load(const char *dir, const char *name, gal_part_info *info, GHashTable *results,
+    gal_error *err)
+{
+    part_reader r = { info, results, FALSE, 0, NULL };
+    gal_manifest *part;
+
+    *info = (gal_part_info) { 0 };
+    part = gal__manifest_load_named(dir, name, read_line, &r);
+    if (!r.fault && (!r.header || !info->cwd))
+        fault(&r, 0, "no \"shard\" and \"inputs\" lines");
+    if (r.fault) {
+        if (r.fault_line)
+            gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s:%d: %s: the part is damaged; "
+                "run its shard again", part->dir, part->name, r.fault_line, r.fault);
+        else
+            gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s: the part is damaged; "
+                "run its shard again", part->dir, part->name, r.fault);
+    }
+    return part;
 }

@@ -47,12 +47,11 @@ typedef struct gal_part_result {
 
 void gal__part_result_free(gal_part_result *r);
 
-/* Read the lines of a part loaded with gal__manifest_load_named: the
- * header into `info` and the results into `results` (rel input ->
- * gal_part_result, owned). -1 with `err` naming the line when the part
- * is damaged; a part that is cut short before "done" is not damaged, only
- * not done. */
-int gal__part_read(const gal_manifest *part, gal_part_info *info, GHashTable *results,
-    gal_error *err);
+/* Read the part `name` in `dir`: its records (the manifest returned),
+ * its header into `info` and its results into `results` (rel input ->
+ * gal_part_result, owned). `err` is set, naming the line, when the part is
+ * damaged; a part cut short before "done" is not damaged, only not done. */
+gal_manifest *gal__part_load(const char *dir, const char *name, gal_part_info *info,
+    GHashTable *results, gal_error *err);
 
 #endif /* GAL_PART_H */

@@ -57,8 +57,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts)
     /* What an earlier try of this shard recorded counts as made: its
      * records join the manifest's for the decisions. Its results are made
      * again. */
-    pr->part = gal__manifest_load_named(pr->out_dir, name);
-    g_ptr_array_set_size(pr->part->other_lines, 0);
+    pr->part = gal__manifest_load_named(pr->out_dir, name, NULL, NULL);
     g_hash_table_iter_init(&it, pr->part->entries);
     while (g_hash_table_iter_next(&it, NULL, &value))
         gal__manifest_put(pr->manifest, gal__manifest_entry_copy(value));
