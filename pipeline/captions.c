@@ -150,20 +150,42 @@ keep(GStringChunk *strings, const char *text, gssize len)
     return *copy ? g_string_chunk_insert(strings, copy) : NULL;
 }
 
-/* Line and column (1-based, in characters) of `at` within `text`. */
+/* Locating places in a text, mostly in increasing order (a table's rows):
+ * each call counts only the text since the one before, so that locating
+ * every row is linear in the table, not quadratic. */
+typedef struct {
+    const char *file, *text;
+    const char *done; /* lines counted up to here */
+    const char *line; /* where the line of `done` starts */
+    int n;            /* its number, 1-based */
+} text_cursor;
+
+static text_cursor
+cursor_at_start(const char *file, const char *text)
+{
+    return (text_cursor) { file, text, text, text, 1 };
+}
+
+/* Line and column (1-based, in characters) of `at` within the text. */
+static gal_loc
+cursor_loc(text_cursor *cur, const char *at)
+{
+    if (at < cur->done)
+        *cur = cursor_at_start(cur->file, cur->text);
+    for (; cur->done < at; cur->done++)
+        if (*cur->done == '\n') {
+            cur->n++;
+            cur->line = cur->done + 1;
+        }
+    return (gal_loc) { cur->file, cur->n, (int) g_utf8_strlen(cur->line, at - cur->line) + 1 };
+}
+
 static gal_loc
 loc_at(const char *file, const char *text, const char *at)
 {
-    gal_loc loc = { file, 1, 1 };
-    const char *line = text;
+    text_cursor cur = cursor_at_start(file, text);
 
-    for (const char *c = text; c < at; c++)
-        if (*c == '\n') {
-            loc.line++;
-            line = c + 1;
-        }
-    loc.col = (int) g_utf8_strlen(line, at - line) + 1;
-    return loc;
+    return cursor_loc(&cur, at);
 }
 
 /* Check that `len` bytes read from `path` (NUL-terminated after them) are
@@ -247,6 +269,7 @@ table_from_text(gal_captions *c, const char *path, const char *text, gal_errors 
     int file_col = 0, caption_col = 1, first = 0, failed = 0;
     gboolean csv = gal__table_is_csv(path, text);
     const char *bad = NULL, *why = NULL;
+    text_cursor rows_at = cursor_at_start(path, text);
 
     if (!(rows = gal__table_split(text, csv, &bad, &why))) {
         gal_loc loc = loc_at(path, text, bad);
@@ -273,7 +296,7 @@ table_from_text(gal_captions *c, const char *path, const char *text, gal_errors 
     c->table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (guint i = first; i < rows->len; i++) {
         const gal_table_row *r = &g_array_index(rows, gal_table_row, i);
-        gal_loc loc = loc_at(path, text, r->start);
+        gal_loc loc = cursor_loc(&rows_at, r->start);
         g_autofree char *name = NULL;
         g_autofree char *key = NULL;
         const char *caption;

@@ -251,6 +251,28 @@ Test(captions, table_errors_name_the_table_line_and_column)
         "%s", half_header);
 }
 
+/* Rows are located for their errors as the table is read, not each from the
+ * top of the file: 20,000 rows took 7 s of CPU to load (found while writing
+ * the fuzz targets, issue 12), 50,000 would take about 45. */
+Test(captions, a_long_table_loads_in_linear_time)
+{
+    GString *tsv = g_string_new("file\tcaption\n");
+    g_autofree char *msg = NULL;
+    gint64 start;
+
+    for (int i = 1; i <= 50000; i++)
+        g_string_append_printf(tsv, "IMG_%05d.jpg\tCaption %d of the set, a line of text\n", i, i);
+    g_string_append(tsv, "img_00007.JPG\tagain\n");
+    start = g_get_monotonic_time();
+    msg = table_error("long.tsv", tsv->str, (gssize) tsv->len, NULL);
+    cr_expect(strstr(msg, "long.tsv:50002:1: captions.table: \"img_00007.JPG\" is listed twice "
+                          "(first at line 8)"),
+        "%s", msg);
+    cr_expect_lt(g_get_monotonic_time() - start, 10 * G_USEC_PER_SEC, "took %.1f s",
+        (g_get_monotonic_time() - start) / 1e6);
+    g_string_free(tsv, TRUE);
+}
+
 /* ---- the Instagram export ------------------------------------------------------------ */
 
 Test(captions, instagram_export_decodes_to_the_right_text)
