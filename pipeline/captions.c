@@ -920,7 +920,8 @@ gal__xmp_description(const char *xmp, gsize len)
     while (len > 0 && (xmp[len - 1] == '\0' || g_ascii_isspace(xmp[len - 1])))
         len--;
     valid = g_utf8_make_valid(xmp, (gssize) len);
-    ctx = g_markup_parse_context_new(&parser, 0, &x, NULL);
+    /* A caption in a CDATA section is text like any other. */
+    ctx = g_markup_parse_context_new(&parser, G_MARKUP_TREAT_CDATA_AS_TEXT, &x, NULL);
     /* A damaged packet gives what was read before the damage, if anything. */
     if (g_markup_parse_context_parse(ctx, valid, -1, NULL))
         g_markup_parse_context_end_parse(ctx, NULL);

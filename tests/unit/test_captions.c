@@ -548,6 +548,21 @@ Test(captions, xmp_description_in_any_prefix_or_as_an_attribute)
     cr_expect_null(d);
 }
 
+/* XML allows text in CDATA sections; GMarkup hands them elsewhere unless
+ * told to treat them as text (found writing the XMP fuzz seeds, issue 12). */
+Test(captions, xmp_description_keeps_text_in_cdata_sections)
+{
+    static const char cdata[] =
+        "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF "
+        "xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+        "<rdf:Description xmlns:dc='http://purl.org/dc/elements/1.1/'><dc:description>"
+        "<rdf:Alt><rdf:li xml:lang='x-default'>Fish &amp; <![CDATA[<chips> & peas]]>!</rdf:li>"
+        "</rdf:Alt></dc:description></rdf:Description></rdf:RDF></x:xmpmeta>";
+    g_autofree char *caption = gal__xmp_description(cdata, sizeof(cdata) - 1);
+
+    cr_expect_str_eq(caption, "Fish & <chips> & peas!");
+}
+
 Test(captions, iptc_caption_raw_or_in_photoshop_resources)
 {
     /* 1:90 absent, so not declared UTF-8: these bytes are Windows-1252. */
