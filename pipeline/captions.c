@@ -32,6 +32,10 @@
 
 /* Folders named by captions.instagram are searched this deep. */
 #define MAX_SCAN_DEPTH 8
+/* ... and through this many entries at most: an export of years of posts
+ * has thousands, while a preset naming / or /usr would make every load walk
+ * the whole disk (a preset is untrusted input). */
+#define MAX_SCAN_ENTRIES 100000
 
 typedef enum {
     SRC_SIDECAR,
@@ -534,21 +538,24 @@ compare_paths(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* posts_*.json below `dir`, sorted, so the first post of a file is the same
- * on every run. */
+/* posts_*.json below `dir` (unsorted: the caller sorts them, so the first
+ * post of a file is the same on every run). Each entry looked at takes one
+ * from *budget; one more than it allows sets it to -1 and stops the walk. */
 static void
-find_posts(const char *dir, int depth, GPtrArray *found)
+find_posts(const char *dir, int depth, GPtrArray *found, int *budget)
 {
     GDir *d = depth < MAX_SCAN_DEPTH ? g_dir_open(dir, 0, NULL) : NULL;
     const char *entry;
 
-    while (d && (entry = g_dir_read_name(d))) {
+    while (d && *budget >= 0 && (entry = g_dir_read_name(d))) {
         g_autofree char *path = g_build_filename(dir, entry, NULL);
 
+        if (--*budget < 0)
+            break;
         if (entry[0] == '.')
             continue;
         if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
-            find_posts(path, depth + 1, found);
+            find_posts(path, depth + 1, found, budget);
         else if (gal__glob_match("posts_*.json", entry) &&
             g_file_test(path, G_FILE_TEST_IS_REGULAR))
             g_ptr_array_add(found, g_steal_pointer(&path));
@@ -567,8 +574,16 @@ load_instagram(gal_captions *c, char **paths, const gal_loc *from, gal_errors *e
         g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 
         if (g_file_test(paths[i], G_FILE_TEST_IS_DIR)) {
-            find_posts(paths[i], 0, files);
+            int budget = MAX_SCAN_ENTRIES;
+
+            find_posts(paths[i], 0, files, &budget);
             g_ptr_array_sort(files, compare_paths);
+            if (budget < 0) {
+                failed = gal__errors_push(errs, GAL_ERR_PRESET, from, "captions.instagram",
+                    "more than %d files and folders in %s: name the export's own folder, or "
+                    "its posts_*.json files", MAX_SCAN_ENTRIES, paths[i]);
+                continue;
+            }
             if (files->len == 0)
                 failed = gal__errors_push(errs, GAL_ERR_PRESET, from, "captions.instagram",
                     "no posts_*.json in %s", paths[i]);
