@@ -1,16 +1,19 @@
 # gallop: the two set-up commands of the README, plus their parts.
 #   make demo   install what is missing, build, run the main job on fixtures/
 #   make test   install what is missing, build, run every test
-#               (with CI set, also the whole suite under ASan + UBSan)
+#               (with CI set, also the whole suite under ASan + UBSan, and
+#               every fuzz target for 30 s)
 #   make stress hundreds of small runs at -j 4 that must not crash (issue 12)
 #   make schema rewrite presets/gallop.schema.json and the key tables of
 #               docs/presets.md from the parameter tables (commit them)
 #   make test-slurm  install Slurm and munge if missing, start a throwaway
 #               single-node Slurm, run the trip set as a 4-task job array of
 #               shards and a merge job, compare with one run (issue 16)
+#   make fuzz   every fuzz target under libFuzzer for FUZZ_SECONDS (60) each
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
+BUILD_FUZZ  ?= build-fuzz
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 GALLOP      := $(BUILD)/cmd/gallop
 
@@ -20,7 +23,13 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm
 
-.PHONY: all deps build demo test test-sanitize stress test-slurm clean bench schema schema-deps
+# What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
+# runtimes, and llvm-symbolizer for readable reports.
+FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+.PHONY: all deps build demo test test-sanitize stress test-slurm fuzz clean bench schema schema-deps
 
 all: build
 
@@ -72,6 +81,7 @@ test: build schema-deps
 	ctest --test-dir $(BUILD) --output-on-failure
 ifneq ($(CI),)
 	$(MAKE) test-sanitize
+	$(MAKE) fuzz FUZZ_SECONDS=30
 endif
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -103,8 +113,18 @@ test-slurm: build
 	$(call install-missing,$(SLURM_PACKAGES))
 	tests/slurm/run $(BUILD)
 
+# Every fuzz target (tests/fuzz) under libFuzzer, ASan and UBSan, built with
+# clang in $(BUILD_FUZZ)/, for FUZZ_SECONDS each; fails on any finding and
+# prints its reproducer. FUZZ_TARGETS="preset table" runs only those.
+fuzz:
+	$(call install-missing,$(DEBIAN_PACKAGES) $(FUZZ_PACKAGES))
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DGAL_FUZZ=ON -DGAL_TESTS=OFF \
+	  $(if $(CI),-DGAL_WERROR=ON)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	tests/fuzz/run $(BUILD_FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) out
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ) out
 
 # The benchmark against sharp, ImageMagick and GraphicsMagick (issue 7, bench/README.md):
 # installs the tools it needs, then bench/run builds gallop (Release, build-bench/),

@@ -11,8 +11,8 @@
  * tables keyed by file name; after that everything here is read-only and
  * shared by the workers. A malformed table or export is a preset error
  * naming its file, line and column. Per photo, only the sidecar is read
- * from disk. The JSON reader below is small and strict (RFC 8259, bounded
- * depth), because nothing else in gallop reads JSON. */
+ * from disk. The tables are split by table.c and the export is read by
+ * json.c; what their cells and values mean is decided here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -23,14 +23,19 @@
 #include "captions.h"
 #include "error.h"
 #include "fsio.h"
+#include "json.h"
 #include "limit.h"
 #include "node.h"
 #include "schema.h"
+#include "table.h"
 #include "template.h"
 
-#define MAX_JSON_DEPTH 64
 /* Folders named by captions.instagram are searched this deep. */
 #define MAX_SCAN_DEPTH 8
+/* ... and through this many entries at most: an export of years of posts
+ * has thousands, while a preset naming / or /usr would make every load walk
+ * the whole disk (a preset is untrusted input). */
+#define MAX_SCAN_ENTRIES 100000
 
 typedef enum {
     SRC_SIDECAR,
@@ -149,20 +154,70 @@ keep(GStringChunk *strings, const char *text, gssize len)
     return *copy ? g_string_chunk_insert(strings, copy) : NULL;
 }
 
-/* Line and column (1-based, in characters) of `at` within `text`. */
+/* Locating places in a text, mostly in increasing order (a table's rows):
+ * each call counts only the text since the one before, so that locating
+ * every row is linear in the table, not quadratic. */
+typedef struct {
+    const char *file, *text;
+    const char *done; /* lines counted up to here */
+    const char *line; /* where the line of `done` starts */
+    int n;            /* its number, 1-based */
+} text_cursor;
+
+static text_cursor
+cursor_at_start(const char *file, const char *text)
+{
+    return (text_cursor) { file, text, text, text, 1 };
+}
+
+/* Line and column (1-based, in characters) of `at` within the text. */
+static gal_loc
+cursor_loc(text_cursor *cur, const char *at)
+{
+    if (at < cur->done)
+        *cur = cursor_at_start(cur->file, cur->text);
+    for (; cur->done < at; cur->done++)
+        if (*cur->done == '\n') {
+            cur->n++;
+            cur->line = cur->done + 1;
+        }
+    return (gal_loc) { cur->file, cur->n, (int) g_utf8_strlen(cur->line, at - cur->line) + 1 };
+}
+
 static gal_loc
 loc_at(const char *file, const char *text, const char *at)
 {
-    gal_loc loc = { file, 1, 1 };
-    const char *line = text;
+    text_cursor cur = cursor_at_start(file, text);
 
-    for (const char *c = text; c < at; c++)
-        if (*c == '\n') {
-            loc.line++;
-            line = c + 1;
-        }
-    loc.col = (int) g_utf8_strlen(line, at - line) + 1;
-    return loc;
+    return cursor_loc(&cur, at);
+}
+
+/* Check that `len` bytes read from `path` (NUL-terminated after them) are
+ * UTF-8 text, naming the first byte that is not; drop a leading BOM, in
+ * place, from the text and from *len. */
+static gboolean
+utf8_text(const char *path, char *text, gsize *len, const char *what, gal_errors *errs)
+{
+    const char *bad;
+
+    if (strlen(text) != *len) {
+        gal_loc loc = loc_at(path, text, text + strlen(text));
+
+        gal__errors_push(errs, GAL_ERR_PRESET, &loc, what, "a NUL byte: not a text file");
+        return FALSE;
+    }
+    if (!g_utf8_validate(text, (gssize) *len, &bad)) {
+        gal_loc loc = loc_at(path, text, bad);
+
+        gal__errors_push(errs, GAL_ERR_PRESET, &loc, what,
+            "byte 0x%02x is not UTF-8 (save the file as UTF-8)", (guchar) *bad);
+        return FALSE;
+    }
+    if (g_str_has_prefix(text, "\xef\xbb\xbf")) {
+        memmove(text, text + 3, *len - 2);
+        *len -= 3;
+    }
+    return TRUE;
 }
 
 /* Read a whole UTF-8 text file (a leading BOM dropped) or fail naming the
@@ -177,201 +232,57 @@ read_utf8(const char *path, gsize max, const char *what, gsize *len_out, gal_err
     gal_read_rules rules = { NULL, folder, FALSE, (gint64) max, GAL_ERR_PRESET };
     g_autofree char *text = NULL;
     gal_error err = { 0 };
-    const char *bad;
     gsize len;
 
     if (gal__file_read(path, &rules, &text, &len, NULL, &err)) {
         gal__errors_push(errs, GAL_ERR_PRESET, from, what, "%s", err.msg);
         return NULL;
     }
-    if (strlen(text) != len) {
-        gal_loc loc = loc_at(path, text, text + strlen(text));
-
-        gal__errors_push(errs, GAL_ERR_PRESET, &loc, what, "a NUL byte: not a text file");
+    if (!utf8_text(path, text, &len, what, errs))
         return NULL;
-    }
-    if (!g_utf8_validate(text, (gssize) len, &bad)) {
-        gal_loc loc = loc_at(path, text, bad);
+    *len_out = len;
+    return g_steal_pointer(&text);
+}
 
-        gal__errors_push(errs, GAL_ERR_PRESET, &loc, what,
-            "byte 0x%02x is not UTF-8 (save the file as UTF-8)", (guchar) *bad);
+/* The same for bytes in memory, as if read from a file named `name`. */
+static char *
+copy_utf8(const char *name, const char *bytes, gsize len, const char *what, gsize *len_out,
+    gal_errors *errs)
+{
+    g_autofree char *text = g_malloc(len + 1);
+
+    if (len)
+        memcpy(text, bytes, len);
+    text[len] = '\0';
+    if (!utf8_text(name, text, &len, what, errs))
         return NULL;
-    }
-    if (g_str_has_prefix(text, "\xef\xbb\xbf")) {
-        memmove(text, text + 3, len - 2);
-        len -= 3;
-    }
     *len_out = len;
     return g_steal_pointer(&text);
 }
 
 /* ---- the captions table -------------------------------------------------------- */
 
-/* One row: cells, and where the row starts (for errors). */
-typedef struct {
-    GPtrArray *cells;
-    const char *start;
-} row;
-
-static void
-row_clear(gpointer p)
-{
-    row *r = p;
-
-    g_ptr_array_unref(r->cells);
-}
-
-/* TSV: a row per line, cells split at tabs, no quoting (a caption with a
- * line break goes in a CSV or a sidecar). */
-static GArray *
-split_tsv(const char *text)
-{
-    GArray *rows = g_array_new(FALSE, FALSE, sizeof(row));
-    const char *line = text;
-
-    g_array_set_clear_func(rows, row_clear);
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        gsize n = end ? (gsize) (end - line) : strlen(line);
-        g_autofree char *copy = g_strndup(line, n);
-        row r = { g_ptr_array_new_with_free_func(g_free), line };
-        g_auto(GStrv) cells = NULL;
-
-        if (n && copy[n - 1] == '\r')
-            copy[n - 1] = '\0';
-        cells = g_strsplit(copy, "\t", -1);
-        for (int i = 0; cells[i]; i++)
-            g_ptr_array_add(r.cells, g_strdup(cells[i]));
-        g_array_append_val(rows, r);
-        line = end ? end + 1 : line + n;
-    }
-    return rows;
-}
-
-/* CSV as RFC 4180 has it: cells in double quotes may hold commas, line
- * breaks and "" for a quote. Returns NULL with *bad set at a quoting error. */
-static GArray *
-split_csv(const char *text, const char **bad, const char **why)
-{
-    GArray *rows = g_array_new(FALSE, FALSE, sizeof(row));
-    const char *c = text;
-
-    g_array_set_clear_func(rows, row_clear);
-    while (*c) {
-        row r = { g_ptr_array_new_with_free_func(g_free), c };
-
-        for (;;) {
-            GString *cell = g_string_new(NULL);
-
-            if (*c == '"') {
-                const char *open = c++;
-
-                for (;;) {
-                    if (!*c) {
-                        *bad = open;
-                        *why = "this quoted cell is never closed";
-                        g_string_free(cell, TRUE);
-                        g_ptr_array_unref(r.cells);
-                        g_array_free(rows, TRUE);
-                        return NULL;
-                    }
-                    if (*c == '"' && c[1] == '"') {
-                        g_string_append_c(cell, '"');
-                        c += 2;
-                    }
-                    else if (*c == '"') {
-                        c++;
-                        break;
-                    }
-                    else
-                        g_string_append_c(cell, *c++);
-                }
-                if (*c && *c != ',' && *c != '\n' && !(*c == '\r' && c[1] == '\n')) {
-                    *bad = c;
-                    *why = "text after a closing quote (write \"\" for a quote inside a cell)";
-                    g_string_free(cell, TRUE);
-                    g_ptr_array_unref(r.cells);
-                    g_array_free(rows, TRUE);
-                    return NULL;
-                }
-            }
-            else
-                while (*c && *c != ',' && *c != '\n' && !(*c == '\r' && c[1] == '\n'))
-                    g_string_append_c(cell, *c++);
-            g_ptr_array_add(r.cells, g_string_free(cell, FALSE));
-            if (*c == ',') {
-                c++;
-                continue;
-            }
-            if (*c == '\r')
-                c++;
-            if (*c == '\n')
-                c++;
-            break;
-        }
-        g_array_append_val(rows, r);
-    }
-    return rows;
-}
-
-static gboolean
-blank_row(const row *r)
-{
-    for (guint i = 0; i < r->cells->len; i++) {
-        g_autofree char *cell = g_strstrip(g_strdup(r->cells->pdata[i]));
-
-        if (*cell)
-            return FALSE;
-    }
-    return TRUE;
-}
-
+/* `text` (UTF-8) as the table `path`: rows into c->table. */
 static int
-column_named(const row *r, const char *const *names)
-{
-    for (guint i = 0; i < r->cells->len; i++) {
-        g_autofree char *cell = g_strstrip(g_strdup(r->cells->pdata[i]));
-
-        for (int n = 0; names[n]; n++)
-            if (g_ascii_strcasecmp(cell, names[n]) == 0)
-                return (int) i;
-    }
-    return -1;
-}
-
-static int
-load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
+table_from_text(gal_captions *c, const char *path, const char *text, gal_errors *errs)
 {
     static const char *const file_names[] = { "file", "filename", "file name", NULL };
     static const char *const caption_names[] = { "caption", NULL };
-    g_autofree char *text = NULL;
     g_autoptr(GArray) rows = NULL;
     g_autoptr(GHashTable) first_line = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     int file_col = 0, caption_col = 1, first = 0, failed = 0;
-    gsize len;
-    gboolean csv;
+    gboolean csv = gal__table_is_csv(path, text);
+    const char *bad = NULL, *why = NULL;
+    text_cursor rows_at = cursor_at_start(path, text);
 
-    if (!(text = read_utf8(path, gal__limits.table_bytes, "captions.table", &len, errs, from)))
-        return -1;
-    /* By extension; otherwise a tab in the first line makes it TSV. */
-    csv = g_str_has_suffix(path, ".csv") || g_str_has_suffix(path, ".CSV") ||
-        (!g_str_has_suffix(path, ".tsv") && !g_str_has_suffix(path, ".TSV") &&
-            !memchr(text, '\t', strcspn(text, "\n")));
-    if (csv) {
-        const char *bad = NULL, *why = NULL;
+    if (!(rows = gal__table_split(text, csv, &bad, &why))) {
+        gal_loc loc = loc_at(path, text, bad);
 
-        if (!(rows = split_csv(text, &bad, &why))) {
-            gal_loc loc = loc_at(path, text, bad);
-
-            return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table", "%s", why);
-        }
+        return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table", "%s", why);
     }
-    else
-        rows = split_tsv(text);
-
     if (rows->len > 0) {
-        const row *head = &g_array_index(rows, row, 0);
-        int f = column_named(head, file_names), k = column_named(head, caption_names);
+        const gal_table_row *head = &g_array_index(rows, gal_table_row, 0);
+        int f = gal__table_column(head, file_names), k = gal__table_column(head, caption_names);
 
         if (f >= 0 && k >= 0) {
             file_col = f;
@@ -388,14 +299,14 @@ load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *e
     }
     c->table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (guint i = first; i < rows->len; i++) {
-        const row *r = &g_array_index(rows, row, i);
-        gal_loc loc = loc_at(path, text, r->start);
+        const gal_table_row *r = &g_array_index(rows, gal_table_row, i);
+        gal_loc loc = cursor_loc(&rows_at, r->start);
         g_autofree char *name = NULL;
         g_autofree char *key = NULL;
         const char *caption;
         gpointer seen;
 
-        if (blank_row(r))
+        if (gal__table_row_blank(r))
             continue;
         if ((int) r->cells->len <= MAX(file_col, caption_col)) {
             failed = gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
@@ -431,100 +342,32 @@ load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *e
     return failed;
 }
 
-/* ---- a small, strict JSON reader ---------------------------------------------- */
-
-typedef enum { J_NULL, J_BOOL, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } json_kind;
-
-typedef struct json {
-    json_kind kind;
-    char *str;       /* STRING: UTF-8, mojibake repaired */
-    GPtrArray *keys; /* OBJECT: char * */
-    GPtrArray *items; /* ARRAY items, OBJECT values: json * */
-} json;
-
-static void
-json_free(gpointer p)
-{
-    json *j = p;
-
-    if (!j)
-        return;
-    g_free(j->str);
-    if (j->keys)
-        g_ptr_array_unref(j->keys);
-    if (j->items)
-        g_ptr_array_unref(j->items);
-    g_free(j);
-}
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(json, json_free)
-
-static const json *
-json_get(const json *object, const char *key)
-{
-    if (!object || object->kind != J_OBJECT)
-        return NULL;
-    for (guint i = 0; i < object->keys->len; i++)
-        if (strcmp(object->keys->pdata[i], key) == 0)
-            return object->items->pdata[i];
-    return NULL;
-}
-
-static const char *
-json_string(const json *object, const char *key)
-{
-    const json *v = json_get(object, key);
-
-    return v && v->kind == J_STRING ? v->str : NULL;
-}
-
-typedef struct {
-    const char *text, *p, *end;
-    const char *file;
-    gal_errors *errs;
-    gboolean failed;
-} json_reader;
-
-static json *
-json_fail(json_reader *r, const char *at, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-
-static json *
-json_fail(json_reader *r, const char *at, const char *fmt, ...)
-{
-    g_autofree char *msg = NULL;
-    gal_loc loc = loc_at(r->file, r->text, at);
-    va_list ap;
-
-    if (r->failed)
-        return NULL;
-    va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    gal__errors_push(r->errs, GAL_ERR_PRESET, &loc, "captions.instagram", "JSON: %s", msg);
-    r->failed = TRUE;
-    return NULL;
-}
-
-static void
-skip_space(json_reader *r)
-{
-    while (r->p < r->end && strchr(" \t\r\n", *r->p) && *r->p)
-        r->p++;
-}
-
 static int
-hex4(const char *p, const char *end)
+load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
 {
-    int v = 0;
+    g_autofree char *text = NULL;
+    gsize len;
 
-    if (end - p < 4)
+    if (!(text = read_utf8(path, gal__limits.table_bytes, "captions.table", &len, errs, from)))
         return -1;
-    for (int i = 0; i < 4; i++) {
-        if (!g_ascii_isxdigit(p[i]))
-            return -1;
-        v = v * 16 + g_ascii_xdigit_value(p[i]);
-    }
-    return v;
+    return table_from_text(c, path, text, errs);
 }
+
+int
+gal__captions_table_from_string(gal_captions *c, const char *name, const char *bytes, gsize len,
+    gal_errors *errs)
+{
+    g_autofree char *text = NULL;
+
+    if (c->table)
+        g_hash_table_unref(g_steal_pointer(&c->table));
+    c->table_rows = 0;
+    if (!(text = copy_utf8(name, bytes, len, "captions.table", &len, errs)))
+        return -1;
+    return table_from_text(c, name, text, errs);
+}
+
+/* ---- the Instagram export ------------------------------------------------------ */
 
 /* Instagram's export writes each UTF-8 byte of a caption as its own \u00XX
  * escape, so "é" arrives as "Ã©" and an emoji as four Latin-1 letters.
@@ -555,267 +398,39 @@ gal__mojibake_repair(const char *text)
     return g_string_free(bytes, FALSE);
 }
 
+/* A string of the export, mojibake repaired; NULL when there is none. */
 static char *
-json_read_string(json_reader *r)
+export_string(const gal_json_value *object, const char *key)
 {
-    const char *open = r->p++;
-    GString *out = g_string_new(NULL);
-    char *repaired;
+    const char *raw = gal__json_string(object, key);
 
-    for (;;) {
-        const char *c = r->p;
-
-        if (c >= r->end) {
-            json_fail(r, open, "this string is never closed");
-            g_string_free(out, TRUE);
-            return NULL;
-        }
-        if (*c == '"') {
-            r->p++;
-            break;
-        }
-        if ((guchar) *c < 0x20) {
-            json_fail(r, c, "a control character inside a string (write \\n for a line break)");
-            g_string_free(out, TRUE);
-            return NULL;
-        }
-        if (*c != '\\') {
-            g_string_append_c(out, *c);
-            r->p++;
-            continue;
-        }
-        r->p += 2;
-        switch (c + 1 < r->end ? c[1] : '\0') {
-        case '"': g_string_append_c(out, '"'); break;
-        case '\\': g_string_append_c(out, '\\'); break;
-        case '/': g_string_append_c(out, '/'); break;
-        case 'b': g_string_append_c(out, '\b'); break;
-        case 'f': g_string_append_c(out, '\f'); break;
-        case 'n': g_string_append_c(out, '\n'); break;
-        case 'r': g_string_append_c(out, '\r'); break;
-        case 't': g_string_append_c(out, '\t'); break;
-        case 'u': {
-            int u = hex4(r->p, r->end);
-
-            if (u < 0) {
-                json_fail(r, c, "\\u takes four hex digits");
-                g_string_free(out, TRUE);
-                return NULL;
-            }
-            r->p += 4;
-            if (u >= 0xd800 && u <= 0xdbff) {
-                int low = r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u'
-                    ? hex4(r->p + 2, r->end)
-                    : -1;
-
-                if (low < 0xdc00 || low > 0xdfff) {
-                    json_fail(r, c, "a \\u escape of a lone surrogate (\\u%04x)", u);
-                    g_string_free(out, TRUE);
-                    return NULL;
-                }
-                r->p += 6;
-                u = 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00);
-            }
-            else if (u >= 0xdc00 && u <= 0xdfff) {
-                json_fail(r, c, "a \\u escape of a lone surrogate (\\u%04x)", u);
-                g_string_free(out, TRUE);
-                return NULL;
-            }
-            /* U+0000 cannot be in a C string: it is dropped. */
-            if (u)
-                g_string_append_unichar(out, (gunichar) u);
-            break;
-        }
-        default:
-            json_fail(r, c, "unknown escape \\%c", c + 1 < r->end ? c[1] : ' ');
-            g_string_free(out, TRUE);
-            return NULL;
-        }
-    }
-    repaired = gal__mojibake_repair(out->str);
-    g_string_free(out, TRUE);
-    return repaired;
+    return raw ? gal__mojibake_repair(raw) : NULL;
 }
-
-static gboolean
-json_number(json_reader *r)
-{
-    const char *c = r->p;
-
-    if (c < r->end && *c == '-')
-        c++;
-    if (c < r->end && *c == '0')
-        c++;
-    else if (c < r->end && *c >= '1' && *c <= '9')
-        while (c < r->end && g_ascii_isdigit(*c))
-            c++;
-    else
-        return FALSE;
-    if (c < r->end && *c == '.') {
-        if (++c >= r->end || !g_ascii_isdigit(*c))
-            return FALSE;
-        while (c < r->end && g_ascii_isdigit(*c))
-            c++;
-    }
-    if (c < r->end && (*c == 'e' || *c == 'E')) {
-        c++;
-        if (c < r->end && (*c == '+' || *c == '-'))
-            c++;
-        if (c >= r->end || !g_ascii_isdigit(*c))
-            return FALSE;
-        while (c < r->end && g_ascii_isdigit(*c))
-            c++;
-    }
-    r->p = c;
-    return TRUE;
-}
-
-static json *
-json_value(json_reader *r, int depth)
-{
-    g_autoptr(json) v = g_new0(json, 1);
-    const char *at;
-
-    skip_space(r);
-    at = r->p;
-    if (at >= r->end)
-        return json_fail(r, at, "unexpected end of file");
-    if (depth > MAX_JSON_DEPTH)
-        return json_fail(r, at, "nested deeper than %d levels", MAX_JSON_DEPTH);
-
-    switch (*at) {
-    case '{':
-    case '[': {
-        gboolean object = *at == '{';
-        char close = object ? '}' : ']';
-
-        v->kind = object ? J_OBJECT : J_ARRAY;
-        v->items = g_ptr_array_new_with_free_func(json_free);
-        if (object)
-            v->keys = g_ptr_array_new_with_free_func(g_free);
-        r->p++;
-        skip_space(r);
-        if (r->p < r->end && *r->p == close) {
-            r->p++;
-            return g_steal_pointer(&v);
-        }
-        for (;;) {
-            json *item;
-
-            if (object) {
-                char *key;
-
-                skip_space(r);
-                if (r->p >= r->end || *r->p != '"')
-                    return json_fail(r, r->p, "expected a \"key\" in the object opened at "
-                                              "line %d", loc_at(r->file, r->text, at).line);
-                if (!(key = json_read_string(r)))
-                    return NULL;
-                g_ptr_array_add(v->keys, key);
-                skip_space(r);
-                if (r->p >= r->end || *r->p != ':')
-                    return json_fail(r, r->p, "expected ':' after the key");
-                r->p++;
-            }
-            if (!(item = json_value(r, depth + 1)))
-                return NULL;
-            g_ptr_array_add(v->items, item);
-            skip_space(r);
-            if (r->p < r->end && *r->p == ',') {
-                r->p++;
-                continue;
-            }
-            if (r->p < r->end && *r->p == close) {
-                r->p++;
-                return g_steal_pointer(&v);
-            }
-            return json_fail(r, r->p, "expected ',' or '%c' (the %s opened at line %d)", close,
-                object ? "object" : "list", loc_at(r->file, r->text, at).line);
-        }
-    }
-    case '"':
-        v->kind = J_STRING;
-        if (!(v->str = json_read_string(r)))
-            return NULL;
-        return g_steal_pointer(&v);
-    case 't':
-    case 'f':
-    case 'n': {
-        static const char *const words[] = { "true", "false", "null" };
-
-        for (int i = 0; i < 3; i++) {
-            size_t n = strlen(words[i]);
-
-            if ((size_t) (r->end - at) >= n && strncmp(at, words[i], n) == 0 &&
-                (at + n == r->end || !g_ascii_isalnum(at[n]))) {
-                v->kind = i == 2 ? J_NULL : J_BOOL;
-                r->p += n;
-                return g_steal_pointer(&v);
-            }
-        }
-        break;
-    }
-    default:
-        if (*at == '-' || g_ascii_isdigit(*at)) {
-            if (!json_number(r))
-                return json_fail(r, at, "not a JSON number");
-            v->kind = J_NUMBER;
-            return g_steal_pointer(&v);
-        }
-        break;
-    }
-    if ((guchar) *at >= 0x80) {
-        gunichar ch = g_utf8_get_char(at);
-        char buf[8] = { 0 };
-
-        g_unichar_to_utf8(ch, buf);
-        return json_fail(r, at, "unexpected \"%s\"", buf);
-    }
-    return json_fail(r, at, g_ascii_isprint(*at) ? "unexpected '%c'" : "unexpected byte 0x%02x",
-        g_ascii_isprint(*at) ? *at : (guchar) *at);
-}
-
-/* Parse a whole JSON document; NULL with the error in `errs`. */
-static json *
-json_parse(const char *text, gsize len, const char *file, gal_errors *errs)
-{
-    json_reader r = { text, text, text + len, file, errs, FALSE };
-    json *root = json_value(&r, 0);
-
-    if (!root)
-        return NULL;
-    skip_space(&r);
-    if (r.p < r.end) {
-        json_fail(&r, r.p, "more text after the end of the document");
-        json_free(root);
-        return NULL;
-    }
-    return root;
-}
-
-/* ---- the Instagram export ------------------------------------------------------ */
 
 /* "media/posts/201404/17841234_n.jpg" -> captions under that file name. */
 static void
-add_media(gal_captions *c, const json *media, const char *post_title, const char *file)
+add_media(gal_captions *c, const gal_json_value *media, const char *post_title, const char *file)
 {
-    const char *uri = json_string(media, "uri");
-    const char *title = json_string(media, "title");
+    g_autofree char *uri = export_string(media, "uri");
+    g_autofree char *title = export_string(media, "title");
+    const char *shown = title;
     const char *caption;
     g_autofree char *base = NULL;
     char *key;
 
     if (!uri)
-        uri = json_string(media, "path"); /* older exports: media.json */
-    if (!title || !*title)
-        title = json_string(media, "caption");
+        uri = export_string(media, "path"); /* older exports: media.json */
+    if (!title || !*title) {
+        g_free(title);
+        shown = title = export_string(media, "caption");
+    }
     if (!uri)
         return;
     c->instagram_media++;
     /* A post with several photos keeps its caption on the post itself. */
-    if (!title || !*title)
-        title = post_title;
-    if (!title || !(caption = keep(c->strings, title, -1)))
+    if (!shown || !*shown)
+        shown = post_title;
+    if (!shown || !(caption = keep(c->strings, shown, -1)))
         return;
     base = g_path_get_basename(uri);
     key = fold(base, -1);
@@ -829,44 +444,48 @@ add_media(gal_captions *c, const json *media, const char *post_title, const char
 }
 
 static void
-add_posts(gal_captions *c, const json *posts, const char *file)
+add_posts(gal_captions *c, const gal_json_value *posts, const char *file)
 {
     for (guint i = 0; i < posts->items->len; i++) {
-        const json *post = posts->items->pdata[i];
-        const json *media = json_get(post, "media");
-        const char *title = json_string(post, "title");
+        const gal_json_value *post = posts->items->pdata[i];
+        const gal_json_value *media = gal__json_get(post, "media");
+        g_autofree char *title = export_string(post, "title");
 
-        if (media && media->kind == J_ARRAY)
+        if (media && media->kind == GAL_JV_ARRAY)
             for (guint m = 0; m < media->items->len; m++)
                 add_media(c, media->items->pdata[m], title, file);
-        else if (post->kind == J_OBJECT)
+        else if (post->kind == GAL_JV_OBJECT)
             add_media(c, post, NULL, file); /* a bare media entry */
     }
 }
 
+/* `text` (UTF-8, `len` bytes) as the export file `path`: its posts into
+ * c->instagram. */
 static int
-load_instagram_file(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
+instagram_from_text(gal_captions *c, const char *path, const char *text, gsize len,
+    gal_errors *errs)
 {
-    g_autofree char *text = NULL;
-    g_autoptr(json) root = NULL;
+    g_autoptr(gal_json_value) root = NULL;
+    g_autofree char *error = NULL;
+    const char *error_at = NULL;
     int before = c->instagram_media;
     const char *interned = g_string_chunk_insert_const(c->strings, path);
-    gsize len;
 
-    if (!(text = read_utf8(path, gal__limits.export_bytes, "captions.instagram", &len, errs,
-              from)))
-        return -1;
-    if (!(root = json_parse(text, len, path, errs)))
-        return -1;
+    if (!(root = gal__json_parse(text, len, &error_at, &error))) {
+        gal_loc loc = loc_at(path, text, error_at);
+
+        return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.instagram", "JSON: %s",
+            error);
+    }
     /* posts_1.json is a list of posts; some exports wrap it in an object
      * ({"ig_posts": [...]}), and media.json keeps {"photos": [...]}. */
-    if (root->kind == J_ARRAY)
+    if (root->kind == GAL_JV_ARRAY)
         add_posts(c, root, interned);
-    else if (root->kind == J_OBJECT)
+    else if (root->kind == GAL_JV_OBJECT)
         for (guint i = 0; i < root->items->len; i++) {
-            const json *v = root->items->pdata[i];
+            const gal_json_value *v = root->items->pdata[i];
 
-            if (v->kind == J_ARRAY)
+            if (v->kind == GAL_JV_ARRAY)
                 add_posts(c, v, interned);
         }
     if (c->instagram_media == before) {
@@ -880,27 +499,63 @@ load_instagram_file(gal_captions *c, const char *path, const gal_loc *from, gal_
     return 0;
 }
 
+static void
+instagram_tables(gal_captions *c)
+{
+    if (!c->instagram)
+        c->instagram = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (!c->instagram_file)
+        c->instagram_file = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static int
+load_instagram_file(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
+{
+    g_autofree char *text = NULL;
+    gsize len;
+
+    if (!(text = read_utf8(path, gal__limits.export_bytes, "captions.instagram", &len, errs,
+              from)))
+        return -1;
+    return instagram_from_text(c, path, text, len, errs);
+}
+
+int
+gal__captions_instagram_from_string(gal_captions *c, const char *name, const char *bytes,
+    gsize len, gal_errors *errs)
+{
+    g_autofree char *text = NULL;
+
+    instagram_tables(c);
+    if (!(text = copy_utf8(name, bytes, len, "captions.instagram", &len, errs)))
+        return -1;
+    return instagram_from_text(c, name, text, len, errs);
+}
+
 static int
 compare_paths(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* posts_*.json below `dir`, sorted, so the first post of a file is the same
- * on every run. */
+/* posts_*.json below `dir` (unsorted: the caller sorts them, so the first
+ * post of a file is the same on every run). Each entry looked at takes one
+ * from *budget; one more than it allows sets it to -1 and stops the walk. */
 static void
-find_posts(const char *dir, int depth, GPtrArray *found)
+find_posts(const char *dir, int depth, GPtrArray *found, int *budget)
 {
     GDir *d = depth < MAX_SCAN_DEPTH ? g_dir_open(dir, 0, NULL) : NULL;
     const char *entry;
 
-    while (d && (entry = g_dir_read_name(d))) {
+    while (d && *budget >= 0 && (entry = g_dir_read_name(d))) {
         g_autofree char *path = g_build_filename(dir, entry, NULL);
 
+        if (--*budget < 0)
+            break;
         if (entry[0] == '.')
             continue;
         if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
-            find_posts(path, depth + 1, found);
+            find_posts(path, depth + 1, found, budget);
         else if (gal__glob_match("posts_*.json", entry) &&
             g_file_test(path, G_FILE_TEST_IS_REGULAR))
             g_ptr_array_add(found, g_steal_pointer(&path));
@@ -914,14 +569,21 @@ load_instagram(gal_captions *c, char **paths, const gal_loc *from, gal_errors *e
 {
     int failed = 0;
 
-    c->instagram = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    c->instagram_file = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    instagram_tables(c);
     for (int i = 0; paths && paths[i]; i++) {
         g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 
         if (g_file_test(paths[i], G_FILE_TEST_IS_DIR)) {
-            find_posts(paths[i], 0, files);
+            int budget = MAX_SCAN_ENTRIES;
+
+            find_posts(paths[i], 0, files, &budget);
             g_ptr_array_sort(files, compare_paths);
+            if (budget < 0) {
+                failed = gal__errors_push(errs, GAL_ERR_PRESET, from, "captions.instagram",
+                    "more than %d files and folders in %s: name the export's own folder, or "
+                    "its posts_*.json files", MAX_SCAN_ENTRIES, paths[i]);
+                continue;
+            }
             if (files->len == 0)
                 failed = gal__errors_push(errs, GAL_ERR_PRESET, from, "captions.instagram",
                     "no posts_*.json in %s", paths[i]);
@@ -1273,7 +935,8 @@ gal__xmp_description(const char *xmp, gsize len)
     while (len > 0 && (xmp[len - 1] == '\0' || g_ascii_isspace(xmp[len - 1])))
         len--;
     valid = g_utf8_make_valid(xmp, (gssize) len);
-    ctx = g_markup_parse_context_new(&parser, 0, &x, NULL);
+    /* A caption in a CDATA section is text like any other. */
+    ctx = g_markup_parse_context_new(&parser, G_MARKUP_TREAT_CDATA_AS_TEXT, &x, NULL);
     /* A damaged packet gives what was read before the damage, if anything. */
     if (g_markup_parse_context_parse(ctx, valid, -1, NULL))
         g_markup_parse_context_end_parse(ctx, NULL);

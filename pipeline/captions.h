@@ -54,9 +54,21 @@ int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *phot
  * that shows {caption} depends on them. */
 void gal__caption_files(const gal_captions *captions, const char *photo, GPtrArray *paths);
 
-/* Pieces of the above, for tests. Each returns a new string or NULL. */
+/* Pieces of the above, for tests and fuzz targets. Each returns a new
+ * string or NULL. */
 char *gal__mojibake_repair(const char *text);
 char *gal__xmp_description(const char *xmp, gsize len);
 char *gal__iptc_caption(const void *data, gsize len);
+
+/* Read a captions table or an Instagram export file from `len` bytes in
+ * memory (any bytes: they are checked as the file's would be), as if from
+ * a file named `name` (for errors and, for the table, its extension).
+ * The table replaces any earlier one; the export's posts are added. Errors
+ * go to `errs`, with `name`:line:col; returns -1 if there was any. For
+ * `c` from gal__captions_load; main thread only. */
+int gal__captions_table_from_string(gal_captions *c, const char *name, const char *bytes,
+    gsize len, gal_errors *errs);
+int gal__captions_instagram_from_string(gal_captions *c, const char *name, const char *bytes,
+    gsize len, gal_errors *errs);
 
 #endif /* GAL_CAPTIONS_H */

@@ -1,5 +1,6 @@
 /* decode.c: photo files to libvips images (see decode.h). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -235,8 +236,8 @@ svg_size(VipsSource *source, int *width, int *height)
 }
 
 int
-gal__logo_load(const char *path, gint64 max_bytes, int svg_width, VipsImage **out,
-    gal_error *err)
+gal__logo_load(const char *path, gint64 max_bytes, gint64 max_pixels, int svg_width,
+    VipsImage **out, gal_error *err)
 {
     gal_read_rules rules = { NULL, NULL, TRUE, max_bytes, GAL_ERR_PRESET };
     g_autoptr(GBytes) bytes = NULL;
@@ -269,14 +270,27 @@ gal__logo_load(const char *path, gint64 max_bytes, int svg_width, VipsImage **ou
 
         if (svg_size(source, &width, &height) == 0) {
             scale = MAX(1.0, (double) svg_width / MAX(1, width));
-            /* Both sides stay within what a cairo surface can hold. */
+            /* Both sides stay within what a cairo surface can hold, and
+             * the whole within max_pixels. */
             scale = MIN(scale, 16000.0 / MAX(1, MAX(width, height)));
+            scale = MIN(scale, sqrt((double) max_pixels / MAX(1, width) / MAX(1, height)));
         }
     }
     failed = load(format, source, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_ERROR, 1, scale, &image);
     g_object_unref(source);
     if (failed)
         return gal_error_from_vips(err, GAL_ERR_PRESET, NULL, path);
+    /* Only the header is read so far: a raster logo larger than the limit
+     * is refused before it is decoded (a 117 KB PNG can declare 120
+     * megapixels, 1.9 GB once a watermark's master is made of it). */
+    if (format != GAL_IMAGE_SVG && (double) image->Xsize * image->Ysize > (double) max_pixels) {
+        gal_error_set(err, GAL_ERR_PRESET, NULL, NULL,
+            "%s is %dx%d pixels (%.1f megapixels); a logo may have up to %.1f: scale it down",
+            path, image->Xsize, image->Ysize, (double) image->Xsize * image->Ysize / 1e6,
+            max_pixels / 1e6);
+        g_object_unref(image);
+        return -1;
+    }
     /* Decoded now, while the bytes are here; the copy keeps no source. */
     *out = vips_image_copy_memory(image);
     g_object_unref(image);

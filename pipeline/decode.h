@@ -64,10 +64,11 @@ int gal__photo_shrink(gal_image_format format, int stored_width, int stored_heig
 
 /* A preset's own logo (PNG, JPEG, WebP, GIF, TIFF or SVG), decoded into
  * memory, random access. An SVG is drawn `svg_width` pixels wide (or at
- * its own size, if larger), so every mark scaled from it is a reduction.
- * Photos never reach the SVG loader: gal__photo_open refuses SVG. -1 with
- * `err` (GAL_ERR_PRESET) set. */
-int gal__logo_load(const char *path, gint64 max_bytes, int svg_width, VipsImage **out,
-    gal_error *err);
+ * its own size, if larger), so every mark scaled from it is a reduction,
+ * but to no more than `max_pixels`; a raster logo with more is refused
+ * from its header. Photos never reach the SVG loader: gal__photo_open
+ * refuses SVG. -1 with `err` (GAL_ERR_PRESET) set. */
+int gal__logo_load(const char *path, gint64 max_bytes, gint64 max_pixels, int svg_width,
+    VipsImage **out, gal_error *err);
 
 #endif /* GAL_DECODE_H */

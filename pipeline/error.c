@@ -88,6 +88,8 @@ fill_location(gal_error *err, const gal_loc *loc, const char *key)
 }
 
 /* A message into a fixed field, cut at a character boundary if long. */
+static void fill_message(gal_error *err, const char *fmt, va_list ap) G_GNUC_PRINTF(2, 0);
+
 static void
 fill_message(gal_error *err, const char *fmt, va_list ap)
 {

@@ -11,6 +11,7 @@ const gal_limits gal__limits = {
     .font_bytes = 64 << 20,
     .logo_bytes = 64 << 20,
     .manifest_bytes = (gint64) 2 << 30,
+    .logo_pixels = 4096 * 4096,
     .dependency_bytes = 256 << 20,
     .item_bytes = 64 << 20,
 };

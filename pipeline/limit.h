@@ -18,6 +18,9 @@ typedef struct gal_limits {
     gint64 font_bytes;
     gint64 logo_bytes;       /* a watermark image */
     gint64 manifest_bytes;
+    /* A logo is decoded whole and kept as float RGBA, 16 bytes a pixel:
+     * a raster logo with more pixels is refused, an SVG drawn no larger. */
+    gint64 logo_pixels;
     /* Files an output depends on are hashed on every rerun: larger ones
      * count as changed rather than being read. */
     gint64 dependency_bytes;

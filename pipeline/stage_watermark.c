@@ -209,7 +209,8 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
     if (o->image) {
         g_autoptr(VipsImage) logo = NULL;
 
-        if (gal__logo_load(o->image, gal__limits.logo_bytes, SVG_RENDER_PX, &logo, err) ||
+        if (gal__logo_load(o->image, gal__limits.logo_bytes, gal__limits.logo_pixels,
+                SVG_RENDER_PX, &logo, err) ||
             to_master(sc, logo, &shared->master, err)) {
             if (!err->line) {
                 err->line = sc->loc.line;

@@ -662,7 +662,8 @@ gal__font_file_family(const char *path, GError **error)
     if (len >= 16 && memcmp(data, "ttcf", 4) == 0) {
         guint32 first = be32(data + 12);
 
-        if (first + 12 > len)
+        /* Not first + 12 > len: that wraps for an offset near 4 GiB. */
+        if (first > len || len - first < 12)
             goto bad;
         memmove(data, data + first, len - first);
         len -= first;

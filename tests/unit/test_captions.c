@@ -251,6 +251,28 @@ Test(captions, table_errors_name_the_table_line_and_column)
         "%s", half_header);
 }
 
+/* Rows are located for their errors as the table is read, not each from the
+ * top of the file: 20,000 rows took 7 s of CPU to load (found while writing
+ * the fuzz targets, issue 12), 50,000 would take about 45. */
+Test(captions, a_long_table_loads_in_linear_time)
+{
+    GString *tsv = g_string_new("file\tcaption\n");
+    g_autofree char *msg = NULL;
+    gint64 start;
+
+    for (int i = 1; i <= 50000; i++)
+        g_string_append_printf(tsv, "IMG_%05d.jpg\tCaption %d of the set, a line of text\n", i, i);
+    g_string_append(tsv, "img_00007.JPG\tagain\n");
+    start = g_get_monotonic_time();
+    msg = table_error("long.tsv", tsv->str, (gssize) tsv->len, NULL);
+    cr_expect(strstr(msg, "long.tsv:50002:1: captions.table: \"img_00007.JPG\" is listed twice "
+                          "(first at line 8)"),
+        "%s", msg);
+    cr_expect_lt(g_get_monotonic_time() - start, 10 * G_USEC_PER_SEC, "took %.1f s",
+        (g_get_monotonic_time() - start) / 1e6);
+    g_string_free(tsv, TRUE);
+}
+
 /* ---- the Instagram export ------------------------------------------------------------ */
 
 Test(captions, instagram_export_decodes_to_the_right_text)
@@ -524,6 +546,21 @@ Test(captions, xmp_description_in_any_prefix_or_as_an_attribute)
     cr_expect_str_eq(b, "As an attribute");
     cr_expect_null(c);
     cr_expect_null(d);
+}
+
+/* XML allows text in CDATA sections; GMarkup hands them elsewhere unless
+ * told to treat them as text (found writing the XMP fuzz seeds, issue 12). */
+Test(captions, xmp_description_keeps_text_in_cdata_sections)
+{
+    static const char cdata[] =
+        "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF "
+        "xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+        "<rdf:Description xmlns:dc='http://purl.org/dc/elements/1.1/'><dc:description>"
+        "<rdf:Alt><rdf:li xml:lang='x-default'>Fish &amp; <![CDATA[<chips> & peas]]>!</rdf:li>"
+        "</rdf:Alt></dc:description></rdf:Description></rdf:RDF></x:xmpmeta>";
+    g_autofree char *caption = gal__xmp_description(cdata, sizeof(cdata) - 1);
+
+    cr_expect_str_eq(caption, "Fish & <chips> & peas!");
 }
 
 Test(captions, iptc_caption_raw_or_in_photoshop_resources)

@@ -462,6 +462,50 @@ Test(stage_watermark, a_missing_logo_or_font_file_is_a_load_error)
         errs->items[0].msg);
 }
 
+/* A preset is untrusted input, and a logo is decoded whole as float RGBA:
+ * fixtures/broken/huge.png (117 KB, 12000x10000) took 16 s and 1.9 GB to
+ * load as a logo. It is refused from its header now (issue 12). */
+Test(stage_watermark, a_logo_with_too_many_pixels_is_refused_from_its_header)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gint64 start = g_get_monotonic_time();
+
+    cr_expect_null(gal_test_load("gallop: 1\nstages:\n  - watermark: {image: " GAL_FIXTURES_DIR
+                                 "/broken/huge.png}\n",
+        errs));
+    cr_assert_eq(errs->count, 1);
+    cr_expect_str_eq(errs->items[0].key, "watermark.image");
+    cr_expect(strstr(errs->items[0].msg, "huge.png is 12000x10000 pixels (120.0 megapixels); a "
+                                         "logo may have up to 16.8: scale it down") != NULL,
+        "%s", errs->items[0].msg);
+    cr_expect_lt(g_get_monotonic_time() - start, 5 * G_USEC_PER_SEC, "only the header is read");
+}
+
+/* An SVG says how large it is and is drawn to a scale: one declaring
+ * 16000x16000 was drawn at that size (38 s, 5.2 GB); now at most as large
+ * as a raster logo may be. */
+Test(stage_watermark, an_svg_logo_declaring_a_huge_size_is_drawn_within_the_logo_limit)
+{
+    g_autofree char *name = g_strdup_printf("huge-%d.svg", (int) getpid());
+    g_autofree char *logo = g_build_filename(GAL_TEST_TMP, name, NULL);
+    g_autofree char *opts = NULL;
+    g_autoptr(VipsImage) out = NULL;
+    gint64 start = g_get_monotonic_time();
+    int l, t, w, h;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert(g_file_set_contents(logo,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16000\" height=\"16000\">"
+        "<rect width=\"16000\" height=\"16000\" fill=\"#ffffff\"/></svg>",
+        -1, NULL));
+    opts = g_strdup_printf("{image: %s, size: 200px, margin: 0, opacity: 1}", logo);
+    out = run(opts, black_photo(400, 300, 3));
+    changed_box(out, &l, &t, &w, &h);
+    cr_expect_eq(w, 200, "the mark is 200 px wide, got %d", w);
+    cr_expect_lt(g_get_monotonic_time() - start, 20 * G_USEC_PER_SEC, "took %.1f s",
+        (g_get_monotonic_time() - start) / 1e6);
+}
+
 Test(stage_watermark, a_font_file_is_used_by_its_family)
 {
     g_autoptr(VipsImage) out = run(

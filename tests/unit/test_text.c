@@ -154,6 +154,24 @@ Test(text, reads_the_family_of_a_font_file)
     cr_expect_null(gal__font_file_family(GAL_FIXTURES_DIR "/trip/trip-01.jpg", NULL));
 }
 
+/* A font collection whose first-font offset is near 4 GiB: offset + 12
+ * wrapped to a small number, passed the bounds check, and the copy of the
+ * first font was read from 4 GiB past the file's buffer. A preset can name
+ * any file as its font (found reviewing the preset loader's inputs, issue
+ * 12). */
+Test(text, a_font_collection_offset_past_the_file_is_refused)
+{
+    static const unsigned char ttc[] = { 't', 't', 'c', 'f', 0, 1, 0, 0, 0, 0, 0, 1,
+        0xff, 0xff, 0xff, 0xf8, 0, 0, 0, 0 };
+    g_autofree char *dir = gal_test_tmpdir("ttc");
+    g_autofree char *path = g_build_filename(dir, "bad.ttc", NULL);
+    g_autoptr(GError) error = NULL;
+
+    cr_assert(g_file_set_contents(path, (const char *) ttc, sizeof(ttc), NULL));
+    cr_expect_null(gal__font_file_family(path, &error));
+    cr_expect(error && strstr(error->message, "is not a TrueType/OpenType font"));
+}
+
 /* ---- line breaking, counting, cutting ------------------------------------------------ */
 
 #define WJ "\xe2\x81\xa0"

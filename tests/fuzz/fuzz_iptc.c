@@ -1,0 +1,16 @@
+/* fuzz_iptc: the IPTC-IIM reader (Caption-Abstract, raw or inside
+ * Photoshop's 8BIM resources) on any bytes, as a photo's IPTC blob. A
+ * caption it finds is UTF-8 text. */
+#include "captions.h"
+#include "fuzz.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    g_autofree char *caption = gal__iptc_caption(data, size);
+
+    fuzz_check(!caption || g_utf8_validate(caption, -1, NULL));
+    if (fuzz_verbose())
+        fprintf(stderr, "  caption: %s\n", caption ? caption : "(none)");
+    return 0;
+}
