@@ -12,7 +12,8 @@ GALLOP      := $(BUILD)/cmd/gallop
 # Everything gallop needs from Debian, to build, test and demo.
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
-	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
+	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
+	python3-yaml
 
 .PHONY: all deps build demo test test-sanitize stress clean bench
 
