@@ -21,7 +21,7 @@ GALLOP      := $(BUILD)/cmd/gallop
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
-	nodejs npm
+	nodejs npm python3-yaml
 
 # What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
 # runtimes, and llvm-symbolizer for readable reports.
