@@ -195,8 +195,9 @@ void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *
 /* sharded.c */
 /* Start shard opts->shard of opts->shards: read its part (what an earlier
  * try of it made), see which photos are its own. After the manifest is
- * loaded, before the photos are planned. */
-void gal__shard_begin(preset_run *pr, const gal_run_options *opts);
+ * loaded, before the photos are planned. -1 with `errs` filled when the
+ * folder holds another sharded run's parts, not merged. */
+int gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs);
 /* After the plan: other shards' photos are left to them (ELSEWHERE). */
 void gal__shard_leave_others(preset_run *pr);
 /* Where photo i's item is kept, beneath the output folder. New string. */

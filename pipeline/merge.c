@@ -112,29 +112,58 @@ read_parts(preset_run *pr, parts_found *found, gal_errors *errs)
 /* The photos the shards were given: the same list, from the same folder,
  * for every part. New strings (relative ones made absolute when the merge
  * runs from another folder), or NULL for none (the preset's input.paths). */
+/* The photos a part's shard was given, each made absolute from the
+ * folder it ran in: what the shards were given is the same photos when
+ * these are, wherever each shard ran from. New array. */
+static GPtrArray *
+absolute_inputs(const gal_part_info *info)
+{
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+
+    for (int p = 0; info->inputs[p]; p++)
+        g_ptr_array_add(paths, g_canonicalize_filename(info->inputs[p], info->cwd));
+    return paths;
+}
+
+static gboolean
+same_paths(GPtrArray *a, GPtrArray *b)
+{
+    if (a->len != b->len)
+        return FALSE;
+    for (guint i = 0; i < a->len; i++)
+        if (strcmp(a->pdata[i], b->pdata[i]) != 0)
+            return FALSE;
+    return TRUE;
+}
+
 static int
 shards_inputs(preset_run *pr, const parts_found *found, GPtrArray **inputs, gal_errors *errs)
 {
     const gal_part_info *first = NULL;
+    g_autoptr(GPtrArray) first_paths = NULL;
     g_autofree char *cwd = g_get_current_dir();
 
     *inputs = NULL;
     for (int k = 1; k <= found->shards; k++) {
         const gal_part_info *info = &found->parts[k].info;
+        g_autoptr(GPtrArray) paths = NULL;
 
         if (!found->parts[k].manifest || !info->cwd)
             continue;
+        paths = absolute_inputs(info);
         if (!first) {
             first = info;
+            first_paths = g_steal_pointer(&paths);
             continue;
         }
-        if (strcmp(info->cwd, first->cwd) != 0 ||
-            !g_strv_equal((const char *const *) info->inputs,
-                (const char *const *) first->inputs))
+        if (!same_paths(paths, first_paths))
             return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
-                "%s: shards %d and %d were given different photos, or ran from different "
-                "folders: every shard of a run is given the same", pr->out_dir,
-                first->shard, info->shard);
+                "%s: shards %d and %d were given different photos (%s%s, and %s%s): every "
+                "shard of a run is given the same", pr->out_dir, first->shard, info->shard,
+                first_paths->len ? (char *) first_paths->pdata[0] : "the preset's input.paths",
+                first_paths->len > 1 ? "..." : "",
+                paths->len ? (char *) paths->pdata[0] : "the preset's input.paths",
+                paths->len > 1 ? "..." : "");
     }
     if (!first || !first->inputs[0])
         return 0;
@@ -163,7 +192,7 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
             if (gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards) == k) {
                 if (n < 5)
                     g_string_append_printf(photos, "%s%s", n ? ", " : "",
-                        pr->summary->photos[i].input);
+                        g_array_index(pr->inputs, gal_input, i).path);
                 n++;
             }
         if (n > 5)
@@ -569,7 +598,8 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
      * scheduler's dependency says so), and no other run or merge. */
     if (gal__claim(pr, GAL_CLAIM_OWN, errs))
         return -1;
-    failed = read_parts(pr, &found, errs) || shards_inputs(pr, &found, &inputs, errs);
+    failed = read_parts(pr, &found, errs) ||
+        (opts->n_inputs == 0 && shards_inputs(pr, &found, &inputs, errs));
     if (!failed && opts->n_inputs == 0 && inputs)
         failed = gal__collect(pr, opts, (const char *const *) inputs->pdata, (int) inputs->len,
             skip_dir, errs);

@@ -128,8 +128,8 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
         gal__claim(pr, how, errs))
         return -1;
     pr->manifest = gal__manifest_load(pr->out_dir);
-    if (opts->shards > 0)
-        gal__shard_begin(pr, opts);
+    if (opts->shards > 0 && gal__shard_begin(pr, opts, errs))
+        return -1;
     gal__plan_photos(pr);
     if (pr->shards > 0)
         gal__shard_leave_others(pr);

@@ -21,26 +21,39 @@
 
 #define ITEMS_FOLDER ".gallop-items"
 
-/* Parts of another shard count are from a sharded run that was given up
- * (the merge removes the parts it joins): they would only confuse the
- * merge of this one. */
-static void
-remove_other_counts(preset_run *pr)
+/* Parts of another shard count are another sharded run's, not merged
+ * yet: finished (its outputs' only records) or still going. Neither may be
+ * thrown away, nor mixed with this run's; a Slurm array task resubmitted
+ * alone (--array=3 makes it task 1 of 1) lands here too. */
+static int
+refuse_other_counts(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
-    g_autoptr(GDir) dir = pr->claim.fd >= 0 ? g_dir_open(pr->out_dir, 0, NULL) : NULL;
+    g_autoptr(GDir) dir = g_dir_open(pr->out_dir, 0, NULL);
+    g_autoptr(GString) names = g_string_new(NULL);
     const char *name;
+    int other = 0, found = 0;
 
     while (dir && (name = g_dir_read_name(dir))) {
         int k, n;
-        gal_error err = { 0 };
 
-        if (gal__part_name_parse(name, &k, &n) && n != pr->shards)
-            gal__unlink_beneath(pr->claim.fd, pr->out_dir, name, &err);
+        if (!gal__part_name_parse(name, &k, &n) || n == opts->shards)
+            continue;
+        if (found++ < 3)
+            g_string_append_printf(names, "%s%s", found > 1 ? ", " : "", name);
+        other = n;
     }
+    if (!found)
+        return 0;
+    return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
+        "%s holds %d part%s of a sharded run of %d shards, not merged (%s%s): merge it "
+        "(gallop merge), or remove those parts to start over; this run is shard %d of %d (a "
+        "Slurm array task submitted alone is task 1 of 1: give --shard K/N)", pr->out_dir,
+        found, found == 1 ? "" : "s", other, names->str, found > 3 ? ", ..." : "", opts->shard,
+        opts->shards);
 }
 
-void
-gal__shard_begin(preset_run *pr, const gal_run_options *opts)
+int
+gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
     g_autofree char *name = gal__part_name(opts->shard, opts->shards);
     g_autofree char *cwd = g_get_current_dir();
@@ -52,8 +65,8 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts)
     pr->summary->shard = opts->shard;
     pr->summary->shards = opts->shards;
     pr->keep_items = pr->has_pages;
-    if (!opts->dry_run)
-        remove_other_counts(pr);
+    if (refuse_other_counts(pr, opts, errs))
+        return -1;
     /* What an earlier try of this shard recorded counts as made: its
      * records join the manifest's for the decisions. Its results are made
      * again. */
@@ -79,6 +92,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts)
     for (int i = 0; i < pr->summary->total; i++)
         pr->plans[i].elsewhere = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel,
                                      pr->shards) != pr->shard;
+    return 0;
 }
 
 void

@@ -41,7 +41,8 @@ trip_dir(void)
     return g_build_filename(GAL_FIXTURES_DIR, "trip", NULL);
 }
 
-/* gallop ARGS... with a hang guard; its exit status. */
+/* gallop ARGS... with a hang guard; its exit status. ARGS may start with
+ * "-C", DIR: run from DIR. */
 static int
 gallop(const char *const *args, char **out, char **err)
 {
@@ -52,6 +53,12 @@ gallop(const char *const *args, char **out, char **err)
              "-u", "JOB_COMPLETION_INDEX", "-u", "CI_NODE_INDEX", "-u", "GALLOP_SHARDS", NULL };
          *v; v++)
         g_ptr_array_add(argv, (gpointer) *v);
+    /* "-C DIR" first: run from that folder. */
+    if (strcmp(args[0], "-C") == 0) {
+        g_ptr_array_add(argv, "-C");
+        g_ptr_array_add(argv, (gpointer) args[1]);
+        args += 2;
+    }
     g_ptr_array_add(argv, GAL_BINARY);
     for (int i = 0; args[i]; i++)
         g_ptr_array_add(argv, (gpointer) args[i]);
@@ -415,6 +422,8 @@ Test(shards, missing_shard_is_named_with_its_photos)
         g_autofree char *count = g_strdup_printf("its %d photo", missing);
 
         cr_expect(missing > 0 && strstr(err, count), "%d missing; %s", missing, err);
+        cr_expect(strstr(err, "/trip/trip-") && !strstr(err, "(null)"),
+            "the photos are not named: %s", err);
     }
     cr_expect_not(g_file_test(manifest, G_FILE_TEST_EXISTS), "the failed merge wrote a manifest");
     names = gal_test_list_dir(out);
@@ -578,4 +587,41 @@ Test(shards, names_from_exif_clashing_across_shards)
         1, "%s", after);
     expect_same_files(one, out, &files);
     cr_expect_eq(files, 1);
+}
+
+/* Shards started from different folders, given the photos by absolute
+ * path (a CI runner's build folders), are one run; a shard of another
+ * count meets parts not merged yet, and is refused rather than throwing
+ * them away. */
+Test(shards, folders_and_counts)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-folders");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *err = NULL;
+    g_autofree char *merged = NULL;
+
+    for (int i = 1; i <= 6; i++)
+        gal_test_copy_trip(in, i, NULL);
+    for (int k = 1; k <= 2; k++) {
+        g_autofree char *dir = g_strdup_printf("%s/runner-%d", tmp, k);
+        g_autofree char *shard = g_strdup_printf("%d/2", k);
+
+        cr_assert_eq(g_mkdir_with_parents(dir, 0777), 0);
+        cr_assert_eq(gallop((const char *const[]) { "-C", dir, "run", posts, in, "-o",
+                                out, "-q", "--shard", shard, NULL },
+                         NULL, NULL),
+            0);
+    }
+    /* A shard of one (a Slurm task submitted alone) finds the parts of 2. */
+    cr_assert_eq(gallop((const char *const[]) { "run", posts, in, "-o", out, "--shard", "1/1",
+                            NULL },
+                     NULL, &err),
+        2, "%s", err);
+    cr_expect(strstr(err, "holds 2 parts of a sharded run of 2 shards, not merged") &&
+            strstr(err, "this run is shard 1 of 1"),
+        "%s", err);
+    cr_expect_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &merged),
+        0, "%s", merged);
 }
