@@ -629,6 +629,9 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     if (pr->has_pages) {
         gal__members_identity(pr, pr->members);
         summary->sheets_stale = !gal__pages_current(pr, pr->members);
+        /* Shards run with --force make the pages again, as one run would. */
+        for (int k = 1; k <= found.shards; k++)
+            summary->sheets_stale |= found.parts[k].info.forced;
         if (summary->sheets_stale && make_pages(pr, &merge_opts, errs)) {
             parts_clear(&found);
             return -1;

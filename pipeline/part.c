@@ -65,6 +65,8 @@ gal__part_append_header(GString *out, const gal_part_info *info)
     append_int(out, info->shards);
     gal__manifest_append_field(out, info->preset_digest);
     gal__manifest_append_field(out, info->version);
+    if (info->forced)
+        gal__manifest_append_field(out, "forced");
     g_string_append(out, "\ninputs");
     gal__manifest_append_field(out, info->cwd);
     for (int i = 0; info->inputs && info->inputs[i]; i++)
@@ -257,7 +259,8 @@ read_line(char **f, int n, int line, void *user)
     if (info->done)
         fault(r, line, "a line after \"done\"");
     else if (strcmp(f[0], "shard") == 0) {
-        if (r->header || n != 5 || !parse_int(f[1], 1, G_MAXINT, &k) ||
+        if (r->header || (n != 5 && (n != 6 || strcmp(f[5], "forced") != 0)) ||
+            !parse_int(f[1], 1, G_MAXINT, &k) ||
             !parse_int(f[2], k, G_MAXINT, &shards) || !is_digest(f[3]))
             fault(r, line, "a bad \"shard\" line");
         else {
@@ -266,6 +269,7 @@ read_line(char **f, int n, int line, void *user)
             info->shards = (int) shards;
             g_strlcpy(info->preset_digest, f[3], sizeof(info->preset_digest));
             info->version = g_strdup(f[4]);
+            info->forced = n == 6;
         }
     }
     else if (strcmp(f[0], "inputs") == 0) {

@@ -17,6 +17,7 @@ typedef struct gal_part_info {
     char *version;       /* gallop's */
     char *cwd;           /* the shard's working folder, absolute */
     char **inputs;       /* the photos and folders it was given, as given; may be empty */
+    gboolean forced;     /* run with --force: the merge makes the pages again too */
     int n_results;       /* from the "done" line */
     gboolean done;       /* the shard finished (its last line) */
 } gal_part_info;

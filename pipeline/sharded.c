@@ -85,6 +85,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     pr->part_info.shard = opts->shard;
     pr->part_info.shards = opts->shards;
     pr->part_info.version = g_strdup(GAL_VERSION);
+    pr->part_info.forced = opts->force;
     pr->part_info.cwd = g_steal_pointer(&cwd);
     pr->part_info.inputs = g_new0(char *, opts->n_inputs + 1);
     for (int p = 0; p < opts->n_inputs; p++)
