@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "digest.h"
 #include "fsio.h"
 #include "limit.h"
 #include "manifest.h"
@@ -188,16 +189,38 @@ compare_strings(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-char *
-gal__manifest_text(gal_manifest *m)
+/* Where manifest text goes: kept whole (fd -1), or written to `fd` a
+ * chunk at a time, with the digest of everything written, so that a
+ * manifest of a million entries is never held whole to be saved. */
+typedef struct {
+    GString *buf;
+    int fd;
+    GChecksum *sum;
+    int write_errno;  /* a write failed */
+} text_sink;
+
+static void
+sink_flush(text_sink *s)
 {
-    GString *out = g_string_new("gallop-manifest\t1\n");
-    g_autoptr(GPtrArray) entries = g_ptr_array_new();
+    if (s->fd < 0 || s->buf->len == 0)
+        return;
+    g_checksum_update(s->sum, (const guchar *) s->buf->str, (gssize) s->buf->len);
+    if (!s->write_errno && gal__write_all(s->fd, s->buf->str, s->buf->len) != 0)
+        s->write_errno = errno;
+    g_string_truncate(s->buf, 0);
+}
+
+static void
+emit_entries(gal_manifest *m, text_sink *s)
+{
+    GString *out = s->buf;
+    g_autoptr(GPtrArray) entries = g_ptr_array_sized_new(g_hash_table_size(m->entries));
     g_autoptr(GHashTable) used = g_hash_table_new(g_str_hash, g_str_equal);
     g_autoptr(GPtrArray) digests = g_ptr_array_new();
     GHashTableIter it;
     gpointer value;
 
+    g_string_append(out, "gallop-manifest\t1\n");
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
@@ -257,8 +280,18 @@ gal__manifest_text(gal_manifest *m)
             gal__manifest_append_field(out, dep->exists ? dep->sha256 : "-");
             g_string_append_c(out, '\n');
         }
+        if (out->len >= 1 << 20)
+            sink_flush(s);
     }
-    return g_string_free(out, FALSE);
+}
+
+char *
+gal__manifest_text(gal_manifest *m)
+{
+    text_sink s = { g_string_new(NULL), -1, NULL, 0 };
+
+    emit_entries(m, &s);
+    return g_string_free(s.buf, FALSE);
 }
 
 static gint64
@@ -513,41 +546,50 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
 int
 gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, gal_error *err)
 {
-    g_autofree char *text = NULL;
-    g_autofree char *before = NULL;
-    gal_manifest *scratch;
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    text_sink s = { g_string_sized_new(1 << 20), -1, sum, 0 };
+    char before[65];
+    gboolean had_before;
+    gal_atomic a;
     int dir_fd, failed;
 
     if (g_mkdir_with_parents(m->dir, 0777) != 0 ||
-        (dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        (dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        g_string_free(s.buf, TRUE);
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             m->dir, g_strerror(errno));
-    /* Only read to compare: its warnings were given when it was loaded. */
-    scratch = gal__manifest_new(m->dir);
-    g_free(scratch->name);
-    scratch->name = g_strdup(m->name);
-    before = read_manifest(scratch, dir_fd);
-    gal__manifest_free(scratch);
-    if (g_hash_table_size(m->entries) == 0 && !before && !extra) {
+    }
+    /* Only the digest of what is there, to compare. */
+    had_before = gal__sha256_beneath(dir_fd, m->name, before, NULL) == 0;
+    if (g_hash_table_size(m->entries) == 0 && !had_before && !extra) {
+        g_string_free(s.buf, TRUE);
         close(dir_fd);
         return 0;
     }
-    text = gal__manifest_text(m);
-    if (extra) {
-        char *joined = g_strconcat(text, extra, NULL);
-
-        g_free(text);
-        text = joined;
+    if (gal__atomic_begin(dir_fd, m->dir, m->name, NULL, &a, err)) {
+        g_string_free(s.buf, TRUE);
+        close(dir_fd);
+        return -1;
+    }
+    s.fd = a.fd;
+    emit_entries(m, &s);
+    if (extra)
+        g_string_append(s.buf, extra);
+    sink_flush(&s);
+    g_string_free(s.buf, TRUE);
+    close(dir_fd);
+    if (s.write_errno) {
+        gal__atomic_abort(&a);
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s/%s: %s", m->dir,
+            m->name, g_strerror(s.write_errno));
     }
     /* A rerun that changed nothing leaves the folder as it was, manifest
      * included: nothing for backups or sync tools to pick up. */
-    if (before && strcmp(before, text) == 0) {
-        close(dir_fd);
+    if (had_before && strcmp(before, g_checksum_get_string(sum)) == 0) {
+        gal__atomic_abort(&a);
         return 0;
     }
     /* Durable: the manifest is what says which outputs are complete. */
-    failed = gal__write_atomic_beneath(dir_fd, m->dir, m->name, text, strlen(text), durable,
-        err);
-    close(dir_fd);
+    failed = gal__atomic_commit(&a, durable, err);
     return failed;
 }
