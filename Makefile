@@ -29,7 +29,7 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build demo test test-sanitize stress test-slurm fuzz clean bench schema schema-deps
+.PHONY: all deps build demo test test-sanitize stress test-slurm fuzz clean bench bench-scale schema schema-deps
 
 all: build
 
@@ -135,3 +135,12 @@ BENCH_PACKAGES := imagemagick graphicsmagick time libimage-exiftool-perl mate-ba
 bench: deps
 	$(call install-missing,$(BENCH_PACKAGES) nodejs npm)
 	bench/run
+
+# The scale benchmark (issue 16, bench/scale/README.md): planning a shard, merging 100
+# shards' parts and a dry run over the merged manifest, timed against the photo count
+# (10k, 100k, 1M photos), by simulation (empty files on a tmpfs, no pixels). Writes
+# bench/SCALE.md; about 15 minutes on two cores. SCALE_COUNTS and the other knobs of
+# bench/scale/run pass through the environment.
+bench-scale: deps
+	$(call install-missing,time python3)
+	bench/scale/run
