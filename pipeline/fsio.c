@@ -668,7 +668,12 @@ gal__relative_path(const char *dir, const char *path)
         }
     if (!out->len)
         g_string_append_c(out, '.');
-    return g_string_free(out, FALSE);
+    /* Exact size: a merge keeps one per photo, and a GString's spare room
+     * would double that. */
+    char *exact = g_strndup(out->str, out->len);
+
+    g_string_free(out, TRUE);
+    return exact;
 }
 
 gint64

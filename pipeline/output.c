@@ -118,7 +118,11 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
                    NULL;
         }
     }
-    return g_build_filename(dir, name, NULL);
+    /* Exact size: the plan keeps one per photo, and g_build_filename's
+     * spare room would double it. */
+    g_autofree char *built = g_build_filename(dir, name, NULL);
+
+    return g_strdup(built);
 }
 
 static int
