@@ -57,8 +57,6 @@ void gal__caption_files(const gal_captions *captions, const char *photo, GPtrArr
 /* Pieces of the above, for tests and fuzz targets. Each returns a new
  * string or NULL. */
 char *gal__mojibake_repair(const char *text);
-char *gal__xmp_description(const char *xmp, gsize len);
-char *gal__iptc_caption(const void *data, gsize len);
 
 /* Read a captions table or an Instagram export file from `len` bytes in
  * memory (any bytes: they are checked as the file's would be), as if from

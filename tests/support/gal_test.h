@@ -7,6 +7,7 @@
 #include "captions.h"
 #include "decode.h"
 #include "digest.h"
+#include "embedded.h"
 #include "error.h"
 #include "exif.h"
 #include "fsio.h"
