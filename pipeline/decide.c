@@ -42,7 +42,10 @@ same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *
 
     if (now_size == *size && now_mtime_ns == *mtime_ns)
         return TRUE;
-    if (ref_sha256(f, hex))
+    /* A photo hashed for another of its files' records is not read again. */
+    if (hashed && hashed[0])
+        memcpy(hex, hashed, sizeof(hex));
+    else if (ref_sha256(f, hex))
         return FALSE;
     if (hashed)
         memcpy(hashed, hex, sizeof(hex));
@@ -148,18 +151,51 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     return GAL_WHY_UP_TO_DATE;
 }
 
-/* Is photo i's output up to date? Why not, with details in *detail. */
+void
+gal__files_from_records(preset_run *pr, int i)
+{
+    gal_photo_result *result = &pr->summary->photos[i];
+
+    for (int f = 0; f < result->n_files; f++) {
+        g_autofree char *rel = gal__relative_path(pr->out_dir, result->files[f].path);
+        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+
+        if (!e || e->sheet || e->item)
+            continue;
+        result->files[f].width = e->width;
+        result->files[f].height = e->height;
+        result->files[f].bytes = e->out_size;
+        g_strlcpy(result->files[f].sha256, e->out_sha256, sizeof(result->files[f].sha256));
+    }
+}
+
+/* Are photo i's outputs up to date (each of its variants a product with
+ * its own record)? Why not, for the first that is not, with details in
+ * *detail. Photos are rebuilt whole: one stale file costs the decode
+ * anyway, and the others come out the same bytes. */
 static gal_why
 decide_output(preset_run *pr, int i, char **detail)
 {
     gal_photo_result *result = &pr->summary->photos[i];
-    g_autofree char *rel_out = gal__relative_path(pr->out_dir, pr->outputs[i]);
-    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel_out);
-    gal_why why = gal__decide_record(pr, i, rel_out, e && !e->sheet && !e->item ? e : NULL,
-        detail);
+    gal_manifest_entry *e = NULL;
 
-    if (why != GAL_WHY_UP_TO_DATE)
-        return why;
+    for (int v = 0; v < pr->n_variants; v++) {
+        g_autofree char *rel_out = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
+        gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
+        gal_why why = gal__decide_record(pr, i, rel_out,
+            ev && !ev->sheet && !ev->item ? ev : NULL, detail);
+
+        if (why != GAL_WHY_UP_TO_DATE) {
+            /* Say which file, when there are several. */
+            if (pr->n_variants > 1 && (why == GAL_WHY_NEW || why == GAL_WHY_OUTPUT_MISSING ||
+                                          why == GAL_WHY_OUTPUT_MODIFIED) && !*detail)
+                *detail = g_strdup(rel_out);
+            return why;
+        }
+        if (v == 0)
+            e = ev;
+    }
+    gal__files_from_records(pr, i);
     result->width = e->width;
     result->height = e->height;
     result->bytes = e->out_size;

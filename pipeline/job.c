@@ -12,6 +12,7 @@
  * over the photo (gallop run A.yaml B.yaml ...), it is decoded once at the
  * largest size they need, held in memory, and scaled down to each
  * preset's size from there. */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -90,6 +91,16 @@ gal__facts_from_path(const gal_preset *preset, const char *path, int index, int 
     facts->preset = preset->name;
     facts->index = index;
     facts->count = count;
+}
+
+void
+gal__facts_set_dir(gal_facts *facts, const char *rel, GStringChunk *strings)
+{
+    g_autofree char *dir = rel ? g_path_get_dirname(rel) : NULL;
+
+    /* `rel` is built by the scan, one '/' between names, so its folder
+     * needs no more normalising than "." for the top. */
+    facts->dir = dir && strcmp(dir, ".") != 0 ? g_string_chunk_insert(strings, dir) : "";
 }
 
 int
@@ -303,6 +314,66 @@ take_caption(gal_job *job, VipsImage *image)
     }
 }
 
+/* Write variant v of the photo from `image`, already at its size. */
+static int
+write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
+{
+    gal_output_opts o = *job->preset->output;
+    gal_write_info info = { job->preset->name, job->caption, job->watch, 0, "" };
+    struct gal_job_file *file = &job->files[v];
+
+    /* A shallow copy: only the format differs between variants. */
+    o.format = job->variants[v].format;
+    file->width = image->Xsize;
+    file->height = image->Ysize;
+    if (gal__output_write_info(&o, image, job->out_dir, job->variant_rels[v], &info, err))
+        return -1;
+    file->bytes = info.bytes;
+    memcpy(file->sha256, info.sha256, sizeof(file->sha256));
+    return 0;
+}
+
+/* The finished picture `image` (after every stage) written in each
+ * variant: each width of output.widths, never above the picture's own
+ * (a larger width gives the picture as it is, so the files a photo makes
+ * are known before it is read), in each format. The largest is scaled
+ * from the lazy graph as it streams; with more than one file it is then
+ * held in memory (already at the largest width, never the whole photo
+ * when a width is smaller) and the others scaled down from it, so the
+ * photo is decoded once, not once per file. */
+static int
+write_variants(gal_job *job, VipsImage *image, gal_error *err)
+{
+    g_autoptr(VipsImage) largest = NULL;
+    int width = image->Xsize, height = image->Ysize;
+
+    for (int v = 0; v < job->n_variants; v++) {
+        int w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
+        int h = w == width ? height : MAX(1, (int) lround((double) height * w / width));
+        g_autoptr(VipsImage) scaled = NULL;
+
+        if (!largest) {
+            /* Variant 0 is the largest (widths are sorted). */
+            if (scale_alpha_aware(image, w, h, &scaled, err))
+                return -1;
+            if (job->n_variants > 1) {
+                largest = gal__watch_to_memory(job->watch, scaled, "decoding", err);
+                if (!largest)
+                    return -1;
+                g_clear_object(&scaled);
+                scaled = g_object_ref(largest);
+            }
+            else
+                largest = g_object_ref(scaled);
+        }
+        else if (scale_alpha_aware(largest, w, h, &scaled, err))
+            return -1;
+        if (write_variant(job, v, scaled, err))
+            return -1;
+    }
+    return 0;
+}
+
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -359,17 +430,12 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     take_caption(job, image);
     if (!job->make_output)
         return 0;
-    {
-        gal_write_info info = { preset->name, job->caption, job->watch, 0, "" };
-
-        job->out_width = image->Xsize;
-        job->out_height = image->Ysize;
-        if (gal__output_write_info(preset->output, image, job->out_dir, job->output_rel, &info,
-                err))
-            return -1;
-        job->out_bytes = info.bytes;
-        memcpy(job->out_sha256, info.sha256, sizeof(job->out_sha256));
-    }
+    if (write_variants(job, image, err))
+        return -1;
+    job->out_width = job->files[0].width;
+    job->out_height = job->files[0].height;
+    job->out_bytes = job->files[0].bytes;
+    memcpy(job->out_sha256, job->files[0].sha256, sizeof(job->out_sha256));
     return 0;
 }
 
