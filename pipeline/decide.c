@@ -77,13 +77,31 @@ gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_
 }
 
 /* Is a file an output depends on what it was? Its change, in words, or
- * NULL. Size and time first: only a touched file is read. */
+ * NULL. Size and time first: only a touched file is read. A captions
+ * table or export is compared by the row this photo takes from it, as
+ * the preset read it: an edit of other rows changes nothing here, and the
+ * record takes the file's new size and time, so the next run is fast
+ * again. */
 static const char *
-dependency_change(gal_dep_record *dep)
+dependency_change(const gal_captions *captions, const char *photo, gal_dep_record *dep)
 {
     char hex[65];
     struct stat st;
     gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
+
+    if (g_str_has_prefix(dep->sha256, "row:")) {
+        gal_caption_row row;
+
+        if (exists && st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns)
+            return NULL;
+        if (!gal__caption_row(captions, dep->path, photo, &row))
+            return "is no longer read";
+        if (strcmp(row.digest, dep->sha256) != 0)
+            return "changed its row for this photo";
+        dep->size = row.size;
+        dep->mtime_ns = row.mtime_ns;
+        return NULL;
+    }
 
     if (exists != dep->exists)
         return exists ? "appeared" : "is gone";
@@ -138,7 +156,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
-        const char *change = dependency_change(dep);
+        const char *change = dependency_change(pr->preset->captions, input, dep);
 
         if (change) {
             *detail = g_strdup_printf("%s %s", dep->path, change);

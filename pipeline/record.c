@@ -28,15 +28,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
     first->caption_cut = job->caption_cut;
-    for (guint d = 0; job->depends && d < job->depends->len; d++) {
-        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65];
-        gboolean exists;
-
-        gal__dependency_state(path, &st, &exists, hex);
-        gal__manifest_add_dep(first, path, exists, exists ? st.st_size : 0,
-            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
-    }
+    gal__job_record_deps(job, first);
     if (!pr->plans[i].entries)
         pr->plans[i].entries = g_new0(gal_manifest_entry *, pr->n_variants);
     for (int v = 0; v < pr->n_variants; v++) {

@@ -190,15 +190,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     g_free(png);
     e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
     keep_facts(e, &job->facts, job->input);
-    for (guint d = 0; job->depends && d < job->depends->len; d++) {
-        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65];
-        gboolean exists;
-
-        gal__dependency_state(path, &st, &exists, hex);
-        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
-            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
-    }
+    gal__job_record_deps(job, e);
     gal__manifest_entry_free(pr->plans[i].item_entry);
     pr->plans[i].item_entry = e;
     return 0;
