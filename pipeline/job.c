@@ -12,8 +12,10 @@
  * over the photo (gallop run A.yaml B.yaml ...), it is decoded once at the
  * largest size they need, held in memory, and scaled down to each
  * preset's size from there. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "cancel.h"
@@ -21,6 +23,7 @@
 #include "decode.h"
 #include "digest.h"
 #include "exif.h"
+#include "fsio.h"
 #include "job.h"
 #include "manifest.h"
 #include "output.h"
@@ -362,6 +365,30 @@ write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
     return 0;
 }
 
+/* Variant v is the same picture in the same format as the earlier
+ * variant u (both widths above the picture's own): its bytes are u's, so
+ * they are copied rather than encoded again (an AVIF costs far more). */
+static int
+copy_variant(gal_job *job, int u, int v, gal_error *err)
+{
+    static const gal_read_rules rules = { "", NULL, FALSE, 0, GAL_ERR_OUTPUT };
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    int fd = gal__open_beneath(job->out_dir->fd, job->variant_rels[u]);
+    int failed;
+
+    if (fd < 0)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot read %s/%s: %s",
+            job->out_dir->path, job->variant_rels[u], g_strerror(errno));
+    failed = gal__fd_read_all(fd, job->variant_rels[u], &rules, &data, &len, err);
+    close(fd);
+    if (failed || gal__write_atomic_beneath(job->out_dir->fd, job->out_dir->path,
+                      job->variant_rels[v], data, len, FALSE, err))
+        return -1;
+    job->files[v] = job->files[u];
+    return 0;
+}
+
 /* The finished picture `image` (after every stage) written in each
  * variant: each width of output.widths, never above the picture's own
  * (a larger width gives the picture as it is, so the files a photo makes
@@ -380,6 +407,17 @@ write_variants(gal_job *job, VipsImage *image, gal_error *err)
         int w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
         int h = w == width ? height : MAX(1, (int) lround((double) height * w / width));
         g_autoptr(VipsImage) scaled = NULL;
+        int same = -1;
+
+        for (int u = 0; u < v && same < 0; u++)
+            if (job->files[u].width == w && job->files[u].height == h &&
+                job->variants[u].format == job->variants[v].format)
+                same = u;
+        if (same >= 0) {
+            if (copy_variant(job, same, v, err))
+                return -1;
+            continue;
+        }
 
         if (!largest) {
             /* Variant 0 is the largest (widths are sorted). */

@@ -273,3 +273,37 @@ Test(variants, a_flat_name_refuses_the_second_album_photo)
     expect_image(b.out, "IMG_0001.jpg", 100, 52, "jpeg");
     bench_clear(&b);
 }
+
+/* Two widths above the picture's own: both files are the picture as it
+ * is, the same bytes (the second is a copy of the first, not encoded
+ * again), and each has its own record. */
+Test(variants, widths_above_the_picture_give_the_same_file)
+{
+    bench b = setup_bench("variants-clamped",
+        "gallop: 1\n"
+        "stages: [ {resize: {width: 400, height: 400, fit: inside}} ]\n"
+        "output: {widths: [900, 600, 200], formats: [webp, jpeg]}\n");
+    g_autofree char *a = g_build_filename(b.out, "trip-02-900.webp", NULL);
+    g_autofree char *c = g_build_filename(b.out, "trip-02-600.webp", NULL);
+    g_autofree char *manifest_path = g_build_filename(b.out, ".gallop-manifest.tsv", NULL);
+    g_autofree char *manifest = NULL;
+    g_autofree char *da = NULL;
+    g_autofree char *dc = NULL;
+    gsize la = 0, lc = 0;
+
+    cr_assert_eq(run(&b, NULL, NULL, NULL), 0);
+    expect_image(b.out, "trip-02-900.webp", 320, 400, "webp");
+    expect_image(b.out, "trip-02-600.webp", 320, 400, "webp");
+    expect_image(b.out, "trip-02-600.jpg", 320, 400, "jpeg");
+    expect_image(b.out, "trip-02-200.webp", 200, 250, "webp");
+    da = gal_test_read_bytes(a, &la);
+    dc = gal_test_read_bytes(c, &lc);
+    cr_assert_gt(la, 1000);
+    cr_expect(la == lc && memcmp(da, dc, la) == 0);
+    manifest = gal_test_read_bytes(manifest_path, NULL);
+    cr_expect_eq(gal_test_count_lines(manifest, "output\ttrip-02-600.webp\t", NULL), 1);
+    cr_expect_eq(gal_test_count_lines(manifest, "output\t", NULL), 12);
+    /* A rerun finds the copy up to date. */
+    cr_assert_eq(run(&b, "--check", NULL, NULL), 0);
+    bench_clear(&b);
+}
