@@ -91,6 +91,10 @@ struct gal_captions {
     GPtrArray *instagram_files; /* every posts_N.json read (interned) */
     gboolean listed[8];     /* by source_kind: named in captions.sources */
     int table_rows, instagram_media;
+    /* The table's and export files' size and time as they were read
+     * (taken before reading: a file changed during the read looks changed
+     * next time): path -> gint64[2]. */
+    GHashTable *read_stat;
 };
 
 /* ---- small helpers ------------------------------------------------------------- */
@@ -343,12 +347,29 @@ table_from_text(gal_captions *c, const char *path, const char *text, gal_errors 
     return failed;
 }
 
+/* Remember the size and time of a shared caption file about to be read. */
+static void
+note_read(gal_captions *c, const char *path)
+{
+    gint64 *st = g_new0(gint64, 2);
+    struct stat sb;
+
+    if (stat(path, &sb) == 0) {
+        st[0] = sb.st_size;
+        st[1] = gal__mtime_ns(&sb);
+    }
+    if (!c->read_stat)
+        c->read_stat = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_hash_table_insert(c->read_stat, g_strdup(path), st);
+}
+
 static int
 load_table(gal_captions *c, const char *path, const gal_loc *from, gal_errors *errs)
 {
     g_autofree char *text = NULL;
     gsize len;
 
+    note_read(c, path);
     if (!(text = read_utf8(path, gal__limits.table_bytes, "captions.table", &len, errs, from)))
         return -1;
     return table_from_text(c, path, text, errs);
@@ -515,6 +536,7 @@ load_instagram_file(gal_captions *c, const char *path, const gal_loc *from, gal_
     g_autofree char *text = NULL;
     gsize len;
 
+    note_read(c, path);
     if (!(text = read_utf8(path, gal__limits.export_bytes, "captions.instagram", &len, errs,
               from)))
         return -1;
@@ -695,6 +717,8 @@ gal__captions_free(gal_captions *c)
         g_hash_table_unref(c->instagram);
     if (c->instagram_file)
         g_hash_table_unref(c->instagram_file);
+    if (c->read_stat)
+        g_hash_table_unref(c->read_stat);
     g_ptr_array_unref(c->instagram_files);
     g_string_chunk_free(c->strings);
     g_free(c);
@@ -863,6 +887,84 @@ add_once(GPtrArray *paths, const char *path)
         if (strcmp(paths->pdata[i], path) == 0)
             return;
     g_ptr_array_add(paths, g_strdup(path));
+}
+
+/* What a shared file gives one photo, as a short digest: of its caption
+ * there, or of none. 64 bits tell an edit from no edit; the manifest
+ * repeats it on every output's line, so it is kept short. */
+static void
+row_digest(const char *caption, char *out)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+
+    if (caption) {
+        g_checksum_update(sum, (const guchar *) "row\n", 4);
+        g_checksum_update(sum, (const guchar *) caption, -1);
+    }
+    else
+        g_checksum_update(sum, (const guchar *) "no row\n", 7);
+    g_snprintf(out, GAL_CAPTION_ROW_LEN, "row:%.16s", g_checksum_get_string(sum));
+}
+
+gboolean
+gal__caption_row(const gal_captions *c, const char *file, const char *photo,
+    gal_caption_row *row)
+{
+    gpointer key = NULL, value = NULL;
+    const gint64 *st;
+    const char *caption = NULL;
+
+    if (!c || !c->read_stat || !g_hash_table_lookup_extended(c->read_stat, file, &key, &value))
+        return FALSE;
+    st = value;
+    if (c->opts->table && strcmp(file, c->opts->table) == 0)
+        caption = lookup(c->table, photo, NULL, NULL);
+    else {
+        const char *from = NULL;
+        const char *found = lookup(c->instagram, photo, c->instagram_file, &from);
+
+        /* The post counts for the file it is in. */
+        caption = found && from && strcmp(from, file) == 0 ? found : NULL;
+    }
+    row->path = key;
+    row->size = st[0];
+    row->mtime_ns = st[1];
+    row_digest(caption, row->digest);
+    return TRUE;
+}
+
+void
+gal__caption_rows(const gal_captions *c, const char *photo, GArray *rows)
+{
+    for (int i = 0; c && i < c->n_order; i++) {
+        gal_caption_row row;
+
+        if (c->order[i] == SRC_TABLE && c->opts->table &&
+            gal__caption_row(c, c->opts->table, photo, &row))
+            g_array_append_val(rows, row);
+        for (guint f = 0; c->order[i] == SRC_INSTAGRAM && f < c->instagram_files->len; f++)
+            if (gal__caption_row(c, c->instagram_files->pdata[f], photo, &row))
+                g_array_append_val(rows, row);
+    }
+}
+
+void
+gal__caption_sidecars(const gal_captions *c, const char *photo, GPtrArray *paths)
+{
+    for (int i = 0; c && i < c->n_order; i++)
+        if (c->order[i] == SRC_SIDECAR) {
+            /* Both names, whether or not they exist: a sidecar that
+             * appears later changes the caption too. */
+            g_autofree char *dir = g_path_get_dirname(photo);
+            g_autofree char *base = g_path_get_basename(photo);
+            g_autofree char *stem = stem_of(base);
+            g_autofree char *with_ext = g_strconcat(photo, ".txt", NULL);
+            g_autofree char *stem_txt = g_strconcat(stem, ".txt", NULL);
+            g_autofree char *without = g_build_filename(dir, stem_txt, NULL);
+
+            add_once(paths, with_ext);
+            add_once(paths, without);
+        }
 }
 
 void

@@ -54,6 +54,27 @@ int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *phot
  * that shows {caption} depends on them. */
 void gal__caption_files(const gal_captions *captions, const char *photo, GPtrArray *paths);
 
+/* The sidecar half of gal__caption_files: the files of this photo alone. */
+void gal__caption_sidecars(const gal_captions *captions, const char *photo, GPtrArray *paths);
+
+/* A file every photo's caption may come from (the table, a posts_N.json of
+ * the export), and what it gives one photo: an output that shows
+ * {caption} depends on that, not on the whole file, so editing one row
+ * rebuilds only the photos whose row changed. */
+#define GAL_CAPTION_ROW_LEN 24
+typedef struct gal_caption_row {
+    const char *path;          /* borrowed from the captions */
+    gint64 size, mtime_ns;     /* the file's, as read when the preset loaded */
+    char digest[GAL_CAPTION_ROW_LEN]; /* "row:" + 16 hex digits, of its caption or of none */
+} gal_caption_row;
+/* The rows of every such file for the photo at `photo`, appended to
+ * `rows` (of gal_caption_row). */
+void gal__caption_rows(const gal_captions *captions, const char *photo, GArray *rows);
+/* The row of one file for the photo; FALSE when `file` is not one the
+ * captions read (another table now). */
+gboolean gal__caption_row(const gal_captions *captions, const char *file, const char *photo,
+    gal_caption_row *row);
+
 /* Pieces of the above, for tests and fuzz targets. Each returns a new
  * string or NULL. */
 char *gal__mojibake_repair(const char *text);

@@ -42,7 +42,10 @@ same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *
 
     if (now_size == *size && now_mtime_ns == *mtime_ns)
         return TRUE;
-    if (ref_sha256(f, hex))
+    /* A photo hashed for another of its files' records is not read again. */
+    if (hashed && hashed[0])
+        memcpy(hex, hashed, sizeof(hex));
+    else if (ref_sha256(f, hex))
         return FALSE;
     if (hashed)
         memcpy(hashed, hex, sizeof(hex));
@@ -74,13 +77,31 @@ gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_
 }
 
 /* Is a file an output depends on what it was? Its change, in words, or
- * NULL. Size and time first: only a touched file is read. */
+ * NULL. Size and time first: only a touched file is read. A captions
+ * table or export is compared by the row this photo takes from it, as
+ * the preset read it: an edit of other rows changes nothing here, and the
+ * record takes the file's new size and time, so the next run is fast
+ * again. */
 static const char *
-dependency_change(gal_dep_record *dep)
+dependency_change(const gal_captions *captions, const char *photo, gal_dep_record *dep)
 {
     char hex[65];
     struct stat st;
     gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
+
+    if (g_str_has_prefix(dep->sha256, "row:")) {
+        gal_caption_row row;
+
+        if (exists && st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns)
+            return NULL;
+        if (!gal__caption_row(captions, dep->path, photo, &row))
+            return "is no longer read";
+        if (strcmp(row.digest, dep->sha256) != 0)
+            return "changed its row for this photo";
+        dep->size = row.size;
+        dep->mtime_ns = row.mtime_ns;
+        return NULL;
+    }
 
     if (exists != dep->exists)
         return exists ? "appeared" : "is gone";
@@ -135,7 +156,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
-        const char *change = dependency_change(dep);
+        const char *change = dependency_change(pr->preset->captions, input, dep);
 
         if (change) {
             *detail = g_strdup_printf("%s %s", dep->path, change);
@@ -148,18 +169,51 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     return GAL_WHY_UP_TO_DATE;
 }
 
-/* Is photo i's output up to date? Why not, with details in *detail. */
+void
+gal__files_from_records(preset_run *pr, int i)
+{
+    gal_photo_result *result = &pr->summary->photos[i];
+
+    for (int f = 0; f < result->n_files; f++) {
+        g_autofree char *rel = gal__relative_path(pr->out_dir, result->files[f].path);
+        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+
+        if (!e || e->sheet || e->item)
+            continue;
+        result->files[f].width = e->width;
+        result->files[f].height = e->height;
+        result->files[f].bytes = e->out_size;
+        g_strlcpy(result->files[f].sha256, e->out_sha256, sizeof(result->files[f].sha256));
+    }
+}
+
+/* Are photo i's outputs up to date (each of its variants a product with
+ * its own record)? Why not, for the first that is not, with details in
+ * *detail. Photos are rebuilt whole: one stale file costs the decode
+ * anyway, and the others come out the same bytes. */
 static gal_why
 decide_output(preset_run *pr, int i, char **detail)
 {
     gal_photo_result *result = &pr->summary->photos[i];
-    g_autofree char *rel_out = gal__relative_path(pr->out_dir, pr->outputs[i]);
-    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel_out);
-    gal_why why = gal__decide_record(pr, i, rel_out, e && !e->sheet && !e->item ? e : NULL,
-        detail);
+    gal_manifest_entry *e = NULL;
 
-    if (why != GAL_WHY_UP_TO_DATE)
-        return why;
+    for (int v = 0; v < pr->n_variants; v++) {
+        g_autofree char *rel_out = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
+        gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
+        gal_why why = gal__decide_record(pr, i, rel_out,
+            ev && !ev->sheet && !ev->item ? ev : NULL, detail);
+
+        if (why != GAL_WHY_UP_TO_DATE) {
+            /* Say which file, when there are several. */
+            if (pr->n_variants > 1 && (why == GAL_WHY_NEW || why == GAL_WHY_OUTPUT_MISSING ||
+                                          why == GAL_WHY_OUTPUT_MODIFIED) && !*detail)
+                *detail = g_strdup(rel_out);
+            return why;
+        }
+        if (v == 0)
+            e = ev;
+    }
+    gal__files_from_records(pr, i);
     result->width = e->width;
     result->height = e->height;
     result->bytes = e->out_size;

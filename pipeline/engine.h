@@ -48,7 +48,9 @@ typedef struct photo_plan {
     gboolean build_output;     /* ... which is stale: built by this run */
     gboolean build_item;       /* its item is needed: the pages it is on are stale */
     gboolean started;          /* a worker took it */
-    gal_manifest_entry *entry; /* the new record, when its output was written */
+    /* The new records of its outputs (one per variant), when written;
+     * NULL until then. */
+    gal_manifest_entry **entries;
     gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
 } photo_plan;
 
@@ -68,7 +70,14 @@ typedef struct preset_run {
     gal_run_summary *summary;
     GArray *inputs;        /* gal_input, in summary order */
     photo_plan *plans;     /* per photo */
-    char **outputs;        /* planned output path per photo, NULL if none */
+    /* What each photo makes: n_variants files (output.widths x
+     * output.formats; one without them), the first the largest. */
+    gal_variant *variants;
+    int n_variants;
+    /* Planned output paths: outputs[i * n_variants + v] is photo i's file
+     * of variant v, NULL if none (the photo makes no file, or all its
+     * names were refused). */
+    char **outputs;
     /* The pages of the preset's many-input stage (contact sheets): one
      * product, whose inputs are every member's item. */
     gboolean has_pages;
@@ -121,6 +130,13 @@ struct engine {
     int live;
 };
 
+/* Photo i's planned path of variant v, or NULL. */
+static inline const char *
+gal__output_of(const preset_run *pr, int i, int v)
+{
+    return pr->outputs[i * pr->n_variants + v];
+}
+
 /* run.c */
 /* Set up `e` for the `n` presets: prs[r] (zeroed, n of them) is preset r's
  * part, out[r] gets its new summary; the presets and the options are
@@ -145,9 +161,9 @@ void gal__plan_photos(preset_run *pr);
 /* Put todo in the pages' order (so pages complete one after another) and
  * start the pages (pr->gather). */
 void gal__plan_pages(preset_run *pr);
-/* What an output's name was rendered from: the template, and the fields
- * that do not come from the photo. New string. */
-char *gal__name_key(const preset_run *pr, int i);
+/* What the name of photo i's variant v was rendered from: the template,
+ * and the fields that do not come from the photo. New string. */
+char *gal__name_key(const preset_run *pr, int i, int v);
 
 /* decide.c: which products are stale and why; todo becomes the photos to
  * open, each with build_output / build_item set. */
@@ -162,6 +178,10 @@ void gal__members_identity(preset_run *pr, char *hex);
 gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
     const char *sha256, gboolean *exists);
 
+/* result->files of photo i from the records of its outputs (when its
+ * preset makes several files per photo), for a photo up to date or one a
+ * merge took from its shard. */
+void gal__files_from_records(preset_run *pr, int i);
 /* Are the pages recorded for exactly these `members` (an identity), and
  * intact? */
 gboolean gal__pages_current(preset_run *pr, const char *members);
@@ -181,8 +201,9 @@ void gal__exec(engine *e, const gal_run_options *opts);
 void gal__report(preset_run *pr, const gal_photo_result *photo);
 
 /* record.c */
-/* The manifest record of photo i, whose output `job` just wrote. */
-gal_manifest_entry *gal__record_output(preset_run *pr, int i, const gal_job *job);
+/* The manifest records of photo i, whose outputs `job` just wrote, into
+ * plans[i].entries. */
+void gal__record_output(preset_run *pr, int i, const gal_job *job);
 /* Put plan i's records into the manifest (a shard's part) now, so a
  * killed run keeps them. */
 void gal__record_now(preset_run *pr, int i);

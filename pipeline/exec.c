@@ -40,6 +40,10 @@ job_clear(gal_job *job)
         g_ptr_array_unref(job->depends);
     g_string_chunk_free(job->strings);
     g_free(job->output_rel);
+    for (int v = 0; job->variant_rels && v < job->n_variants; v++)
+        g_free(job->variant_rels[v]);
+    g_free(job->variant_rels);
+    g_free(job->files);
 }
 
 /* After the photo's jobs ran: its result, record and progress in one run. */
@@ -78,7 +82,14 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
             result->height = job->out_height;
             result->bytes = job->out_bytes;
             memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
-            plan->entry = gal__record_output(pr, i, job);
+            for (int f = 0; f < result->n_files; f++) {
+                result->files[f].width = job->files[f].width;
+                result->files[f].height = job->files[f].height;
+                result->files[f].bytes = job->files[f].bytes;
+                memcpy(result->files[f].sha256, job->files[f].sha256,
+                    sizeof(result->files[f].sha256));
+            }
+            gal__record_output(pr, i, job);
         }
     }
     else if (gal__cancelled(pr->engine->cancel)) {
@@ -179,19 +190,30 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             continue;
         plan = &pr->plans[i];
         jobs[r] = (gal_job) { .preset = pr->preset, .input = input,
-            .output_path = pr->outputs[i], .out_dir = &pr->claim,
+            .output_path = gal__output_of(pr, i, 0), .out_dir = &pr->claim,
             .input_root = g_array_index(pr->inputs, gal_input, i).root,
             .follow_links = pr->follow_links,
-            .output_rel = pr->outputs[i] ? gal__relative_path(pr->out_dir, pr->outputs[i]) : NULL,
+            .output_rel = gal__output_of(pr, i, 0)
+                ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL,
             .strings = g_string_chunk_new(256),
             .watch = watch, .make_output = plan->build_output,
-            .make_item = plan->build_item, .solo = solo };
+            .make_item = plan->build_item, .solo = solo,
+            .n_variants = pr->n_variants, .variants = pr->variants };
+        if (gal__output_of(pr, i, 0)) {
+            jobs[r].variant_rels = g_new0(char *, pr->n_variants);
+            jobs[r].files = g_new0(struct gal_job_file, pr->n_variants);
+            for (int v = 0; v < pr->n_variants; v++)
+                jobs[r].variant_rels[v] = gal__relative_path(pr->out_dir,
+                    gal__output_of(pr, i, v));
+        }
         if (plan->build_output) {
             if (!plan->in_sha256[0])
                 memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
             pr->summary->photos[i].hash_seconds = hash_seconds;
         }
         gal__facts_from_path(pr->preset, input, i + 1, pr->summary->total, &jobs[r].facts,
+            jobs[r].strings);
+        gal__facts_set_dir(&jobs[r].facts, g_array_index(pr->inputs, gal_input, i).rel,
             jobs[r].strings);
         if (pr->gather)
             jobs[r].gather_index = gal__gather_index(pr->gather, pr->gather_id[i]);

@@ -212,6 +212,16 @@ typedef enum gal_why {
 /* "up-to-date", "new", "input-changed", ...: static. */
 const char *gal_why_name(gal_why why);
 
+/* One file of a photo's, when its preset makes several (output.widths,
+ * output.formats). */
+typedef struct gal_output_file {
+    const char *path;    /* as `output` is given; owned by the run summary */
+    const char *format;  /* "jpeg", "png", "webp" or "avif"; static */
+    int width, height;   /* pixels, when DONE or UP_TO_DATE (0 otherwise) */
+    long long bytes;     /* when DONE or UP_TO_DATE */
+    char sha256[65];     /* hex, when DONE or UP_TO_DATE; "" otherwise */
+} gal_output_file;
+
 typedef struct gal_photo_result {
     const char *input;  /* path as found; owned by the run summary */
     const char *preset; /* the preset's name; owned by the run summary */
@@ -234,6 +244,13 @@ typedef struct gal_photo_result {
     const char *caption_source;
     bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
     double hash_seconds;     /* part of `seconds` spent hashing the photo */
+    /* Every file the photo makes when its preset makes several (each
+     * width of output.widths in each format of output.formats), the
+     * largest first: files[0] is `output` (and width, height, bytes and
+     * sha256 above are its). 0 and NULL when the preset makes one file
+     * per photo. Owned by the run summary. */
+    int n_files;
+    gal_output_file *files;
 } gal_photo_result;
 
 /* An output the manifest lists whose photo no longer exists, or no longer

@@ -12,14 +12,20 @@
  * over the photo (gallop run A.yaml B.yaml ...), it is decoded once at the
  * largest size they need, held in memory, and scaled down to each
  * preset's size from there. */
+#include <errno.h>
+#include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "cancel.h"
 #include "captions.h"
 #include "decode.h"
+#include "digest.h"
 #include "exif.h"
+#include "fsio.h"
 #include "job.h"
+#include "manifest.h"
 #include "output.h"
 #include "preset.h"
 #include "resample.h"
@@ -90,6 +96,43 @@ gal__facts_from_path(const gal_preset *preset, const char *path, int index, int 
     facts->preset = preset->name;
     facts->index = index;
     facts->count = count;
+}
+
+void
+gal__job_record_deps(const gal_job *job, gal_manifest_entry *e)
+{
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(gal_caption_row));
+    struct stat st;
+
+    for (guint d = 0; job->depends && d < job->depends->len; d++) {
+        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
+        char hex[65];
+        gboolean exists;
+
+        gal__dependency_state(path, &st, &exists, hex);
+        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
+            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
+    }
+    /* The table and the export are shared by every photo: each output
+     * depends on its own row of them (decide.c compares it again when the
+     * file's size or time changed). */
+    if (job->depends)
+        gal__caption_rows(job->preset->captions, job->input, rows);
+    for (guint r = 0; r < rows->len; r++) {
+        const gal_caption_row *row = &g_array_index(rows, gal_caption_row, r);
+
+        gal__manifest_add_dep(e, row->path, TRUE, row->size, row->mtime_ns, row->digest);
+    }
+}
+
+void
+gal__facts_set_dir(gal_facts *facts, const char *rel, GStringChunk *strings)
+{
+    g_autofree char *dir = rel ? g_path_get_dirname(rel) : NULL;
+
+    /* `rel` is built by the scan, one '/' between names, so its folder
+     * needs no more normalising than "." for the top. */
+    facts->dir = dir && strcmp(dir, ".") != 0 ? g_string_chunk_insert(strings, dir) : "";
 }
 
 int
@@ -303,6 +346,101 @@ take_caption(gal_job *job, VipsImage *image)
     }
 }
 
+/* Write variant v of the photo from `image`, already at its size. */
+static int
+write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
+{
+    gal_output_opts o = *job->preset->output;
+    gal_write_info info = { job->preset->name, job->caption, job->watch, 0, "" };
+    struct gal_job_file *file = &job->files[v];
+
+    /* A shallow copy: only the format differs between variants. */
+    o.format = job->variants[v].format;
+    file->width = image->Xsize;
+    file->height = image->Ysize;
+    if (gal__output_write_info(&o, image, job->out_dir, job->variant_rels[v], &info, err))
+        return -1;
+    file->bytes = info.bytes;
+    memcpy(file->sha256, info.sha256, sizeof(file->sha256));
+    return 0;
+}
+
+/* Variant v is the same picture in the same format as the earlier
+ * variant u (both widths above the picture's own): its bytes are u's, so
+ * they are copied rather than encoded again (an AVIF costs far more). */
+static int
+copy_variant(gal_job *job, int u, int v, gal_error *err)
+{
+    static const gal_read_rules rules = { "", NULL, FALSE, 0, GAL_ERR_OUTPUT };
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    int fd = gal__open_beneath(job->out_dir->fd, job->variant_rels[u]);
+    int failed;
+
+    if (fd < 0)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot read %s/%s: %s",
+            job->out_dir->path, job->variant_rels[u], g_strerror(errno));
+    failed = gal__fd_read_all(fd, job->variant_rels[u], &rules, &data, &len, err);
+    close(fd);
+    if (failed || gal__write_atomic_beneath(job->out_dir->fd, job->out_dir->path,
+                      job->variant_rels[v], data, len, FALSE, err))
+        return -1;
+    job->files[v] = job->files[u];
+    return 0;
+}
+
+/* The finished picture `image` (after every stage) written in each
+ * variant: each width of output.widths, never above the picture's own
+ * (a larger width gives the picture as it is, so the files a photo makes
+ * are known before it is read), in each format. The largest is scaled
+ * from the lazy graph as it streams; with more than one file it is then
+ * held in memory (already at the largest width, never the whole photo
+ * when a width is smaller) and the others scaled down from it, so the
+ * photo is decoded once, not once per file. */
+static int
+write_variants(gal_job *job, VipsImage *image, gal_error *err)
+{
+    g_autoptr(VipsImage) largest = NULL;
+    int width = image->Xsize, height = image->Ysize;
+
+    for (int v = 0; v < job->n_variants; v++) {
+        int w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
+        int h = w == width ? height : MAX(1, (int) lround((double) height * w / width));
+        g_autoptr(VipsImage) scaled = NULL;
+        int same = -1;
+
+        for (int u = 0; u < v && same < 0; u++)
+            if (job->files[u].width == w && job->files[u].height == h &&
+                job->variants[u].format == job->variants[v].format)
+                same = u;
+        if (same >= 0) {
+            if (copy_variant(job, same, v, err))
+                return -1;
+            continue;
+        }
+
+        if (!largest) {
+            /* Variant 0 is the largest (widths are sorted). */
+            if (scale_alpha_aware(image, w, h, &scaled, err))
+                return -1;
+            if (job->n_variants > 1) {
+                largest = gal__watch_to_memory(job->watch, scaled, "decoding", err);
+                if (!largest)
+                    return -1;
+                g_clear_object(&scaled);
+                scaled = g_object_ref(largest);
+            }
+            else
+                largest = g_object_ref(scaled);
+        }
+        else if (scale_alpha_aware(largest, w, h, &scaled, err))
+            return -1;
+        if (write_variant(job, v, scaled, err))
+            return -1;
+    }
+    return 0;
+}
+
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -359,17 +497,12 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     take_caption(job, image);
     if (!job->make_output)
         return 0;
-    {
-        gal_write_info info = { preset->name, job->caption, job->watch, 0, "" };
-
-        job->out_width = image->Xsize;
-        job->out_height = image->Ysize;
-        if (gal__output_write_info(preset->output, image, job->out_dir, job->output_rel, &info,
-                err))
-            return -1;
-        job->out_bytes = info.bytes;
-        memcpy(job->out_sha256, info.sha256, sizeof(job->out_sha256));
-    }
+    if (write_variants(job, image, err))
+        return -1;
+    job->out_width = job->files[0].width;
+    job->out_height = job->files[0].height;
+    job->out_bytes = job->files[0].bytes;
+    memcpy(job->out_sha256, job->files[0].sha256, sizeof(job->out_sha256));
     return 0;
 }
 
@@ -477,7 +610,7 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
         if (gal__preset_uses_field(preset, "caption")) {
             if (!jobs[k]->depends)
                 jobs[k]->depends = g_ptr_array_new_with_free_func(g_free);
-            gal__caption_files(preset->captions, jobs[k]->input, jobs[k]->depends);
+            gal__caption_sidecars(preset->captions, jobs[k]->input, jobs[k]->depends);
         }
     }
     for (int k = 0; k < n; k++)

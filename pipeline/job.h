@@ -4,9 +4,11 @@
 #define GAL_JOB_H
 
 #include "internal.h"
+#include "manifest.h"
 #include "cancel.h"
 #include "captions.h"
 #include "outdir.h"
+#include "output.h"
 #include "preset.h"
 
 /* One photo on one worker. Created, run and freed on that worker. */
@@ -19,7 +21,19 @@ struct gal_job {
     gboolean follow_links;     /* --follow-symlinks */
     const char *output_path;   /* final path, borrowed from the plan */
     const gal_out_dir *out_dir; /* the output folder, open */
-    char *output_rel;          /* the output beneath it (owned) */
+    char *output_rel;          /* the output beneath it (owned): the first variant's */
+    /* Every file to write (output.widths x output.formats; the first is
+     * output_rel, the largest): the variants borrowed from the run, their
+     * paths beneath the output folder owned, and what was written of each
+     * (files[0] is also out_width, out_height, out_bytes, out_sha256). */
+    int n_variants;
+    const gal_variant *variants;
+    char **variant_rels;
+    struct gal_job_file {
+        int width, height;
+        gint64 bytes;
+        char sha256[65];
+    } *files;
     gal_facts facts;           /* what templates can show of this photo */
     GStringChunk *strings;     /* owns the facts' strings */
     int out_width, out_height; /* set when the job succeeds */
@@ -52,6 +66,16 @@ struct gal_job {
 /* Name, stem, output extension, preset, index and count. */
 void gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,
     gal_facts *facts, GStringChunk *strings);
+
+/* Put into `e` (the record of an output or item the job made) what it
+ * depends on besides the photo and the preset: each file in
+ * job->depends by its state now (a sidecar), and the caption table's and
+ * Instagram export's rows for the photo (when the preset shows a caption). */
+void gal__job_record_deps(const gal_job *job, gal_manifest_entry *e);
+
+/* {dir}: the folder of `rel` (a photo's path within its input folder),
+ * "" at the top. */
+void gal__facts_set_dir(gal_facts *facts, const char *rel, GStringChunk *strings);
 
 /* Add the EXIF facts of a photo, reading its header only. */
 int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts *facts,

@@ -316,6 +316,19 @@ is_hex64(const char *text)
     return TRUE;
 }
 
+/* What a photo's output took from a captions table or export: "row:" and
+ * 16 hex digits (captions.h). */
+static gboolean
+is_row_digest(const char *text)
+{
+    if (strlen(text) != 20 || strncmp(text, "row:", 4) != 0)
+        return FALSE;
+    for (const char *p = text + 4; *p; p++)
+        if (!g_ascii_isxdigit(*p))
+            return FALSE;
+    return TRUE;
+}
+
 /* The most fields a line of any kind has (a part's result has 23). */
 #define MAX_FIELDS 32
 
@@ -396,7 +409,7 @@ parse_dep(gal_manifest *m, char **f, int n)
         return;
     size = parse_int(f[3], &ok);
     mtime = parse_int(f[4], &ok);
-    if (!ok || (size >= 0 && !is_hex64(f[5])))
+    if (!ok || (size >= 0 && !is_hex64(f[5]) && !is_row_digest(f[5])))
         return;
     gal__manifest_add_dep(e, f[2], size >= 0, size, mtime, size >= 0 ? f[5] : NULL);
 }

@@ -255,8 +255,9 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     if (clashes->len == 0)
         return;
     for (int i = 0; i < pr->summary->total; i++) {
-        if (pr->plans[i].member && pr->outputs[i])
-            g_hash_table_insert(owners, gal__relative_path(pr->out_dir, pr->outputs[i]),
+        for (int v = 0; pr->plans[i].member && gal__output_of(pr, i, v) && v < pr->n_variants;
+             v++)
+            g_hash_table_insert(owners, gal__relative_path(pr->out_dir, gal__output_of(pr, i, v)),
                 GINT_TO_POINTER(i + 1));
         g_hash_table_insert(photos, gal__relative_path(pr->out_dir, pr->summary->photos[i].input),
             (gpointer) pr->summary->photos[i].input);
@@ -288,7 +289,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
         gal_error_set(gal__photo_error(result), GAL_ERR_OUTPUT, NULL, NULL,
             "its output %s was replaced by that of %s, another shard's photo that makes the "
             "same name (put {index} in output.name?); run again to make it",
-            pr->outputs[i], g_hash_table_contains(photos, other->input)
+            e->output, g_hash_table_contains(photos, other->input)
                 ? (const char *) g_hash_table_lookup(photos, other->input) : other->input);
         gal_error_set_subject(result->error, result->input);
         g_hash_table_remove(pr->manifest->entries, e->output);
@@ -337,6 +338,10 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
             *gal__photo_error(result) = *r->error;
         if (!taken->rel_output)
             g_clear_pointer((char **) &result->output, g_free);
+        /* Every file's size and digest, from the records the parts
+         * joined (a part's result line gives the first only). */
+        if (r->status == GAL_PHOTO_DONE || r->status == GAL_PHOTO_UP_TO_DATE)
+            gal__files_from_records(pr, i);
         /* The pages know photos without files of their own by size and
          * time, as now. */
         gal__plan_stat(&pr->plans[i], result->input);

@@ -5,6 +5,7 @@
  * timestamps, so the same input and preset give the same bytes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -30,11 +31,22 @@ static const gal_param output_params[] = {
         "the working folder)",
         "out"),
     GAL_PARAM_TEMPLATE(gal_output_opts, name,
-        "file name template: {stem} {ext} {index} {count} {preset} {date:%Y-%m-%d} "
-        "{camera} {artist} ...; may contain sub-folders, never ..",
-        "{stem}.{ext}"),
+        "file name template: {stem} {ext} {dir} {width} {index} {count} {preset} "
+        "{date:%Y-%m-%d} {camera} {artist} ...; may contain sub-folders, never ..; "
+        "{dir} is the photo's folder within the input folder (so albums keep their folders); "
+        "the default is {dir}/{stem}-{width}.{ext} when widths are given",
+        "{dir}/{stem}.{ext}"),
     GAL_PARAM_ENUM(gal_output_opts, format, gal_format,
         "encoder (avif only where libvips has libheif)", "jpeg"),
+    GAL_PARAM_INTLIST(gal_output_opts, widths,
+        "write each photo's finished picture (after every stage) in each of these widths, "
+        "each scaled down from one decode; a width above the picture's own gives the picture "
+        "at its own width (never enlarged); the name needs {width} when there are several",
+        NULL, 1, 20000),
+    GAL_PARAM_ENUMLIST(gal_output_opts, formats, gal_format,
+        "write each width in each of these formats (for <picture>), instead of format alone; "
+        "the name needs {ext} when there are several",
+        NULL),
     GAL_PARAM_INT(gal_output_opts, quality, "encoder quality, 1 (smallest) to 100 (best)",
         "85", 1, 100),
     GAL_PARAM_BOOL(gal_output_opts, progressive, "progressive (interlaced) JPEG and PNG",
@@ -61,6 +73,41 @@ const gal_section gal__output_section = {
     "output", "where outputs go, how they are named and encoded", output_params,
     sizeof(gal_output_opts),
 };
+
+static int
+compare_desc(gconstpointer a, gconstpointer b)
+{
+    return *(const int *) b - *(const int *) a;
+}
+
+void
+gal__output_sort_widths(gal_output_opts *o)
+{
+    if (o->widths.n > 1)
+        qsort(o->widths.items, (size_t) o->widths.n, sizeof(int), compare_desc);
+}
+
+gal_variant *
+gal__output_variants(const gal_output_opts *o, int *n)
+{
+    int n_widths = MAX(1, o->widths.n), n_formats = MAX(1, o->formats.n);
+    gal_variant *v = g_new0(gal_variant, n_widths * n_formats);
+
+    for (int w = 0; w < n_widths; w++)
+        for (int f = 0; f < n_formats; f++)
+            v[w * n_formats + f] = (gal_variant) {
+                o->widths.n ? o->widths.items[w] : 0,
+                o->formats.n ? (gal_format) o->formats.items[f] : o->format,
+            };
+    *n = n_widths * n_formats;
+    return v;
+}
+
+const char *
+gal__format_name(gal_format format)
+{
+    return gal_format_names[format];
+}
 
 const char *
 gal__format_ext(gal_format format)

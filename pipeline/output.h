@@ -7,6 +7,24 @@
 #include "outdir.h"
 #include "preset.h"
 
+/* output.name when output.widths is given and the name is not. */
+#define GAL_DEFAULT_WIDTHS_NAME "{dir}/{stem}-{width}.{ext}"
+
+/* One file a photo makes: its finished picture at a width, in a format. */
+typedef struct gal_variant {
+    int width;         /* px; 0: the finished picture as it is (no output.widths) */
+    gal_format format;
+} gal_variant;
+
+/* The files each photo makes, in order: every width of output.widths
+ * (largest first), each in every format of output.formats (in their
+ * order); without widths one variant of width 0, without formats
+ * output.format. The first is the largest, the one the others are scaled
+ * from. New array of *n. */
+gal_variant *gal__output_variants(const gal_output_opts *output, int *n);
+/* Put output.widths largest first (once, when the preset is loaded). */
+void gal__output_sort_widths(gal_output_opts *output);
+
 /* Output file name for a photo: the rendered name template, checked to stay
  * inside `dir`. Returns a new path or NULL with `err` set. */
 char *gal__output_path(const gal_output_opts *output, const char *dir,

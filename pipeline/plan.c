@@ -10,10 +10,23 @@
 /* What an output's name was rendered from: the template, and the fields
  * that do not come from the photo. */
 char *
-gal__name_key(const preset_run *pr, int i)
+gal__name_key(const preset_run *pr, int i, int v)
 {
-    return g_strdup_printf("%s\t%d\t%d", gal__template_text(pr->preset->output->name), i + 1,
-        pr->summary->total);
+    const gal_variant *variant = &pr->variants[v];
+
+    /* One file per photo keeps the key it always had. */
+    if (pr->n_variants == 1 && !variant->width)
+        return g_strdup_printf("%s\t%d\t%d", gal__template_text(pr->preset->output->name),
+            i + 1, pr->summary->total);
+    return g_strdup_printf("%s\t%d\t%d\t%d\t%s", gal__template_text(pr->preset->output->name),
+        i + 1, pr->summary->total, variant->width, gal__format_ext(variant->format));
+}
+
+/* The key of entries_by_input. */
+static char *
+input_key(const char *rel_input, const char *name_key)
+{
+    return g_strconcat(rel_input, "\n", name_key, NULL);
 }
 
 static gboolean
@@ -84,10 +97,12 @@ is_input_file(GArray *input_ids, const char *path)
     return bsearch(&id, input_ids->data, input_ids->len, sizeof id, compare_ids) != NULL;
 }
 
+/* Records by photo and what their names were rendered from (a photo has
+ * one per variant). */
 static GHashTable *
 entries_by_input(gal_manifest *m)
 {
-    GHashTable *by_input = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTable *by_input = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
     gpointer value;
 
@@ -95,30 +110,70 @@ entries_by_input(gal_manifest *m)
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
 
-        if (!e->sheet && e->name_key)
-            g_hash_table_insert(by_input, e->input, e);
+        if (!e->sheet && !e->item && e->name_key)
+            g_hash_table_insert(by_input, input_key(e->input, e->name_key), e);
     }
     return by_input;
 }
 
 /* A name template that shows EXIF facts needs each photo's header; the
- * path recorded for an unchanged photo (same size and mtime, same template
- * and place in the run) spares that read on reruns. */
+ * path recorded for an unchanged photo (same size and mtime, same template,
+ * place in the run and variant) spares that read on reruns. */
 static char *
-recorded_output(preset_run *pr, GHashTable *by_input, int i, const char *input)
+recorded_output(preset_run *pr, GHashTable *by_input, int i, int v, const char *input)
 {
     g_autofree char *rel = gal__relative_path(pr->out_dir, input);
-    g_autofree char *key = NULL;
-    gal_manifest_entry *e = g_hash_table_lookup(by_input, rel);
+    g_autofree char *name_key = gal__name_key(pr, i, v);
+    g_autofree char *key = input_key(rel, name_key);
+    gal_manifest_entry *e = g_hash_table_lookup(by_input, key);
     struct stat st;
 
     if (!e || stat(input, &st) != 0 || st.st_size != e->in_size ||
         gal__mtime_ns(&st) != e->in_mtime_ns)
         return NULL;
-    key = gal__name_key(pr, i);
-    if (strcmp(key, e->name_key) != 0)
-        return NULL;
     return g_build_filename(pr->out_dir, e->output, NULL);
+}
+
+/* Photo i's path for variant v: recorded, or rendered from its facts
+ * (with its EXIF ones when the name shows them, read into `facts` once).
+ * NULL with the photo failed or left to its shard (`*skip`). */
+static char *
+variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *facts,
+    gboolean *facts_read, GStringChunk *strings, gboolean *skip)
+{
+    const gal_preset *preset = pr->preset;
+    const gal_input *in = &g_array_index(pr->inputs, gal_input, i);
+    gal_photo_result *result = &pr->summary->photos[i];
+    gboolean needs_exif = by_input != NULL;
+    /* On the stack: a result's error is allocated only for a photo that
+     * fails (a million-photo plan would otherwise hold a kilobyte and a
+     * half of empty error per photo). */
+    gal_error err = { 0 };
+    char *path;
+
+    *skip = FALSE;
+    facts->width = pr->variants[v].width;
+    facts->ext = gal__format_ext(pr->variants[v].format);
+    if (needs_exif && (path = recorded_output(pr, by_input, i, v, in->path)))
+        return path; /* the photo is as it was when this name was rendered from it */
+    if (needs_exif && pr->plans[i].elsewhere) {
+        /* A shard reads no header of another shard's photo: its name
+         * from EXIF is left to that shard, and a clash between two
+         * shards' photos to the merge. */
+        *skip = TRUE;
+        return NULL;
+    }
+    if (needs_exif && !*facts_read) {
+        if (gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
+                facts, strings, &err)) {
+            *gal__photo_error(result) = err;
+            return NULL;
+        }
+        *facts_read = TRUE;
+    }
+    if (!(path = gal__output_path(preset->output, pr->out_dir, facts, &err)))
+        *gal__photo_error(result) = err;
+    return path;
 }
 
 /* Decide each photo's output path; photos whose path is unusable fail
@@ -135,18 +190,15 @@ gal__plan_photos(preset_run *pr)
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
 
+
     for (int i = 0; i < summary->total; i++) {
         const gal_input *in = &g_array_index(inputs, gal_input, i);
         gal_photo_result *result = &summary->photos[i];
         g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+        g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) canonical = g_ptr_array_new_with_free_func(g_free);
+        gboolean facts_read = FALSE, skip = FALSE, refused = FALSE;
         gal_facts facts;
-        /* On the stack: a result's error is allocated only for a photo
-         * that fails (a million-photo plan would otherwise hold a
-         * kilobyte and a half of empty error per photo). */
-        gal_error err = { 0 };
-        g_autofree char *path = NULL;
-        g_autofree char *canonical = NULL;
-        const char *owner;
 
         result->input = g_strdup(in->path);
         if (in->why || !in->regular) {
@@ -166,50 +218,74 @@ gal__plan_photos(preset_run *pr)
             continue;
         }
         gal__facts_from_path(preset, in->path, i + 1, summary->total, &facts, strings);
-        if (needs_exif && (path = recorded_output(pr, by_input, i, in->path)))
-            ; /* the photo is as it was when this name was rendered from it */
-        else if (needs_exif && pr->plans[i].elsewhere)
-            /* A shard reads no header of another shard's photo: its name
-             * from EXIF is left to that shard, and a clash between two
-             * shards' photos to the merge. */
-            continue;
-        else if (needs_exif &&
-            gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
-                &facts, strings, &err)) {
-            *gal__photo_error(result) = err;
-            gal_error_set_subject(result->error, result->input);
-            result->status = GAL_PHOTO_FAILED;
-            continue;
-        }
-        if (!path &&
-            !(path = gal__output_path(preset->output, pr->out_dir, &facts, &err))) {
-            *gal__photo_error(result) = err;
-            gal_error_set_subject(result->error, result->input);
-            result->status = GAL_PHOTO_FAILED;
-            continue;
-        }
-        canonical = g_canonicalize_filename(path, cwd);
-        /* An output named like an input is that input's file: its identity
-         * tells, whatever the spelling. Another shard's photo is checked by
-         * that shard. */
-        if (!pr->plans[i].elsewhere && is_input_file(input_ids, path)) {
-            g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input", path);
+        gal__facts_set_dir(&facts, in->rel, strings);
+        /* Every file the photo makes (output.widths x output.formats) is
+         * named and checked; one that cannot be made fails the photo. */
+        for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
+            char *path = variant_path(pr, by_input, i, v, &facts, &facts_read, strings, &skip);
+            const char *owner;
+            char *canon;
 
-            refuse(result, msg);
-            continue;
-        }
-        if ((owner = g_hash_table_lookup(claimed, canonical))) {
-            g_autofree char *msg = g_strdup_printf("its output %s is already the output of %s "
-                "(put {index} or {ext} in output.name?)", path, owner);
+            if (!path) {
+                refused = !skip;
+                break;
+            }
+            g_ptr_array_add(paths, path);
+            canon = g_canonicalize_filename(path, cwd);
+            g_ptr_array_add(canonical, canon);
+            /* An output named like an input is that input's file: its
+             * identity tells, whatever the spelling. Another shard's photo
+             * is checked by that shard. */
+            if (!pr->plans[i].elsewhere && is_input_file(input_ids, path)) {
+                g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
+                    path);
 
-            refuse(result, msg);
+                refuse(result, msg);
+                refused = TRUE;
+            }
+            else if ((owner = g_hash_table_lookup(claimed, canon))) {
+                g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
+                    "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
+
+                refuse(result, msg);
+                refused = TRUE;
+            }
+            /* Two variants of one photo with one name: the preset's
+             * checks keep {width} and {ext} in the name, but a fallback
+             * such as {width|x} could still merge them. */
+            for (guint k = 0; !refused && k + 1 < canonical->len; k++)
+                if (strcmp(canonical->pdata[k], canon) == 0) {
+                    g_autofree char *msg = g_strdup_printf("two of its outputs are both named %s",
+                        path);
+
+                    refuse(result, msg);
+                    refused = TRUE;
+                }
+        }
+        if (skip)
+            continue;
+        if (refused) {
+            if (result->status != GAL_PHOTO_FAILED) {
+                gal_error_set_subject(result->error, result->input);
+                result->status = GAL_PHOTO_FAILED;
+            }
             continue;
         }
-        g_hash_table_insert(claimed, g_strdup(canonical), (gpointer) result->input);
+        for (guint v = 0; v < canonical->len; v++) {
+            g_hash_table_insert(claimed, g_strdup(canonical->pdata[v]), (gpointer) result->input);
+            pr->outputs[i * pr->n_variants + v] = g_strdup(paths->pdata[v]);
+        }
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
-        pr->outputs[i] = g_steal_pointer(&path);
-        result->output = g_strdup(pr->outputs[i]);
+        result->output = g_strdup(pr->outputs[i * pr->n_variants]);
+        if (pr->n_variants > 1) {
+            result->n_files = pr->n_variants;
+            result->files = g_new0(gal_output_file, pr->n_variants);
+            for (int v = 0; v < pr->n_variants; v++) {
+                result->files[v].path = g_strdup(pr->outputs[i * pr->n_variants + v]);
+                result->files[v].format = gal__format_name(pr->variants[v].format);
+            }
+        }
         pr->todo[pr->n_todo++] = i;
     }
 }

@@ -263,15 +263,36 @@ check_output(gal_load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
 {
     /* Every field filled in: what remains wrong is the template's own text. */
     gal_facts sample = { "x", "x", "x", "x", "x", "x", "x", "x", "x", "x", TRUE,
-        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1, NULL };
+        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1, NULL, "x", 1 };
     g_autofree char *path = NULL;
     gal_error err = { 0 };
 
+    const gal_loc *name_loc = param_loc(&gal__output_section, locs, "name");
+    gboolean avif = out->format == GAL_FORMAT_AVIF && !out->formats.n;
+
+    for (int i = 0; i < out->formats.n; i++)
+        avif |= out->formats.items[i] == GAL_FORMAT_AVIF;
     /* AVIF needs libheif with an AV1 encoder, which not every libvips has. */
-    if (out->format == GAL_FORMAT_AVIF && !vips_type_find("VipsOperation", "heifsave"))
+    if (avif && !vips_type_find("VipsOperation", "heifsave"))
         gal__errors_push(ctx->errs, GAL_ERR_PRESET,
-            param_loc(&gal__output_section, locs, "format"), "output.format",
+            param_loc(&gal__output_section, locs, out->formats.n ? "formats" : "format"),
+            out->formats.n ? "output.formats" : "output.format",
             "avif needs a libvips built with libheif, and this one is not");
+    /* Every variant of a photo needs a name of its own, and {width} means
+     * nothing without widths. */
+    if (out->widths.n > 1 && !gal__template_uses(out->name, "width"))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, name_loc, "output.name",
+            "\"%s\" has no {width}, so the %d widths of output.widths would share one name "
+            "(the default with widths is \"%s\")",
+            gal__template_text(out->name), out->widths.n, GAL_DEFAULT_WIDTHS_NAME);
+    if (out->widths.n == 0 && gal__template_uses(out->name, "width"))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, name_loc, "output.name",
+            "{width} is the width of output.widths the file is made at, and output.widths is "
+            "not given");
+    if (out->formats.n > 1 && !gal__template_uses(out->name, "ext"))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, name_loc, "output.name",
+            "\"%s\" has no {ext}, so the %d formats of output.formats would share one name",
+            gal__template_text(out->name), out->formats.n);
     /* A literal ".." or leading "/" fails for every photo: say so now. */
     if (!(path = gal__output_path(out, "/", &sample, &err))) {
         g_autofree char *shown = gal__excerpt(gal__template_text(out->name), GAL_EXCERPT_CHARS);
@@ -340,8 +361,20 @@ preset_from_tree(gal_load_ctx *ctx, gal_node *root, const char *path)
     gal__schema_fill(&gal__input_section, gal__node_get(root, "input"),
         (void **) &preset->input, NULL, ctx->errs);
     if (gal__schema_fill(&gal__output_section, gal__node_get(root, "output"),
-            (void **) &preset->output, output_locs, ctx->errs) == 0)
+            (void **) &preset->output, output_locs, ctx->errs) == 0) {
+        const gal_node *output = gal__node_get(root, "output");
+        const gal_node *name = output && output->kind == GAL_NODE_MAP
+            ? gal__node_get(output, "name") : NULL;
+
+        gal__output_sort_widths(preset->output);
+        /* Several widths need several names: the default gets {width}. */
+        if (preset->output->widths.n > 0 && (!name || (name->kind == GAL_NODE_SCALAR &&
+                                                           name->is_null))) {
+            gal__template_free(preset->output->name);
+            preset->output->name = gal__template_parse(GAL_DEFAULT_WIDTHS_NAME, NULL);
+        }
         check_output(ctx, preset->output, output_locs);
+    }
     gal__captions_load(gal__node_get(root, "captions"), gal__load_follow_links(ctx), &preset->captions,
         ctx->errs);
     errors_before_stages = ctx->errs->count + ctx->errs->dropped;

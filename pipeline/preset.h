@@ -43,6 +43,11 @@ typedef struct gal_output_opts {
     char *dir;
     gal_template *name;
     gal_format format;
+    /* Each photo's finished picture in each of these widths (px, largest
+     * first once loaded) and each of these formats; none: one file, as the
+     * stages leave it, in `format`. See gal__output_variants. */
+    gal_int_list widths;
+    gal_int_list formats;   /* gal_format values */
     int quality;            /* 1..100 */
     bool progressive;
     gal_subsampling subsampling;
@@ -84,6 +89,8 @@ struct gal_preset {
 
 /* Extension for a format ("jpg", "png", "webp", "avif"). */
 const char *gal__format_ext(gal_format format);
+/* Its name as a preset gives it ("jpeg", "png", "webp", "avif"); static. */
+const char *gal__format_name(gal_format format);
 
 
 /* Does any template of the preset (a stage's or output.name) show {field}? */

@@ -64,7 +64,11 @@ add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, co
         line = g_string_new(prefix);
         g_string_append_c(line, '.');
         gal__schema_describe_values(&single, opts, line);
-        append_file_digests(line, p, opts);
+        /* A captions table or export counts per photo, by the row each
+         * photo takes from it (job.c, decide.c): its content here would
+         * make every photo stale when one row changes. */
+        if (sec != &gal__captions_section)
+            append_file_digests(line, p, opts);
         g_ptr_array_add(keys, g_string_free(line, FALSE));
     }
 }

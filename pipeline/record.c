@@ -9,42 +9,46 @@
 
 #include "engine.h"
 
-/* The manifest record of a photo whose output was just written. */
-gal_manifest_entry *
+/* The manifest records of a photo whose outputs were just written: one
+ * per variant, each a product of its own (so --check, --prune and the
+ * next run's decisions know every file), sharing what they are made from. */
+void
 gal__record_output(preset_run *pr, int i, const gal_job *job)
 {
     const photo_plan *plan = &pr->plans[i];
-    gal_manifest_entry *e = gal__manifest_entry_new();
+    gal_manifest_entry *first = gal__manifest_entry_new();
     struct stat st;
 
-    e->output = gal__relative_path(pr->out_dir, pr->outputs[i]);
-    e->input = gal__relative_path(pr->out_dir, job->input);
-    e->in_size = plan->in_size;
-    e->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
-    g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
-    e->version = g_strdup(GAL_VERSION);
-    e->out_size = job->out_bytes;
-    e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0 ? gal__mtime_ns(&st) : 0;
-    g_strlcpy(e->out_sha256, job->out_sha256, sizeof(e->out_sha256));
-    e->width = job->out_width;
-    e->height = job->out_height;
-    e->name_key = gal__name_key(pr, i);
-    e->caption = g_strdup(job->caption);
-    e->caption_source = g_strdup(job->caption_source);
-    e->caption_cut = job->caption_cut;
-    for (guint d = 0; job->depends && d < job->depends->len; d++) {
-        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65];
-        gboolean exists;
+    first->input = gal__relative_path(pr->out_dir, job->input);
+    first->in_size = plan->in_size;
+    first->in_mtime_ns = plan->in_mtime_ns;
+    g_strlcpy(first->in_sha256, plan->in_sha256, sizeof(first->in_sha256));
+    g_strlcpy(first->preset_digest, pr->preset_digest, sizeof(first->preset_digest));
+    first->version = g_strdup(GAL_VERSION);
+    first->caption = g_strdup(job->caption);
+    first->caption_source = g_strdup(job->caption_source);
+    first->caption_cut = job->caption_cut;
+    gal__job_record_deps(job, first);
+    if (!pr->plans[i].entries)
+        pr->plans[i].entries = g_new0(gal_manifest_entry *, pr->n_variants);
+    for (int v = 0; v < pr->n_variants; v++) {
+        gal_manifest_entry *e = v + 1 < pr->n_variants ? gal__manifest_entry_copy(first)
+                                                       : g_steal_pointer(&first);
 
-        gal__dependency_state(path, &st, &exists, hex);
-        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
-            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
+        g_free(e->output);
+        e->output = g_strdup(job->variant_rels[v]);
+        e->out_size = job->files[v].bytes;
+        e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
+            ? gal__mtime_ns(&st) : 0;
+        g_strlcpy(e->out_sha256, job->files[v].sha256, sizeof(e->out_sha256));
+        e->width = job->files[v].width;
+        e->height = job->files[v].height;
+        g_free(e->name_key);
+        e->name_key = gal__name_key(pr, i, v);
+        gal__manifest_entry_free(pr->plans[i].entries[v]);
+        pr->plans[i].entries[v] = e;
     }
-    return e;
 }
-
 
 /* A worker finished an output: record it at once, so that a run that is
  * killed keeps it. */
@@ -57,8 +61,9 @@ gal__record_now(preset_run *pr, int i)
     gal_manifest *m = pr->part ? pr->part : pr->manifest;
 
     g_mutex_lock(&pr->manifest_lock);
-    if (pr->plans[i].entry)
-        gal__manifest_put(m, g_steal_pointer(&pr->plans[i].entry));
+    for (int v = 0; pr->plans[i].entries && v < pr->n_variants; v++)
+        if (pr->plans[i].entries[v])
+            gal__manifest_put(m, g_steal_pointer(&pr->plans[i].entries[v]));
     if (pr->plans[i].item_entry)
         gal__manifest_put(m, g_steal_pointer(&pr->plans[i].item_entry));
     gal__manifest_put_keys(m, pr->preset_digest, pr->keys);
@@ -136,9 +141,11 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     gal_manifest *m = pr->manifest;
     g_autoptr(GArray) orphans = g_array_new(FALSE, TRUE, sizeof(gal_orphan));
     g_autoptr(GPtrArray) names = g_ptr_array_new();
-    /* Photo -> its output in this run, for outputs a photo no longer makes
-     * (its name template or EXIF date changed). */
-    g_autoptr(GHashTable) now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    /* Photos that make files in this run, and those files, for outputs a
+     * photo no longer makes (its name template or EXIF date changed, a
+     * width or format left out). */
+    g_autoptr(GHashTable) now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     /* Sheets only: the run's photos, which make no file of their own now. */
     g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
@@ -147,11 +154,13 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     for (int i = 0; i < pr->summary->total; i++) {
         gal_photo_status status = pr->summary->photos[i].status;
 
-        if (pr->outputs[i] && (status == GAL_PHOTO_DONE || status == GAL_PHOTO_UP_TO_DATE ||
-                                   status == GAL_PHOTO_PLANNED))
-            g_hash_table_insert(now,
-                gal__relative_path(pr->out_dir, pr->summary->photos[i].input),
-                gal__relative_path(pr->out_dir, pr->outputs[i]));
+        if (gal__output_of(pr, i, 0) &&
+            (status == GAL_PHOTO_DONE || status == GAL_PHOTO_UP_TO_DATE ||
+                status == GAL_PHOTO_PLANNED)) {
+            g_hash_table_add(now, gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
+            for (int v = 0; v < pr->n_variants; v++)
+                g_hash_table_add(made, gal__relative_path(pr->out_dir, gal__output_of(pr, i, v)));
+        }
         if (pr->plans[i].member && !pr->plans[i].has_output)
             g_hash_table_add(members,
                 gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
@@ -176,10 +185,9 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                 continue;
         }
         else {
-            const char *made = g_hash_table_lookup(now, e->input);
-
             input = g_canonicalize_filename(e->input, pr->out_dir);
-            o.renamed = made && strcmp(made, e->output) != 0;
+            o.renamed = g_hash_table_contains(now, e->input) &&
+                !g_hash_table_contains(made, e->output);
             o.not_made = g_hash_table_contains(members, e->input);
             if (!o.renamed && !o.not_made && (lstat(input, &st) == 0 || errno != ENOENT))
                 continue;

@@ -136,7 +136,21 @@ photo_fields(GString *out, const gal_photo_result *p)
     key_string(out, "reason_detail", p->why_detail);
     key(out, "outputs");
     g_string_append_c(out, '[');
-    if (has_output) {
+    /* Several files per photo (output.widths, output.formats): each one. */
+    for (int f = 0; has_output && f < p->n_files; f++) {
+        const gal_output_file *file = &p->files[f];
+
+        g_string_append(out, f ? ",{" : "{");
+        key_string(out, "path", file->path);
+        key_string(out, "preset", p->preset);
+        key_string(out, "format", file->format);
+        key_int(out, "width", file->width);
+        key_int(out, "height", file->height);
+        key_int(out, "bytes", file->bytes);
+        key_string(out, "sha256", file->sha256[0] ? file->sha256 : NULL);
+        g_string_append_c(out, '}');
+    }
+    if (has_output && p->n_files == 0) {
         g_string_append_c(out, '{');
         key_string(out, "path", p->output);
         key_string(out, "preset", p->preset);

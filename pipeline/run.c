@@ -94,7 +94,8 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
     for (int i = 0; i < summary->total; i++)
         summary->photos[i].preset = summary->preset;
-    pr->outputs = g_new0(char *, MAX(1, summary->total));
+    pr->variants = gal__output_variants(preset->output, &pr->n_variants);
+    pr->outputs = g_new0(char *, MAX(1, summary->total) * pr->n_variants);
     pr->todo = g_new0(int, MAX(1, summary->total));
     pr->plans = g_new0(photo_plan, MAX(1, summary->total));
     return 0;
@@ -221,10 +222,15 @@ clear_run(preset_run *pr)
     gal__out_dir_release(&pr->claim);
     g_mutex_clear(&pr->manifest_lock);
     for (int i = 0; i < total && pr->outputs; i++) {
-        g_free(pr->outputs[i]);
-        gal__manifest_entry_free(pr->plans[i].entry);
+        for (int v = 0; v < pr->n_variants; v++) {
+            g_free(pr->outputs[i * pr->n_variants + v]);
+            if (pr->plans[i].entries)
+                gal__manifest_entry_free(pr->plans[i].entries[v]);
+        }
+        g_free(pr->plans[i].entries);
         gal__manifest_entry_free(pr->plans[i].item_entry);
     }
+    g_free(pr->variants);
     if (pr->keys)
         g_ptr_array_unref(pr->keys);
     g_free(pr->gather_id);
@@ -356,6 +362,9 @@ free_result(gal_photo_result *r)
     g_free((char *) r->caption);
     g_free((char *) r->caption_source);
     g_free(r->error);
+    for (int f = 0; f < r->n_files; f++)
+        g_free((char *) r->files[f].path);
+    g_free(r->files);
 }
 
 void

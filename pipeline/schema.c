@@ -58,6 +58,8 @@ gal__type_name(gal_type type)
     case GAL_T_PATHLIST: return "paths";
     case GAL_T_TEMPLATE: return "template";
     case GAL_T_RATIO: return "ratio";
+    case GAL_T_INTLIST: return "int list";
+    case GAL_T_ENUMLIST: return "choices";
     }
     return "?";
 }
@@ -373,6 +375,42 @@ parse_size(const gal_section *sec, const gal_param *param, const gal_node *value
     return 0;
 }
 
+/* A list of whole numbers or choices: each item parsed as the one-value
+ * key would be (same ranges, same messages, at the item's place). */
+static int
+parse_int_list(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gal_int_list *out, gal_error *err)
+{
+    gal_param one = *param;
+    g_autofree int *items = g_new0(int, GAL_LIST_MAX);
+    int n = 0;
+
+    one.type = param->type == GAL_T_INTLIST ? GAL_T_INT : GAL_T_ENUM;
+    one.offset = 0;
+    if (value->kind == GAL_NODE_MAP)
+        return value_error(err, sec, param, value, "expected a list, got a mapping");
+    for (guint i = 0; value->kind == GAL_NODE_SCALAR ? i < (value->is_null ? 0u : 1u)
+                                                      : i < value->items->len;
+         i++) {
+        const gal_node *item = value->kind == GAL_NODE_SCALAR ? value : value->items->pdata[i];
+        int v = 0;
+
+        if (n == GAL_LIST_MAX)
+            return value_error(err, sec, param, item, "more than %d items", GAL_LIST_MAX);
+        if (gal__schema_parse_value(sec, &one, item, &v, err))
+            return -1;
+        for (int k = 0; k < n; k++)
+            if (items[k] == v)
+                return value_error(err, sec, param, item, "\"%s\" is in the list twice",
+                    item->text);
+        items[n++] = v;
+    }
+    g_free(out->items);
+    out->n = n;
+    out->items = n ? g_steal_pointer(&items) : NULL;
+    return 0;
+}
+
 int
 gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     const gal_node *value, void *opts, gal_error *err)
@@ -383,6 +421,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     if (param->type == GAL_T_STRLIST || param->type == GAL_T_PATHLIST)
         return parse_list(sec, param, value, param->type == GAL_T_PATHLIST,
             FIELD(opts, param, char **), err);
+    if (param->type == GAL_T_INTLIST || param->type == GAL_T_ENUMLIST)
+        return parse_int_list(sec, param, value, FIELD(opts, param, gal_int_list), err);
     if (param->type == GAL_T_SIZE)
         return parse_size(sec, param, value, FIELD(opts, param, gal_size), err);
     if (value->kind != GAL_NODE_SCALAR) {
@@ -482,6 +522,8 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         return parse_ratio(sec, param, value, FIELD(opts, param, gal_ratio), err);
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
+    case GAL_T_INTLIST:
+    case GAL_T_ENUMLIST:
     case GAL_T_SIZE:
         break; /* handled above */
     }
@@ -574,7 +616,8 @@ default_node(const gal_param *p)
     gal_node *node;
     g_auto(GStrv) items = NULL;
 
-    if (p->type != GAL_T_STRLIST && p->type != GAL_T_PATHLIST)
+    if (p->type != GAL_T_STRLIST && p->type != GAL_T_PATHLIST && p->type != GAL_T_INTLIST &&
+        p->type != GAL_T_ENUMLIST)
         return gal__node_new_scalar(p->def, NULL);
     node = gal__node_new(GAL_NODE_SEQ, NULL);
     items = g_strsplit(p->def, ",", -1);
@@ -681,6 +724,10 @@ gal__schema_free(const gal_section *sec, void *opts)
         case GAL_T_PATHLIST:
             g_strfreev(*FIELD(opts, p, char **));
             break;
+        case GAL_T_INTLIST:
+        case GAL_T_ENUMLIST:
+            g_free(FIELD(opts, p, gal_int_list)->items);
+            break;
         case GAL_T_TEMPLATE:
             gal__template_free(*FIELD(opts, p, gal_template *));
             break;
@@ -775,6 +822,22 @@ append_value(GString *out, const gal_param *p, const void *opts)
         g_string_append_c(out, ']');
         break;
     }
+    case GAL_T_INTLIST:
+    case GAL_T_ENUMLIST: {
+        const gal_int_list *list = FIELD(opts, p, gal_int_list);
+
+        g_string_append_c(out, '[');
+        for (int i = 0; i < list->n; i++) {
+            if (i)
+                g_string_append(out, ", ");
+            if (p->type == GAL_T_INTLIST)
+                g_string_append_printf(out, "%d", list->items[i]);
+            else
+                g_string_append(out, p->choices[list->items[i]]);
+        }
+        g_string_append_c(out, ']');
+        break;
+    }
     case GAL_T_TEMPLATE: {
         const gal_template *t = *FIELD(opts, p, gal_template *);
 
@@ -812,7 +875,7 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
         g_autofree char *key = gal__param_key(p);
         g_autofree char *range = NULL;
 
-        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE)
+        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST)
             range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
@@ -820,7 +883,7 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
             range = g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
         else if (p->type == GAL_T_TEMPLATE && p->max > 0)
             range = g_strdup_printf("at most %g characters", p->max);
-        else if (p->type == GAL_T_ENUM)
+        else if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST)
             range = g_strjoinv("|", (char **) p->choices);
         else
             range = g_strdup("");

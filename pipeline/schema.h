@@ -26,6 +26,8 @@ typedef enum gal_type {
     GAL_T_PATHLIST, /* char **: list of folders/files resolved against the preset */
     GAL_T_TEMPLATE, /* gal_template *: text with {fields}, checked at load */
     GAL_T_RATIO,    /* gal_ratio: "W:H", each 1..max */
+    GAL_T_INTLIST,  /* gal_int_list: whole numbers, each in min..max, none twice */
+    GAL_T_ENUMLIST, /* gal_int_list: indices into `choices`, none twice */
 } gal_type;
 
 typedef struct gal_color {
@@ -43,6 +45,15 @@ typedef struct gal_size {
     gal_length length;
     int min_px, max_px;
 } gal_size;
+
+/* A list of whole numbers or of choices (their indices), in the order
+ * given; `items` is NULL when `n` is 0. At most GAL_LIST_MAX items. */
+typedef struct gal_int_list {
+    int n;
+    int *items;
+} gal_int_list;
+
+#define GAL_LIST_MAX 16
 
 /* A shape, width to height: "3:2" is { 3, 2 }. Both are at least 1. */
 typedef struct gal_ratio {
@@ -138,6 +149,16 @@ typedef struct gal_param {
 #define GAL_PARAM_RATIO(st, f, help, def, max) \
     GAL_PARAM_(GAL_T_RATIO, GAL_FIELD_IS_(st, f, gal_ratio), "GAL_PARAM_RATIO", st, f, help, \
         def, 1, max, NULL, 0)
+/* A list of whole numbers, each from `min` to `max`; a scalar is a list of
+ * one. The default is written "a,b,c" (NULL: empty). */
+#define GAL_PARAM_INTLIST(st, f, help, def, min, max) \
+    GAL_PARAM_(GAL_T_INTLIST, GAL_FIELD_IS_(st, f, gal_int_list), "GAL_PARAM_INTLIST", st, f, \
+        help, def, min, max, NULL, 0)
+/* A list of names from `etype##_names` (as GAL_PARAM_ENUM), kept as their
+ * indices. */
+#define GAL_PARAM_ENUMLIST(st, f, etype, help, def) \
+    GAL_PARAM_(GAL_T_ENUMLIST, GAL_FIELD_IS_(st, f, gal_int_list), "GAL_PARAM_ENUMLIST", st, \
+        f, help, def, 0, 0, etype##_names, 0)
 #define GAL_PARAM_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /* A table of params plus the struct it fills: a stage's options, or a

@@ -46,7 +46,7 @@ append_table(GString *out, const gal_section *sec)
         else
             g_string_append(out, "(unset)");
         g_string_append(out, " | ");
-        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE) {
+        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST) {
             g_autofree char *range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
 
             append_code(out, range);
@@ -62,7 +62,7 @@ append_table(GString *out, const gal_section *sec)
 
             append_code(out, range);
         }
-        else if (p->type == GAL_T_ENUM) {
+        else if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST) {
             g_autofree char *range = g_strjoinv("|", (char **) p->choices);
 
             append_code(out, range);

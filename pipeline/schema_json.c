@@ -574,6 +574,18 @@ value_schema(const gal_param *p)
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
         return j_ref("list");
+    case GAL_T_INTLIST:
+    case GAL_T_ENUMLIST: {
+        /* A list of what the one-value key takes, or one such value. */
+        gal_param one = *p;
+        jv *list = j_type("array");
+
+        one.type = p->type == GAL_T_INTLIST ? GAL_T_INT : GAL_T_ENUM;
+        j_set(list, "items", value_schema(&one));
+        j_set(list, "maxItems", j_num(GAL_LIST_MAX));
+        j_set(list, "uniqueItems", j_bool(TRUE));
+        return j_any_of(list, value_schema(&one), NULL);
+    }
     case GAL_T_TEMPLATE:
         if (p->max > 0) {
             g_autofree char *template = template_pattern();
@@ -611,6 +623,16 @@ default_value(const gal_param *p)
 
         for (int i = 0; items[i]; i++)
             j_push(list, j_str(items[i]));
+        return list;
+    }
+    case GAL_T_INTLIST:
+    case GAL_T_ENUMLIST: {
+        g_auto(GStrv) items = g_strsplit(p->def, ",", -1);
+        jv *list = j_new(J_ARRAY);
+
+        for (int i = 0; items[i]; i++)
+            j_push(list, p->type == GAL_T_INTLIST ? j_num(g_ascii_strtod(items[i], NULL))
+                                                  : j_str(items[i]));
         return list;
     }
     default:

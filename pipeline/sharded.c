@@ -190,15 +190,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     g_free(png);
     e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
     keep_facts(e, &job->facts, job->input);
-    for (guint d = 0; job->depends && d < job->depends->len; d++) {
-        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65];
-        gboolean exists;
-
-        gal__dependency_state(path, &st, &exists, hex);
-        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
-            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
-    }
+    gal__job_record_deps(job, e);
     gal__manifest_entry_free(pr->plans[i].item_entry);
     pr->plans[i].item_entry = e;
     return 0;
@@ -221,7 +213,8 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
         if (pr->plans[i].elsewhere)
             continue;
         rel_in = gal__relative_path(pr->out_dir, result->input);
-        rel_out = pr->outputs[i] ? gal__relative_path(pr->out_dir, pr->outputs[i]) : NULL;
+        rel_out = gal__output_of(pr, i, 0)
+            ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
         gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_sha256, result);
         results++;
     }
@@ -247,8 +240,10 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
 
         if (plan->elsewhere || !plan->member)
             continue;
-        if (pr->outputs[i] && summary->photos[i].status == GAL_PHOTO_UP_TO_DATE) {
-            g_autofree char *rel = gal__relative_path(pr->out_dir, pr->outputs[i]);
+        for (int v = 0; gal__output_of(pr, i, 0) && v < pr->n_variants &&
+             summary->photos[i].status == GAL_PHOTO_UP_TO_DATE;
+             v++) {
+            g_autofree char *rel = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
 
             if ((e = g_hash_table_lookup(pr->manifest->entries, rel)) &&
                 !g_hash_table_contains(pr->part->entries, rel))

@@ -45,6 +45,9 @@ const gal_field gal__template_fields[] = {
     TEXT_FIELD(copyright, EXIF),
     TEXT_FIELD(exposure, EXIF),
     { "date", EXIF, GAL_FIELD_STRFTIME, -1 },
+    TEXT_FIELD(dir, PHOTO),
+    /* Differs between the files of a photo, not between photos. */
+    { "width", 0, GAL_FIELD_WIDTH, -1 },
     { "index", PHOTO, GAL_FIELD_WIDTH, -1 },
     { "count", PHOTO, GAL_FIELD_WIDTH, -1 },
     { NULL, 0, GAL_FIELD_NO_FORMAT, -1 },
@@ -320,6 +323,11 @@ field_value(const part *pt, const gal_facts *f)
 #pragma GCC diagnostic pop
         return g_strdup(buf);
     }
+    if (strcmp(pt->text, "width") == 0) {
+        int width = pt->format ? atoi(pt->format) : 0;
+
+        return f->width > 0 ? g_strdup_printf("%0*d", width, f->width) : NULL;
+    }
     if (strcmp(pt->text, "index") == 0 || strcmp(pt->text, "count") == 0) {
         int v = strcmp(pt->text, "index") == 0 ? f->index : f->count;
         int width = pt->format ? atoi(pt->format) : 0;
@@ -350,25 +358,46 @@ append_sanitized(GString *out, const char *value)
         out->str[start] = '_';
 }
 
+/* {dir} is a path of folders: each one is made safe on its own, and the
+ * slashes between them stay. */
+static void
+append_sanitized_dir(GString *out, const char *value)
+{
+    g_auto(GStrv) parts = g_strsplit(value, "/", -1);
+
+    for (int i = 0; parts[i]; i++) {
+        if (i)
+            g_string_append_c(out, '/');
+        append_sanitized(out, parts[i]);
+    }
+}
+
 char *
 gal__template_render(const gal_template *tpl, const gal_facts *facts, gboolean sanitize)
 {
     GString *out = g_string_new(NULL);
+    gboolean skip_slash = FALSE;
 
     for (guint i = 0; i < tpl->parts->len; i++) {
         const part *pt = &g_array_index(tpl->parts, part, i);
         g_autofree char *value = NULL;
 
         if (pt->kind == PART_TEXT) {
-            g_string_append(out, pt->text);
+            /* "{dir}/{stem}" at the input folder's top is "{stem}", not
+             * "/{stem}". */
+            g_string_append(out, pt->text + (skip_slash && pt->text[0] == '/'));
+            skip_slash = FALSE;
             continue;
         }
         value = field_value(pt, facts);
         if (!value && pt->fallback)
             value = g_strdup(pt->fallback);
+        skip_slash = !value && strcmp(pt->text, "dir") == 0;
         if (!value)
             continue;
-        if (sanitize)
+        if (sanitize && strcmp(pt->text, "dir") == 0)
+            append_sanitized_dir(out, value);
+        else if (sanitize)
             append_sanitized(out, value);
         else
             g_string_append(out, value);

@@ -68,6 +68,11 @@ typedef struct gal_facts {
     int index;             /* 1-based position in the sorted input list */
     int count;             /* number of photos in the run */
     const char *caption_source; /* static: which source gave `caption` (captions.c) */
+    /* The photo's folder within the input folder it was found in ("" at
+     * its top, or for a photo named itself; no leading or trailing '/'):
+     * {dir}, so that albums keep their folders. */
+    const char *dir;
+    int width;             /* the output.widths width being named; 0: none */
 } gal_facts;
 
 /* Render; `sanitize` makes every substituted value safe as one file-name

@@ -498,3 +498,118 @@ Test(incremental, caption_sources_count_only_for_a_preset_that_shows_a_caption)
         bench_clear(&b);
     }
 }
+
+/* The manifest's depends line of `output` on `file`: its size and digest. */
+static void
+dep_of(const bench *b, const char *output, const char *file, gint64 *size, char **digest)
+{
+    g_autofree char *path = g_build_filename(b->out, ".gallop-manifest.tsv", NULL);
+    g_autofree char *text = gal_test_read_bytes(path, NULL);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+    *size = -2;
+    *digest = NULL;
+    for (int i = 0; lines[i]; i++) {
+        g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+
+        if (g_strv_length(f) == 6 && strcmp(f[0], "depends") == 0 &&
+            strcmp(f[1], output) == 0 && g_str_has_suffix(f[2], file)) {
+            *size = g_ascii_strtoll(f[3], NULL, 10);
+            *digest = g_strdup(f[5]);
+        }
+    }
+    cr_assert_neq(*size, -2, "no depends line of %s on %s in:\n%s", output, file, text);
+}
+
+/* One edited row of a captions table rebuilds the photo of that row only;
+ * a row added rebuilds its photo; other edits of the file rebuild nothing,
+ * and the records take the file's new size, so the next run is quick. */
+Test(incremental, an_edited_table_row_rebuilds_only_its_photo)
+{
+    bench b = setup_bench("inc-table-row",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 160, height: 160, fit: inside}\n"
+        "  - caption-burn: {text: \"{caption}\"}\n"
+        "captions: {sources: [table], table: in/captions.tsv}\n");
+    g_autofree char *table = g_build_filename(b.in, "captions.tsv", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *digest = NULL;
+    g_autofree char *digest_none = NULL;
+    gint64 size = 0;
+
+    cr_assert(g_file_set_contents(table,
+        "file\tcaption\ntrip-01.jpg\tone\ntrip-02.jpg\ttwo\ntrip-03.jpg\tthree\n", -1, NULL));
+    /* The table is read when the preset loads: it must be there first. */
+    run_ok(&b, NULL, "4 written");
+    dep_of(&b, "trip-01.jpg", "/captions.tsv", &size, &digest);
+    /* A short digest of the row, not the file's SHA-256. */
+    cr_expect(g_str_has_prefix(digest, "row:") && strlen(digest) == 20, "%s", digest);
+    dep_of(&b, "trip-04.jpg", "/captions.tsv", &size, &digest_none);
+    cr_expect_str_neq(digest, digest_none);
+
+    cr_assert(g_file_set_contents(table,
+        "file\tcaption\ntrip-01.jpg\tone\ntrip-02.jpg\ttwo, edited\ntrip-03.jpg\tthree\n", -1,
+        NULL));
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
+    expect_plan(out, &b, 1, "skip  ", "(up to date)");
+    expect_plan(out, &b, 2, "build ", "captions.tsv changed its row for this photo");
+    expect_plan(out, &b, 3, "skip  ", "(up to date)");
+    expect_plan(out, &b, 4, "skip  ", "(up to date)");
+    run_ok(&b, NULL, "1 written");
+
+    /* A row for a photo that had none. */
+    cr_assert(g_file_set_contents(table,
+        "file\tcaption\ntrip-01.jpg\tone\ntrip-02.jpg\ttwo, edited\ntrip-03.jpg\tthree\n"
+        "trip-04.jpg\tfour\n", -1, NULL));
+    run_ok(&b, NULL, "1 written");
+
+    /* Rows moved: no photo's row changed. */
+    cr_assert(g_file_set_contents(table,
+        "file\tcaption\ntrip-04.jpg\tfour\ntrip-03.jpg\tthree\ntrip-02.jpg\ttwo, edited\n"
+        "trip-01.jpg\tone\n", -1, NULL));
+    run_ok(&b, NULL, "0 written");
+    {
+        gint64 now = 0;
+        g_autofree char *again = NULL;
+        gsize len = 0;
+        g_autofree char *bytes = gal_test_read_bytes(table, &len);
+
+        dep_of(&b, "trip-01.jpg", "/captions.tsv", &now, &again);
+        cr_expect_eq(now, (gint64) len);
+        cr_expect_str_eq(again, digest);
+    }
+    bench_clear(&b);
+}
+
+/* The same for a post of an Instagram export. */
+Test(incremental, an_edited_instagram_post_rebuilds_only_its_photo)
+{
+    bench b = setup_bench("inc-insta-post",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 160, height: 160, fit: inside}\n"
+        "  - caption-burn: {text: \"{caption}\"}\n"
+        "captions: {sources: [instagram], instagram: [in/posts_1.json]}\n");
+    g_autofree char *posts = g_build_filename(b.in, "posts_1.json", NULL);
+    static const char before[] =
+        "[{\"media\": [{\"uri\": \"media/posts/1/trip-01.jpg\", \"title\": \"first\"}]},\n"
+        " {\"media\": [{\"uri\": \"media/posts/1/trip-03.jpg\", \"title\": \"third\"}]}]\n";
+    static const char after[] =
+        "[{\"media\": [{\"uri\": \"media/posts/1/trip-01.jpg\", \"title\": \"first\"}]},\n"
+        " {\"media\": [{\"uri\": \"media/posts/1/trip-03.jpg\", \"title\": \"third, edited\"}]}]\n";
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert(g_file_set_contents(posts, before, -1, NULL));
+    run_ok(&b, NULL, "4 written");
+    cr_assert(g_file_set_contents(posts, after, -1, NULL));
+    cr_assert_eq(run(&b, (const char *const[]) { "--dry-run", NULL }, &out, &err), 0, "%s", err);
+    expect_plan(out, &b, 1, "skip  ", "(up to date)");
+    expect_plan(out, &b, 2, "skip  ", "(up to date)");
+    expect_plan(out, &b, 3, "build ", "posts_1.json changed its row for this photo");
+    expect_plan(out, &b, 4, "skip  ", "(up to date)");
+    run_ok(&b, NULL, "1 written");
+    bench_clear(&b);
+}

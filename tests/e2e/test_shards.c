@@ -156,7 +156,7 @@ comparable_report(const char *path, const char *out_dir)
     return g_strjoinv("OUT", parts);
 }
 
-/* Every file in `a` (a one run's folder, recursively, hidden ones aside)
+/* Every file in `a` (a one run's folder, hidden ones and folders aside)
  * is in `b` with the same bytes, and `b` has no other. */
 static void
 expect_same_files(const char *a, const char *b, int *count)
@@ -166,12 +166,18 @@ expect_same_files(const char *a, const char *b, int *count)
     g_autoptr(GPtrArray) shown_a = g_ptr_array_new();
     g_autoptr(GPtrArray) shown_b = g_ptr_array_new();
 
-    for (guint i = 0; i < names_a->len; i++)
-        if (((char *) names_a->pdata[i])[0] != '.')
+    for (guint i = 0; i < names_a->len; i++) {
+        g_autofree char *path = g_build_filename(a, names_a->pdata[i], NULL);
+
+        if (((char *) names_a->pdata[i])[0] != '.' && !g_file_test(path, G_FILE_TEST_IS_DIR))
             g_ptr_array_add(shown_a, names_a->pdata[i]);
-    for (guint i = 0; i < names_b->len; i++)
-        if (((char *) names_b->pdata[i])[0] != '.')
+    }
+    for (guint i = 0; i < names_b->len; i++) {
+        g_autofree char *path = g_build_filename(b, names_b->pdata[i], NULL);
+
+        if (((char *) names_b->pdata[i])[0] != '.' && !g_file_test(path, G_FILE_TEST_IS_DIR))
             g_ptr_array_add(shown_b, names_b->pdata[i]);
+    }
     cr_assert_eq(shown_a->len, shown_b->len, "%u files in %s, %u in %s", shown_a->len, a,
         shown_b->len, b);
     for (guint i = 0; i < shown_a->len; i++) {
@@ -620,4 +626,59 @@ Test(shards, folders_and_counts)
         "%s", err);
     cr_expect_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &merged),
         0, "%s", merged);
+}
+
+/* Albums and several files per photo: two shards and the merge give the
+ * files (in the albums' folders) and the report of one run. */
+Test(shards, albums_and_widths_merge_as_one_run, .timeout = 300)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-widths");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *alps = g_build_filename(in, "alps", NULL);
+    g_autofree char *coast = g_build_filename(in, "coast", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "w.yaml",
+        "gallop: 1\n"
+        "name: w\n"
+        "stages: [ {resize: {width: 200, height: 200, fit: inside}} ]\n"
+        "output: {widths: [200, 80], formats: [webp, jpeg], quality: 80}\n");
+    g_autofree char *one = g_build_filename(tmp, "one", NULL);
+    g_autofree char *two = g_build_filename(tmp, "two", NULL);
+    g_autofree char *one_report = g_build_filename(tmp, "one.json", NULL);
+    g_autofree char *two_report = g_build_filename(tmp, "two.json", NULL);
+    g_autofree char *one_text = NULL;
+    g_autofree char *two_text = NULL;
+    g_autofree char *err = NULL;
+    const char *presets[] = { preset, NULL };
+    const char *const folders[] = { "", "alps", "coast" };
+    int total = 0;
+
+    for (int k = 1; k <= 3; k++) {
+        gal_test_copy_trip(alps, k, NULL);
+        gal_test_copy_trip(coast, k + 3, k == 1 ? "trip-01.jpg" : NULL);
+    }
+    gal_test_copy_trip(in, 7, NULL);
+    cr_assert_eq(gallop((const char *const[]) { "run", preset, in, "-o", one, "-q", "--report",
+                            one_report, NULL },
+                     NULL, &err),
+        0, "%s", err);
+    run_shards(presets, in, two, 2, tmp, 0);
+    cr_assert_eq(gallop((const char *const[]) { "merge", preset, in, "-o", two, "--report",
+                            two_report, NULL },
+                     NULL, NULL),
+        0);
+    for (guint f = 0; f < G_N_ELEMENTS(folders); f++) {
+        g_autofree char *a = g_build_filename(one, folders[f], NULL);
+        g_autofree char *b = g_build_filename(two, folders[f], NULL);
+        int files = 0;
+
+        expect_same_files(a, b, &files);
+        total += files;
+    }
+    /* trip-07 at the top, 3 photos in each album, 4 files each;
+     * alps/trip-01 and coast/trip-01 both kept. */
+    cr_expect_eq(total, 4 + 12 + 12, "%d files", total);
+    one_text = comparable_report(one_report, one);
+    two_text = comparable_report(two_report, two);
+    cr_expect_str_eq(two_text, one_text);
+    cr_expect(strstr(one_text, "OUT/coast/trip-01-80.webp"), "%s", one_text);
 }

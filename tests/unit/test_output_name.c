@@ -196,3 +196,34 @@ Test(output_name, glob_match_ignores_case)
     cr_expect_not(gal__glob_match("*.jpg", "a.jpg.txt"));
     cr_expect_not(gal__glob_match("img_????.jpg", "img_42.jpg"));
 }
+
+Test(output_name, dir_keeps_albums_and_vanishes_at_the_top)
+{
+    gal_facts f = photo("IMG_0001");
+
+    /* At the input folder's top: no folder, and no leading '/'. */
+    f.dir = "";
+    expect_path("{dir}/{stem}.{ext}", &f, OUT "/IMG_0001.jpg");
+    f.dir = NULL;
+    expect_path("{dir}/{stem}.{ext}", &f, OUT "/IMG_0001.jpg");
+    f.dir = "2024/alps";
+    expect_path("{dir}/{stem}.{ext}", &f, OUT "/2024/alps/IMG_0001.jpg");
+    expect_path("{preset}/{dir}/{stem}.{ext}", &f, OUT "/web/2024/alps/IMG_0001.jpg");
+    /* Each folder is made safe on its own; the slashes between stay. */
+    f.dir = ".hidden/a\\b";
+    expect_path("{dir}/{stem}.{ext}", &f, OUT "/_hidden/a_b/IMG_0001.jpg");
+    /* A fallback stands for an empty {dir}. */
+    f.dir = "";
+    expect_path("{dir|top}/{stem}.{ext}", &f, OUT "/top/IMG_0001.jpg");
+}
+
+Test(output_name, width_is_the_variant_width)
+{
+    gal_facts f = photo("IMG_0001");
+
+    f.width = 800;
+    expect_path("{stem}-{width}.{ext}", &f, OUT "/IMG_0001-800.jpg");
+    expect_path("{width:05}/{stem}.{ext}", &f, OUT "/00800/IMG_0001.jpg");
+    f.width = 0;
+    expect_path("{stem}-{width|full}.{ext}", &f, OUT "/IMG_0001-full.jpg");
+}

@@ -1952,7 +1952,9 @@ Test(preset, loads_the_version_line_alone_with_defaults)
     cr_expect_eq(preset->output->format, GAL_FORMAT_JPEG);
     cr_expect_str_eq(preset->output->metadata[0], "default");
     cr_expect_null(preset->output->metadata[1]);
-    cr_expect_str_eq(gal__template_text(preset->output->name), "{stem}.{ext}");
+    cr_expect_str_eq(gal__template_text(preset->output->name), "{dir}/{stem}.{ext}");
+    cr_expect_eq(preset->output->widths.n, 0);
+    cr_expect_eq(preset->output->formats.n, 0);
     cr_expect_eq(preset->input->recursive, TRUE);
     cr_expect_eq(preset->input->fail_on, GAL_FAIL_ON_ERROR);
     cr_expect_null(preset->input->paths);
@@ -2134,4 +2136,89 @@ Test(preset, extends_does_not_follow_a_link_out_of_the_presets_folder)
     cr_expect_eq(gal_preset_load(child, &opts, &preset, errs), 0, "%s",
         errs->count ? errs->items[0].msg : "");
     gal_preset_free(preset);
+}
+
+/* ---- output.widths and output.formats ------------------------------------------- */
+
+Test(preset, widths_are_sorted_largest_first_and_name_the_files_by_default)
+{
+    gal_preset *preset = load_ok("gallop: 1\n"
+                                 "output: {widths: [400, 1600, 800], formats: [webp, jpeg]}\n");
+    int n = 0;
+    g_autofree gal_variant *v = gal__output_variants(preset->output, &n);
+
+    cr_assert_eq(preset->output->widths.n, 3);
+    cr_expect_eq(preset->output->widths.items[0], 1600);
+    cr_expect_eq(preset->output->widths.items[2], 400);
+    cr_expect_str_eq(gal__template_text(preset->output->name), "{dir}/{stem}-{width}.{ext}");
+    cr_assert_eq(n, 6);
+    cr_expect_eq(v[0].width, 1600);
+    cr_expect_eq(v[0].format, GAL_FORMAT_WEBP);
+    cr_expect_eq(v[1].width, 1600);
+    cr_expect_eq(v[1].format, GAL_FORMAT_JPEG);
+    cr_expect_eq(v[5].width, 400);
+    cr_expect_eq(v[5].format, GAL_FORMAT_JPEG);
+    gal_preset_free(preset);
+}
+
+Test(preset, without_widths_a_photo_makes_one_file_in_the_format)
+{
+    gal_preset *preset = load_ok("gallop: 1\noutput: {format: png}\n");
+    int n = 0;
+    g_autofree gal_variant *v = gal__output_variants(preset->output, &n);
+
+    cr_assert_eq(n, 1);
+    cr_expect_eq(v[0].width, 0);
+    cr_expect_eq(v[0].format, GAL_FORMAT_PNG);
+    gal_preset_free(preset);
+}
+
+Test(preset, several_widths_need_width_in_the_name)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output:\n"
+                                             "  name: \"{stem}.{ext}\"\n"
+                                             "  widths: [800, 400]\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 3, 9, "output.name", "has no {width}, so the 2 widths");
+}
+
+Test(preset, width_in_the_name_needs_widths)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {name: \"{stem}-{width}.{ext}\"}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 16, "output.name", "output.widths is not given");
+}
+
+Test(preset, several_formats_need_ext_in_the_name)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {name: \"{stem}.jpg\", formats: [webp, jpeg]}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 16, "output.name", "has no {ext}, so the 2 formats");
+}
+
+Test(preset, widths_and_formats_are_checked_item_by_item)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output:\n"
+                                             "  widths: [800, 0, 800]\n"
+                                             "  formats: [webp, gif]\n");
+
+    cr_assert_eq(errs->count, 2);
+    expect_error(&errs->items[0], 3, 17, "output.widths", "must be between 1 and 20000, got 0");
+    expect_error(&errs->items[1], 4, 19, "output.formats", "gif");
+}
+
+Test(preset, a_width_given_twice_is_refused)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {widths: [800, 800]}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 24, "output.widths", "\"800\" is in the list twice");
 }

@@ -76,7 +76,8 @@ Test(template, rejects_an_unknown_field_listing_the_fields)
 {
     expect_parse_error("{whatever}",
         "unknown field \"{whatever}\" at column 1 of \"{whatever}\"; fields are name, stem, ext, "
-        "preset, caption, camera, lens, artist, copyright, exposure, date, index, count");
+        "preset, caption, camera, lens, artist, copyright, exposure, date, dir, width, index, "
+        "count");
 }
 
 Test(template, rejects_an_unclosed_brace)
@@ -96,7 +97,7 @@ Test(template, rejects_an_unmatched_closing_brace)
 Test(template, rejects_a_format_on_a_field_that_takes_none)
 {
     expect_parse_error("{stem:%Y}",
-        "field \"{stem}\" takes no format (only date, index and count do), at column 1 of "
+        "field \"{stem}\" takes no format (only date, width, index and count do), at column 1 of "
         "\"{stem:%Y}\"");
 }
 
