@@ -66,11 +66,12 @@ build: deps
 
 demo: build
 	rm -rf out/demo
-	$(GALLOP) run instagram-portrait fixtures/trip -o out/demo --quiet
+	$(GALLOP) run fixtures/trip.yaml -o out/demo --quiet
 	@echo
 	@echo "gallop demo: the trip set, made into Instagram portrait posts, is in out/demo/"
 	@echo "  contact sheet of the set: out/demo/contact-1.jpg"
-	@echo "  (see the resolved preset with: $(GALLOP) check instagram-portrait)"
+	@echo "  (the set's own preset, fixtures/trip.yaml, extends the shipped instagram-portrait"
+	@echo "  with the runner's logo; see it resolved with: $(GALLOP) check fixtures/trip.yaml)"
 
 # ajv, for the schema test (tests/schema/package.json; exact versions from
 # its package-lock.json).

@@ -32,7 +32,8 @@ static const char usage_text[] =
     "  merge PRESET... -o DIR  join the shards of a sharded run (run --shard K/N) into one\n"
     "                          run's result: manifest, contact sheets, report\n"
     "  check PRESET            validate a preset and print the resolved pipeline\n"
-    "  presets                 list the shipped presets\n"
+    "  presets [-v]            list the presets: those in $GALLOP_PRESETS_DIR (folders\n"
+    "                          separated by ':'), then the shipped ones (-v: their files)\n"
     "  stages [NAME]           the keys of each stage and section: type, default, range, help\n"
     "                          (--markdown: as tables; --json-schema: a preset's JSON Schema)\n"
     "\n"
@@ -116,18 +117,60 @@ static const char check_usage_text[] =
     "Validates PRESET without touching any photo and prints the resolved pipeline\n"
     "(after extends and --set), one stage per line with every effective value.\n";
 
-/* Shipped presets: $GALLOP_PRESETS_DIR, else the source tree this binary was
- * built from, else the installed copy. */
+/* The shipped presets: PREFIX/share/gallop/presets of the prefix the
+ * binary itself is installed in (found from /proc/self/exe, so a copy
+ * installed under a DESTDIR, or moved, finds its own), else the source
+ * tree a build-tree binary was made from, else the configured install
+ * folder. Found once. */
 static const char *
-presets_dir(void)
+shipped_presets_dir(void)
 {
+    static char *dir;
+    g_autofree char *exe = NULL;
+
+    if (dir)
+        return dir;
+    exe = g_file_read_link("/proc/self/exe", NULL);
+    if (exe) {
+        g_autofree char *bin = g_path_get_dirname(exe);
+        g_autofree char *beside = g_build_filename(bin, GAL_PRESETS_FROM_BINDIR, NULL);
+
+        if (g_file_test(beside, G_FILE_TEST_IS_DIR))
+            return dir = g_canonicalize_filename(beside, NULL);
+    }
+    if (g_file_test(GAL_PRESETS_DIR, G_FILE_TEST_IS_DIR))
+        return dir = g_strdup(GAL_PRESETS_DIR);
+    return dir = g_strdup(GAL_INSTALLED_PRESETS_DIR);
+}
+
+/* $GALLOP_PRESETS_DIR: folders (separated by ':') searched before the
+ * shipped presets, which they add to rather than replace. */
+static const char *const *
+user_presets_dirs(void)
+{
+    static char **dirs;
     const char *env = getenv("GALLOP_PRESETS_DIR");
 
-    if (env && *env)
-        return env;
-    if (g_file_test(GAL_PRESETS_DIR, G_FILE_TEST_IS_DIR))
-        return GAL_PRESETS_DIR;
-    return GAL_INSTALLED_PRESETS_DIR;
+    if (!dirs)
+        dirs = env && *env ? g_strsplit(env, G_SEARCHPATH_SEPARATOR_S, -1) : g_new0(char *, 1);
+    return (const char *const *) dirs;
+}
+
+/* Where presets are found and what "~" is: every preset load uses these. */
+static gal_load_options
+load_options(GPtrArray *overrides, bool follow_symlinks)
+{
+    gal_load_options opts = { 0 };
+
+    opts.presets_dir = shipped_presets_dir();
+    opts.user_presets_dirs = user_presets_dirs();
+    opts.home_dir = g_get_home_dir();
+    opts.follow_symlinks = follow_symlinks;
+    if (overrides) {
+        opts.overrides = (const char *const *) overrides->pdata;
+        opts.n_overrides = (int) overrides->len;
+    }
+    return opts;
 }
 
 static void
@@ -167,21 +210,27 @@ has_yaml_suffix(const char *arg)
 static gboolean
 is_preset_arg(const char *arg)
 {
+    const char *const *user = user_presets_dirs();
     g_autofree char *shipped = NULL;
 
     if (has_yaml_suffix(arg))
         return TRUE;
     if (strchr(arg, '/') || g_file_test(arg, G_FILE_TEST_EXISTS))
         return FALSE;
-    shipped = g_strdup_printf("%s/%s.yaml", presets_dir(), arg);
+    for (int i = 0; user[i]; i++) {
+        g_autofree char *own = g_strdup_printf("%s/%s.yaml", user[i], arg);
+
+        if (*user[i] && g_file_test(own, G_FILE_TEST_IS_REGULAR))
+            return TRUE;
+    }
+    shipped = g_strdup_printf("%s/%s.yaml", shipped_presets_dir(), arg);
     return g_file_test(shipped, G_FILE_TEST_IS_REGULAR);
 }
 
 static int
 load_preset(const char *name, GPtrArray *overrides, bool follow_symlinks, gal_preset **out)
 {
-    gal_load_options opts = { presets_dir(), (const char *const *) overrides->pdata,
-        (int) overrides->len, follow_symlinks };
+    gal_load_options opts = load_options(overrides, follow_symlinks);
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
 
     if (gal_preset_load(name, &opts, out, errs) == 0)
@@ -1018,10 +1067,14 @@ cmd_check(int argc, char **argv)
 }
 
 static int
-cmd_presets(void)
+cmd_presets(int argc, char **argv)
 {
+    /* -v: the file each name finds, to see which of two of a name wins. */
+    gboolean verbose = argc >= 2 && (strcmp(argv[1], "-v") == 0 ||
+                                        strcmp(argv[1], "--verbose") == 0);
     gal_error err = { 0 };
-    g_autofree char *list = gal_presets_list(presets_dir(), &err);
+    gal_load_options opts = load_options(NULL, false);
+    g_autofree char *list = gal_presets_list(&opts, &err);
     g_auto(GStrv) lines = NULL;
 
     if (!list) {
@@ -1030,9 +1083,13 @@ cmd_presets(void)
     }
     lines = g_strsplit(list, "\n", -1);
     for (int i = 0; lines[i] && *lines[i]; i++) {
-        g_auto(GStrv) cols = g_strsplit(lines[i], "\t", 2);
+        g_auto(GStrv) cols = g_strsplit(lines[i], "\t", 3);
 
-        printf("%-22s %s\n", cols[0], cols[1] ? cols[1] : "");
+        if (verbose)
+            printf("%-22s %s\n%-22s (%s)\n", cols[0], cols[1] ? cols[1] : "", "",
+                cols[1] && cols[2] ? cols[2] : "");
+        else
+            printf("%-22s %s\n", cols[0], cols[1] ? cols[1] : "");
     }
     return EXIT_ALL_DONE;
 }
@@ -1133,7 +1190,7 @@ main(int argc, char **argv)
     else if (strcmp(command, "check") == 0)
         status = cmd_check(argc - 1, argv + 1);
     else if (strcmp(command, "presets") == 0)
-        status = cmd_presets();
+        status = cmd_presets(argc - 1, argv + 1);
     else if (strcmp(command, "stages") == 0)
         status = cmd_stages(argc - 1, argv + 1);
     else {

@@ -123,6 +123,16 @@ typedef struct gal_load_options {
      * names them: a symbolic link there may not lead out of it, unless
      * this is set (--follow-symlinks). */
     bool follow_symlinks;
+    /* Folders searched for a bare name before `presets_dir`, in order
+     * (the front end takes them from GALLOP_PRESETS_DIR): a team's own
+     * presets, which may `extends` the shipped ones, even one of the same
+     * name (a preset never extends itself: the search goes on past it).
+     * NULL-terminated; NULL: none. Borrowed. */
+    const char *const *user_presets_dirs;
+    /* The user's home folder: "~" and "$HOME" (or "${HOME}") at the start
+     * of a file or folder value in a preset, or of `extends`, stand for it.
+     * NULL: such a value is an error that says HOME is unknown. Borrowed. */
+    const char *home_dir;
 } gal_load_options;
 
 /* Load and validate a preset: a file path, or the name of a shipped preset.
@@ -149,11 +159,13 @@ const char *gal_preset_path(const gal_preset *preset);
  * per line with every effective value. Caller frees with g_free(). */
 char *gal_preset_describe(const gal_preset *preset);
 
-/* The shipped presets in `presets_dir` as "name<TAB>description" lines,
- * sorted by name. A preset that fails to load is listed with its first
- * error as the description. Caller frees with g_free(); NULL with `err`
- * set when the folder cannot be read. */
-char *gal_presets_list(const char *presets_dir, gal_error *err);
+/* The presets a bare name finds, in every folder of `opts`
+ * (user_presets_dirs, then presets_dir), as "name<TAB>description<TAB>file"
+ * lines, sorted by name; of two of one name, the one found first (the
+ * other is hidden by it). A preset that fails to load is listed with its
+ * first error as the description. Caller frees with g_free(); NULL with
+ * `err` set when no folder can be read. */
+char *gal_presets_list(const gal_load_options *opts, gal_error *err);
 
 /* The schema of one stage or section ("resize", "output", ...) or, for
  * NULL, of all of them: key, type, default, range, help. Caller frees with
