@@ -17,11 +17,12 @@ BUILD_FUZZ  ?= build-fuzz
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 GALLOP      := $(BUILD)/cmd/gallop
 
-# Everything gallop needs from Debian, to build, test and demo.
+# Everything gallop needs from Debian, to build, test and demo (exiftool:
+# the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
-	nodejs npm python3-yaml
+	nodejs npm python3-yaml libimage-exiftool-perl
 
 # What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
 # runtimes, and llvm-symbolizer for readable reports.

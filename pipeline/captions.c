@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "error.h"
+#include "exif.h"
 #include "fsio.h"
 #include "json.h"
 #include "limit.h"
@@ -769,22 +770,6 @@ read_sidecar(const gal_photo_ref *photo, GStringChunk *strings, const char **cap
     return 0;
 }
 
-/* Descriptions cameras write by themselves: not captions. */
-static gboolean
-camera_placeholder(const char *text)
-{
-    static const char *const placeholders[] = {
-        "OLYMPUS DIGITAL CAMERA", "SONY DSC", "KONICA MINOLTA DIGITAL CAMERA",
-        "MINOLTA DIGITAL CAMERA", "SAMSUNG CAMERA PICTURES", "DIGITAL CAMERA",
-        "Exif_JPEG_PICTURE", "LEAD Technologies Inc. V1.01", "default", NULL,
-    };
-
-    for (int i = 0; placeholders[i]; i++)
-        if (g_ascii_strcasecmp(text, placeholders[i]) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 /* XMP: the x-default entry of dc:description (else its first), as an
  * element or as an attribute of rdf:Description. Namespaces are resolved
  * by URI, so any prefix works. */
@@ -1052,7 +1037,7 @@ gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImag
 
     facts->caption = NULL;
     facts->caption_source = NULL;
-    if (exif && camera_placeholder(exif))
+    if (exif && gal__caption_placeholder(exif))
         exif = NULL;
     for (int i = 0; c && i < c->n_order; i++) {
         const char *caption = NULL;
@@ -1076,7 +1061,7 @@ gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImag
         case SRC_IPTC:
             caption = from_blob(header, c->order[i] == SRC_XMP ? VIPS_META_XMP_NAME
                     : VIPS_META_IPTC_NAME, c->order[i], strings);
-            if (caption && camera_placeholder(caption))
+            if (caption && gal__caption_placeholder(caption))
                 caption = NULL;
             break;
         case SRC_METADATA: break; /* expanded at load */

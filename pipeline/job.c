@@ -360,7 +360,10 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     if (!job->make_output)
         return 0;
     {
-        gal_write_info info = { preset->name, job->caption, job->watch, 0, "" };
+        /* The photo's caption as its sources give it, whatever a band
+         * showed of it (a template around it, or cut at max-lines). */
+        gal_write_info info = { preset->name, job->facts.caption, &job->facts, job->watch, 0,
+            "" };
 
         job->out_width = image->Xsize;
         job->out_height = image->Ysize;

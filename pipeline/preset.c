@@ -573,8 +573,13 @@ gal__preset_uses_field(const gal_preset *preset, const char *field)
             return TRUE;
     }
     /* output.name is never rendered when no file is written per photo. */
-    return preset->output->photos &&
-        section_uses_field(&gal__output_section, preset->output, field);
+    if (!preset->output->photos)
+        return FALSE;
+    /* The caption travels in each output's metadata, as the policy allows:
+     * the output changes with it, as with a band that shows it. */
+    if (strcmp(field, "caption") == 0 && gal__metadata_keeps_caption(preset->output->metadata))
+        return TRUE;
+    return section_uses_field(&gal__output_section, preset->output, field);
 }
 
 char *
