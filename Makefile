@@ -1,5 +1,7 @@
-# gallop: the two set-up commands of the README, plus their parts.
+# gallop: the set-up commands of the README, plus their parts.
 #   make demo   install what is missing, build, run the main job on fixtures/
+#   make install [PREFIX=/usr/local] [DESTDIR=]  the binary, presets, man page
+#               and shell completions
 #   make test   install what is missing, build, run every test
 #               (with CI set, also the whole suite under ASan + UBSan, and
 #               every fuzz target for 30 s)
@@ -30,7 +32,7 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build demo test test-sanitize stress test-slurm fuzz clean bench schema schema-deps
+.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench schema schema-deps
 
 all: build
 
@@ -64,6 +66,14 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) $(if $(CI),-DGAL_WERROR=ON)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Install as a Debian tool does: PREFIX/bin/gallop, the shipped presets in
+# PREFIX/share/gallop/presets (found from the binary), gallop(1), and the
+# bash and zsh completions; DESTDIR stages it all (for a package).
+PREFIX ?= /usr/local
+
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 demo: build
 	rm -rf out/demo

@@ -36,6 +36,8 @@ static const char usage_text[] =
     "                          separated by ':'), then the shipped ones (-v: their files)\n"
     "  stages [NAME]           the keys of each stage and section: type, default, range, help\n"
     "                          (--markdown: as tables; --json-schema: a preset's JSON Schema)\n"
+    "  man                     this manual, gallop(1), as roff (man -l <(gallop man))\n"
+    "  completion bash|zsh     a completion script: commands, options, presets, --set keys\n"
     "\n"
     "PRESET is a preset file or the name of a shipped preset (see `gallop presets`).\n"
     "`gallop run --help` for run options. --version prints versions.\n";
@@ -273,6 +275,48 @@ load_presets(char **names, int n, GPtrArray *overrides, bool follow_symlinks,
             failed = -1;
     return failed;
 }
+
+/* ---- options ------------------------------------------------------------------ */
+
+/* The long options of each command: getopt reads them, and so does
+ * `gallop completion`, so the shells complete what the commands take. */
+enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD, OPT_SHARDS };
+
+static const struct option run_longopts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "jobs", required_argument, NULL, 'j' },
+    { "set", required_argument, NULL, 's' },
+    { "dry-run", no_argument, NULL, 'n' },
+    { "force", no_argument, NULL, 'f' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "check", no_argument, NULL, OPT_CHECK },
+    { "prune", no_argument, NULL, OPT_PRUNE },
+    { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+    { "report", required_argument, NULL, OPT_REPORT },
+    { "log", required_argument, NULL, OPT_LOG },
+    { "shard", required_argument, NULL, OPT_SHARD },
+    { "shards", required_argument, NULL, OPT_SHARDS },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static const struct option merge_longopts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "jobs", required_argument, NULL, 'j' },
+    { "set", required_argument, NULL, 's' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+    { "report", required_argument, NULL, OPT_REPORT },
+    { "log", required_argument, NULL, OPT_LOG },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static const struct option check_longopts[] = {
+    { "set", required_argument, NULL, 's' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
 
 /* ---- signals ------------------------------------------------------------------ */
 
@@ -737,25 +781,6 @@ errors_status(const gal_errors *errs, gboolean json)
 static int
 cmd_run(int argc, char **argv)
 {
-    enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD,
-        OPT_SHARDS };
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "set", required_argument, NULL, 's' },
-        { "dry-run", no_argument, NULL, 'n' },
-        { "force", no_argument, NULL, 'f' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "check", no_argument, NULL, OPT_CHECK },
-        { "prune", no_argument, NULL, OPT_PRUNE },
-        { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
-        { "report", required_argument, NULL, OPT_REPORT },
-        { "log", required_argument, NULL, OPT_LOG },
-        { "shard", required_argument, NULL, OPT_SHARD },
-        { "shards", required_argument, NULL, OPT_SHARDS },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_run_options opts = { 0 };
     const char *shard = NULL;
@@ -769,7 +794,7 @@ cmd_run(int argc, char **argv)
     gboolean check = FALSE;
     int c, status = EXIT_USAGE, n_presets = 0;
 
-    while ((c = getopt_long(argc, argv, "o:j:nqh", longopts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "o:j:nqh", run_longopts, NULL)) != -1)
         switch (c) {
         case 'o': opts.output_dir = optarg; break;
         case 'j':
@@ -919,18 +944,6 @@ out:
 static int
 cmd_merge(int argc, char **argv)
 {
-    enum { OPT_FOLLOW = 256, OPT_REPORT, OPT_LOG };
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "set", required_argument, NULL, 's' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
-        { "report", required_argument, NULL, OPT_REPORT },
-        { "log", required_argument, NULL, OPT_LOG },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_run_options opts = { 0 };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
@@ -940,7 +953,7 @@ cmd_merge(int argc, char **argv)
     gboolean quiet = FALSE, json = FALSE;
     int c, status = EXIT_USAGE, n_presets = 0;
 
-    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "o:j:qh", merge_longopts, NULL)) != -1)
         switch (c) {
         case 'o': opts.output_dir = optarg; break;
         case 'j':
@@ -1036,17 +1049,12 @@ out:
 static int
 cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "set", required_argument, NULL, 's' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_preset *preset = NULL;
     g_autofree char *text = NULL;
     int c;
 
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "h", check_longopts, NULL)) != -1)
         switch (c) {
         case 's': g_ptr_array_add(overrides, optarg); break;
         case 'h': fputs(check_usage_text, stdout); return EXIT_ALL_DONE;
@@ -1138,6 +1146,250 @@ cmd_stages(int argc, char **argv)
     return EXIT_ALL_DONE;
 }
 
+/* ---- man page and completion --------------------------------------------------- */
+
+static int cmd_man(int argc, char **argv);
+static int cmd_completion(int argc, char **argv);
+
+/* The commands: main() runs them from this table, and `gallop completion`
+ * offers their names. */
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} commands[] = {
+    { "run", cmd_run }, { "merge", cmd_merge }, { "check", cmd_check },
+    { "presets", cmd_presets }, { "stages", cmd_stages }, { "man", cmd_man },
+    { "completion", cmd_completion },
+};
+
+/* A usage text as a roff block printed as written. */
+static void
+print_roff_verbatim(const char *text)
+{
+    g_autofree char *escaped = gal_roff_escape(text);
+
+    printf(".nf\n%s%s.fi\n", escaped, g_str_has_suffix(escaped, "\n") ? "" : "\n");
+}
+
+/* gallop(1), from the very texts --help prints and the parameter tables
+ * `gallop stages` prints: `make install` generates and installs it. */
+static int
+cmd_man(int argc, char **argv)
+{
+    g_autofree char *keys = gal_stages_man();
+
+    (void) argv;
+    if (argc > 1) {
+        fputs("usage: gallop man   (the manual page, as roff: man -l <(gallop man))\n", stderr);
+        return EXIT_USAGE;
+    }
+    printf(".TH GALLOP 1 \"\" \"gallop %s\" \"User Commands\"\n", gal_version());
+    printf(".SH NAME\ngallop \\- batch image pipeline for photo galleries\n");
+    printf(".SH SYNOPSIS\n.B gallop\n.I COMMAND\n[\n.I ARGS\n]\n");
+    printf(".SH DESCRIPTION\n");
+    print_roff_verbatim(usage_text);
+    printf(".SH RUN\n");
+    print_roff_verbatim(run_usage_text);
+    printf(".SH MERGE\n");
+    print_roff_verbatim(merge_usage_text);
+    printf(".SH CHECK\n");
+    print_roff_verbatim(check_usage_text);
+    printf(".SH STAGES\n");
+    print_roff_verbatim(stages_usage_text);
+    printf(".SH PRESET KEYS\n"
+           "A preset is a YAML file: its sections and stages take these keys (key, type, "
+           "= default, [range]); \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR overrides any "
+           "of them.\n%s", keys);
+    printf(".SH ENVIRONMENT\n"
+           ".TP\n.B GALLOP_PRESETS_DIR\n"
+           "Folders of presets, separated by ':', searched for a preset name before the "
+           "shipped presets (which stay): a team's own presets, which may extend the shipped "
+           "ones.\n"
+           ".TP\n.B HOME\n"
+           "What \\(ti and $HOME at the start of a file or folder value in a preset stand "
+           "for.\n"
+           ".TP\n.B SLURM_ARRAY_TASK_ID\\fR, \\fBJOB_COMPLETION_INDEX\\fR, "
+           "\\fBCI_NODE_INDEX\\fR, \\fBGALLOP_SHARDS\n"
+           "Which shard \\fB\\-\\-shard auto\\fR is.\n");
+    printf(".SH FILES\n"
+           ".TP\n.I PREFIX/share/gallop/presets\n"
+           "The shipped presets, found from the gallop binary (PREFIX/bin/gallop), and their "
+           "JSON Schema, gallop.schema.json, for editors.\n");
+    printf(".SH SEE ALSO\n"
+           "The preset reference, docs/presets.md, and the run report, docs/report.md, in "
+           "gallop's sources.\n");
+    return EXIT_ALL_DONE;
+}
+
+/* Long options as a shell word list: "--output --jobs ...". */
+static char *
+option_words(const struct option *options)
+{
+    GString *out = g_string_new(NULL);
+
+    for (const struct option *o = options; o->name; o++)
+        g_string_append_printf(out, "%s--%s", out->len ? " " : "", o->name);
+    return g_string_free(out, FALSE);
+}
+
+static char *
+command_words(void)
+{
+    GString *out = g_string_new(NULL);
+
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        g_string_append_printf(out, "%s%s", out->len ? " " : "", commands[i].name);
+    return g_string_free(out, FALSE);
+}
+
+/* The stage and section names `gallop stages NAME` takes. */
+static char *
+stage_words(void)
+{
+    g_autofree char *keys = gal_preset_keys();
+    g_auto(GStrv) lines = g_strsplit(keys, "\n", -1);
+    GString *out = g_string_new(NULL);
+    const char *last = "";
+
+    for (int i = 0; lines[i] && *lines[i]; i++) {
+        char *dot = strchr(lines[i], '.');
+
+        *dot = '\0';
+        if (strcmp(lines[i], last) != 0)
+            g_string_append_printf(out, "%s%s", out->len ? " " : "", lines[i]);
+        last = lines[i];
+    }
+    return g_string_free(out, FALSE);
+}
+
+static const char bash_completion[] =
+    "# bash completion for gallop(1): made by `gallop completion bash` from its own\n"
+    "# tables (commands, options, --set keys); preset names come from `gallop presets`,\n"
+    "# so GALLOP_PRESETS_DIR's are offered too.\n"
+    "_gallop_presets()\n"
+    "{\n"
+    "    \"${COMP_WORDS[0]}\" presets 2>/dev/null | while read -r name _; do\n"
+    "        [[ -n $name ]] && printf '%%s\\n' \"$name\"\n"
+    "    done\n"
+    "}\n"
+    "\n"
+    "_gallop()\n"
+    "{\n"
+    "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+    "    local commands='%s --help --version'\n"
+    "    local set_keys='%s'\n"
+    "    COMPREPLY=()\n"
+    "    if (( COMP_CWORD == 1 )); then\n"
+    "        COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\"))\n"
+    "        return\n"
+    "    fi\n"
+    "    case $prev in\n"
+    "    --set)\n"
+    "        compopt -o nospace 2>/dev/null\n"
+    "        COMPREPLY=($(compgen -W \"$set_keys\" -S = -- \"$cur\"))\n"
+    "        return ;;\n"
+    "    -o|--output) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+    "    --report) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+    "    --log) COMPREPLY=($(compgen -W 'human json' -- \"$cur\")); return ;;\n"
+    "    -j|--jobs|--shards) return ;;\n"
+    "    --shard) COMPREPLY=($(compgen -W 'auto' -- \"$cur\")); return ;;\n"
+    "    esac\n"
+    "    local options=\n"
+    "    case ${COMP_WORDS[1]} in\n"
+    "    run) options='%s' ;;\n"
+    "    merge) options='%s' ;;\n"
+    "    check) options='%s' ;;\n"
+    "    presets) COMPREPLY=($(compgen -W '-v' -- \"$cur\")); return ;;\n"
+    "    stages) COMPREPLY=($(compgen -W '--markdown --json-schema %s' -- \"$cur\")); return ;;\n"
+    "    completion) COMPREPLY=($(compgen -W 'bash zsh' -- \"$cur\")); return ;;\n"
+    "    *) return ;;\n"
+    "    esac\n"
+    "    if [[ $cur == -* ]]; then\n"
+    "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
+    "    else\n"
+    "        COMPREPLY=($(compgen -W \"$(_gallop_presets)\" -- \"$cur\") $(compgen -f -- \"$cur\"))\n"
+    "    fi\n"
+    "}\n"
+    "complete -o filenames -F _gallop gallop\n";
+
+static const char zsh_completion[] =
+    "#compdef gallop\n"
+    "# zsh completion for gallop(1): made by `gallop completion zsh` from its own\n"
+    "# tables (commands, options, --set keys); preset names come from `gallop presets`,\n"
+    "# so GALLOP_PRESETS_DIR's are offered too.\n"
+    "_gallop_presets() {\n"
+    "    local -a names\n"
+    "    names=(${(f)\"$(${words[1]} presets 2>/dev/null | awk '{print $1}')\"})\n"
+    "    compadd -a names\n"
+    "}\n"
+    "\n"
+    "_gallop() {\n"
+    "    local -a commands set_keys options\n"
+    "    commands=(%s)\n"
+    "    set_keys=(%s)\n"
+    "    if (( CURRENT == 2 )); then\n"
+    "        compadd -a commands; compadd -- --help --version\n"
+    "        return\n"
+    "    fi\n"
+    "    case ${words[CURRENT-1]} in\n"
+    "    --set) compadd -S = -a set_keys; return ;;\n"
+    "    -o|--output) _files -/; return ;;\n"
+    "    --report) _files; return ;;\n"
+    "    --log) compadd human json; return ;;\n"
+    "    -j|--jobs|--shards) return ;;\n"
+    "    --shard) compadd auto; return ;;\n"
+    "    esac\n"
+    "    case ${words[2]} in\n"
+    "    run) options=(%s) ;;\n"
+    "    merge) options=(%s) ;;\n"
+    "    check) options=(%s) ;;\n"
+    "    presets) compadd -- -v; return ;;\n"
+    "    stages) compadd -- --markdown --json-schema %s; return ;;\n"
+    "    completion) compadd bash zsh; return ;;\n"
+    "    *) return ;;\n"
+    "    esac\n"
+    "    if [[ $PREFIX == -* ]]; then\n"
+    "        compadd -a options\n"
+    "    else\n"
+    "        _gallop_presets; _files\n"
+    "    fi\n"
+    "}\n"
+    "\n"
+    "_gallop \"$@\"\n";
+
+/* A completion script for bash or zsh, generated from the command table,
+ * the options getopt takes and the parameter tables: `make install`
+ * installs them where the shells look. */
+static int
+cmd_completion(int argc, char **argv)
+{
+    g_autofree char *cmds = command_words();
+    g_autofree char *keys = gal_preset_keys();
+    g_autofree char *run = option_words(run_longopts);
+    g_autofree char *merge = option_words(merge_longopts);
+    g_autofree char *check = option_words(check_longopts);
+    g_autofree char *stages = stage_words();
+    g_auto(GStrv) key_lines = NULL;
+    g_autofree char *key_words = NULL;
+
+    if (argc != 2 || (strcmp(argv[1], "bash") != 0 && strcmp(argv[1], "zsh") != 0)) {
+        fputs("usage: gallop completion bash|zsh   (a completion script for the shell)\n",
+            stderr);
+        return EXIT_USAGE;
+    }
+    g_strchomp(keys);
+    key_lines = g_strsplit(keys, "\n", -1);
+    key_words = g_strjoinv(" ", key_lines);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    if (strcmp(argv[1], "bash") == 0)
+        printf(bash_completion, cmds, key_words, run, merge, check, stages);
+    else
+        printf(zsh_completion, cmds, key_words, run, merge, check, stages);
+#pragma GCC diagnostic pop
+    return EXIT_ALL_DONE;
+}
+
 /* glibc gives each thread an arena of its own and hands large freed blocks
  * back to the system at once. Every photo's decode, shrink and encode
  * buffers (megabytes, from libvips' threads) were then mapped and faulted
@@ -1183,19 +1435,15 @@ main(int argc, char **argv)
             vectors.enabled ? "on" : "off", vectors.reason);
         status = EXIT_ALL_DONE;
     }
-    else if (strcmp(command, "run") == 0)
-        status = cmd_run(argc - 1, argv + 1);
-    else if (strcmp(command, "merge") == 0)
-        status = cmd_merge(argc - 1, argv + 1);
-    else if (strcmp(command, "check") == 0)
-        status = cmd_check(argc - 1, argv + 1);
-    else if (strcmp(command, "presets") == 0)
-        status = cmd_presets(argc - 1, argv + 1);
-    else if (strcmp(command, "stages") == 0)
-        status = cmd_stages(argc - 1, argv + 1);
     else {
-        fprintf(stderr, "gallop: unknown command \"%s\"\n\n%s", command, usage_text);
-        status = EXIT_USAGE;
+        status = -1;
+        for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+            if (strcmp(command, commands[i].name) == 0)
+                status = commands[i].fn(argc - 1, argv + 1);
+        if (status < 0) {
+            fprintf(stderr, "gallop: unknown command \"%s\"\n\n%s", command, usage_text);
+            status = EXIT_USAGE;
+        }
     }
     gal_shutdown();
     return status;

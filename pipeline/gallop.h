@@ -179,6 +179,20 @@ char *gal_stages_describe(const char *name, gal_error *err);
  * gal_free(); NULL with `err` set for an unknown name. */
 char *gal_stages_markdown(const char *name, gal_error *err);
 
+/* The same keys for the man page, gallop(1): a roff ".SS" per section and
+ * stage, a ".TP" per key (key, type, default, range, then its help).
+ * Caller frees with g_free(). Never fails; thread-safe. */
+char *gal_stages_man(void);
+
+/* Every key a preset may set, as --set takes it ("output.quality",
+ * "resize.width"), one a line: what shells complete after --set. Caller
+ * frees with g_free(). Never fails; thread-safe. */
+char *gal_preset_keys(void);
+
+/* `text` for roff, to print as written: backslashes, minus signs and a
+ * '.' or '\'' starting a line escaped. Caller frees with g_free(). */
+char *gal_roff_escape(const char *text);
+
 /* The JSON Schema (draft 2020-12) of a preset, made from the same tables:
  * every section and stage with its keys' types, defaults, choices, ranges
  * and help, as editors see YAML (numbers, booleans, null). It accepts every
