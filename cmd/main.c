@@ -453,8 +453,12 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
             printf("skip   %s (its contact sheets are up to date)\n", photo->input);
         break;
     case GAL_PHOTO_DONE:
+        /* A caption cut short is the photographer's to know, photo by
+         * photo: the rest of it is in the file's metadata, not on it. */
         if (!st->quiet && photo->output)
-            printf("wrote  %s (%dx%d)\n", photo->output, photo->width, photo->height);
+            printf("wrote  %s (%dx%d)%s\n", photo->output, photo->width, photo->height,
+                photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the band's "
+                                     "room)" : "");
         break;
     case GAL_PHOTO_CANCELLED:
     case GAL_PHOTO_ELSEWHERE:
@@ -706,10 +710,22 @@ print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean c
             plural(s->cancelled, "photo", "photos"));
 }
 
+/* Photos written this run whose caption a band cut short. */
+static int
+captions_cut(const gal_run_summary *s)
+{
+    int n = 0;
+
+    for (int i = 0; i < s->total; i++)
+        n += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
+    return n;
+}
+
 static void
 print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
 {
     const char *photos = plural(s->total, "photo", "photos");
+    int cut;
 
     if (s->sheets_only) {
         print_sheets_only_summary(s, dry_run, check);
@@ -732,6 +748,9 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
         s->preset, s->total, photos, s->done, s->failed, s->ignored, s->up_to_date);
     if (s->shards)
         fprintf(stderr, ", %d left to other shards", s->elsewhere);
+    if ((cut = captions_cut(s)))
+        fprintf(stderr, "; %d %s cut at caption-burn.max-lines", cut,
+            plural(cut, "caption", "captions"));
     if (s->n_sheets)
         fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
     fprintf(stderr, "; in %.2f s\n", s->seconds);

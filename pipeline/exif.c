@@ -127,8 +127,8 @@ gal__exif_date_parse(const char *text, struct tm *tm)
 gboolean
 gal__caption_placeholder(const char *text)
 {
-    /* What cameras and phone software write into ImageDescription by
-     * themselves (exiftool's and darktable's lists agree on these). */
+    /* What cameras and phone software are known to write into
+     * ImageDescription by themselves, whatever the photo shows. */
     static const char *const placeholders[] = {
         "SONY DSC", "SAMSUNG CAMERA PICTURES", "Exif_JPEG_PICTURE", "LEAD Technologies Inc. V1.01",
         "default", "DCIM", "Image", "Picture", NULL,
