@@ -23,6 +23,7 @@
 #include "captions.h"
 #include "embedded.h"
 #include "error.h"
+#include "exif.h"
 #include "fsio.h"
 #include "json.h"
 #include "limit.h"
@@ -794,22 +795,6 @@ read_sidecar(const gal_photo_ref *photo, GStringChunk *strings, const char **cap
     return 0;
 }
 
-/* Descriptions cameras write by themselves: not captions. */
-static gboolean
-camera_placeholder(const char *text)
-{
-    static const char *const placeholders[] = {
-        "OLYMPUS DIGITAL CAMERA", "SONY DSC", "KONICA MINOLTA DIGITAL CAMERA",
-        "MINOLTA DIGITAL CAMERA", "SAMSUNG CAMERA PICTURES", "DIGITAL CAMERA",
-        "Exif_JPEG_PICTURE", "LEAD Technologies Inc. V1.01", "default", NULL,
-    };
-
-    for (int i = 0; placeholders[i]; i++)
-        if (g_ascii_strcasecmp(text, placeholders[i]) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 static const char *
 from_blob(VipsImage *header, const char *field, source_kind kind, GStringChunk *strings)
 {
@@ -836,7 +821,7 @@ gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImag
 
     facts->caption = NULL;
     facts->caption_source = NULL;
-    if (exif && camera_placeholder(exif))
+    if (exif && gal__caption_placeholder(exif))
         exif = NULL;
     for (int i = 0; c && i < c->n_order; i++) {
         const char *caption = NULL;
@@ -860,7 +845,7 @@ gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImag
         case SRC_IPTC:
             caption = from_blob(header, c->order[i] == SRC_XMP ? VIPS_META_XMP_NAME
                     : VIPS_META_IPTC_NAME, c->order[i], strings);
-            if (caption && camera_placeholder(caption))
+            if (caption && gal__caption_placeholder(caption))
                 caption = NULL;
             break;
         case SRC_METADATA: break; /* expanded at load */

@@ -214,7 +214,7 @@ write_page(gal_gather *g, int p)
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
     if (!failed) {
         strip_photo_metadata(sheet);
-        gal_write_info written = { g->preset->name, NULL, NULL, 0, "" };
+        gal_write_info written = { g->preset->name, NULL, NULL, NULL, 0, "" };
 
         failed = gal__output_write_info(&output, sheet, g->out_dir, name, &written,
             result.error);

@@ -31,7 +31,9 @@ static const gal_param input_params[] = {
         "fail), error, warning (anything the decoder complains about fails)",
         "error"),
     GAL_PARAM_DOUBLE(gal_input_opts, max_megapixels,
-        "photos larger than this are refused from their header, before decoding", "100",
+        "photos larger than this are refused from their header, before decoding (medium-format "
+        "cameras write 102 MP)",
+        "200",
         0.01, 100000),
     GAL_PARAM_DOUBLE(gal_input_opts, max_seconds,
         "a photo still being made after this many seconds is stopped and fails (a hostile "

@@ -351,7 +351,10 @@ static int
 write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
 {
     gal_output_opts o = *job->preset->output;
-    gal_write_info info = { job->preset->name, job->caption, job->watch, 0, "" };
+    /* The photo's caption as its sources give it, whatever a band showed
+     * of it (a template around it, or cut at max-lines). */
+    gal_write_info info = { job->preset->name, job->facts.caption, &job->facts, job->watch, 0,
+        "" };
     struct gal_job_file *file = &job->files[v];
 
     /* A shallow copy: only the format differs between variants. */

@@ -176,6 +176,7 @@ photo_fields(GString *out, const gal_photo_result *p)
 
 typedef struct {
     int total, done, up_to_date, failed, ignored, planned, cancelled, elsewhere, sheets, orphans;
+    int captions_cut; /* photos written whose caption a band cut short */
 } counts;
 
 static void
@@ -191,6 +192,8 @@ add_counts(counts *c, const gal_run_summary *s)
     c->elsewhere += s->elsewhere;
     c->sheets += s->n_sheets;
     c->orphans += s->n_orphans;
+    for (int i = 0; i < s->total; i++)
+        c->captions_cut += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
 }
 
 static void
@@ -206,6 +209,7 @@ totals(GString *out, const counts *c)
     key_int(out, "elsewhere", c->elsewhere);
     key_int(out, "sheets", c->sheets);
     key_int(out, "orphans", c->orphans);
+    key_int(out, "captions_cut", c->captions_cut);
 }
 
 static void
