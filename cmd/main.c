@@ -464,6 +464,14 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
                 photo->files[f].height,
                 f == 0 && photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
                                                "band's room)" : "");
+        /* Even when quiet: the output was written, but not as asked. */
+        if (photo->warnings && !st->json) {
+            g_auto(GStrv) lines = g_strsplit(photo->warnings, "\n", -1);
+
+            fflush(stdout);
+            for (int w = 0; lines[w]; w++)
+                fprintf(stderr, "gallop: warning: %s: %s\n", photo->input, lines[w]);
+        }
         break;
     case GAL_PHOTO_CANCELLED:
     case GAL_PHOTO_ELSEWHERE:

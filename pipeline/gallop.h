@@ -277,6 +277,11 @@ typedef struct gal_photo_result {
      * per photo. Owned by the run summary. */
     int n_files;
     gal_output_file *files;
+    /* What the user should know about this photo's output although it was
+     * written (a colour profile converted with another intent than asked
+     * for, a watermark too small to read), one per line; NULL: none. Owned
+     * by the summary. Only the run that built the output has them. */
+    const char *warnings;
 } gal_photo_result;
 
 /* An output the manifest lists whose photo no longer exists, or no longer

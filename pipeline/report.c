@@ -165,6 +165,18 @@ photo_fields(GString *out, const gal_photo_result *p)
     key_string(out, "caption", p->caption);
     key_string(out, "caption_source", p->caption_source);
     key_bool(out, "caption_cut", p->caption_cut);
+    key(out, "warnings");
+    g_string_append_c(out, '[');
+    if (p->warnings) {
+        g_auto(GStrv) lines = g_strsplit(p->warnings, "\n", -1);
+
+        for (int w = 0; lines[w]; w++) {
+            if (w)
+                g_string_append_c(out, ',');
+            json_string(out, lines[w]);
+        }
+    }
+    g_string_append_c(out, ']');
     key(out, "error");
     error_object(out, p->error);
     key(out, "timings");
