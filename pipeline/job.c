@@ -316,12 +316,20 @@ to_srgb8(VipsImage *in, VipsImage **out, gal_error *err)
 
 /* The size (upright, in pixels) the preset's first stage wants the photo
  * decoded at: what shrink-on-load may aim for. The whole photo when the
- * first stage does not say. */
+ * first stage does not say; without stages, the largest of output.widths
+ * (the photo is then the finished picture, and nothing reads it at a
+ * larger size). */
 static void
 load_size(const gal_preset *preset, int width, int height, int *load_width, int *load_height)
 {
+    const gal_int_list *widths = &preset->output->widths;
+
     *load_width = width;
     *load_height = height;
+    if (preset->stages->len == 0 && widths->n > 0 && widths->items[0] < width) {
+        *load_width = widths->items[0];
+        *load_height = MAX(1, (int) lround((double) height * widths->items[0] / width));
+    }
     if (preset->stages->len > 0) {
         const gal_stage_instance *first = &g_array_index(preset->stages, gal_stage_instance, 0);
         gal_stage_ctx sc = gal__stage_ctx(first);
