@@ -363,8 +363,9 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
         if (!st->quiet && photo->output && photo->n_files == 0)
             printf("wrote  %s (%dx%d)\n", photo->output, photo->width, photo->height);
         for (int f = 0; !st->quiet && f < photo->n_files; f++)
-            printf("wrote  %s (%dx%d)\n", photo->files[f].path, photo->files[f].width,
-                photo->files[f].height);
+            if (photo->files[f].written)
+                printf("wrote  %s (%dx%d)\n", photo->files[f].path, photo->files[f].width,
+                    photo->files[f].height);
         break;
     case GAL_PHOTO_CANCELLED:
     case GAL_PHOTO_ELSEWHERE:

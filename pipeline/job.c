@@ -393,7 +393,16 @@ copy_variant(gal_job *job, int u, int v, gal_error *err)
     if (failed || gal__write_atomic_beneath(job->out_dir->fd, job->out_dir->path,
                       job->variant_rels[v], data, len, FALSE, err))
         return -1;
-    job->files[v] = job->files[u];
+    /* From the bytes: u may be a file this run left as it was. */
+    job->files[v].width = job->files[u].width;
+    job->files[v].height = job->files[u].height;
+    job->files[v].bytes = (gint64) len;
+    {
+        g_autofree char *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+            (const guchar *) data, len);
+
+        g_strlcpy(job->files[v].sha256, hex, sizeof(job->files[v].sha256));
+    }
     return 0;
 }
 
@@ -417,6 +426,22 @@ write_variants(gal_job *job, VipsImage *image, gal_error *err)
         g_autoptr(VipsImage) scaled = NULL;
         int same = -1;
 
+        if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v))) {
+            /* Up to date: left as it is, but the largest is still made
+             * for the others, and the size is known for a copy. */
+            if (!largest && scale_alpha_aware(image, w, h, &largest, err))
+                return -1;
+            if (v == 0 && job->n_variants > 1) {
+                VipsImage *memory = gal__watch_to_memory(job->watch, largest, "decoding", err);
+
+                g_object_unref(largest);
+                if (!(largest = memory))
+                    return -1;
+            }
+            job->files[v].width = w;
+            job->files[v].height = h;
+            continue;
+        }
         for (int u = 0; u < v && same < 0; u++)
             if (job->files[u].width == w && job->files[u].height == h &&
                 job->variants[u].format == job->variants[v].format)
@@ -507,6 +532,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         return 0;
     if (write_variants(job, image, err))
         return -1;
+    /* Variant 0's figures, when it was written (else the records'). */
     job->out_width = job->files[0].width;
     job->out_height = job->files[0].height;
     job->out_bytes = job->files[0].bytes;
