@@ -1,5 +1,7 @@
-# gallop: the two set-up commands of the README, plus their parts.
+# gallop: the set-up commands of the README, plus their parts.
 #   make demo   install what is missing, build, run the main job on fixtures/
+#   make install [PREFIX=/usr/local] [DESTDIR=]  the binary, presets, man page
+#               and shell completions
 #   make test   install what is missing, build, run every test
 #               (with CI set, also the whole suite under ASan + UBSan, and
 #               every fuzz target for 30 s)
@@ -17,11 +19,12 @@ BUILD_FUZZ  ?= build-fuzz
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 GALLOP      := $(BUILD)/cmd/gallop
 
-# Everything gallop needs from Debian, to build, test and demo.
+# Everything gallop needs from Debian, to build, test and demo (exiftool:
+# the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev libcriterion-dev \
+	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
-	nodejs npm python3-yaml
+	nodejs npm python3-yaml libimage-exiftool-perl
 
 # What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
 # runtimes, and llvm-symbolizer for readable reports.
@@ -29,7 +32,7 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build demo test test-sanitize stress test-slurm fuzz clean bench schema schema-deps
+.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale schema schema-deps
 
 all: build
 
@@ -64,13 +67,22 @@ build: deps
 	cmake -S . -B $(BUILD) $(if $(CI),-DGAL_WERROR=ON)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Install as a Debian tool does: PREFIX/bin/gallop, the shipped presets in
+# PREFIX/share/gallop/presets (found from the binary), gallop(1), and the
+# bash and zsh completions; DESTDIR stages it all (for a package).
+PREFIX ?= /usr/local
+
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
 demo: build
 	rm -rf out/demo
-	$(GALLOP) run instagram-portrait fixtures/trip -o out/demo --quiet
+	$(GALLOP) run fixtures/trip.yaml -o out/demo --quiet
 	@echo
 	@echo "gallop demo: the trip set, made into Instagram portrait posts, is in out/demo/"
 	@echo "  contact sheet of the set: out/demo/contact-1.jpg"
-	@echo "  (see the resolved preset with: $(GALLOP) check instagram-portrait)"
+	@echo "  (the set's own preset, fixtures/trip.yaml, extends the shipped instagram-portrait"
+	@echo "  with the runner's logo; see it resolved with: $(GALLOP) check fixtures/trip.yaml)"
 
 # ajv, for the schema test (tests/schema/package.json; exact versions from
 # its package-lock.json).
@@ -135,3 +147,12 @@ BENCH_PACKAGES := imagemagick graphicsmagick time libimage-exiftool-perl mate-ba
 bench: deps
 	$(call install-missing,$(BENCH_PACKAGES) nodejs npm)
 	bench/run
+
+# The scale benchmark (issue 16, bench/scale/README.md): planning a shard, merging 100
+# shards' parts and a dry run over the merged manifest, timed against the photo count
+# (10k, 100k, 1M photos), by simulation (empty files on a tmpfs, no pixels). Writes
+# bench/SCALE.md; about 15 minutes on two cores. SCALE_COUNTS and the other knobs of
+# bench/scale/run pass through the environment.
+bench-scale: deps
+	$(call install-missing,time python3)
+	bench/scale/run

@@ -32,9 +32,12 @@ static const char usage_text[] =
     "  merge PRESET... -o DIR  join the shards of a sharded run (run --shard K/N) into one\n"
     "                          run's result: manifest, contact sheets, report\n"
     "  check PRESET            validate a preset and print the resolved pipeline\n"
-    "  presets                 list the shipped presets\n"
+    "  presets [-v]            list the presets: those in $GALLOP_PRESETS_DIR (folders\n"
+    "                          separated by ':'), then the shipped ones (-v: their files)\n"
     "  stages [NAME]           the keys of each stage and section: type, default, range, help\n"
     "                          (--markdown: as tables; --json-schema: a preset's JSON Schema)\n"
+    "  man                     this manual, gallop(1), as roff (man -l <(gallop man))\n"
+    "  completion bash|zsh     a completion script: commands, options, presets, --set keys\n"
     "\n"
     "PRESET is a preset file or the name of a shipped preset (see `gallop presets`).\n"
     "`gallop run --help` for run options. --version prints versions.\n";
@@ -116,18 +119,60 @@ static const char check_usage_text[] =
     "Validates PRESET without touching any photo and prints the resolved pipeline\n"
     "(after extends and --set), one stage per line with every effective value.\n";
 
-/* Shipped presets: $GALLOP_PRESETS_DIR, else the source tree this binary was
- * built from, else the installed copy. */
+/* The shipped presets: PREFIX/share/gallop/presets of the prefix the
+ * binary itself is installed in (found from /proc/self/exe, so a copy
+ * installed under a DESTDIR, or moved, finds its own), else the source
+ * tree a build-tree binary was made from, else the configured install
+ * folder. Found once. */
 static const char *
-presets_dir(void)
+shipped_presets_dir(void)
 {
+    static char *dir;
+    g_autofree char *exe = NULL;
+
+    if (dir)
+        return dir;
+    exe = g_file_read_link("/proc/self/exe", NULL);
+    if (exe) {
+        g_autofree char *bin = g_path_get_dirname(exe);
+        g_autofree char *beside = g_build_filename(bin, GAL_PRESETS_FROM_BINDIR, NULL);
+
+        if (g_file_test(beside, G_FILE_TEST_IS_DIR))
+            return dir = g_canonicalize_filename(beside, NULL);
+    }
+    if (g_file_test(GAL_PRESETS_DIR, G_FILE_TEST_IS_DIR))
+        return dir = g_strdup(GAL_PRESETS_DIR);
+    return dir = g_strdup(GAL_INSTALLED_PRESETS_DIR);
+}
+
+/* $GALLOP_PRESETS_DIR: folders (separated by ':') searched before the
+ * shipped presets, which they add to rather than replace. */
+static const char *const *
+user_presets_dirs(void)
+{
+    static char **dirs;
     const char *env = getenv("GALLOP_PRESETS_DIR");
 
-    if (env && *env)
-        return env;
-    if (g_file_test(GAL_PRESETS_DIR, G_FILE_TEST_IS_DIR))
-        return GAL_PRESETS_DIR;
-    return GAL_INSTALLED_PRESETS_DIR;
+    if (!dirs)
+        dirs = env && *env ? g_strsplit(env, G_SEARCHPATH_SEPARATOR_S, -1) : g_new0(char *, 1);
+    return (const char *const *) dirs;
+}
+
+/* Where presets are found and what "~" is: every preset load uses these. */
+static gal_load_options
+load_options(GPtrArray *overrides, bool follow_symlinks)
+{
+    gal_load_options opts = { 0 };
+
+    opts.presets_dir = shipped_presets_dir();
+    opts.user_presets_dirs = user_presets_dirs();
+    opts.home_dir = g_get_home_dir();
+    opts.follow_symlinks = follow_symlinks;
+    if (overrides) {
+        opts.overrides = (const char *const *) overrides->pdata;
+        opts.n_overrides = (int) overrides->len;
+    }
+    return opts;
 }
 
 static void
@@ -167,21 +212,27 @@ has_yaml_suffix(const char *arg)
 static gboolean
 is_preset_arg(const char *arg)
 {
+    const char *const *user = user_presets_dirs();
     g_autofree char *shipped = NULL;
 
     if (has_yaml_suffix(arg))
         return TRUE;
     if (strchr(arg, '/') || g_file_test(arg, G_FILE_TEST_EXISTS))
         return FALSE;
-    shipped = g_strdup_printf("%s/%s.yaml", presets_dir(), arg);
+    for (int i = 0; user[i]; i++) {
+        g_autofree char *own = g_strdup_printf("%s/%s.yaml", user[i], arg);
+
+        if (*user[i] && g_file_test(own, G_FILE_TEST_IS_REGULAR))
+            return TRUE;
+    }
+    shipped = g_strdup_printf("%s/%s.yaml", shipped_presets_dir(), arg);
     return g_file_test(shipped, G_FILE_TEST_IS_REGULAR);
 }
 
 static int
 load_preset(const char *name, GPtrArray *overrides, bool follow_symlinks, gal_preset **out)
 {
-    gal_load_options opts = { presets_dir(), (const char *const *) overrides->pdata,
-        (int) overrides->len, follow_symlinks };
+    gal_load_options opts = load_options(overrides, follow_symlinks);
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
 
     if (gal_preset_load(name, &opts, out, errs) == 0)
@@ -224,6 +275,48 @@ load_presets(char **names, int n, GPtrArray *overrides, bool follow_symlinks,
             failed = -1;
     return failed;
 }
+
+/* ---- options ------------------------------------------------------------------ */
+
+/* The long options of each command: getopt reads them, and so does
+ * `gallop completion`, so the shells complete what the commands take. */
+enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD, OPT_SHARDS };
+
+static const struct option run_longopts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "jobs", required_argument, NULL, 'j' },
+    { "set", required_argument, NULL, 's' },
+    { "dry-run", no_argument, NULL, 'n' },
+    { "force", no_argument, NULL, 'f' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "check", no_argument, NULL, OPT_CHECK },
+    { "prune", no_argument, NULL, OPT_PRUNE },
+    { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+    { "report", required_argument, NULL, OPT_REPORT },
+    { "log", required_argument, NULL, OPT_LOG },
+    { "shard", required_argument, NULL, OPT_SHARD },
+    { "shards", required_argument, NULL, OPT_SHARDS },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static const struct option merge_longopts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "jobs", required_argument, NULL, 'j' },
+    { "set", required_argument, NULL, 's' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+    { "report", required_argument, NULL, OPT_REPORT },
+    { "log", required_argument, NULL, OPT_LOG },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static const struct option check_longopts[] = {
+    { "set", required_argument, NULL, 's' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
 
 /* ---- signals ------------------------------------------------------------------ */
 
@@ -360,12 +453,31 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
             printf("skip   %s (its contact sheets are up to date)\n", photo->input);
         break;
     case GAL_PHOTO_DONE:
+        /* A caption cut short is the photographer's to know, photo by
+         * photo: the rest of it is in the file's metadata, not on it. */
         if (!st->quiet && photo->output && photo->n_files == 0)
-            printf("wrote  %s (%dx%d)\n", photo->output, photo->width, photo->height);
-        for (int f = 0; !st->quiet && f < photo->n_files; f++)
-            if (photo->files[f].written)
-                printf("wrote  %s (%dx%d)\n", photo->files[f].path, photo->files[f].width,
-                    photo->files[f].height);
+            printf("wrote  %s (%dx%d)%s\n", photo->output, photo->width, photo->height,
+                photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the band's "
+                                     "room)" : "");
+        /* Only the files written (a photo made again leaves its up-to-date
+         * files as they are); the first of them notes a cut caption. */
+        for (int f = 0, first = 1; !st->quiet && f < photo->n_files; f++) {
+            if (!photo->files[f].written)
+                continue;
+            printf("wrote  %s (%dx%d)%s\n", photo->files[f].path, photo->files[f].width,
+                photo->files[f].height,
+                first && photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
+                                              "band's room)" : "");
+            first = 0;
+        }
+        /* Even when quiet: the output was written, but not as asked. */
+        if (photo->warnings && !st->json) {
+            g_auto(GStrv) lines = g_strsplit(photo->warnings, "\n", -1);
+
+            fflush(stdout);
+            for (int w = 0; lines[w]; w++)
+                fprintf(stderr, "gallop: warning: %s: %s\n", photo->input, lines[w]);
+        }
         break;
     case GAL_PHOTO_CANCELLED:
     case GAL_PHOTO_ELSEWHERE:
@@ -617,10 +729,22 @@ print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean c
             plural(s->cancelled, "photo", "photos"));
 }
 
+/* Photos written this run whose caption a band cut short. */
+static int
+captions_cut(const gal_run_summary *s)
+{
+    int n = 0;
+
+    for (int i = 0; i < s->total; i++)
+        n += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
+    return n;
+}
+
 static void
 print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
 {
     const char *photos = plural(s->total, "photo", "photos");
+    int cut;
 
     if (s->sheets_only) {
         print_sheets_only_summary(s, dry_run, check);
@@ -643,6 +767,9 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
         s->preset, s->total, photos, s->done, s->failed, s->ignored, s->up_to_date);
     if (s->shards)
         fprintf(stderr, ", %d left to other shards", s->elsewhere);
+    if ((cut = captions_cut(s)))
+        fprintf(stderr, "; %d %s cut at caption-burn.max-lines", cut,
+            plural(cut, "caption", "captions"));
     if (s->n_sheets)
         fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
     fprintf(stderr, "; in %.2f s\n", s->seconds);
@@ -692,25 +819,6 @@ errors_status(const gal_errors *errs, gboolean json)
 static int
 cmd_run(int argc, char **argv)
 {
-    enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD,
-        OPT_SHARDS };
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "set", required_argument, NULL, 's' },
-        { "dry-run", no_argument, NULL, 'n' },
-        { "force", no_argument, NULL, 'f' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "check", no_argument, NULL, OPT_CHECK },
-        { "prune", no_argument, NULL, OPT_PRUNE },
-        { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
-        { "report", required_argument, NULL, OPT_REPORT },
-        { "log", required_argument, NULL, OPT_LOG },
-        { "shard", required_argument, NULL, OPT_SHARD },
-        { "shards", required_argument, NULL, OPT_SHARDS },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_run_options opts = { 0 };
     const char *shard = NULL;
@@ -724,7 +832,7 @@ cmd_run(int argc, char **argv)
     gboolean check = FALSE;
     int c, status = EXIT_USAGE, n_presets = 0;
 
-    while ((c = getopt_long(argc, argv, "o:j:nqh", longopts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "o:j:nqh", run_longopts, NULL)) != -1)
         switch (c) {
         case 'o': opts.output_dir = optarg; break;
         case 'j':
@@ -874,18 +982,6 @@ out:
 static int
 cmd_merge(int argc, char **argv)
 {
-    enum { OPT_FOLLOW = 256, OPT_REPORT, OPT_LOG };
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "jobs", required_argument, NULL, 'j' },
-        { "set", required_argument, NULL, 's' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
-        { "report", required_argument, NULL, OPT_REPORT },
-        { "log", required_argument, NULL, OPT_LOG },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_run_options opts = { 0 };
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
@@ -895,7 +991,7 @@ cmd_merge(int argc, char **argv)
     gboolean quiet = FALSE, json = FALSE;
     int c, status = EXIT_USAGE, n_presets = 0;
 
-    while ((c = getopt_long(argc, argv, "o:j:qh", longopts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "o:j:qh", merge_longopts, NULL)) != -1)
         switch (c) {
         case 'o': opts.output_dir = optarg; break;
         case 'j':
@@ -991,17 +1087,12 @@ out:
 static int
 cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "set", required_argument, NULL, 's' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     g_autoptr(GPtrArray) overrides = g_ptr_array_new();
     gal_preset *preset = NULL;
     g_autofree char *text = NULL;
     int c;
 
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "h", check_longopts, NULL)) != -1)
         switch (c) {
         case 's': g_ptr_array_add(overrides, optarg); break;
         case 'h': fputs(check_usage_text, stdout); return EXIT_ALL_DONE;
@@ -1022,10 +1113,14 @@ cmd_check(int argc, char **argv)
 }
 
 static int
-cmd_presets(void)
+cmd_presets(int argc, char **argv)
 {
+    /* -v: the file each name finds, to see which of two of a name wins. */
+    gboolean verbose = argc >= 2 && (strcmp(argv[1], "-v") == 0 ||
+                                        strcmp(argv[1], "--verbose") == 0);
     gal_error err = { 0 };
-    g_autofree char *list = gal_presets_list(presets_dir(), &err);
+    gal_load_options opts = load_options(NULL, false);
+    g_autofree char *list = gal_presets_list(&opts, &err);
     g_auto(GStrv) lines = NULL;
 
     if (!list) {
@@ -1034,9 +1129,13 @@ cmd_presets(void)
     }
     lines = g_strsplit(list, "\n", -1);
     for (int i = 0; lines[i] && *lines[i]; i++) {
-        g_auto(GStrv) cols = g_strsplit(lines[i], "\t", 2);
+        g_auto(GStrv) cols = g_strsplit(lines[i], "\t", 3);
 
-        printf("%-22s %s\n", cols[0], cols[1] ? cols[1] : "");
+        if (verbose)
+            printf("%-22s %s\n%-22s (%s)\n", cols[0], cols[1] ? cols[1] : "", "",
+                cols[1] && cols[2] ? cols[2] : "");
+        else
+            printf("%-22s %s\n", cols[0], cols[1] ? cols[1] : "");
     }
     return EXIT_ALL_DONE;
 }
@@ -1085,6 +1184,250 @@ cmd_stages(int argc, char **argv)
     return EXIT_ALL_DONE;
 }
 
+/* ---- man page and completion --------------------------------------------------- */
+
+static int cmd_man(int argc, char **argv);
+static int cmd_completion(int argc, char **argv);
+
+/* The commands: main() runs them from this table, and `gallop completion`
+ * offers their names. */
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} commands[] = {
+    { "run", cmd_run }, { "merge", cmd_merge }, { "check", cmd_check },
+    { "presets", cmd_presets }, { "stages", cmd_stages }, { "man", cmd_man },
+    { "completion", cmd_completion },
+};
+
+/* A usage text as a roff block printed as written. */
+static void
+print_roff_verbatim(const char *text)
+{
+    g_autofree char *escaped = gal_roff_escape(text);
+
+    printf(".nf\n%s%s.fi\n", escaped, g_str_has_suffix(escaped, "\n") ? "" : "\n");
+}
+
+/* gallop(1), from the very texts --help prints and the parameter tables
+ * `gallop stages` prints: `make install` generates and installs it. */
+static int
+cmd_man(int argc, char **argv)
+{
+    g_autofree char *keys = gal_stages_man();
+
+    (void) argv;
+    if (argc > 1) {
+        fputs("usage: gallop man   (the manual page, as roff: man -l <(gallop man))\n", stderr);
+        return EXIT_USAGE;
+    }
+    printf(".TH GALLOP 1 \"\" \"gallop %s\" \"User Commands\"\n", gal_version());
+    printf(".SH NAME\ngallop \\- batch image pipeline for photo galleries\n");
+    printf(".SH SYNOPSIS\n.B gallop\n.I COMMAND\n[\n.I ARGS\n]\n");
+    printf(".SH DESCRIPTION\n");
+    print_roff_verbatim(usage_text);
+    printf(".SH RUN\n");
+    print_roff_verbatim(run_usage_text);
+    printf(".SH MERGE\n");
+    print_roff_verbatim(merge_usage_text);
+    printf(".SH CHECK\n");
+    print_roff_verbatim(check_usage_text);
+    printf(".SH STAGES\n");
+    print_roff_verbatim(stages_usage_text);
+    printf(".SH PRESET KEYS\n"
+           "A preset is a YAML file: its sections and stages take these keys (key, type, "
+           "= default, [range]); \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR overrides any "
+           "of them.\n%s", keys);
+    printf(".SH ENVIRONMENT\n"
+           ".TP\n.B GALLOP_PRESETS_DIR\n"
+           "Folders of presets, separated by ':', searched for a preset name before the "
+           "shipped presets (which stay): a team's own presets, which may extend the shipped "
+           "ones.\n"
+           ".TP\n.B HOME\n"
+           "What \\(ti and $HOME at the start of a file or folder value in a preset stand "
+           "for.\n"
+           ".TP\n.B SLURM_ARRAY_TASK_ID\\fR, \\fBJOB_COMPLETION_INDEX\\fR, "
+           "\\fBCI_NODE_INDEX\\fR, \\fBGALLOP_SHARDS\n"
+           "Which shard \\fB\\-\\-shard auto\\fR is.\n");
+    printf(".SH FILES\n"
+           ".TP\n.I PREFIX/share/gallop/presets\n"
+           "The shipped presets, found from the gallop binary (PREFIX/bin/gallop), and their "
+           "JSON Schema, gallop.schema.json, for editors.\n");
+    printf(".SH SEE ALSO\n"
+           "The preset reference, docs/presets.md, and the run report, docs/report.md, in "
+           "gallop's sources.\n");
+    return EXIT_ALL_DONE;
+}
+
+/* Long options as a shell word list: "--output --jobs ...". */
+static char *
+option_words(const struct option *options)
+{
+    GString *out = g_string_new(NULL);
+
+    for (const struct option *o = options; o->name; o++)
+        g_string_append_printf(out, "%s--%s", out->len ? " " : "", o->name);
+    return g_string_free(out, FALSE);
+}
+
+static char *
+command_words(void)
+{
+    GString *out = g_string_new(NULL);
+
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        g_string_append_printf(out, "%s%s", out->len ? " " : "", commands[i].name);
+    return g_string_free(out, FALSE);
+}
+
+/* The stage and section names `gallop stages NAME` takes. */
+static char *
+stage_words(void)
+{
+    g_autofree char *keys = gal_preset_keys();
+    g_auto(GStrv) lines = g_strsplit(keys, "\n", -1);
+    GString *out = g_string_new(NULL);
+    const char *last = "";
+
+    for (int i = 0; lines[i] && *lines[i]; i++) {
+        char *dot = strchr(lines[i], '.');
+
+        *dot = '\0';
+        if (strcmp(lines[i], last) != 0)
+            g_string_append_printf(out, "%s%s", out->len ? " " : "", lines[i]);
+        last = lines[i];
+    }
+    return g_string_free(out, FALSE);
+}
+
+static const char bash_completion[] =
+    "# bash completion for gallop(1): made by `gallop completion bash` from its own\n"
+    "# tables (commands, options, --set keys); preset names come from `gallop presets`,\n"
+    "# so GALLOP_PRESETS_DIR's are offered too.\n"
+    "_gallop_presets()\n"
+    "{\n"
+    "    \"${COMP_WORDS[0]}\" presets 2>/dev/null | while read -r name _; do\n"
+    "        [[ -n $name ]] && printf '%%s\\n' \"$name\"\n"
+    "    done\n"
+    "}\n"
+    "\n"
+    "_gallop()\n"
+    "{\n"
+    "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+    "    local commands='%s --help --version'\n"
+    "    local set_keys='%s'\n"
+    "    COMPREPLY=()\n"
+    "    if (( COMP_CWORD == 1 )); then\n"
+    "        COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\"))\n"
+    "        return\n"
+    "    fi\n"
+    "    case $prev in\n"
+    "    --set)\n"
+    "        compopt -o nospace 2>/dev/null\n"
+    "        COMPREPLY=($(compgen -W \"$set_keys\" -S = -- \"$cur\"))\n"
+    "        return ;;\n"
+    "    -o|--output) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+    "    --report) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+    "    --log) COMPREPLY=($(compgen -W 'human json' -- \"$cur\")); return ;;\n"
+    "    -j|--jobs|--shards) return ;;\n"
+    "    --shard) COMPREPLY=($(compgen -W 'auto' -- \"$cur\")); return ;;\n"
+    "    esac\n"
+    "    local options=\n"
+    "    case ${COMP_WORDS[1]} in\n"
+    "    run) options='%s' ;;\n"
+    "    merge) options='%s' ;;\n"
+    "    check) options='%s' ;;\n"
+    "    presets) COMPREPLY=($(compgen -W '-v' -- \"$cur\")); return ;;\n"
+    "    stages) COMPREPLY=($(compgen -W '--markdown --json-schema %s' -- \"$cur\")); return ;;\n"
+    "    completion) COMPREPLY=($(compgen -W 'bash zsh' -- \"$cur\")); return ;;\n"
+    "    *) return ;;\n"
+    "    esac\n"
+    "    if [[ $cur == -* ]]; then\n"
+    "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
+    "    else\n"
+    "        COMPREPLY=($(compgen -W \"$(_gallop_presets)\" -- \"$cur\") $(compgen -f -- \"$cur\"))\n"
+    "    fi\n"
+    "}\n"
+    "complete -o filenames -F _gallop gallop\n";
+
+static const char zsh_completion[] =
+    "#compdef gallop\n"
+    "# zsh completion for gallop(1): made by `gallop completion zsh` from its own\n"
+    "# tables (commands, options, --set keys); preset names come from `gallop presets`,\n"
+    "# so GALLOP_PRESETS_DIR's are offered too.\n"
+    "_gallop_presets() {\n"
+    "    local -a names\n"
+    "    names=(${(f)\"$(${words[1]} presets 2>/dev/null | awk '{print $1}')\"})\n"
+    "    compadd -a names\n"
+    "}\n"
+    "\n"
+    "_gallop() {\n"
+    "    local -a commands set_keys options\n"
+    "    commands=(%s)\n"
+    "    set_keys=(%s)\n"
+    "    if (( CURRENT == 2 )); then\n"
+    "        compadd -a commands; compadd -- --help --version\n"
+    "        return\n"
+    "    fi\n"
+    "    case ${words[CURRENT-1]} in\n"
+    "    --set) compadd -S = -a set_keys; return ;;\n"
+    "    -o|--output) _files -/; return ;;\n"
+    "    --report) _files; return ;;\n"
+    "    --log) compadd human json; return ;;\n"
+    "    -j|--jobs|--shards) return ;;\n"
+    "    --shard) compadd auto; return ;;\n"
+    "    esac\n"
+    "    case ${words[2]} in\n"
+    "    run) options=(%s) ;;\n"
+    "    merge) options=(%s) ;;\n"
+    "    check) options=(%s) ;;\n"
+    "    presets) compadd -- -v; return ;;\n"
+    "    stages) compadd -- --markdown --json-schema %s; return ;;\n"
+    "    completion) compadd bash zsh; return ;;\n"
+    "    *) return ;;\n"
+    "    esac\n"
+    "    if [[ $PREFIX == -* ]]; then\n"
+    "        compadd -a options\n"
+    "    else\n"
+    "        _gallop_presets; _files\n"
+    "    fi\n"
+    "}\n"
+    "\n"
+    "_gallop \"$@\"\n";
+
+/* A completion script for bash or zsh, generated from the command table,
+ * the options getopt takes and the parameter tables: `make install`
+ * installs them where the shells look. */
+static int
+cmd_completion(int argc, char **argv)
+{
+    g_autofree char *cmds = command_words();
+    g_autofree char *keys = gal_preset_keys();
+    g_autofree char *run = option_words(run_longopts);
+    g_autofree char *merge = option_words(merge_longopts);
+    g_autofree char *check = option_words(check_longopts);
+    g_autofree char *stages = stage_words();
+    g_auto(GStrv) key_lines = NULL;
+    g_autofree char *key_words = NULL;
+
+    if (argc != 2 || (strcmp(argv[1], "bash") != 0 && strcmp(argv[1], "zsh") != 0)) {
+        fputs("usage: gallop completion bash|zsh   (a completion script for the shell)\n",
+            stderr);
+        return EXIT_USAGE;
+    }
+    g_strchomp(keys);
+    key_lines = g_strsplit(keys, "\n", -1);
+    key_words = g_strjoinv(" ", key_lines);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    if (strcmp(argv[1], "bash") == 0)
+        printf(bash_completion, cmds, key_words, run, merge, check, stages);
+    else
+        printf(zsh_completion, cmds, key_words, run, merge, check, stages);
+#pragma GCC diagnostic pop
+    return EXIT_ALL_DONE;
+}
+
 /* glibc gives each thread an arena of its own and hands large freed blocks
  * back to the system at once. Every photo's decode, shrink and encode
  * buffers (megabytes, from libvips' threads) were then mapped and faulted
@@ -1130,19 +1473,15 @@ main(int argc, char **argv)
             vectors.enabled ? "on" : "off", vectors.reason);
         status = EXIT_ALL_DONE;
     }
-    else if (strcmp(command, "run") == 0)
-        status = cmd_run(argc - 1, argv + 1);
-    else if (strcmp(command, "merge") == 0)
-        status = cmd_merge(argc - 1, argv + 1);
-    else if (strcmp(command, "check") == 0)
-        status = cmd_check(argc - 1, argv + 1);
-    else if (strcmp(command, "presets") == 0)
-        status = cmd_presets();
-    else if (strcmp(command, "stages") == 0)
-        status = cmd_stages(argc - 1, argv + 1);
     else {
-        fprintf(stderr, "gallop: unknown command \"%s\"\n\n%s", command, usage_text);
-        status = EXIT_USAGE;
+        status = -1;
+        for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+            if (strcmp(command, commands[i].name) == 0)
+                status = commands[i].fn(argc - 1, argv + 1);
+        if (status < 0) {
+            fprintf(stderr, "gallop: unknown command \"%s\"\n\n%s", command, usage_text);
+            status = EXIT_USAGE;
+        }
     }
     gal_shutdown();
     return status;

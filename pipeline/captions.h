@@ -78,8 +78,6 @@ gboolean gal__caption_row(const gal_captions *captions, const char *file, const 
 /* Pieces of the above, for tests and fuzz targets. Each returns a new
  * string or NULL. */
 char *gal__mojibake_repair(const char *text);
-char *gal__xmp_description(const char *xmp, gsize len);
-char *gal__iptc_caption(const void *data, gsize len);
 
 /* Read a captions table or an Instagram export file from `len` bytes in
  * memory (any bytes: they are checked as the file's would be), as if from

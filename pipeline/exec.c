@@ -77,6 +77,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         result->caption = g_strdup(job->caption);
         result->caption_source = g_strdup(job->caption_source);
         result->caption_cut = job->caption_cut;
+        result->warnings = g_strdup(job->warnings);
         if (plan->build_output) {
             if (plan->stale_files & 1) {
                 result->width = job->out_width;

@@ -124,6 +124,39 @@ gal__exif_date_parse(const char *text, struct tm *tm)
     return TRUE;
 }
 
+gboolean
+gal__caption_placeholder(const char *text)
+{
+    /* What cameras and phone software are known to write into
+     * ImageDescription by themselves, whatever the photo shows. */
+    static const char *const placeholders[] = {
+        "SONY DSC", "SAMSUNG CAMERA PICTURES", "Exif_JPEG_PICTURE", "LEAD Technologies Inc. V1.01",
+        "default", "DCIM", "Image", "Picture", NULL,
+    };
+    g_autofree char *trimmed = g_strstrip(g_strdup(text ? text : ""));
+    g_auto(GStrv) words = NULL;
+    int n;
+
+    if (!*trimmed)
+        return TRUE; /* blank or space padding */
+    for (int i = 0; placeholders[i]; i++)
+        if (g_ascii_strcasecmp(trimmed, placeholders[i]) == 0)
+            return TRUE;
+    /* "OLYMPUS DIGITAL CAMERA", "KONICA MINOLTA DIGITAL CAMERA", "DIGITAL
+     * CAMERA": a maker's name in capitals, then DIGITAL CAMERA. A caption
+     * that merely ends so ("My first digital camera") is mixed case or
+     * longer. */
+    if (!g_str_has_suffix(trimmed, "DIGITAL CAMERA"))
+        return FALSE;
+    words = g_strsplit(trimmed, " ", -1);
+    n = (int) g_strv_length(words);
+    for (int i = 0; i < n; i++)
+        for (const char *c = words[i]; *c; c++)
+            if (g_ascii_islower(*c))
+                return FALSE;
+    return n <= 5;
+}
+
 void
 gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts, GStringChunk *strings)
 {
@@ -147,8 +180,13 @@ gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts, GStringChun
         return;
 
     facts->caption = ascii_value(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION, strings);
+    /* "OLYMPUS DIGITAL CAMERA" is no caption: a UserComment may be one. */
+    if (facts->caption && gal__caption_placeholder(facts->caption))
+        facts->caption = NULL;
     if (!facts->caption)
         facts->caption = user_comment(ed, strings);
+    if (facts->caption && gal__caption_placeholder(facts->caption))
+        facts->caption = NULL;
     make = ascii_value(ed, EXIF_IFD_0, EXIF_TAG_MAKE, strings);
     model = ascii_value(ed, EXIF_IFD_0, EXIF_TAG_MODEL, strings);
     if (make && model && g_ascii_strncasecmp(model, make, strlen(make)) != 0) {
@@ -391,6 +429,18 @@ policy_keeps(const policy *p, ExifIfd ifd, ExifTag tag)
     }
 }
 
+gboolean
+gal__metadata_keeps_caption(char *const *metadata)
+{
+    policy p;
+    gboolean keeps;
+
+    policy_init(&p, metadata);
+    keeps = p.kind != POLICY_STRIP && policy_keeps(&p, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION);
+    policy_clear(&p);
+    return keeps;
+}
+
 /* ---- building the EXIF block ------------------------------------------------------ */
 
 static ExifData *
@@ -504,55 +554,99 @@ entry_text(ExifData *ed, ExifIfd ifd, ExifTag tag)
  * an entry of "exif-data" with no field is deleted, a field with no entry is
  * added, and a string entry whose field reads differently is rewritten from
  * the field as plain ASCII (which would turn a Hangul caption into "?").
- * So the fields must describe exactly the entries we keep: the ones the
- * loader made for kept entries read the same bytes and stay; fields of
- * dropped tags go; our own Software entry gets the field libvips would
- * have made from it, so that it is left alone too. */
-typedef struct {
-    ExifData *ed;
-    GPtrArray *doomed;
-} field_ctx;
+ * So the fields must describe exactly the block we made, as libvips itself
+ * renders it: they are dropped and made again by the parser its loaders
+ * use. It is not in libvips' headers, but exported (8.14 to 8.16), and no
+ * public call reads an EXIF block into fields; the alternative, rendering
+ * them ourselves, would copy libvips' text format, which changes between
+ * versions (8.14 cuts a field at 255 bytes, later ones do not). */
+int vips__exif_parse(VipsImage *image);
 
 static void *
-mark_field(VipsImage *image, const char *field, GValue *value, void *data)
+collect_exif_field(VipsImage *image, const char *field, GValue *value, void *data)
 {
-    field_ctx *ctx = data;
-    const char *p;
-    char *end;
-    long ifd;
-    ExifTag tag;
-    gboolean gps;
-
     (void) image;
     (void) value;
-    if (!g_str_has_prefix(field, "exif-ifd"))
-        return NULL;
-    p = field + strlen("exif-ifd");
-    ifd = strtol(p, &end, 10);
-    if (end == p || *end != '-' || ifd < 0 || ifd >= EXIF_IFD_COUNT ||
-        !find_tag(end + 1, &tag, &gps) ||
-        !exif_content_get_entry(ctx->ed->ifd[ifd], tag))
-        g_ptr_array_add(ctx->doomed, g_strdup(field));
+    if (g_str_has_prefix(field, "exif-ifd"))
+        g_ptr_array_add(data, g_strdup(field));
     return NULL;
 }
 
-static void
-sync_fields(VipsImage *image, ExifData *ed, const char *software)
+static int
+exif_fields_from_block(VipsImage *image, const void *block, size_t len)
 {
-    g_autoptr(GPtrArray) doomed = g_ptr_array_new_with_free_func(g_free);
-    field_ctx ctx = { ed, doomed };
-    g_autofree char *rendered = NULL;
-    size_t n = strlen(software) + 1;
+    g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func(g_free);
 
-    vips_image_map(image, mark_field, &ctx);
-    for (guint i = 0; i < doomed->len; i++)
-        vips_image_remove(image, doomed->pdata[i]);
-    /* libvips writes Orientation from this field, not from the block. */
-    vips_image_remove(image, "exif-ifd0-Orientation");
+    vips_image_map(image, collect_exif_field, fields);
+    for (guint i = 0; i < fields->len; i++)
+        vips_image_remove(image, fields->pdata[i]);
+    vips_image_set_blob_copy(image, VIPS_META_EXIF_NAME, block, len);
+    if (vips__exif_parse(image))
+        return -1;
+    /* The parser also reads the resolution and orientation back, which are
+     * ours already, and an empty thumbnail, which must not be there. */
+    vips_image_remove(image, "jpeg-thumbnail-data");
     vips_image_set_int(image, VIPS_META_ORIENTATION, 1);
-    rendered = g_strdup_printf("%s (%s, ASCII, %zu components, %zu bytes)", software, software,
-        n, n);
-    vips_image_set_string(image, "exif-ifd0-Software", rendered);
+    return 0;
+}
+
+/* ---- XMP -------------------------------------------------------------------------- */
+
+/* The packet outputs carry the caption and credits in: what Lightroom,
+ * Photo Mechanic and the web read first. dc:description and dc:rights are
+ * language alternatives (x-default), dc:creator an ordered list. */
+static char *
+xmp_packet(const char *description, const char *creator, const char *rights)
+{
+    GString *x = g_string_new(NULL);
+
+    if (!description && !creator && !rights)
+        return NULL;
+    g_string_append(x,
+        "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
+        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
+        " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
+        "  <rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n");
+    if (description) {
+        g_autofree char *escaped = g_markup_escape_text(description, -1);
+
+        g_string_append_printf(x,
+            "   <dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt>"
+            "</dc:description>\n", escaped);
+    }
+    if (creator) {
+        g_autofree char *escaped = g_markup_escape_text(creator, -1);
+
+        g_string_append_printf(x,
+            "   <dc:creator><rdf:Seq><rdf:li>%s</rdf:li></rdf:Seq></dc:creator>\n", escaped);
+    }
+    if (rights) {
+        g_autofree char *escaped = g_markup_escape_text(rights, -1);
+
+        g_string_append_printf(x,
+            "   <dc:rights><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt>"
+            "</dc:rights>\n", escaped);
+    }
+    g_string_append(x, "  </rdf:Description>\n </rdf:RDF>\n</x:xmpmeta>\n"
+                       "<?xpacket end=\"w\"?>");
+    return g_string_free(x, FALSE);
+}
+
+/* A caption goes into the EXIF and XMP blocks, each of which a JPEG keeps
+ * in one APP1 segment of at most 64 KB: a longer one (a pasted essay) is
+ * cut there, at a character, with an ellipsis. */
+#define META_CAPTION_MAX_BYTES 16000
+
+static char *
+caption_for_metadata(const char *caption)
+{
+    g_autofree char *valid = g_utf8_make_valid(caption, -1);
+    const char *end;
+
+    if (strlen(valid) <= META_CAPTION_MAX_BYTES)
+        return g_steal_pointer(&valid);
+    end = g_utf8_find_prev_char(valid, valid + META_CAPTION_MAX_BYTES);
+    return g_strdup_printf("%.*s…", (int) (end - valid), valid);
 }
 
 void
@@ -564,14 +658,18 @@ gal__meta_clear(gal_meta *meta)
     GAL_FREE(meta->author);
     GAL_FREE(meta->copyright);
     GAL_FREE(meta->software);
+    GAL_FREE(meta->xmp);
     meta->strip_all = FALSE;
     meta->keep_icc = FALSE;
 }
 
 int
-gal__metadata_apply(char *const *metadata, const char *software, const char *caption,
+gal__metadata_apply(char *const *metadata, const char *software, const gal_credits *credits,
     VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err)
 {
+    const gal_credits none = { 0 };
+    g_autofree char *caption = NULL;
+    gboolean photo_xmp;
     g_autoptr(VipsImage) copy = NULL;
     policy p;
     const void *exif = NULL;
@@ -595,6 +693,10 @@ gal__metadata_apply(char *const *metadata, const char *software, const char *cap
         *out = g_steal_pointer(&copy);
         return 0;
     }
+    if (!credits)
+        credits = &none;
+    /* `keep` keeps the photo's own XMP as it is; otherwise ours replaces it. */
+    photo_xmp = p.kind == POLICY_KEEP && vips_image_get_typeof(copy, VIPS_META_XMP_NAME);
     if (p.kind != POLICY_KEEP) {
         vips_image_remove(copy, VIPS_META_XMP_NAME);
         vips_image_remove(copy, VIPS_META_IPTC_NAME);
@@ -616,20 +718,49 @@ gal__metadata_apply(char *const *metadata, const char *software, const char *cap
     set_orientation_1(ed, mem);
     set_ascii(ed, mem, EXIF_TAG_SOFTWARE, software);
 
-    meta->caption = caption && policy_keeps(&p, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION)
-        ? g_strdup(caption)
-        : entry_text(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION);
+    /* The caption travels in the file, where the policy keeps captions; a
+     * camera's "OLYMPUS DIGITAL CAMERA" is not published as one. */
+    if (policy_keeps(&p, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION)) {
+        ExifEntry *entry = exif_content_get_entry(ed->ifd[EXIF_IFD_0],
+            EXIF_TAG_IMAGE_DESCRIPTION);
+        g_autofree char *own = entry_text(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION);
+
+        if (credits->caption && !gal__caption_placeholder(credits->caption)) {
+            caption = caption_for_metadata(credits->caption);
+            set_ascii(ed, mem, EXIF_TAG_IMAGE_DESCRIPTION, caption);
+        }
+        else if (entry && gal__caption_placeholder(own)) /* NULL own: blank padding */
+            exif_content_remove_entry(ed->ifd[EXIF_IFD_0], entry);
+    }
+    /* The preset's credits are its own, not the photo's: every policy but
+     * strip (which has returned) writes them. */
+    if (credits->artist)
+        set_ascii(ed, mem, EXIF_TAG_ARTIST, credits->artist);
+    if (credits->copyright)
+        set_ascii(ed, mem, EXIF_TAG_COPYRIGHT, credits->copyright);
+
+    meta->caption = entry_text(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION);
     meta->author = entry_text(ed, EXIF_IFD_0, EXIF_TAG_ARTIST);
     meta->copyright = entry_text(ed, EXIF_IFD_0, EXIF_TAG_COPYRIGHT);
     meta->software = g_strdup(software);
+    if (!photo_xmp)
+        meta->xmp = xmp_packet(meta->caption, meta->author, meta->copyright);
+    if (meta->xmp)
+        vips_image_set_blob_copy(copy, VIPS_META_XMP_NAME, meta->xmp, strlen(meta->xmp));
 
     exif_data_save_data(ed, &saved, &saved_len);
     if (saved && saved_len > 6) {
         /* Saved with the "Exif\0\0" header JPEG wants. */
         meta->exif = g_memdup2(saved, saved_len);
         meta->exif_len = saved_len;
-        vips_image_set_blob_copy(copy, VIPS_META_EXIF_NAME, saved, saved_len);
-        sync_fields(copy, ed, software);
+        if (exif_fields_from_block(copy, saved, saved_len)) {
+            exif_mem_free(mem, saved);
+            exif_data_unref(ed);
+            exif_mem_unref(mem);
+            policy_clear(&p);
+            gal__meta_clear(meta);
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "metadata");
+        }
     }
     else
         vips_image_remove(copy, VIPS_META_EXIF_NAME);

@@ -21,6 +21,25 @@ void gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts,
  * names as libexif spells them, in any case. */
 int gal__metadata_check(char *const *names, gal_error *err);
 
+/* Is `text` (an EXIF ImageDescription, an XMP or IPTC caption) what a
+ * camera writes by itself ("OLYMPUS DIGITAL CAMERA", "SONY DSC", blank)
+ * rather than a caption? Such text is never shown nor published. */
+gboolean gal__caption_placeholder(const char *text);
+
+/* What the preset says an output carries besides the photo's own metadata:
+ * its caption (resolved from the caption sources) and the credits
+ * (output.artist, output.copyright, rendered for the photo). NULL: none,
+ * the photo's own stays (as output.metadata allows). UTF-8. */
+typedef struct gal_credits {
+    const char *caption;
+    const char *artist;
+    const char *copyright;
+} gal_credits;
+
+/* Does an output.metadata list publish the photo's caption (keep, default,
+ * caption, ImageDescription)? */
+gboolean gal__metadata_keeps_caption(char *const *metadata);
+
 /* What an output carries besides its pixels. Strings are NULL when the
  * policy drops them. */
 typedef struct gal_meta {
@@ -32,6 +51,7 @@ typedef struct gal_meta {
     char *author;        /* PNG Author (EXIF Artist) */
     char *copyright;
     char *software;      /* "gallop VERSION (preset NAME)" */
+    char *xmp;           /* an XMP packet (dc:description, creator, rights), or NULL */
 } gal_meta;
 
 void gal__meta_clear(gal_meta *meta);
@@ -41,9 +61,13 @@ void gal__meta_clear(gal_meta *meta);
  * metadata fields the JPEG, WebP and AVIF savers (strip off) turn into
  * exactly the EXIF in `meta`: GPS and serial numbers dropped by default,
  * Orientation 1 (the pixels are upright), Software = `software`, no
- * thumbnail, and no XMP, IPTC or ICC unless `keep`. `caption` (may be NULL)
- * overrides the EXIF ImageDescription for PNG text. */
-int gal__metadata_apply(char *const *metadata, const char *software, const char *caption,
+ * thumbnail, no IPTC or ICC unless `keep`, and no XMP of the photo's
+ * unless `keep`. `credits` (may be NULL): the caption becomes EXIF
+ * ImageDescription and XMP dc:description where the policy keeps the
+ * caption; the artist and copyright become EXIF Artist and Copyright and
+ * XMP dc:creator and dc:rights under any policy but `strip`. A camera's
+ * placeholder ImageDescription is dropped. */
+int gal__metadata_apply(char *const *metadata, const char *software, const gal_credits *credits,
     VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err);
 
 #endif /* GAL_EXIF_H */

@@ -123,6 +123,16 @@ typedef struct gal_load_options {
      * names them: a symbolic link there may not lead out of it, unless
      * this is set (--follow-symlinks). */
     bool follow_symlinks;
+    /* Folders searched for a bare name before `presets_dir`, in order
+     * (the front end takes them from GALLOP_PRESETS_DIR): a team's own
+     * presets, which may `extends` the shipped ones, even one of the same
+     * name (a preset never extends itself: the search goes on past it).
+     * NULL-terminated; NULL: none. Borrowed. */
+    const char *const *user_presets_dirs;
+    /* The user's home folder: "~" and "$HOME" (or "${HOME}") at the start
+     * of a file or folder value in a preset, or of `extends`, stand for it.
+     * NULL: such a value is an error that says HOME is unknown. Borrowed. */
+    const char *home_dir;
 } gal_load_options;
 
 /* Load and validate a preset: a file path, or the name of a shipped preset.
@@ -149,11 +159,13 @@ const char *gal_preset_path(const gal_preset *preset);
  * per line with every effective value. Caller frees with g_free(). */
 char *gal_preset_describe(const gal_preset *preset);
 
-/* The shipped presets in `presets_dir` as "name<TAB>description" lines,
- * sorted by name. A preset that fails to load is listed with its first
- * error as the description. Caller frees with g_free(); NULL with `err`
- * set when the folder cannot be read. */
-char *gal_presets_list(const char *presets_dir, gal_error *err);
+/* The presets a bare name finds, in every folder of `opts`
+ * (user_presets_dirs, then presets_dir), as "name<TAB>description<TAB>file"
+ * lines, sorted by name; of two of one name, the one found first (the
+ * other is hidden by it). A preset that fails to load is listed with its
+ * first error as the description. Caller frees with g_free(); NULL with
+ * `err` set when no folder can be read. */
+char *gal_presets_list(const gal_load_options *opts, gal_error *err);
 
 /* The schema of one stage or section ("resize", "output", ...) or, for
  * NULL, of all of them: key, type, default, range, help. Caller frees with
@@ -166,6 +178,20 @@ char *gal_stages_describe(const char *name, gal_error *err);
  * heading: the key tables of docs/presets.md. Caller frees with
  * gal_free(); NULL with `err` set for an unknown name. */
 char *gal_stages_markdown(const char *name, gal_error *err);
+
+/* The same keys for the man page, gallop(1): a roff ".SS" per section and
+ * stage, a ".TP" per key (key, type, default, range, then its help).
+ * Caller frees with g_free(). Never fails; thread-safe. */
+char *gal_stages_man(void);
+
+/* Every key a preset may set, as --set takes it ("output.quality",
+ * "resize.width"), one a line: what shells complete after --set. Caller
+ * frees with g_free(). Never fails; thread-safe. */
+char *gal_preset_keys(void);
+
+/* `text` for roff, to print as written: backslashes, minus signs and a
+ * '.' or '\'' starting a line escaped. Caller frees with g_free(). */
+char *gal_roff_escape(const char *text);
 
 /* The JSON Schema (draft 2020-12) of a preset, made from the same tables:
  * every section and stage with its keys' types, defaults, choices, ranges
@@ -253,6 +279,11 @@ typedef struct gal_photo_result {
      * per photo. Owned by the run summary. */
     int n_files;
     gal_output_file *files;
+    /* What the user should know about this photo's output although it was
+     * written (a colour profile converted with another intent than asked
+     * for, a watermark too small to read), one per line; NULL: none. Owned
+     * by the summary. Only the run that built the output has them. */
+    const char *warnings;
 } gal_photo_result;
 
 /* An output the manifest lists whose photo no longer exists, or no longer

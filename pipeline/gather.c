@@ -54,13 +54,55 @@ compare_by_date(gconstpointer a, gconstpointer b)
     return strcmp(x->path, y->path);
 }
 
+int
+gal__natural_compare(const char *a, const char *b)
+{
+    g_autofree char *fa = g_utf8_casefold(a, -1);
+    g_autofree char *fb = g_utf8_casefold(b, -1);
+    const char *p = fa, *q = fb;
+
+    while (*p && *q) {
+        if (g_ascii_isdigit(*p) && g_ascii_isdigit(*q)) {
+            /* Numbers by value: the longer run of significant digits is
+             * larger, else the first digit that differs decides. */
+            const char *pe, *qe;
+            size_t pl, ql;
+
+            while (*p == '0' && g_ascii_isdigit(p[1]))
+                p++;
+            while (*q == '0' && g_ascii_isdigit(q[1]))
+                q++;
+            for (pe = p; g_ascii_isdigit(*pe); pe++)
+                ;
+            for (qe = q; g_ascii_isdigit(*qe); qe++)
+                ;
+            pl = (size_t) (pe - p);
+            ql = (size_t) (qe - q);
+            if (pl != ql)
+                return pl < ql ? -1 : 1;
+            for (; p < pe; p++, q++)
+                if (*p != *q)
+                    return *p < *q ? -1 : 1;
+            continue;
+        }
+        if (*p != *q)
+            return (guchar) *p < (guchar) *q ? -1 : 1;
+        p++;
+        q++;
+    }
+    if (*p || *q)
+        return *p ? 1 : -1;
+    /* Equal but for case or leading zeros: still a fixed order. */
+    return strcmp(a, b);
+}
+
 static int
 compare_by_name(gconstpointer a, gconstpointer b)
 {
     const sort_key *x = a, *y = b;
     g_autofree char *bx = g_path_get_basename(x->path);
     g_autofree char *by = g_path_get_basename(y->path);
-    int c = strcmp(bx, by);
+    int c = gal__natural_compare(bx, by);
 
     return c ? c : strcmp(x->path, y->path);
 }
@@ -214,7 +256,7 @@ write_page(gal_gather *g, int p)
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
     if (!failed) {
         strip_photo_metadata(sheet);
-        gal_write_info written = { g->preset->name, NULL, NULL, 0, "" };
+        gal_write_info written = { g->preset->name, NULL, NULL, NULL, 0, "" };
 
         failed = gal__output_write_info(&output, sheet, g->out_dir, name, &written,
             result.error);

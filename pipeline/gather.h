@@ -21,6 +21,12 @@ gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths,
 /* What a photo is sorted by for `sort: date`: its date taken (facts),
  * else its file's time, in seconds. */
 gint64 gal__sort_time(const gal_facts *facts, const char *path);
+
+/* File names the way people sort them (contact-sheet `sort: name`):
+ * without regard to case (`aqua` before `Yellow`) and numbers by value
+ * (IMG_2 before IMG_10, 007 with 7). Names equal that way are ordered by
+ * their bytes, so the order is total. strcmp-like result. Pure. */
+int gal__natural_compare(const char *a, const char *b);
 #define GAL_SORT_TIME_UNKNOWN G_MININT64
 /* 1-based place of photo `id` in the order; 0 without a gather. */
 int gal__gather_index(const gal_gather *g, int id);

@@ -31,7 +31,9 @@ static const gal_param input_params[] = {
         "fail), error, warning (anything the decoder complains about fails)",
         "error"),
     GAL_PARAM_DOUBLE(gal_input_opts, max_megapixels,
-        "photos larger than this are refused from their header, before decoding", "100",
+        "photos larger than this are refused from their header, before decoding (medium-format "
+        "cameras write 102 MP)",
+        "200",
         0.01, 100000),
     GAL_PARAM_DOUBLE(gal_input_opts, max_seconds,
         "a photo still being made after this many seconds is stopped and fails (a hostile "
@@ -74,14 +76,17 @@ typedef struct {
     gboolean follow;     /* follow links out of the input folder */
     const char *root;    /* the input folder being scanned, resolved */
     GPtrArray *stack;    /* "dev:ino" of the folders being scanned, outermost first */
+    char *cwd;           /* once: canonicalising against it asks the system each time */
 } scan_ctx;
 
 static void
-add_input(scan_ctx *ctx, const char *path, const char *rel, gboolean regular, char *why)
+add_input(scan_ctx *ctx, const char *path, const char *rel, gboolean regular, char *why,
+    const struct stat *st)
 {
-    g_autofree char *canonical = g_canonicalize_filename(path, NULL);
+    g_autofree char *canonical = g_canonicalize_filename(path, ctx->cwd);
     gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why, FALSE,
-        rel ? g_strdup(rel) : g_path_get_basename(path) };
+        rel ? g_strdup(rel) : g_path_get_basename(path), st ? st->st_dev : 0,
+        st ? st->st_ino : 0 };
 
     if (g_hash_table_contains(ctx->seen, canonical)) {
         g_free(in.path);
@@ -138,7 +143,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
             add_input(ctx, path, rel, FALSE,
                 g_strdup(!target && saved == ELOOP
                         ? "a symbolic link loop: skipped"
-                        : "a symbolic link to nothing (its target is missing): skipped"));
+                        : "a symbolic link to nothing (its target is missing): skipped"), NULL);
         return TRUE;
     }
     *is_dir = S_ISDIR(st.st_mode);
@@ -147,7 +152,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
 
         if (on_stack(ctx, id)) {
             add_input(ctx, path, rel, FALSE, g_strdup_printf(
-                "a symbolic link loop (it leads back to %s): not followed", target));
+                "a symbolic link loop (it leads back to %s): not followed", target), NULL);
             return TRUE;
         }
     }
@@ -157,7 +162,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
     if (!ctx->follow && !inside(ctx->root, target)) {
         add_input(ctx, path, rel, FALSE, g_strdup_printf(
             "a symbolic link to %s, outside the input folder: not followed "
-            "(--follow-symlinks follows it)", target));
+            "(--follow-symlinks follows it)", target), NULL);
         return TRUE;
     }
     return FALSE;
@@ -206,7 +211,7 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
         }
         if (!any_match(ctx->opts->include, name, rel) || any_match(ctx->opts->exclude, name, rel))
             continue;
-        add_input(ctx, path, rel, S_ISREG(st.st_mode), NULL);
+        add_input(ctx, path, rel, S_ISREG(st.st_mode), NULL, &st);
     }
 }
 
@@ -223,7 +228,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     scan_ctx ctx = { opts, g_array_new(FALSE, TRUE, sizeof(gal_input)),
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), { 0 }, FALSE,
-        follow_symlinks, NULL, g_ptr_array_new_with_free_func(g_free) };
+        follow_symlinks, NULL, g_ptr_array_new_with_free_func(g_free), g_get_current_dir() };
     int failed = 0;
 
     ctx.have_skip = skip_dir && stat(skip_dir, &ctx.skip) == 0;
@@ -240,7 +245,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
                 gal_input in = { g_strdup(paths[i]), NULL, FALSE,
                     g_strdup(saved == ELOOP ? "a symbolic link loop"
                                             : "a symbolic link to nothing (its target is missing)"),
-                    TRUE, g_path_get_basename(paths[i]) };
+                    TRUE, g_path_get_basename(paths[i]), 0, 0 };
 
                 g_array_append_val(ctx.found, in);
                 continue;
@@ -261,11 +266,12 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             ctx.root = NULL;
         }
         else
-            add_input(&ctx, paths[i], NULL, S_ISREG(st.st_mode), NULL);
+            add_input(&ctx, paths[i], NULL, S_ISREG(st.st_mode), NULL, &st);
     }
     g_hash_table_destroy(ctx.seen);
     g_hash_table_destroy(ctx.dirs);
     g_ptr_array_unref(ctx.stack);
+    g_free(ctx.cwd);
     g_array_sort(ctx.found, compare_inputs);
     if (failed) {
         gal__inputs_free(ctx.found);

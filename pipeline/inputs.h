@@ -3,6 +3,8 @@
 #ifndef GAL_INPUTS_H
 #define GAL_INPUTS_H
 
+#include <sys/types.h>
+
 #include "preset.h"
 
 typedef struct gal_input {
@@ -14,6 +16,8 @@ typedef struct gal_input {
     char *rel;        /* the path within its input folder; a file named itself: its name.
                        * The same wherever the folder is mounted or checked out: what
                        * --shard partitions by */
+    dev_t dev;        /* its identity from the scan's stat; ino 0: not known */
+    ino_t ino;
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,

@@ -24,6 +24,7 @@
 #include "digest.h"
 #include "exif.h"
 #include "fsio.h"
+#include "icc.h"
 #include "job.h"
 #include "manifest.h"
 #include "output.h"
@@ -238,13 +239,19 @@ scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_err
  * embedded profile if there is one, then turn upright in memory, which
  * the sequential decoder cannot do. A JPEG (no alpha) is scaled rows as
  * they stream, then columns (shrink_streamed); other formats go through
- * vips_resize, alpha-aware. The loader's image joins the photo's watch:
- * stopping it stops everything read from it. */
+ * vips_resize, alpha-aware. CMYK, and profiles without the table of the
+ * intent, are converted by gallop itself (icc.h), still after scaling;
+ * what that has to say goes to `warnings`. The loader's image joins the
+ * photo's watch: stopping it stops everything read from it. */
 static int
 decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int width,
-    int height, gboolean rotate, gboolean has_profile, gal_watch *watch, VipsImage **out,
+    int height, gboolean rotate, gal_watch *watch, VipsImage **out, GString *warnings,
     gal_error *err)
 {
+    gboolean has_profile = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0;
+    const void *profile = NULL;
+    size_t profile_len = 0;
+    gboolean own_colour;
     gboolean swap = rotate && vips_image_get_orientation_swap(header);
     int stored_width = swap ? height : width;
     int stored_height = swap ? width : height;
@@ -257,13 +264,17 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
     g_autoptr(VipsImage) memory = NULL;
     VipsImage *current;
 
+    if (has_profile &&
+        vips_image_get_blob(header, VIPS_META_ICC_NAME, &profile, &profile_len))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
+    own_colour = gal__icc_is_ours(header, profile, profile_len);
     if (gal__photo_load(file, fail_on, shrink, &loaded))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
     if (!gal__watch_add(watch, loaded))
         return gal__watch_check(watch, err);
     current = loaded;
     if (file->format == GAL_IMAGE_JPEG) {
-        if (!has_profile) {
+        if (!has_profile && !own_colour) {
             if (vips_colourspace(current, &space,
                     current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB,
                     NULL))
@@ -276,7 +287,12 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
     else if (scale_alpha_aware(current, stored_width, stored_height, &scaled, err))
         return -1;
     current = scaled;
-    if (has_profile) {
+    if (own_colour) {
+        if (gal__icc_to_srgb(current, profile, profile_len, &srgb, warnings, err))
+            return -1;
+        current = srgb;
+    }
+    else if (has_profile) {
         if (vips_icc_transform(current, &srgb, "srgb", "embedded", TRUE, "intent",
                 VIPS_INTENT_RELATIVE, NULL))
             return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
@@ -359,7 +375,10 @@ static int
 write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
 {
     gal_output_opts o = *job->preset->output;
-    gal_write_info info = { job->preset->name, job->caption, job->watch, 0, "" };
+    /* The photo's caption as its sources give it, whatever a band showed
+     * of it (a template around it, or cut at max-lines). */
+    gal_write_info info = { job->preset->name, job->facts.caption, &job->facts, job->watch, 0,
+        "" };
     struct gal_job_file *file = &job->files[v];
 
     /* A shallow copy: only the format differs between variants. */
@@ -570,6 +589,7 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     int width = header->Xsize, height = header->Ysize;
     int decode_w = 0, decode_h = 0, users = 0, fail_on = 0;
     gal_error group_err = { 0 };
+    g_autoptr(GString) warnings = g_string_new(NULL);
 
     if (rotate && vips_image_get_orientation_swap(header)) {
         width = header->Ysize;
@@ -584,9 +604,8 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     }
     gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
-    if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate,
-            vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0, jobs[0]->watch, &decoded,
-            &group_err) == 0 &&
+    if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate, jobs[0]->watch,
+            &decoded, warnings, &group_err) == 0 &&
         to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
          * rather than decoded again for each. Solo, after a failure: the
@@ -602,6 +621,8 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
 
         if (!in_group[k])
             continue;
+        if (warnings->len)
+            jobs[k]->warnings = g_string_chunk_insert(jobs[k]->strings, warnings->str);
         if (group_err.code)
             errs[k] = group_err;
         else if (scale_alpha_aware(shared, load_w[user], load_h[user], &source, &errs[k]) == 0)

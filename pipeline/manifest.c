@@ -432,95 +432,149 @@ warn(gal_manifest *m, int line, const char *fmt, ...)
             : g_strdup_printf("%s/%s: %s", m->dir, m->name, msg));
 }
 
+/* Lines are parsed one at a time, as they are read: a manifest of a
+ * million entries is never held whole besides what it says. */
+typedef struct {
+    gal_manifest *m;
+    gal_manifest_line_fn other;
+    void *user;
+    int number;        /* of the line being parsed */
+    gboolean foreign;  /* the first line was not the magic: nothing is taken */
+} line_parser;
+
+/* One line, without its newline (modified: split in place). */
+static void
+parse_line(line_parser *p, char *line)
+{
+    static const char magic[] = "gallop-manifest\t1";
+    gal_manifest *m = p->m;
+    char *fields[MAX_FIELDS + 1];
+    char **f = fields;
+    int n;
+
+    if (++p->number == 1) {
+        p->foreign = strcmp(line, magic) != 0;
+        return;
+    }
+    if (p->foreign || !*line || (n = split_line(line, fields)) < 1)
+        return;
+    if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
+        strcmp(f[0], "item") == 0) {
+        /* The manifest is untrusted (a CI cache, a shared folder): what
+         * it names as an output is only ever used beneath the output
+         * folder, so anything else is refused here, before --prune or
+         * a rebuild could act on it. */
+        if (n > 1 && (!gal__path_is_beneath(f[1]) || g_str_has_suffix(f[1], GAL_TMP_SUFFIX) ||
+                         g_str_has_prefix(f[1], GAL_MANIFEST_PREFIX)))
+            warn(m, p->number, "entry \"%s\" refused: not a relative path beneath the output "
+                "folder", f[1]);
+        else
+            parse_entry(m, f, n);
+    }
+    else if (strcmp(f[0], "depends") == 0)
+        parse_dep(m, f, n);
+    else if (strcmp(f[0], "preset") == 0) {
+        GPtrArray *keys;
+
+        if (n != 3 || !is_hex64(f[1]))
+            return;
+        if (!(keys = g_hash_table_lookup(m->presets, f[1]))) {
+            keys = g_ptr_array_new_with_free_func(g_free);
+            g_hash_table_insert(m->presets, g_strdup(f[1]), keys);
+        }
+        g_ptr_array_add(keys, g_strdup(f[2]));
+    }
+    else if (p->other)
+        p->other(f, n, p->number, p->user);
+}
+
 void
 gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other, void *user)
 {
-    static const char magic[] = "gallop-manifest\t1\n";
-    GString *buffer = g_string_sized_new(1024);
-    char *fields[MAX_FIELDS + 1];
-    int number = 1;
+    line_parser p = { m, other, user, 0, FALSE };
+    GString *line = g_string_sized_new(1024);
 
-    if (strncmp(text, magic, sizeof(magic) - 1) != 0) {
-        g_string_free(buffer, TRUE);
-        return;
+    for (const char *at = text; *at && !p.foreign;) {
+        const char *end = strchr(at, '\n');
+        gsize len = end ? (gsize) (end - at) : strlen(at);
+
+        g_string_truncate(line, 0);
+        g_string_append_len(line, at, (gssize) len);
+        parse_line(&p, line->str);
+        at = end ? end + 1 : at + len;
     }
-    /* Line by line through the text, each copied once into `buffer` and
-     * split there: a manifest of a million entries is never held twice. */
-    for (const char *line = text + sizeof(magic) - 1; *line;) {
-        const char *end = strchr(line, '\n');
-        gsize len = end ? (gsize) (end - line) : strlen(line);
-        char **f = fields;
-        int n;
-
-        number++;
-        g_string_truncate(buffer, 0);
-        g_string_append_len(buffer, line, (gssize) len);
-        line = end ? end + 1 : line + len;
-        if (len == 0 || (n = split_line(buffer->str, fields)) < 1)
-            continue;
-        if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
-            strcmp(f[0], "item") == 0) {
-            /* The manifest is untrusted (a CI cache, a shared folder): what
-             * it names as an output is only ever used beneath the output
-             * folder, so anything else is refused here, before --prune or
-             * a rebuild could act on it. */
-            if (n > 1 && (!gal__path_is_beneath(f[1]) || g_str_has_suffix(f[1], GAL_TMP_SUFFIX) ||
-                             g_str_has_prefix(f[1], GAL_MANIFEST_PREFIX)))
-                warn(m, number, "entry \"%s\" refused: not a relative path beneath the output "
-                    "folder", f[1]);
-            else
-                parse_entry(m, f, n);
-        }
-        else if (strcmp(f[0], "depends") == 0)
-            parse_dep(m, f, n);
-        else if (strcmp(f[0], "preset") == 0) {
-            GPtrArray *keys;
-
-            if (n != 3 || !is_hex64(f[1]))
-                continue;
-            if (!(keys = g_hash_table_lookup(m->presets, f[1]))) {
-                keys = g_ptr_array_new_with_free_func(g_free);
-                g_hash_table_insert(m->presets, g_strdup(f[1]), keys);
-            }
-            g_ptr_array_add(keys, g_strdup(f[2]));
-        }
-        else if (other)
-            other(f, n, number, user);
-    }
-    g_string_free(buffer, TRUE);
+    g_string_free(line, TRUE);
 }
 
-/* The manifest file's text, read beneath the output folder `dir_fd`:
- * never through a link, never more than the limit. NULL when there is
- * none (or it cannot be used: then a warning says why). */
-static char *
-read_manifest(gal_manifest *m, int dir_fd)
+/* Forget what a manifest said (it turned out unusable part way). */
+static void
+manifest_clear(gal_manifest *m)
 {
-    static const gal_read_rules rules = { "manifest", NULL, FALSE, 0, GAL_ERR_OUTPUT };
-    gal_read_rules capped = rules;
-    gal_error err = { 0 };
+    g_hash_table_remove_all(m->entries);
+    g_hash_table_remove_all(m->presets);
+}
+
+/* Read and parse the manifest file beneath the output folder `dir_fd`, a
+ * megabyte at a time: never through a link, never more than the limit.
+ * A file that cannot be used is as if empty, with a warning saying why. */
+static void
+read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user)
+{
+    line_parser p = { m, other, user, 0, FALSE };
+    gint64 limit = gal__limits.manifest_bytes, total = 0;
+    GString *pending = g_string_sized_new(1 << 16);
+    enum { CHUNK = 1 << 20 };
+    g_autofree char *chunk = NULL;
+    const char *problem = NULL;
     struct stat st;
-    char *text = NULL;
-    gsize len;
     int fd;
 
-    capped.max_bytes = gal__limits.manifest_bytes;
     if ((fd = gal__open_beneath(dir_fd, m->name)) < 0) {
         if (errno != ENOENT && gal__stat_beneath(dir_fd, m->name, &st) == 0)
             warn(m, 0, "%s: ignored, every output is checked again",
                 S_ISLNK(st.st_mode) ? "a symbolic link, not a file" : "not a regular file");
-        return NULL;
+        g_string_free(pending, TRUE);
+        return;
     }
-    if (fstat(fd, &st) == 0 && st.st_size > capped.max_bytes)
-        warn(m, 0, "larger than the %" G_GINT64_FORMAT " MiB limit: ignored",
-            capped.max_bytes >> 20);
-    else if (gal__fd_read_all(fd, m->name, &capped, &text, &len, &err) == 0 &&
-        strlen(text) != len) {
-        warn(m, 0, "holds a NUL byte: ignored");
-        g_clear_pointer(&text, g_free);
+    if (fstat(fd, &st) == 0 && st.st_size > limit) {
+        warn(m, 0, "larger than the %" G_GINT64_FORMAT " MiB limit: ignored", limit >> 20);
+        close(fd);
+        g_string_free(pending, TRUE);
+        return;
     }
+    chunk = g_malloc(CHUNK);
+    while (!problem && !p.foreign) {
+        ssize_t n = read(fd, chunk, CHUNK);
+        const char *at = chunk, *end;
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            problem = "cannot be read";
+        else if ((total += n) > limit)
+            problem = "grew past the limit while it was read";
+        else if (memchr(chunk, '\0', (size_t) n))
+            problem = "holds a NUL byte";
+        if (problem || n <= 0)
+            break;
+        /* Whole lines are parsed from the chunk; the part of a line it
+         * ends with waits in `pending` for the next. */
+        while (!p.foreign && (end = memchr(at, '\n', (size_t) (chunk + n - at)))) {
+            g_string_append_len(pending, at, end - at);
+            parse_line(&p, pending->str);
+            g_string_truncate(pending, 0);
+            at = end + 1;
+        }
+        g_string_append_len(pending, at, chunk + n - at);
+    }
+    if (!problem && !p.foreign && pending->len)
+        parse_line(&p, pending->str);
     close(fd);
-    return text;
+    g_string_free(pending, TRUE);
+    if (problem) {
+        manifest_clear(m);
+        warn(m, 0, "%s: ignored", problem);
+    }
 }
 
 gal_manifest *
@@ -534,7 +588,6 @@ gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn
     void *user)
 {
     gal_manifest *m = gal__manifest_new(dir);
-    g_autofree char *text = NULL;
     int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     g_free(m->name);
@@ -543,10 +596,8 @@ gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn
      * output is rebuilt; never an error. */
     if (dir_fd < 0)
         return m;
-    text = read_manifest(m, dir_fd);
+    read_manifest(m, dir_fd, other, user);
     close(dir_fd);
-    if (text)
-        gal__manifest_parse(m, text, other, user);
     return m;
 }
 

@@ -66,6 +66,16 @@ static const gal_param output_params[] = {
         "false writes no file per photo, only what gathering stages (contact-sheet) make: "
         "quick proofs",
         "true"),
+    GAL_PARAM_TEMPLATE(gal_output_opts, artist,
+        "the photographer written into every output (EXIF Artist, XMP dc:creator): a name, "
+        "or a template such as \"{artist|Jen Loong}\"; left out for a photo that lacks a "
+        "field it shows without a fallback; unset: the photo's own (output.metadata credits)",
+        NULL),
+    GAL_PARAM_TEMPLATE(gal_output_opts, copyright,
+        "the copyright notice written into every output (EXIF Copyright, XMP dc:rights), "
+        "e.g. \"© {year} {artist}\", where {artist} is output.artist when set; left out "
+        "like artist; unset: the photo's own",
+        NULL),
     GAL_PARAM_END,
 };
 
@@ -165,7 +175,11 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
                    NULL;
         }
     }
-    return g_build_filename(dir, name, NULL);
+    /* Exact size: the plan keeps one per photo, and g_build_filename's
+     * spare room would double it. */
+    g_autofree char *built = g_build_filename(dir, name, NULL);
+
+    return g_strdup(built);
 }
 
 static int
@@ -251,9 +265,20 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
     g_autoptr(VipsImage) ready = NULL;
     gal_meta meta = { 0 };
     fd_sink sink = { fd, 0 };
+    const gal_facts none = { 0 };
+    gal_facts facts = info->facts ? *info->facts : none;
+    g_autofree char *artist = o->artist ? gal__template_render_whole(o->artist, &facts) : NULL;
+    g_autofree char *copyright = NULL;
+    gal_credits credits = { info->caption, NULL, NULL };
     int failed;
 
-    if (gal__metadata_apply(o->metadata, software, info->caption, image, &ready, &meta, err))
+    /* "© {year} {artist}" names the preset's artist, when it gives one. */
+    if (artist && *artist)
+        facts.artist = artist;
+    copyright = o->copyright ? gal__template_render_whole(o->copyright, &facts) : NULL;
+    credits.artist = artist && *artist ? artist : NULL;
+    credits.copyright = copyright && *copyright ? copyright : NULL;
+    if (gal__metadata_apply(o->metadata, software, &credits, image, &ready, &meta, err))
         return -1;
     /* The encoder's own image stops with the photo too (a sheet page has
      * no decoder of its own). */

@@ -35,7 +35,8 @@ char *gal__output_path(const gal_output_opts *output, const char *dir,
  * size and SHA-256 come back. */
 typedef struct gal_write_info {
     const char *preset_name;   /* NULL: Software is "gallop VERSION" */
-    const char *caption;       /* NULL: the EXIF ImageDescription */
+    const char *caption;       /* the photo's caption, for its metadata; NULL: none */
+    const gal_facts *facts;    /* what output.artist and .copyright show; NULL: none */
     gal_watch *watch;          /* the photo's; NULL: cannot be stopped */
     gint64 bytes;              /* out */
     char sha256[65];           /* out, hex */

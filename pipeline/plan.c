@@ -45,10 +45,42 @@ name_needs_exif(const gal_output_opts *output)
 
 /* A file's identity, so that one file reached by two spellings (a symlinked
  * folder, a hard link) is still recognised as the same file. */
-static char *
-file_id(const struct stat *st)
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+} file_id;
+
+static int
+compare_ids(const void *a, const void *b)
 {
-    return g_strdup_printf("%ju:%ju", (uintmax_t) st->st_dev, (uintmax_t) st->st_ino);
+    const file_id *x = a, *y = b;
+
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The inputs' identities, sorted: from the scan's own stat when it made
+ * one (a million photos are not stat'ed twice). */
+static GArray *
+input_ids_of(GArray *inputs)
+{
+    GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(file_id), inputs->len);
+
+    for (guint i = 0; i < inputs->len; i++) {
+        const gal_input *in = &g_array_index(inputs, gal_input, i);
+        struct stat st;
+        file_id id = { in->dev, in->ino };
+
+        if (!in->ino) {
+            if (stat(in->path, &st) != 0)
+                continue;
+            id = (file_id) { st.st_dev, st.st_ino };
+        }
+        g_array_append_val(ids, id);
+    }
+    g_array_sort(ids, compare_ids);
+    return ids;
 }
 
 static void
@@ -62,15 +94,15 @@ refuse(gal_photo_result *result, const char *message)
 /* Comparing paths is not enough: the output folder may reach an input
  * through a symlink (-o real/ with the photos given as link/). */
 static gboolean
-is_input_file(GHashTable *input_ids, const char *path)
+is_input_file(GArray *input_ids, const char *path)
 {
-    g_autofree char *id = NULL;
     struct stat st;
+    file_id id;
 
     if (stat(path, &st) != 0)
         return FALSE;
-    id = file_id(&st);
-    return g_hash_table_contains(input_ids, id);
+    id = (file_id) { st.st_dev, st.st_ino };
+    return bsearch(&id, input_ids->data, input_ids->len, sizeof id, compare_ids) != NULL;
 }
 
 /* Records by photo and what their names were rendered from (a photo has
@@ -121,6 +153,10 @@ variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *fact
     const gal_input *in = &g_array_index(pr->inputs, gal_input, i);
     gal_photo_result *result = &pr->summary->photos[i];
     gboolean needs_exif = by_input != NULL;
+    /* On the stack: a result's error is allocated only for a photo that
+     * fails (a million-photo plan would otherwise hold a kilobyte and a
+     * half of empty error per photo). */
+    gal_error err = { 0 };
     char *path;
 
     *skip = FALSE;
@@ -137,11 +173,15 @@ variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *fact
     }
     if (needs_exif && !*facts_read) {
         if (gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
-                facts, strings, gal__photo_error(result)))
+                facts, strings, &err)) {
+            *gal__photo_error(result) = err;
             return NULL;
+        }
         *facts_read = TRUE;
     }
-    return gal__output_path(preset->output, pr->out_dir, facts, gal__photo_error(result));
+    if (!(path = gal__output_path(preset->output, pr->out_dir, facts, &err)))
+        *gal__photo_error(result) = err;
+    return path;
 }
 
 /* Decide each photo's output path; photos whose path is unusable fail
@@ -153,19 +193,11 @@ gal__plan_photos(preset_run *pr)
     gal_run_summary *summary = pr->summary;
     GArray *inputs = pr->inputs;
     g_autoptr(GHashTable) claimed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GHashTable) input_paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GHashTable) input_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GArray) input_ids = input_ids_of(inputs);
+    g_autofree char *cwd = g_get_current_dir();
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
 
-    for (guint i = 0; i < inputs->len; i++) {
-        const char *input = g_array_index(inputs, gal_input, i).path;
-        struct stat st;
-
-        g_hash_table_add(input_paths, g_canonicalize_filename(input, NULL));
-        if (stat(input, &st) == 0)
-            g_hash_table_add(input_ids, file_id(&st));
-    }
 
     for (int i = 0; i < summary->total; i++) {
         const gal_input *in = &g_array_index(inputs, gal_input, i);
@@ -207,9 +239,12 @@ gal__plan_photos(preset_run *pr)
                 break;
             }
             g_ptr_array_add(paths, path);
-            canon = g_canonicalize_filename(path, NULL);
+            canon = g_canonicalize_filename(path, cwd);
             g_ptr_array_add(canonical, canon);
-            if (g_hash_table_contains(input_paths, canon) || is_input_file(input_ids, path)) {
+            /* An output named like an input is that input's file: its
+             * identity tells, whatever the spelling. Another shard's photo
+             * is checked by that shard. */
+            if (!pr->plans[i].elsewhere && is_input_file(input_ids, path)) {
                 g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
                     path);
 

@@ -132,7 +132,7 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
     gal_watch *watch, int *write_errno, gal_error *err)
 {
     png_sink sink = { fd, 0, "" };
-    png_text text[5];
+    png_text text[6];
     png_job j = { image->Xsize, image->Ysize, image->Bands, interlace, NULL, text, 0, meta,
         NULL, 0, watch };
     g_autofree png_bytep *rows = NULL;
@@ -160,6 +160,8 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
         add_text(text, &j.n_text, "Author", meta->author);
         add_text(text, &j.n_text, "Copyright", meta->copyright);
         add_text(text, &j.n_text, "Software", meta->software);
+        /* Where XMP lives in a PNG (XMP specification part 3, 1.1.5). */
+        add_text(text, &j.n_text, "XML:com.adobe.xmp", meta->xmp);
         if (meta->keep_icc && vips_image_get_typeof(image, VIPS_META_ICC_NAME) &&
             vips_image_get_blob(image, VIPS_META_ICC_NAME, &j.icc, &j.icc_len))
             j.icc = NULL;

@@ -440,6 +440,55 @@ sort_errors(gal_errors *errs, int from)
     }
 }
 
+/* "~/logo.png" in the file and folder values of one section or stage
+ * (`map`, as the tree has it after extends and --set). */
+static void
+expand_home_in(gal_load_ctx *ctx, const char *where, const gal_param *params, gal_node *map)
+{
+    if (!map || map->kind != GAL_NODE_MAP)
+        return;
+    for (const gal_param *p = params; p->field; p++) {
+        g_autofree char *key = NULL;
+        g_autofree char *path = NULL;
+        gal_node *value;
+
+        if (p->type != GAL_T_PATH && p->type != GAL_T_DIR && p->type != GAL_T_PATHLIST)
+            continue;
+        key = gal__param_key(p);
+        if (!(value = gal__node_get(map, key)))
+            continue;
+        path = g_strdup_printf("%s.%s", where, key);
+        gal__expand_home(ctx, value, path);
+    }
+}
+
+/* The docs' own "input: {paths: [~/Downloads]}" names the user's folder,
+ * as a shell would read it. Only keys whose type is a file or folder are
+ * expanded: a caption's "~" is text. */
+static void
+expand_home_paths(gal_load_ctx *ctx, gal_node *root)
+{
+    const gal_section *sections[] = { &gal__input_section, &gal__output_section,
+        &gal__captions_section };
+    gal_node *stages = gal__node_get(root, "stages");
+
+    if (root->kind != GAL_NODE_MAP)
+        return;
+    for (size_t i = 0; i < G_N_ELEMENTS(sections); i++)
+        expand_home_in(ctx, sections[i]->name, sections[i]->params,
+            gal__node_get(root, sections[i]->name));
+    for (guint i = 0; stages && stages->kind == GAL_NODE_SEQ && i < stages->items->len; i++) {
+        gal_node *item = stages->items->pdata[i];
+        const gal_stage_def *def;
+
+        if (item->kind != GAL_NODE_MAP || item->keys->len != 1)
+            continue;
+        def = gal__stage_find(((gal_node *) item->keys->pdata[0])->text);
+        if (def)
+            expand_home_in(ctx, def->name, def->params, item->items->pdata[0]);
+    }
+}
+
 static int
 load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **out)
 {
@@ -449,6 +498,7 @@ load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **ou
 
     for (int i = 0; ctx->opts && i < ctx->opts->n_overrides; i++)
         gal__preset_override(ctx, root, ctx->opts->overrides[i]);
+    expand_home_paths(ctx, root);
     preset = preset_from_tree(ctx, root, path);
     gal__node_free(root);
     preset->strings = ctx->strings;
@@ -495,14 +545,13 @@ gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_pres
     if (g_file_test(path_or_name, G_FILE_TEST_EXISTS) || gal__looks_like_path(path_or_name))
         path = g_strdup(path_or_name);
     else
-        path = gal__shipped_path(opts ? opts->presets_dir : NULL, path_or_name);
+        path = gal__find_preset(opts, path_or_name, NULL);
     if (!path || !g_file_test(path, G_FILE_TEST_EXISTS)) {
         if (path && gal__looks_like_path(path_or_name))
             gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "%s: no such preset file",
                 path_or_name);
         else
-            gal__unknown_preset(errs, GAL_ERR_USAGE, NULL, NULL, path_or_name,
-                opts ? opts->presets_dir : NULL);
+            gal__unknown_preset(errs, GAL_ERR_USAGE, NULL, NULL, path_or_name, opts);
         g_string_chunk_free(ctx.strings);
         return -1;
     }
@@ -557,8 +606,13 @@ gal__preset_uses_field(const gal_preset *preset, const char *field)
             return TRUE;
     }
     /* output.name is never rendered when no file is written per photo. */
-    return preset->output->photos &&
-        section_uses_field(&gal__output_section, preset->output, field);
+    if (!preset->output->photos)
+        return FALSE;
+    /* The caption travels in each output's metadata, as the policy allows:
+     * the output changes with it, as with a band that shows it. */
+    if (strcmp(field, "caption") == 0 && gal__metadata_keeps_caption(preset->output->metadata))
+        return TRUE;
+    return section_uses_field(&gal__output_section, preset->output, field);
 }
 
 char *
@@ -589,49 +643,78 @@ gal_preset_describe(const gal_preset *preset)
     return g_string_free(out, FALSE);
 }
 
+/* Paths by file name: the list is sorted by preset name, whichever folder
+ * each came from. */
 static int
-compare_strings(gconstpointer a, gconstpointer b)
+compare_basenames(gconstpointer a, gconstpointer b)
 {
-    return strcmp(*(const char *const *) a, *(const char *const *) b);
+    const char *pa = *(const char *const *) a, *pb = *(const char *const *) b;
+    const char *sa = strrchr(pa, '/'), *sb = strrchr(pb, '/');
+
+    return strcmp(sa ? sa + 1 : pa, sb ? sb + 1 : pb);
 }
 
 char *
-gal_presets_list(const char *presets_dir, gal_error *err)
+gal_presets_list(const gal_load_options *opts, gal_error *err)
 {
-    g_autoptr(GError) error = NULL;
-    GDir *dir = g_dir_open(presets_dir, 0, &error);
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    const char *dirs[64];
+    g_autofree char *unreadable = NULL;
+    int n_dirs = 0, readable = 0;
     GString *out;
-    const char *entry;
 
-    if (!dir) {
-        gal_error_set(err, GAL_ERR_USAGE, NULL, NULL, "cannot read presets folder %s: %s",
-            presets_dir, error->message);
-        return NULL;
+    for (int i = 0; opts->user_presets_dirs && opts->user_presets_dirs[i] && n_dirs < 63; i++)
+        if (*opts->user_presets_dirs[i])
+            dirs[n_dirs++] = opts->user_presets_dirs[i];
+    if (opts->presets_dir)
+        dirs[n_dirs++] = opts->presets_dir;
+    for (int d = 0; d < n_dirs; d++) {
+        g_autoptr(GError) error = NULL;
+        GDir *dir = g_dir_open(dirs[d], 0, &error);
+        const char *entry;
+
+        if (!dir) {
+            /* One folder that cannot be read hides no other. */
+            if (!unreadable)
+                unreadable = g_strdup_printf("cannot read presets folder %s: %s", dirs[d],
+                    error->message);
+            continue;
+        }
+        readable++;
+        while ((entry = g_dir_read_name(dir)))
+            if (g_str_has_suffix(entry, ".yaml") && !g_hash_table_contains(seen, entry)) {
+                g_hash_table_add(seen, g_strdup(entry));
+                g_ptr_array_add(files, g_build_filename(dirs[d], entry, NULL));
+            }
+        g_dir_close(dir);
     }
-    while ((entry = g_dir_read_name(dir)))
-        if (g_str_has_suffix(entry, ".yaml"))
-            g_ptr_array_add(files, g_strdup(entry));
-    g_dir_close(dir);
-    g_ptr_array_sort(files, compare_strings);
+    if (!readable)
+        return gal_error_set(err, GAL_ERR_USAGE, NULL, NULL, "%s",
+                   unreadable ? unreadable : "no presets folder"),
+               NULL;
+    g_ptr_array_sort(files, compare_basenames);
 
     out = g_string_new(NULL);
     for (guint i = 0; i < files->len; i++) {
-        g_autofree char *path = g_build_filename(presets_dir, files->pdata[i], NULL);
-        gal_load_options opts = { .presets_dir = presets_dir };
+        const char *path = files->pdata[i];
+        g_autofree char *base = g_path_get_basename(path);
+        g_autofree char *name = g_strndup(base, strlen(base) - 5);
         g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+        gal_load_options load = *opts;
         gal_preset *preset = NULL;
-        g_autofree char *name = g_strndup(files->pdata[i], strlen(files->pdata[i]) - 5);
 
-        if (gal_preset_load(path, &opts, &preset, errs) == 0) {
-            g_string_append_printf(out, "%s\t%s\n", name, preset->description);
+        load.overrides = NULL;
+        load.n_overrides = 0;
+        if (gal_preset_load(path, &load, &preset, errs) == 0) {
+            g_string_append_printf(out, "%s\t%s\t%s\n", name, preset->description, path);
             gal_preset_free(preset);
         }
         else {
             char line[1024];
 
-            g_string_append_printf(out, "%s\t(broken: %s)\n", name,
-                gal_error_format(&errs->items[0], line, sizeof(line)));
+            g_string_append_printf(out, "%s\t(broken: %s)\t%s\n", name,
+                gal_error_format(&errs->items[0], line, sizeof(line)), path);
         }
     }
     return g_string_free(out, FALSE);

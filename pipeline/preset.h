@@ -56,6 +56,10 @@ typedef struct gal_output_opts {
     /* FALSE: no file per photo; each photo only gives its tile to the
      * gathering stage, which the preset must have (checked at load). */
     bool photos;
+    /* The credits written into every output (EXIF Artist and Copyright,
+     * XMP dc:creator and dc:rights); NULL: the photo's own, if any. */
+    gal_template *artist;
+    gal_template *copyright;
 } gal_output_opts;
 
 extern const gal_section gal__input_section;

@@ -36,12 +36,36 @@ gal__load_intern(gal_load_ctx *ctx, const char *file)
 
 /* ---- extends ------------------------------------------------------------------ */
 
-char *
-gal__shipped_path(const char *presets_dir, const char *name)
+/* The folders a bare name is looked up in, in order: the user's, then the
+ * shipped ones. A new array of borrowed strings. */
+static GPtrArray *
+preset_dirs(const gal_load_options *opts)
 {
-    if (!presets_dir)
-        return NULL;
-    return g_strdup_printf("%s/%s.yaml", presets_dir, name);
+    GPtrArray *dirs = g_ptr_array_new();
+
+    for (int i = 0; opts && opts->user_presets_dirs && opts->user_presets_dirs[i]; i++)
+        if (*opts->user_presets_dirs[i])
+            g_ptr_array_add(dirs, (gpointer) opts->user_presets_dirs[i]);
+    if (opts && opts->presets_dir)
+        g_ptr_array_add(dirs, (gpointer) opts->presets_dir);
+    return dirs;
+}
+
+char *
+gal__find_preset(const gal_load_options *opts, const char *name, const char *skip)
+{
+    g_autoptr(GPtrArray) dirs = preset_dirs(opts);
+    g_autofree char *skipped = skip ? g_canonicalize_filename(skip, NULL) : NULL;
+
+    for (guint i = 0; i < dirs->len; i++) {
+        g_autofree char *path = g_strdup_printf("%s/%s.yaml", (char *) dirs->pdata[i], name);
+        g_autofree char *real = g_canonicalize_filename(path, NULL);
+
+        if (!g_file_test(path, G_FILE_TEST_EXISTS) || (skipped && strcmp(real, skipped) == 0))
+            continue;
+        return g_steal_pointer(&path);
+    }
+    return NULL;
 }
 
 gboolean
@@ -56,18 +80,29 @@ compare_strings(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+/* Every name a bare name may be, once each, sorted. */
 static char **
-shipped_names(const char *presets_dir)
+preset_names(const gal_load_options *opts)
 {
+    g_autoptr(GPtrArray) dirs = preset_dirs(opts);
     GPtrArray *names = g_ptr_array_new();
-    GDir *dir = presets_dir ? g_dir_open(presets_dir, 0, NULL) : NULL;
-    const char *entry;
 
-    while (dir && (entry = g_dir_read_name(dir)))
-        if (g_str_has_suffix(entry, ".yaml"))
-            g_ptr_array_add(names, g_strndup(entry, strlen(entry) - 5));
-    if (dir)
-        g_dir_close(dir);
+    for (guint d = 0; d < dirs->len; d++) {
+        GDir *dir = g_dir_open(dirs->pdata[d], 0, NULL);
+        const char *entry;
+
+        while (dir && (entry = g_dir_read_name(dir))) {
+            g_autofree char *name = NULL;
+
+            if (!g_str_has_suffix(entry, ".yaml"))
+                continue;
+            name = g_strndup(entry, strlen(entry) - 5);
+            if (!g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL))
+                g_ptr_array_add(names, g_steal_pointer(&name));
+        }
+        if (dir)
+            g_dir_close(dir);
+    }
     g_ptr_array_sort(names, compare_strings); /* directory order varies */
     g_ptr_array_add(names, NULL);
     return (char **) g_ptr_array_free(names, FALSE);
@@ -75,9 +110,9 @@ shipped_names(const char *presets_dir)
 
 int
 gal__unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *key,
-    const char *ref, const char *presets_dir)
+    const char *ref, const gal_load_options *opts)
 {
-    g_auto(GStrv) names = shipped_names(presets_dir);
+    g_auto(GStrv) names = preset_names(opts);
     const char *guess = gal__did_you_mean(ref, (const char *const *) names);
     g_autofree char *list = g_strjoinv(", ", names);
     g_autofree char *shown = gal__excerpt(ref, GAL_EXCERPT_CHARS);
@@ -89,6 +124,80 @@ gal__unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const c
     return gal__errors_push(errs, code, loc, key,
         "no preset file or shipped preset named \"%s\"; shipped presets are: %s", shown,
         *list ? list : "(none found)");
+}
+
+/* ---- ~ and $HOME ------------------------------------------------------------ */
+
+/* How long the "~" (or "$HOME", "${HOME}") at the start of `text` is, when
+ * it stands for the home folder: followed by '/' or nothing. 0: it does
+ * not start so ("~user" and "$HOMEDIR" are not the home folder). */
+static size_t
+home_prefix(const char *text)
+{
+    static const char *const prefixes[] = { "${HOME}", "$HOME", "~" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+        size_t n = strlen(prefixes[i]);
+
+        if (strncmp(text, prefixes[i], n) == 0 && (text[n] == '/' || text[n] == '\0'))
+            return n;
+    }
+    return 0;
+}
+
+int
+gal__expand_home(gal_load_ctx *ctx, gal_node *value, const char *key)
+{
+    const char *home = ctx->opts ? ctx->opts->home_dir : NULL;
+    size_t n;
+    char *expanded;
+
+    if (value->kind == GAL_NODE_SEQ) {
+        int failed = 0;
+
+        for (guint i = 0; i < value->items->len; i++)
+            failed |= gal__expand_home(ctx, value->items->pdata[i], key);
+        return failed;
+    }
+    if (value->kind != GAL_NODE_SCALAR || value->is_null || !(n = home_prefix(value->text)))
+        return 0;
+    if (!home || !*home) {
+        g_autofree char *shown = gal__excerpt(value->text, GAL_EXCERPT_CHARS);
+
+        return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &value->loc, key,
+            "\"%s\" starts with the home folder, which is not known here (HOME is not set); "
+            "give the whole path", shown);
+    }
+    /* "~" alone is the folder itself; "~/x" is x in it. */
+    expanded = g_strconcat(home, value->text + n, NULL);
+    g_free(value->text);
+    value->text = expanded;
+    return 0;
+}
+
+/* `key` of stage `stage` is one of its alternatives (GAL_ALTERNATIVE):
+ * remove the others from `map`, the stage's keys as a parent or the
+ * preset so far set them. */
+static void
+drop_alternatives(const char *stage, gal_node *map, const char *key)
+{
+    const gal_stage_def *def = gal__stage_find(stage);
+    const gal_param *chosen = NULL;
+
+    for (const gal_param *p = def ? def->params : NULL; p && p->field; p++) {
+        g_autofree char *k = gal__param_key(p);
+
+        if (strcmp(k, key) == 0)
+            chosen = p;
+    }
+    if (!chosen || !(chosen->flags & GAL_ALTERNATIVE))
+        return;
+    for (const gal_param *p = def->params; p->field; p++)
+        if (p != chosen && (p->flags & GAL_ALTERNATIVE)) {
+            g_autofree char *k = gal__param_key(p);
+
+            gal__node_remove(map, k);
+        }
 }
 
 /* "stages" merge by stage name: the k-th `watermark` of the child refines
@@ -142,8 +251,13 @@ merge_stages(gal_node *base, gal_node *over)
             continue;
         }
         if (value->kind == GAL_NODE_MAP &&
-            ((gal_node *) target->items->pdata[0])->kind == GAL_NODE_MAP)
+            ((gal_node *) target->items->pdata[0])->kind == GAL_NODE_MAP) {
+            /* A child's `text:` replaces its parent's `image:` mark. */
+            for (guint k = 0; k < value->keys->len; k++)
+                drop_alternatives(name->text, target->items->pdata[0],
+                    ((gal_node *) value->keys->pdata[k])->text);
             gal__node_merge(target->items->pdata[0], gal__node_copy(value));
+        }
         else if (!(value->kind == GAL_NODE_SCALAR && value->is_null))
             gal__node_set(target, gal__node_copy(name), gal__node_copy(value));
     }
@@ -152,19 +266,22 @@ merge_stages(gal_node *base, gal_node *over)
 }
 
 
-/* Is `path` one of the shipped presets? */
+/* Is `path` in one of the folders bare names are looked up in (the
+ * shipped presets, or the user's own)? */
 static gboolean
 is_shipped(const gal_load_ctx *ctx, const char *path)
 {
-    g_autofree char *dir = NULL;
-    g_autofree char *shipped = NULL;
+    g_autoptr(GPtrArray) dirs = preset_dirs(ctx->opts);
     g_autofree char *folder = g_path_get_dirname(path);
+    g_autofree char *real = g_canonicalize_filename(folder, NULL);
 
-    if (!ctx->opts || !ctx->opts->presets_dir)
-        return FALSE;
-    dir = g_canonicalize_filename(ctx->opts->presets_dir, NULL);
-    shipped = g_canonicalize_filename(folder, NULL);
-    return strcmp(dir, shipped) == 0;
+    for (guint i = 0; i < dirs->len; i++) {
+        g_autofree char *dir = g_canonicalize_filename(dirs->pdata[i], NULL);
+
+        if (strcmp(dir, real) == 0)
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* A preset larger than gal__limits.preset_bytes is refused before it is
@@ -207,13 +324,18 @@ gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len, const cha
         gal__node_free(root);
         return NULL;
     }
+    if (gal__expand_home(ctx, ext, "extends")) {
+        gal__node_free(root);
+        return NULL;
+    }
     if (gal__looks_like_path(ext->text))
         parent_path = gal__path_beside(file, ext->text);
     else
-        parent_path = gal__shipped_path(ctx->opts ? ctx->opts->presets_dir : NULL, ext->text);
+        /* A team's instagram-portrait.yaml may extend the shipped one. */
+        parent_path = gal__find_preset(ctx->opts, ext->text, file);
     if (!parent_path || !g_file_test(parent_path, G_FILE_TEST_EXISTS)) {
         gal__unknown_preset(ctx->errs, GAL_ERR_PRESET, &ext->loc, "extends", ext->text,
-            ctx->opts ? ctx->opts->presets_dir : NULL);
+            ctx->opts);
         gal__node_free(root);
         return NULL;
     }
@@ -447,6 +569,10 @@ gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg)
         gal__node_remove(map, keys[n - 1]);
         gal__node_free(value);
     }
-    else
+    else {
+        /* --set watermark.text=... replaces the preset's image mark. */
+        if (keys != path && n == 1)
+            drop_alternatives(path[0], map, keys[0]);
         gal__node_set(map, gal__node_new_scalar(keys[n - 1], &loc), value);
+    }
 }

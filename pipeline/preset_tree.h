@@ -35,12 +35,21 @@ gal_node *gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len,
 /* Apply one --set KEY=VALUE to the tree; errors are added. */
 void gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg);
 
-/* A shipped preset's path (NULL without a presets folder). */
-char *gal__shipped_path(const char *presets_dir, const char *name);
+/* The preset a bare name means: NAME.yaml in the first folder of
+ * opts->user_presets_dirs, then opts->presets_dir, that has one, passing
+ * over the file `skip` (may be NULL: the preset that names it, so that a
+ * preset may extend one of its own name further down). NULL: none. */
+char *gal__find_preset(const gal_load_options *opts, const char *name, const char *skip);
 /* Does an `extends` value name a file rather than a shipped preset? */
 gboolean gal__looks_like_path(const char *ref);
-/* "no preset file or shipped preset named ..." with a suggestion; -1. */
+/* "no preset file or shipped preset named ..." with a suggestion from
+ * every folder of `opts`; -1. */
 int gal__unknown_preset(gal_errors *errs, gal_code code, const gal_loc *loc, const char *key,
-    const char *ref, const char *presets_dir);
+    const char *ref, const gal_load_options *opts);
+/* A scalar file or folder value that starts with "~", "$HOME" or
+ * "${HOME}" (then "/" or nothing) gets the home folder in their place;
+ * -1 with the error added, at the value (`key` names it), when the home
+ * folder is not known. Other values are left alone. */
+int gal__expand_home(gal_load_ctx *ctx, gal_node *value, const char *key);
 
 #endif /* GAL_PRESET_TREE_H */

@@ -165,6 +165,18 @@ photo_fields(GString *out, const gal_photo_result *p)
     key_string(out, "caption", p->caption);
     key_string(out, "caption_source", p->caption_source);
     key_bool(out, "caption_cut", p->caption_cut);
+    key(out, "warnings");
+    g_string_append_c(out, '[');
+    if (p->warnings) {
+        g_auto(GStrv) lines = g_strsplit(p->warnings, "\n", -1);
+
+        for (int w = 0; lines[w]; w++) {
+            if (w)
+                g_string_append_c(out, ',');
+            json_string(out, lines[w]);
+        }
+    }
+    g_string_append_c(out, ']');
     key(out, "error");
     error_object(out, p->error);
     key(out, "timings");
@@ -176,6 +188,7 @@ photo_fields(GString *out, const gal_photo_result *p)
 
 typedef struct {
     int total, done, up_to_date, failed, ignored, planned, cancelled, elsewhere, sheets, orphans;
+    int captions_cut; /* photos written whose caption a band cut short */
 } counts;
 
 static void
@@ -191,6 +204,8 @@ add_counts(counts *c, const gal_run_summary *s)
     c->elsewhere += s->elsewhere;
     c->sheets += s->n_sheets;
     c->orphans += s->n_orphans;
+    for (int i = 0; i < s->total; i++)
+        c->captions_cut += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
 }
 
 static void
@@ -206,6 +221,7 @@ totals(GString *out, const counts *c)
     key_int(out, "elsewhere", c->elsewhere);
     key_int(out, "sheets", c->sheets);
     key_int(out, "orphans", c->orphans);
+    key_int(out, "captions_cut", c->captions_cut);
 }
 
 static void

@@ -4,12 +4,23 @@
 
 #include "internal.h"
 
-/* Lanczos 3 scaling along one axis with libvips' vectorised reducer
- * (stage_resize.c): rows to `height`, or columns to `width` through quarter
- * turns (`in` in memory, without the sequential mark). New image in *out;
- * -1 with the libvips error set. */
+/* Scaling along one axis (resample.c): rows to `height`, or columns to
+ * `width`. Shrinking is Lanczos 3 with libvips' vectorised reducer (columns
+ * through quarter turns: `in` in memory, without the sequential mark);
+ * growing is gal__enlarge_rows/_columns. New image in *out; -1 with the
+ * libvips error set. */
 int gal__scale_rows(VipsImage *in, int height, VipsImage **out);
 int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
+
+/* Enlarge 8-bit `in` along one axis to `height` rows (or `width` columns),
+ * at least as many as it has: a separable Catmull-Rom bicubic, centred
+ * (output line i samples source position (i + 0.5) * in / out - 0.5; edges
+ * repeat), lazy. Weights depend only on the scale's ratio and the output
+ * line, so a span of the axis scaled alone gives the same pixels as the
+ * whole axis scaled. New image in *out; -1 with the libvips error set (not
+ * 8-bit). Thread-safe: the plan is read-only once made. */
+int gal__enlarge_rows(VipsImage *in, int height, VipsImage **out);
+int gal__enlarge_columns(VipsImage *in, int width, VipsImage **out);
 
 /* The size to decode a photo of `width` x `height` (upright) at for `n`
  * presets that want it at load_w[k] x load_h[k]. One preset: its size, as

@@ -131,6 +131,11 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
     pr->manifest = gal__manifest_load(pr->out_dir);
     if (opts->shards > 0 && gal__shard_begin(pr, opts, errs))
         return -1;
+    /* A shard says it started before it makes anything: killed at any
+     * moment after, its part names it as unfinished to the merge. A
+     * failure here is reported by the save at the end. */
+    if (opts->shards > 0 && !opts->dry_run)
+        gal__part_save(pr, FALSE, &(gal_error) { 0 });
     gal__plan_photos(pr);
     if (pr->shards > 0)
         gal__shard_leave_others(pr);
@@ -356,6 +361,7 @@ free_result(gal_photo_result *r)
     g_free((char *) r->why_detail);
     g_free((char *) r->caption);
     g_free((char *) r->caption_source);
+    g_free((char *) r->warnings);
     g_free(r->error);
     for (int f = 0; f < r->n_files; f++)
         g_free((char *) r->files[f].path);

@@ -61,6 +61,10 @@ typedef struct gal_ratio {
 } gal_ratio;
 
 #define GAL_REQUIRED 0x1u /* the key must be given */
+/* One of a stage's alternatives (watermark image or text): a preset that
+ * sets one over a parent (extends) or a --set drops the others the parent
+ * set, so a child's `text:` replaces its parent's `image:`. */
+#define GAL_ALTERNATIVE 0x2u
 
 /* One key of a stage or section. The preset key is the C field name with
  * '_' written as '-' (field `max_lines` is key `max-lines`). `def` is the
@@ -142,9 +146,9 @@ typedef struct gal_param {
 #define GAL_PARAM_TEMPLATE(st, f, help, def) \
     GAL_PARAM_(GAL_T_TEMPLATE, GAL_FIELD_IS_(st, f, gal_template *), "GAL_PARAM_TEMPLATE", \
         st, f, help, def, 0, 0, NULL, 0)
-#define GAL_PARAM_TEMPLATE_MAX(st, f, help, def, max_chars) \
+#define GAL_PARAM_TEMPLATE_MAX(st, f, help, def, max_chars, flags) \
     GAL_PARAM_(GAL_T_TEMPLATE, GAL_FIELD_IS_(st, f, gal_template *), \
-        "GAL_PARAM_TEMPLATE_MAX", st, f, help, def, 0, max_chars, NULL, 0)
+        "GAL_PARAM_TEMPLATE_MAX", st, f, help, def, 0, max_chars, NULL, flags)
 /* "W:H", each term a whole number from 1 to `max`. */
 #define GAL_PARAM_RATIO(st, f, help, def, max) \
     GAL_PARAM_(GAL_T_RATIO, GAL_FIELD_IS_(st, f, gal_ratio), "GAL_PARAM_RATIO", st, f, help, \

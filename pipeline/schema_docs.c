@@ -1,7 +1,8 @@
 /* schema_docs.c: the key tables of docs/presets.md, made from the gal_param
  * tables (the same columns as `gallop stages`: key, type, default, range,
  * help). `make schema` writes them into the reference between its marker
- * comments; a unit test compares the two byte for byte. */
+ * comments; a unit test compares the two byte for byte. The same tables
+ * give the man page's key lists and the keys shells complete after --set. */
 #include <string.h>
 
 #include "internal.h"
@@ -29,6 +30,24 @@ append_code(GString *out, const char *text)
     g_string_append_c(out, '`');
 }
 
+/* What a key takes, beyond its type ("1..100", "jpeg|png|webp|avif"), or
+ * NULL. */
+static char *
+range_text(const gal_param *p)
+{
+    if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST)
+        return g_strdup_printf("%.15g..%.15g", p->min, p->max);
+    if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
+        return g_strdup_printf("0..%gpx or 0..100%%", p->max);
+    if (p->type == GAL_T_RATIO)
+        return g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
+    if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST)
+        return g_strjoinv("|", (char **) p->choices);
+    if (p->type == GAL_T_TEMPLATE && p->max > 0)
+        return g_strdup_printf("at most %g characters", p->max);
+    return NULL;
+}
+
 static void
 append_table(GString *out, const gal_section *sec)
 {
@@ -45,30 +64,13 @@ append_table(GString *out, const gal_section *sec)
             append_code(out, p->def);
         else
             g_string_append(out, "(unset)");
+        g_autofree char *range = range_text(p);
+
         g_string_append(out, " | ");
-        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST) {
-            g_autofree char *range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
-
+        if (range && p->type == GAL_T_TEMPLATE)
+            g_string_append(out, range);
+        else if (range)
             append_code(out, range);
-        }
-        else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE) {
-            g_autofree char *range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
-
-            append_code(out, range);
-        }
-        else if (p->type == GAL_T_RATIO) {
-            g_autofree char *range =
-                g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
-
-            append_code(out, range);
-        }
-        else if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST) {
-            g_autofree char *range = g_strjoinv("|", (char **) p->choices);
-
-            append_code(out, range);
-        }
-        else if (p->type == GAL_T_TEMPLATE && p->max > 0)
-            g_string_append_printf(out, "at most %g characters", p->max);
         g_string_append(out, " | ");
         append_cell(out, p->help);
         g_string_append(out, " |\n");
@@ -103,6 +105,109 @@ gal_stages_markdown(const char *name, gal_error *err)
         /* The same "did you mean" as `gallop stages NAME`. */
         g_free(gal_stages_describe(name, err));
         return NULL;
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* Every section, then every stage, as a section view of its table. */
+static GArray *
+all_sections(void)
+{
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(gal_section));
+
+    g_array_append_val(all, gal__input_section);
+    g_array_append_val(all, gal__output_section);
+    g_array_append_val(all, gal__captions_section);
+    for (int i = 0; gal__stages[i]; i++) {
+        gal_section sec = { gal__stages[i]->name, gal__stages[i]->summary,
+            gal__stages[i]->params, gal__stages[i]->opts_size };
+
+        g_array_append_val(all, sec);
+    }
+    return all;
+}
+
+static void
+roff_escape(GString *out, const char *text)
+{
+    for (const char *c = text; *c; c++) {
+        /* A line starting with '.' or '\'' would be a request. */
+        if ((*c == '.' || *c == '\'') && (c == text || c[-1] == '\n'))
+            g_string_append(out, "\\&");
+        if (*c == '\\')
+            g_string_append(out, "\\e");
+        else if (*c == '-')
+            g_string_append(out, "\\-"); /* a minus, as typed: options copy-paste */
+        else
+            g_string_append_c(out, *c);
+    }
+}
+
+char *
+gal_roff_escape(const char *text)
+{
+    GString *out = g_string_new(NULL);
+
+    roff_escape(out, text);
+    return g_string_free(out, FALSE);
+}
+
+char *
+gal_stages_man(void)
+{
+    g_autoptr(GArray) all = all_sections();
+    GString *out = g_string_new(NULL);
+
+    for (guint i = 0; i < all->len; i++) {
+        const gal_section *sec = &g_array_index(all, gal_section, i);
+
+        g_string_append(out, ".SS ");
+        roff_escape(out, sec->name);
+        g_string_append_c(out, '\n');
+        roff_escape(out, sec->summary);
+        g_string_append_c(out, '\n');
+        for (const gal_param *p = sec->params; p->field; p++) {
+            g_autofree char *key = gal__param_key(p);
+            g_autofree char *range = range_text(p);
+
+            g_string_append(out, ".TP\n\\fB");
+            roff_escape(out, key);
+            g_string_append(out, "\\fR \\fI");
+            roff_escape(out, gal__type_name(p->type));
+            g_string_append(out, "\\fR");
+            if (p->flags & GAL_REQUIRED)
+                g_string_append(out, " (required)");
+            else if (p->def) {
+                g_string_append(out, " = ");
+                roff_escape(out, p->def);
+            }
+            if (range) {
+                g_string_append(out, " [");
+                roff_escape(out, range);
+                g_string_append_c(out, ']');
+            }
+            g_string_append_c(out, '\n');
+            roff_escape(out, p->help);
+            g_string_append_c(out, '\n');
+        }
+    }
+    return g_string_free(out, FALSE);
+}
+
+char *
+gal_preset_keys(void)
+{
+    g_autoptr(GArray) all = all_sections();
+    GString *out = g_string_new(NULL);
+
+    for (guint i = 0; i < all->len; i++) {
+        const gal_section *sec = &g_array_index(all, gal_section, i);
+
+        for (const gal_param *p = sec->params; p->field; p++) {
+            g_autofree char *key = gal__param_key(p);
+
+            g_string_append_printf(out, "%s.%s\n", sec->name, key);
+        }
     }
     return g_string_free(out, FALSE);
 }

@@ -34,10 +34,18 @@ typedef struct gal_rect {
 /* Contact-sheet layouts (pure): where each of `n` photos of the given
  * aspects (width / height) goes. Grid: `columns` cells of `tile` x
  * tile*cell_ratio plus `label_height`, photos fitted inside (or filling
- * with `crop`). Justified: rows `row_height` high scaled to fill
+ * with `crop`); the sheet is sized for `slots` cells (at least n), so the
+ * short last page of a set is as large as the others. Justified: rows `row_height` high scaled to fill
  * `sheet_width`, the last row left at the target height. */
-void gal__sheet_grid(int n, const double *aspects, int columns, int tile, double cell_ratio,
-    int gap, int label_height, gboolean crop, gal_rect *cells, int *width, int *height);
+void gal__sheet_grid(int n, int slots, const double *aspects, int columns, int tile,
+    double cell_ratio, int gap, int label_height, gboolean crop, gal_rect *cells, int *width,
+    int *height);
+/* A contact-sheet label made to fit `max_width` pixels in one line at
+ * `size` px: whole, or cut in the middle with "…", keeping the index at
+ * its start and the end of the file name. A new string; NULL with `err`
+ * set when the text cannot be laid out, or when not even "…" fits. */
+char *gal__sheet_label_fit(const char *label, double size, int max_width,
+    const gal_color *background, gal_error *err);
 void gal__sheet_justified(int n, const double *aspects, int sheet_width, int row_height, int gap,
     int label_height, gal_rect *cells, int *height);
 

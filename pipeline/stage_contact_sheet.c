@@ -59,15 +59,17 @@ static const gal_param sheet_params[] = {
     GAL_PARAM_INT(sheet_opts, gap, "pixels between thumbnails and around them", "8", 0, 1000),
     GAL_PARAM_COLOR(sheet_opts, background, "sheet colour", "white"),
     GAL_PARAM_TEMPLATE(sheet_opts, label,
-        "text under each thumbnail, a template; empty for none; ellipsised to the cell",
+        "text under each thumbnail, a template; empty for none; too long for the cell, its "
+        "middle gives way to \u2026, keeping the index and the end of the name",
         "{index}. {name}"),
     GAL_PARAM_TEMPLATE(sheet_opts, title,
         "header line of each sheet, a template ({count} photos...); the page number goes "
         "in the footer",
         NULL),
     GAL_PARAM_ENUM(sheet_opts, sort, gal_sort,
-        "sheet order: file name, date taken (EXIF DateTimeOriginal, then file time), or the "
-        "run's own order (full path); ties by path",
+        "sheet order: file name (natural and case-insensitive: IMG_2 before IMG_10, aqua "
+        "before Yellow), date taken (EXIF DateTimeOriginal, then file time), or the run's own "
+        "order (full path); ties by path",
         "name"),
     GAL_PARAM_END,
 };
@@ -75,12 +77,13 @@ static const gal_param sheet_params[] = {
 /* ---- layout (pure) ------------------------------------------------------------ */
 
 void
-gal__sheet_grid(int n, const double *aspects, int columns, int tile, double cell_ratio,
-    int gap, int label_height, gboolean crop, gal_rect *cells, int *width, int *height)
+gal__sheet_grid(int n, int slots, const double *aspects, int columns, int tile,
+    double cell_ratio, int gap, int label_height, gboolean crop, gal_rect *cells, int *width,
+    int *height)
 {
     int cell_h = MAX(1, (int) lround(tile * cell_ratio));
-    int rows = (n + columns - 1) / columns;
-    int used_columns = MIN(n, columns);
+    int rows = (MAX(n, slots) + columns - 1) / columns;
+    int used_columns = MIN(MAX(n, slots), columns);
 
     for (int i = 0; i < n; i++) {
         int col = i % columns, row = i / columns;
@@ -417,6 +420,80 @@ text_layer(const sheet_opts *o, const char *text, double size, int max_width, gb
     return gal__text_render(text, &style, out, &info, err);
 }
 
+/* Characters at the start of `label` that are its index ("3. ", "12 - "):
+ * digits, then punctuation and spaces. 0 when it does not start with one. */
+static glong
+index_chars(const char *label)
+{
+    glong n = 0;
+    const char *p = label;
+
+    if (!g_ascii_isdigit(*p))
+        return 0;
+    while (g_ascii_isdigit(*p) || g_ascii_ispunct(*p) || *p == ' ') {
+        p++;
+        n++;
+    }
+    return n;
+}
+
+/* A photo's label in one line of at most `max_width`: whole if it fits,
+ * else with its middle given up to "…", so both the index and the end of
+ * the file name stay ("3. storm-ro…ated.jpg", never "3.…"): the end tells
+ * photos of a camera's numbered run apart. The text in *text (may be
+ * NULL), its rendering in *out (NULL when there is nothing to draw). */
+static int
+fit_label(const char *label, double size, int max_width, const gal_color *background,
+    char **text, VipsImage **out, gal_error *err)
+{
+    gal_text_style style = { "DejaVu Sans", NULL, size, ink_for(background), NULL, 0,
+        GAL_ALIGN_LEFT, 0 };
+    gal_text_info info;
+    glong n = g_utf8_strlen(label, -1), index = index_chars(label), keep;
+
+    if (text)
+        *text = NULL;
+    if (gal__text_render(label, &style, out, &info, err))
+        return -1;
+    if (!*out || (*out)->Xsize <= max_width) {
+        if (text)
+            *text = g_strdup(label);
+        return 0;
+    }
+    /* Start from the share of characters that would fit at their average
+     * width, then give up one more until the line fits. */
+    keep = MIN(n - 1, (glong) (n * (double) max_width / (*out)->Xsize));
+    g_clear_object(out);
+    for (; keep > 0; keep--) {
+        glong head = MIN(keep, MAX((keep + 1) / 2, index));
+        const char *tail = g_utf8_offset_to_pointer(label, n - (keep - head));
+        g_autofree char *start = g_utf8_substring(label, 0, head);
+        g_autofree char *cut = g_strconcat(start, "…", tail, NULL);
+
+        if (gal__text_render(cut, &style, out, &info, err))
+            return -1;
+        if (!*out || (*out)->Xsize <= max_width) {
+            if (text)
+                *text = g_steal_pointer(&cut);
+            return 0;
+        }
+        g_clear_object(out);
+    }
+    return 0;
+}
+
+char *
+gal__sheet_label_fit(const char *label, double size, int max_width, const gal_color *background,
+    gal_error *err)
+{
+    g_autoptr(VipsImage) image = NULL;
+    char *text;
+
+    if (fit_label(label, size, max_width, background, &text, &image, err))
+        return NULL;
+    return text;
+}
+
 static int
 sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
     VipsImage **out, gal_error *err)
@@ -439,9 +516,11 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
     l->background = o->background;
     for (int i = 0; i < n; i++)
         aspects[i] = (double) in[i]->Xsize / in[i]->Ysize;
+    /* Every page of a set has the size of a full one: a short last page
+     * is laid out in the same grid, its empty cells left blank. */
     if (o->layout == LAYOUT_GRID)
-        gal__sheet_grid(n, aspects, o->columns, o->tile, cell_ratio(o), o->gap, label_h, o->crop,
-            cells, &body_w, &body_h);
+        gal__sheet_grid(n, page->pages > 1 ? MAX(n, o->per_page) : n, aspects, o->columns,
+            o->tile, cell_ratio(o), o->gap, label_h, o->crop, cells, &body_w, &body_h);
     else {
         body_w = o->gap + o->columns * (o->tile + o->gap);
         gal__sheet_justified(n, aspects, body_w, o->tile, o->gap, label_h, cells, &body_h);
@@ -491,7 +570,7 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
             int x = o->layout == LAYOUT_GRID
                 ? cells[i].x - (o->tile - cells[i].w) / 2 : cells[i].x;
 
-            if (text_layer(o, label, label_px(o), width, FALSE, &text, err))
+            if (fit_label(label, label_px(o), width, &o->background, NULL, &text, err))
                 goto fail;
             if (text &&
                 add_layer(l, text, o->layout == LAYOUT_GRID ? x + (width - text->Xsize) / 2 : x,

@@ -155,7 +155,7 @@ gal__resize_span(int length, gint64 scaled_length, gint64 keep_start, int keep_l
     gint64 align = q == 1 || (p <= SPAN_ALIGN_MAX && q <= SPAN_ALIGN_MAX) ? q : 1;
     /* Lanczos 3 reaches 3 pixels either side of the sample point, in the
      * larger of the two pixels (source or scaled); two more for rounding
-     * and for the row repetition of gal__scale_rows. */
+     * (the bicubic of an enlargement reaches only 2). */
     int margin = (int) ceil(3.0 / MIN(scale, 1.0)) + 2;
     gint64 start, end, scaled, offset;
 
@@ -237,52 +237,6 @@ pad(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIma
             NULL))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "pad");
     return 0;
-}
-
-/* Lanczos 3 along one axis, the vectorised way. libvips 8.14 has two
- * reducers: vips_reducev (orc) and vips_reduceh (plain C, about three times
- * slower), and enlarges with a bicubic vips_affine, slower still (about
- * 45 ns a pixel) and half an output pixel off centre. So every scale in
- * gallop goes through vips_reducev: rows here; columns by turning the image
- * a quarter round and back (gal__scale_columns), which is still faster.
- * To grow, rows are first repeated a whole number of times (vips_zoom, a
- * copy); the result is centred, within 0.25 of 255 on average of a centred
- * bicubic enlargement. With an orc older than 0.4.34, gal_init() turns the
- * vector paths off and vips_reducev runs C as well, still a little faster
- * than vips_reduceh (bench/RESULTS.md, issue 12), so the turns stay. */
-int
-gal__scale_rows(VipsImage *in, int height, VipsImage **out)
-{
-    double scale = (double) height / in->Ysize;
-    int zoom = scale > 1 ? (int) ceil(scale) : 1;
-    g_autoptr(VipsImage) zoomed = NULL;
-
-    if (height == in->Ysize)
-        return vips_copy(in, out, NULL);
-    if (zoom == 1)
-        return vips_reducev(in, out, (double) in->Ysize / height, "kernel",
-            VIPS_KERNEL_LANCZOS3, NULL);
-    return vips_zoom(in, &zoomed, 1, zoom, NULL) ||
-        vips_reducev(zoomed, out, (double) zoomed->Ysize / height, "kernel",
-            VIPS_KERNEL_LANCZOS3, NULL);
-}
-
-/* The columns' counterpart of gal__scale_rows(). Turning reads whole
- * columns, so `in` must allow random access (be in memory) and not carry
- * the decoder's "sequential" mark, which would make every operation after
- * it ask for one-row strips: through the turn, column after column, many
- * times slower than tiles. */
-int
-gal__scale_columns(VipsImage *in, int width, VipsImage **out)
-{
-    g_autoptr(VipsImage) turned = NULL;
-    g_autoptr(VipsImage) scaled = NULL;
-
-    if (width == in->Xsize)
-        return vips_copy(in, out, NULL);
-    return vips_rot(in, &turned, VIPS_ANGLE_D90, NULL) ||
-        gal__scale_rows(turned, width, &scaled) ||
-        vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
 }
 
 /* A copy of `in` in memory, for the turns of gal__scale_columns(): without

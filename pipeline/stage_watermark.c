@@ -60,12 +60,15 @@ typedef struct {
 
 static const gal_param watermark_params[] = {
     GAL_PARAM_PATH(watermark_opts, image,
-        "logo image (PNG, WebP or SVG, ideally with alpha), relative to the preset", 0),
+        "logo image (PNG, WebP or SVG, ideally with alpha), relative to the preset; over a "
+        "parent's text mark, replaces it",
+        GAL_ALTERNATIVE),
     GAL_PARAM_TEMPLATE_MAX(watermark_opts, text,
         "text to draw instead of an image, a template such as \"© {artist} {date:%Y}\"; one "
         "line of at most " G_STRINGIFY(MARK_MAX_CHARS) " characters (a longer caption in it is "
-        "cut)",
-        NULL, MARK_MAX_CHARS),
+        "cut); over a parent's image mark, replaces it; a mark whose fields the photo lacks "
+        "(no {copyright} in its EXIF) is not drawn, unless they give a fallback ({artist|})",
+        NULL, MARK_MAX_CHARS, GAL_ALTERNATIVE),
     GAL_PARAM_STRING(watermark_opts, font,
         "font family and style for text, or a font file relative to the preset",
         "DejaVu Sans Bold"),
@@ -373,11 +376,13 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     int width, height, x, y;
 
     if (!master && o->text) {
-        /* Text with per-photo fields: this photo's own rendering. */
-        g_autofree char *text = gal__template_render(o->text, photo->facts, FALSE);
+        /* Text with per-photo fields: this photo's own rendering. A
+         * credit is drawn whole or not at all: "© {artist}" without an
+         * artist would be a stray sign over someone's photo. */
+        g_autofree char *text = gal__template_render_whole(o->text, photo->facts);
         g_autoptr(VipsImage) rendered = NULL;
 
-        if (render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, err))
+        if (text && render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, err))
             return -1;
         if (rendered && to_master(sc, rendered, &per_photo, err))
             return -1;

@@ -45,6 +45,8 @@ const gal_field gal__template_fields[] = {
     TEXT_FIELD(copyright, EXIF),
     TEXT_FIELD(exposure, EXIF),
     { "date", EXIF, GAL_FIELD_STRFTIME, -1 },
+    /* "© {year} {artist}": the year taken, as {date:%Y} */
+    { "year", EXIF, GAL_FIELD_NO_FORMAT, -1 },
     TEXT_FIELD(dir, PHOTO),
     /* Differs between the files of a photo, not between photos. */
     { "width", 0, GAL_FIELD_WIDTH, -1 },
@@ -323,6 +325,8 @@ field_value(const part *pt, const gal_facts *f)
 #pragma GCC diagnostic pop
         return g_strdup(buf);
     }
+    if (strcmp(pt->text, "year") == 0)
+        return f->has_date ? g_strdup_printf("%d", f->date.tm_year + 1900) : NULL;
     if (strcmp(pt->text, "width") == 0) {
         int width = pt->format ? atoi(pt->format) : 0;
 
@@ -403,4 +407,17 @@ gal__template_render(const gal_template *tpl, const gal_facts *facts, gboolean s
             g_string_append(out, value);
     }
     return g_string_free(out, FALSE);
+}
+
+char *
+gal__template_render_whole(const gal_template *tpl, const gal_facts *facts)
+{
+    for (guint i = 0; i < tpl->parts->len; i++) {
+        const part *pt = &g_array_index(tpl->parts, part, i);
+        g_autofree char *value = NULL;
+
+        if (pt->kind == PART_FIELD && !pt->fallback && !(value = field_value(pt, facts)))
+            return NULL;
+    }
+    return gal__template_render(tpl, facts, FALSE);
 }

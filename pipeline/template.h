@@ -80,4 +80,9 @@ typedef struct gal_facts {
 char *gal__template_render(const gal_template *tpl, const gal_facts *facts,
     gboolean sanitize);
 
+/* Render unsanitised, or NULL when a field the template shows without a
+ * fallback is missing for this photo: a credit ("© {year} {artist}") is
+ * shown whole or not at all; "{artist|}" makes a field optional. */
+char *gal__template_render_whole(const gal_template *tpl, const gal_facts *facts);
+
 #endif /* GAL_TEMPLATE_H */

@@ -105,6 +105,26 @@ url_length(const char *text, const char *c)
     return end - c > 8 ? (gsize) (end - c) : 0;
 }
 
+/* Where the tag starting at `c` (its '#' or '@', then a tag character)
+ * ends. An @handle may hold dots between its characters (@jen.loong, as
+ * Instagram allows), but a dot that ends the sentence after it is not
+ * part of it; a #hashtag never holds one. */
+static const char *
+tag_end_of(const char *c)
+{
+    gboolean handle = *c == '@';
+    const char *end = g_utf8_next_char(c);
+
+    for (;;) {
+        while (*end && is_tag_char(g_utf8_get_char(end)))
+            end = g_utf8_next_char(end);
+        if (handle && *end == '.' && end[1] && is_tag_char(g_utf8_get_char(end + 1)))
+            end++;
+        else
+            return end;
+    }
+}
+
 /* Split `text` into plain runs, tags and URLs. A tag starts with # or @
  * followed by a tag character, at the start of a word or right after
  * another tag (#run#wanderlust is two tags, as Instagram reads it). */
@@ -125,10 +145,8 @@ segments(const char *text)
         }
         else if ((ch == '#' || ch == '@') && *next && is_tag_char(g_utf8_get_char(next)) &&
             (c == text || c == tag_end || !is_tag_char(g_utf8_get_char(g_utf8_prev_char(c))))) {
-            const char *end = next;
+            const char *end = tag_end_of(c);
 
-            while (*end && is_tag_char(g_utf8_get_char(end)))
-                end = g_utf8_next_char(end);
             seg = (segment) { SEG_TAG, c, end };
             tag_end = end;
         }
@@ -772,4 +790,20 @@ gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links, c
         return -1;
     }
     return 0;
+}
+
+char **
+gal__text_tags(const char *text)
+{
+    g_autoptr(GArray) segs = segments(text);
+    GPtrArray *tags = g_ptr_array_new();
+
+    for (guint i = 0; i < segs->len; i++) {
+        const segment *seg = &g_array_index(segs, segment, i);
+
+        if (seg->kind == SEG_TAG)
+            g_ptr_array_add(tags, g_strndup(seg->start, seg->end - seg->start));
+    }
+    g_ptr_array_add(tags, NULL);
+    return (char **) g_ptr_array_free(tags, FALSE);
 }

@@ -72,6 +72,11 @@ int gal__font_file_register(const char *path, const char *family, gal_error *err
  * zero-width space between tags written together. For tests. */
 char *gal__text_break_hints(const char *text);
 
+/* The #hashtags and @mentions of `text`, in order, as a highlight colours
+ * them: "#tags_with_underscores" and "@handles.with.dots" whole, without a
+ * dot that ends the sentence. A new NULL-terminated array (g_strfreev). */
+char **gal__text_tags(const char *text);
+
 /* Does `text` start right to left (its first strong character)? */
 gboolean gal__text_is_rtl(const char *text);
 

@@ -299,3 +299,56 @@ Test(caption, check_shows_where_captions_come_from)
     cr_expect(strstr(out, "(table: 7 rows) (instagram: 7 media in 1 files)") != NULL, "%s", out);
     cr_expect(strstr(out, "1. caption-burn  text=\"{caption}\"") != NULL, "%s", out);
 }
+
+/* A caption cut at max-lines is said per photo (its "wrote" line) and
+ * counted in the summary line and the JSON summary event. */
+Test(caption, a_cut_caption_is_said_per_photo_and_counted_in_the_summary)
+{
+    g_autofree char *tmp = gal_test_tmpdir("caption-cut-log");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *json_dir = g_build_filename(tmp, "json", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "cut.yaml",
+        "gallop: 1\nstages:\n  - resize: { width: 320 }\n"
+        "  - caption-burn: { size: 16px, max-lines: 1 }\n");
+    static const char *const names[] = { "long-1", "long-2", "short" };
+    static const char *const captions[] = {
+        "A caption far too long for one line of a small photo, so the band cuts it short",
+        "Another caption far too long for one line of a small photo, cut as well #cut",
+        "Short" };
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-j", "1", NULL };
+    const char *json_argv[] = { GAL_BINARY, "run", preset, in, "-o", json_dir, "--log", "json",
+        NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *bytes = NULL;
+    gsize len;
+
+    g_mkdir_with_parents(in, 0777);
+    cr_assert(g_file_get_contents(TRIP_DIR "/trip-01.jpg", &bytes, &len, NULL));
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *photo = g_strdup_printf("%s/%s.jpg", in, names[i]);
+        g_autofree char *sidecar = g_strdup_printf("%s/%s.txt", in, names[i]);
+
+        cr_assert(g_file_set_contents(photo, bytes, (gssize) len, NULL));
+        cr_assert(g_file_set_contents(sidecar, captions[i], -1, NULL));
+    }
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%s", err);
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *line = g_strdup_printf("wrote  %s/%s.jpg (", out_dir, names[i]);
+        const char *at = strstr(out, line);
+        g_autofree char *rest = at ? g_strndup(at, strcspn(at, "\n")) : NULL;
+
+        cr_assert_not_null(at, "no line for %s in:\n%s", names[i], out);
+        if (i < 2)
+            cr_expect(strstr(rest, "caption cut at caption-burn.max-lines") != NULL, "%s", rest);
+        else
+            cr_expect_null(strstr(rest, "caption cut"), "%s", rest);
+    }
+    cr_expect(strstr(err, "; 2 captions cut at caption-burn.max-lines") != NULL, "%s", err);
+
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(gal_test_spawn(json_argv, &out, &err), 0, "%s", err);
+    cr_expect(strstr(err, "\"captions_cut\":2") != NULL, "%s", err);
+}

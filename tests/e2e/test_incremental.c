@@ -472,20 +472,27 @@ Test(incremental, a_sidecar_appearing_rebuilds_a_photo_whose_watermark_shows_the
     bench_clear(&b);
 }
 
-Test(incremental, caption_sources_count_only_for_a_preset_that_shows_a_caption)
+Test(incremental, caption_sources_count_only_for_a_preset_that_shows_or_publishes_a_caption)
 {
     static const char shows[] = "gallop: 1\n"
                                 "stages:\n"
                                 "  - resize: {width: 160, height: 160, fit: inside}\n"
                                 "  - caption-burn: {text: \"{caption}\"}\n";
+    /* The caption also travels in the file's metadata (EXIF, XMP), where
+     * output.metadata publishes it. */
+    static const char publishes[] = "gallop: 1\n"
+                                    "stages: [ {resize: {width: 160, height: 160, fit: inside}} ]\n";
     static const char hides[] = "gallop: 1\n"
+                                "output: {metadata: [date, camera]}\n"
                                 "stages: [ {resize: {width: 160, height: 160, fit: inside}} ]\n";
-    const char *const presets[] = { shows, hides };
-    const char *const verbs[] = { "build ", "skip  " };
-    const char *const reasons[] = { "captions.sources", "(up to date)" };
+    const char *const presets[] = { shows, publishes, hides };
+    const char *const names[] = { "inc-sources-shown", "inc-sources-published",
+        "inc-sources-hidden" };
+    const char *const verbs[] = { "build ", "build ", "skip  " };
+    const char *const reasons[] = { "captions.sources", "captions.sources", "(up to date)" };
 
-    for (int k = 0; k < 2; k++) {
-        bench b = setup_bench(k == 0 ? "inc-sources-shown" : "inc-sources-hidden", presets[k]);
+    for (int k = 0; k < 3; k++) {
+        bench b = setup_bench(names[k], presets[k]);
         g_autofree char *changed = g_strconcat(presets[k], "captions: {sources: [exif]}\n", NULL);
         g_autofree char *out = NULL;
         g_autofree char *err = NULL;

@@ -1,27 +1,35 @@
-/* The watermark in the shipped instagram-portrait preset, end to end: the
- * logo lands where the geometry says, on every trip photo, and nowhere else. */
+/* The watermark end to end: the trip set's own preset (fixtures/trip.yaml,
+ * instagram-portrait with the runner's logo) puts the logo where the
+ * geometry says, on every trip photo, and nowhere else; the shipped
+ * instagram-portrait marks each photo with its own credit, or not at all. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "gal_test.h"
 
 #define TRIP_DIR GAL_FIXTURES_DIR "/trip"
+#define TRIP_PRESET GAL_FIXTURES_DIR "/trip.yaml"
 
 TestSuite(watermark);
 
-/* Run instagram-portrait, as shipped and with its watermark dropped, as PNG
- * so the only differences are the mark's. */
+/* Run `preset` as it is and with its watermark dropped, as PNG so the
+ * only differences are the mark's. `photo` is a path, or a name in the
+ * trip set. */
 static void
-run_pair(const char *tmp, const char *photo, char **with_out, char **without_out)
+run_pair(const char *tmp, const char *preset, const char *photo, char **with_out,
+    char **without_out)
 {
-    g_autofree char *plain_preset = gal_test_write_preset(tmp, "plain.yaml",
-        "gallop: 1\nextends: instagram-portrait\nstages:\n  - watermark: off\n");
+    g_autofree char *plain_yaml = g_strdup_printf(
+        "gallop: 1\nextends: %s\nstages:\n  - watermark: off\n", preset);
+    g_autofree char *plain_preset = gal_test_write_preset(tmp, "plain.yaml", plain_yaml);
     g_autofree char *with_dir = g_build_filename(tmp, "with", NULL);
     g_autofree char *without_dir = g_build_filename(tmp, "without", NULL);
-    g_autofree char *input = g_build_filename(TRIP_DIR, photo, NULL);
-    g_autofree char *stem = g_strndup(photo, strlen(photo) - 4);
+    g_autofree char *input = g_path_is_absolute(photo) ? g_strdup(photo)
+                                                       : g_build_filename(TRIP_DIR, photo, NULL);
+    g_autofree char *base = g_path_get_basename(photo);
+    g_autofree char *stem = g_strndup(base, strlen(base) - 4);
     g_autofree char *png = g_strdup_printf("%s.png", stem);
-    const char *with_argv[] = { GAL_BINARY, "run", "instagram-portrait", input, "-o", with_dir,
+    const char *with_argv[] = { GAL_BINARY, "run", preset, input, "-o", with_dir,
         "--set", "output.format=png", "-q", NULL };
     const char *without_argv[] = { GAL_BINARY, "run", plain_preset, input, "-o", without_dir,
         "--set", "output.format=png", "-q", NULL };
@@ -36,7 +44,7 @@ run_pair(const char *tmp, const char *photo, char **with_out, char **without_out
 
 Test(watermark, the_logo_sits_bottom_right_of_every_post_and_nowhere_else)
 {
-    /* instagram-portrait: 1080x1350, logo 445x77 at 30% of the short edge
+    /* fixtures/trip.yaml: 1080x1350, logo 445x77 at 30% of the short edge
      * (324 px wide, 56 high), margin 3% (32 px), south-east; raised above a
      * caption band when the preset draws one. */
     const int x = 1080 - 324 - 32, lowest_y = 1350 - 56 - 32;
@@ -57,7 +65,7 @@ Test(watermark, the_logo_sits_bottom_right_of_every_post_and_nowhere_else)
         double inside_mean;
 
         g_mkdir_with_parents(sub, 0777);
-        run_pair(sub, photos[i], &with_path, &without_path);
+        run_pair(sub, TRIP_PRESET, photos[i], &with_path, &without_path);
         with = gal_test_load_image(with_path, FALSE);
         without = gal_test_load_image(without_path, FALSE);
         cr_assert_eq(with->Xsize, 1080);
@@ -87,6 +95,52 @@ Test(watermark, the_logo_sits_bottom_right_of_every_post_and_nowhere_else)
         cr_expect_gt(inside_mean, 2, "%s: the mark is visible (mean change %.2f)", photos[i],
             inside_mean);
     }
+}
+
+/* The shipped instagram-portrait carries nobody's logo: it marks a photo
+ * with the Copyright of its own EXIF ("© 2014 Jen Loong" on the trip set),
+ * bottom right, and leaves a photo without one unmarked (no stray "©"). */
+Test(watermark, the_shipped_mark_is_the_photos_own_credit_or_nothing)
+{
+    g_autofree char *tmp = gal_test_tmpdir("watermark-credit");
+    g_autofree char *bare = g_build_filename(tmp, "bare.png", NULL);
+    g_autofree char *credited_dir = g_build_filename(tmp, "credited", NULL);
+    g_autofree char *bare_dir = g_build_filename(tmp, "bare", NULL);
+    g_autofree char *with_path = NULL;
+    g_autofree char *without_path = NULL;
+    g_autoptr(VipsImage) source = NULL;
+    g_autoptr(VipsImage) with = NULL;
+    g_autoptr(VipsImage) without = NULL;
+    g_autoptr(VipsImage) corner_with = NULL;
+    g_autoptr(VipsImage) corner_without = NULL;
+    double max_abs, mean_abs;
+
+    /* The same pixels as trip-16, with no metadata at all. */
+    source = gal_test_load_image(TRIP_DIR "/trip-16.jpg", FALSE);
+    cr_assert_eq(vips_pngsave(source, bare, "strip", TRUE, NULL), 0);
+
+    g_mkdir_with_parents(credited_dir, 0777);
+    run_pair(credited_dir, "instagram-portrait", "trip-16.jpg", &with_path, &without_path);
+    with = gal_test_load_image(with_path, FALSE);
+    without = gal_test_load_image(without_path, FALSE);
+    /* Only the bottom-right corner above the caption band changes. */
+    cr_assert_eq(vips_extract_area(with, &corner_with, 540, 900, 540, 200, NULL), 0);
+    cr_assert_eq(vips_extract_area(without, &corner_without, 540, 900, 540, 200, NULL), 0);
+    cr_assert_eq(gal_test_diff(corner_with, corner_without, &max_abs, &mean_abs), 0);
+    cr_expect_gt(max_abs, 60, "the credit is drawn (max change %.1f)", max_abs);
+    cr_assert_eq(gal_test_diff(with, without, &max_abs, &mean_abs), 0);
+    cr_expect_lt(mean_abs, 1.0, "and only the credit (mean change %.2f)", mean_abs);
+
+    g_clear_pointer(&with_path, g_free);
+    g_clear_pointer(&without_path, g_free);
+    g_clear_object(&with);
+    g_clear_object(&without);
+    g_mkdir_with_parents(bare_dir, 0777);
+    run_pair(bare_dir, "instagram-portrait", bare, &with_path, &without_path);
+    with = gal_test_load_image(with_path, FALSE);
+    without = gal_test_load_image(without_path, FALSE);
+    cr_assert_eq(gal_test_diff(with, without, &max_abs, &mean_abs), 0);
+    cr_expect_eq(max_abs, 0, "no credit, no mark (max change %.1f)", max_abs);
 }
 
 /* A text mark is one line: 100 KB of fixed text stops the run at load

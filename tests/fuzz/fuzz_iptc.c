@@ -2,6 +2,7 @@
  * Photoshop's 8BIM resources) on any bytes, as a photo's IPTC blob. A
  * caption it finds is UTF-8 text. */
 #include "captions.h"
+#include "embedded.h"
 #include "fuzz.h"
 
 int

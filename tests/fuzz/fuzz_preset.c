@@ -37,7 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     g_autofree const char **overrides = g_new0(const char *, MAX_OVERRIDES + 1);
     g_auto(GStrv) lines = NULL;
-    gal_load_options opts = { GAL_PRESETS_DIR, overrides, 0, FALSE };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR, .overrides = overrides };
     gal_preset *preset = NULL;
     char *marker = strstr(text, "\n" SET_MARKER);
     int rc;

@@ -1,6 +1,7 @@
 /* fuzz_xmp: the XMP reader (dc:description) on any bytes, as a photo's
  * XMP blob. A caption it finds is UTF-8 text. */
 #include "captions.h"
+#include "embedded.h"
 #include "fuzz.h"
 
 int

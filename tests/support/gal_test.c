@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <lcms2.h>
+
 #include "gal_test.h"
 
 void
@@ -297,4 +299,54 @@ gal_test_load_image(const char *path, gboolean strict)
 
     cr_assert_not_null(image, "cannot read %s: %s", path, vips_error_buffer());
     return image;
+}
+
+/* An RGB profile with only a perceptual table (A2B0), as jpegli's XYB
+ * JPEGs carry: made from sRGB, sampled into a CLUT, version 4. */
+static cmsInt32Number
+sample_srgb(const cmsUInt16Number in[], cmsUInt16Number out[], void *cargo)
+{
+    cmsDoTransform((cmsHTRANSFORM) cargo, in, out, 1);
+    return TRUE;
+}
+
+void *
+gal_test_perceptual_only_profile(gsize *len)
+{
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    cmsHPROFILE lab = cmsCreateLab4Profile(NULL);
+    cmsHTRANSFORM to_lab = cmsCreateTransform(srgb, TYPE_RGB_16, lab, TYPE_Lab_16,
+        INTENT_RELATIVE_COLORIMETRIC, cmsFLAGS_NOCACHE);
+    cmsHPROFILE p = cmsCreateProfilePlaceholder(NULL);
+    cmsPipeline *lut = cmsPipelineAlloc(NULL, 3, 3);
+    cmsStage *clut = cmsStageAllocCLut16bit(NULL, 33, 3, 3, NULL);
+    cmsMLU *desc = cmsMLUalloc(NULL, 1);
+    cmsUInt32Number n;
+    void *mem;
+
+    cr_assert(to_lab && p && lut && clut);
+    cr_assert(cmsStageSampleCLut16bit(clut, sample_srgb, to_lab, 0));
+    /* lutAtoBType wants curves either side of the table: identities. */
+    cmsPipelineInsertStage(lut, cmsAT_BEGIN, cmsStageAllocToneCurves(NULL, 3, NULL));
+    cmsPipelineInsertStage(lut, cmsAT_END, clut);
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
+    cmsSetProfileVersion(p, 4.3);
+    cmsSetDeviceClass(p, cmsSigDisplayClass);
+    cmsSetColorSpace(p, cmsSigRgbData);
+    cmsSetPCS(p, cmsSigLabData);
+    cmsMLUsetASCII(desc, "en", "US", "perceptual only");
+    cr_assert(cmsWriteTag(p, cmsSigProfileDescriptionTag, desc));
+    cr_assert(cmsWriteTag(p, cmsSigMediaWhitePointTag, cmsD50_XYZ()));
+    cr_assert(cmsWriteTag(p, cmsSigAToB0Tag, lut));
+    cr_assert(cmsSaveProfileToMem(p, NULL, &n));
+    mem = g_malloc(n);
+    cr_assert(cmsSaveProfileToMem(p, mem, &n));
+    *len = n;
+    cmsMLUfree(desc);
+    cmsPipelineFree(lut);
+    cmsCloseProfile(p);
+    cmsDeleteTransform(to_lab);
+    cmsCloseProfile(lab);
+    cmsCloseProfile(srgb);
+    return mem;
 }

@@ -7,6 +7,7 @@
 #include "captions.h"
 #include "decode.h"
 #include "digest.h"
+#include "embedded.h"
 #include "error.h"
 #include "exif.h"
 #include "fsio.h"
@@ -96,5 +97,10 @@ void gal_test_copy_trip(const char *dir, int number, const char *as);
 
 /* Open an image or fail the test; `strict`: sequential, a decoder warning is an error. */
 VipsImage *gal_test_load_image(const char *path, gboolean strict);
+
+/* An ICC profile (version 4, RGB) with only a perceptual table (A2B0), as
+ * jpegli's XYB JPEGs carry: sRGB sampled into a CLUT, described as
+ * "perceptual only". g_malloc'ed, `len` bytes. */
+void *gal_test_perceptual_only_profile(gsize *len);
 
 #endif /* GAL_TEST_H */

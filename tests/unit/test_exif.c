@@ -284,6 +284,188 @@ Test(exif, a_photo_without_exif_gets_orientation_and_software)
     gal__meta_clear(&meta);
 }
 
+/* ---- captions and credits in the file (issue 13) --------------------------------- */
+
+#define SIDECAR_CAPTION "평양 마라톤 — a caption from a sidecar, not the camera"
+
+/* The XMP packet libvips' saver `saver` writes for the prepared image, read
+ * back by libvips' own loader; NULL when there is none. */
+static char *
+saved_xmp(VipsImage *prepared, const char *suffix)
+{
+    g_autofree void *buf = NULL;
+    size_t len;
+    g_autoptr(VipsImage) back = NULL;
+    const void *blob;
+    size_t blob_len;
+
+    cr_assert_eq(vips_image_write_to_buffer(prepared, suffix, &buf, &len, NULL), 0, "%s",
+        vips_error_buffer());
+    back = vips_image_new_from_buffer(buf, len, "", NULL);
+    cr_assert_not_null(back);
+    if (!vips_image_get_typeof(back, VIPS_META_XMP_NAME))
+        return NULL;
+    cr_assert_eq(vips_image_get_blob(back, VIPS_META_XMP_NAME, &blob, &blob_len), 0);
+    return g_strndup(blob, blob_len);
+}
+
+/* A photo whose ImageDescription is `description` and nothing else. */
+static VipsImage *
+photo_described(const char *description)
+{
+    g_autoptr(VipsImage) gradient = gal_test_gradient(32, 24);
+    ExifMem *mem = exif_mem_new_default();
+    ExifData *ed = exif_data_new_mem(mem);
+    unsigned char *blob = NULL;
+    unsigned int len = 0;
+    VipsImage *photo = NULL;
+
+    exif_data_set_byte_order(ed, EXIF_BYTE_ORDER_INTEL);
+    exif_data_set_data_type(ed, EXIF_DATA_TYPE_COMPRESSED);
+    put_ascii(ed, mem, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION, description);
+    exif_data_save_data(ed, &blob, &len);
+    cr_assert_eq(vips_copy(gradient, &photo, NULL), 0);
+    vips_image_set_blob_copy(photo, VIPS_META_EXIF_NAME, blob, len);
+    free(blob);
+    exif_data_unref(ed);
+    exif_mem_unref(mem);
+    return photo;
+}
+
+/* A caption from another source (a sidecar) is written as ImageDescription
+ * in UTF-8 and as XMP dc:description, by the JPEG and WebP savers alike. */
+Test(exif, the_caption_travels_as_image_description_and_xmp_description)
+{
+    static const char *const savers[] = { ".jpg", ".webp" };
+    g_autoptr(VipsImage) photo = gal_test_gradient(32, 24);
+    g_autoptr(VipsImage) prepared = NULL;
+    char *policy[] = { "default", NULL };
+    gal_credits credits = { SIDECAR_CAPTION, NULL, NULL };
+    gal_meta meta = { 0 };
+    gal_error err = { 0 };
+
+    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, &credits, photo, &prepared, &meta, &err),
+        0, "%s", err.msg);
+    for (size_t i = 0; i < G_N_ELEMENTS(savers); i++) {
+        g_autofree void *buf = NULL;
+        size_t len;
+        g_autoptr(VipsImage) back = NULL;
+        const void *blob;
+        size_t blob_len;
+        g_autoptr(ExifData) saved = NULL;
+        g_autofree char *xmp = saved_xmp(prepared, savers[i]);
+
+        cr_assert_eq(vips_image_write_to_buffer(prepared, savers[i], &buf, &len, NULL), 0);
+        back = vips_image_new_from_buffer(buf, len, "", NULL);
+        cr_assert_eq(vips_image_get_blob(back, VIPS_META_EXIF_NAME, &blob, &blob_len), 0,
+            "%s: no EXIF", savers[i]);
+        saved = exif_data_new_from_data(blob, (unsigned int) blob_len);
+        expect_text(saved, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION, SIDECAR_CAPTION);
+        cr_assert_not_null(xmp, "%s: no XMP", savers[i]);
+        cr_expect(strstr(xmp, "<dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">"
+                              SIDECAR_CAPTION "</rdf:li>") != NULL, "%s: %s", savers[i], xmp);
+    }
+    cr_expect_str_eq(meta.caption, SIDECAR_CAPTION);
+    gal__meta_clear(&meta);
+}
+
+/* output.metadata decides: a list without the caption publishes none. */
+Test(exif, the_caption_stays_out_when_the_policy_drops_it)
+{
+    g_autoptr(VipsImage) photo = gal_test_gradient(32, 24);
+    g_autoptr(VipsImage) prepared = NULL;
+    g_autoptr(ExifData) saved = NULL;
+    char *policy[] = { "date", "camera", NULL };
+    gal_credits credits = { SIDECAR_CAPTION, NULL, NULL };
+    gal_meta meta = { 0 };
+    gal_error err = { 0 };
+    g_autofree char *xmp = NULL;
+
+    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, &credits, photo, &prepared, &meta, &err),
+        0);
+    saved = saved_exif(prepared, FALSE);
+    cr_assert_not_null(saved);
+    cr_expect_not(has(saved, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION));
+    xmp = saved_xmp(prepared, ".jpg");
+    cr_expect(!xmp || !strstr(xmp, "dc:description"), "%s", xmp);
+    cr_expect_null(meta.caption);
+    gal__meta_clear(&meta);
+}
+
+/* output.artist and output.copyright (rendered by the caller) replace the
+ * photo's own credits, in EXIF and XMP, also under a list that keeps no
+ * credits of the photo's: they are the preset's. */
+Test(exif, the_presets_credits_set_artist_copyright_creator_and_rights)
+{
+    static const char *const policies[][3] = { { "default", NULL, NULL },
+        { "date", NULL, NULL } };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(policies); i++) {
+        g_autoptr(VipsImage) photo = photo_with_exif();
+        g_autoptr(VipsImage) prepared = NULL;
+        g_autoptr(ExifData) saved = NULL;
+        g_autofree char *xmp = NULL;
+        gal_credits credits = { NULL, "Kim Ŏ-jin", "© 2014 Kim Ŏ-jin" };
+        gal_meta meta = { 0 };
+        gal_error err = { 0 };
+
+        cr_assert_eq(gal__metadata_apply((char **) policies[i], SOFTWARE, &credits, photo,
+                         &prepared, &meta, &err), 0, "%s", err.msg);
+        saved = saved_exif(prepared, FALSE);
+        cr_assert_not_null(saved);
+        expect_text(saved, EXIF_IFD_0, EXIF_TAG_ARTIST, "Kim Ŏ-jin");
+        expect_text(saved, EXIF_IFD_0, EXIF_TAG_COPYRIGHT, "© 2014 Kim Ŏ-jin");
+        xmp = saved_xmp(prepared, ".jpg");
+        cr_assert_not_null(xmp);
+        cr_expect(strstr(xmp, "<dc:creator><rdf:Seq><rdf:li>Kim Ŏ-jin</rdf:li>") != NULL,
+            "%s", xmp);
+        cr_expect(strstr(xmp, "<dc:rights><rdf:Alt><rdf:li xml:lang=\"x-default\">© 2014 Kim "
+                              "Ŏ-jin</rdf:li>") != NULL, "%s", xmp);
+        gal__meta_clear(&meta);
+    }
+}
+
+/* What a camera writes by itself is no caption: not published. */
+Test(exif, a_cameras_placeholder_description_is_not_published)
+{
+    static const char *const placeholders[] = { "OLYMPUS DIGITAL CAMERA",
+        "KONICA MINOLTA DIGITAL CAMERA", "SONY DSC", "                               ",
+        "SONY DSC        " };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(placeholders); i++) {
+        g_autoptr(VipsImage) photo = photo_described(placeholders[i]);
+        g_autoptr(VipsImage) prepared = NULL;
+        g_autoptr(ExifData) saved = NULL;
+        g_autofree char *xmp = NULL;
+        char *policy[] = { "default", NULL };
+        gal_meta meta = { 0 };
+        gal_error err = { 0 };
+
+        cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err),
+            0);
+        saved = saved_exif(prepared, FALSE);
+        cr_assert_not_null(saved);
+        cr_expect_not(has(saved, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION), "\"%s\" published",
+            placeholders[i]);
+        cr_expect_null(meta.caption, "\"%s\"", placeholders[i]);
+        xmp = saved_xmp(prepared, ".jpg");
+        cr_expect(!xmp || !strstr(xmp, "dc:description"), "%s", xmp);
+        gal__meta_clear(&meta);
+    }
+}
+
+Test(exif, placeholders_are_told_from_captions)
+{
+    cr_expect(gal__caption_placeholder("OLYMPUS DIGITAL CAMERA"));
+    cr_expect(gal__caption_placeholder("  KONICA MINOLTA DIGITAL CAMERA  "));
+    cr_expect(gal__caption_placeholder("SONY DSC"));
+    cr_expect(gal__caption_placeholder("    "));
+    cr_expect(gal__caption_placeholder(""));
+    cr_expect_not(gal__caption_placeholder("My first DIGITAL CAMERA"));
+    cr_expect_not(gal__caption_placeholder("Sony DSC-RX100 on the summit"));
+    cr_expect_not(gal__caption_placeholder("고려식 상차림"));
+}
+
 /* ---- checking the names -------------------------------------------------------- */
 
 static void

@@ -50,6 +50,24 @@ Test(gather, sorts_by_file_name)
     gal_preset_free(sheet);
 }
 
+Test(gather, names_sort_naturally_and_without_regard_to_case)
+{
+    static const char *const sorted[] = { "aqua.jpg", "img_1.jpg", "IMG_2.jpg", "img_3.jpg",
+        "IMG_10.jpg", "IMG_10a.jpg", "IMG_011.jpg", "IMG_100.jpg", "Yellow.jpg", "zebra.jpg" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(sorted); i++)
+        for (size_t j = 0; j < G_N_ELEMENTS(sorted); j++) {
+            int c = gal__natural_compare(sorted[i], sorted[j]);
+
+            cr_expect(i < j ? c < 0 : i > j ? c > 0 : c == 0, "%s vs %s: %d", sorted[i],
+                sorted[j], c);
+        }
+    /* Equal but for case: still one order, both ways. */
+    cr_expect_lt(gal__natural_compare("IMG_2.jpg", "img_2.jpg"), 0);
+    cr_expect_gt(gal__natural_compare("img_2.jpg", "IMG_2.jpg"), 0);
+    cr_expect_neq(gal__natural_compare("IMG_02.jpg", "IMG_2.jpg"), 0);
+}
+
 Test(gather, sorts_by_date_taken)
 {
     int order[6];

@@ -131,7 +131,25 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
     gal__manifest_free(back);
 }
 
-Test(manifest, relative_paths_are_lexical_and_relocatable)
+/* gal__relative_path, freed at the end of the test. */
+static GPtrArray *relatives;
+
+static const char *
+relative(const char *dir, const char *path)
+{
+    if (!relatives)
+        relatives = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(relatives, gal__relative_path(dir, path));
+    return relatives->pdata[relatives->len - 1];
+}
+
+static void
+free_relatives(void)
+{
+    g_clear_pointer(&relatives, g_ptr_array_unref);
+}
+
+Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relatives)
 {
     g_autofree char *a = gal__relative_path("/srv/site/out", "/srv/photos/2024/a.jpg");
     g_autofree char *b = gal__relative_path("/srv/site/out", "/srv/site/out/sub/x.jpg");
@@ -140,6 +158,12 @@ Test(manifest, relative_paths_are_lexical_and_relocatable)
     cr_expect_str_eq(a, "../../photos/2024/a.jpg");
     cr_expect_str_eq(b, "sub/x.jpg");
     cr_expect_str_eq(c, "a/b");
+    /* A name that only starts like the folder is not inside it. */
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/outer/x.jpg"), "../outer/x.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out"), ".");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv"), "../..");
+    cr_expect_str_eq(relative("/srv/site/out", "/"), "../../..");
+    cr_expect_str_eq(relative("/srv/site/out/", "/srv//site/./out/a/../b.jpg"), "b.jpg");
 }
 
 /* ---- the preset digest ------------------------------------------------------------ */

@@ -14,7 +14,7 @@ Test(stage_contact_sheet, grid_cells_fit_photos_inside_and_size_the_sheet)
     gal_rect cells[7];
     int w, h;
 
-    gal__sheet_grid(7, aspects, 3, 200, 1.0, 10, 30, FALSE, cells, &w, &h);
+    gal__sheet_grid(7, 7, aspects, 3, 200, 1.0, 10, 30, FALSE, cells, &w, &h);
     cr_expect_eq(w, 10 + 3 * 210);
     cr_expect_eq(h, 10 + 3 * (200 + 30 + 10), "3 rows of 200 + label 30 + gap");
     /* landscape 1.5 in a square cell: full width, 133 high, sitting on the label */
@@ -37,11 +37,58 @@ Test(stage_contact_sheet, grid_with_crop_fills_every_cell)
     gal_rect cells[2];
     int w, h;
 
-    gal__sheet_grid(2, aspects, 6, 100, 1.25, 4, 0, TRUE, cells, &w, &h);
+    gal__sheet_grid(2, 2, aspects, 6, 100, 1.25, 4, 0, TRUE, cells, &w, &h);
     cr_expect_eq(cells[0].w, 100);
     cr_expect_eq(cells[0].h, 125);
     cr_expect_eq(cells[1].h, 125);
     cr_expect_eq(w, 4 + 2 * 104, "a short last row does not widen the sheet");
+}
+
+Test(stage_contact_sheet, a_short_last_page_is_laid_out_as_a_full_one)
+{
+    double aspects[3] = { 1.0, 1.5, 0.8 };
+    gal_rect cells[3];
+    int full_w, full_h, w, h;
+    gal_rect full_cells[10];
+    double full_aspects[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+
+    gal__sheet_grid(10, 10, full_aspects, 5, 100, 1.0, 4, 20, FALSE, full_cells, &full_w,
+        &full_h);
+    gal__sheet_grid(3, 10, aspects, 5, 100, 1.0, 4, 20, FALSE, cells, &w, &h);
+    cr_expect_eq(w, full_w, "width %d, a full page %d", w, full_w);
+    cr_expect_eq(h, full_h, "height %d, a full page %d", h, full_h);
+    cr_expect_eq(cells[0].x, full_cells[0].x, "the first cell stays where it is");
+}
+
+Test(stage_contact_sheet, a_long_label_keeps_its_index_and_the_end_of_the_name)
+{
+    static const char *const labels[] = { "3. storm-rotated-in-the-harbour.jpg",
+        "12. IMG_20240101_123456789.jpg", "7. 北朝鮮の写真とても長い名前です.jpg" };
+    gal_color white = { 255, 255, 255, 255 };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(labels); i++)
+        for (int width = 60; width <= 200; width += 35) {
+            gal_error err = { 0 };
+            g_autofree char *fit = gal__sheet_label_fit(labels[i], 12, width, &white, &err);
+            const char *dot = strchr(labels[i], ' ');
+            g_autofree char *index = g_strndup(labels[i], (gsize) (dot - labels[i]) + 1);
+            const char *end = labels[i] + strlen(labels[i]) - 3; /* "jpg" */
+
+            cr_assert_not_null(fit, "%s at %d: %s", labels[i], width, err.msg);
+            cr_expect(g_str_has_prefix(fit, index), "%s at %d px: \"%s\" lost its index",
+                labels[i], width, fit);
+            cr_expect(g_str_has_suffix(fit, end), "%s at %d px: \"%s\" lost the name's end",
+                labels[i], width, fit);
+            cr_expect(strstr(fit, "…"), "%s at %d px: \"%s\" is cut in the middle", labels[i],
+                width, fit);
+        }
+    {
+        gal_error err = { 0 };
+        g_autofree char *fit =
+            gal__sheet_label_fit("3. storm-rotated.jpg", 12, 1000, &white, &err);
+
+        cr_expect_str_eq(fit, "3. storm-rotated.jpg", "a label that fits is whole");
+    }
 }
 
 Test(stage_contact_sheet, justified_rows_fill_the_width_at_one_height)

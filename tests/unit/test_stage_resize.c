@@ -1,5 +1,7 @@
 /* Resize geometry (every fit mode, both orientations of the box, with and
  * without upscale) and the stage's pixels. */
+#include <math.h>
+
 #include <criterion/criterion.h>
 
 #include "gal_test.h"
@@ -523,4 +525,114 @@ Test(stage_resize, a_window_scaled_alone_matches_the_whole_photo_scaled)
     check_window_against_whole(300, 40, TRUE);   /* columns likewise */
     check_window_against_whole(640, 335, TRUE);  /* 2579 / 640: the whole width */
     check_window_against_whole(37, 301, FALSE);  /* 8786 / 301: no whole step */
+}
+
+/* Enlargement (issue 13): a real interpolator, not pixel replication. */
+
+/* The share of horizontally neighbouring pixels (all bands) that are
+ * identical: 1 for blocks of replicated pixels, low for a smooth
+ * enlargement of a photo. */
+static double
+identical_neighbour_share(VipsImage *image)
+{
+    g_autoptr(VipsImage) left = NULL;
+    g_autoptr(VipsImage) right = NULL;
+    g_autoptr(VipsImage) same = NULL;
+    g_autoptr(VipsImage) all = NULL;
+    double mean;
+
+    cr_assert_eq(vips_extract_area(image, &left, 0, 0, image->Xsize - 1, image->Ysize, NULL), 0);
+    cr_assert_eq(vips_extract_area(image, &right, 1, 0, image->Xsize - 1, image->Ysize, NULL), 0);
+    cr_assert_eq(vips_relational(left, right, &same, VIPS_OPERATION_RELATIONAL_EQUAL, NULL), 0);
+    cr_assert_eq(vips_bandbool(same, &all, VIPS_OPERATION_BOOLEAN_AND, NULL), 0);
+    cr_assert_eq(vips_avg(all, &mean, NULL), 0);
+    return mean / 255.0;
+}
+
+/* Peak signal-to-noise ratio of `a` against `ref`, in dB (same size). */
+static double
+psnr(VipsImage *a, VipsImage *ref)
+{
+    g_autoptr(VipsImage) d = NULL;
+    g_autoptr(VipsImage) sq = NULL;
+    double mse;
+
+    cr_assert_eq(vips_subtract(a, ref, &d, NULL), 0);
+    cr_assert_eq(vips_multiply(d, d, &sq, NULL), 0);
+    cr_assert_eq(vips_avg(sq, &mse, NULL), 0);
+    return mse > 0 ? 10 * log10(255.0 * 255.0 / mse) : 99;
+}
+
+/* A real photo (trip-01, 640x640), shrunk to `size` px square, in memory. */
+static VipsImage *
+small_photo(int size)
+{
+    g_autofree char *path = g_build_filename(GAL_FIXTURES_DIR, "trip", "trip-01.jpg", NULL);
+    g_autoptr(VipsImage) photo = gal_test_load_image(path, FALSE);
+    g_autoptr(VipsImage) small = NULL;
+
+    cr_assert_eq(vips_resize(photo, &small, (double) size / photo->Xsize, NULL), 0);
+    return vips_image_copy_memory(small);
+}
+
+/* The centred bicubic (Catmull-Rom) enlargement of `in` by `scale`, cut
+ * like cover's centre crop to w x h: bench/benchtool.c's reference. */
+static VipsImage *
+centred_bicubic(VipsImage *in, double scale, int w, int h)
+{
+    VipsInterpolate *bicubic = vips_interpolate_new("bicubic");
+    int sw = (int) lround(in->Xsize * scale), sh = (int) lround(in->Ysize * scale);
+    g_autoptr(VipsArrayInt) area = vips_array_int_newv(4, 0, 0, sw, sh);
+    g_autoptr(VipsImage) big = NULL;
+    VipsImage *out;
+
+    cr_assert_eq(vips_affine(in, &big, scale, 0, 0, scale, "interpolate", bicubic, "odx",
+                     (scale - 1) / 2, "ody", (scale - 1) / 2, "oarea", area, "extend",
+                     VIPS_EXTEND_COPY, NULL),
+        0);
+    g_object_unref(bicubic);
+    cr_assert_eq(vips_extract_area(big, &out, (sw - w) / 2, (sh - h) / 2, w, h, NULL), 0);
+    return out;
+}
+
+Test(stage_resize, enlarging_interpolates_instead_of_repeating_pixels)
+{
+    /* The issue's case: a 215 px photo covering 1080x1350 (6.28x). */
+    g_autoptr(VipsImage) in = small_photo(215);
+    g_autoptr(VipsImage) out = gal_test_run_stage("resize",
+        "{width: 1080, height: 1350, fit: cover, upscale: true}", g_object_ref(in));
+    g_autoptr(VipsImage) cubic = NULL;
+    g_autoptr(VipsImage) cubic_window = NULL;
+    g_autoptr(VipsImage) reference = NULL;
+    double scale = 1350.0 / 215, mine, theirs;
+
+    cr_assert_eq(out->Xsize, 1080);
+    cr_assert_eq(out->Ysize, 1350);
+    cr_assert_eq(vips_resize(in, &cubic, scale, "kernel", VIPS_KERNEL_CUBIC, NULL), 0);
+    cr_assert_eq(vips_extract_area(cubic, &cubic_window, (cubic->Xsize - 1080) / 2,
+                     (cubic->Ysize - 1350) / 2, 1080, 1350, NULL),
+        0);
+    mine = identical_neighbour_share(out);
+    theirs = identical_neighbour_share(cubic_window);
+    cr_expect_leq(mine, 1.25 * theirs, "identical neighbours: %.1f%%, bicubic %.1f%%",
+        100 * mine, 100 * theirs);
+    reference = centred_bicubic(in, scale, 1080, 1350);
+    cr_expect_geq(psnr(out, reference), 40, "PSNR against a centred bicubic: %.2f dB",
+        psnr(out, reference));
+}
+
+Test(stage_resize, an_exact_double_is_not_nearest_neighbour)
+{
+    g_autoptr(VipsImage) in = small_photo(300);
+    g_autoptr(VipsImage) out =
+        gal_test_run_stage("resize", "{width: 600, upscale: true}", g_object_ref(in));
+    g_autoptr(VipsImage) nearest = NULL;
+    g_autoptr(VipsImage) reference = centred_bicubic(in, 2.0, 600, 600);
+    double max_abs, mean_abs;
+
+    cr_assert_eq(vips_zoom(in, &nearest, 2, 2, NULL), 0);
+    cr_assert_eq(gal_test_diff(out, nearest, &max_abs, &mean_abs), 0);
+    cr_expect_gt(mean_abs, 1.0, "2x is pixel replication (mean diff %.3f)", mean_abs);
+    cr_expect_geq(psnr(out, reference), 40, "PSNR against a centred bicubic: %.2f dB",
+        psnr(out, reference));
 }

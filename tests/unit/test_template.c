@@ -76,8 +76,8 @@ Test(template, rejects_an_unknown_field_listing_the_fields)
 {
     expect_parse_error("{whatever}",
         "unknown field \"{whatever}\" at column 1 of \"{whatever}\"; fields are name, stem, ext, "
-        "preset, caption, camera, lens, artist, copyright, exposure, date, dir, width, index, "
-        "count");
+        "preset, caption, camera, lens, artist, copyright, exposure, date, year, dir, width, "
+        "index, count");
 }
 
 Test(template, rejects_an_unclosed_brace)

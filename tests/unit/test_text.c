@@ -172,6 +172,42 @@ Test(text, a_font_collection_offset_past_the_file_is_refused)
     cr_expect(error && strstr(error->message, "is not a TrueType/OpenType font"));
 }
 
+/* An @handle keeps its dots (@jen.loong) and a #hashtag its underscores,
+ * coloured whole; the dot ending a sentence is not the handle's. */
+Test(text, handles_with_dots_and_tags_with_underscores_are_coloured_whole)
+{
+    g_auto(GStrv) tags = gal__text_tags("Shot by @jen.loong. #tags_with_underscores, "
+                                        "@a.b.c_d! #run#wanderlust @x. end #n.k");
+    const char *const want[] = { "@jen.loong", "#tags_with_underscores", "@a.b.c_d", "#run",
+        "#wanderlust", "@x", "#n", NULL };
+    gal_color blue = { 0, 0, 255, 255 };
+    gal_text_style st = style(40);
+    gal_text_info info;
+    g_autoptr(VipsImage) out = NULL;
+    g_autoptr(VipsImage) right = NULL;
+    g_autoptr(VipsImage) right_stats = NULL;
+    double *r;
+    int n;
+
+    cr_assert_eq(g_strv_length(tags), g_strv_length((char **) want), "%u tags",
+        g_strv_length(tags));
+    for (int i = 0; want[i]; i++)
+        cr_expect_str_eq(tags[i], want[i]);
+
+    /* In pixels: red text, blue tags; the handle's part after its dot is
+     * blue, not red. */
+    st.color = (gal_color) { 255, 0, 0, 255 };
+    st.highlight = &blue;
+    out = render("@MMMM.MMMM", &st, &info);
+    cr_assert_eq(vips_extract_area(out, &right, 2 * out->Xsize / 3, 0, out->Xsize / 3,
+        out->Ysize, NULL), 0);
+    cr_assert_eq(vips_stats(right, &right_stats, NULL), 0);
+    /* vips_stats: row 1 + b is band b, column 1 its maximum */
+    cr_assert_eq(vips_getpoint(right_stats, &r, &n, 1, 1, NULL), 0);
+    cr_expect_eq(r[0], 0, "no red in the handle's end (max red %g)", r[0]);
+    g_free(r);
+}
+
 /* ---- line breaking, counting, cutting ------------------------------------------------ */
 
 #define WJ "\xe2\x81\xa0"

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""gen.py: the simulated archive of the scale benchmark (bench/scale/README.md).
+
+Makes, under ROOT (a tmpfs is best):
+
+  ROOT/in/YYYY/MM/DD/DSC_0000000.jpg   COUNT empty photos, PER_FOLDER a day
+  ROOT/out/DSC_0000000.jpg             the empty output each would have
+  ROOT/parts/.gallop-manifest.K-of-N.tsv
+                                       the N parts a finished `gallop run PRESET
+                                       ROOT/in -o ROOT/out --shard K/N` would
+                                       have left: per photo one `output` record
+                                       and one `result` line, in shard K's part
+
+The parts are written in the exact format gallop writes (pipeline/manifest.c,
+pipeline/part.c); what only gallop knows -- the preset's digest and key lines,
+gallop's version -- is taken from TEMPLATE, a part a real sharded run of the same
+preset wrote (bench/scale/run makes one from three fixture photos). Every record
+is true: the files are empty, so sizes are 0, contents hash to SHA-256(""), and
+times are those set on the files; after `gallop merge`, `gallop run --check` is 0.
+
+A photo's shard is gallop's (pipeline/shard.c): jump consistent hash of the 64-bit
+FNV-1a of its path within the input folder.
+"""
+import argparse
+import datetime
+import hashlib
+import os
+import shutil
+import sys
+import time
+
+FNV_OFFSET = 0xCBF29CE484222325
+FNV_PRIME = 0x100000001B3
+MASK64 = (1 << 64) - 1
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def fnv1a64(data, h=FNV_OFFSET):
+    """FNV-1a, 64 bits, continuing from state h (so a shared prefix is hashed once)."""
+    for byte in data:
+        h = ((h ^ byte) * FNV_PRIME) & MASK64
+    return h
+
+
+def jump_hash(key, buckets):
+    """Lamping and Veach's jump consistent hash, with C's double arithmetic (shard.c)."""
+    bucket, nxt = -1, 0
+    while nxt < buckets:
+        bucket = nxt
+        key = (key * 2862933555777941757 + 1) & MASK64
+        nxt = int(float(bucket + 1) * (float(1 << 31) / float((key >> 33) + 1)))
+    return bucket
+
+
+def shard_of(rel, shards):
+    """gal__shard_of: 1-based."""
+    return 1 if shards <= 1 else jump_hash(fnv1a64(rel.encode()), shards) + 1
+
+
+def escape(text):
+    """A manifest field (gal__manifest_append_field)."""
+    return (text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            .replace("\r", "\\r"))
+
+
+def dtostr(v):
+    """A double as gallop writes it (g_ascii_dtostr: %.17g)."""
+    return "%.17g" % v
+
+
+def read_template(path):
+    """The preset's digest and key lines, and gallop's version, from a real part."""
+    digest = version = None
+    preset_lines = []
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if lines[0] != "gallop-manifest\t1":
+        sys.exit(f"gen.py: {path}: not a gallop manifest part")
+    for line in lines[1:]:
+        fields = line.split("\t")
+        if fields[0] == "preset":
+            preset_lines.append(line + "\n")
+        elif fields[0] == "shard":
+            digest, version = fields[3], fields[4]
+    if not digest or not preset_lines:
+        sys.exit(f"gen.py: {path}: no \"shard\" line or no preset lines (a part of a shard "
+                 "that made something is needed)")
+    if any(l.split("\t")[1] != digest for l in preset_lines):
+        sys.exit(f"gen.py: {path}: preset lines of another digest")
+    return digest, version, preset_lines
+
+
+def touch(path, mtime_ns):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.utime(fd, ns=(mtime_ns, mtime_ns))
+    finally:
+        os.close(fd)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--count", type=int, required=True, help="photos")
+    ap.add_argument("--root", required=True, help="folder to make (in/, out/, parts/)")
+    ap.add_argument("--template", required=True, help="a part a real sharded run wrote")
+    ap.add_argument("--shards", type=int, default=100)
+    ap.add_argument("--per-folder", type=int, default=1000, help="photos per day folder")
+    ap.add_argument("--cwd", default=os.getcwd(),
+                    help="the folder the shards ran from (their parts' inputs line)")
+    args = ap.parse_args()
+
+    digest, version, preset_lines = read_template(args.template)
+    root = os.path.abspath(args.root)
+    tree, out, parts = (os.path.join(root, d) for d in ("in", "out", "parts"))
+    for d in (tree, out, parts):
+        os.makedirs(d, exist_ok=True)
+    rel_tree = os.path.relpath(tree, out)  # how the records name the inputs: ../in
+    n, shards = args.count, args.shards
+    started = time.monotonic()
+
+    # Each shard's records and results, streamed to scratch files, then joined.
+    entries = [None] + [open(os.path.join(parts, f".{k}.entries"), "w", encoding="utf-8")
+                        for k in range(1, shards + 1)]
+    results = [None] + [open(os.path.join(parts, f".{k}.results"), "w", encoding="utf-8")
+                        for k in range(1, shards + 1)]
+    counts = [0] * (shards + 1)
+    day0 = datetime.date(2000, 1, 1)
+    shot0 = 1_500_000_000 * 10**9         # first photo taken, ns
+    made0 = 1_700_000_000 * 10**9         # outputs made, ns
+
+    for first in range(0, n, args.per_folder):
+        day = day0 + datetime.timedelta(days=first // args.per_folder)
+        folder = f"{day.year:04d}/{day.month:02d}/{day.day:02d}"
+        os.makedirs(os.path.join(tree, folder), exist_ok=True)
+        prefix_hash = fnv1a64(f"{folder}/DSC_".encode())
+        for i in range(first, min(n, first + args.per_folder)):
+            name = f"DSC_{i:07d}.jpg"
+            tail = f"{i:07d}.jpg"
+            rel = f"{folder}/{name}"     # within the input folder: what shards hash
+            k = 1 if shards <= 1 else jump_hash(fnv1a64(tail.encode(), prefix_hash), shards) + 1
+            assert i != first or k == shard_of(rel, shards)
+            in_mtime = shot0 + i * 10**9 + (i * 7919) % 10**9
+            out_mtime = made0 + i * 10**6 + (i * 104729) % 10**6
+            touch(os.path.join(tree, rel), in_mtime)
+            touch(os.path.join(out, name), out_mtime)
+            rel_in = f"{rel_tree}/{rel}"
+            width, height = (683, 1024) if i % 5 == 4 else (1024, 683)
+            name_key = escape(f"{{stem}}.{{ext}}\t{i + 1}\t{n}")
+            # output OUTPUT INPUT in_size in_mtime in_sha DIGEST VERSION out_size out_mtime
+            #        out_sha W H NAME_KEY                                   (manifest.c)
+            entries[k].write(
+                f"output\t{escape(name)}\t{escape(rel_in)}\t0\t{in_mtime}\t{EMPTY_SHA256}\t"
+                f"{digest}\t{version}\t0\t{out_mtime}\t{EMPTY_SHA256}\t{width}\t{height}\t"
+                f"{name_key}\n")
+            # result INPUT OUTPUT status why detail W H bytes sha caption source cut
+            #        seconds hash_seconds code file line col key subject msg in_sha (part.c)
+            seconds = 0.05 + (i * 7919 % 1000) / 20000
+            hash_seconds = 0.0001 + (i * 104729 % 1000) / 1e7
+            results[k].write(
+                f"result\t{escape(rel_in)}\t{escape(name)}\tdone\tnew\t\t{width}\t{height}\t0\t"
+                f"{EMPTY_SHA256}\t\t\t0\t{dtostr(seconds)}\t{dtostr(hash_seconds)}\t0\t\t0\t0"
+                f"\t\t\t\t{EMPTY_SHA256}\n")
+            counts[k] += 1
+
+    for f in entries[1:] + results[1:]:
+        f.close()
+    total_bytes = 0
+    for k in range(1, shards + 1):
+        path = os.path.join(parts, f".gallop-manifest.{k}-of-{shards}.tsv")
+        scratch_e = os.path.join(parts, f".{k}.entries")
+        scratch_r = os.path.join(parts, f".{k}.results")
+        with open(path, "w", encoding="utf-8") as part:
+            part.write("gallop-manifest\t1\n")
+            if counts[k]:  # only the presets some entry refers to
+                part.writelines(preset_lines)
+            with open(scratch_e, encoding="utf-8") as f:
+                shutil.copyfileobj(f, part, 1 << 20)
+            part.write(f"shard\t{k}\t{shards}\t{digest}\t{version}\n")
+            part.write(f"inputs\t{escape(args.cwd)}\t{escape(tree)}\n")
+            with open(scratch_r, encoding="utf-8") as f:
+                shutil.copyfileobj(f, part, 1 << 20)
+            part.write(f"done\t{counts[k]}\n")
+        os.unlink(scratch_e)
+        os.unlink(scratch_r)
+        total_bytes += os.path.getsize(path)
+    print(f"gen.py: {n} photos in {tree}, their outputs in {out}, {shards} parts "
+          f"({total_bytes / 2**20:.1f} MiB, {min(counts[1:])}..{max(counts[1:])} photos each) "
+          f"in {parts}; {time.monotonic() - started:.1f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+/* embedded.h: captions embedded in a photo's metadata blobs, parsed from
+ * bytes alone (no file, no libvips): the sources "xmp" and "iptc" of
+ * captions.c, and fuzz targets of their own. */
+#ifndef GAL_EMBEDDED_H
+#define GAL_EMBEDDED_H
+
+#include <glib.h>
+
+/* XMP: the x-default entry of dc:description (else its first). A new
+ * string, or NULL when there is none or the packet is not XML. */
+char *gal__xmp_description(const char *xmp, gsize len);
+/* IPTC-IIM Caption-Abstract (2:120), from a bare IIM block or a Photoshop
+ * APP13 resource block. A new string (UTF-8), or NULL. */
+char *gal__iptc_caption(const void *data, gsize len);
+
+#endif

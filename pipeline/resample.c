@@ -1,0 +1,256 @@
+/* resample.c: scaling along one axis (see resample.h). Shrinking is
+ * libvips' Lanczos 3 reducer; enlarging is a separable, centred bicubic
+ * of our own, one lazy libvips operation per axis (vips_image_generate):
+ * libvips 8.14 has no enlarging reducer, and its bicubic vips_affine is
+ * both slow (about 45 ns a pixel, 16 taps) and half a pixel off centre
+ * inside vips_resize. */
+#include <math.h>
+
+#include "resample.h"
+
+/* Fixed-point weights, as libvips' own uchar bicubic keeps them. */
+#define WEIGHT_BITS 12
+#define WEIGHT_ONE (1 << WEIGHT_BITS)
+
+/* The four source positions and weights of one output row (or column). */
+typedef struct {
+    int src[4]; /* source indices, clamped to the edge (extend copy) */
+    int weight[4];
+} tap;
+
+/* One axis's enlargement: which source lines make each output line. */
+typedef struct {
+    VipsImage *in; /* a reference, dropped when the output closes */
+    int out_length;
+    tap *taps;     /* out_length of them */
+} axis_plan;
+
+static void
+axis_plan_free(VipsImage *out, axis_plan *plan)
+{
+    (void) out;
+    g_free(plan->taps);
+    g_free(plan);
+}
+
+static gint64
+gcd64(gint64 a, gint64 b)
+{
+    while (b) {
+        gint64 t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Catmull-Rom (libvips' "bicubic") for the source lines around output line
+ * `i`, centred: output line i covers source position (i + 0.5) * in / out
+ * - 0.5. The fraction is taken exactly, as a ratio of integers reduced
+ * first, so the same scale gives the same weights wherever a span of the
+ * axis starts (gal__resize_span relies on it: a window scaled alone is the
+ * whole photo's window). */
+static void
+make_tap(gint64 in_r, gint64 out_r, int in_length, int i, tap *t)
+{
+    /* position = num / den, with num = (2i + 1) in - out, den = 2 out */
+    gint64 num = (2 * (gint64) i + 1) * in_r - out_r;
+    gint64 den = 2 * out_r;
+    gint64 whole = num >= 0 ? num / den : -((-num + den - 1) / den);
+    double f = (double) (num - whole * den) / (double) den;
+    double w[4] = {
+        0.5 * (-f * f * f + 2 * f * f - f),
+        0.5 * (3 * f * f * f - 5 * f * f + 2),
+        0.5 * (-3 * f * f * f + 4 * f * f + f),
+        0.5 * (f * f * f - f * f),
+    };
+    int sum = 0, largest = 1;
+
+    for (int k = 0; k < 4; k++) {
+        gint64 s = whole - 1 + k;
+
+        t->src[k] = (int) CLAMP(s, 0, in_length - 1);
+        t->weight[k] = (int) lround(w[k] * WEIGHT_ONE);
+        sum += t->weight[k];
+        if (t->weight[k] > t->weight[largest])
+            largest = k;
+    }
+    /* Rounding: the weights add up to one exactly, so flat areas stay flat. */
+    t->weight[largest] += WEIGHT_ONE - sum;
+}
+
+static axis_plan *
+axis_plan_new(VipsImage *in, int in_length, int out_length)
+{
+    axis_plan *plan = g_new0(axis_plan, 1);
+    gint64 g = gcd64(in_length, out_length);
+
+    plan->in = in;
+    plan->out_length = out_length;
+    plan->taps = g_new(tap, out_length);
+    for (int i = 0; i < out_length; i++)
+        make_tap(in_length / g, out_length / g, in_length, i, &plan->taps[i]);
+    return plan;
+}
+
+static inline VipsPel
+clip_pel(int sum)
+{
+    int v = (sum + WEIGHT_ONE / 2) >> WEIGHT_BITS;
+
+    return (VipsPel) CLAMP(v, 0, 255);
+}
+
+/* Rows: each output row is four source rows weighted, byte by byte. */
+static int
+rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const axis_plan *plan = b;
+    const VipsRect *r = &out_region->valid;
+    const tap *first = &plan->taps[r->top];
+    const tap *last = &plan->taps[r->top + r->height - 1];
+    VipsRect need = { r->left, first->src[0], r->width, last->src[3] - first->src[0] + 1 };
+    size_t n = (size_t) r->width * plan->in->Bands;
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        const tap *t = &plan->taps[r->top + y];
+        const VipsPel *p0 = VIPS_REGION_ADDR(ir, r->left, t->src[0]);
+        const VipsPel *p1 = VIPS_REGION_ADDR(ir, r->left, t->src[1]);
+        const VipsPel *p2 = VIPS_REGION_ADDR(ir, r->left, t->src[2]);
+        const VipsPel *p3 = VIPS_REGION_ADDR(ir, r->left, t->src[3]);
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+        int w0 = t->weight[0], w1 = t->weight[1], w2 = t->weight[2], w3 = t->weight[3];
+
+        for (size_t j = 0; j < n; j++)
+            q[j] = clip_pel(w0 * p0[j] + w1 * p1[j] + w2 * p2[j] + w3 * p3[j]);
+    }
+    return 0;
+}
+
+/* Columns: each output pixel is four source pixels of its row weighted. */
+static int
+columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const axis_plan *plan = b;
+    const VipsRect *r = &out_region->valid;
+    const tap *first = &plan->taps[r->left];
+    const tap *last = &plan->taps[r->left + r->width - 1];
+    VipsRect need = { first->src[0], r->top, last->src[3] - first->src[0] + 1, r->height };
+    int bands = plan->in->Bands;
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+
+        for (int x = 0; x < r->width; x++) {
+            const tap *t = &plan->taps[r->left + x];
+            const VipsPel *p0 = row + (t->src[0] - need.left) * bands;
+            const VipsPel *p1 = row + (t->src[1] - need.left) * bands;
+            const VipsPel *p2 = row + (t->src[2] - need.left) * bands;
+            const VipsPel *p3 = row + (t->src[3] - need.left) * bands;
+
+            for (int k = 0; k < bands; k++)
+                q[k] = clip_pel(t->weight[0] * p0[k] + t->weight[1] * p1[k] +
+                    t->weight[2] * p2[k] + t->weight[3] * p3[k]);
+            q += bands;
+        }
+    }
+    return 0;
+}
+
+/* The enlargement of `in` (8-bit) along one axis to `length`, lazily. */
+static int
+enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
+{
+    VipsImage *image;
+    axis_plan *plan;
+
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) {
+        vips_error("gallop", "enlarging needs 8-bit pixels");
+        return -1;
+    }
+    image = vips_image_new();
+    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+        g_object_unref(image);
+        return -1;
+    }
+    if (rows)
+        image->Ysize = length;
+    else
+        image->Xsize = length;
+    plan = axis_plan_new(in, rows ? in->Ysize : in->Xsize, length);
+    /* The output holds its input and its plan until it closes. */
+    g_object_ref(in);
+    vips_object_local(image, in);
+    g_signal_connect(image, "close", G_CALLBACK(axis_plan_free), plan);
+    if (vips_image_generate(image, vips_start_one, rows ? rows_generate : columns_generate,
+            vips_stop_one, in, plan)) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
+}
+
+int
+gal__enlarge_rows(VipsImage *in, int height, VipsImage **out)
+{
+    return enlarge_axis(in, TRUE, height, out);
+}
+
+int
+gal__enlarge_columns(VipsImage *in, int width, VipsImage **out)
+{
+    return enlarge_axis(in, FALSE, width, out);
+}
+
+/* Lanczos 3 along one axis, the vectorised way. libvips 8.14 has two
+ * reducers: vips_reducev (orc) and vips_reduceh (plain C, about three times
+ * slower). So every reduction in gallop goes through vips_reducev: rows
+ * here; columns by turning the image a quarter round and back
+ * (gal__scale_columns), which is still faster. With an orc older than
+ * 0.4.34, gal_init() turns the vector paths off and vips_reducev runs C as
+ * well, still a little faster than vips_reduceh (bench/RESULTS.md, issue
+ * 12), so the turns stay. Growing is the bicubic above. */
+int
+gal__scale_rows(VipsImage *in, int height, VipsImage **out)
+{
+    if (height == in->Ysize)
+        return vips_copy(in, out, NULL);
+    if (height > in->Ysize)
+        return gal__enlarge_rows(in, height, out);
+    return vips_reducev(in, out, (double) in->Ysize / height, "kernel", VIPS_KERNEL_LANCZOS3,
+        NULL);
+}
+
+/* The columns' counterpart of gal__scale_rows(). Turning reads whole
+ * columns, so to shrink, `in` must allow random access (be in memory) and
+ * not carry the decoder's "sequential" mark, which would make every
+ * operation after it ask for one-row strips: through the turn, column
+ * after column, many times slower than tiles. Growing needs no turn. */
+int
+gal__scale_columns(VipsImage *in, int width, VipsImage **out)
+{
+    g_autoptr(VipsImage) turned = NULL;
+    g_autoptr(VipsImage) scaled = NULL;
+
+    if (width == in->Xsize)
+        return vips_copy(in, out, NULL);
+    if (width > in->Xsize)
+        return gal__enlarge_columns(in, width, out);
+    return vips_rot(in, &turned, VIPS_ANGLE_D90, NULL) ||
+        vips_reducev(turned, &scaled, (double) turned->Ysize / width, "kernel",
+            VIPS_KERNEL_LANCZOS3, NULL) ||
+        vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
+}

@@ -1,0 +1,169 @@
+/* Captions and credits travel in the file (issue 13), end to end: what
+ * `gallop run` writes, read back by exiftool (libimage-exiftool-perl, an
+ * independent reader; the tests skip without it) and by libexif. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test_meta.h"
+
+TestSuite(metadata, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
+
+#define TRIP_DIR GAL_FIXTURES_DIR "/trip"
+#define CAPTIONS_DIR GAL_FIXTURES_DIR "/captions"
+
+static void
+need_exiftool(void)
+{
+    g_autofree char *path = g_find_program_in_path("exiftool");
+
+    if (!path)
+        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
+}
+
+/* exiftool's reading of one tag ("XMP-dc:Description"), as text; "" when
+ * the file has none. */
+static char *
+exiftool_tag(const char *file, const char *tag)
+{
+    g_autofree char *arg = g_strdup_printf("-%s", tag);
+    const char *argv[] = { "exiftool", "-s3", "-charset", "exif=utf8", arg, file, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
+    g_strchomp(out);
+    return g_steal_pointer(&out);
+}
+
+static void
+expect_tag(const char *file, const char *tag, const char *want)
+{
+    g_autofree char *got = exiftool_tag(file, tag);
+
+    cr_expect_str_eq(got, want, "%s of %s", tag, file);
+}
+
+/* A photo with a sidecar caption, under a preset that names the
+ * photographer: the caption and the credits are in the JPEG and the WebP,
+ * as EXIF and XMP, in UTF-8. */
+Test(metadata, caption_and_credits_are_written_as_exif_and_xmp)
+{
+    static const char *const formats[][2] = { { "jpeg", "jpg" }, { "webp", "webp" },
+        { "png", "png" } };
+    g_autofree char *tmp = gal_test_tmpdir("metadata-credits");
+    g_autofree char *photo = g_build_filename(tmp, "summit.jpg", NULL);
+    g_autofree char *sidecar = g_build_filename(tmp, "summit.txt", NULL);
+    g_autofree char *bytes = NULL;
+    gsize len;
+    g_autofree char *preset = gal_test_write_preset(tmp, "credits.yaml",
+        "gallop: 1\n"
+        "output: { artist: \"Kim Ŏ-jin\", copyright: \"© {year} {artist}\" }\n"
+        "stages:\n  - resize: { width: 160 }\n");
+
+    need_exiftool();
+    cr_assert(g_file_get_contents(TRIP_DIR "/trip-03.jpg", &bytes, &len, NULL));
+    cr_assert(g_file_set_contents(photo, bytes, (gssize) len, NULL));
+    cr_assert(g_file_set_contents(sidecar, "백두산 정상에서 #summit @jen.loong\n", -1, NULL));
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+        g_autofree char *out_dir = g_build_filename(tmp, formats[i][0], NULL);
+        g_autofree char *format = g_strdup_printf("output.format=%s", formats[i][0]);
+        g_autofree char *name = g_strdup_printf("summit.%s", formats[i][1]);
+        g_autofree char *written = g_build_filename(out_dir, name, NULL);
+        const char *argv[] = { GAL_BINARY, "run", preset, photo, "-o", out_dir, "--set", format,
+            "-q", NULL };
+        g_autofree char *err = NULL;
+
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s", err);
+        expect_tag(written, "XMP-dc:Description", "백두산 정상에서 #summit @jen.loong");
+        expect_tag(written, "XMP-dc:Creator", "Kim Ŏ-jin");
+        expect_tag(written, "XMP-dc:Rights", "© 2014 Kim Ŏ-jin");
+        expect_tag(written, "EXIF:ImageDescription", "백두산 정상에서 #summit @jen.loong");
+        expect_tag(written, "EXIF:Artist", "Kim Ŏ-jin");
+        expect_tag(written, "EXIF:Copyright", "© 2014 Kim Ŏ-jin");
+    }
+}
+
+/* output.metadata decides: strip writes none of it, and a list without the
+ * caption group keeps the credits but not the caption. */
+Test(metadata, the_policy_decides_what_is_published)
+{
+    g_autofree char *tmp = gal_test_tmpdir("metadata-policy");
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
+        "gallop: 1\noutput: { copyright: \"© {year} {artist}\" }\n"
+        "stages:\n  - resize: { width: 160 }\n");
+    g_autofree char *stripped = g_build_filename(tmp, "strip", "trip-03.jpg", NULL);
+    g_autofree char *listed = g_build_filename(tmp, "list", "trip-03.jpg", NULL);
+    g_autofree char *strip_dir = g_build_filename(tmp, "strip", NULL);
+    g_autofree char *list_dir = g_build_filename(tmp, "list", NULL);
+    const char *strip_argv[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-03.jpg", "-o",
+        strip_dir, "--set", "output.metadata=strip", "-q", NULL };
+    const char *list_argv[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-03.jpg", "-o",
+        list_dir, "--set", "output.metadata=[credits, date]", "-q", NULL };
+    g_autofree char *err = NULL;
+
+    need_exiftool();
+    cr_assert_eq(gal_test_spawn(strip_argv, NULL, &err), 0, "%s", err);
+    expect_tag(stripped, "XMP-dc:Description", "");
+    expect_tag(stripped, "EXIF:Copyright", "");
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(gal_test_spawn(list_argv, NULL, &err), 0, "%s", err);
+    expect_tag(listed, "EXIF:ImageDescription", "");
+    expect_tag(listed, "XMP-dc:Description", "");
+    /* The photo's own artist (Jen Loong), in the preset's notice. */
+    expect_tag(listed, "EXIF:Copyright", "© 2014 Jen Loong");
+    expect_tag(listed, "XMP-dc:Rights", "© 2014 Jen Loong");
+}
+
+/* "OLYMPUS DIGITAL CAMERA" in ImageDescription is the camera's, not a
+ * caption: no band shows it, and the output does not carry it. */
+Test(metadata, camera_boilerplate_is_neither_burned_nor_published)
+{
+    static const char *const boilerplate[] = { "OLYMPUS DIGITAL CAMERA",
+        "KONICA MINOLTA DIGITAL CAMERA", "SONY DSC", "          " };
+    g_autofree char *tmp = gal_test_tmpdir("metadata-boilerplate");
+    g_autofree char *preset = gal_test_write_preset(tmp, "band.yaml",
+        "gallop: 1\nstages:\n  - resize: { width: 320 }\n"
+        "  - caption-burn: { size: 6% }\n");
+    g_autofree char *plain = gal_test_write_preset(tmp, "plain.yaml",
+        "gallop: 1\nstages:\n  - resize: { width: 320 }\n");
+
+    need_exiftool();
+    for (size_t i = 0; i < G_N_ELEMENTS(boilerplate); i++) {
+        g_autofree char *dir = g_strdup_printf("%s/%zu", tmp, i);
+        g_autofree char *photo = g_build_filename(dir, "camera.jpg", NULL);
+        g_autofree char *set = g_strdup_printf("-ImageDescription=%s", boilerplate[i]);
+        const char *exif_argv[] = { "exiftool", "-q", "-overwrite_original", "-all=", set, photo,
+            NULL };
+        g_autofree char *band_dir = g_build_filename(dir, "band", NULL);
+        g_autofree char *plain_dir = g_build_filename(dir, "plain", NULL);
+        g_autofree char *band_out = g_build_filename(band_dir, "camera.png", NULL);
+        g_autofree char *plain_out = g_build_filename(plain_dir, "camera.png", NULL);
+        const char *band_argv[] = { GAL_BINARY, "run", preset, photo, "-o", band_dir,
+            "--set", "output.format=png", "-q", NULL };
+        const char *plain_argv[] = { GAL_BINARY, "run", plain, photo, "-o", plain_dir,
+            "--set", "output.format=png", "-q", NULL };
+        g_autofree char *bytes = NULL;
+        gsize len;
+        g_autofree char *err = NULL;
+        g_autoptr(VipsImage) band = NULL;
+        g_autoptr(VipsImage) none = NULL;
+        double max_abs, mean_abs;
+
+        g_mkdir_with_parents(dir, 0777);
+        cr_assert(g_file_get_contents(TRIP_DIR "/trip-03.jpg", &bytes, &len, NULL));
+        cr_assert(g_file_set_contents(photo, bytes, (gssize) len, NULL));
+        cr_assert_eq(gal_test_spawn(exif_argv, NULL, &err), 0, "%s", err);
+        g_clear_pointer(&err, g_free);
+        cr_assert_eq(gal_test_spawn(band_argv, NULL, &err), 0, "%s", err);
+        g_clear_pointer(&err, g_free);
+        cr_assert_eq(gal_test_spawn(plain_argv, NULL, &err), 0, "%s", err);
+        /* No band: the same pixels as without a caption stage. */
+        band = gal_test_load_image(band_out, FALSE);
+        none = gal_test_load_image(plain_out, FALSE);
+        cr_assert_eq(gal_test_diff(band, none, &max_abs, &mean_abs), 0);
+        cr_expect_eq(max_abs, 0, "\"%s\" was burned", boilerplate[i]);
+        expect_tag(plain_out, "EXIF:ImageDescription", "");
+        expect_tag(plain_out, "PNG:Description", "");
+        expect_tag(plain_out, "XMP-dc:Description", "");
+    }
+}
