@@ -7,8 +7,9 @@
 
 #include "engine.h"
 
-/* What an output's name was rendered from: the template, and the fields
- * that do not come from the photo. */
+/* The end of a record's NAME_KEY: the width and format the file is made
+ * as, which decide.c compares (output.widths and output.formats are not
+ * in the recipe). */
 const char *
 gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size_t size)
 {
@@ -21,6 +22,8 @@ gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size_t size)
     return buf;
 }
 
+/* What an output's name was rendered from: the template, and the fields
+ * that do not come from the photo. */
 char *
 gal__name_key(const preset_run *pr, int i, int v)
 {
