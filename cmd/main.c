@@ -459,11 +459,17 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
             printf("wrote  %s (%dx%d)%s\n", photo->output, photo->width, photo->height,
                 photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the band's "
                                      "room)" : "");
-        for (int f = 0; !st->quiet && f < photo->n_files; f++)
+        /* Only the files written (a photo made again leaves its up-to-date
+         * files as they are); the first of them notes a cut caption. */
+        for (int f = 0, first = 1; !st->quiet && f < photo->n_files; f++) {
+            if (!photo->files[f].written)
+                continue;
             printf("wrote  %s (%dx%d)%s\n", photo->files[f].path, photo->files[f].width,
                 photo->files[f].height,
-                f == 0 && photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
-                                               "band's room)" : "");
+                first && photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
+                                              "band's room)" : "");
+            first = 0;
+        }
         /* Even when quiet: the output was written, but not as asked. */
         if (photo->warnings && !st->json) {
             g_auto(GStrv) lines = g_strsplit(photo->warnings, "\n", -1);

@@ -187,33 +187,73 @@ gal__files_from_records(preset_run *pr, int i)
     }
 }
 
+/* Was the record `e` made as variant v (its width and format)? The
+ * recipe leaves output.widths and output.formats out, so that a width
+ * added makes only its own files; a record holds what it was made as at
+ * the end of its NAME_KEY. */
+static gboolean
+same_variant(const preset_run *pr, int v, const gal_manifest_entry *e)
+{
+    char buf[64];
+    const char *want = gal__variant_key_suffix(pr, v, buf, sizeof(buf));
+    const char *key = e->name_key ? e->name_key : "";
+    int tabs = 0;
+
+    for (const char *c = key; *c; c++)
+        tabs += *c == '\t';
+    /* "TEMPLATE\tINDEX\tCOUNT", then the variant's two fields if any. */
+    if (!*want)
+        return tabs == 2;
+    return tabs == 4 && g_str_has_suffix(key, want);
+}
+
 /* Are photo i's outputs up to date (each of its variants a product with
- * its own record)? Why not, for the first that is not, with details in
- * *detail. Photos are rebuilt whole: one stale file costs the decode
- * anyway, and the others come out the same bytes. */
+ * its own record)? plans[i].stale_files gets those that are not; why,
+ * for the first of them, with details in *detail. The others are left as
+ * they are when the photo is built again. */
 static gal_why
 decide_output(preset_run *pr, int i, char **detail)
 {
     gal_photo_result *result = &pr->summary->photos[i];
     gal_manifest_entry *e = NULL;
+    gal_why first = GAL_WHY_UP_TO_DATE;
 
+    pr->plans[i].stale_files = 0;
     for (int v = 0; v < pr->n_variants; v++) {
         g_autofree char *rel_out = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
         gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
+        char *why_detail = NULL;
         gal_why why = gal__decide_record(pr, i, rel_out,
-            ev && !ev->sheet && !ev->item ? ev : NULL, detail);
+            ev && !ev->sheet && !ev->item ? ev : NULL, &why_detail);
 
-        if (why != GAL_WHY_UP_TO_DATE) {
-            /* Say which file, when there are several. */
-            if (pr->n_variants > 1 && (why == GAL_WHY_NEW || why == GAL_WHY_OUTPUT_MISSING ||
-                                          why == GAL_WHY_OUTPUT_MODIFIED) && !*detail)
-                *detail = g_strdup(rel_out);
-            return why;
+        if (why == GAL_WHY_UP_TO_DATE && !same_variant(pr, v, ev)) {
+            why = GAL_WHY_PRESET_CHANGED;
+            why_detail = g_strdup_printf("%s was made at another width or in another format "
+                                         "(output.widths, output.formats)",
+                rel_out);
         }
-        if (v == 0)
-            e = ev;
+        if (why == GAL_WHY_UP_TO_DATE) {
+            if (v == 0)
+                e = ev;
+            continue;
+        }
+        pr->plans[i].stale_files |= G_GUINT64_CONSTANT(1) << v;
+        if (first != GAL_WHY_UP_TO_DATE) {
+            g_free(why_detail);
+            continue;
+        }
+        first = why;
+        /* Say which file, when there are several. */
+        if (pr->n_variants > 1 && !why_detail &&
+            (why == GAL_WHY_NEW || why == GAL_WHY_OUTPUT_MISSING || why == GAL_WHY_OUTPUT_MODIFIED))
+            why_detail = g_strdup(rel_out);
+        *detail = why_detail;
     }
+    /* The figures of the files that stay, for the report; those built
+     * replace theirs. */
     gal__files_from_records(pr, i);
+    if (first != GAL_WHY_UP_TO_DATE)
+        return first;
     result->width = e->width;
     result->height = e->height;
     result->bytes = e->out_size;
@@ -375,6 +415,8 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         if (!plan->has_output)
             continue;
         result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);
+        if (opts->force)
+            plan->stale_files = ~G_GUINT64_CONSTANT(0);
         result->why_detail = detail;
         plan->build_output = result->why != GAL_WHY_UP_TO_DATE;
         any_output |= plan->build_output;

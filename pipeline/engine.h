@@ -46,6 +46,7 @@ typedef struct photo_plan {
     gboolean elsewhere;        /* a sharded run: another shard's photo */
     gboolean has_output;       /* it has an output file of its own (output.photos) */
     gboolean build_output;     /* ... which is stale: built by this run */
+    guint64 stale_files;       /* ... bit v: its variant v is (output.widths x formats) */
     gboolean build_item;       /* its item is needed: the pages it is on are stale */
     gboolean started;          /* a worker took it */
     /* The new records of its outputs (one per variant), when written;
@@ -153,6 +154,10 @@ int gal__collect(preset_run *pr, const gal_run_options *opts, const char *const 
 int gal__claim(preset_run *pr, gal_claim how, gal_errors *errs);
 /* The summary's counts from its photos' statuses. */
 void gal__count(gal_run_summary *summary);
+
+/* What variant v of a photo is, as the end of its record's NAME_KEY
+ * ("\t1600\twebp"; "" with one file per photo and no widths). Static. */
+const char *gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size_t size);
 
 /* plan.c: each member's output path (refusing photos whose name is
  * unusable, collides or would overwrite an input); todo lists the

@@ -79,11 +79,25 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         result->caption_cut = job->caption_cut;
         result->warnings = g_strdup(job->warnings);
         if (plan->build_output) {
-            result->width = job->out_width;
-            result->height = job->out_height;
-            result->bytes = job->out_bytes;
-            memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
+            if (plan->stale_files & 1) {
+                result->width = job->out_width;
+                result->height = job->out_height;
+                result->bytes = job->out_bytes;
+                memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
+            }
+            else if (result->n_files > 0) {
+                /* The first file stayed as it was: its record's figures. */
+                result->width = result->files[0].width;
+                result->height = result->files[0].height;
+                result->bytes = result->files[0].bytes;
+                memcpy(result->sha256, result->files[0].sha256, sizeof(result->sha256));
+            }
             for (int f = 0; f < result->n_files; f++) {
+                /* Files left up to date keep the figures decide took from
+                 * their records. */
+                if (!(plan->stale_files & (G_GUINT64_CONSTANT(1) << f)))
+                    continue;
+                result->files[f].written = TRUE;
                 result->files[f].width = job->files[f].width;
                 result->files[f].height = job->files[f].height;
                 result->files[f].bytes = job->files[f].bytes;
@@ -199,7 +213,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             .strings = g_string_chunk_new(256),
             .watch = watch, .make_output = plan->build_output,
             .make_item = plan->build_item, .solo = solo,
-            .n_variants = pr->n_variants, .variants = pr->variants };
+            .n_variants = pr->n_variants, .variants = pr->variants,
+            .write_files = plan->stale_files };
         if (gal__output_of(pr, i, 0)) {
             jobs[r].variant_rels = g_new0(char *, pr->n_variants);
             jobs[r].files = g_new0(struct gal_job_file, pr->n_variants);

@@ -246,6 +246,8 @@ typedef struct gal_output_file {
     int width, height;   /* pixels, when DONE or UP_TO_DATE (0 otherwise) */
     long long bytes;     /* when DONE or UP_TO_DATE */
     char sha256[65];     /* hex, when DONE or UP_TO_DATE; "" otherwise */
+    bool written;        /* this run wrote it (a DONE photo may leave some files as they
+                          * were, up to date) */
 } gal_output_file;
 
 typedef struct gal_photo_result {

@@ -332,12 +332,20 @@ to_srgb8(VipsImage *in, VipsImage **out, gal_error *err)
 
 /* The size (upright, in pixels) the preset's first stage wants the photo
  * decoded at: what shrink-on-load may aim for. The whole photo when the
- * first stage does not say. */
+ * first stage does not say; without stages, the largest of output.widths
+ * (the photo is then the finished picture, and nothing reads it at a
+ * larger size). */
 static void
 load_size(const gal_preset *preset, int width, int height, int *load_width, int *load_height)
 {
+    const gal_int_list *widths = &preset->output->widths;
+
     *load_width = width;
     *load_height = height;
+    if (preset->stages->len == 0 && widths->n > 0 && widths->items[0] < width) {
+        *load_width = widths->items[0];
+        *load_height = MAX(1, (int) lround((double) height * widths->items[0] / width));
+    }
     if (preset->stages->len > 0) {
         const gal_stage_instance *first = &g_array_index(preset->stages, gal_stage_instance, 0);
         gal_stage_ctx sc = gal__stage_ctx(first);
@@ -404,7 +412,16 @@ copy_variant(gal_job *job, int u, int v, gal_error *err)
     if (failed || gal__write_atomic_beneath(job->out_dir->fd, job->out_dir->path,
                       job->variant_rels[v], data, len, FALSE, err))
         return -1;
-    job->files[v] = job->files[u];
+    /* From the bytes: u may be a file this run left as it was. */
+    job->files[v].width = job->files[u].width;
+    job->files[v].height = job->files[u].height;
+    job->files[v].bytes = (gint64) len;
+    {
+        g_autofree char *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+            (const guchar *) data, len);
+
+        g_strlcpy(job->files[v].sha256, hex, sizeof(job->files[v].sha256));
+    }
     return 0;
 }
 
@@ -428,6 +445,22 @@ write_variants(gal_job *job, VipsImage *image, gal_error *err)
         g_autoptr(VipsImage) scaled = NULL;
         int same = -1;
 
+        if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v))) {
+            /* Up to date: left as it is, but the largest is still made
+             * for the others, and the size is known for a copy. */
+            if (!largest && scale_alpha_aware(image, w, h, &largest, err))
+                return -1;
+            if (v == 0 && job->n_variants > 1) {
+                VipsImage *memory = gal__watch_to_memory(job->watch, largest, "decoding", err);
+
+                g_object_unref(largest);
+                if (!(largest = memory))
+                    return -1;
+            }
+            job->files[v].width = w;
+            job->files[v].height = h;
+            continue;
+        }
         for (int u = 0; u < v && same < 0; u++)
             if (job->files[u].width == w && job->files[u].height == h &&
                 job->variants[u].format == job->variants[v].format)
@@ -518,6 +551,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         return 0;
     if (write_variants(job, image, err))
         return -1;
+    /* Variant 0's figures, when it was written (else the records'). */
     job->out_width = job->files[0].width;
     job->out_height = job->files[0].height;
     job->out_bytes = job->files[0].bytes;

@@ -29,6 +29,7 @@ struct gal_job {
     int n_variants;
     const gal_variant *variants;
     char **variant_rels;
+    guint64 write_files;       /* bit v: write variant v (the others are up to date) */
     struct gal_job_file {
         int width, height;
         gint64 bytes;

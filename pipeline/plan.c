@@ -7,19 +7,30 @@
 
 #include "engine.h"
 
-/* What an output's name was rendered from: the template, and the fields
- * that do not come from the photo. */
-char *
-gal__name_key(const preset_run *pr, int i, int v)
+/* The end of a record's NAME_KEY: the width and format the file is made
+ * as, which decide.c compares (output.widths and output.formats are not
+ * in the recipe). */
+const char *
+gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size_t size)
 {
     const gal_variant *variant = &pr->variants[v];
 
     /* One file per photo keeps the key it always had. */
     if (pr->n_variants == 1 && !variant->width)
-        return g_strdup_printf("%s\t%d\t%d", gal__template_text(pr->preset->output->name),
-            i + 1, pr->summary->total);
-    return g_strdup_printf("%s\t%d\t%d\t%d\t%s", gal__template_text(pr->preset->output->name),
-        i + 1, pr->summary->total, variant->width, gal__format_ext(variant->format));
+        return "";
+    g_snprintf(buf, size, "\t%d\t%s", variant->width, gal__format_ext(variant->format));
+    return buf;
+}
+
+/* What an output's name was rendered from: the template, and the fields
+ * that do not come from the photo. */
+char *
+gal__name_key(const preset_run *pr, int i, int v)
+{
+    char buf[64];
+
+    return g_strdup_printf("%s\t%d\t%d%s", gal__template_text(pr->preset->output->name), i + 1,
+        pr->summary->total, gal__variant_key_suffix(pr, v, buf, sizeof(buf)));
 }
 
 /* The key of entries_by_input. */

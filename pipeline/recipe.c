@@ -11,7 +11,10 @@
 #include "schema.h"
 
 /* Keys that choose which photos run or where outputs go, not what an output
- * looks like: a change to them alone rebuilds nothing. `photos` only says
+ * looks like: a change to them alone rebuilds nothing. `widths` and
+ * `formats` say which files a photo makes; each file's record holds the
+ * width and format it was made as (decide.c), so a width added makes only
+ * its own files. `photos` only says
  * whether per-photo files are written at all; left out, a preset's digest
  * stays what it was before the key existed, and switching photos back on
  * finds the files an earlier run wrote up to date. */
@@ -22,7 +25,8 @@ digest_skips(const gal_section *sec, const gal_param *p)
         return TRUE;
     return sec == &gal__output_section &&
         (strcmp(p->field, "dir") == 0 || strcmp(p->field, "name") == 0 ||
-            strcmp(p->field, "photos") == 0);
+            strcmp(p->field, "photos") == 0 || strcmp(p->field, "widths") == 0 ||
+            strcmp(p->field, "formats") == 0);
 }
 
 /* Append a "sha256:..." of every regular file the value names. */

@@ -32,8 +32,12 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     if (!pr->plans[i].entries)
         pr->plans[i].entries = g_new0(gal_manifest_entry *, pr->n_variants);
     for (int v = 0; v < pr->n_variants; v++) {
-        gal_manifest_entry *e = v + 1 < pr->n_variants ? gal__manifest_entry_copy(first)
-                                                       : g_steal_pointer(&first);
+        gal_manifest_entry *e;
+
+        /* A file left up to date keeps its record. */
+        if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v)))
+            continue;
+        e = gal__manifest_entry_copy(first);
 
         g_free(e->output);
         e->output = g_strdup(job->variant_rels[v]);
@@ -48,6 +52,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
         gal__manifest_entry_free(pr->plans[i].entries[v]);
         pr->plans[i].entries[v] = e;
     }
+    gal__manifest_entry_free(first);
 }
 
 /* A worker finished an output: record it at once, so that a run that is

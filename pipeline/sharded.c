@@ -240,8 +240,11 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
 
         if (plan->elsewhere || !plan->member)
             continue;
+        /* A photo built again may have left some of its files as they
+         * were (output.widths): their records too. */
         for (int v = 0; gal__output_of(pr, i, 0) && v < pr->n_variants &&
-             summary->photos[i].status == GAL_PHOTO_UP_TO_DATE;
+             (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE ||
+                 summary->photos[i].status == GAL_PHOTO_DONE);
              v++) {
             g_autofree char *rel = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
 
