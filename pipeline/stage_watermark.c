@@ -93,6 +93,7 @@ static const gal_param watermark_params[] = {
 typedef struct {
     VipsImage *master;      /* premultiplied float RGBA, opacity applied; NULL for per-photo text */
     char *family;           /* font family to ask Pango for */
+    int render_px;          /* the font size fixed text was rendered at */
     GMutex lock;            /* guards `scaled` */
     GHashTable *scaled;     /* width in px -> VipsImage * (memory) */
 } watermark_shared;
@@ -107,6 +108,9 @@ typedef struct {
  * limit, and is then drawn smaller again, down to TEXT_RENDER_MIN_PX. */
 #define TEXT_RENDER_MAX_WIDTH 16000
 #define TEXT_RENDER_MIN_PX 4
+/* A text mark drawn at a font size under this many pixels gets a warning:
+ * below about 10 px, letters blur into one another on a screen. */
+#define SMALL_TEXT_PX 10
 
 static int
 watermark_check(const gal_stage_ctx *sc, gal_error *err)
@@ -152,7 +156,7 @@ to_master(const gal_stage_ctx *sc, VipsImage *in, VipsImage **out, gal_error *er
  * and the stage's place in the preset. */
 static int
 render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char *text,
-    gal_code code, VipsImage **out, gal_error *err)
+    gal_code code, VipsImage **out, int *render_px, gal_error *err)
 {
     const watermark_opts *o = sc->opts;
     g_autofree char *valid = g_utf8_make_valid(text, -1);
@@ -166,6 +170,7 @@ render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char 
             0 };
         gal_error attempt = { 0 };
 
+        *render_px = px;
         if (gal__text_render(line, &style, out, &info, &attempt) == 0)
             return 0;
         if (px / 2 < TEXT_RENDER_MIN_PX)
@@ -233,7 +238,8 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
             g_autofree char *text = gal__template_render(o->text, &none, FALSE);
             g_autoptr(VipsImage) rendered = NULL;
 
-            if (render_text(sc, shared, text, GAL_ERR_PRESET, &rendered, err)) {
+            if (render_text(sc, shared, text, GAL_ERR_PRESET, &rendered, &shared->render_px,
+                    err)) {
                 watermark_release(shared);
                 return -1;
             }
@@ -368,7 +374,9 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     g_autoptr(VipsImage) mark = NULL;
     g_autoptr(VipsImage) region = NULL;
     g_autoptr(VipsImage) mixed = NULL;
+    g_autoptr(VipsImage) placed = NULL;
     VipsImage *master = shared->master;
+    int render_px = shared->render_px;
     double aspect;
     int width, height, x, y;
 
@@ -377,7 +385,7 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         g_autofree char *text = gal__template_render(o->text, photo->facts, FALSE);
         g_autoptr(VipsImage) rendered = NULL;
 
-        if (render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, err))
+        if (render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, &render_px, err))
             return -1;
         if (rendered && to_master(sc, rendered, &per_photo, err))
             return -1;
@@ -414,8 +422,23 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     place(o->gravity, in->Xsize, top, area_h, mark->Xsize, height, margin, &x, &y);
     if (vips_extract_area(in, &region, x, y, mark->Xsize, height, NULL) ||
         blend(o, region, mark, &mixed) ||
-        vips_insert(in, mixed, out, x, y, NULL))
+        vips_insert(in, mixed, &placed, x, y, NULL) ||
+        vips_copy(placed, out, NULL))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "blend");
+    /* `size` is a width: a long text made that wide can end up too small
+     * to read, which the user would only see by looking at every photo. */
+    if (o->text && render_px > 0) {
+        double drawn_px = render_px * (double) mark->Xsize / master->Xsize;
+
+        if (drawn_px < SMALL_TEXT_PX) {
+            g_autofree char *line = g_strdup_printf(
+                "watermark (%s:%d): its text is drawn at %.1f px, too small to read (under %d "
+                "px): make `size` larger or the text shorter",
+                sc->loc.file ? sc->loc.file : "preset", sc->loc.line, drawn_px, SMALL_TEXT_PX);
+
+            gal__meta_warn(*out, line);
+        }
+    }
     return 0;
 }
 
