@@ -45,6 +45,7 @@ typedef struct {
     gal_color color;
     mark_gravity gravity;
     gal_size size;
+    gal_length font_size; /* text marks: 0 = follow `size` */
     gal_length margin;
     double opacity;
     mark_tile tile;
@@ -75,6 +76,10 @@ static const gal_param watermark_params[] = {
         "mark width as a share of the photo's short edge (same look on portrait and "
         "landscape), or pixels; {relative: 15%, min: 64, max: 400} bounds it",
         "15%", 10000),
+    GAL_PARAM_LENGTH(watermark_opts, font_size,
+        "text marks: the letters' size, as a share of the photo's short edge or pixels, "
+        "instead of the mark's width (size); the mark still keeps inside the photo",
+        NULL, 2000),
     GAL_PARAM_LENGTH(watermark_opts, margin,
         "gap to the photo's edges, as a share of the short edge or pixels; also the gap "
         "between tiles",
@@ -120,6 +125,9 @@ watermark_check(const gal_stage_ctx *sc, gal_error *err)
     if (!o->image == !o->text)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark",
             "give exactly one of image or text");
+    if (o->image && o->font_size.value > 0)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font-size",
+            "font-size sizes text marks; size an image mark with size");
     return 0;
 }
 
@@ -399,7 +407,12 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     /* Size from the photo as it is now; never larger than the free area,
      * and never cropped: shrink to fit instead. */
     aspect = (double) master->Ysize / master->Xsize;
-    width = gal__size_px(&o->size, short_edge);
+    if (o->text && o->font_size.value > 0 && render_px > 0)
+        /* Letters of font-size px: the rendering scaled by font / render. */
+        width = (int) lround(master->Xsize * gal__length_px(&o->font_size, short_edge) /
+            (double) render_px);
+    else
+        width = gal__size_px(&o->size, short_edge);
     width = MIN(width, in->Xsize - 2 * margin);
     width = MIN(width, (int) ((area_h - 2 * margin) / aspect));
     if (width < 1) {

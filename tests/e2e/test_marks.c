@@ -39,3 +39,36 @@ Test(marks, a_text_mark_drawn_too_small_to_read_is_a_warning_for_the_photo)
         "a warning naming the photo and the stage: %s", small);
     cr_expect_null(strstr(fine, "warning"), "a readable mark: no warning: %s", fine);
 }
+
+Test(marks, font_size_sizes_the_letters_instead_of_the_width)
+{
+    g_autofree char *tmp = gal_test_tmpdir("marks-font-size");
+    /* 5% of a 400 px short edge: 20 px letters, whatever the text's length. */
+    g_autofree char *err = run(tmp, "big", "(c) 2024 Jen Loong, Studio", "30, font-size: 5%");
+    g_autofree char *png = g_build_filename(tmp, "big", "trip-01.png", NULL);
+    g_autofree char *bare_err = run(tmp, "bare", " ", "30");
+    g_autofree char *bare_png = g_build_filename(tmp, "bare", "trip-01.png", NULL);
+    g_autoptr(VipsImage) with = gal_test_load_image(png, FALSE);
+    g_autoptr(VipsImage) without = gal_test_load_image(bare_png, FALSE);
+    g_autoptr(VipsImage) diff = NULL;
+    g_autoptr(VipsImage) band = NULL;
+    g_autoptr(VipsImage) mask = NULL;
+    g_autoptr(VipsArrayDouble) zero = vips_array_double_newv(1, 0.0);
+    int left, top, width, height;
+
+    cr_expect_null(strstr(err, "too small"), "20 px letters are readable: %s", err);
+    cr_assert_eq(vips_subtract(with, without, &diff, NULL), 0);
+    cr_assert_eq(vips_extract_band(diff, &band, 0, NULL), 0);
+    cr_assert_eq(vips_abs(band, &mask, NULL), 0);
+    {
+        g_autoptr(VipsImage) on = NULL;
+
+        cr_assert_eq(vips_moreeq_const1(mask, &on, 2, NULL), 0);
+        cr_assert_eq(vips_find_trim(on, &left, &top, &width, &height, "threshold", 0.5,
+                         "background", zero, NULL),
+            0);
+    }
+    /* 26 characters of 20 px DejaVu Sans Bold: far wider than size's 30 px. */
+    cr_expect_gt(width, 200, "the mark is %d px wide", width);
+    cr_expect(height >= 14 && height <= 30, "the letters are %d px high", height);
+}
