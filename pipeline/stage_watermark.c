@@ -46,6 +46,8 @@ typedef struct {
     mark_gravity gravity;
     gal_size size;
     gal_length font_size; /* text marks: 0 = follow `size` */
+    bool shadow;          /* text marks: a soft shadow in the contrasting ink */
+    bool outline;         /* text marks: an outline in the contrasting ink */
     gal_length margin;
     double opacity;
     mark_tile tile;
@@ -80,6 +82,13 @@ static const gal_param watermark_params[] = {
         "text marks: the letters' size, as a share of the photo's short edge or pixels, "
         "instead of the mark's width (size); the mark still keeps inside the photo",
         NULL, 2000),
+    GAL_PARAM_BOOL(watermark_opts, shadow,
+        "text marks: a soft drop shadow in the contrasting ink (black under light text, white "
+        "under dark), so the text reads on any photo",
+        "false"),
+    GAL_PARAM_BOOL(watermark_opts, outline,
+        "text marks: an outline in the contrasting ink, about a sixteenth of the letter size",
+        "false"),
     GAL_PARAM_LENGTH(watermark_opts, margin,
         "gap to the photo's edges, as a share of the short edge or pixels; also the gap "
         "between tiles",
@@ -125,6 +134,10 @@ watermark_check(const gal_stage_ctx *sc, gal_error *err)
     if (!o->image == !o->text)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark",
             "give exactly one of image or text");
+    if (o->image && (o->shadow || o->outline))
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc,
+            o->shadow ? "watermark.shadow" : "watermark.outline",
+            "shadow and outline are for text marks; a logo carries its own");
     if (o->image && o->font_size.value > 0)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font-size",
             "font-size sizes text marks; size an image mark with size");
@@ -159,6 +172,100 @@ to_master(const gal_stage_ctx *sc, VipsImage *in, VipsImage **out, gal_error *er
     return 0;
 }
 
+/* The contrasting ink of a text colour: black under light text, white
+ * under dark, for the shadow and the outline. */
+static double
+contrast_ink(const gal_color *color)
+{
+    return 0.2126 * color->r + 0.7152 * color->g + 0.0722 * color->b > 128 ? 0 : 255;
+}
+
+/* Text (straight RGBA, 8-bit, drawn at `px`) with its shadow and/or outline
+ * under it: a layer of the contrasting ink whose alpha is the text's,
+ * widened by about px/16 (outline) and/or
+ * blurred and moved down-right by px/16 (shadow). The canvas grows to hold
+ * them. */
+static int
+decorate(const watermark_opts *o, VipsImage *text, int px, VipsImage **out)
+{
+    int reach = MAX(1, px / 16), pad = 4 * reach;
+    double ink = contrast_ink(&o->color);
+    g_autoptr(VipsImage) canvas = NULL;
+    g_autoptr(VipsImage) alpha = NULL;
+    g_autoptr(VipsImage) under_alpha = NULL;
+    g_autoptr(VipsImage) ink_rgb = NULL;
+    g_autoptr(VipsImage) under = NULL;
+    g_autoptr(VipsImage) under_srgb = NULL;
+    g_autoptr(VipsImage) mixed = NULL;
+    VipsImage *layers[2];
+
+    if (vips_embed(text, &canvas, pad, pad, text->Xsize + 2 * pad, text->Ysize + 2 * pad,
+            NULL) ||
+        vips_extract_band(canvas, &alpha, 3, NULL))
+        return -1;
+    under_alpha = g_object_ref(alpha);
+    if (o->outline) {
+        VipsImage *soft, *wide;
+
+        /* The alpha spread by a blur and made solid again: an outline about
+         * `reach` wide with a soft rim (a rank filter's square is blocky). */
+        if (vips_gaussblur(under_alpha, &soft, MAX(0.5, reach / 2.0), NULL))
+            return -1;
+        if (vips_linear1(soft, &wide, 4.0, 0, "uchar", TRUE, NULL)) {
+            g_object_unref(soft);
+            return -1;
+        }
+        g_object_unref(soft);
+        g_object_unref(under_alpha);
+        under_alpha = wide;
+    }
+    if (o->shadow) {
+        VipsImage *soft, *moved, *both;
+
+        if (vips_gaussblur(under_alpha, &soft, reach, NULL))
+            return -1;
+        if (vips_embed(soft, &moved, reach, reach, soft->Xsize, soft->Ysize, NULL)) {
+            g_object_unref(soft);
+            return -1;
+        }
+        g_object_unref(soft);
+        /* With an outline too, the shadow falls from the outline. */
+        if (o->outline) {
+            VipsImage *pair[2] = { under_alpha, moved };
+
+            /* Per pixel, the larger of the two alphas. */
+            if (vips_bandrank(pair, &both, 2, "index", 1, NULL)) {
+                g_object_unref(moved);
+                return -1;
+            }
+            g_object_unref(moved);
+        }
+        else
+            both = moved;
+        g_object_unref(under_alpha);
+        under_alpha = both;
+    }
+    if (vips_black(&ink_rgb, canvas->Xsize, canvas->Ysize, "bands", 3, NULL))
+        return -1;
+    {
+        g_autoptr(VipsImage) lifted = NULL;
+        g_autoptr(VipsImage) rgb8 = NULL;
+        g_autoptr(VipsImage) alpha8 = NULL;
+
+        if (vips_linear1(ink_rgb, &lifted, 1, ink, NULL) ||
+            vips_cast_uchar(lifted, &rgb8, NULL) || vips_cast_uchar(under_alpha, &alpha8, NULL) ||
+            vips_bandjoin2(rgb8, alpha8, &under, NULL) ||
+            vips_copy(under, &under_srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
+            return -1;
+    }
+    layers[0] = under_srgb;
+    layers[1] = canvas;
+    if (vips_composite(layers, &mixed, 2, (int[]) { VIPS_BLEND_MODE_OVER }, NULL) ||
+        vips_cast_uchar(mixed, out, NULL))
+        return -1;
+    return 0;
+}
+
 /* The mark's text as an image. A per-photo text longer than a mark is
  * cut. Errors (`code`: PRESET in prepare, STAGE per photo) name the key
  * and the stage's place in the preset. */
@@ -179,8 +286,19 @@ render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char 
         gal_error attempt = { 0 };
 
         *render_px = px;
-        if (gal__text_render(line, &style, out, &info, &attempt) == 0)
+        if (gal__text_render(line, &style, out, &info, &attempt) == 0) {
+            VipsImage *decorated;
+
+            if (!*out || !(o->shadow || o->outline))
+                return 0;
+            if (decorate(o, *out, px, &decorated)) {
+                g_clear_object(out);
+                return gal_error_from_vips(err, code, &sc->loc, "watermark.text");
+            }
+            g_object_unref(*out);
+            *out = decorated;
             return 0;
+        }
         if (px / 2 < TEXT_RENDER_MIN_PX)
             return gal_error_set(err, code, &sc->loc, "watermark.text",
                 "cannot draw the text as one line, even at %d px: %s", px, attempt.msg);

@@ -72,3 +72,49 @@ Test(marks, font_size_sizes_the_letters_instead_of_the_width)
     cr_expect_gt(width, 200, "the mark is %d px wide", width);
     cr_expect(height >= 14 && height <= 30, "the letters are %d px high", height);
 }
+
+/* The darkest value of band 0 of the output of a white text mark over a
+ * flat pale photo (235 grey), with `extra` watermark keys. */
+static double
+darkest_over_pale(const char *tmp, const char *name, const char *extra)
+{
+    g_autofree char *in = g_build_filename(tmp, "pale.jpg", NULL);
+    g_autofree char *yaml = g_strdup_printf(
+        "gallop: 1\noutput: { format: png, name: \"{stem}.png\" }\nstages:\n"
+        "  - watermark: { text: \"(c) Jen Loong\", font-size: 8%%, opacity: 1, %s }\n", extra);
+    g_autofree char *file = g_strdup_printf("%s.yaml", name);
+    g_autofree char *preset = gal_test_write_preset(tmp, file, yaml);
+    g_autofree char *out = g_build_filename(tmp, name, NULL);
+    g_autofree char *png = g_build_filename(out, "pale.png", NULL);
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out, "-q", NULL };
+    g_autofree char *err = NULL;
+    g_autoptr(VipsImage) image = NULL;
+    double low;
+
+    if (!g_file_test(in, G_FILE_TEST_EXISTS)) {
+        g_autoptr(VipsImage) black = NULL;
+        g_autoptr(VipsImage) pale = NULL;
+        g_autoptr(VipsImage) pale8 = NULL;
+
+        cr_assert_eq(vips_black(&black, 400, 300, "bands", 3, NULL), 0);
+        cr_assert_eq(vips_linear1(black, &pale, 1, 235, NULL), 0);
+        cr_assert_eq(vips_cast_uchar(pale, &pale8, NULL), 0);
+        cr_assert_eq(vips_jpegsave(pale8, in, "Q", 95, NULL), 0);
+    }
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s", err);
+    image = gal_test_load_image(png, FALSE);
+    cr_assert_eq(vips_min(image, &low, NULL), 0);
+    return low;
+}
+
+Test(marks, shadow_and_outline_make_white_text_read_on_a_pale_photo)
+{
+    g_autofree char *tmp = gal_test_tmpdir("marks-pale");
+    double plain = darkest_over_pale(tmp, "plain", "shadow: false");
+    double outline = darkest_over_pale(tmp, "outline", "outline: true");
+    double shadow = darkest_over_pale(tmp, "shadow", "shadow: true");
+
+    cr_expect_geq(plain, 225, "plain white text leaves the pale photo pale: %g", plain);
+    cr_expect_leq(outline, 100, "an outline is dark: %g", outline);
+    cr_expect_leq(shadow, 150, "a shadow is dark: %g", shadow);
+}
