@@ -273,9 +273,9 @@ static const struct {
     double slope;
     int brighten, darken;
 } sharpen_levels[] = {
-    [GAL_SHARPEN_LOW] = { 1.0, 12, 24 },
-    [GAL_SHARPEN_STANDARD] = { 2.0, 24, 48 },
-    [GAL_SHARPEN_HIGH] = { 3.2, 36, 72 },
+    [GAL_SHARPEN_LOW] = { 0.5, 8, 16 },
+    [GAL_SHARPEN_STANDARD] = { 1.0, 16, 32 },
+    [GAL_SHARPEN_HIGH] = { 1.7, 28, 56 },
 };
 
 /* Luma steps of detail below which a pixel is flat: noise, skies. */
