@@ -363,6 +363,15 @@ take_caption(gal_job *job, VipsImage *image)
     const char *shown = NULL;
 
     job->caption_cut = gal__meta_int(image, GAL_META_CAPTION_CUT) != 0;
+    /* The stages' warnings join the decode's (job->warnings). */
+    if (vips_image_get_typeof(image, GAL_META_WARNINGS) &&
+        vips_image_get_string(image, GAL_META_WARNINGS, &shown) == 0 && *shown) {
+        g_autofree char *all = job->warnings ? g_strconcat(job->warnings, "\n", shown, NULL)
+                                             : g_strdup(shown);
+
+        job->warnings = g_string_chunk_insert(job->strings, all);
+        shown = NULL;
+    }
     if (vips_image_get_typeof(image, GAL_META_CAPTION) &&
         vips_image_get_string(image, GAL_META_CAPTION, &shown) == 0) {
         job->caption = g_string_chunk_insert(job->strings, shown);
@@ -493,6 +502,38 @@ write_variants(gal_job *job, VipsImage *image, gal_error *err)
     return 0;
 }
 
+/* The index of the preset's last resize stage; -1: none. */
+static int
+last_resize(const gal_preset *preset)
+{
+    int last = -1;
+
+    for (guint i = 0; i < preset->stages->len; i++)
+        if (strcmp(g_array_index(preset->stages, gal_stage_instance, i).def->name, "resize") == 0)
+            last = (int) i;
+    return last;
+}
+
+/* output.sharpen after the last resize, before the overlays that follow
+ * (text and logos are drawn sharp already): only when the photo came out
+ * smaller than it is, judged on the axis scaled least (a cover crop keeps
+ * one axis whole). An enlargement is never sharpened: it would sharpen the
+ * interpolation. */
+static int
+sharpen_after_resize(const gal_job *job, VipsImage *image, VipsImage **out, gal_error *err)
+{
+    double scale = MAX((double) image->Xsize / MAX(1, job->photo_width),
+        (double) image->Ysize / MAX(1, job->photo_height));
+
+    if (job->preset->output->sharpen == GAL_SHARPEN_NONE || scale >= 1 || !job->photo_width) {
+        *out = g_object_ref(image);
+        return 0;
+    }
+    if (gal__sharpen(image, job->preset->output->sharpen, out))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "output.sharpen");
+    return 0;
+}
+
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -501,6 +542,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     const gal_preset *preset = job->preset;
     g_autoptr(VipsImage) image = source;
     gal_photo photo = { &job->facts, job->watch };
+    int sharpen_after = last_resize(preset);
 
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
@@ -545,6 +587,14 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         }
         g_object_unref(image);
         image = next;
+        if ((int) i == sharpen_after) {
+            if (sharpen_after_resize(job, image, &next, err)) {
+                g_strlcpy(err->key, "output.sharpen", sizeof(err->key));
+                return -1;
+            }
+            g_object_unref(image);
+            image = next;
+        }
     }
     take_caption(job, image);
     if (!job->make_output)
@@ -621,6 +671,8 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
 
         if (!in_group[k])
             continue;
+        jobs[k]->photo_width = width;
+        jobs[k]->photo_height = height;
         if (warnings->len)
             jobs[k]->warnings = g_string_chunk_insert(jobs[k]->strings, warnings->str);
         if (group_err.code)

@@ -64,6 +64,9 @@ struct gal_job {
     /* Warnings about this photo (gal_photo_result.warnings), one per line,
      * in `strings`; NULL: none. */
     const char *warnings;
+    /* The photo's own size, upright (set when it is decoded): whether a
+     * resize made it smaller, for output.sharpen. */
+    int photo_width, photo_height;
 };
 
 

@@ -24,6 +24,7 @@
 
 static const char *const gal_format_names[] = { "jpeg", "png", "webp", "avif", NULL };
 static const char *const gal_subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };
+static const char *const gal_sharpen_names[] = { "none", "low", "standard", "high", NULL };
 
 static const gal_param output_params[] = {
     GAL_PARAM_DIR(gal_output_opts, dir,
@@ -62,6 +63,11 @@ static const gal_param output_params[] = {
     GAL_PARAM_COLOR(gal_output_opts, background,
         "colour transparent pixels are flattened onto for formats without alpha (JPEG)",
         "white"),
+    GAL_PARAM_ENUM(gal_output_opts, sharpen, gal_sharpen,
+        "sharpening for screens, applied after the last resize (before overlays) when it made "
+        "the photo smaller; never to an enlargement: none, low, standard or high "
+        "(docs/presets.md gives the measured amounts)",
+        "standard"),
     GAL_PARAM_BOOL(gal_output_opts, photos,
         "false writes no file per photo, only what gathering stages (contact-sheet) make: "
         "quick proofs",

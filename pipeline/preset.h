@@ -4,6 +4,7 @@
 
 #include "internal.h"
 #include "captions.h"
+#include "resample.h"
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
@@ -40,6 +41,7 @@ typedef enum gal_subsampling {
 } gal_subsampling;
 
 typedef struct gal_output_opts {
+    gal_sharpen sharpen;    /* after the last resize, when it made the photo smaller */
     char *dir;
     gal_template *name;
     gal_format format;

@@ -254,3 +254,165 @@ gal__scale_columns(VipsImage *in, int width, VipsImage **out)
             VIPS_KERNEL_LANCZOS3, NULL) ||
         vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
 }
+
+/* Output sharpening: an unsharp mask on luma, made the way vips_sharpen
+ * makes it (only detail above a threshold is raised, flat areas are left
+ * alone, and what an edge may gain or lose is capped, which bounds its
+ * halo), but on 8-bit sRGB directly, one lazy operation: vips_sharpen goes
+ * through LabS and a float convolution and, with orc's vector paths off
+ * (gal_init, issue 12), cost 127 ms of CPU per 1080x1350 output, almost
+ * doubling the 12 MP bench's CPU; this costs a few ms. The luma's detail
+ * is added to R, G and B alike, so colours do not fringe. */
+#define SHARPEN_RADIUS 2 /* the Gaussian's reach, enough for sigma <= 1 */
+
+/* The strengths, in 8-bit luma steps: the slope on detail above the
+ * threshold, and the caps on brightening and darkening. Measured on a
+ * photo made small and on a step edge (tests/unit/test_stage_resize.c,
+ * docs/presets.md). */
+static const struct {
+    double slope;
+    int brighten, darken;
+} sharpen_levels[] = {
+    [GAL_SHARPEN_LOW] = { 0.5, 8, 16 },
+    [GAL_SHARPEN_STANDARD] = { 1.0, 16, 32 },
+    [GAL_SHARPEN_HIGH] = { 1.7, 28, 56 },
+};
+
+/* Luma steps of detail below which a pixel is flat: noise, skies. */
+#define SHARPEN_THRESHOLD 3
+
+typedef struct {
+    int bands;
+    int weight[2 * SHARPEN_RADIUS + 1]; /* the Gaussian, summing to 256 */
+    int lift[511];                      /* detail d (-255..255) at [d + 255] -> change */
+} sharpen_plan;
+
+static void
+sharpen_plan_free(VipsImage *image, sharpen_plan *plan)
+{
+    (void) image;
+    g_free(plan);
+}
+
+static inline int
+luma(const VipsPel *p)
+{
+    /* Rec. 709 weights on the (gamma) values, in 1/256. */
+    return (54 * p[0] + 183 * p[1] + 19 * p[2] + 128) >> 8;
+}
+
+static int
+sharpen_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const sharpen_plan *plan = b;
+    const VipsRect *r = &out_region->valid;
+    /* The input is padded by the radius on every side (see gal__sharpen):
+     * output (x, y) is input (x + R, y + R). */
+    VipsRect need = { r->left, r->top, r->width + 2 * SHARPEN_RADIUS,
+        r->height + 2 * SHARPEN_RADIUS };
+    int nw = need.width, bands = plan->bands;
+    g_autofree int *y_in = g_new(int, (gsize) nw * need.height);
+    g_autofree int *y_cols = g_new(int, (gsize) nw * r->height);
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < need.height; y++) {
+        const VipsPel *p = VIPS_REGION_ADDR(ir, need.left, need.top + y);
+
+        for (int x = 0; x < nw; x++, p += bands)
+            y_in[y * nw + x] = luma(p);
+    }
+    /* Blur down the columns, then along the rows. */
+    for (int y = 0; y < r->height; y++)
+        for (int x = 0; x < nw; x++) {
+            int sum = 0;
+
+            for (int k = 0; k <= 2 * SHARPEN_RADIUS; k++)
+                sum += plan->weight[k] * y_in[(y + k) * nw + x];
+            y_cols[y * nw + x] = sum;
+        }
+    for (int y = 0; y < r->height; y++) {
+        const VipsPel *p =
+            VIPS_REGION_ADDR(ir, need.left + SHARPEN_RADIUS, need.top + SHARPEN_RADIUS + y);
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+        const int *row = &y_cols[y * nw];
+
+        for (int x = 0; x < r->width; x++, p += bands, q += bands) {
+            int sum = 0, detail, lift;
+
+            for (int k = 0; k <= 2 * SHARPEN_RADIUS; k++)
+                sum += plan->weight[k] * row[x + k];
+            detail = y_in[(y + SHARPEN_RADIUS) * nw + x + SHARPEN_RADIUS] -
+                ((sum + (1 << 15)) >> 16);
+            lift = plan->lift[CLAMP(detail, -255, 255) + 255];
+            for (int c = 0; c < 3; c++)
+                q[c] = (VipsPel) CLAMP(p[c] + lift, 0, 255);
+            for (int c = 3; c < bands; c++)
+                q[c] = p[c];
+        }
+    }
+    return 0;
+}
+
+int
+gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out)
+{
+    int long_edge = MAX(in->Xsize, in->Ysize);
+    /* The radius grows with the output: 0.6 px up to 1000 px on the long
+     * edge (a phone screen shows each pixel), 1 px from 4000 px on. */
+    double sigma = CLAMP(0.6 + (long_edge - 1000) * 0.4 / 3000.0, 0.6, 1.0);
+    double g[2 * SHARPEN_RADIUS + 1], total = 0;
+    g_autoptr(VipsImage) padded = NULL;
+    sharpen_plan *plan;
+    VipsImage *image;
+    int sum = 0;
+
+    if (level == GAL_SHARPEN_NONE || (unsigned) level >= G_N_ELEMENTS(sharpen_levels) ||
+        in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands < 3 || in->Coding != VIPS_CODING_NONE)
+        return vips_copy(in, out, NULL);
+    plan = g_new0(sharpen_plan, 1);
+    plan->bands = in->Bands;
+    for (int k = -SHARPEN_RADIUS; k <= SHARPEN_RADIUS; k++)
+        total += g[k + SHARPEN_RADIUS] = exp(-k * k / (2 * sigma * sigma));
+    for (int k = 0; k <= 2 * SHARPEN_RADIUS; k++)
+        sum += plan->weight[k] = (int) lround(256 * g[k] / total);
+    plan->weight[SHARPEN_RADIUS] += 256 - sum;
+    for (int d = -255; d <= 255; d++) {
+        double lift = 0;
+
+        if (d > SHARPEN_THRESHOLD)
+            lift = MIN(sharpen_levels[level].slope * (d - SHARPEN_THRESHOLD),
+                sharpen_levels[level].brighten);
+        else if (d < -SHARPEN_THRESHOLD)
+            lift = MAX(sharpen_levels[level].slope * (d + SHARPEN_THRESHOLD),
+                -sharpen_levels[level].darken);
+        plan->lift[d + 255] = (int) lround(lift);
+    }
+    /* Edges repeat, so the border is sharpened like the rest. */
+    if (vips_embed(in, &padded, SHARPEN_RADIUS, SHARPEN_RADIUS, in->Xsize + 2 * SHARPEN_RADIUS,
+            in->Ysize + 2 * SHARPEN_RADIUS, "extend", VIPS_EXTEND_COPY, NULL)) {
+        g_free(plan);
+        return -1;
+    }
+    image = vips_image_new();
+    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, padded, NULL)) {
+        g_object_unref(image);
+        g_free(plan);
+        return -1;
+    }
+    image->Xsize = in->Xsize;
+    image->Ysize = in->Ysize;
+    g_object_ref(padded);
+    vips_object_local(image, padded);
+    g_signal_connect(image, "close", G_CALLBACK(sharpen_plan_free), plan);
+    if (vips_image_generate(image, vips_start_one, sharpen_generate, vips_stop_one, padded,
+            plan)) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
+}

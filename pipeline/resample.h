@@ -22,6 +22,22 @@ int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
 int gal__enlarge_rows(VipsImage *in, int height, VipsImage **out);
 int gal__enlarge_columns(VipsImage *in, int width, VipsImage **out);
 
+/* Output sharpening (output.sharpen), for a photo made smaller: none, or
+ * an unsharp mask on luma in the manner of vips_sharpen (flat areas left
+ * alone, brightening and darkening capped) at three measured strengths;
+ * see gal__sharpen. */
+typedef enum gal_sharpen {
+    GAL_SHARPEN_NONE,
+    GAL_SHARPEN_LOW,
+    GAL_SHARPEN_STANDARD,
+    GAL_SHARPEN_HIGH,
+} gal_sharpen;
+
+/* Sharpen `in` (8-bit sRGB, alpha kept) for a screen at `level`, its
+ * radius fitted to the image's size; lazy. NONE gives a copy. New image in
+ * *out; -1 with the libvips error set. */
+int gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out);
+
 /* The size to decode a photo of `width` x `height` (upright) at for `n`
  * presets that want it at load_w[k] x load_h[k]. One preset: its size, as
  * a run of it alone decodes (upscaling included). Several: the largest

@@ -69,6 +69,10 @@ typedef struct gal_photo {
 #define GAL_META_CAPTION_CUT "gal-caption-cut"
 /* A contact-sheet tile's label. */
 #define GAL_META_LABEL "gal-label"
+/* What a stage wants the user told about this photo although its output is
+ * made (a mark too small to read), one line each: the engine adds them to
+ * the photo's result (gal_photo_result.warnings). */
+#define GAL_META_WARNINGS "gal-warnings"
 
 /* An int field of the image, 0 when it has none. */
 static inline int
@@ -79,6 +83,22 @@ gal__meta_int(VipsImage *image, const char *field)
     if (!vips_image_get_typeof(image, field) || vips_image_get_int(image, field, &value))
         return 0;
     return value;
+}
+
+/* Add `line` to the image's GAL_META_WARNINGS. The image must be the
+ * stage's own (a copy), never an operation's output that libvips' cache
+ * may hand to another caller. */
+static inline void
+gal__meta_warn(VipsImage *image, const char *line)
+{
+    const char *before = NULL;
+    char *all;
+
+    if (vips_image_get_typeof(image, GAL_META_WARNINGS))
+        vips_image_get_string(image, GAL_META_WARNINGS, &before);
+    all = before && *before ? g_strconcat(before, "\n", line, NULL) : g_strdup(line);
+    vips_image_set_string(image, GAL_META_WARNINGS, all);
+    g_free(all);
 }
 
 typedef struct gal_stage_ctx {

@@ -45,6 +45,9 @@ typedef struct {
     gal_color color;
     mark_gravity gravity;
     gal_size size;
+    gal_length font_size; /* text marks: 0 = follow `size` */
+    bool shadow;          /* text marks: a soft shadow in the contrasting ink */
+    bool outline;         /* text marks: an outline in the contrasting ink */
     gal_length margin;
     double opacity;
     mark_tile tile;
@@ -78,6 +81,17 @@ static const gal_param watermark_params[] = {
         "mark width as a share of the photo's short edge (same look on portrait and "
         "landscape), or pixels; {relative: 15%, min: 64, max: 400} bounds it",
         "15%", 10000),
+    GAL_PARAM_LENGTH(watermark_opts, font_size,
+        "text marks: the letters' size, as a share of the photo's short edge or pixels, "
+        "instead of the mark's width (size); the mark still keeps inside the photo",
+        NULL, 2000),
+    GAL_PARAM_BOOL(watermark_opts, shadow,
+        "text marks: a soft drop shadow in the contrasting ink (black under light text, white "
+        "under dark), so the text reads on any photo",
+        "false"),
+    GAL_PARAM_BOOL(watermark_opts, outline,
+        "text marks: an outline in the contrasting ink, about a sixteenth of the letter size",
+        "false"),
     GAL_PARAM_LENGTH(watermark_opts, margin,
         "gap to the photo's edges, as a share of the short edge or pixels; also the gap "
         "between tiles",
@@ -96,6 +110,7 @@ static const gal_param watermark_params[] = {
 typedef struct {
     VipsImage *master;      /* premultiplied float RGBA, opacity applied; NULL for per-photo text */
     char *family;           /* font family to ask Pango for */
+    int render_px;          /* the font size fixed text was rendered at */
     GMutex lock;            /* guards `scaled` */
     GHashTable *scaled;     /* width in px -> VipsImage * (memory) */
 } watermark_shared;
@@ -110,6 +125,9 @@ typedef struct {
  * limit, and is then drawn smaller again, down to TEXT_RENDER_MIN_PX. */
 #define TEXT_RENDER_MAX_WIDTH 16000
 #define TEXT_RENDER_MIN_PX 4
+/* A text mark drawn at a font size under this many pixels gets a warning:
+ * below about 10 px, letters blur into one another on a screen. */
+#define SMALL_TEXT_PX 10
 
 static int
 watermark_check(const gal_stage_ctx *sc, gal_error *err)
@@ -119,6 +137,13 @@ watermark_check(const gal_stage_ctx *sc, gal_error *err)
     if (!o->image == !o->text)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark",
             "give exactly one of image or text");
+    if (o->image && (o->shadow || o->outline))
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc,
+            o->shadow ? "watermark.shadow" : "watermark.outline",
+            "shadow and outline are for text marks; a logo carries its own");
+    if (o->image && o->font_size.value > 0)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font-size",
+            "font-size sizes text marks; size an image mark with size");
     return 0;
 }
 
@@ -150,12 +175,106 @@ to_master(const gal_stage_ctx *sc, VipsImage *in, VipsImage **out, gal_error *er
     return 0;
 }
 
+/* The contrasting ink of a text colour: black under light text, white
+ * under dark, for the shadow and the outline. */
+static double
+contrast_ink(const gal_color *color)
+{
+    return 0.2126 * color->r + 0.7152 * color->g + 0.0722 * color->b > 128 ? 0 : 255;
+}
+
+/* Text (straight RGBA, 8-bit, drawn at `px`) with its shadow and/or outline
+ * under it: a layer of the contrasting ink whose alpha is the text's,
+ * widened by about px/16 (outline) and/or
+ * blurred and moved down-right by px/16 (shadow). The canvas grows to hold
+ * them. */
+static int
+decorate(const watermark_opts *o, VipsImage *text, int px, VipsImage **out)
+{
+    int reach = MAX(1, px / 16), pad = 4 * reach;
+    double ink = contrast_ink(&o->color);
+    g_autoptr(VipsImage) canvas = NULL;
+    g_autoptr(VipsImage) alpha = NULL;
+    g_autoptr(VipsImage) under_alpha = NULL;
+    g_autoptr(VipsImage) ink_rgb = NULL;
+    g_autoptr(VipsImage) under = NULL;
+    g_autoptr(VipsImage) under_srgb = NULL;
+    g_autoptr(VipsImage) mixed = NULL;
+    VipsImage *layers[2];
+
+    if (vips_embed(text, &canvas, pad, pad, text->Xsize + 2 * pad, text->Ysize + 2 * pad,
+            NULL) ||
+        vips_extract_band(canvas, &alpha, 3, NULL))
+        return -1;
+    under_alpha = g_object_ref(alpha);
+    if (o->outline) {
+        VipsImage *soft, *wide;
+
+        /* The alpha spread by a blur and made solid again: an outline about
+         * `reach` wide with a soft rim (a rank filter's square is blocky). */
+        if (vips_gaussblur(under_alpha, &soft, MAX(0.5, reach / 2.0), NULL))
+            return -1;
+        if (vips_linear1(soft, &wide, 4.0, 0, "uchar", TRUE, NULL)) {
+            g_object_unref(soft);
+            return -1;
+        }
+        g_object_unref(soft);
+        g_object_unref(under_alpha);
+        under_alpha = wide;
+    }
+    if (o->shadow) {
+        VipsImage *soft, *moved, *both;
+
+        if (vips_gaussblur(under_alpha, &soft, reach, NULL))
+            return -1;
+        if (vips_embed(soft, &moved, reach, reach, soft->Xsize, soft->Ysize, NULL)) {
+            g_object_unref(soft);
+            return -1;
+        }
+        g_object_unref(soft);
+        /* With an outline too, the shadow falls from the outline. */
+        if (o->outline) {
+            VipsImage *pair[2] = { under_alpha, moved };
+
+            /* Per pixel, the larger of the two alphas. */
+            if (vips_bandrank(pair, &both, 2, "index", 1, NULL)) {
+                g_object_unref(moved);
+                return -1;
+            }
+            g_object_unref(moved);
+        }
+        else
+            both = moved;
+        g_object_unref(under_alpha);
+        under_alpha = both;
+    }
+    if (vips_black(&ink_rgb, canvas->Xsize, canvas->Ysize, "bands", 3, NULL))
+        return -1;
+    {
+        g_autoptr(VipsImage) lifted = NULL;
+        g_autoptr(VipsImage) rgb8 = NULL;
+        g_autoptr(VipsImage) alpha8 = NULL;
+
+        if (vips_linear1(ink_rgb, &lifted, 1, ink, NULL) ||
+            vips_cast_uchar(lifted, &rgb8, NULL) || vips_cast_uchar(under_alpha, &alpha8, NULL) ||
+            vips_bandjoin2(rgb8, alpha8, &under, NULL) ||
+            vips_copy(under, &under_srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
+            return -1;
+    }
+    layers[0] = under_srgb;
+    layers[1] = canvas;
+    if (vips_composite(layers, &mixed, 2, (int[]) { VIPS_BLEND_MODE_OVER }, NULL) ||
+        vips_cast_uchar(mixed, out, NULL))
+        return -1;
+    return 0;
+}
+
 /* The mark's text as an image. A per-photo text longer than a mark is
  * cut. Errors (`code`: PRESET in prepare, STAGE per photo) name the key
  * and the stage's place in the preset. */
 static int
 render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char *text,
-    gal_code code, VipsImage **out, gal_error *err)
+    gal_code code, VipsImage **out, int *render_px, gal_error *err)
 {
     const watermark_opts *o = sc->opts;
     g_autofree char *valid = g_utf8_make_valid(text, -1);
@@ -169,8 +288,20 @@ render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char 
             0 };
         gal_error attempt = { 0 };
 
-        if (gal__text_render(line, &style, out, &info, &attempt) == 0)
+        *render_px = px;
+        if (gal__text_render(line, &style, out, &info, &attempt) == 0) {
+            VipsImage *decorated;
+
+            if (!*out || !(o->shadow || o->outline))
+                return 0;
+            if (decorate(o, *out, px, &decorated)) {
+                g_clear_object(out);
+                return gal_error_from_vips(err, code, &sc->loc, "watermark.text");
+            }
+            g_object_unref(*out);
+            *out = decorated;
             return 0;
+        }
         if (px / 2 < TEXT_RENDER_MIN_PX)
             return gal_error_set(err, code, &sc->loc, "watermark.text",
                 "cannot draw the text as one line, even at %d px: %s", px, attempt.msg);
@@ -236,7 +367,8 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
             g_autofree char *text = gal__template_render(o->text, &none, FALSE);
             g_autoptr(VipsImage) rendered = NULL;
 
-            if (render_text(sc, shared, text, GAL_ERR_PRESET, &rendered, err)) {
+            if (render_text(sc, shared, text, GAL_ERR_PRESET, &rendered, &shared->render_px,
+                    err)) {
                 watermark_release(shared);
                 return -1;
             }
@@ -371,7 +503,9 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     g_autoptr(VipsImage) mark = NULL;
     g_autoptr(VipsImage) region = NULL;
     g_autoptr(VipsImage) mixed = NULL;
+    g_autoptr(VipsImage) placed = NULL;
     VipsImage *master = shared->master;
+    int render_px = shared->render_px;
     double aspect;
     int width, height, x, y;
 
@@ -382,7 +516,7 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         g_autofree char *text = gal__template_render_whole(o->text, photo->facts);
         g_autoptr(VipsImage) rendered = NULL;
 
-        if (text && render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, err))
+        if (text && render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, &render_px, err))
             return -1;
         if (rendered && to_master(sc, rendered, &per_photo, err))
             return -1;
@@ -396,7 +530,12 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     /* Size from the photo as it is now; never larger than the free area,
      * and never cropped: shrink to fit instead. */
     aspect = (double) master->Ysize / master->Xsize;
-    width = gal__size_px(&o->size, short_edge);
+    if (o->text && o->font_size.value > 0 && render_px > 0)
+        /* Letters of font-size px: the rendering scaled by font / render. */
+        width = (int) lround(master->Xsize * gal__length_px(&o->font_size, short_edge) /
+            (double) render_px);
+    else
+        width = gal__size_px(&o->size, short_edge);
     width = MIN(width, in->Xsize - 2 * margin);
     width = MIN(width, (int) ((area_h - 2 * margin) / aspect));
     if (width < 1) {
@@ -419,8 +558,23 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     place(o->gravity, in->Xsize, top, area_h, mark->Xsize, height, margin, &x, &y);
     if (vips_extract_area(in, &region, x, y, mark->Xsize, height, NULL) ||
         blend(o, region, mark, &mixed) ||
-        vips_insert(in, mixed, out, x, y, NULL))
+        vips_insert(in, mixed, &placed, x, y, NULL) ||
+        vips_copy(placed, out, NULL))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "blend");
+    /* `size` is a width: a long text made that wide can end up too small
+     * to read, which the user would only see by looking at every photo. */
+    if (o->text && render_px > 0) {
+        double drawn_px = render_px * (double) mark->Xsize / master->Xsize;
+
+        if (drawn_px < SMALL_TEXT_PX) {
+            g_autofree char *line = g_strdup_printf(
+                "watermark (%s:%d): its text is drawn at %.1f px, too small to read (under %d "
+                "px): make `size` larger or the text shorter",
+                sc->loc.file ? sc->loc.file : "preset", sc->loc.line, drawn_px, SMALL_TEXT_PX);
+
+            gal__meta_warn(*out, line);
+        }
+    }
     return 0;
 }
 

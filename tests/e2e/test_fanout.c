@@ -16,16 +16,18 @@ TestSuite(fanout, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 
 
 #define TRIP_DIR GAL_FIXTURES_DIR "/trip"
 
-/* The largest decides the decode size; the others scale down from it. */
+/* The largest decides the decode size; the others scale down from it.
+ * Unsharpened (output.sharpen: none): what is compared is the scaling, and
+ * the reference is an unsharpened single-step scale. */
 static const char big_yaml[] = "gallop: 1\nname: big\n"
                                "stages: [ {resize: {width: 480, height: 480}} ]\n"
-                               "output: {quality: 90}\n";
+                               "output: {quality: 90, sharpen: none}\n";
 static const char crop_yaml[] = "gallop: 1\nname: crop\n"
                                 "stages: [ {resize: {width: 200, height: 150, fit: cover}} ]\n"
-                                "output: {quality: 90}\n";
+                                "output: {quality: 90, sharpen: none}\n";
 static const char tiny_yaml[] = "gallop: 1\nname: tiny\n"
                                 "stages: [ {resize: {width: 96, height: 96}} ]\n"
-                                "output: {quality: 90}\n";
+                                "output: {quality: 90, sharpen: none}\n";
 
 /* Photos 01-05: square, landscape, panorama and portrait, upright and
  * rotated by EXIF (orientations 1, 6, 1, 8, 3). */

@@ -636,3 +636,93 @@ Test(stage_resize, an_exact_double_is_not_nearest_neighbour)
     cr_expect_geq(psnr(out, reference), 40, "PSNR against a centred bicubic: %.2f dB",
         psnr(out, reference));
 }
+
+/* Output sharpening (output.sharpen; resample.c), issue 13. */
+
+/* Mean Sobel magnitude of the image's first band: its edge energy. */
+static double
+edge_energy(VipsImage *image)
+{
+    g_autoptr(VipsImage) band = NULL;
+    g_autoptr(VipsImage) edges = NULL;
+    double mean;
+
+    cr_assert_eq(vips_extract_band(image, &band, 0, NULL), 0);
+    cr_assert_eq(vips_sobel(band, &edges, NULL), 0);
+    cr_assert_eq(vips_avg(edges, &mean, NULL), 0);
+    return mean;
+}
+
+static VipsImage *
+sharpened(VipsImage *in, gal_sharpen level)
+{
+    VipsImage *out, *memory;
+
+    cr_assert_eq(gal__sharpen(in, level, &out), 0, "%s", vips_error_buffer());
+    cr_assert_eq(out->Xsize, in->Xsize);
+    cr_assert_eq(out->Bands, in->Bands);
+    cr_assert_eq(out->BandFmt, VIPS_FORMAT_UCHAR);
+    memory = vips_image_copy_memory(out);
+    g_object_unref(out);
+    return memory;
+}
+
+Test(stage_resize, each_sharpening_level_raises_edge_energy)
+{
+    /* A real photo made small, as a downscaled output is. */
+    g_autoptr(VipsImage) in = small_photo(400);
+    double previous = edge_energy(in);
+
+    for (gal_sharpen level = GAL_SHARPEN_LOW; level <= GAL_SHARPEN_HIGH; level++) {
+        g_autoptr(VipsImage) out = sharpened(in, level);
+        double energy = edge_energy(out);
+
+        cr_expect_gt(energy, previous * 1.005, "level %d: Sobel mean %.3f after %.3f", level,
+            energy, previous);
+        previous = energy;
+    }
+}
+
+Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
+{
+    /* A soft vertical step from 64 to 192 grey, as a downscale leaves it. */
+    g_autoptr(VipsImage) step = NULL;
+    g_autoptr(VipsImage) soft = NULL;
+    g_autoptr(VipsImage) in = NULL;
+    {
+        g_autoptr(VipsImage) xy = NULL;
+        g_autoptr(VipsImage) x = NULL;
+        g_autoptr(VipsImage) right = NULL;
+        g_autoptr(VipsImage) level = NULL;
+        g_autoptr(VipsImage) grey = NULL;
+        VipsImage *bands[3];
+
+        cr_assert_eq(vips_xyz(&xy, 200, 40, NULL), 0);
+        cr_assert_eq(vips_extract_band(xy, &x, 0, NULL), 0);
+        cr_assert_eq(vips_more_const1(x, &right, 99.5, NULL), 0);
+        cr_assert_eq(vips_linear1(right, &level, 128.0 / 255, 64, NULL), 0);
+        cr_assert_eq(vips_cast_uchar(level, &grey, NULL), 0);
+        bands[0] = bands[1] = bands[2] = grey;
+        cr_assert_eq(vips_bandjoin(bands, &step, 3, NULL), 0);
+        cr_assert_eq(vips_gaussblur(step, &soft, 0.7, NULL), 0);
+        cr_assert_eq(vips_copy(soft, &in, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    }
+    for (gal_sharpen level = GAL_SHARPEN_LOW; level <= GAL_SHARPEN_HIGH; level++) {
+        g_autoptr(VipsImage) out = sharpened(in, level);
+        double lowest = 255, highest = 0;
+
+        for (int x = 0; x < 200; x++) {
+            double v = band_at(out, x, 20, 0), was = band_at(in, x, 20, 0);
+
+            lowest = MIN(lowest, v);
+            highest = MAX(highest, v);
+            /* The halo is at most 3 px wide either side of the edge. */
+            if (x < 96 || x > 103)
+                cr_expect_leq(fabs(v - was), 1, "level %d: x=%d changed %g -> %g", level, x,
+                    was, v);
+        }
+        /* Overshoot: at most 24 of 255 on a 128 step, even at high. */
+        cr_expect_geq(lowest, 64 - 24, "level %d: darkest %g", level, lowest);
+        cr_expect_leq(highest, 192 + 24, "level %d: brightest %g", level, highest);
+    }
+}
