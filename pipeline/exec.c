@@ -36,6 +36,8 @@ static void
 job_clear(gal_job *job)
 {
     VIPS_UNREF(job->gather_item);
+    if (job->about)
+        g_ptr_array_unref(job->about);
     if (job->depends)
         g_ptr_array_unref(job->depends);
     g_string_chunk_free(job->strings);
@@ -74,6 +76,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         result->caption_source = g_strdup(job->caption_source);
         result->caption_cut = job->caption_cut;
         if (plan->build_output) {
+            result->about = gal__about_strv(job->about);
             result->width = job->out_width;
             result->height = job->out_height;
             result->bytes = job->out_bytes;

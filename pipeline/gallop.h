@@ -234,6 +234,11 @@ typedef struct gal_photo_result {
     const char *caption_source;
     bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
     double hash_seconds;     /* part of `seconds` spent hashing the photo */
+    /* What a site shows of the photo, "key=value" each (docs/report.md:
+     * taken, camera, lens, f, shutter, iso, focal_mm, orientation, lat,
+     * lon, alt, color, placeholder), NULL-terminated; NULL: not known
+     * (not built, or recorded by an older gallop). Owned by the summary. */
+    char **about;
 } gal_photo_result;
 
 /* An output the manifest lists whose photo no longer exists, or no longer

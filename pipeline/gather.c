@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "captions.h"
+#include "fsio.h"
 #include "gather.h"
 #include "job.h"
 #include "outdir.h"
@@ -211,6 +212,24 @@ write_page(gal_gather *g, int p)
     output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
         : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
                                                          : GAL_FORMAT_JPEG;
+    if (stage->def->build_text) {
+        GString *text = NULL;
+
+        failed = stage->def->build_text(&sc, present, n, &info, &text, gal__photo_error(&result)) ||
+            gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, name, text->str, text->len,
+                FALSE, result.error);
+        if (text)
+            g_string_free(text, TRUE);
+        if (failed) {
+            result.status = GAL_PHOTO_FAILED;
+            gal_error_set_subject(result.error, result.output);
+        }
+        else {
+            g_clear_pointer(&result.error, g_free);
+            result.status = GAL_PHOTO_DONE;
+        }
+        goto done;
+    }
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
     if (!failed) {
         strip_photo_metadata(sheet);
@@ -229,6 +248,7 @@ write_page(gal_gather *g, int p)
         result.width = sheet->Xsize;
         result.height = sheet->Ysize;
     }
+done:
     for (int i = 0; i < page->n; i++)
         VIPS_UNREF(page->items[i]);
     g_mutex_lock(&g->lock);

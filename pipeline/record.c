@@ -33,6 +33,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     e->caption = g_strdup(job->caption);
     e->caption_source = g_strdup(job->caption_source);
     e->caption_cut = job->caption_cut;
+    e->about = gal__about_strv(job->about);
     for (guint d = 0; job->depends && d < job->depends->len; d++) {
         g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
         char hex[65];

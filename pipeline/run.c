@@ -350,6 +350,7 @@ free_result(gal_photo_result *r)
     g_free((char *) r->why_detail);
     g_free((char *) r->caption);
     g_free((char *) r->caption_source);
+    g_strfreev(r->about);
     g_free(r->error);
 }
 

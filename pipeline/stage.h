@@ -61,6 +61,8 @@ typedef struct gal_photo {
 #define GAL_META_CAPTION_CUT "gal-caption-cut"
 /* A contact-sheet tile's label. */
 #define GAL_META_LABEL "gal-label"
+/* The files an item stands for (job.h: gal__item_set_outputs). */
+#define GAL_META_OUTPUTS "gal-outputs"
 
 /* An int field of the image, 0 when it has none. */
 static inline int
@@ -114,6 +116,10 @@ typedef struct gal_stage_def {
     int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         VipsImage **out, gal_error *err);
     char *(*page_name)(const gal_stage_ctx *sc, int page, int pages);
+    /* Instead of build_many, for pages that are text (the gallery's
+     * HTML): the page's bytes, written as they are (*text a new GString). */
+    int (*build_text)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
+        GString **text, gal_error *err);
 } gal_stage_def;
 
 /* Resize geometry, shared by stage_resize.c and its tests. */
