@@ -371,6 +371,25 @@ gal__item_set_outputs(VipsImage *item, const char *rel, int width, int height,
     vips_image_set_string(item, GAL_META_OUTPUTS, line);
 }
 
+void
+gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
+    gal_format format)
+{
+    const char *before = NULL;
+    g_autofree char *lines = NULL;
+
+    if (!item || !rel)
+        return;
+    if (!vips_image_get_typeof(item, GAL_META_OUTPUTS) ||
+        vips_image_get_string(item, GAL_META_OUTPUTS, &before)) {
+        gal__item_set_outputs(item, rel, width, height, format);
+        return;
+    }
+    lines = g_strdup_printf("%s\n%s\t%d\t%d\t%s", before, rel, width, height,
+        gal__format_name(format));
+    vips_image_set_string(item, GAL_META_OUTPUTS, lines);
+}
+
 /* The caption goes into the report (as alt text) whether or not a stage
  * showed it; the output's own metadata keeps only what a stage showed. */
 static void

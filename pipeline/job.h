@@ -65,6 +65,10 @@ const char *gal__format_name(gal_format format);
  * first. Set by the engine on the item after the stage made it. */
 void gal__item_set_outputs(VipsImage *item, const char *rel, int width, int height,
     gal_format format);
+/* Add one more variant line to GAL_META_OUTPUTS (another width or format of
+ * the same photo), after gal__item_set_outputs. */
+void gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
+    gal_format format);
 
 
 /* Name, stem, output extension, preset, index and count. */

@@ -25,6 +25,13 @@ typedef struct gal_page {
     int number, pages; /* 1-based */
     int count;         /* photos in the run */
     const char *preset;
+    /* Pages per album (gal_stage_def.albums): this page's album, the
+     * photos' folder within the input folder ("" for the top), and every
+     * album with its first page. NULL, 0: no albums. */
+    const char *album;
+    int n_albums;
+    const char *const *albums;
+    const int *album_first;
 } gal_page;
 
 typedef struct gal_rect {
@@ -120,6 +127,9 @@ typedef struct gal_stage_def {
      * HTML): the page's bytes, written as they are (*text a new GString). */
     int (*build_text)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         GString **text, gal_error *err);
+    /* Pages per album: photos from each folder of the input folder on
+     * pages of their own (gal_page.album). */
+    gboolean albums;
 } gal_stage_def;
 
 /* Resize geometry, shared by stage_resize.c and its tests. */

@@ -341,11 +341,17 @@ static const char page_css[] =
     "background:var(--c) center/cover no-repeat;overflow:hidden;position:relative}"
     "@media (max-width:720px){.grid li{width:calc((100% - var(--kn)*6px)*var(--fn))}"
     "header{padding-top:24px}}"
-    ".grid a{display:block;width:100%;height:100%}"
+    ".grid a,.grid picture{display:block;width:100%;height:100%}"
     ".grid a:focus-visible{outline:3px solid var(--fg);outline-offset:-3px}"
     ".grid img{display:block;width:100%;height:100%;object-fit:cover;"
     "transition:opacity .4s,transform .4s}"
     ".grid a:hover img{transform:scale(1.03)}"
+    "nav.albums ul{list-style:none;margin:16px 0 0;padding:0;display:flex;flex-wrap:wrap;"
+    "gap:8px}"
+    "nav.albums a{display:inline-flex;align-items:center;min-height:44px;padding:0 14px;"
+    "border:1px solid var(--line);border-radius:22px;color:var(--fg);text-decoration:none}"
+    "nav.albums a[aria-current]{background:var(--fg);color:var(--bg)}"
+    "h2{margin:0 0 12px;font-size:1.25rem;font-weight:600}"
     "nav.pages{display:flex;flex-wrap:wrap;gap:8px;justify-content:center;padding-top:32px}"
     "nav.pages a,nav.pages span{min-width:44px;min-height:44px;display:inline-flex;"
     "align-items:center;justify-content:center;padding:0 12px;border:1px solid var(--line);"
@@ -411,9 +417,39 @@ static const char page_js[] =
     "var dx=e.changedTouches[0].clientX-x0;x0=null;"
     "if(Math.abs(dx)>40)show(dx<0?cur+1:cur-1);});"
     "document.querySelectorAll('.grid img').forEach(function(t){"
-    "function done(){t.parentNode.parentNode.style.backgroundImage='none';}"
+    "function done(){t.closest('li').style.backgroundImage='none';}"
     "if(t.complete&&t.naturalWidth)done();else t.addEventListener('load',done);});"
     "})();";
+
+/* An album's name as shown: its folder, "Photos" for the top level. */
+static const char *
+album_title(const char *album)
+{
+    return album && *album ? album : "Photos";
+}
+
+/* The albums, each a link to its first page, when there are several. */
+static void
+album_nav(GString *out, const gal_stage_ctx *sc, const gal_page *page)
+{
+    if (page->n_albums < 2)
+        return;
+    g_string_append(out, "<nav class=\"albums\" aria-label=\"Albums\"><ul>");
+    for (int a = 0; a < page->n_albums; a++) {
+        g_autofree char *name = gallery_page_name(sc, page->album_first[a], page->pages);
+        gboolean current = page->album && strcmp(page->albums[a], page->album) == 0;
+
+        g_string_append(out, "<li><a href=\"");
+        url(out, name);
+        g_string_append_c(out, '"');
+        if (current)
+            g_string_append(out, " aria-current=\"true\"");
+        g_string_append_c(out, '>');
+        html(out, album_title(page->albums[a]));
+        g_string_append(out, "</a></li>");
+    }
+    g_string_append(out, "</ul></nav>\n");
+}
 
 static void
 page_nav(GString *out, const gal_stage_ctx *sc, const gal_page *page)
@@ -451,19 +487,60 @@ page_nav(GString *out, const gal_stage_ctx *sc, const gal_page *page)
     g_string_append(out, "</nav>\n");
 }
 
-/* srcset and sizes over the widths, when there are several: the browser
- * picks the smallest file that covers the tile at the screen's density. */
-static void
-img_srcset(GString *out, const photo_info *p, double share, double share_narrow)
+/* The format every browser shows: JPEG, else PNG, else whatever the
+ * widest file is. The others (AVIF, WebP) become <source>s before it. */
+static const char *
+fallback_format(const photo_info *p)
 {
-    if (p->variants->len < 2)
+    static const char *const plain[] = { "jpeg", "png" };
+
+    for (size_t f = 0; f < G_N_ELEMENTS(plain); f++)
+        for (guint v = 0; v < p->variants->len; v++)
+            if (strcmp(g_array_index(p->variants, variant, v).format, plain[f]) == 0)
+                return plain[f];
+    return g_array_index(p->variants, variant, 0).format;
+}
+
+/* The widest and the narrowest file of `format`. */
+static void
+extremes(const photo_info *p, const char *format, const variant **widest,
+    const variant **narrowest)
+{
+    *widest = *narrowest = NULL;
+    for (guint v = 0; v < p->variants->len; v++) {
+        const variant *var = &g_array_index(p->variants, variant, v);
+
+        if (strcmp(var->format, format) != 0)
+            continue;
+        if (!*widest)
+            *widest = var; /* variants are widest first */
+        *narrowest = var;
+    }
+}
+
+/* srcset and sizes over the files of one format, when there are several
+ * (or always, for a <source>): the browser picks the smallest file that
+ * covers the tile at the screen's density. */
+static void
+srcset(GString *out, const photo_info *p, const char *format, gboolean always, double share,
+    double share_narrow)
+{
+    guint n = 0;
+    gboolean first = TRUE;
+
+    for (guint v = 0; v < p->variants->len; v++)
+        n += strcmp(g_array_index(p->variants, variant, v).format, format) == 0;
+    if (n < 2 && !always)
         return;
     g_string_append(out, " srcset=\"");
     for (guint v = 0; v < p->variants->len; v++) {
         const variant *var = &g_array_index(p->variants, variant, v);
 
-        if (v)
+        if (strcmp(var->format, format) != 0)
+            continue;
+        if (!first)
             g_string_append(out, ", ");
+        first = FALSE;
         url(out, var->rel);
         g_string_append_printf(out, " %dw", var->width);
     }
@@ -471,14 +548,43 @@ img_srcset(GString *out, const photo_info *p, double share, double share_narrow)
         MAX(1, (int) ceil(share_narrow * 100)), MAX(1, (int) ceil(share * WIDE_WIDTH)));
 }
 
+/* The <source>s of a <picture>: the formats besides the fallback, the
+ * newer (smaller) first, as the browser takes the first it can show. */
+static gboolean
+picture_sources(GString *out, const photo_info *p, const char *fallback, double share,
+    double share_narrow)
+{
+    static const char *const newer[] = { "avif", "webp", "png", "jpeg" };
+    gboolean any = FALSE;
+
+    for (size_t f = 0; f < G_N_ELEMENTS(newer); f++) {
+        const variant *widest, *narrowest;
+
+        if (strcmp(newer[f], fallback) == 0)
+            continue;
+        extremes(p, newer[f], &widest, &narrowest);
+        if (!widest)
+            continue;
+        if (!any)
+            g_string_append(out, "<picture>");
+        any = TRUE;
+        g_string_append_printf(out, "<source type=\"image/%s\"", newer[f]);
+        srcset(out, p, newer[f], TRUE, share, share_narrow);
+        g_string_append_c(out, '>');
+    }
+    return any;
+}
+
 static void
 photo_entry(GString *out, const photo_info *p, double share, int gaps, double share_narrow,
     int gaps_narrow)
 {
-    const variant *largest = p->variants->len ? &g_array_index(p->variants, variant, 0) : NULL;
-    const variant *shown = p->variants->len
-        ? &g_array_index(p->variants, variant, p->variants->len - 1) : NULL;
+    const char *fallback = p->variants->len ? fallback_format(p) : NULL;
+    const variant *largest = NULL, *shown = NULL;
+    gboolean picture;
 
+    if (fallback)
+        extremes(p, fallback, &largest, &shown);
     g_string_append(out, "<li style=\"--f:");
     css_number(out, share, 5);
     g_string_append_printf(out, ";--k:%d;--fn:", gaps);
@@ -502,6 +608,7 @@ photo_entry(GString *out, const photo_info *p, double share, int gaps, double sh
         g_string_append(out, "\"></span></li>\n");
         return;
     }
+    /* The link is to the largest file every browser shows. */
     g_string_append(out, "<a href=\"");
     url(out, largest->rel);
     g_string_append_printf(out, "\" data-w=\"%d\" data-h=\"%d\"", largest->width,
@@ -516,15 +623,17 @@ photo_entry(GString *out, const photo_info *p, double share, int gaps, double sh
         html(out, p->label[LABEL_EXIF]);
         g_string_append_c(out, '"');
     }
-    g_string_append(out, "><img src=\"");
+    g_string_append(out, ">");
+    picture = picture_sources(out, p, fallback, share, share_narrow);
+    g_string_append(out, "<img src=\"");
     url(out, shown->rel);
     g_string_append_c(out, '"');
-    img_srcset(out, p, share, share_narrow);
+    srcset(out, p, fallback, FALSE, share, share_narrow);
     g_string_append_printf(out, " width=\"%d\" height=\"%d\" loading=\"lazy\" "
                                 "decoding=\"async\" alt=\"",
         shown->width, shown->height);
     html(out, p->label[LABEL_ALT]);
-    g_string_append(out, "\"></a></li>\n");
+    g_string_append(out, picture ? "\"></picture></a></li>\n" : "\"></a></li>\n");
 }
 
 static int
@@ -585,7 +694,15 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
     g_string_append_printf(out, "<p>%d photo%s", page->count, page->count == 1 ? "" : "s");
     if (page->pages > 1)
         g_string_append_printf(out, " · page %d of %d", page->number, page->pages);
-    g_string_append(out, "</p>\n</header>\n<main>\n<ul class=\"grid\">\n");
+    g_string_append(out, "</p>\n");
+    album_nav(out, sc, page);
+    g_string_append(out, "</header>\n<main>\n");
+    if (page->n_albums > 1) {
+        g_string_append(out, "<h2>");
+        html(out, album_title(page->album));
+        g_string_append(out, "</h2>\n");
+    }
+    g_string_append(out, "<ul class=\"grid\">\n");
     for (int i = 0; i < n; i++)
         photo_entry(out, &photos[i], share[i], gaps[i], share_narrow[i], gaps_narrow[i]);
     g_string_append(out, "</ul>\n</main>\n");
@@ -620,4 +737,5 @@ const gal_stage_def gal_stage_gallery = {
     .tap = gallery_tap,
     .label = gallery_label,
     .build_text = gallery_build_text,
+    .albums = TRUE,
 };

@@ -82,7 +82,7 @@ Test(stage_gallery, every_text_is_escaped)
         "{title: \"<b>Trip</b> & co\", description: \"\\\"quoted\\\" <i>\"}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
     VipsImage *items[1];
-    gal_page page = { 1, 1, 1, "test" };
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
     g_autofree char *html = NULL;
 
     items[0] = item(st, 400, 300, "x\"><script>.jpg",
@@ -115,7 +115,7 @@ Test(stage_gallery, images_have_their_size_lazy_loading_and_a_placeholder)
     gal_preset *preset = gallery_preset("{}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
     VipsImage *items[2];
-    gal_page page = { 1, 1, 2, "test" };
+    gal_page page = { .number = 1, .pages = 1, .count = 2, .preset = "test" };
     g_autofree char *html = NULL;
 
     items[0] = item(st, 640, 480, "a b#1.jpg", "A", NULL);
@@ -142,7 +142,7 @@ Test(stage_gallery, several_widths_give_srcset_and_sizes_and_link_the_largest)
     gal_preset *preset = gallery_preset("{}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
     VipsImage *items[1];
-    gal_page page = { 1, 1, 1, "test" };
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
     g_autofree char *html = NULL;
 
     items[0] = item(st, 1600, 1200, "a.jpg", NULL,
@@ -153,6 +153,34 @@ Test(stage_gallery, several_widths_give_srcset_and_sizes_and_link_the_largest)
     cr_expect_not_null(strstr(html, "<img src=\"a-400.jpg\" srcset=\"a-1600.jpg 1600w, "
                                     "a-800.jpg 800w, a-400.jpg 400w\" sizes=\"(max-width: 720px) "));
     cr_expect_not_null(strstr(html, "width=\"400\" height=\"300\""));
+    g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, several_formats_give_a_picture_with_sources)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[1];
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
+    g_autofree char *html = NULL;
+
+    items[0] = item(st, 800, 600, "a.jpg", NULL, NULL);
+    /* As the engine adds them, one per width and format. */
+    vips_image_set_string(items[0], GAL_META_OUTPUTS, "a-800.avif\t800\t600\tavif");
+    gal__item_add_output(items[0], "a-800.jpg", 800, 600, GAL_FORMAT_JPEG);
+    gal__item_add_output(items[0], "a-400.avif", 400, 300, GAL_FORMAT_AVIF);
+    gal__item_add_output(items[0], "a-400.jpg", 400, 300, GAL_FORMAT_JPEG);
+    gal__item_add_output(items[0], "a-400.webp", 400, 300, GAL_FORMAT_WEBP);
+    html = page_text(st, items, 1, &page);
+    /* The link and the <img> are JPEG, which every browser shows. */
+    cr_expect_not_null(strstr(html, "<a href=\"a-800.jpg\" data-w=\"800\""), "%s", html);
+    cr_expect_not_null(strstr(html, "<picture><source type=\"image/avif\" srcset=\"a-800.avif "
+                                    "800w, a-400.avif 400w\" sizes=\""), "%s", html);
+    cr_expect_not_null(strstr(html, "<source type=\"image/webp\" srcset=\"a-400.webp 400w\""));
+    cr_expect_not_null(strstr(html, "<img src=\"a-400.jpg\" srcset=\"a-800.jpg 800w, a-400.jpg "
+                                    "400w\""));
+    cr_expect_not_null(strstr(html, "</picture></a>"));
     g_object_unref(items[0]);
     gal_preset_free(preset);
 }
@@ -168,7 +196,7 @@ Test(stage_gallery, rows_are_the_contact_sheets_justified_rows)
     VipsImage *items[6];
     double aspects[6];
     gal_rect cells[6];
-    gal_page page = { 1, 1, 6, "test" };
+    gal_page page = { .number = 1, .pages = 1, .count = 6, .preset = "test" };
     g_autofree char *html = NULL;
     int height;
     double used = 0;
@@ -214,7 +242,7 @@ Test(stage_gallery, pages_link_to_each_other_and_bytes_do_not_change)
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
     gal_stage_ctx sc = gal__stage_ctx(st);
     VipsImage *items[1];
-    gal_page page = { 2, 3, 3, "test" };
+    gal_page page = { .number = 2, .pages = 3, .count = 3, .preset = "test" };
     g_autofree char *first = NULL;
     g_autofree char *again = NULL;
     g_autofree char *name1 = st->def->page_name(&sc, 1, 3);
@@ -230,5 +258,24 @@ Test(stage_gallery, pages_link_to_each_other_and_bytes_do_not_change)
     cr_expect_not_null(strstr(first, "<span aria-current=\"page\">2</span>"));
     cr_expect_not_null(strstr(first, "<a rel=\"next\" href=\"page-3.html\">"));
     g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, a_preset_has_one_gathering_stage)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\n"
+                                       "stages:\n"
+                                       "  - contact-sheet: {}\n"
+                                       "  - gallery: {}\n",
+        errs);
+
+    cr_expect_null(preset);
+    cr_assert_eq(errs->count, 1);
+    cr_expect_eq(errs->items[0].code, GAL_ERR_PRESET);
+    cr_expect_eq(errs->items[0].line, 4);
+    cr_expect_eq(errs->items[0].col, 5);
+    cr_expect(strstr(errs->items[0].msg, "one gathering stage") != NULL, "%s",
+        errs->items[0].msg);
     gal_preset_free(preset);
 }
