@@ -10,9 +10,10 @@
 #define GAL_GLANCE_WIDTH 16
 #define GAL_GLANCE_MAX_HEIGHT 64
 
-/* `in` (8-bit sRGB, alpha allowed: flattened on white) made tiny, 3 bands,
- * in memory. *out is a new reference. Returns 0, or -1 with the libvips
- * error buffer set. Reads `in` whole: give it pixels already in memory. */
+/* `in` (8-bit, 1 to 4 bands, sRGB; alpha flattened on white) made tiny,
+ * 3 bands, in memory: each pixel the average of its box. *out is a new
+ * reference. Returns 0, or -1 with the libvips error buffer set. Give it
+ * pixels already in memory: a lazy image is rendered whole first. */
 int gal__glance_thumb(VipsImage *in, VipsImage **out);
 
 /* The tiny copy as a data URI ("data:image/webp;base64,..."), a few
