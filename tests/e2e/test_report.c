@@ -204,6 +204,56 @@ Test(report, report_has_what_a_site_shows_of_each_photo)
     }
 }
 
+/* The manifest is not trusted: what its about lines say is typed again
+ * before it reaches a report, so a placeholder that is not a WebP data URI,
+ * a colour that is not one, a number that is not one, are null. */
+Test(report, about_lines_of_a_tampered_manifest_are_typed_again)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-about");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *photo = g_build_filename(in, "trip-01.jpg", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *manifest = g_build_filename(out_dir, ".gallop-manifest.tsv", NULL);
+    g_autofree char *report_path = g_build_filename(tmp, "report.json", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
+    const char *run[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
+        report_path, "-q", NULL };
+    g_autofree char *text = NULL;
+    g_autofree char *tampered = NULL;
+    g_autofree char *report_text = NULL;
+    g_autoptr(GRegex) placeholder = g_regex_new("\tplaceholder=[^\t\n]*", 0, 0, NULL);
+    g_autoptr(GRegex) color = g_regex_new("\tcolor=[^\t\n]*", 0, 0, NULL);
+    g_autoptr(GRegex) f = g_regex_new("\tf=[^\t\n]*", 0, 0, NULL);
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *p;
+    char *step;
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    gal_test_copy_file(TRIP_DIR "/trip-01.jpg", photo);
+    cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
+    text = gal_test_read_bytes(manifest, NULL);
+    cr_assert(strstr(text, "\nabout\ttrip-01.jpg\t"), "no about line:\n%s", text);
+    tampered = g_regex_replace_literal(placeholder, text, -1, 0,
+        "\tplaceholder=javascript:alert(1)", 0, NULL);
+    step = g_regex_replace_literal(color, tampered, -1, 0, "\tcolor=red;x:url(y)", 0, NULL);
+    g_free(tampered);
+    tampered = g_regex_replace_literal(f, step, -1, 0, "\tf=2.2abc", 0, NULL);
+    g_free(step);
+    cr_assert(g_file_set_contents(manifest, tampered, -1, NULL));
+    cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
+    report_text = gal_test_read_bytes(report_path, NULL);
+    report = gal_json_parse(report_text, NULL);
+    cr_assert_not_null(report);
+    p = photo_named(report, "trip-01.jpg");
+    cr_expect_str_eq(gal_json_string(p, "status"), "up-to-date");
+    cr_expect_eq(gal_json_get(p, "placeholder")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_get(p, "color")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_get(p, "exposure.f")->type, GAL_JSON_NULL);
+    /* What was not touched is still there. */
+    cr_expect_eq(gal_json_number(p, "exposure.iso"), 32);
+    cr_expect_str_eq(gal_json_string(p, "taken"), "2014-04-11T11:25:09");
+}
+
 Test(report, log_json_writes_one_object_per_event_and_no_escape_codes)
 {
     g_autofree char *tmp = gal_test_tmpdir("report-log");
