@@ -399,7 +399,10 @@ static const char page_js[] =
     "cap.textContent=a.dataset.caption||'';cap.hidden=!a.dataset.caption;"
     "ex.textContent=a.dataset.exif||'';ex.hidden=!a.dataset.exif;"
     "orig.href=a.getAttribute('href');"
-    "pos.textContent=(cur+1)+' / '+links.length;}"
+    "pos.textContent=(cur+1)+' / '+links.length;"
+    /* The neighbours load while this one is looked at. */
+    "[cur+1,cur-1].forEach(function(j){var n=links[(j+links.length)%links.length];"
+    "if(n)(new Image()).src=n.getAttribute('href');});}"
     "links.forEach(function(a,i){a.addEventListener('click',function(e){"
     "if(e.ctrlKey||e.metaKey||e.shiftKey||e.button)return;e.preventDefault();"
     "back=a;show(i);if(!d.open)d.showModal();});});"
@@ -711,7 +714,7 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
     g_string_append(out,
         "<dialog id=\"lb\" aria-label=\"Photo viewer\">\n"
         "<div class=\"stage\"><img alt=\"\"></div>\n"
-        "<div class=\"info\"><p class=\"cap\"></p><p class=\"exif\"></p>"
+        "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\"></p><p class=\"exif\"></p>"
         "<p class=\"meta\"><span class=\"pos\"></span> · "
         "<a class=\"orig\" href=\"#\">Full size</a></p></div>\n"
         "<button type=\"button\" class=\"close\" aria-label=\"Close\">×</button>\n"

@@ -7,8 +7,9 @@
 //  - at 390 and 1440 px wide the page does not overflow sideways and its
 //    screenshot (SHOTS_DIR/gallery-W.png) is not blank;
 //  - the lightbox opens from the keyboard (Enter on a photo), goes to the
-//    next photo with the right arrow, shows its caption, and closes with
-//    Escape, giving focus back to the photo;
+//    next photo with the right arrow, and closes with Escape, giving focus
+//    back to the photo; on a touch screen a tap opens it, a swipe goes to
+//    the next photo, a tap on its close button closes it;
 //  - axe-core finds no serious or critical violation, grid or lightbox;
 //  - with `injection`: a photo has the HTML-injection caption, and the page
 //    ran none of it, and shows it as text.
@@ -199,6 +200,35 @@ async function main() {
       fail('focus does not go back to the photo when the lightbox closes');
     ok(`lightbox: Enter opens it (${first}), right arrow goes on (${second}), Escape closes it`);
 
+    // The lightbox by touch, on a phone: a tap opens it, a swipe to the left
+    // goes to the next photo, a tap on the close button closes it. A page of
+    // its own: touch emulation turned on for the page used above did not
+    // make taps clicks (chromium 156, puppeteer-core 22).
+    const phone = await browser.newPage();
+    await phone.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    await phone.goto(file, { waitUntil: 'load' });
+    await phone.tap('.grid a');
+    await phone.waitForFunction(() => document.getElementById('lb').open, { timeout: 5000 })
+      .catch(() => fail('a tap on a photo does not open the lightbox'));
+    await new Promise((r) => setTimeout(r, 500));
+    // The swipe through the DevTools protocol: a finger moving 220 px left.
+    const cdp = await phone.target().createCDPSession();
+    for (const [type, x] of [['touchStart', 300], ['touchMove', 200], ['touchMove', 80]])
+      await cdp.send('Input.dispatchTouchEvent', { type, touchPoints: [{ x, y: 400 }] });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await cdp.detach();
+    // Apart from the swipe, so that the next tap is not taken for a double tap.
+    await new Promise((r) => setTimeout(r, 500));
+    const swiped = await phone.$eval('#lb .pos', (e) => e.textContent);
+    if (!swiped.startsWith('2 / '))
+      fail(`a swipe to the left does not go to the next photo ("${swiped}")`);
+    await phone.tap('#lb .close');
+    await phone.waitForFunction(() => !document.getElementById('lb').open, { timeout: 5000 })
+      .catch(() => fail('a tap on the close button does not close the lightbox'));
+    ok(`lightbox by touch: a tap opens it, a swipe goes on (${swiped}), a tap on × closes it`);
+    await phone.close();
+
+    await page.setViewport({ width: 1440, height: 900 });
     await page.goto(file, { waitUntil: 'load' });
     await loadAll(page);
     await axe(page, 'grid');
