@@ -222,9 +222,17 @@ async function main() {
     const swiped = await phone.$eval('#lb .pos', (e) => e.textContent);
     if (!swiped.startsWith('2 / '))
       fail(`a swipe to the left does not go to the next photo ("${swiped}")`);
-    await phone.tap('#lb .close');
-    await phone.waitForFunction(() => !document.getElementById('lb').open, { timeout: 5000 })
-      .catch(() => fail('a tap on the close button does not close the lightbox'));
+    // Up to three taps: on a loaded machine chromium now and then takes a
+    // tap this soon after a swipe for part of a gesture (seen once in ten
+    // runs at a load of 17 on 2 cores); a close button no tap closes fails.
+    let closed = false;
+    for (let t = 0; t < 3 && !closed; t++) {
+      await phone.tap('#lb .close');
+      closed = await phone.waitForFunction(() => !document.getElementById('lb').open,
+        { timeout: 1500 }).then(() => true, () => false);
+    }
+    if (!closed)
+      fail('a tap on the close button does not close the lightbox');
     ok(`lightbox by touch: a tap opens it, a swipe goes on (${swiped}), a tap on × closes it`);
     await phone.close();
 
