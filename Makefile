@@ -24,7 +24,7 @@ GALLOP      := $(BUILD)/cmd/gallop
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
-	nodejs npm python3-yaml libimage-exiftool-perl
+	nodejs npm python3-yaml libimage-exiftool-perl chromium
 
 # What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
 # runtimes, and llvm-symbolizer for readable reports.
@@ -32,7 +32,8 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale schema schema-deps
+.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale \
+	schema schema-deps gallery-deps
 
 all: build
 
@@ -77,19 +78,30 @@ install: build
 
 demo: build
 	rm -rf out/demo
-	$(GALLOP) run fixtures/trip.yaml -o out/demo --quiet
+	$(GALLOP) run gallery fixtures/trip -o out/demo --quiet \
+	  --set 'gallery.title=Pyongyang, April 2014' \
+	  --set 'gallery.description=A marathon trip to North Korea, in 23 photos'
+	$(GALLOP) run fixtures/trip.yaml -o out/demo/instagram --quiet
 	@echo
-	@echo "gallop demo: the trip set, made into Instagram portrait posts, is in out/demo/"
-	@echo "  contact sheet of the set: out/demo/contact-1.jpg"
-	@echo "  (the set's own preset, fixtures/trip.yaml, extends the shipped instagram-portrait"
-	@echo "  with the runner's logo; see it resolved with: $(GALLOP) check fixtures/trip.yaml)"
+	@echo "gallop demo: the trip set"
+	@echo "  as a web gallery: open out/demo/index.html"
+	@echo "  made into Instagram portrait posts: out/demo/instagram/"
+	@echo "  contact sheet of the posts: out/demo/instagram/contact-1.jpg"
+	@echo "  (the posts' preset, fixtures/trip.yaml, extends the shipped instagram-portrait with the"
+	@echo "  runner's logo; see the resolved presets with: $(GALLOP) check gallery; $(GALLOP) check fixtures/trip.yaml)"
 
 # ajv, for the schema test (tests/schema/package.json; exact versions from
 # its package-lock.json).
 schema-deps: deps
 	npm ci --prefix tests/schema --no-audit --no-fund
 
-test: build schema-deps
+# puppeteer-core and axe-core, for the gallery's browser test
+# (tests/gallery/package.json; exact versions from its package-lock.json).
+# puppeteer-core brings no browser: the test drives Debian's chromium.
+gallery-deps: deps
+	npm ci --prefix tests/gallery --no-audit --no-fund
+
+test: build schema-deps gallery-deps
 	ctest --test-dir $(BUILD) --output-on-failure
 ifneq ($(CI),)
 	$(MAKE) test-sanitize
@@ -97,7 +109,7 @@ ifneq ($(CI),)
 endif
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-sanitize: deps schema-deps
+test-sanitize: deps schema-deps gallery-deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGAL_WERROR=ON \
 	  -DGAL_SANITIZE=address,undefined
 	cmake --build $(BUILD_ASAN) -j $(JOBS)

@@ -648,7 +648,10 @@ print_sheets(const gal_run_summary *s, gboolean quiet)
         const gal_photo_result *sheet = &s->sheets[i];
 
         if (sheet->status == GAL_PHOTO_DONE) {
-            if (!quiet)
+            /* A gallery's pages are HTML: no pixel size. */
+            if (!quiet && sheet->width == 0)
+                printf("page   %s\n", sheet->output);
+            else if (!quiet)
                 printf("sheet  %s (%dx%d)\n", sheet->output, sheet->width, sheet->height);
         }
         else {
@@ -770,7 +773,9 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
     if ((cut = captions_cut(s)))
         fprintf(stderr, "; %d %s cut at caption-burn.max-lines", cut,
             plural(cut, "caption", "captions"));
-    if (s->n_sheets)
+    if (s->n_sheets && s->sheets[0].width == 0 && s->sheets[0].status == GAL_PHOTO_DONE)
+        fprintf(stderr, "; %d gallery %s", s->n_sheets, plural(s->n_sheets, "page", "pages"));
+    else if (s->n_sheets)
         fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
     fprintf(stderr, "; in %.2f s\n", s->seconds);
     if (s->interrupted)

@@ -36,6 +36,8 @@ static void
 job_clear(gal_job *job)
 {
     VIPS_UNREF(job->gather_item);
+    if (job->about)
+        g_ptr_array_unref(job->about);
     if (job->depends)
         g_ptr_array_unref(job->depends);
     g_string_chunk_free(job->strings);
@@ -79,6 +81,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         result->caption_cut = job->caption_cut;
         result->warnings = g_strdup(job->warnings);
         if (plan->build_output) {
+            result->about = gal__about_strv(job->about);
             if (plan->stale_files & 1) {
                 result->width = job->out_width;
                 result->height = job->out_height;

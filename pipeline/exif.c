@@ -208,6 +208,136 @@ gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts, GStringChun
         facts->has_date = gal__exif_date_parse(dates[i], &facts->date);
 }
 
+/* ---- the facts a site shows (the run report's per-photo fields) ----------------- */
+
+static gboolean
+rational_in(ExifData *ed, ExifIfd ifd, ExifTag tag, int index, double *out)
+{
+    ExifEntry *e = find(ed, ifd, tag);
+    ExifRational r;
+
+    if (!e || e->format != EXIF_FORMAT_RATIONAL || e->size < 8u * (unsigned) (index + 1))
+        return FALSE;
+    r = exif_get_rational(e->data + 8 * index, exif_data_get_byte_order(ed));
+    if (r.denominator == 0)
+        return FALSE;
+    *out = (double) r.numerator / r.denominator;
+    return TRUE;
+}
+
+static void
+add_about(GPtrArray *about, const char *key, const char *value)
+{
+    if (value && *value)
+        g_ptr_array_add(about, g_strdup_printf("%s=%s", key, value));
+}
+
+static void
+add_about_number(GPtrArray *about, const char *key, double value, const char *format)
+{
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    g_ptr_array_add(about, g_strdup_printf("%s=%s", key,
+        g_ascii_formatd(buf, sizeof(buf), format, value)));
+}
+
+/* "+02:00" or "-05:30", the form EXIF 2.31 gives OffsetTimeOriginal. */
+static gboolean
+offset_valid(const char *offset)
+{
+    return offset && strlen(offset) == 6 && (offset[0] == '+' || offset[0] == '-') &&
+        g_ascii_isdigit(offset[1]) && g_ascii_isdigit(offset[2]) && offset[3] == ':' &&
+        g_ascii_isdigit(offset[4]) && g_ascii_isdigit(offset[5]);
+}
+
+/* GPS degrees, minutes and seconds with their N/S or E/W reference, signed. */
+static gboolean
+gps_degrees(ExifData *ed, ExifTag tag, ExifTag ref_tag, char negative, double *out,
+    GStringChunk *strings)
+{
+    double d, m = 0, s = 0;
+    const char *ref = ascii_value(ed, EXIF_IFD_GPS, ref_tag, strings);
+
+    if (!rational_in(ed, EXIF_IFD_GPS, tag, 0, &d))
+        return FALSE;
+    rational_in(ed, EXIF_IFD_GPS, tag, 1, &m);
+    rational_in(ed, EXIF_IFD_GPS, tag, 2, &s);
+    *out = d + m / 60 + s / 3600;
+    if (ref && g_ascii_toupper(ref[0]) == negative)
+        *out = -*out;
+    return *out >= -180 && *out <= 180;
+}
+
+void
+gal__exif_about(const void *exif, size_t len, gboolean keep_gps, GPtrArray *about)
+{
+    static const unsigned char header[6] = { 'E', 'x', 'i', 'f', 0, 0 };
+    g_autofree unsigned char *with_header = NULL;
+    g_autoptr(ExifData) ed = NULL;
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(128);
+    const char *date, *offset;
+    ExifEntry *e;
+    struct tm tm;
+    double v;
+
+    if (!exif || len < 8)
+        return;
+    if (memcmp(exif, header, sizeof(header)) != 0) {
+        with_header = g_malloc(len + sizeof(header));
+        memcpy(with_header, header, sizeof(header));
+        memcpy(with_header + sizeof(header), exif, len);
+        exif = with_header;
+        len += sizeof(header);
+    }
+    if (!(ed = exif_data_new_from_data(exif, (unsigned int) len)))
+        return;
+
+    /* ISO 8601; the zone only when the camera recorded it, since a bare
+     * EXIF time is local time somewhere unknown. */
+    date = ascii_value(ed, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL, strings);
+    offset = ascii_value(ed, EXIF_IFD_EXIF, EXIF_TAG_OFFSET_TIME_ORIGINAL, strings);
+    if (gal__exif_date_parse(date, &tm)) {
+        g_autofree char *iso = g_strdup_printf("%04d-%02d-%02dT%02d:%02d:%02d%s",
+            tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+            offset_valid(offset) ? offset : "");
+
+        add_about(about, "taken", iso);
+    }
+    if (rational_in(ed, EXIF_IFD_EXIF, EXIF_TAG_FNUMBER, 0, &v) && v > 0)
+        add_about_number(about, "f", v, "%.3g");
+    if (rational_in(ed, EXIF_IFD_EXIF, EXIF_TAG_EXPOSURE_TIME, 0, &v) && v > 0) {
+        g_autofree char *shutter = v < 1 ? g_strdup_printf("1/%.0f", 1.0 / v)
+                                         : g_strdup_printf("%g", v);
+
+        add_about(about, "shutter", shutter);
+    }
+    e = find(ed, EXIF_IFD_EXIF, EXIF_TAG_ISO_SPEED_RATINGS);
+    if (e && e->format == EXIF_FORMAT_SHORT && e->size >= 2)
+        add_about_number(about, "iso", exif_get_short(e->data, exif_data_get_byte_order(ed)),
+            "%.0f");
+    if (rational_in(ed, EXIF_IFD_EXIF, EXIF_TAG_FOCAL_LENGTH, 0, &v) && v > 0)
+        add_about_number(about, "focal_mm", v, "%.3g");
+    if (keep_gps) {
+        double lat, lon;
+
+        if (gps_degrees(ed, EXIF_TAG_GPS_LATITUDE, EXIF_TAG_GPS_LATITUDE_REF, 'S', &lat, strings) &&
+            gps_degrees(ed, EXIF_TAG_GPS_LONGITUDE, EXIF_TAG_GPS_LONGITUDE_REF, 'W', &lon,
+                strings) &&
+            lat >= -90 && lat <= 90) {
+            add_about_number(about, "lat", lat, "%.7f");
+            add_about_number(about, "lon", lon, "%.7f");
+            if (rational_in(ed, EXIF_IFD_GPS, EXIF_TAG_GPS_ALTITUDE, 0, &v)) {
+                ExifEntry *ref = find(ed, EXIF_IFD_GPS, EXIF_TAG_GPS_ALTITUDE_REF);
+
+                /* AltitudeRef 1: below sea level. */
+                if (ref && ref->size >= 1 && ref->data && ref->data[0] == 1)
+                    v = -v;
+                add_about_number(about, "alt", v, "%.1f");
+            }
+        }
+    }
+}
+
 /* ---- the metadata policy -------------------------------------------------------- */
 
 /* output.metadata is `keep`, `strip`, `default`, or a list of EXIF tag names
@@ -770,4 +900,17 @@ gal__metadata_apply(char *const *metadata, const char *software, const gal_credi
     policy_clear(&p);
     *out = g_steal_pointer(&copy);
     return 0;
+}
+
+gboolean
+gal__metadata_keeps_gps(char *const *metadata)
+{
+    policy p;
+    gboolean keeps;
+
+    policy_init(&p, metadata);
+    keeps = p.kind != POLICY_STRIP && policy_keeps(&p, EXIF_IFD_GPS, EXIF_TAG_GPS_LATITUDE) &&
+        policy_keeps(&p, EXIF_IFD_GPS, EXIF_TAG_GPS_LONGITUDE);
+    policy_clear(&p);
+    return keeps;
 }

@@ -16,6 +16,16 @@ gboolean gal__exif_date_parse(const char *text, struct tm *tm);
 void gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts,
     GStringChunk *strings);
 
+/* What a site shows of a photo, from its EXIF block, appended to `about`
+ * as "key=value" strings (g_free each): taken (ISO 8601, DateTimeOriginal
+ * with OffsetTimeOriginal when there), f, shutter ("1/250"), iso,
+ * focal_mm, and lat, lon, alt (degrees, metres) when `keep_gps`. Keys are
+ * left out when the photo does not have them; never fails. */
+void gal__exif_about(const void *exif, size_t len, gboolean keep_gps, GPtrArray *about);
+
+/* Does an output.metadata policy write GPS position into outputs? */
+gboolean gal__metadata_keeps_gps(char *const *metadata);
+
 /* Check an output.metadata list: `keep` or `strip` alone, or `default`,
  * groups (caption, credits, date, camera, exposure, gps) and EXIF tag
  * names as libexif spells them, in any case. */

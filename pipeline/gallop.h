@@ -284,6 +284,11 @@ typedef struct gal_photo_result {
      * for, a watermark too small to read), one per line; NULL: none. Owned
      * by the summary. Only the run that built the output has them. */
     const char *warnings;
+    /* What a site shows of the photo, "key=value" each (docs/report.md:
+     * taken, camera, lens, f, shutter, iso, focal_mm, orientation, lat,
+     * lon, alt, color, placeholder), NULL-terminated; NULL: not known
+     * (not built, or recorded by an older gallop). Owned by the summary. */
+    char **about;
 } gal_photo_result;
 
 /* An output the manifest lists whose photo no longer exists, or no longer

@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "captions.h"
+#include "fsio.h"
 #include "gather.h"
 #include "job.h"
 #include "outdir.h"
@@ -32,6 +33,13 @@ struct gal_gather {
     int *position;      /* photo index -> 0-based position in the order */
     int per_page, n_pages;
     page_state *pages;
+    int *page_of;       /* position -> page */
+    /* Pages per album (the stage asks for it): each page's album, every
+     * album in order and its first page (1-based). NULL: no albums. */
+    char **page_album;
+    char **albums;
+    int *album_first;
+    int n_albums;
     const gal_out_dir *out_dir; /* borrowed from the run */
     GMutex lock;        /* guards pages[].items/pending and results */
     GArray *results;    /* gal_photo_result of written (or failed) pages */
@@ -39,6 +47,7 @@ struct gal_gather {
 
 typedef struct {
     int photo;
+    const char *album;  /* "" without albums */
     const char *path;
     gboolean has_date;
     gint64 time;        /* date taken, else file time, seconds */
@@ -48,7 +57,10 @@ static int
 compare_by_date(gconstpointer a, gconstpointer b)
 {
     const sort_key *x = a, *y = b;
+    int album = strcmp(x->album, y->album);
 
+    if (album)
+        return album;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
     return strcmp(x->path, y->path);
@@ -102,7 +114,11 @@ compare_by_name(gconstpointer a, gconstpointer b)
     const sort_key *x = a, *y = b;
     g_autofree char *bx = g_path_get_basename(x->path);
     g_autofree char *by = g_path_get_basename(y->path);
-    int c = gal__natural_compare(bx, by);
+    int c = strcmp(x->album, y->album);
+
+    if (c)
+        return c;
+    c = gal__natural_compare(bx, by);
 
     return c ? c : strcmp(x->path, y->path);
 }
@@ -125,6 +141,16 @@ gal__sort_time(const gal_facts *facts, const char *path)
     return stat(path, &st) == 0 ? (gint64) st.st_mtime : G_MAXINT64;
 }
 
+/* The run's own order (by path), albums kept together. */
+static int
+compare_by_album(gconstpointer a, gconstpointer b)
+{
+    const sort_key *x = a, *y = b;
+    int c = strcmp(x->album, y->album);
+
+    return c ? c : x->photo - y->photo;
+}
+
 static gint64
 date_of(const gal_preset *preset, const char *path)
 {
@@ -139,8 +165,8 @@ date_of(const gal_preset *preset, const char *path)
 }
 
 gal_gather *
-gal__gather_new(const gal_preset *preset, const char *const *paths, const gint64 *times, int n,
-    const gal_out_dir *out_dir, int *order)
+gal__gather_new(const gal_preset *preset, const char *const *paths, const char *const *albums,
+    const gint64 *times, int n, const gal_out_dir *out_dir, int *order)
 {
     const gal_stage_instance *stage = NULL;
     gal_gather *g;
@@ -168,18 +194,23 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, const gint64
     sc = gal__stage_ctx(stage);
     stage->def->gather_plan(&sc, &g->per_page, &sort);
 
+    if (!stage->def->albums)
+        albums = NULL;
     keys = g_new0(sort_key, MAX(1, n));
     for (int i = 0; i < n; i++) {
-        keys[i] = (sort_key) { i, paths[i], FALSE, 0 };
+        keys[i] = (sort_key) { i, albums ? albums[i] : "", paths[i], FALSE, 0 };
         if (sort == GAL_SORT_DATE)
             keys[i].time = times && times[i] != GAL_SORT_TIME_UNKNOWN ? times[i]
                                                                      : date_of(preset, paths[i]);
     }
-    /* GAL_SORT_INPUT keeps the plan's order, which is already by path. */
+    /* GAL_SORT_INPUT keeps the plan's order, which is already by path;
+     * albums keep their photos together in any order. */
     if (sort == GAL_SORT_DATE)
         qsort(keys, n, sizeof(sort_key), compare_by_date);
     else if (sort == GAL_SORT_NAME)
         qsort(keys, n, sizeof(sort_key), compare_by_name);
+    else if (albums)
+        qsort(keys, n, sizeof(sort_key), compare_by_album);
     for (int p = 0; p < n; p++) {
         order[p] = keys[p].photo;
         g->position[keys[p].photo] = p;
@@ -187,11 +218,34 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, const gint64
 
     if (g->per_page <= 0)
         g->per_page = MAX(1, n);
-    g->n_pages = n == 0 ? 0 : (n + g->per_page - 1) / g->per_page;
-    g->pages = g_new0(page_state, MAX(1, g->n_pages));
+    /* A page ends at per_page photos, and, with albums, where its album
+     * does: each album's photos start a page of their own. */
+    g->pages = g_new0(page_state, MAX(1, n));
+    g->page_of = g_new0(int, MAX(1, n));
+    if (albums) {
+        g->page_album = g_new0(char *, MAX(1, n) + 1);
+        g->albums = g_new0(char *, MAX(1, n) + 1);
+        g->album_first = g_new0(int, MAX(1, n));
+    }
+    for (int p = 0; p < n; p++) {
+        const char *album = keys[p].album;
+        gboolean new_album = p == 0 || strcmp(album, keys[p - 1].album) != 0;
+        page_state *page = g->n_pages ? &g->pages[g->n_pages - 1] : NULL;
+
+        if (!page || page->n == g->per_page || (albums && new_album)) {
+            page = &g->pages[g->n_pages++];
+            page->first = p;
+            if (albums)
+                g->page_album[g->n_pages - 1] = g_strdup(album);
+        }
+        if (albums && new_album) {
+            g->albums[g->n_albums] = g_strdup(album);
+            g->album_first[g->n_albums++] = g->n_pages;
+        }
+        page->n++;
+        g->page_of[p] = g->n_pages - 1;
+    }
     for (int p = 0; p < g->n_pages; p++) {
-        g->pages[p].first = p * g->per_page;
-        g->pages[p].n = MIN(g->per_page, n - g->pages[p].first);
         g->pages[p].pending = g->pages[p].n;
         g->pages[p].items = g_new0(VipsImage *, g->pages[p].n);
     }
@@ -233,7 +287,9 @@ write_page(gal_gather *g, int p)
     page_state *page = &g->pages[p];
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
-    gal_page info = { p + 1, g->n_pages, g->n_photos, g->preset->name };
+    gal_page info = { p + 1, g->n_pages, g->n_photos, g->preset->name,
+        g->page_album ? g->page_album[p] : NULL, g->n_albums,
+        (const char *const *) g->albums, g->album_first };
     g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
     g_autofree char *name = stage->def->page_name(&sc, p + 1, g->n_pages);
     gal_photo_result result = { 0 };
@@ -253,6 +309,24 @@ write_page(gal_gather *g, int p)
     output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
         : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
                                                          : GAL_FORMAT_JPEG;
+    if (stage->def->build_text) {
+        GString *text = NULL;
+
+        failed = stage->def->build_text(&sc, present, n, &info, &text, gal__photo_error(&result)) ||
+            gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, name, text->str, text->len,
+                FALSE, result.error);
+        if (text)
+            g_string_free(text, TRUE);
+        if (failed) {
+            result.status = GAL_PHOTO_FAILED;
+            gal_error_set_subject(result.error, result.output);
+        }
+        else {
+            g_clear_pointer(&result.error, g_free);
+            result.status = GAL_PHOTO_DONE;
+        }
+        goto done;
+    }
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
     if (!failed) {
         strip_photo_metadata(sheet);
@@ -271,6 +345,7 @@ write_page(gal_gather *g, int p)
         result.width = sheet->Xsize;
         result.height = sheet->Ysize;
     }
+done:
     for (int i = 0; i < page->n; i++)
         VIPS_UNREF(page->items[i]);
     g_mutex_lock(&g->lock);
@@ -287,7 +362,7 @@ gal__gather_done(gal_gather *g, int photo, VipsImage *item)
     if (!g)
         return;
     position = g->position[photo];
-    p = position / g->per_page;
+    p = g->page_of[position];
     g_mutex_lock(&g->lock);
     g->pages[p].items[position - g->pages[p].first] = item; /* ownership taken */
     complete = --g->pages[p].pending == 0;
@@ -315,6 +390,10 @@ gal__gather_free(gal_gather *g)
         g_free(g->pages[p].items);
     }
     g_free(g->pages);
+    g_free(g->page_of);
+    g_strfreev(g->page_album);
+    g_strfreev(g->albums);
+    g_free(g->album_first);
     g_free(g->position);
     g_mutex_clear(&g->lock);
     results = g->results;

@@ -12,11 +12,15 @@ typedef struct gal_gather gal_gather;
 /* Plan the preset's gathering stage over `n` photos (ids 0..n-1, `paths`
  * borrowed): fills `order` with the ids in the stage's order, which is the
  * order to process them in. NULL (and `order` untouched) when the preset
- * has no gathering stage. Sorting by date takes each photo's time from
+ * has no gathering stage. `albums` (may be NULL) is each photo's folder
+ * within its input folder ("" for none): when the stage makes pages per
+ * album, photos are ordered album by album and each album starts a page.
+ * Sorting by date takes each photo's time from
  * `times` (may be NULL), or where it holds GAL_SORT_TIME_UNKNOWN, from
  * its header. */
 gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths,
-    const gint64 *times, int n, const gal_out_dir *out_dir, int *order);
+    const char *const *albums, const gint64 *times, int n, const gal_out_dir *out_dir,
+    int *order);
 
 /* What a photo is sorted by for `sort: date`: its date taken (facts),
  * else its file's time, in seconds. */

@@ -25,6 +25,7 @@
 #include "exif.h"
 #include "fsio.h"
 #include "icc.h"
+#include "glance.h"
 #include "job.h"
 #include "manifest.h"
 #include "output.h"
@@ -152,6 +153,36 @@ gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts
         return -1;
     facts_from_header(header, facts, strings);
     return gal__caption_resolve(preset->captions, photo, header, facts, strings, err);
+}
+
+/* What a site shows of the photo, from its header: EXIF facts (GPS only
+ * when the preset's metadata policy writes it into the outputs, so the
+ * report tells no more than the files do), and the orientation turned
+ * upright (1 when none was, or it was invalid). */
+static void
+about_from_header(gal_job *job, VipsImage *header)
+{
+    const void *exif;
+    size_t len;
+    int orientation = 1;
+
+    if (job->about)
+        g_ptr_array_set_size(job->about, 0);
+    else
+        job->about = g_ptr_array_new_with_free_func(g_free);
+    if (job->facts.camera)
+        g_ptr_array_add(job->about, g_strdup_printf("camera=%s", job->facts.camera));
+    if (job->facts.lens)
+        g_ptr_array_add(job->about, g_strdup_printf("lens=%s", job->facts.lens));
+    if (vips_image_get_typeof(header, VIPS_META_EXIF_NAME) &&
+        vips_image_get_blob(header, VIPS_META_EXIF_NAME, &exif, &len) == 0)
+        gal__exif_about(exif, len, gal__metadata_keeps_gps(job->preset->output->metadata),
+            job->about);
+    if (vips_image_get_typeof(header, VIPS_META_ORIENTATION) &&
+        vips_image_get_int(header, VIPS_META_ORIENTATION, &orientation) == 0 &&
+        (orientation < 1 || orientation > 8))
+        orientation = 1;
+    g_ptr_array_add(job->about, g_strdup_printf("orientation=%d", orientation));
 }
 
 /* An Orientation outside 1..8 is invalid EXIF: show the pixels as stored. */
@@ -534,6 +565,80 @@ sharpen_after_resize(const gal_job *job, VipsImage *image, VipsImage **out, gal_
     return 0;
 }
 
+char **
+gal__about_strv(const GPtrArray *about)
+{
+    char **strv;
+
+    if (!about)
+        return NULL;
+    strv = g_new0(char *, about->len + 1);
+    for (guint i = 0; i < about->len; i++)
+        strv[i] = g_strdup(about->pdata[i]);
+    return strv;
+}
+
+void
+gal__item_set_outputs(VipsImage *item, const char *rel, int width, int height,
+    gal_format format)
+{
+    g_autofree char *line = NULL;
+
+    if (!item || !rel)
+        return;
+    line = g_strdup_printf("%s\t%d\t%d\t%s", rel, width, height, gal__format_name(format));
+    vips_image_set_string(item, GAL_META_OUTPUTS, line);
+}
+
+void
+gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
+    gal_format format)
+{
+    const char *before = NULL;
+    g_autofree char *lines = NULL;
+
+    if (!item || !rel)
+        return;
+    if (!vips_image_get_typeof(item, GAL_META_OUTPUTS) ||
+        vips_image_get_string(item, GAL_META_OUTPUTS, &before)) {
+        gal__item_set_outputs(item, rel, width, height, format);
+        return;
+    }
+    lines = g_strdup_printf("%s\n%s\t%d\t%d\t%s", before, rel, width, height,
+        gal__format_name(format));
+    vips_image_set_string(item, GAL_META_OUTPUTS, lines);
+}
+
+/* The caption goes into the report (as alt text) whether or not a stage
+ * showed it; the output's own metadata keeps only what a stage showed. */
+static void
+take_unshown_caption(gal_job *job)
+{
+    if (!job->caption && job->facts.caption) {
+        job->caption = job->facts.caption;
+        job->caption_source = job->facts.caption_source;
+    }
+}
+
+/* The finished image's placeholder and dominant colour, into job->about.
+ * `image` is in memory: the encoder then reads the same pixels. */
+static int
+take_glance(gal_job *job, VipsImage *image, gal_error *err)
+{
+    g_autoptr(VipsImage) thumb = NULL;
+    g_autofree char *placeholder = NULL;
+    char color[8];
+
+    if (!job->about)
+        return 0;
+    if (gal__glance_thumb(image, &thumb) || !(placeholder = gal__glance_placeholder(thumb)))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "placeholder");
+    gal__glance_color(thumb, color);
+    g_ptr_array_add(job->about, g_strdup_printf("color=%s", color));
+    g_ptr_array_add(job->about, g_strdup_printf("placeholder=%s", placeholder));
+    return 0;
+}
+
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -543,6 +648,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     g_autoptr(VipsImage) image = source;
     gal_photo photo = { &job->facts, job->watch };
     int sharpen_after = last_resize(preset);
+    gboolean in_memory = FALSE;
 
     for (guint i = 0; i < preset->stages->len; i++) {
         const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
@@ -561,6 +667,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
                 return -1;
             g_object_unref(image);
             image = memory;
+            in_memory = TRUE;
             gal_facts on_sheet = job->facts;
             gal_photo tile = { &on_sheet, job->watch };
 
@@ -572,14 +679,20 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
                     g_strlcpy(err->key, st->def->name, sizeof(err->key));
                 return -1;
             }
+            /* What the item links to; the sizes are final when no
+             * stage follows (they are set again once written). */
+            gal__item_set_outputs(job->gather_item, job->output_rel, image->Xsize,
+                image->Ysize, preset->output->format);
             /* An up-to-date photo is only opened for its contact-sheet
              * tile: its own output stays as it is. */
             if (!job->make_output) {
                 take_caption(job, image);
+                take_unshown_caption(job);
                 return 0;
             }
             continue;
         }
+        in_memory = FALSE;
         if (st->def->build(&sc, &photo, image, &next, err)) {
             if (!err->key[0])
                 g_strlcpy(err->key, st->def->name, sizeof(err->key));
@@ -597,8 +710,25 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
         }
     }
     take_caption(job, image);
-    if (!job->make_output)
+    if (!job->make_output) {
+        take_unshown_caption(job);
         return 0;
+    }
+    if (job->about) {
+        /* The placeholder is made from the finished pixels: held in
+         * memory once, so that it and the encoder read the same pixels
+         * and the graph runs once. */
+        if (!in_memory) {
+            VipsImage *memory = gal__watch_to_memory(job->watch, image, "placeholder", err);
+
+            if (!memory)
+                return -1;
+            g_object_unref(image);
+            image = memory;
+        }
+        if (take_glance(job, image, err))
+            return -1;
+    }
     if (write_variants(job, image, err))
         return -1;
     /* Variant 0's figures, when it was written (else the records'). */
@@ -606,6 +736,16 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     job->out_height = job->files[0].height;
     job->out_bytes = job->files[0].bytes;
     memcpy(job->out_sha256, job->files[0].sha256, sizeof(job->out_sha256));
+    /* What the item links to: every file of the photo, largest first. */
+    for (int v = 0; v < job->n_variants; v++) {
+        if (v == 0)
+            gal__item_set_outputs(job->gather_item, job->variant_rels[v], job->files[v].width,
+                job->files[v].height, job->variants[v].format);
+        else
+            gal__item_add_output(job->gather_item, job->variant_rels[v], job->files[v].width,
+                job->files[v].height, job->variants[v].format);
+    }
+    take_unshown_caption(job);
     return 0;
 }
 
@@ -708,6 +848,7 @@ gal__photo_run(gal_job *const *jobs, int n, gal_error *errs)
         if (check_size(preset, header, &errs[k]))
             continue;
         facts_from_header(header, &jobs[k]->facts, jobs[k]->strings);
+        about_from_header(jobs[k], header);
         if (gal__caption_resolve(preset->captions, &photo, header, &jobs[k]->facts,
                 jobs[k]->strings, &errs[k]))
             continue;

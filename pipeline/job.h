@@ -67,7 +67,28 @@ struct gal_job {
     /* The photo's own size, upright (set when it is decoded): whether a
      * resize made it smaller, for output.sharpen. */
     int photo_width, photo_height;
+    /* What a site shows of the photo, for the run report: "key=value"
+     * strings (exif.h's keys, camera, lens, orientation, and color and
+     * placeholder from the finished image), owned; NULL until the header
+     * is read. */
+    GPtrArray *about;
 };
+
+/* job->about as a NULL-terminated copy (g_strfreev); NULL for NULL. */
+char **gal__about_strv(const GPtrArray *about);
+
+/* The format names a report and a gallery give outputs. */
+
+/* GAL_META_OUTPUTS: the files a photo's item stands for, for a gathering
+ * stage that links to them (the gallery): one line per variant,
+ * "REL\tWIDTH\tHEIGHT\tFORMAT", REL beneath the output folder, widest
+ * first. Set by the engine on the item after the stage made it. */
+void gal__item_set_outputs(VipsImage *item, const char *rel, int width, int height,
+    gal_format format);
+/* Add one more variant line to GAL_META_OUTPUTS (another width or format of
+ * the same photo), after gal__item_set_outputs. */
+void gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
+    gal_format format);
 
 
 /* Name, stem, output extension, preset, index and count. */

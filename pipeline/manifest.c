@@ -43,6 +43,7 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     g_free(e->name_key);
     g_free(e->caption);
     g_free(e->caption_source);
+    g_strfreev(e->about);
     for (int f = 0; f < GAL_ITEM_FACTS; f++)
         g_free(e->facts[f]);
     g_ptr_array_unref(e->deps);
@@ -63,6 +64,7 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
     c->name_key = g_strdup(e->name_key);
     c->caption = g_strdup(e->caption);
     c->caption_source = g_strdup(e->caption_source);
+    c->about = g_strdupv(e->about);
     for (int f = 0; f < GAL_ITEM_FACTS; f++)
         c->facts[f] = g_strdup(e->facts[f]);
     for (guint d = 0; d < e->deps->len; d++) {
@@ -280,6 +282,13 @@ emit_entries(gal_manifest *m, text_sink *s)
             gal__manifest_append_field(out, dep->exists ? dep->sha256 : "-");
             g_string_append_c(out, '\n');
         }
+        if (e->about && e->about[0]) {
+            g_string_append(out, "about");
+            gal__manifest_append_field(out, e->output);
+            for (int a = 0; e->about[a]; a++)
+                gal__manifest_append_field(out, e->about[a]);
+            g_string_append_c(out, '\n');
+        }
         if (out->len >= 1 << 20)
             sink_flush(s);
     }
@@ -398,6 +407,29 @@ parse_entry(gal_manifest *m, char **f, int n)
     gal__manifest_put(m, e);
 }
 
+/* An output's "key=value" facts for the report. Only the fields that
+ * look like "key=value" with a known-safe key are taken: the report.c
+ * side types each value again, so nothing here reaches the report as is. */
+static void
+parse_about(gal_manifest *m, char **f, int n)
+{
+    gal_manifest_entry *e;
+    GPtrArray *about;
+
+    if (n < 3 || !(e = g_hash_table_lookup(m->entries, f[1])) || e->sheet || e->item)
+        return;
+    about = g_ptr_array_new();
+    for (int i = 2; i < n; i++) {
+        const char *eq = strchr(f[i], '=');
+
+        if (eq && eq != f[i] && strspn(f[i], "abcdefghijklmnopqrstuvwxyz_") == (size_t) (eq - f[i]))
+            g_ptr_array_add(about, g_strdup(f[i]));
+    }
+    g_ptr_array_add(about, NULL);
+    g_strfreev(e->about);
+    e->about = (char **) g_ptr_array_free(about, FALSE);
+}
+
 static void
 parse_dep(gal_manifest *m, char **f, int n)
 {
@@ -473,6 +505,8 @@ parse_line(line_parser *p, char *line)
     }
     else if (strcmp(f[0], "depends") == 0)
         parse_dep(m, f, n);
+    else if (strcmp(f[0], "about") == 0)
+        parse_about(m, f, n);
     else if (strcmp(f[0], "preset") == 0) {
         GPtrArray *keys;
 

@@ -50,6 +50,10 @@ typedef struct gal_manifest_entry {
     char *caption;        /* what a caption stage showed, for reports of reruns; may be NULL */
     char *caption_source;
     gboolean caption_cut;
+    /* What a site shows of the photo ("key=value", the run report's
+     * fields: taken, camera, placeholder...), for reports of reruns;
+     * NULL: none recorded. */
+    char **about;
     GPtrArray *deps;      /* gal_dep_record */
     gboolean sheet;
     /* A contact-sheet item a shard kept for the pages (a small lossless

@@ -332,6 +332,17 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
         result->caption = g_strdup(r->caption);
         result->caption_source = g_strdup(r->caption_source);
         result->caption_cut = r->caption_cut;
+        /* What the report says of the photo is in its output's record: the
+         * shard's part when it made it, else the manifest. */
+        if (taken->rel_output) {
+            gal_manifest_entry *e = found->parts[k].manifest
+                ? g_hash_table_lookup(found->parts[k].manifest->entries, taken->rel_output) : NULL;
+
+            if (!e || !e->about)
+                e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
+            if (e)
+                result->about = g_strdupv(e->about);
+        }
         result->seconds = r->seconds;
         result->hash_seconds = r->hash_seconds;
         if (r->error)
@@ -466,6 +477,14 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
 
         if (label)
             vips_image_set_string(item, GAL_META_LABEL, label);
+    }
+    /* What the item links to, as its shard wrote it (a gallery's links). */
+    if (pr->summary->photos[i].output && pr->summary->photos[i].width > 0) {
+        const gal_photo_result *made = &pr->summary->photos[i];
+        g_autofree char *made_rel = gal__relative_path(pr->out_dir, made->output);
+
+        gal__item_set_outputs(item, made_rel, made->width, made->height,
+            pr->preset->output->format);
     }
     return item;
 }

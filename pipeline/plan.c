@@ -305,16 +305,23 @@ void
 gal__plan_pages(preset_run *pr)
 {
     g_autofree const char **paths = g_new0(const char *, pr->n_todo);
+    g_auto(GStrv) albums = g_new0(char *, pr->n_todo + 1);
     g_autofree int *order = g_new0(int, pr->n_todo);
     g_autofree int *members = g_memdup2(pr->todo, sizeof(int) * pr->n_todo);
     g_autofree gint64 *times = pr->sort_times ? g_new(gint64, pr->n_todo) : NULL;
 
     for (int k = 0; k < pr->n_todo; k++) {
+        const char *rel = g_array_index(pr->inputs, gal_input, members[k]).rel;
+        g_autofree char *dir = rel ? g_path_get_dirname(rel) : NULL;
+
         paths[k] = pr->summary->photos[members[k]].input;
+        /* The album: the photo's folder within its input folder. */
+        albums[k] = g_strdup(dir && strcmp(dir, ".") != 0 ? dir : "");
         if (times)
             times[k] = pr->sort_times[members[k]];
     }
-    pr->gather = gal__gather_new(pr->preset, paths, times, pr->n_todo, &pr->claim, order);
+    pr->gather = gal__gather_new(pr->preset, paths, (const char *const *) albums, times,
+        pr->n_todo, &pr->claim, order);
     if (!pr->gather)
         return;
     pr->gather_id = g_new0(int, pr->summary->total);

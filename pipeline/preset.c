@@ -150,6 +150,14 @@ load_stage(gal_load_ctx *ctx, gal_preset *preset, const gal_node *name, const ga
                 "unknown stage; stages are %s", list);
         return;
     }
+    /* The engine feeds one gathering stage per preset (one item per
+     * photo): a second would take the first one's items. */
+    if (st.def->kind == GAL_STAGE_GATHER && gal__preset_has_gather(preset)) {
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, &name->loc, name->text,
+            "a preset has one gathering stage (contact-sheet or gallery), and this one has "
+            "one already: run a second preset for the other (gallop run A.yaml B.yaml ...)");
+        return;
+    }
     st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
         st.def->opts_size };
     st.loc = name->loc;

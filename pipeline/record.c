@@ -28,6 +28,8 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
     first->caption_cut = job->caption_cut;
+    /* What a site shows of the photo: on its first file's record only. */
+    first->about = gal__about_strv(job->about);
     gal__job_record_deps(job, first);
     if (!pr->plans[i].entries)
         pr->plans[i].entries = g_new0(gal_manifest_entry *, pr->n_variants);
@@ -38,6 +40,8 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
         if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v)))
             continue;
         e = gal__manifest_entry_copy(first);
+        if (v > 0)
+            g_clear_pointer(&e->about, g_strfreev);
 
         g_free(e->output);
         e->output = g_strdup(job->variant_rels[v]);

@@ -122,9 +122,128 @@ error_object(GString *out, const gal_error *err)
     g_string_append_c(out, '}');
 }
 
-/* The fields a photo has in the report and in its log event. */
+/* ---- what a site shows of a photo (gal_photo_result.about) ---------------------- */
+
+/* The value of `name` in a "key=value" list; NULL when absent. */
+static const char *
+about_get(char *const *about, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (int i = 0; about && about[i]; i++)
+        if (strncmp(about[i], name, len) == 0 && about[i][len] == '=')
+            return about[i] + len + 1;
+    return NULL;
+}
+
+/* A number, or null: the list may come from a manifest, which is not
+ * trusted to hold numbers where numbers belong. */
 static void
-photo_fields(GString *out, const gal_photo_result *p)
+key_about_number(GString *out, const char *name, char *const *about, const char *field)
+{
+    const char *text = about_get(about, field);
+    char *end;
+    double v = text ? g_ascii_strtod(text, &end) : 0;
+
+    key(out, name);
+    if (text && *text && !*end && isfinite(v))
+        json_number(out, v);
+    else
+        g_string_append(out, "null");
+}
+
+static gboolean
+is_color(const char *text)
+{
+    if (!text || strlen(text) != 7 || text[0] != '#')
+        return FALSE;
+    for (int i = 1; i < 7; i++)
+        if (!g_ascii_isxdigit(text[i]))
+            return FALSE;
+    return TRUE;
+}
+
+/* A placeholder is only ever a WebP data URI of base64 characters, so a
+ * page may put it in src="..." as it is. */
+static gboolean
+is_placeholder(const char *text)
+{
+    static const char prefix[] = "data:image/webp;base64,";
+
+    return text && g_str_has_prefix(text, prefix) &&
+        strspn(text + sizeof(prefix) - 1,
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") ==
+        strlen(text + sizeof(prefix) - 1);
+}
+
+static void
+about_fields(GString *out, char *const *about)
+{
+    const char *color = about_get(about, "color");
+    const char *placeholder = about_get(about, "placeholder");
+
+    key_string(out, "taken", about_get(about, "taken"));
+    key_string(out, "camera", about_get(about, "camera"));
+    key_string(out, "lens", about_get(about, "lens"));
+    key(out, "exposure");
+    g_string_append_c(out, '{');
+    key_about_number(out, "f", about, "f");
+    key_string(out, "shutter", about_get(about, "shutter"));
+    key_about_number(out, "iso", about, "iso");
+    key_about_number(out, "focal_mm", about, "focal_mm");
+    g_string_append_c(out, '}');
+    key_about_number(out, "orientation", about, "orientation");
+    key(out, "gps");
+    if (about_get(about, "lat") && about_get(about, "lon")) {
+        g_string_append_c(out, '{');
+        key_about_number(out, "lat", about, "lat");
+        key_about_number(out, "lon", about, "lon");
+        key_about_number(out, "alt", about, "alt");
+        g_string_append_c(out, '}');
+    }
+    else
+        g_string_append(out, "null");
+    key_string(out, "color", is_color(color) ? color : NULL);
+    key_string(out, "placeholder", is_placeholder(placeholder) ? placeholder : NULL);
+}
+
+/* The output's format, from its extension (as gallop chose it). */
+static const char *
+format_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+
+    if (!dot)
+        return NULL;
+    if (g_ascii_strcasecmp(dot, ".jpg") == 0 || g_ascii_strcasecmp(dot, ".jpeg") == 0)
+        return "jpeg";
+    if (g_ascii_strcasecmp(dot, ".png") == 0)
+        return "png";
+    if (g_ascii_strcasecmp(dot, ".webp") == 0)
+        return "webp";
+    if (g_ascii_strcasecmp(dot, ".avif") == 0)
+        return "avif";
+    if (g_ascii_strcasecmp(dot, ".html") == 0)
+        return "html";
+    return NULL;
+}
+
+/* `path` relative to `dir` (both absolute), with '/'; NULL when it is not
+ * beneath it. */
+static char *
+relative_to(const char *dir, const char *path)
+{
+    size_t len = dir ? strlen(dir) : 0;
+
+    if (!dir || !path || strncmp(path, dir, len) != 0 || path[len] != '/')
+        return NULL;
+    return g_strdup(path + len + 1);
+}
+
+/* The fields a photo has in the report and in its log event. `output_dir`
+ * (may be NULL) makes each output's rel_path. */
+static void
+photo_fields(GString *out, const gal_photo_result *p, const char *output_dir)
 {
     gboolean has_output = p->output &&
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
@@ -139,9 +258,11 @@ photo_fields(GString *out, const gal_photo_result *p)
     /* Several files per photo (output.widths, output.formats): each one. */
     for (int f = 0; has_output && f < p->n_files; f++) {
         const gal_output_file *file = &p->files[f];
+        g_autofree char *rel = relative_to(output_dir, file->path);
 
         g_string_append(out, f ? ",{" : "{");
         key_string(out, "path", file->path);
+        key_string(out, "rel_path", rel);
         key_string(out, "preset", p->preset);
         key_string(out, "format", file->format);
         key_int(out, "width", file->width);
@@ -152,7 +273,11 @@ photo_fields(GString *out, const gal_photo_result *p)
     }
     if (has_output && p->n_files == 0) {
         g_string_append_c(out, '{');
+        g_autofree char *rel = relative_to(output_dir, p->output);
+
         key_string(out, "path", p->output);
+        key_string(out, "rel_path", rel);
+        key_string(out, "format", format_of(p->output));
         key_string(out, "preset", p->preset);
         key_int(out, "width", p->width);
         key_int(out, "height", p->height);
@@ -177,6 +302,7 @@ photo_fields(GString *out, const gal_photo_result *p)
         }
     }
     g_string_append_c(out, ']');
+    about_fields(out, p->about);
     key(out, "error");
     error_object(out, p->error);
     key(out, "timings");
@@ -335,7 +461,7 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
     for (int r = 0; r < n; r++)
         for (int i = 0; i < runs[r]->total; i++) {
             list_item(out, &first);
-            photo_fields(out, &runs[r]->photos[i]);
+            photo_fields(out, &runs[r]->photos[i], runs[r]->output_dir);
             g_string_append_c(out, '}');
         }
     g_string_append(out, "\n]");
@@ -345,7 +471,7 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
     for (int r = 0; r < n; r++)
         for (int i = 0; i < runs[r]->n_sheets; i++) {
             list_item(out, &first);
-            photo_fields(out, &runs[r]->sheets[i]);
+            photo_fields(out, &runs[r]->sheets[i], runs[r]->output_dir);
             g_string_append_c(out, '}');
         }
     g_string_append(out, "\n]");
@@ -394,7 +520,7 @@ gal_photo_event_json(const gal_photo_result *photo, int done, int total)
     key_string(out, "event", "photo");
     key_int(out, "done", done);
     key_int(out, "total", total);
-    photo_fields(out, photo);
+    photo_fields(out, photo, NULL);
     g_string_append_c(out, '}');
     return g_string_free(out, FALSE);
 }

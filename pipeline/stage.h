@@ -25,6 +25,13 @@ typedef struct gal_page {
     int number, pages; /* 1-based */
     int count;         /* photos in the run */
     const char *preset;
+    /* Pages per album (gal_stage_def.albums): this page's album, the
+     * photos' folder within the input folder ("" for the top), and every
+     * album with its first page. NULL, 0: no albums. */
+    const char *album;
+    int n_albums;
+    const char *const *albums;
+    const int *album_first;
 } gal_page;
 
 typedef struct gal_rect {
@@ -73,6 +80,8 @@ typedef struct gal_photo {
  * made (a mark too small to read), one line each: the engine adds them to
  * the photo's result (gal_photo_result.warnings). */
 #define GAL_META_WARNINGS "gal-warnings"
+/* The files an item stands for (job.h: gal__item_set_outputs). */
+#define GAL_META_OUTPUTS "gal-outputs"
 
 /* An int field of the image, 0 when it has none. */
 static inline int
@@ -142,6 +151,13 @@ typedef struct gal_stage_def {
     int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         VipsImage **out, gal_error *err);
     char *(*page_name)(const gal_stage_ctx *sc, int page, int pages);
+    /* Instead of build_many, for pages that are text (the gallery's
+     * HTML): the page's bytes, written as they are (*text a new GString). */
+    int (*build_text)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
+        GString **text, gal_error *err);
+    /* Pages per album: photos from each folder of the input folder on
+     * pages of their own (gal_page.album). */
+    gboolean albums;
 } gal_stage_def;
 
 /* Resize geometry, shared by stage_resize.c and its tests. */

@@ -96,9 +96,18 @@ Test(report, report_lists_every_photo_with_its_output_and_parses)
         cr_expect_str_eq(gal_json_string(p, "status"), "done", "%s", base);
         cr_expect_str_eq(gal_json_string(p, "reason"), "new");
         cr_expect_eq(gal_json_get(p, "error")->type, GAL_JSON_NULL);
-        cr_expect_eq(gal_json_get(p, "caption")->type, GAL_JSON_NULL);
-        cr_expect_eq(gal_json_get(p, "caption_source")->type, GAL_JSON_NULL);
+        /* No stage shows the caption, yet the report has it, for alt text. */
+        cr_expect_not_null(gal_json_string(p, "caption"), "%s", base);
+        cr_expect_not_null(gal_json_string(p, "caption_source"), "%s", base);
         cr_expect_eq(gal_json_get(p, "caption_cut")->type, GAL_JSON_BOOL);
+        {
+            g_autofree char *file = g_path_get_basename(gal_json_string(p, "outputs.0.path"));
+
+            /* Relative to output_dir, for a page to link to. */
+            cr_expect_str_eq(gal_json_string(p, "outputs.0.rel_path"), file);
+            cr_expect_str_eq(gal_json_string(p, "outputs.0.format"),
+                g_str_has_suffix(file, ".png") ? "png" : "jpeg");
+        }
         cr_expect_gt(gal_json_number(p, "timings.total_seconds"), 0);
         cr_assert_eq(gal_json_get(p, "outputs")->items->len, 1);
         path = gal_json_string(p, "outputs.0.path");
@@ -116,6 +125,133 @@ Test(report, report_lists_every_photo_with_its_output_and_parses)
     cr_expect_eq(gal_json_get(p, "outputs")->items->len, 0);
     cr_expect_not_null(gal_json_string(p, "error.code"));
     cr_expect(strstr(gal_json_string(p, "error.text"), "truncated.jpg: ") != NULL);
+}
+
+/* What a site shows of a photo: EXIF facts typed, the orientation applied,
+ * a placeholder and colour from the finished pixels, GPS only when the
+ * metadata policy writes it into the outputs; a rerun that builds nothing
+ * reports the same, from the manifest. */
+Test(report, report_has_what_a_site_shows_of_each_photo)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-site");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *gps_dir = g_build_filename(tmp, "gps", NULL);
+    g_autofree char *report_path = g_build_filename(tmp, "report.json", NULL);
+    g_autofree char *first_text = NULL;
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
+    const char *run[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
+        report_path, "-q", NULL };
+    const char *run_gps[] = { GAL_BINARY, "run", preset, in, "-o", gps_dir, "--report",
+        report_path, "-q", "--set", "output.metadata=[default, gps]", NULL };
+    const char *const names[] = { "trip-01.jpg", "trip-02.jpg", NULL };
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    for (int i = 0; names[i]; i++) {
+        g_autofree char *from = g_build_filename(TRIP_DIR, names[i], NULL);
+        g_autofree char *to = g_build_filename(in, names[i], NULL);
+
+        gal_test_copy_file(from, to);
+    }
+    for (int round = 1; round <= 2; round++) {
+        g_autofree char *text = NULL;
+        g_autofree char *error = NULL;
+        g_autoptr(gal_json) report = NULL;
+        const gal_json *p;
+
+        cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
+        text = gal_test_read_bytes(report_path, NULL);
+        report = gal_json_parse(text, &error);
+        cr_assert_not_null(report, "%s", error);
+        p = photo_named(report, "trip-01.jpg");
+        cr_expect_str_eq(gal_json_string(p, "status"), round == 1 ? "done" : "up-to-date");
+        cr_expect_str_eq(gal_json_string(p, "caption_source"), "exif");
+        cr_expect(g_str_has_prefix(gal_json_string(p, "caption"), "A #northkorea #wedding"));
+        cr_expect_str_eq(gal_json_string(p, "taken"), "2014-04-11T11:25:09");
+        cr_expect_str_eq(gal_json_string(p, "camera"), "Apple iPhone 5s");
+        cr_expect_str_eq(gal_json_string(p, "lens"), "iPhone 5s back camera 4.12mm f/2.2");
+        cr_expect_float_eq(gal_json_number(p, "exposure.f"), 2.2, 1e-9);
+        cr_expect_str_eq(gal_json_string(p, "exposure.shutter"), "1/640");
+        cr_expect_eq(gal_json_number(p, "exposure.iso"), 32);
+        cr_expect_float_eq(gal_json_number(p, "exposure.focal_mm"), 4.12, 1e-9);
+        cr_expect_eq(gal_json_number(p, "orientation"), 1);
+        /* The default policy drops GPS from the files: the report too. */
+        cr_expect_eq(gal_json_get(p, "gps")->type, GAL_JSON_NULL);
+        cr_expect(g_regex_match_simple("^#[0-9a-f]{6}$", gal_json_string(p, "color"), 0, 0));
+        cr_expect(g_str_has_prefix(gal_json_string(p, "placeholder"), "data:image/webp;base64,"));
+        /* Small: a 16 px WebP, not the photo, nor its metadata. */
+        cr_expect_lt(strlen(gal_json_string(p, "placeholder")), 400);
+        /* trip-02 is stored on its side (Orientation 6), turned upright. */
+        cr_expect_eq(gal_json_number(photo_named(report, "trip-02.jpg"), "orientation"), 6);
+        if (round == 1)
+            first_text = g_strdup(gal_json_string(p, "placeholder"));
+        else
+            cr_expect_str_eq(gal_json_string(p, "placeholder"), first_text);
+    }
+    {
+        g_autofree char *text = NULL;
+        g_autoptr(gal_json) report = NULL;
+        const gal_json *p;
+
+        cr_assert_eq(gal_test_spawn(run_gps, NULL, NULL), 0);
+        text = gal_test_read_bytes(report_path, NULL);
+        report = gal_json_parse(text, NULL);
+        cr_assert_not_null(report);
+        p = photo_named(report, "trip-01.jpg");
+        /* 39 deg 1' 53.40" N */
+        cr_expect_float_eq(gal_json_number(p, "gps.lat"), 39 + 1 / 60.0 + 53.40 / 3600, 1e-6);
+        cr_expect_neq(gal_json_get(p, "gps.lon")->type, GAL_JSON_NULL);
+    }
+}
+
+/* The manifest is not trusted: what its about lines say is typed again
+ * before it reaches a report, so a placeholder that is not a WebP data URI,
+ * a colour that is not one, a number that is not one, are null. */
+Test(report, about_lines_of_a_tampered_manifest_are_typed_again)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-about");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *photo = g_build_filename(in, "trip-01.jpg", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *manifest = g_build_filename(out_dir, ".gallop-manifest.tsv", NULL);
+    g_autofree char *report_path = g_build_filename(tmp, "report.json", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
+    const char *run[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
+        report_path, "-q", NULL };
+    g_autofree char *text = NULL;
+    g_autofree char *tampered = NULL;
+    g_autofree char *report_text = NULL;
+    g_autoptr(GRegex) placeholder = g_regex_new("\tplaceholder=[^\t\n]*", 0, 0, NULL);
+    g_autoptr(GRegex) color = g_regex_new("\tcolor=[^\t\n]*", 0, 0, NULL);
+    g_autoptr(GRegex) f = g_regex_new("\tf=[^\t\n]*", 0, 0, NULL);
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *p;
+    char *step;
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    gal_test_copy_file(TRIP_DIR "/trip-01.jpg", photo);
+    cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
+    text = gal_test_read_bytes(manifest, NULL);
+    cr_assert(strstr(text, "\nabout\ttrip-01.jpg\t"), "no about line:\n%s", text);
+    tampered = g_regex_replace_literal(placeholder, text, -1, 0,
+        "\tplaceholder=javascript:alert(1)", 0, NULL);
+    step = g_regex_replace_literal(color, tampered, -1, 0, "\tcolor=red;x:url(y)", 0, NULL);
+    g_free(tampered);
+    tampered = g_regex_replace_literal(f, step, -1, 0, "\tf=2.2abc", 0, NULL);
+    g_free(step);
+    cr_assert(g_file_set_contents(manifest, tampered, -1, NULL));
+    cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
+    report_text = gal_test_read_bytes(report_path, NULL);
+    report = gal_json_parse(report_text, NULL);
+    cr_assert_not_null(report);
+    p = photo_named(report, "trip-01.jpg");
+    cr_expect_str_eq(gal_json_string(p, "status"), "up-to-date");
+    cr_expect_eq(gal_json_get(p, "placeholder")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_get(p, "color")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_get(p, "exposure.f")->type, GAL_JSON_NULL);
+    /* What was not touched is still there. */
+    cr_expect_eq(gal_json_number(p, "exposure.iso"), 32);
+    cr_expect_str_eq(gal_json_string(p, "taken"), "2014-04-11T11:25:09");
 }
 
 Test(report, log_json_writes_one_object_per_event_and_no_escape_codes)

@@ -25,7 +25,7 @@ plan(const char *sort, int *order, gal_preset **preset_out)
     gal_gather *g;
 
     cr_assert_not_null(preset);
-    g = gal__gather_new(preset, (const char *const *) trip, NULL, G_N_ELEMENTS(trip), &nowhere,
+    g = gal__gather_new(preset, (const char *const *) trip, NULL, NULL, G_N_ELEMENTS(trip), &nowhere,
         order);
     cr_assert_not_null(g);
     *preset_out = preset; /* it must outlive the gather */
@@ -114,7 +114,7 @@ Test(gather, no_gathering_stage_no_gather)
     gal_preset *preset = gal_test_load("gallop: 1\n", errs);
     int order[6] = { -1, -1, -1, -1, -1, -1 };
 
-    cr_expect_null(gal__gather_new(preset, (const char *const *) trip, NULL, 6, &nowhere, order));
+    cr_expect_null(gal__gather_new(preset, (const char *const *) trip, NULL, NULL, 6, &nowhere, order));
     cr_expect_eq(order[0], -1, "order untouched");
     gal_preset_free(preset);
 }

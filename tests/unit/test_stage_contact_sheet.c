@@ -150,7 +150,7 @@ Test(stage_contact_sheet, a_page_has_the_grid_size_labels_and_footer)
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
     gal_stage_ctx sc = gal__stage_ctx(st);
     VipsImage **items = tiles(st, sizes, 5);
-    gal_page page = { 1, 2, 9, "test" };
+    gal_page page = { .number = 1, .pages = 2, .count = 9, .preset = "test" };
     gal_error err = { 0 };
     g_autoptr(VipsImage) sheet = NULL;
     g_autoptr(VipsImage) unlabelled = NULL;
@@ -294,7 +294,7 @@ Test(stage_contact_sheet, tiles_are_painted_at_their_cells_over_the_background)
     gal_stage_ctx sc = gal__stage_ctx(st);
     const double colours[3][3] = { { 255, 0, 0 }, { 0, 255, 0 }, { 255, 255, 255 } };
     VipsImage *items[3];
-    gal_page page = { 1, 1, 3, "test" };
+    gal_page page = { .number = 1, .pages = 1, .count = 3, .preset = "test" };
     gal_error err = { 0 };
     g_autoptr(VipsImage) sheet = NULL;
     g_autoptr(VipsImage) memory = NULL;

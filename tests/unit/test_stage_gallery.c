@@ -1,0 +1,281 @@
+/* Gallery pages: what tap() keeps of a photo, and the HTML of a page made
+ * from synthetic items: escaping of every text, links, sizes, srcset over
+ * several widths, rows as the contact sheet lays them out, navigation,
+ * same bytes for the same items. The page in a browser: tests/gallery. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gal_test.h"
+#include "glance.h"
+#include "job.h"
+
+TestSuite(stage_gallery, .init = gal_test_setup, .fini = gal_test_teardown);
+
+static gal_preset *
+gallery_preset(const char *opts)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - gallery: %s\n", opts);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    return preset;
+}
+
+/* Items as the engine hands them to the page: tap()'s, with the files the
+ * photo stands for. `caption` may be NULL. */
+static VipsImage *
+item(const gal_stage_instance *st, int width, int height, const char *name, const char *caption,
+    const char *variants)
+{
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) photo = gal_test_gradient(width, height);
+    gal_facts facts = { .name = name, .caption = caption, .camera = "Apple iPhone 5s",
+        .exposure = "1/640 s f/2.2 ISO 32" };
+    gal_photo in = { &facts, NULL };
+    VipsImage *out = NULL;
+
+    cr_assert_eq(st->def->tap(&sc, &in, photo, &out, &err), 0, "%s", err.msg);
+    if (variants)
+        vips_image_set_string(out, GAL_META_OUTPUTS, variants);
+    else
+        gal__item_set_outputs(out, name, width, height, GAL_FORMAT_JPEG);
+    return out;
+}
+
+static char *
+page_text(const gal_stage_instance *st, VipsImage **items, int n, const gal_page *page)
+{
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    gal_error err = { 0 };
+    GString *text = NULL;
+
+    cr_assert_not_null(st->def->build_text);
+    cr_assert_eq(st->def->build_text(&sc, items, n, page, &text, &err), 0, "%s", err.msg);
+    return g_string_free(text, FALSE);
+}
+
+Test(stage_gallery, the_item_is_the_placeholder_and_the_label_what_the_page_says)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    g_autoptr(VipsImage) with = item(st, 640, 480, "a.jpg", "Sunset", NULL);
+    g_autoptr(VipsImage) without = item(st, 300, 600, "b.jpg", NULL, NULL);
+    const char *label;
+
+    cr_expect_eq(with->Xsize, GAL_GLANCE_WIDTH);
+    cr_expect_eq(with->Ysize, 12);
+    cr_expect_eq(with->Bands, 3);
+    cr_assert_eq(vips_image_get_string(with, GAL_META_LABEL, &label), 0);
+    cr_expect(g_str_has_prefix(label, "Sunset\x1fSunset\x1f" "Apple iPhone 5s"), "%s", label);
+    cr_assert_eq(vips_image_get_string(without, GAL_META_LABEL, &label), 0);
+    /* No caption: the file name is the alt text, and no caption is shown. */
+    cr_expect(g_str_has_prefix(label, "b.jpg\x1f\x1f"), "%s", label);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, every_text_is_escaped)
+{
+    gal_preset *preset = gallery_preset(
+        "{title: \"<b>Trip</b> & co\", description: \"\\\"quoted\\\" <i>\"}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[1];
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
+    g_autofree char *html = NULL;
+
+    items[0] = item(st, 400, 300, "x\"><script>.jpg",
+        "<script>alert(1)</script><img src=x onerror=alert(2)> 'a' & \"b\"", NULL);
+    html = page_text(st, items, 1, &page);
+    cr_expect_null(strstr(html, "<script>alert"), "a caption became markup:\n%s", html);
+    cr_expect_null(strstr(html, "<img src=x"));
+    cr_expect_null(strstr(html, "<b>Trip"));
+    cr_expect_null(strstr(html, "<i>"));
+    cr_expect_not_null(strstr(html, "&lt;b&gt;Trip&lt;/b&gt; &amp; co"));
+    cr_expect_not_null(strstr(html,
+        "alt=\"&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; "
+        "&#39;a&#39; &amp; &quot;b&quot;\""));
+    /* The file name is a URL segment: escaped as one. */
+    cr_expect_not_null(strstr(html, "href=\"x%22%3E%3Cscript%3E.jpg\""), "%s", html);
+    /* One script: the page's own. */
+    {
+        int scripts = 0;
+
+        for (const char *p = html; (p = strstr(p, "<script")); p++)
+            scripts++;
+        cr_expect_eq(scripts, 1, "%d scripts", scripts);
+    }
+    g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, images_have_their_size_lazy_loading_and_a_placeholder)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[2];
+    gal_page page = { .number = 1, .pages = 1, .count = 2, .preset = "test" };
+    g_autofree char *html = NULL;
+
+    items[0] = item(st, 640, 480, "a b#1.jpg", "A", NULL);
+    items[1] = item(st, 480, 640, "c.jpg", "C", NULL);
+    html = page_text(st, items, 2, &page);
+    cr_expect_not_null(strstr(html, "<img src=\"a%20b%231.jpg\" width=\"640\" height=\"480\" "
+                                    "loading=\"lazy\""), "%s", html);
+    cr_expect_not_null(strstr(html, "width=\"480\" height=\"640\" loading=\"lazy\""));
+    cr_expect_not_null(strstr(html, "background-image:url(data:image/webp;base64,"));
+    cr_expect_not_null(strstr(html, "--a:640/480;--c:#"));
+    /* One width: no srcset. */
+    cr_expect_null(strstr(html, "srcset"));
+    /* Nothing from elsewhere: no URL with a scheme but data:. */
+    cr_expect_null(strstr(html, "http:"));
+    cr_expect_null(strstr(html, "https:"));
+    cr_expect_null(strstr(html, "src=\"/"));
+    for (int i = 0; i < 2; i++)
+        g_object_unref(items[i]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, several_widths_give_srcset_and_sizes_and_link_the_largest)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[1];
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
+    g_autofree char *html = NULL;
+
+    items[0] = item(st, 1600, 1200, "a.jpg", NULL,
+        "a-800.jpg\t800\t600\tjpeg\na-1600.jpg\t1600\t1200\tjpeg\na-400.jpg\t400\t300\tjpeg");
+    html = page_text(st, items, 1, &page);
+    cr_expect_not_null(strstr(html, "<a href=\"a-1600.jpg\" data-w=\"1600\" data-h=\"1200\""),
+        "%s", html);
+    cr_expect_not_null(strstr(html, "<img src=\"a-400.jpg\" srcset=\"a-1600.jpg 1600w, "
+                                    "a-800.jpg 800w, a-400.jpg 400w\" sizes=\"(max-width: 720px) "));
+    cr_expect_not_null(strstr(html, "width=\"400\" height=\"300\""));
+    g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, several_formats_give_a_picture_with_sources)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[1];
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
+    g_autofree char *html = NULL;
+
+    items[0] = item(st, 800, 600, "a.jpg", NULL, NULL);
+    /* As the engine adds them, one per width and format. */
+    vips_image_set_string(items[0], GAL_META_OUTPUTS, "a-800.avif\t800\t600\tavif");
+    gal__item_add_output(items[0], "a-800.jpg", 800, 600, GAL_FORMAT_JPEG);
+    gal__item_add_output(items[0], "a-400.avif", 400, 300, GAL_FORMAT_AVIF);
+    gal__item_add_output(items[0], "a-400.jpg", 400, 300, GAL_FORMAT_JPEG);
+    gal__item_add_output(items[0], "a-400.webp", 400, 300, GAL_FORMAT_WEBP);
+    html = page_text(st, items, 1, &page);
+    /* The link and the <img> are JPEG, which every browser shows. */
+    cr_expect_not_null(strstr(html, "<a href=\"a-800.jpg\" data-w=\"800\""), "%s", html);
+    cr_expect_not_null(strstr(html, "<picture><source type=\"image/avif\" srcset=\"a-800.avif "
+                                    "800w, a-400.avif 400w\" sizes=\""), "%s", html);
+    cr_expect_not_null(strstr(html, "<source type=\"image/webp\" srcset=\"a-400.webp 400w\""));
+    cr_expect_not_null(strstr(html, "<img src=\"a-400.jpg\" srcset=\"a-800.jpg 800w, a-400.jpg "
+                                    "400w\""));
+    cr_expect_not_null(strstr(html, "</picture></a>"));
+    g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
+/* The rows are the contact sheet's: each photo's share of its row is its
+ * width in gal__sheet_justified's layout over the row's. */
+Test(stage_gallery, rows_are_the_contact_sheets_justified_rows)
+{
+    static const int sizes[6][2] = { { 600, 400 }, { 600, 400 }, { 300, 400 }, { 400, 400 },
+        { 600, 400 }, { 300, 400 } };
+    gal_preset *preset = gallery_preset("{row-height: 300}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[6];
+    double aspects[6];
+    gal_rect cells[6];
+    gal_page page = { .number = 1, .pages = 1, .count = 6, .preset = "test" };
+    g_autofree char *html = NULL;
+    int height;
+    double used = 0;
+    int first_row = 0;
+
+    for (int i = 0; i < 6; i++) {
+        g_autofree char *name = g_strdup_printf("p%d.jpg", i);
+
+        items[i] = item(st, sizes[i][0], sizes[i][1], name, NULL, NULL);
+        aspects[i] = (double) sizes[i][0] / sizes[i][1];
+    }
+    html = page_text(st, items, 6, &page);
+    gal__sheet_justified(6, aspects, 1400 + 2 * 6, 300, 6, 0, cells, &height);
+    while (first_row < 6 && cells[first_row].y == cells[0].y)
+        used += cells[first_row++].w;
+    cr_assert_lt(first_row, 6, "the layout has more than one row");
+    {
+        const char *p = html;
+
+        for (int i = 0; i < first_row; i++) {
+            double share;
+            int gaps;
+
+            cr_assert_not_null(p = strstr(p, "<li style=\"--f:"));
+            p += strlen("<li style=\"--f:");
+            share = g_ascii_strtod(p, NULL);
+            cr_assert_not_null(strstr(p, ";--k:"));
+            gaps = atoi(strstr(p, ";--k:") + 5);
+            /* Five decimals, rounded down, so a row never overflows its line. */
+            cr_expect_leq(share, cells[i].w / used, "photo %d", i);
+            cr_expect_gt(share, cells[i].w / used - 1e-5, "photo %d: %g", i, share);
+            cr_expect_eq(gaps, first_row - 1);
+        }
+    }
+    for (int i = 0; i < 6; i++)
+        g_object_unref(items[i]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, pages_link_to_each_other_and_bytes_do_not_change)
+{
+    gal_preset *preset = gallery_preset("{per-page: 1}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    VipsImage *items[1];
+    gal_page page = { .number = 2, .pages = 3, .count = 3, .preset = "test" };
+    g_autofree char *first = NULL;
+    g_autofree char *again = NULL;
+    g_autofree char *name1 = st->def->page_name(&sc, 1, 3);
+    g_autofree char *name3 = st->def->page_name(&sc, 3, 3);
+
+    cr_expect_str_eq(name1, "index.html");
+    cr_expect_str_eq(name3, "page-3.html");
+    items[0] = item(st, 400, 300, "a.jpg", "A", NULL);
+    first = page_text(st, items, 1, &page);
+    again = page_text(st, items, 1, &page);
+    cr_expect_str_eq(first, again);
+    cr_expect_not_null(strstr(first, "<a rel=\"prev\" href=\"index.html\">"));
+    cr_expect_not_null(strstr(first, "<span aria-current=\"page\">2</span>"));
+    cr_expect_not_null(strstr(first, "<a rel=\"next\" href=\"page-3.html\">"));
+    g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, a_preset_has_one_gathering_stage)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\n"
+                                       "stages:\n"
+                                       "  - contact-sheet: {}\n"
+                                       "  - gallery: {}\n",
+        errs);
+
+    cr_expect_null(preset);
+    cr_assert_eq(errs->count, 1);
+    cr_expect_eq(errs->items[0].code, GAL_ERR_PRESET);
+    cr_expect_eq(errs->items[0].line, 4);
+    cr_expect_eq(errs->items[0].col, 5);
+    cr_expect(strstr(errs->items[0].msg, "one gathering stage") != NULL, "%s",
+        errs->items[0].msg);
+    gal_preset_free(preset);
+}
