@@ -521,6 +521,23 @@ extremes(const photo_info *p, const char *format, const variant **widest,
     }
 }
 
+/* Whether an earlier file of variant v's format has its width: a photo
+ * narrower than two of output.widths has two files of its own width (a
+ * srcset may not name one width twice). */
+static gboolean
+same_width_before(const photo_info *p, guint v)
+{
+    const variant *var = &g_array_index(p->variants, variant, v);
+
+    for (guint u = 0; u < v; u++) {
+        const variant *before = &g_array_index(p->variants, variant, u);
+
+        if (before->width == var->width && strcmp(before->format, var->format) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 /* srcset and sizes over the files of one format, when there are several
  * (or always, for a <source>): the browser picks the smallest file that
  * covers the tile at the screen's density. */
@@ -532,14 +549,15 @@ srcset(GString *out, const photo_info *p, const char *format, gboolean always, d
     gboolean first = TRUE;
 
     for (guint v = 0; v < p->variants->len; v++)
-        n += strcmp(g_array_index(p->variants, variant, v).format, format) == 0;
+        n += strcmp(g_array_index(p->variants, variant, v).format, format) == 0 &&
+            !same_width_before(p, v);
     if (n < 2 && !always)
         return;
     g_string_append(out, " srcset=\"");
     for (guint v = 0; v < p->variants->len; v++) {
         const variant *var = &g_array_index(p->variants, variant, v);
 
-        if (strcmp(var->format, format) != 0)
+        if (strcmp(var->format, format) != 0 || same_width_before(p, v))
             continue;
         if (!first)
             g_string_append(out, ", ");

@@ -157,6 +157,25 @@ Test(stage_gallery, several_widths_give_srcset_and_sizes_and_link_the_largest)
     gal_preset_free(preset);
 }
 
+/* A photo narrower than two of the widths has two files of its own width
+ * (byte copies): a srcset names each width once. */
+Test(stage_gallery, a_srcset_names_each_width_once)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    VipsImage *items[1];
+    gal_page page = { .number = 1, .pages = 1, .count = 1, .preset = "test" };
+    g_autofree char *html = NULL;
+
+    items[0] = item(st, 512, 384, "a.jpg", NULL,
+        "a-1600.jpg\t512\t384\tjpeg\na-800.jpg\t512\t384\tjpeg\na-400.jpg\t400\t300\tjpeg");
+    html = page_text(st, items, 1, &page);
+    cr_expect_not_null(strstr(html, "srcset=\"a-1600.jpg 512w, a-400.jpg 400w\""), "%s", html);
+    cr_expect_null(strstr(html, "a-800.jpg 512w"), "%s", html);
+    g_object_unref(items[0]);
+    gal_preset_free(preset);
+}
+
 Test(stage_gallery, several_formats_give_a_picture_with_sources)
 {
     gal_preset *preset = gallery_preset("{}");
