@@ -639,6 +639,31 @@ take_glance(gal_job *job, VipsImage *image, gal_error *err)
     return 0;
 }
 
+/* What the photo's item links to (a gallery's srcset): every file of the
+ * photo, largest first, for a finished picture of width x height (each
+ * width of output.widths as write_variants makes it, never above it). */
+static void
+item_outputs(gal_job *job, int width, int height)
+{
+    /* No file of its own (output.photos false): nothing to link to. */
+    if (!job->variants || !job->variant_rels) {
+        gal__item_set_outputs(job->gather_item, job->output_rel, width, height,
+            job->preset->output->format);
+        return;
+    }
+    for (int v = 0; v < job->n_variants; v++) {
+        int w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
+        int h = w == width ? height : MAX(1, (int) lround((double) height * w / width));
+
+        if (v == 0)
+            gal__item_set_outputs(job->gather_item, job->variant_rels[v], w, h,
+                job->variants[v].format);
+        else
+            gal__item_add_output(job->gather_item, job->variant_rels[v], w, h,
+                job->variants[v].format);
+    }
+}
+
 /* Run the preset's stages on `image` (a new reference, taken) and write
  * the output. */
 static int
@@ -681,8 +706,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
             }
             /* What the item links to; the sizes are final when no
              * stage follows (they are set again once written). */
-            gal__item_set_outputs(job->gather_item, job->output_rel, image->Xsize,
-                image->Ysize, preset->output->format);
+            item_outputs(job, image->Xsize, image->Ysize);
             /* An up-to-date photo is only opened for its contact-sheet
              * tile: its own output stays as it is. */
             if (!job->make_output) {
@@ -736,15 +760,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
     job->out_height = job->files[0].height;
     job->out_bytes = job->files[0].bytes;
     memcpy(job->out_sha256, job->files[0].sha256, sizeof(job->out_sha256));
-    /* What the item links to: every file of the photo, largest first. */
-    for (int v = 0; v < job->n_variants; v++) {
-        if (v == 0)
-            gal__item_set_outputs(job->gather_item, job->variant_rels[v], job->files[v].width,
-                job->files[v].height, job->variants[v].format);
-        else
-            gal__item_add_output(job->gather_item, job->variant_rels[v], job->files[v].width,
-                job->files[v].height, job->variants[v].format);
-    }
+    item_outputs(job, job->files[0].width, job->files[0].height);
     take_unshown_caption(job);
     return 0;
 }

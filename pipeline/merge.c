@@ -485,6 +485,17 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
 
         gal__item_set_outputs(item, made_rel, made->width, made->height,
             pr->preset->output->format);
+        /* Several files (output.widths, output.formats): each of them. */
+        for (int f = 0; f < made->n_files; f++) {
+            g_autofree char *file_rel = gal__relative_path(pr->out_dir, made->files[f].path);
+
+            if (f == 0)
+                gal__item_set_outputs(item, file_rel, made->files[f].width, made->files[f].height,
+                    gal__format_of_name(made->files[f].format));
+            else
+                gal__item_add_output(item, file_rel, made->files[f].width, made->files[f].height,
+                    gal__format_of_name(made->files[f].format));
+        }
     }
     return item;
 }

@@ -125,6 +125,15 @@ gal__format_name(gal_format format)
     return gal_format_names[format];
 }
 
+gal_format
+gal__format_of_name(const char *name)
+{
+    for (int f = 0; name && gal_format_names[f]; f++)
+        if (strcmp(name, gal_format_names[f]) == 0)
+            return (gal_format) f;
+    return GAL_FORMAT_JPEG;
+}
+
 const char *
 gal__format_ext(gal_format format)
 {

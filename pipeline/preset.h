@@ -97,6 +97,8 @@ struct gal_preset {
 const char *gal__format_ext(gal_format format);
 /* Its name as a preset gives it ("jpeg", "png", "webp", "avif"); static. */
 const char *gal__format_name(gal_format format);
+/* The format a name from gal__format_name stands for; JPEG for any other. */
+gal_format gal__format_of_name(const char *name);
 
 
 /* Does any template of the preset (a stage's or output.name) show {field}? */

@@ -682,3 +682,48 @@ Test(shards, albums_and_widths_merge_as_one_run, .timeout = 300)
     cr_expect_str_eq(two_text, one_text);
     cr_expect(strstr(one_text, "OUT/coast/trip-01-80.webp"), "%s", one_text);
 }
+
+/* A gallery over several widths: its page, made by one run, made again
+ * from up-to-date photos only, and made by the merge of three shards, is
+ * the same page, with every width in each photo's srcset. */
+Test(shards, gallery_page_with_widths_is_one_page, .timeout = 300)
+{
+    static const char gallery_preset[] =
+        "gallop: 1\n"
+        "name: site\n"
+        "stages:\n"
+        "  - resize: { width: 600, height: 600, fit: inside }\n"
+        "  - gallery: { title: \"{count} photos\" }\n"
+        "output: { widths: [600, 300], format: jpeg, quality: 80 }\n";
+    g_autofree char *tmp = gal_test_tmpdir("shards-gallery");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *site = gal_test_write_preset(tmp, "site.yaml", gallery_preset);
+    g_autofree char *one = g_build_filename(tmp, "one", NULL);
+    g_autofree char *three = g_build_filename(tmp, "three", NULL);
+    g_autofree char *one_page = g_build_filename(one, "index.html", NULL);
+    g_autofree char *three_page = g_build_filename(three, "index.html", NULL);
+    const char *presets[] = { site, NULL };
+    g_autofree char *first = NULL;
+    g_autofree char *again = NULL;
+    g_autofree char *merged = NULL;
+    gsize len = 0;
+
+    cr_assert_eq(gallop((const char *const[]) { "run", site, trip, "-o", one, "-q", NULL }, NULL,
+                     NULL),
+        0);
+    first = gal_test_read_bytes(one_page, &len);
+    cr_assert_not_null(first);
+    cr_expect(strstr(first, "srcset=\"trip-01-600.jpg "), "no srcset from the largest file");
+    cr_expect(strstr(first, ", trip-01-300.jpg 300w\""), "no srcset over both widths");
+    cr_assert_eq(unlink(one_page), 0);
+    cr_assert_eq(gallop((const char *const[]) { "run", site, trip, "-o", one, "-q", NULL }, NULL,
+                     NULL),
+        0);
+    again = gal_test_read_bytes(one_page, &len);
+    cr_expect_str_eq(again, first, "the page made from up-to-date photos differs");
+    run_shards(presets, trip, three, 3, tmp, 0);
+    cr_assert_eq(gallop((const char *const[]) { "merge", site, "-o", three, NULL }, NULL, NULL),
+        0);
+    merged = gal_test_read_bytes(three_page, &len);
+    cr_expect_str_eq(merged, first, "the merged page differs from one run's");
+}
