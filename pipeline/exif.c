@@ -157,26 +157,44 @@ gal__caption_placeholder(const char *text)
     return n <= 5;
 }
 
+/* libexif wants the JPEG APP1 form ("Exif\0\0" first); PNG and WebP keep
+ * bare TIFF data. The bytes to give it: `exif` itself, or a copy with the
+ * header in front, left in *copy for the caller to free. */
+static const void *
+app1_form(const void *exif, size_t *len, unsigned char **copy)
+{
+    static const unsigned char header[6] = { 'E', 'x', 'i', 'f', 0, 0 };
+
+    *copy = NULL;
+    if (memcmp(exif, header, sizeof(header)) == 0)
+        return exif;
+    *copy = g_malloc(*len + sizeof(header));
+    memcpy(*copy, header, sizeof(header));
+    memcpy(*copy + sizeof(header), exif, *len);
+    *len += sizeof(header);
+    return *copy;
+}
+
+/* A photo's EXIF block, to read from; NULL when there is none. */
+static ExifData *
+exif_read(const void *exif, size_t len)
+{
+    g_autofree unsigned char *copy = NULL;
+
+    if (!exif || len < 8)
+        return NULL;
+    exif = app1_form(exif, &len, &copy);
+    return exif_data_new_from_data(exif, (unsigned int) MIN(len, (size_t) G_MAXUINT));
+}
+
 void
 gal__facts_from_exif(const void *exif, size_t len, gal_facts *facts, GStringChunk *strings)
 {
-    static const unsigned char header[6] = { 'E', 'x', 'i', 'f', 0, 0 };
-    g_autofree unsigned char *with_header = NULL;
-    g_autoptr(ExifData) ed = NULL;
+    g_autoptr(ExifData) ed = exif_read(exif, len);
     const char *make, *model;
     const char *dates[3];
 
-    if (!exif || len < 8)
-        return;
-    /* libexif wants the JPEG APP1 form; PNG and WebP keep bare TIFF data. */
-    if (memcmp(exif, header, sizeof(header)) != 0) {
-        with_header = g_malloc(len + sizeof(header));
-        memcpy(with_header, header, sizeof(header));
-        memcpy(with_header + sizeof(header), exif, len);
-        exif = with_header;
-        len += sizeof(header);
-    }
-    if (!(ed = exif_data_new_from_data(exif, (unsigned int) len)))
+    if (!ed)
         return;
 
     facts->caption = ascii_value(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION, strings);
@@ -271,26 +289,16 @@ gps_degrees(ExifData *ed, ExifTag tag, ExifTag ref_tag, char negative, double *o
 void
 gal__exif_about(const void *exif, size_t len, gboolean keep_gps, GPtrArray *about)
 {
-    static const unsigned char header[6] = { 'E', 'x', 'i', 'f', 0, 0 };
-    g_autofree unsigned char *with_header = NULL;
-    g_autoptr(ExifData) ed = NULL;
-    g_autoptr(GStringChunk) strings = g_string_chunk_new(128);
+    g_autoptr(ExifData) ed = exif_read(exif, len);
+    g_autoptr(GStringChunk) strings = NULL;
     const char *date, *offset;
     ExifEntry *e;
     struct tm tm;
     double v;
 
-    if (!exif || len < 8)
+    if (!ed)
         return;
-    if (memcmp(exif, header, sizeof(header)) != 0) {
-        with_header = g_malloc(len + sizeof(header));
-        memcpy(with_header, header, sizeof(header));
-        memcpy(with_header + sizeof(header), exif, len);
-        exif = with_header;
-        len += sizeof(header);
-    }
-    if (!(ed = exif_data_new_from_data(exif, (unsigned int) len)))
-        return;
+    strings = g_string_chunk_new(128);
 
     /* ISO 8601; the zone only when the camera recorded it, since a bare
      * EXIF time is local time somewhere unknown. */
@@ -576,18 +584,11 @@ gal__metadata_keeps_caption(char *const *metadata)
 static ExifData *
 exif_parse(ExifMem *mem, const void *exif, size_t len)
 {
-    static const unsigned char header[6] = { 'E', 'x', 'i', 'f', 0, 0 };
-    g_autofree unsigned char *with_header = NULL;
+    g_autofree unsigned char *copy = NULL;
     ExifData *ed = exif_data_new_mem(mem);
 
     if (exif && len >= 8) {
-        if (memcmp(exif, header, sizeof(header)) != 0) {
-            with_header = g_malloc(len + sizeof(header));
-            memcpy(with_header, header, sizeof(header));
-            memcpy(with_header + sizeof(header), exif, len);
-            exif = with_header;
-            len += sizeof(header);
-        }
+        exif = app1_form(exif, &len, &copy);
         exif_data_load_data(ed, exif, (unsigned int) MIN(len, (size_t) G_MAXUINT));
     }
     else {
