@@ -410,6 +410,17 @@ take_caption(gal_job *job, VipsImage *image)
     }
 }
 
+/* The size of variant v of a finished picture of width x height: its
+ * width of output.widths, never above the picture's own (a larger width
+ * gives the picture as it is, so a photo's files are known before it is
+ * read), the height to the picture's shape. */
+static void
+variant_size(const gal_job *job, int v, int width, int height, int *w, int *h)
+{
+    *w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
+    *h = *w == width ? height : MAX(1, (int) lround((double) height * *w / width));
+}
+
 /* Write variant v of the photo from `image`, already at its size. */
 static int
 write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
@@ -480,11 +491,11 @@ write_variants(gal_job *job, VipsImage *image, gal_error *err)
     int width = image->Xsize, height = image->Ysize;
 
     for (int v = 0; v < job->n_variants; v++) {
-        int w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
-        int h = w == width ? height : MAX(1, (int) lround((double) height * w / width));
+        int w, h;
         g_autoptr(VipsImage) scaled = NULL;
         int same = -1;
 
+        variant_size(job, v, width, height, &w, &h);
         if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v))) {
             /* Up to date: left as it is, but the largest is still made
              * for the others, and the size is known for a copy. */
@@ -652,9 +663,9 @@ item_outputs(gal_job *job, int width, int height)
         return;
     }
     for (int v = 0; v < job->n_variants; v++) {
-        int w = job->variants[v].width ? MIN(job->variants[v].width, width) : width;
-        int h = w == width ? height : MAX(1, (int) lround((double) height * w / width));
+        int w, h;
 
+        variant_size(job, v, width, height, &w, &h);
         if (v == 0)
             gal__item_set_outputs(job->gather_item, job->variant_rels[v], w, h,
                 job->variants[v].format);
