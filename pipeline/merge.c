@@ -483,9 +483,10 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
         const gal_photo_result *made = &pr->summary->photos[i];
         g_autofree char *made_rel = gal__relative_path(pr->out_dir, made->output);
 
-        gal__item_set_outputs(item, made_rel, made->width, made->height,
-            pr->preset->output->format);
-        /* Several files (output.widths, output.formats): each of them. */
+        /* One file, or several (output.widths, output.formats): each. */
+        if (made->n_files == 0)
+            gal__item_set_outputs(item, made_rel, made->width, made->height,
+                pr->preset->output->format);
         for (int f = 0; f < made->n_files; f++) {
             g_autofree char *file_rel = gal__relative_path(pr->out_dir, made->files[f].path);
 
