@@ -89,9 +89,10 @@ const char *gal_libvips_version(void);
 
 /* libvips' vector paths: inner loops it compiles at run time with orc
  * (vips_reducev, which does gallop's Lanczos scaling, and the integer
- * convolutions). gal_init() turns them off when the orc in the process is
- * older than 0.4.34, or cannot tell its version: those orcs can crash a
- * run that builds and drops images on several threads at once (issue 12).
+ * convolutions). An orc older than 0.4.34 can crash a run that builds
+ * and drops images on several threads at once (issue 12); gallop then
+ * serialises orc's compiling and freeing itself (orclock.c), and only
+ * where that cannot be in effect does gal_init() turn the paths off.
  * The C loops then do the same work, slower (bench/RESULTS.md), and
  * round a little differently (trip set, lossless: under 0.1 of 255 on
  * average, 5 at most). */

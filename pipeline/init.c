@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "error.h"
 #include "init.h"
+#include "orclock.h"
 
 #include <vips/vector.h> /* after vips.h, which it needs */
 
@@ -105,11 +106,12 @@ gal_init(const char *argv0, gal_error *err)
      * takes a chunk of code memory under its lock but splits it after,
      * so two workers dropping (or one building) a resize at once can
      * corrupt orc's list of code chunks and crash in liborc (issue 12).
-     * libvips serialises the compiling, not the freeing, which happens
-     * wherever the last reference to an operation goes. The C loops are
-     * slower but safe; an orc we cannot identify counts as old. This must
-     * come before any operation is built: libvips picks the path then. */
-    if (!orc_is_thread_safe(orc_version()))
+     * gallop's own lock around libvips' two ways into that memory
+     * (orclock.c) makes the vector paths safe; were it not in effect,
+     * an old orc (or one we cannot identify) gets the C loops: slower
+     * (1.5x the CPU) but safe. This must come before any operation is
+     * built: libvips picks the path then. */
+    if (!orc_is_thread_safe(orc_version()) && !gal__orc_lock_active())
         vips_vector_set_enabled(FALSE);
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO,
         drop_log, NULL);
@@ -149,13 +151,14 @@ gal_vectors_status(void)
 {
     gal_vectors v = { .orc_version = orc_version(), .enabled = vips_vector_isenabled() };
 
-    if (!orc_is_thread_safe(v.orc_version))
+    if (orc_is_thread_safe(v.orc_version))
+        v.reason = v.enabled ? "orc 0.4.34 or newer" : "turned off by VIPS_NOVECTOR";
+    else if (!gal__orc_lock_active())
         v.reason = v.orc_version ? "orc older than 0.4.34 can crash a multi-threaded run"
                                  : "orc not found or too old to say its version";
-    else if (!v.enabled)
-        v.reason = "turned off by VIPS_NOVECTOR";
     else
-        v.reason = "orc 0.4.34 or newer";
+        v.reason = v.enabled ? "orc older than 0.4.34, its code memory locked by gallop"
+                             : "turned off by VIPS_NOVECTOR";
     return v;
 }
 

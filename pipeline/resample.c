@@ -219,10 +219,10 @@ gal__enlarge_columns(VipsImage *in, int width, VipsImage **out)
  * reducers: vips_reducev (orc) and vips_reduceh (plain C, about three times
  * slower). So every reduction in gallop goes through vips_reducev: rows
  * here; columns by turning the image a quarter round and back
- * (gal__scale_columns), which is still faster. With an orc older than
- * 0.4.34, gal_init() turns the vector paths off and vips_reducev runs C as
- * well, still a little faster than vips_reduceh (bench/RESULTS.md, issue
- * 12), so the turns stay. Growing is the bicubic above. */
+ * (gal__scale_columns), which is still faster. Where the vector paths are
+ * off (gal_init(), issue 12) vips_reducev runs C as well, still a little
+ * faster than vips_reduceh (bench/RESULTS.md), so the turns stay. Growing
+ * is the bicubic above. */
 int
 gal__scale_rows(VipsImage *in, int height, VipsImage **out)
 {
