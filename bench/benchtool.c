@@ -6,6 +6,13 @@
  *       orientation and encoded like the job (Q85, 4:2:0, optimised Huffman,
  *       no metadata). Nothing else: no resampling, no rotation, no overlays.
  *       N photos in flight, one libvips thread each.
+ *   benchtool fanout-floor [-j N] OUTDIR FILE...
+ *       The fan-out row's floor: each JPEG decoded once, with the deepest
+ *       shrink-on-load that still serves the largest of the three outputs,
+ *       turned upright and held in memory; then, for each of the three
+ *       presets (instagram-portrait, web-large, a 400 px thumbnail), its own
+ *       resize (vips_resize, Lanczos 3; a centre crop for the cover) and
+ *       encode at its quality. Nothing else: no caption, mark or sheet.
  *   benchtool reference [--shrink N] JOB WATERMARK OUTDIR FILE...
  *       The job (JOB: comma-separated levels, e.g. "resize,watermark,caption")
  *       done from a full-resolution decode (or with the given JPEG shrink),
@@ -68,6 +75,7 @@ typedef struct {
     char **files;
     int n;
     const char *outdir;
+    int (*one)(const char *path, const char *outdir);
     int next; /* atomic */
     int failed; /* atomic */
 } floor_run;
@@ -115,16 +123,19 @@ floor_worker(void *data)
     int i;
 
     while ((i = g_atomic_int_add(&run->next, 1)) < run->n)
-        if (floor_one(run->files[i], run->outdir))
+        if (run->one(run->files[i], run->outdir))
             g_atomic_int_inc(&run->failed);
     vips_thread_shutdown();
     return NULL;
 }
 
+static int fanout_one(const char *path, const char *outdir);
+
+/* `floor` and `fanout-floor`: `one` makes one photo's files. */
 static int
-cmd_floor(int argc, char **argv)
+cmd_floor(int argc, char **argv, int (*one)(const char *, const char *))
 {
-    floor_run run = { 0 };
+    floor_run run = { .one = one };
     int jobs = 2;
     GThread **threads;
 
@@ -134,7 +145,7 @@ cmd_floor(int argc, char **argv)
         argv += 2;
     }
     if (argc < 2) {
-        fprintf(stderr, "usage: benchtool floor [-j N] OUTDIR FILE...\n");
+        fprintf(stderr, "usage: benchtool floor|fanout-floor [-j N] OUTDIR FILE...\n");
         return 2;
     }
     run.outdir = argv[0];
@@ -149,6 +160,99 @@ cmd_floor(int argc, char **argv)
         g_thread_join(threads[t]);
     g_free(threads);
     return run.failed ? 1 : 0;
+}
+
+/* ---- fan-out floor ------------------------------------------------------------------ */
+
+/* The three presets of bench/run's fan-out row, as far as the floor
+ * needs them: the box, cover (fill it and cut) or inside (fit it), the
+ * JPEG quality, progressive or not. */
+static const struct fanout_target {
+    const char *suffix;
+    int width, height;
+    gboolean cover;
+    int quality;
+    gboolean progressive;
+} fanout_targets[] = {
+    { "instagram", OUT_W, OUT_H, TRUE, 88, FALSE },
+    { "web", 2048, 2048, FALSE, 82, TRUE },
+    { "thumb", 400, 400, FALSE, 80, FALSE },
+};
+
+/* The scale that makes a w x h picture fill (cover) or fit (inside) the
+ * target's box, never enlarging a fit. */
+static double
+fanout_scale(const struct fanout_target *t, int w, int h)
+{
+    double sx = (double) t->width / w, sy = (double) t->height / h;
+
+    return t->cover ? MAX(sx, sy) : MIN(1.0, MIN(sx, sy));
+}
+
+static int
+fanout_one(const char *path, const char *outdir)
+{
+    g_autofree char *stem = stem_of(path);
+    VipsImage *header, *in = NULL, *decoded = NULL, *upright = NULL, *memory = NULL;
+    int w, h, orient, shrink, ret = 0;
+
+    if (!(header = vips_image_new_from_file(path, NULL)))
+        return fail(path);
+    w = header->Xsize;
+    h = header->Ysize;
+    orient = vips_image_get_orientation(header);
+    g_object_unref(header);
+    if (orient >= 5) {
+        int t = w;
+        w = h;
+        h = t;
+    }
+    /* The deepest JPEG shrink after which every output is still a
+     * reduction of the decoded picture (or the picture itself). */
+    for (shrink = 8; shrink > 1; shrink /= 2) {
+        gboolean serves_all = TRUE;
+
+        for (size_t i = 0; i < G_N_ELEMENTS(fanout_targets); i++) {
+            double scale = fanout_scale(&fanout_targets[i], w, h);
+
+            if (scale * w > w / shrink || scale * h > h / shrink)
+                serves_all = FALSE;
+        }
+        if (serves_all)
+            break;
+    }
+    /* Decoded in order into memory, then turned there: a quarter turn
+     * reads columns, which a sequential decoder cannot give. */
+    if (!(in = vips_image_new_from_file(path, "shrink", shrink, "access", VIPS_ACCESS_SEQUENTIAL,
+              NULL)) ||
+        !(decoded = vips_image_copy_memory(in)) || vips_autorot(decoded, &upright, NULL) ||
+        !(memory = vips_image_copy_memory(upright))) {
+        VIPS_UNREF(upright);
+        VIPS_UNREF(decoded);
+        VIPS_UNREF(in);
+        return fail(path);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(fanout_targets) && !ret; i++) {
+        const struct fanout_target *t = &fanout_targets[i];
+        g_autofree char *out = g_strdup_printf("%s/%s-%s.jpg", outdir, stem, t->suffix);
+        double scale = fanout_scale(t, memory->Xsize, memory->Ysize);
+        VipsImage *scaled = NULL, *cut = NULL;
+
+        if (vips_resize(memory, &scaled, scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
+            (t->cover ? vips_gravity(scaled, &cut, VIPS_COMPASS_DIRECTION_CENTRE, t->width,
+                            t->height, NULL)
+                      : vips_copy(scaled, &cut, NULL)) ||
+            vips_jpegsave(cut, out, "Q", t->quality, "interlace", t->progressive,
+                "optimize_coding", TRUE, "strip", TRUE, NULL))
+            ret = fail(path);
+        VIPS_UNREF(cut);
+        VIPS_UNREF(scaled);
+    }
+    g_object_unref(memory);
+    g_object_unref(upright);
+    g_object_unref(decoded);
+    g_object_unref(in);
+    return ret;
 }
 
 /* ---- reference -------------------------------------------------------------------- */
@@ -625,7 +729,7 @@ main(int argc, char **argv)
     int ret;
 
     if (argc < 2) {
-        fprintf(stderr, "usage: benchtool floor|reference|compare|rss ...\n");
+        fprintf(stderr, "usage: benchtool floor|fanout-floor|reference|compare|rss ...\n");
         return 2;
     }
     if (strcmp(argv[1], "rss") == 0)
@@ -633,7 +737,9 @@ main(int argc, char **argv)
     if (VIPS_INIT(argv[0]))
         vips_error_exit(NULL);
     if (strcmp(argv[1], "floor") == 0)
-        ret = cmd_floor(argc - 2, argv + 2);
+        ret = cmd_floor(argc - 2, argv + 2, floor_one);
+    else if (strcmp(argv[1], "fanout-floor") == 0)
+        ret = cmd_floor(argc - 2, argv + 2, fanout_one);
     else if (strcmp(argv[1], "reference") == 0)
         ret = cmd_reference(argc - 2, argv + 2);
     else if (strcmp(argv[1], "compare") == 0)
