@@ -1,0 +1,212 @@
+/* print.c: errors, contact sheets, orphans and the summary lines a run
+ * or merge prints, and the exit status its errors give. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+void
+print_error(const gal_error *err)
+{
+    char line[2048];
+
+    fprintf(stderr, "%s\n", gal_error_format(err, line, sizeof(line)));
+}
+
+int
+print_errors(const gal_errors *errs)
+{
+    gboolean usage_or_preset = FALSE;
+
+    for (int i = 0; i < errs->count; i++) {
+        print_error(&errs->items[i]);
+        if (errs->items[i].code == GAL_ERR_USAGE || errs->items[i].code == GAL_ERR_PRESET)
+            usage_or_preset = TRUE;
+    }
+    if (errs->dropped)
+        fprintf(stderr, "gallop: ... and %d more errors\n", errs->dropped);
+    return usage_or_preset || errs->count == 0 ? EXIT_USAGE : EXIT_SOME_FAILED;
+}
+
+/* Contact sheets: one line each, and failures like a photo's. */
+int
+print_sheets(const gal_run_summary *s, gboolean quiet)
+{
+    int failed = 0;
+
+    for (int i = 0; i < s->n_sheets; i++) {
+        const gal_photo_result *sheet = &s->sheets[i];
+
+        if (sheet->status == GAL_PHOTO_DONE) {
+            /* A gallery's pages are HTML: no pixel size. */
+            if (!quiet && sheet->width == 0)
+                printf("page   %s\n", sheet->output);
+            else if (!quiet)
+                printf("sheet  %s (%dx%d)\n", sheet->output, sheet->width, sheet->height);
+        }
+        else {
+            print_error(sheet->error);
+            failed++;
+        }
+    }
+    return failed;
+}
+
+void
+print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
+{
+    int kept = 0;
+
+    for (int i = 0; i < s->n_orphans; i++) {
+        const gal_orphan *o = &s->orphans[i];
+        g_autofree char *why = o->renamed
+            ? g_strdup_printf("its photo %s now makes another file", o->input)
+            : o->not_made ? g_strdup_printf("its photo %s makes no file of its own now "
+                                            "(output.photos is false)", o->input)
+                          : g_strdup_printf("its photo %s is gone", o->input);
+
+        if (o->removed)
+            printf("removed %s (%s)\n", o->output, why);
+        else if (dry_run && prune)
+            printf("remove %s (%s)\n", o->output, why);
+        else if (o->error.code)
+            print_error(&o->error);
+        else if (dry_run)
+            printf("orphan %s (%s; --prune removes it)\n", o->output, why);
+        else
+            kept++;
+    }
+    if (kept)
+        fprintf(stderr, "gallop: %d output%s no photo makes any more (see --dry-run; --prune "
+            "removes them)\n", kept, kept == 1 ? "" : "s");
+}
+
+/* "1 photo", "2 photos" */
+const char *
+plural(int n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* output.photos false: contact sheets are all the run writes, so they are
+ * what the line counts as written; photos are read (for their tiles), or
+ * up to date when the sheets are. */
+static void
+print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
+{
+    const char *photos = plural(s->total, "photo", "photos");
+    int written = 0;
+
+    if (check || dry_run) {
+        fprintf(stderr, "gallop: %s: %d %s, no file per photo: contact sheets %s", s->preset,
+            s->total, photos, s->sheets_stale ? (check ? "stale" : "would be made")
+                                              : "up to date");
+        if (dry_run && !check && s->sheets_stale)
+            fprintf(stderr, " from %d %s", s->planned, plural(s->planned, "photo", "photos"));
+        if (check)
+            fprintf(stderr, ", %d orphaned %s\n", s->n_orphans,
+                plural(s->n_orphans, "output", "outputs"));
+        else
+            fprintf(stderr, ", %d skipped\n", s->ignored);
+        return;
+    }
+    for (int i = 0; i < s->n_sheets; i++)
+        written += s->sheets[i].status == GAL_PHOTO_DONE;
+    fprintf(stderr, "gallop: %s: %d %s, no file per photo: %d contact %s written; %d read, "
+        "%d failed, %d skipped, %d up to date; in %.2f s\n", s->preset, s->total, photos,
+        written, plural(written, "sheet", "sheets"), s->done, s->failed, s->ignored,
+        s->up_to_date, s->seconds);
+    if (s->interrupted)
+        fprintf(stderr, "gallop: %s: interrupted: %d %s not read; no contact sheet is "
+            "recorded, the next run makes them again\n", s->preset, s->cancelled,
+            plural(s->cancelled, "photo", "photos"));
+}
+
+/* Photos written this run whose caption a band cut short. */
+static int
+captions_cut(const gal_run_summary *s)
+{
+    int n = 0;
+
+    for (int i = 0; i < s->total; i++)
+        n += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
+    return n;
+}
+
+void
+print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
+{
+    const char *photos = plural(s->total, "photo", "photos");
+    int cut;
+
+    if (s->sheets_only) {
+        print_sheets_only_summary(s, dry_run, check);
+        return;
+    }
+    if (check) {
+        fprintf(stderr, "gallop: %s: %d %s: %d up to date, %d stale, %d refused, "
+            "%d orphaned %s%s\n", s->preset, s->total, photos, s->up_to_date, s->planned,
+            s->failed, s->n_orphans, plural(s->n_orphans, "output", "outputs"),
+            s->sheets_stale ? ", contact sheets stale" : "");
+        return;
+    }
+    if (dry_run) {
+        fprintf(stderr, "gallop: %s: %d %s, %d would be built, %d up to date, %d refused, "
+            "%d skipped\n", s->preset, s->total, photos, s->planned, s->up_to_date, s->failed,
+            s->ignored);
+        return;
+    }
+    fprintf(stderr, "gallop: %s: %d %s: %d written, %d failed, %d skipped, %d up to date",
+        s->preset, s->total, photos, s->done, s->failed, s->ignored, s->up_to_date);
+    if (s->shards)
+        fprintf(stderr, ", %d left to other shards", s->elsewhere);
+    if ((cut = captions_cut(s)))
+        fprintf(stderr, "; %d %s cut at caption-burn.max-lines", cut,
+            plural(cut, "caption", "captions"));
+    if (s->n_sheets && s->sheets[0].width == 0 && s->sheets[0].status == GAL_PHOTO_DONE)
+        fprintf(stderr, "; %d gallery %s", s->n_sheets, plural(s->n_sheets, "page", "pages"));
+    else if (s->n_sheets)
+        fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
+    fprintf(stderr, "; in %.2f s\n", s->seconds);
+    if (s->interrupted)
+        fprintf(stderr, "gallop: %s: interrupted: %d %s not done; the %d written are "
+            "recorded\n", s->preset, s->cancelled, plural(s->cancelled, "photo", "photos"),
+            s->done);
+}
+
+/* Failures again at the end, every preset's, so they are not lost above. */
+void
+print_failures(gal_run_summary *const *runs, int n)
+{
+    gboolean header = FALSE;
+
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < runs[r]->total; i++)
+            if (runs[r]->photos[i].status == GAL_PHOTO_FAILED) {
+                char line[2048];
+
+                if (!header)
+                    fprintf(stderr, "failed:\n");
+                header = TRUE;
+                fprintf(stderr, "  %s\n", gal_error_format(runs[r]->photos[i].error, line,
+                    sizeof(line)));
+            }
+}
+
+/* Errors that kept a run or merge from happening: shown, and the exit
+ * status they call for. */
+int
+errors_status(const gal_errors *errs, gboolean json)
+{
+    if (!json)
+        return print_errors(errs);
+    for (int i = 0; i < errs->count; i++) {
+        g_autofree char *line = gal_error_event_json(&errs->items[i]);
+
+        fprintf(stderr, "%s\n", line);
+    }
+    for (int i = 0; i < errs->count; i++)
+        if (errs->items[i].code == GAL_ERR_USAGE || errs->items[i].code == GAL_ERR_PRESET)
+            return EXIT_USAGE;
+    return errs->count ? EXIT_SOME_FAILED : EXIT_USAGE;
+}

@@ -1,0 +1,164 @@
+/* progress.c: Ctrl-C and SIGTERM, and what a run prints as photos
+ * finish (a line each, the live progress line, --log json events). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- signals ------------------------------------------------------------------ */
+
+/* The run's cancel flag. The handler only stores into it (an atomic store
+ * is async-signal-safe); the library watches it. */
+int cancel_flag;
+static volatile sig_atomic_t signals_seen;
+volatile sig_atomic_t first_signal;
+
+static void
+on_signal(int sig)
+{
+    static const char again[] = "\ngallop: interrupted again: stopping now\n";
+
+    if (signals_seen++ == 0) {
+        first_signal = sig;
+        __atomic_store_n(&cancel_flag, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    /* Outputs only get their final name once complete, so stopping here
+     * leaves no half-written file under a final name (at most hidden
+     * .gallop-tmp files). */
+    if (write(STDERR_FILENO, again, sizeof(again) - 1) < 0) {
+        /* nothing more to do */
+    }
+    _exit(EXIT_SIGNAL_BASE + sig);
+}
+
+void
+catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+void
+clear_line(progress_state *st)
+{
+    if (st->line_shown) {
+        fputs("\r\033[K", stderr);
+        st->line_shown = FALSE;
+    }
+}
+
+static void
+draw_line(progress_state *st, gboolean force)
+{
+    gint64 now = g_get_monotonic_time();
+    double elapsed = (now - st->start) / 1e6;
+    double rate = elapsed > 0 ? st->done / elapsed : 0;
+
+    if (!st->live || (!force && now - st->last_draw < 100000))
+        return;
+    st->last_draw = now;
+    fprintf(stderr, "\r\033[K%d/%d %s", st->done, st->total, st->unit);
+    if (rate > 0) {
+        int eta = (int) ((st->total - st->done) / rate + 0.5);
+
+        fprintf(stderr, ", %.1f/s, ETA %d:%02d", rate, eta / 60, eta % 60);
+    }
+    if (st->failed)
+        fprintf(stderr, ", %d failed", st->failed);
+    fflush(stderr);
+    st->line_shown = TRUE;
+}
+
+static void
+print_why(const gal_photo_result *photo)
+{
+    printf(" (%s", gal_why_name(photo->why));
+    if (photo->why_detail)
+        printf(": %s", photo->why_detail);
+    printf(")\n");
+}
+
+void
+on_photo(const gal_photo_result *photo, int done, int total, void *user)
+{
+    progress_state *st = user;
+
+    st->done = done;
+    st->total = total;
+    if (photo->status == GAL_PHOTO_FAILED)
+        st->failed++;
+    if (st->json) {
+        g_autofree char *line = gal_photo_event_json(photo, done, total);
+
+        fprintf(stderr, "%s\n", line);
+    }
+    clear_line(st);
+    switch (photo->status) {
+    case GAL_PHOTO_FAILED:
+    case GAL_PHOTO_IGNORED:
+        if (!st->json)
+            print_error(photo->error);
+        break;
+    /* A photo without an output (output.photos false) only gives its
+     * contact-sheet tile; the sheets get their own lines. */
+    case GAL_PHOTO_PLANNED:
+        if (!photo->output) {
+            /* --check: the "stale  contact sheets" line says it all. */
+            if (!st->check) {
+                printf("read   %s for its contact-sheet tile", photo->input);
+                print_why(photo);
+            }
+            break;
+        }
+        printf("%s %s -> %s", st->check ? "stale " : "build ", photo->input, photo->output);
+        print_why(photo);
+        break;
+    case GAL_PHOTO_UP_TO_DATE:
+        if (st->dry_run && !st->check && photo->output)
+            printf("skip   %s -> %s (up to date)\n", photo->input, photo->output);
+        else if (st->dry_run && !st->check)
+            printf("skip   %s (its contact sheets are up to date)\n", photo->input);
+        break;
+    case GAL_PHOTO_DONE:
+        /* A caption cut short is the photographer's to know, photo by
+         * photo: the rest of it is in the file's metadata, not on it. */
+        if (!st->quiet && photo->output && photo->n_files == 0)
+            printf("wrote  %s (%dx%d)%s\n", photo->output, photo->width, photo->height,
+                photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the band's "
+                                     "room)" : "");
+        /* Only the files written (a photo made again leaves its up-to-date
+         * files as they are); the first of them notes a cut caption. */
+        for (int f = 0, first = 1; !st->quiet && f < photo->n_files; f++) {
+            if (!photo->files[f].written)
+                continue;
+            printf("wrote  %s (%dx%d)%s\n", photo->files[f].path, photo->files[f].width,
+                photo->files[f].height,
+                first && photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
+                                              "band's room)" : "");
+            first = 0;
+        }
+        /* Even when quiet: the output was written, but not as asked. */
+        if (photo->warnings && !st->json) {
+            g_auto(GStrv) lines = g_strsplit(photo->warnings, "\n", -1);
+
+            fflush(stdout);
+            for (int w = 0; lines[w]; w++)
+                fprintf(stderr, "gallop: warning: %s: %s\n", photo->input, lines[w]);
+        }
+        break;
+    case GAL_PHOTO_CANCELLED:
+    case GAL_PHOTO_ELSEWHERE:
+        break;
+    }
+    fflush(stdout);
+    draw_line(st, done == total);
+}
