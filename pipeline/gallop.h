@@ -254,6 +254,7 @@ typedef struct gal_output_file {
 typedef struct gal_photo_result {
     const char *input;  /* path as found; owned by the run summary */
     const char *preset; /* the preset's name; owned by the run summary */
+    const char *output_dir; /* the run's output folder, absolute; owned by the run summary */
     const char *output; /* final output path, NULL if none (always, with output.photos false) */
     gal_photo_status status;
     /* Why, when FAILED or IGNORED; NULL otherwise. Owned by the summary

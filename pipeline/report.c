@@ -240,11 +240,12 @@ relative_to(const char *dir, const char *path)
     return g_strdup(path + len + 1);
 }
 
-/* The fields a photo has in the report and in its log event. `output_dir`
- * (may be NULL) makes each output's rel_path. */
+/* The fields a photo has in the report and in its log event; its run's
+ * output folder makes each output's rel_path. */
 static void
-photo_fields(GString *out, const gal_photo_result *p, const char *output_dir)
+photo_fields(GString *out, const gal_photo_result *p)
 {
+    const char *output_dir = p->output_dir;
     gboolean has_output = p->output &&
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
 
@@ -461,7 +462,7 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
     for (int r = 0; r < n; r++)
         for (int i = 0; i < runs[r]->total; i++) {
             list_item(out, &first);
-            photo_fields(out, &runs[r]->photos[i], runs[r]->output_dir);
+            photo_fields(out, &runs[r]->photos[i]);
             g_string_append_c(out, '}');
         }
     g_string_append(out, "\n]");
@@ -471,7 +472,7 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
     for (int r = 0; r < n; r++)
         for (int i = 0; i < runs[r]->n_sheets; i++) {
             list_item(out, &first);
-            photo_fields(out, &runs[r]->sheets[i], runs[r]->output_dir);
+            photo_fields(out, &runs[r]->sheets[i]);
             g_string_append_c(out, '}');
         }
     g_string_append(out, "\n]");
@@ -520,7 +521,7 @@ gal_photo_event_json(const gal_photo_result *photo, int done, int total)
     key_string(out, "event", "photo");
     key_int(out, "done", done);
     key_int(out, "total", total);
-    photo_fields(out, photo, NULL);
+    photo_fields(out, photo);
     g_string_append_c(out, '}');
     return g_string_free(out, FALSE);
 }

@@ -289,6 +289,13 @@ Test(report, log_json_writes_one_object_per_event_and_no_escape_codes)
                 cr_expect_eq(gal_json_number(event, "total"), 4);
                 if (round == 2 && strcmp(gal_json_string(event, "status"), "failed") != 0)
                     cr_expect_str_eq(gal_json_string(event, "status"), "up-to-date");
+                /* What a page links to, as in the report (it was null). */
+                if (strcmp(gal_json_string(event, "status"), "failed") != 0) {
+                    const char *rel = gal_json_string(event, "outputs.0.rel_path");
+
+                    cr_expect(rel && *rel && rel[0] != '/', "rel_path %s: %s",
+                        rel ? rel : "missing or null", lines[i]);
+                }
             }
             else if (strcmp(kind, "summary") == 0) {
                 summaries++;
