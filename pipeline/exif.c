@@ -686,12 +686,31 @@ entry_text(ExifData *ed, ExifIfd ifd, ExifTag tag)
  * added, and a string entry whose field reads differently is rewritten from
  * the field as plain ASCII (which would turn a Hangul caption into "?").
  * So the fields must describe exactly the block we made, as libvips itself
- * renders it: they are dropped and made again by the parser its loaders
- * use. It is not in libvips' headers, but exported (8.14 to 8.16), and no
- * public call reads an EXIF block into fields; the alternative, rendering
- * them ourselves, would copy libvips' text format, which changes between
- * versions (8.14 cuts a field at 255 bytes, later ones do not). */
-int vips__exif_parse(VipsImage *image);
+ * renders it (its text format changes between versions: 8.14 cuts a field
+ * at 255 bytes, later ones do not). No public call reads an EXIF block into
+ * fields, but every loader does: the block goes into a JPEG of one pixel,
+ * and libvips' JPEG loader reads its header, fields and all. */
+
+/* A one-pixel JPEG without metadata, made once: the frame the block is
+ * put into. */
+static GBytes *
+one_pixel_jpeg(void)
+{
+    static gsize made;
+    static GBytes *jpeg;
+
+    if (g_once_init_enter(&made)) {
+        g_autoptr(VipsImage) black = NULL;
+        void *buf = NULL;
+        size_t len = 0;
+
+        if (vips_black(&black, 1, 1, NULL) == 0 &&
+            vips_jpegsave_buffer(black, &buf, &len, "strip", TRUE, NULL) == 0)
+            jpeg = g_bytes_new_take(buf, len);
+        g_once_init_leave(&made, 1);
+    }
+    return jpeg;
+}
 
 static void *
 collect_exif_field(VipsImage *image, const char *field, GValue *value, void *data)
@@ -703,19 +722,50 @@ collect_exif_field(VipsImage *image, const char *field, GValue *value, void *dat
     return NULL;
 }
 
+/* `block` is in the APP1 form ("Exif\0\0" first). */
 static int
 exif_fields_from_block(VipsImage *image, const void *block, size_t len)
 {
-    g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) ours = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) parsed = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(VipsImage) probe = NULL;
+    g_autoptr(GByteArray) framed = NULL;
+    GBytes *frame = one_pixel_jpeg();
+    const guint8 *jpeg;
+    gsize jpeg_len;
+    guint8 app1[4] = { 0xff, 0xe1, 0, 0 };
 
-    vips_image_map(image, collect_exif_field, fields);
-    for (guint i = 0; i < fields->len; i++)
-        vips_image_remove(image, fields->pdata[i]);
-    vips_image_set_blob_copy(image, VIPS_META_EXIF_NAME, block, len);
-    if (vips__exif_parse(image))
+    /* An APP1 segment holds at most 65533 bytes (libvips' savers refuse
+     * more too). */
+    if (!frame || len > 65533) {
+        vips_error("gallop", "EXIF block of %zu bytes", len);
         return -1;
-    /* The parser also reads the resolution and orientation back, which are
-     * ours already, and an empty thumbnail, which must not be there. */
+    }
+    jpeg = g_bytes_get_data(frame, &jpeg_len);
+    app1[2] = (guint8) ((len + 2) >> 8);
+    app1[3] = (guint8) ((len + 2) & 0xff);
+    framed = g_byte_array_sized_new((guint) (jpeg_len + len + 4));
+    g_byte_array_append(framed, jpeg, 2); /* SOI */
+    g_byte_array_append(framed, app1, sizeof(app1));
+    g_byte_array_append(framed, block, (guint) len);
+    g_byte_array_append(framed, jpeg + 2, (guint) (jpeg_len - 2));
+    if (!(probe = vips_image_new_from_buffer(framed->data, framed->len, "", NULL)))
+        return -1;
+    vips_image_map(image, collect_exif_field, ours);
+    for (guint i = 0; i < ours->len; i++)
+        vips_image_remove(image, ours->pdata[i]);
+    vips_image_map(probe, collect_exif_field, parsed);
+    for (guint i = 0; i < parsed->len; i++) {
+        GValue value = G_VALUE_INIT;
+
+        if (vips_image_get(probe, parsed->pdata[i], &value))
+            return -1;
+        vips_image_set(image, parsed->pdata[i], &value);
+        g_value_unset(&value);
+    }
+    vips_image_set_blob_copy(image, VIPS_META_EXIF_NAME, block, len);
+    /* The resolution and orientation are ours already, and the photo's
+     * thumbnail must not come back. */
     vips_image_remove(image, "jpeg-thumbnail-data");
     vips_image_set_int(image, VIPS_META_ORIENTATION, 1);
     return 0;
