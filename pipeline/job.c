@@ -23,6 +23,7 @@
 #include "decode.h"
 #include "digest.h"
 #include "exif.h"
+#include "metadata.h"
 #include "fsio.h"
 #include "icc.h"
 #include "glance.h"

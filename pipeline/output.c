@@ -13,7 +13,7 @@
 #include "cancel.h"
 #include "digest.h"
 #include "error.h"
-#include "exif.h"
+#include "metadata.h"
 #include "fsio.h"
 #include "outdir.h"
 #include "output.h"

@@ -13,7 +13,7 @@
 #include "internal.h"
 #include "cancel.h"
 #include "error.h"
-#include "exif.h"
+#include "metadata.h"
 #include "pngio.h"
 
 typedef struct {

@@ -4,7 +4,7 @@
 
 #include "internal.h"
 #include "cancel.h"
-#include "exif.h"
+#include "metadata.h"
 
 /* Encode an 8-bit image of 1 to 4 bands as PNG to `fd`, with the text
  * chunks (iTXt: Title, Description, Author, Copyright, Software), eXIf and

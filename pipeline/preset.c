@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "error.h"
-#include "exif.h"
+#include "metadata.h"
 #include "fsio.h"
 #include "node.h"
 #include "output.h"

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "exif.h"
 #include "shard.h"
 
 #define ITEMS_FOLDER ".gallop-items"

@@ -1,4 +1,4 @@
-/* The metadata policy (exif.c) and the PNG writer (pngio.c): which EXIF
+/* The metadata policy (metadata.c) and the PNG writer (pngio.c): which EXIF
  * tags each policy keeps, that libvips writes exactly that block, and the
  * PNG text chunks, read back with libexif and libpng. */
 #include <criterion/criterion.h>
