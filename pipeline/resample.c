@@ -351,9 +351,9 @@ sharpen_seq_reserve(sharpen_seq *seq, gsize pixels)
     seq->capacity = pixels;
 }
 
-/* The blurs and the final add are written so that the compiler
- * vectorises them (no table look-ups or branches inside), into scratch
- * rows kept per thread: a 1080x1350 output went from 9.7 to 7.0 ms of CPU
+/* The column blur, the row blur and the final add (for 3 bands) are
+ * written so that the compiler vectorises them (no table look-ups or
+ * branches inside), into scratch rows kept per thread: a 1080x1350 output went from 9.7 to 7.0 ms of CPU
  * (Release build), with the same pixels. */
 static int
 sharpen_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean *stop)
@@ -386,16 +386,10 @@ sharpen_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
         const VipsPel *p = VIPS_REGION_ADDR(seq->in, need.left, need.top + y);
         guint8 *row = &luma[y * nw];
 
-        /* Rec. 709 weights on the (gamma) values, in 1/256; a constant
-         * stride for the common case lets the compiler vectorise it. */
-        if (bands == 3)
-            for (int x = 0; x < nw; x++)
-                row[x] = (guint8) ((54 * p[3 * x] + 183 * p[3 * x + 1] + 19 * p[3 * x + 2] +
-                                       128) >> 8);
-        else
-            for (int x = 0; x < nw; x++)
-                row[x] = (guint8) ((54 * p[x * bands] + 183 * p[x * bands + 1] +
-                                       19 * p[x * bands + 2] + 128) >> 8);
+        /* Rec. 709 weights on the (gamma) values, in 1/256. */
+        for (int x = 0; x < nw; x++)
+            row[x] = (guint8) ((54 * p[x * bands] + 183 * p[x * bands + 1] +
+                                   19 * p[x * bands + 2] + 128) >> 8);
     }
     /* Down the columns: at most 255 x 256, which fits 16 bits. */
     for (int y = 0; y < r->height; y++) {
