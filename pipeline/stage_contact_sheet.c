@@ -285,7 +285,8 @@ ink_for(const gal_color *background)
 {
     double luma = 0.2126 * background->r + 0.7152 * background->g + 0.0722 * background->b;
 
-    return luma > 128 ? (gal_color) { 30, 30, 30, 255 } : (gal_color) { 235, 235, 235, 255 };
+    return luma > 128 ? (gal_color) { 30, 30, 30, 255, FALSE }
+                      : (gal_color) { 235, 235, 235, 255, FALSE };
 }
 
 /* What a page is made of: the background and small layers in memory
