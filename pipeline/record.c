@@ -9,6 +9,24 @@
 
 #include "engine.h"
 
+/* What a site shows of the photo (job->about), and its warnings, one
+ * "warning=LINE" each: a rerun that finds the photo up to date, and the
+ * merge of a sharded run, report them from here (report.c). */
+static char **
+about_with_warnings(const gal_job *job)
+{
+    g_autoptr(GPtrArray) about = g_ptr_array_new();
+    g_auto(GStrv) lines = job->warnings ? g_strsplit(job->warnings, "\n", -1) : NULL;
+
+    for (guint a = 0; job->about && a < job->about->len; a++)
+        g_ptr_array_add(about, g_strdup(job->about->pdata[a]));
+    for (int w = 0; lines && lines[w]; w++)
+        if (*lines[w])
+            g_ptr_array_add(about, g_strconcat("warning=", lines[w], NULL));
+    g_ptr_array_add(about, NULL);
+    return (char **) g_ptr_array_free(g_steal_pointer(&about), FALSE);
+}
+
 /* The manifest records of a photo whose outputs were just written: one
  * per variant, each a product of its own (so --check, --prune and the
  * next run's decisions know every file), sharing what they are made from. */
@@ -29,7 +47,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->caption_source = g_strdup(job->caption_source);
     first->caption_cut = job->caption_cut;
     /* What a site shows of the photo: on its first file's record only. */
-    first->about = gal__about_strv(job->about);
+    first->about = about_with_warnings(job);
     gal__job_record_deps(job, first);
     if (!pr->plans[i].entries)
         pr->plans[i].entries = g_new0(gal_manifest_entry *, pr->n_variants);

@@ -302,6 +302,18 @@ photo_fields(GString *out, const gal_photo_result *p)
             json_string(out, lines[w]);
         }
     }
+    else {
+        /* Not made in this run (up to date, or by a shard): the warnings
+         * its record kept (record.c). */
+        int n = 0;
+
+        for (int a = 0; p->about && p->about[a]; a++)
+            if (g_str_has_prefix(p->about[a], "warning=")) {
+                if (n++)
+                    g_string_append_c(out, ',');
+                json_string(out, p->about[a] + strlen("warning="));
+            }
+    }
     g_string_append_c(out, ']');
     about_fields(out, p->about);
     key(out, "error");

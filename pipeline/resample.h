@@ -17,8 +17,11 @@ int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
  * (output line i samples source position (i + 0.5) * in / out - 0.5; edges
  * repeat), lazy. Weights depend only on the scale's ratio and the output
  * line, so a span of the axis scaled alone gives the same pixels as the
- * whole axis scaled. New image in *out; -1 with the libvips error set (not
- * 8-bit). Thread-safe: the plan is read-only once made. */
+ * whole axis scaled. With alpha (vips_image_hasalpha), colours are weighted
+ * as premultiplied by it, so a transparent pixel's colour does not bleed
+ * into its opaque neighbours; in and out stay straight (unpremultiplied).
+ * New image in *out; -1 with the libvips error set (not 8-bit).
+ * Thread-safe: the plan is read-only once made. */
 int gal__enlarge_rows(VipsImage *in, int height, VipsImage **out);
 int gal__enlarge_columns(VipsImage *in, int width, VipsImage **out);
 

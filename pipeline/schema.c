@@ -22,10 +22,10 @@ static const struct {
     const char *name;
     gal_color color;
 } named_colors[] = {
-    { "black", { 0, 0, 0, 255 } },
-    { "white", { 255, 255, 255, 255 } },
-    { "transparent", { 0, 0, 0, 0 } },
-    { "none", { 0, 0, 0, 0 } }, /* "band: none" reads better than transparent */
+    { "black", { 0, 0, 0, 255, FALSE } },
+    { "white", { 255, 255, 255, 255, FALSE } },
+    { "transparent", { 0, 0, 0, 0, FALSE } },
+    { "none", { 0, 0, 0, 0, FALSE } }, /* "band: none" reads better than transparent */
 };
 
 const char *
@@ -149,14 +149,14 @@ gal__color_parse(const char *text, gal_color *out)
 
         for (size_t i = 0; i < n - 1; i++)
             c[i] = digits[i] * 17;
-        *out = (gal_color) { c[0], c[1], c[2], c[3] };
+        *out = (gal_color) { c[0], c[1], c[2], c[3], FALSE };
     }
     else {
         double c[4] = { 0, 0, 0, 255 };
 
         for (size_t i = 0; i < (n - 1) / 2; i++)
             c[i] = digits[2 * i] * 16 + digits[2 * i + 1];
-        *out = (gal_color) { c[0], c[1], c[2], c[3] };
+        *out = (gal_color) { c[0], c[1], c[2], c[3], FALSE };
     }
     return 0;
 }
@@ -491,10 +491,15 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     case GAL_T_ENUM:
         return parse_enum(sec, param, value, FIELD(opts, param, int), err);
     case GAL_T_COLOR:
+        if ((param->flags & GAL_AUTO) && g_ascii_strcasecmp(text, "auto") == 0) {
+            *FIELD(opts, param, gal_color) = (gal_color) { .a = 255, .automatic = TRUE };
+            return 0;
+        }
         if (gal__color_parse(text, FIELD(opts, param, gal_color)))
             return value_error(err, sec, param, value,
-                "expected a colour like \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", white, black "
-                "or transparent, got \"%s\"", shown);
+                "expected a colour like \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", white, "
+                "black%s, got \"%s\"",
+                (param->flags & GAL_AUTO) ? ", transparent or auto" : " or transparent", shown);
         return 0;
     case GAL_T_LENGTH:
         return parse_length(sec, param, value, FIELD(opts, param, gal_length), err);
@@ -791,6 +796,10 @@ append_value(GString *out, const gal_param *p, const void *opts)
     case GAL_T_COLOR: {
         const gal_color *c = FIELD(opts, p, gal_color);
 
+        if (c->automatic) {
+            g_string_append(out, "auto");
+            break;
+        }
         g_string_append_printf(out, "#%02x%02x%02x%02x", (int) c->r, (int) c->g, (int) c->b,
             (int) c->a);
         break;
@@ -885,6 +894,8 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
             range = g_strdup_printf("at most %g characters", p->max);
         else if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST)
             range = g_strjoinv("|", (char **) p->choices);
+        else if (p->type == GAL_T_COLOR && (p->flags & GAL_AUTO))
+            range = g_strdup("colour|auto");
         else
             range = g_strdup("");
         g_string_append_printf(out, "  %-14s %-9s %-22s %-26s %s\n", key,

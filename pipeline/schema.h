@@ -32,6 +32,9 @@ typedef enum gal_type {
 
 typedef struct gal_color {
     double r, g, b, a; /* 0..255 each */
+    /* The word `auto` (keys with GAL_AUTO): the stage picks the colour per
+     * photo, and r, g, b, a mean nothing. */
+    gboolean automatic;
 } gal_color;
 
 typedef struct gal_length {
@@ -65,6 +68,8 @@ typedef struct gal_ratio {
  * sets one over a parent (extends) or a --set drops the others the parent
  * set, so a child's `text:` replaces its parent's `image:`. */
 #define GAL_ALTERNATIVE 0x2u
+/* A colour key that also takes `auto` (gal_color.automatic). */
+#define GAL_AUTO 0x4u
 
 /* One key of a stage or section. The preset key is the C field name with
  * '_' written as '-' (field `max_lines` is key `max-lines`). `def` is the
@@ -131,6 +136,10 @@ typedef struct gal_param {
 #define GAL_PARAM_COLOR(st, f, help, def) \
     GAL_PARAM_(GAL_T_COLOR, GAL_FIELD_IS_(st, f, gal_color), "GAL_PARAM_COLOR", st, f, help, \
         def, 0, 0, NULL, 0)
+/* A colour, or `auto`: the stage chooses per photo (gal_color.automatic). */
+#define GAL_PARAM_COLOR_AUTO(st, f, help, def) \
+    GAL_PARAM_(GAL_T_COLOR, GAL_FIELD_IS_(st, f, gal_color), "GAL_PARAM_COLOR_AUTO", st, f, \
+        help, def, 0, 0, NULL, GAL_AUTO)
 #define GAL_PARAM_LENGTH(st, f, help, def, max_px) \
     GAL_PARAM_(GAL_T_LENGTH, GAL_FIELD_IS_(st, f, gal_length), "GAL_PARAM_LENGTH", st, f, \
         help, def, 0, max_px, NULL, 0)

@@ -43,6 +43,8 @@ range_text(const gal_param *p)
         return g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
     if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST)
         return g_strjoinv("|", (char **) p->choices);
+    if (p->type == GAL_T_COLOR && (p->flags & GAL_AUTO))
+        return g_strdup("colour|auto");
     if (p->type == GAL_T_TEMPLATE && p->max > 0)
         return g_strdup_printf("at most %g characters", p->max);
     return NULL;

@@ -466,6 +466,13 @@ add_type_defs(jv *defs)
         j_set(j_pattern(colour_pattern), "description",
             j_str("#rgb, #rgba, #rrggbb or #rrggbbaa (hex digits, alpha last), or black, "
                   "white, transparent or none")));
+    {
+        g_autofree char *automatic = any_case_words((const char *const[]) { "auto", NULL });
+
+        j_set(defs, "colour-or-auto",
+            j_set(j_any_of(j_ref("colour"), j_pattern(automatic), NULL), "description",
+                j_str("a colour, or auto: the stage picks one per photo")));
+    }
     j_set(defs, "length-text",
         j_set(j_pattern("^" WS "*" NUMBER WS "*(%|px)?" WS "*$"), "description",
             j_str("a length in pixels (\"24\" or \"24px\") or a percentage (\"3.5%\", 0 to "
@@ -544,7 +551,7 @@ value_schema(const gal_param *p)
         return j_any_of(j_set(j_new(J_OBJECT), "enum", names), j_pattern(pattern), NULL);
     }
     case GAL_T_COLOR:
-        return j_ref("colour");
+        return j_ref((p->flags & GAL_AUTO) ? "colour-or-auto" : "colour");
     case GAL_T_LENGTH:
         return length_schema(p->max);
     case GAL_T_SIZE: {

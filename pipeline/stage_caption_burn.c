@@ -99,7 +99,7 @@ caption_burn_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
 {
     const caption_burn_opts *o = sc->opts;
     caption_burn_shared *shared = g_new0(caption_burn_shared, 1);
-    gal_text_style style = { NULL, NULL, 20, { 255, 255, 255, 255 }, NULL, 0, GAL_ALIGN_LEFT,
+    gal_text_style style = { NULL, NULL, 20, { 255, 255, 255, 255, FALSE }, NULL, 0, GAL_ALIGN_LEFT,
         0 };
     g_autoptr(VipsImage) probe = NULL;
     gal_text_info info;

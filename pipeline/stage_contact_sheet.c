@@ -151,6 +151,47 @@ gal__sheet_justified(int n, const double *aspects, int sheet_width, int row_heig
     *height = MAX(y, 2 * gap + 1);
 }
 
+/* The body height of every page of a justified set: that of a full page of
+ * `per_page` photos of 4:3, between the square and 3:2 of most sets.
+ * Every page is made to fit it (justified_fit), so a set prints and pages
+ * alike, as a grid set does. */
+#define JUSTIFIED_REFERENCE_ASPECT (4.0 / 3.0)
+
+static int
+justified_page_height(int per_page, int sheet_width, int row_height, int gap, int label_height)
+{
+    g_autofree double *aspects = g_new(double, MAX(1, per_page));
+    g_autofree gal_rect *cells = g_new(gal_rect, MAX(1, per_page));
+    int height;
+
+    for (int i = 0; i < per_page; i++)
+        aspects[i] = JUSTIFIED_REFERENCE_ASPECT;
+    gal__sheet_justified(per_page, aspects, sheet_width, row_height, gap, label_height, cells,
+        &height);
+    return height;
+}
+
+/* Justified rows of `n` photos in a body `height` high: at `row_height`
+ * if they fit, else at the highest row height below it that fits (lower
+ * rows take more photos each: a page of panoramas). A page that needs less
+ * (the short last page, portraits) keeps its rows and the rest of the body
+ * stays blank. (Higher rows to fill such a page were tried: rows are
+ * scaled to fill the width, so the body grows in steps as photos move
+ * from row to row, and on the trip set no higher row height filled more.)
+ * The body's height: `height`, or more when not even rows of 1 px fit. */
+static int
+justified_fit(int n, const double *aspects, int sheet_width, int row_height, int gap,
+    int label_height, int height, gal_rect *cells)
+{
+    for (int row = row_height;; row = MIN(row - 1, row * 19 / 20)) {
+        int body_h;
+
+        gal__sheet_justified(n, aspects, sheet_width, row, gap, label_height, cells, &body_h);
+        if (body_h <= height || row <= 1)
+            return MAX(body_h, height);
+    }
+}
+
 /* ---- options ------------------------------------------------------------------- */
 
 /* The cell's height over its width. */
@@ -285,7 +326,8 @@ ink_for(const gal_color *background)
 {
     double luma = 0.2126 * background->r + 0.7152 * background->g + 0.0722 * background->b;
 
-    return luma > 128 ? (gal_color) { 30, 30, 30, 255 } : (gal_color) { 235, 235, 235, 255 };
+    return luma > 128 ? (gal_color) { 30, 30, 30, 255, FALSE }
+                      : (gal_color) { 235, 235, 235, 255, FALSE };
 }
 
 /* What a page is made of: the background and small layers in memory
@@ -517,10 +559,16 @@ sheet_build_many(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page 
     for (int i = 0; i < n; i++)
         aspects[i] = (double) in[i]->Xsize / in[i]->Ysize;
     /* Every page of a set has the size of a full one: a short last page
-     * is laid out in the same grid, its empty cells left blank. */
+     * is laid out in the same grid, its empty cells left blank; justified
+     * pages fit the height of a full page (justified_page_height). */
     if (o->layout == LAYOUT_GRID)
         gal__sheet_grid(n, page->pages > 1 ? MAX(n, o->per_page) : n, aspects, o->columns,
             o->tile, cell_ratio(o), o->gap, label_h, o->crop, cells, &body_w, &body_h);
+    else if (page->pages > 1) {
+        body_w = o->gap + o->columns * (o->tile + o->gap);
+        body_h = justified_fit(n, aspects, body_w, o->tile, o->gap, label_h,
+            justified_page_height(o->per_page, body_w, o->tile, o->gap, label_h), cells);
+    }
     else {
         body_w = o->gap + o->columns * (o->tile + o->gap);
         gal__sheet_justified(n, aspects, body_w, o->tile, o->gap, label_h, cells, &body_h);

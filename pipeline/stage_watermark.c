@@ -9,7 +9,15 @@
  * out, blended and inserted back, all lazily. Text that uses per-photo
  * fields ({date}, {artist}...) is rendered per photo. A text mark is one
  * line of at most MARK_MAX_CHARS characters: longer fixed text is a preset
- * error at its key, and a longer per-photo text (a {caption}) is cut. */
+ * error at its key, and a longer per-photo text (a {caption}) is cut.
+ *
+ * `color: auto` draws the text in one of two inks (INK_LIGHT, INK_DARK),
+ * each with a shadow in the other, chosen per photo from the lightness of
+ * the pixels the mark will cover. Measuring needs those pixels before the
+ * encoder pulls the photo through in sequential strips, so the photo as it
+ * is here (already at output size) is held in memory once, through the
+ * photo's watch, and both the measure and the rest of the graph read it:
+ * the decoder still runs once. */
 #include <string.h>
 
 #include "internal.h"
@@ -75,7 +83,10 @@ static const gal_param watermark_params[] = {
     GAL_PARAM_STRING(watermark_opts, font,
         "font family and style for text, or a font file relative to the preset",
         "DejaVu Sans Bold"),
-    GAL_PARAM_COLOR(watermark_opts, color, "text colour", "white"),
+    GAL_PARAM_COLOR_AUTO(watermark_opts, color,
+        "text colour; auto picks, per photo, white with a dark shadow or near-black with a "
+        "light shadow, whichever reads better on the part of the photo under the mark",
+        "white"),
     GAL_PARAM_ENUM(watermark_opts, gravity, mark_gravity, "where the mark sits", "south-east"),
     GAL_PARAM_SIZE(watermark_opts, size,
         "mark width as a share of the photo's short edge (same look on portrait and "
@@ -107,12 +118,28 @@ static const gal_param watermark_params[] = {
     GAL_PARAM_END,
 };
 
+/* The inks of a text mark: the colour given (INK_LIGHT's slot), or, for
+ * `color: auto`, one of two chosen per photo. */
+typedef enum { INK_LIGHT, INK_DARK, N_INKS } mark_ink;
+
+/* color: auto's inks. The dark one is not pure black, which looks like a
+ * hole in a photo; each gets a shadow in the other ink (contrast_ink). */
+static const gal_color auto_inks[N_INKS] = { { 255, 255, 255, 255, FALSE },
+    { 26, 26, 26, 255, FALSE } };
+/* color: auto draws the dark ink when the mean CIE L* (0..100) under the
+ * mark is above this. Mid-grey is L* 50, where white and near-black text
+ * contrast about equally; the light ink, the usual look of a credit, is
+ * kept a little further, since its dark shadow helps it there. */
+#define AUTO_DARK_ABOVE_L 60.0
+
 typedef struct {
-    VipsImage *master;      /* premultiplied float RGBA, opacity applied; NULL for per-photo text */
+    /* Per ink: premultiplied float RGBA, opacity applied; NULL for
+     * per-photo text. Only INK_LIGHT's slot unless color: auto. */
+    VipsImage *master[N_INKS];
     char *family;           /* font family to ask Pango for */
     int render_px;          /* the font size fixed text was rendered at */
     GMutex lock;            /* guards `scaled` */
-    GHashTable *scaled;     /* width in px -> VipsImage * (memory) */
+    GHashTable *scaled;     /* width in px * N_INKS + ink -> VipsImage * (memory) */
 } watermark_shared;
 
 /* Text is rendered this large and scaled down to the size a photo needs. */
@@ -141,6 +168,9 @@ watermark_check(const gal_stage_ctx *sc, gal_error *err)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc,
             o->shadow ? "watermark.shadow" : "watermark.outline",
             "shadow and outline are for text marks; a logo carries its own");
+    if (o->image && o->color.automatic)
+        return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.color",
+            "color: auto picks a text mark's ink; a logo keeps its own colours");
     if (o->image && o->font_size.value > 0)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "watermark.font-size",
             "font-size sizes text marks; size an image mark with size");
@@ -175,6 +205,23 @@ to_master(const gal_stage_ctx *sc, VipsImage *in, VipsImage **out, gal_error *er
     return 0;
 }
 
+/* The text's look in one ink: its colour, and whether a shadow and an
+ * outline (in the contrasting ink) go under it. */
+typedef struct {
+    gal_color color;
+    bool shadow, outline;
+} ink_style;
+
+/* The look of ink `ink`: the colour and keys given, or color: auto's
+ * inks, which always have their shadow. */
+static ink_style
+style_of(const watermark_opts *o, mark_ink ink)
+{
+    if (o->color.automatic)
+        return (ink_style) { auto_inks[ink], true, o->outline };
+    return (ink_style) { o->color, o->shadow, o->outline };
+}
+
 /* The contrasting ink of a text colour: black under light text, white
  * under dark, for the shadow and the outline. */
 static double
@@ -189,7 +236,7 @@ contrast_ink(const gal_color *color)
  * blurred and moved down-right by px/16 (shadow). The canvas grows to hold
  * them. */
 static int
-decorate(const watermark_opts *o, VipsImage *text, int px, VipsImage **out)
+decorate(const ink_style *o, VipsImage *text, int px, VipsImage **out)
 {
     int reach = MAX(1, px / 16), pad = 4 * reach;
     double ink = contrast_ink(&o->color);
@@ -274,9 +321,10 @@ decorate(const watermark_opts *o, VipsImage *text, int px, VipsImage **out)
  * and the stage's place in the preset. */
 static int
 render_text(const gal_stage_ctx *sc, const watermark_shared *shared, const char *text,
-    gal_code code, VipsImage **out, int *render_px, gal_error *err)
+    mark_ink ink, gal_code code, VipsImage **out, int *render_px, gal_error *err)
 {
-    const watermark_opts *o = sc->opts;
+    const ink_style look = style_of(sc->opts, ink);
+    const ink_style *o = &look;
     g_autofree char *valid = g_utf8_make_valid(text, -1);
     g_autofree char *line = gal__excerpt(valid, MARK_MAX_CHARS);
     glong chars = MAX(1, g_utf8_strlen(line, -1));
@@ -315,7 +363,8 @@ watermark_release(void *data)
 
     if (!shared)
         return;
-    VIPS_UNREF(shared->master);
+    for (int i = 0; i < N_INKS; i++)
+        VIPS_UNREF(shared->master[i]);
     g_free(shared->family);
     g_mutex_clear(&shared->lock);
     g_hash_table_destroy(shared->scaled);
@@ -345,7 +394,7 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
 
         if (gal__logo_load(o->image, gal__limits.logo_bytes, gal__limits.logo_pixels,
                 SVG_RENDER_PX, &logo, err) ||
-            to_master(sc, logo, &shared->master, err)) {
+            to_master(sc, logo, &shared->master[INK_LIGHT], err)) {
             if (!err->line) {
                 err->line = sc->loc.line;
                 err->col = sc->loc.col;
@@ -365,16 +414,18 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
         if (text_is_fixed(o->text)) {
             gal_facts none = { 0 };
             g_autofree char *text = gal__template_render(o->text, &none, FALSE);
-            g_autoptr(VipsImage) rendered = NULL;
 
-            if (render_text(sc, shared, text, GAL_ERR_PRESET, &rendered, &shared->render_px,
-                    err)) {
-                watermark_release(shared);
-                return -1;
-            }
-            if (rendered && to_master(sc, rendered, &shared->master, err)) {
-                watermark_release(shared);
-                return -1;
+            /* Both of auto's inks, once: a photo picks one. They differ
+             * only in colour, so they have the same size. */
+            for (int ink = 0; ink < (o->color.automatic ? N_INKS : 1); ink++) {
+                g_autoptr(VipsImage) rendered = NULL;
+
+                if (render_text(sc, shared, text, ink, GAL_ERR_PRESET, &rendered,
+                        &shared->render_px, err) ||
+                    (rendered && to_master(sc, rendered, &shared->master[ink], err))) {
+                    watermark_release(shared);
+                    return -1;
+                }
             }
         }
     }
@@ -400,19 +451,21 @@ scale_master(VipsImage *master, int width)
  * made per photo rather than kept, so memory stays bounded. */
 #define MAX_CACHED_SIZES 32
 
-/* The mark at `width`, from the cache when another photo needed that size. */
+/* The mark in `ink` at `width`, from the cache when another photo needed
+ * that size. */
 static VipsImage *
-scaled_mark(watermark_shared *shared, int width)
+scaled_mark(watermark_shared *shared, mark_ink ink, int width)
 {
+    gpointer key = GINT_TO_POINTER(width * N_INKS + ink);
     VipsImage *mark;
 
     g_mutex_lock(&shared->lock);
-    mark = g_hash_table_lookup(shared->scaled, GINT_TO_POINTER(width));
+    mark = g_hash_table_lookup(shared->scaled, key);
     if (mark)
         g_object_ref(mark);
-    else if ((mark = scale_master(shared->master, width)) &&
+    else if ((mark = scale_master(shared->master[ink], width)) &&
         g_hash_table_size(shared->scaled) < MAX_CACHED_SIZES)
-        g_hash_table_insert(shared->scaled, GINT_TO_POINTER(width), g_object_ref(mark));
+        g_hash_table_insert(shared->scaled, key, g_object_ref(mark));
     g_mutex_unlock(&shared->lock);
     return mark;
 }
@@ -488,6 +541,24 @@ tiled(const gal_stage_ctx *sc, VipsImage *in, VipsImage *mark, int gap, VipsImag
     return blend(o, in, cover, out);
 }
 
+/* Mean CIE L* (0..100) of the `w` x `h` area at x, y of `image`, which is
+ * in memory: a reduction, which a sequential graph could not give before
+ * the encoder has read the rows. */
+static int
+mean_lightness(VipsImage *image, int x, int y, int w, int h, double *out)
+{
+    g_autoptr(VipsImage) area = NULL;
+    g_autoptr(VipsImage) lab = NULL;
+    g_autoptr(VipsImage) lightness = NULL;
+
+    if (vips_extract_area(image, &area, x, y, w, h, NULL) ||
+        vips_colourspace(area, &lab, VIPS_INTERPRETATION_LAB, NULL) ||
+        vips_extract_band(lab, &lightness, 0, NULL) ||
+        vips_avg(lightness, out, NULL))
+        return -1;
+    return 0;
+}
+
 static int
 watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     VipsImage **out, gal_error *err)
@@ -499,12 +570,14 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     /* Bands an earlier stage drew (a caption) are not covered. */
     int top = gal__meta_int(in, GAL_META_RESERVED_TOP);
     int area_h = in->Ysize - top - gal__meta_int(in, GAL_META_RESERVED_BOTTOM);
+    g_autofree char *text = NULL;
+    g_autoptr(VipsImage) held = NULL;
     g_autoptr(VipsImage) per_photo = NULL;
     g_autoptr(VipsImage) mark = NULL;
     g_autoptr(VipsImage) region = NULL;
     g_autoptr(VipsImage) mixed = NULL;
     g_autoptr(VipsImage) placed = NULL;
-    VipsImage *master = shared->master;
+    VipsImage *master = shared->master[INK_LIGHT];
     int render_px = shared->render_px;
     double aspect;
     int width, height, x, y;
@@ -513,10 +586,11 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         /* Text with per-photo fields: this photo's own rendering. A
          * credit is drawn whole or not at all: "© {artist}" without an
          * artist would be a stray sign over someone's photo. */
-        g_autofree char *text = gal__template_render_whole(o->text, photo->facts);
         g_autoptr(VipsImage) rendered = NULL;
 
-        if (text && render_text(sc, shared, text, GAL_ERR_STAGE, &rendered, &render_px, err))
+        text = gal__template_render_whole(o->text, photo->facts);
+        if (text && render_text(sc, shared, text, INK_LIGHT, GAL_ERR_STAGE, &rendered,
+                        &render_px, err))
             return -1;
         if (rendered && to_master(sc, rendered, &per_photo, err))
             return -1;
@@ -545,18 +619,51 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     if (per_photo)
         mark = scale_master(per_photo, width);
     else
-        mark = scaled_mark(shared, width);
+        mark = scaled_mark(shared, INK_LIGHT, width);
     if (!mark)
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+    height = mark->Ysize;
+    place(o->gravity, in->Xsize, top, area_h, mark->Xsize, height, margin, &x, &y);
+
+    if (o->color.automatic) {
+        /* The ink from the pixels under the mark (the whole photo under
+         * tiles), read from memory: see the top of the file. */
+        double lightness;
+
+        if (!(held = gal__watch_to_memory(photo->watch, in, "watermark (color: auto)", err)))
+            return -1;
+        in = held;
+        if (o->tile != TILE_OFF ? mean_lightness(in, 0, 0, in->Xsize, in->Ysize, &lightness)
+                                : mean_lightness(in, x, y, mark->Xsize, height, &lightness))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "color: auto");
+        if (lightness > AUTO_DARK_ABOVE_L) {
+            g_clear_object(&mark);
+            if (per_photo) {
+                g_autoptr(VipsImage) rendered = NULL;
+
+                g_clear_object(&per_photo);
+                if (render_text(sc, shared, text, INK_DARK, GAL_ERR_STAGE, &rendered,
+                        &render_px, err) ||
+                    to_master(sc, rendered, &per_photo, err))
+                    return -1;
+                master = per_photo;
+                mark = scale_master(per_photo, width);
+            }
+            else {
+                master = shared->master[INK_DARK];
+                mark = scaled_mark(shared, INK_DARK, width);
+            }
+            if (!mark)
+                return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
+        }
+    }
 
     if (o->tile != TILE_OFF) {
         if (tiled(sc, in, mark, MAX(margin, 1), out))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "tile");
         return 0;
     }
-    height = mark->Ysize;
-    place(o->gravity, in->Xsize, top, area_h, mark->Xsize, height, margin, &x, &y);
-    if (vips_extract_area(in, &region, x, y, mark->Xsize, height, NULL) ||
+    if (vips_extract_area(in, &region, x, y, mark->Xsize, mark->Ysize, NULL) ||
         blend(o, region, mark, &mixed) ||
         vips_insert(in, mixed, &placed, x, y, NULL) ||
         vips_copy(placed, out, NULL))

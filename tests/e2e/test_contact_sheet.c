@@ -80,6 +80,38 @@ Test(contact_sheet, justified_rows_fill_the_sheet_width)
     cr_expect_gt(sheet->Ysize, 3 * 120, "23 photos need several rows");
 }
 
+/* Justified pages of a set are the same size too (issue 13): the trip's
+ * mixed shapes (square, 3:2, 4:5, panoramic 2:1 and its portrait) made
+ * each page's rows a different height, and the short last page shorter. */
+Test(contact_sheet, justified_pages_of_a_set_are_the_same_size)
+{
+    g_autofree char *tmp = gal_test_tmpdir("sheet-justified-pages");
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *err = NULL;
+    const char *yaml = "gallop: 1\n"
+                       "stages:\n"
+                       "  - contact-sheet: {file: \"j-{page}.png\", layout: justified, "
+                       "columns: 4, tile: 100, gap: 5, per-page: 10}\n";
+    int widths[3], heights[3];
+
+    cr_assert_eq(run(tmp, yaml, TRIP_DIR, out, "2", &err), 0, "%s", err);
+    for (int p = 0; p < 3; p++) {
+        g_autofree char *name = g_strdup_printf("j-%d.png", p + 1);
+        g_autofree char *path = g_build_filename(out, name, NULL);
+        g_autoptr(VipsImage) sheet = gal_test_load_image(path, FALSE);
+
+        widths[p] = sheet->Xsize;
+        heights[p] = sheet->Ysize;
+    }
+    cr_expect_eq(widths[0], 5 + 4 * 105, "4 tiles of 100 + gaps");
+    for (int p = 1; p < 3; p++) {
+        cr_expect_eq(widths[p], widths[0], "page %d is %d wide, page 1 %d", p + 1, widths[p],
+            widths[0]);
+        cr_expect_eq(heights[p], heights[0], "page %d is %d high, page 1 %d", p + 1, heights[p],
+            heights[0]);
+    }
+}
+
 Test(contact_sheet, a_failed_photo_is_left_out_and_the_sheet_still_builds)
 {
     g_autofree char *tmp = gal_test_tmpdir("sheet-broken");

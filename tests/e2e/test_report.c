@@ -476,3 +476,41 @@ Test(report, a_rerun_reports_the_captions_of_up_to_date_photos)
             "round %d", round);
     }
 }
+
+/* A photo's warnings (a mark too small to read) stay in the report when a
+ * rerun finds the photo up to date: its record keeps them. */
+Test(report, a_rerun_reports_the_warnings_of_up_to_date_photos)
+{
+    g_autofree char *tmp = gal_test_tmpdir("report-warnings");
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "tiny.yaml",
+        "gallop: 1\n"
+        "stages: [ {resize: {width: 300}},\n"
+        "          {watermark: {text: \"(c) 2024 Jen Loong, Studio\", size: 30}} ]\n");
+
+    for (int round = 1; round <= 2; round++) {
+        g_autofree char *report_path = g_strdup_printf("%s/r%d.json", tmp, round);
+        const char *argv[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-01.jpg", "-o", out_dir,
+            "-q", "--report", report_path, NULL };
+        g_autofree char *text = NULL;
+        g_autofree char *error = NULL;
+        g_autofree char *err = NULL;
+        g_autoptr(gal_json) report = NULL;
+        const gal_json *warnings;
+        const char *first;
+
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s", err);
+        text = gal_test_read_bytes(report_path, NULL);
+        report = gal_json_parse(text, &error);
+        cr_assert_not_null(report, "%s", error);
+        cr_expect_str_eq(gal_json_string(report, "photos.0.status"),
+            round == 1 ? "done" : "up-to-date");
+        warnings = gal_json_get(report, "photos.0.warnings");
+        cr_assert_not_null(warnings);
+        cr_assert_eq(warnings->items->len, 1, "round %d: %u warnings", round,
+            warnings->items->len);
+        first = gal_json_string(report, "photos.0.warnings.0");
+        cr_expect(first && strstr(first, "watermark (") && strstr(first, "too small to read"),
+            "round %d: %s", round, first);
+    }
+}

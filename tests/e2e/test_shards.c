@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gal_test.h"
+#include "gal_test_json.h"
 
 /* A preset with a file per photo (a caption from EXIF) and contact
  * sheets whose labels show what only the merge knows (the place on the
@@ -726,4 +727,52 @@ Test(shards, gallery_page_with_widths_is_one_page, .timeout = 300)
         0);
     merged = gal_test_read_bytes(three_page, &len);
     cr_expect_str_eq(merged, first, "the merged page differs from one run's");
+}
+
+/* A photo's warnings (a mark too small to read) reach the merge's report:
+ * the shard's record of the output keeps them. */
+Test(shards, merge_reports_the_photos_warnings)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-warnings");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *report_path = g_build_filename(tmp, "merged.json", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "tiny.yaml",
+        "gallop: 1\n"
+        "stages: [ {resize: {width: 300}},\n"
+        "          {watermark: {text: \"(c) 2024 Jen Loong, Studio\", size: 30}} ]\n");
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *error = NULL;
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *list;
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    gal_test_copy_trip(in, 1, "trip-01.jpg");
+    gal_test_copy_trip(in, 2, "trip-02.jpg");
+    for (int k = 1; k <= 2; k++) {
+        g_autofree char *shard = g_strdup_printf("%d/2", k);
+        g_autofree char *shard_err = NULL;
+
+        cr_assert_eq(gallop((const char *const[]) { "run", preset, in, "-o", out, "-q",
+                                "--shard", shard, NULL },
+                         NULL, &shard_err),
+            0, "%s", shard_err);
+    }
+    cr_assert_eq(gallop((const char *const[]) { "merge", preset, "-o", out, "--report",
+                            report_path, NULL },
+                     NULL, &err),
+        0, "%s", err);
+    text = gal_test_read_bytes(report_path, NULL);
+    report = gal_json_parse(text, &error);
+    cr_assert_not_null(report, "%s", error);
+    list = gal_json_get(report, "photos");
+    cr_assert_not_null(list);
+    cr_assert_eq(list->items->len, 2);
+    for (guint i = 0; i < list->items->len; i++) {
+        g_autofree char *path = g_strdup_printf("photos.%u.warnings.0", i);
+        const char *first = gal_json_string(report, path);
+
+        cr_expect(first && strstr(first, "too small to read"), "%s: %s", path, first);
+    }
 }

@@ -429,12 +429,12 @@ Test(preset, rejects_a_bad_colour)
 Test(preset, parses_every_colour_form)
 {
     static const struct { const char *text; gal_color want; } cases[] = {
-        { "#ff8000", { 255, 128, 0, 255 } },
-        { "#FF800080", { 255, 128, 0, 128 } },
-        { "#f80", { 255, 136, 0, 255 } },
-        { "#f808", { 255, 136, 0, 136 } },
-        { "White", { 255, 255, 255, 255 } },
-        { "transparent", { 0, 0, 0, 0 } },
+        { "#ff8000", { 255, 128, 0, 255, FALSE } },
+        { "#FF800080", { 255, 128, 0, 128, FALSE } },
+        { "#f80", { 255, 136, 0, 255, FALSE } },
+        { "#f808", { 255, 136, 0, 136, FALSE } },
+        { "White", { 255, 255, 255, 255, FALSE } },
+        { "transparent", { 0, 0, 0, 0, FALSE } },
     };
     static const char *const bad[] = { "", "#", "ff8000", "#ff800", "#gg0000",
         "#ff8000801", "red" };

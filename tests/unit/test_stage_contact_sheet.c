@@ -64,7 +64,7 @@ Test(stage_contact_sheet, a_long_label_keeps_its_index_and_the_end_of_the_name)
 {
     static const char *const labels[] = { "3. storm-rotated-in-the-harbour.jpg",
         "12. IMG_20240101_123456789.jpg", "7. 北朝鮮の写真とても長い名前です.jpg" };
-    gal_color white = { 255, 255, 255, 255 };
+    gal_color white = { 255, 255, 255, 255, FALSE };
 
     for (size_t i = 0; i < G_N_ELEMENTS(labels); i++)
         for (int width = 60; width <= 200; width += 35) {

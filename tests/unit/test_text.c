@@ -10,7 +10,7 @@ TestSuite(text, .init = gal_test_setup, .fini = gal_test_teardown);
 static gal_text_style
 style(double size_px)
 {
-    return (gal_text_style) { "DejaVu Sans", NULL, size_px, { 255, 255, 255, 255 }, NULL, 0,
+    return (gal_text_style) { "DejaVu Sans", NULL, size_px, { 255, 255, 255, 255, FALSE }, NULL, 0,
         GAL_ALIGN_LEFT, 0 };
 }
 
@@ -76,7 +76,7 @@ Test(text, hangul_and_emoji_have_ink)
 
 Test(text, colour_and_highlight_are_applied)
 {
-    gal_color blue = { 0, 0, 255, 255 };
+    gal_color blue = { 0, 0, 255, 255, FALSE };
     gal_text_style st = style(40);
     gal_text_info info;
     g_autoptr(VipsImage) out = NULL;
@@ -87,7 +87,7 @@ Test(text, colour_and_highlight_are_applied)
     double *l, *r;
     int n;
 
-    st.color = (gal_color) { 255, 0, 0, 255 };
+    st.color = (gal_color) { 255, 0, 0, 255, FALSE };
     st.highlight = &blue;
     out = render("MMMM #MMMM", &st, &info);
     /* Brightest red on the left half, brightest blue on the right. */
@@ -180,7 +180,7 @@ Test(text, handles_with_dots_and_tags_with_underscores_are_coloured_whole)
                                         "@a.b.c_d! #run#wanderlust @x. end #n.k");
     const char *const want[] = { "@jen.loong", "#tags_with_underscores", "@a.b.c_d", "#run",
         "#wanderlust", "@x", "#n", NULL };
-    gal_color blue = { 0, 0, 255, 255 };
+    gal_color blue = { 0, 0, 255, 255, FALSE };
     gal_text_style st = style(40);
     gal_text_info info;
     g_autoptr(VipsImage) out = NULL;
@@ -196,7 +196,7 @@ Test(text, handles_with_dots_and_tags_with_underscores_are_coloured_whole)
 
     /* In pixels: red text, blue tags; the handle's part after its dot is
      * blue, not red. */
-    st.color = (gal_color) { 255, 0, 0, 255 };
+    st.color = (gal_color) { 255, 0, 0, 255, FALSE };
     st.highlight = &blue;
     out = render("@MMMM.MMMM", &st, &info);
     cr_assert_eq(vips_extract_area(out, &right, 2 * out->Xsize / 3, 0, out->Xsize / 3,
