@@ -86,7 +86,7 @@ add_input(scan_ctx *ctx, const char *path, const char *rel, gboolean regular, ch
     g_autofree char *canonical = g_canonicalize_filename(path, ctx->cwd);
     gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why, FALSE,
         rel ? g_strdup(rel) : g_path_get_basename(path), st ? st->st_dev : 0,
-        st ? st->st_ino : 0 };
+        st ? st->st_ino : 0, st ? st->st_size : 0, st ? gal__mtime_ns(st) : 0 };
 
     if (g_hash_table_contains(ctx->seen, canonical)) {
         g_free(in.path);
@@ -245,7 +245,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
                 gal_input in = { g_strdup(paths[i]), NULL, FALSE,
                     g_strdup(saved == ELOOP ? "a symbolic link loop"
                                             : "a symbolic link to nothing (its target is missing)"),
-                    TRUE, g_path_get_basename(paths[i]), 0, 0 };
+                    TRUE, g_path_get_basename(paths[i]), 0, 0, 0, 0 };
 
                 g_array_append_val(ctx.found, in);
                 continue;

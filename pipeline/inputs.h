@@ -18,6 +18,9 @@ typedef struct gal_input {
                        * --shard partitions by */
     dev_t dev;        /* its identity from the scan's stat; ino 0: not known */
     ino_t ino;
+    /* Its size and time from the same stat, so that nothing stats the
+     * photo again before it is opened (ino 0: not known). */
+    gint64 size, mtime_ns;
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,

@@ -355,7 +355,7 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
             gal__files_from_records(pr, i);
         /* The pages know photos without files of their own by size and
          * time, as now. */
-        gal__plan_stat(&pr->plans[i], result->input);
+        gal__plan_stat(&pr->plans[i], &g_array_index(pr->inputs, gal_input, i), result->input);
         g_strlcpy(pr->plans[i].in_sha256, taken->in_sha256, sizeof(pr->plans[i].in_sha256));
     }
     return failed;
