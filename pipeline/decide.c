@@ -165,7 +165,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
             plan->in_mtime_ns,
             plan->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
-    for (guint d = 0; d < e->deps->len; d++) {
+    for (guint d = 0; e->deps && d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
         const char *change = dependency_change(pr->preset->captions, input, dep);
 

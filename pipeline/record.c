@@ -23,8 +23,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
     g_strlcpy(first->in_sha256, plan->in_sha256, sizeof(first->in_sha256));
-    g_strlcpy(first->preset_digest, pr->preset_digest, sizeof(first->preset_digest));
-    first->version = g_strdup(GAL_VERSION);
+    gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
     first->caption_cut = job->caption_cut;
@@ -124,8 +123,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
         g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
-        g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
-        e->version = g_strdup(GAL_VERSION);
+        gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->out_size = sheet->bytes;
         e->out_mtime_ns = gal__mtime_ns(&st);
         g_strlcpy(e->out_sha256, sheet->sha256, sizeof(e->out_sha256));

@@ -23,8 +23,7 @@ entry(const char *output, const char *input)
     e->in_size = 123456789012LL;
     e->in_mtime_ns = 1700000000123456789LL;
     memcpy(e->in_sha256, hash_a, 65);
-    memcpy(e->preset_digest, hash_b, 65);
-    e->version = g_strdup("0.1.0");
+    gal__manifest_entry_set_recipe(e, hash_b, "0.1.0");
     e->out_size = 4242;
     e->out_mtime_ns = 1700000001000000000LL;
     memcpy(e->out_sha256, hash_b, 65);
