@@ -526,9 +526,23 @@ typedef struct {
     gal_manifest *m;
     gal_manifest_line_fn other;
     void *user;
+    gboolean records;  /* FALSE: only lines of other kinds are parsed */
     int number;        /* of the line being parsed */
     gboolean foreign;  /* the first line was not the magic: nothing is taken */
 } line_parser;
+
+/* Is `line` one of the manifest's own kinds (told before it is split)? */
+static gboolean
+is_record_line(const char *line)
+{
+    static const char *const kinds[] = { "output\t", "sheet\t", "item\t", "depends\t",
+        "about\t", "preset\t" };
+
+    for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++)
+        if (strncmp(line, kinds[k], strlen(kinds[k])) == 0)
+            return TRUE;
+    return FALSE;
+}
 
 /* One line, without its newline (modified: split in place). */
 static void
@@ -544,7 +558,8 @@ parse_line(line_parser *p, char *line)
         p->foreign = strcmp(line, magic) != 0;
         return;
     }
-    if (p->foreign || !*line || (n = split_line(line, fields)) < 1)
+    if (p->foreign || !*line || (!p->records && is_record_line(line)) ||
+        (n = split_line(line, fields)) < 1)
         return;
     if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
         strcmp(f[0], "item") == 0) {
@@ -581,7 +596,7 @@ parse_line(line_parser *p, char *line)
 void
 gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other, void *user)
 {
-    line_parser p = { m, other, user, 0, FALSE };
+    line_parser p = { m, other, user, TRUE, 0, FALSE };
     GString *line = g_string_sized_new(1024);
 
     for (const char *at = text; *at && !p.foreign;) {
@@ -609,9 +624,10 @@ manifest_clear(gal_manifest *m)
  * megabyte at a time: never through a link, never more than the limit.
  * A file that cannot be used is as if empty, with a warning saying why. */
 static void
-read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user)
+read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user,
+    gboolean records)
 {
-    line_parser p = { m, other, user, 0, FALSE };
+    line_parser p = { m, other, user, records, 0, FALSE };
     gint64 limit = gal__limits.manifest_bytes, total = 0;
     GString *pending = g_string_sized_new(1 << 16);
     enum { CHUNK = 1 << 20 };
@@ -674,9 +690,9 @@ gal__manifest_load(const char *dir)
     return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL);
 }
 
-gal_manifest *
-gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
-    void *user)
+static gal_manifest *
+load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *user,
+    gboolean records)
 {
     gal_manifest *m = gal__manifest_new(dir);
     int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -687,9 +703,23 @@ gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn
      * output is rebuilt; never an error. */
     if (dir_fd < 0)
         return m;
-    read_manifest(m, dir_fd, other, user);
+    read_manifest(m, dir_fd, other, user, records);
     close(dir_fd);
     return m;
+}
+
+gal_manifest *
+gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
+    void *user)
+{
+    return load_named(dir, name, other, user, TRUE);
+}
+
+void
+gal__manifest_read_others(const char *dir, const char *name, gal_manifest_line_fn other,
+    void *user)
+{
+    gal__manifest_free(load_named(dir, name, other, user, FALSE));
 }
 
 int

@@ -91,6 +91,11 @@ gal_manifest *gal__manifest_load(const char *dir);
  * `other` (may be NULL) called for the lines of other kinds. */
 gal_manifest *gal__manifest_load_named(const char *dir, const char *name,
     gal_manifest_line_fn other, void *user);
+/* Only `other`'s lines of the manifest file `name` in the folder (a
+ * part's results, read when they are needed): its records are skipped,
+ * not kept. A file that cannot be read calls `other` for none. */
+void gal__manifest_read_others(const char *dir, const char *name,
+    gal_manifest_line_fn other, void *user);
 /* Add the entries of manifest text to `m` (as load does). */
 void gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other,
     void *user);
