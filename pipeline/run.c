@@ -239,6 +239,11 @@ clear_run(preset_run *pr)
     g_free(pr->outputs);
     g_free(pr->todo);
     g_free(pr->out_dir);
+    /* The summary keeps each photo's path (its result's input, the
+     * input's own string since the plan), and outlives the inputs. */
+    for (int i = 0; pr->inputs && i < total && i < (int) pr->inputs->len; i++)
+        if (pr->summary->photos[i].input == g_array_index(pr->inputs, gal_input, i).path)
+            g_array_index(pr->inputs, gal_input, i).path = NULL;
     if (pr->inputs)
         gal__inputs_free(pr->inputs);
 }
