@@ -339,7 +339,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *
     if (r->error)
         *gal__photo_error(result) = *r->error;
     if (!taken->rel_output)
-        g_clear_pointer((char **) &result->output, g_free);
+        result->output = NULL; /* the plan's string: the plan keeps it */
     /* Every file's size and digest, from the records the parts
      * joined (a part's result line gives the first only). */
     if (r->status == GAL_PHOTO_DONE || r->status == GAL_PHOTO_UP_TO_DATE)

@@ -290,7 +290,8 @@ gal__plan_photos(preset_run *pr)
         }
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
-        result->output = g_strdup(pr->outputs[i * pr->n_variants]);
+        /* The plan's own string, as the input's path (gal__engine_end). */
+        result->output = pr->outputs[i * pr->n_variants];
         if (pr->n_variants > 1) {
             result->n_files = pr->n_variants;
             result->files = g_new0(gal_output_file, pr->n_variants);

@@ -223,7 +223,9 @@ clear_run(preset_run *pr)
     g_mutex_clear(&pr->manifest_lock);
     for (int i = 0; i < total && pr->outputs; i++) {
         for (int v = 0; v < pr->n_variants; v++) {
-            g_free(pr->outputs[i * pr->n_variants + v]);
+            /* The summary keeps the first, as its result's output. */
+            if (v > 0 || pr->summary->photos[i].output != pr->outputs[i * pr->n_variants])
+                g_free(pr->outputs[i * pr->n_variants + v]);
             if (pr->plans[i].entries)
                 gal__manifest_entry_free(pr->plans[i].entries[v]);
         }
