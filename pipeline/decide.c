@@ -117,10 +117,21 @@ dependency_change(const gal_captions *captions, const char *photo, gal_dep_recor
 }
 
 void
-gal__plan_stat(photo_plan *plan, const char *path)
+gal__plan_stat(photo_plan *plan, const gal_input *in, const char *path)
 {
     struct stat st;
-    gboolean there = stat(path, &st) == 0;
+    gboolean there;
+
+    /* The scan's stat is moments old: a second one per photo was a fifth
+     * of a merge's stats. A photo changed after it is stat'ed is the race
+     * it always was (the record then holds an older size and time than
+     * its digest's, so the next run reads it again), one step earlier. */
+    if (in && in->ino != 0) {
+        plan->in_size = in->size;
+        plan->in_mtime_ns = in->mtime_ns;
+        return;
+    }
+    there = stat(path, &st) == 0;
 
     plan->in_size = there ? st.st_size : 0;
     plan->in_mtime_ns = there ? gal__mtime_ns(&st) : 0;
@@ -154,7 +165,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
             plan->in_mtime_ns,
             plan->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
-    for (guint d = 0; d < e->deps->len; d++) {
+    for (guint d = 0; e->deps && d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
         const char *change = dependency_change(pr->preset->captions, input, dep);
 
@@ -412,7 +423,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         gal_photo_result *result = &summary->photos[i];
         char *detail = NULL;
 
-        gal__plan_stat(plan, result->input);
+        gal__plan_stat(plan, &g_array_index(pr->inputs, gal_input, i), result->input);
         if (!plan->has_output)
             continue;
         result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);

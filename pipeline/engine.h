@@ -190,8 +190,9 @@ void gal__files_from_records(preset_run *pr, int i);
 /* Are the pages recorded for exactly these `members` (an identity), and
  * intact? */
 gboolean gal__pages_current(preset_run *pr, const char *members);
-/* Take the photo at `path` as it is now into `plan` (size and time). */
-void gal__plan_stat(photo_plan *plan, const char *path);
+/* Take the photo `in` (at `path`) into `plan` (size and time): as the
+ * scan found it, or as it is now when the scan did not stat it. */
+void gal__plan_stat(photo_plan *plan, const gal_input *in, const char *path);
 /* Is the record `e` of photo i's product at `rel` (beneath the output
  * folder) up to date? Why not, with details in *detail. */
 gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e,

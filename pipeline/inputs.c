@@ -75,24 +75,41 @@ typedef struct {
     gboolean have_skip;
     gboolean follow;     /* follow links out of the input folder */
     const char *root;    /* the input folder being scanned, resolved */
+    char *root_shared;   /* the same, as its photos share it (a GRefString) */
     GPtrArray *stack;    /* "dev:ino" of the folders being scanned, outermost first */
     char *cwd;           /* once: canonicalising against it asks the system each time */
 } scan_ctx;
 
 static void
+input_clear(gal_input *in)
+{
+    if (in->root)
+        g_ref_string_release(in->root);
+    if (!in->rel_in_path)
+        g_free(in->rel);
+    g_free(in->path);
+    g_free(in->why);
+}
+
+static void
 add_input(scan_ctx *ctx, const char *path, const char *rel, gboolean regular, char *why,
     const struct stat *st)
 {
-    g_autofree char *canonical = g_canonicalize_filename(path, ctx->cwd);
-    gal_input in = { g_strdup(path), g_strdup(ctx->root), regular, why, FALSE,
-        rel ? g_strdup(rel) : g_path_get_basename(path), st ? st->st_dev : 0,
-        st ? st->st_ino : 0 };
+    g_autofree char *canonical = NULL;
+    size_t path_len = strlen(path), rel_len = rel ? strlen(rel) : 0;
+    gal_input in = { g_strdup(path),
+        ctx->root_shared ? g_ref_string_acquire(ctx->root_shared) : NULL, regular, why, FALSE,
+        NULL, st ? st->st_dev : 0, st ? st->st_ino : 0, st ? st->st_size : 0,
+        st ? gal__mtime_ns(st) : 0, FALSE };
 
+    /* A scanned photo's path ends with its relative path (FOLDER/rel). */
+    in.rel_in_path = rel && rel_len < path_len && path[path_len - rel_len - 1] == '/' &&
+        strcmp(path + path_len - rel_len, rel) == 0;
+    in.rel = in.rel_in_path ? in.path + path_len - rel_len
+                            : rel ? g_strdup(rel) : g_path_get_basename(path);
+    canonical = g_canonicalize_filename(path, ctx->cwd);
     if (g_hash_table_contains(ctx->seen, canonical)) {
-        g_free(in.path);
-        g_free(in.root);
-        g_free(in.rel);
-        g_free(in.why);
+        input_clear(&in);
         return;
     }
     g_hash_table_add(ctx->seen, g_steal_pointer(&canonical));
@@ -228,7 +245,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     scan_ctx ctx = { opts, g_array_new(FALSE, TRUE, sizeof(gal_input)),
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), { 0 }, FALSE,
-        follow_symlinks, NULL, g_ptr_array_new_with_free_func(g_free), g_get_current_dir() };
+        follow_symlinks, NULL, NULL, g_ptr_array_new_with_free_func(g_free), g_get_current_dir() };
     int failed = 0;
 
     ctx.have_skip = skip_dir && stat(skip_dir, &ctx.skip) == 0;
@@ -245,7 +262,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
                 gal_input in = { g_strdup(paths[i]), NULL, FALSE,
                     g_strdup(saved == ELOOP ? "a symbolic link loop"
                                             : "a symbolic link to nothing (its target is missing)"),
-                    TRUE, g_path_get_basename(paths[i]), 0, 0 };
+                    TRUE, g_path_get_basename(paths[i]), 0, 0, 0, 0, FALSE };
 
                 g_array_append_val(ctx.found, in);
                 continue;
@@ -259,11 +276,13 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             g_autofree char *root = realpath(paths[i], NULL);
 
             ctx.root = root ? root : paths[i];
+            ctx.root_shared = g_ref_string_new(ctx.root);
             g_hash_table_add(ctx.dirs, dir_id(&st));
             g_ptr_array_add(ctx.stack, dir_id(&st));
             scan_dir(&ctx, paths[i], "");
             g_ptr_array_set_size(ctx.stack, 0);
             ctx.root = NULL;
+            g_clear_pointer(&ctx.root_shared, g_ref_string_release);
         }
         else
             add_input(&ctx, paths[i], NULL, S_ISREG(st.st_mode), NULL, &st);
@@ -287,11 +306,7 @@ gal__inputs_free(GArray *inputs)
 {
     if (!inputs)
         return;
-    for (guint i = 0; i < inputs->len; i++) {
-        g_free(g_array_index(inputs, gal_input, i).path);
-        g_free(g_array_index(inputs, gal_input, i).root);
-        g_free(g_array_index(inputs, gal_input, i).why);
-        g_free(g_array_index(inputs, gal_input, i).rel);
-    }
+    for (guint i = 0; i < inputs->len; i++)
+        input_clear(&g_array_index(inputs, gal_input, i));
     g_array_free(inputs, TRUE);
 }

@@ -18,6 +18,13 @@ typedef struct gal_input {
                        * --shard partitions by */
     dev_t dev;        /* its identity from the scan's stat; ino 0: not known */
     ino_t ino;
+    /* Its size and time from the same stat, so that nothing stats the
+     * photo again before it is opened (ino 0: not known). */
+    gint64 size, mtime_ns;
+    /* `rel` is the end of `path`, not a string of its own; `root` is
+     * shared by every photo of its folder (a GRefString): a million
+     * photos' paths, folders and relative paths were three strings each. */
+    gboolean rel_in_path;
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,

@@ -26,10 +26,32 @@ dep_free(gpointer p)
 gal_manifest_entry *
 gal__manifest_entry_new(void)
 {
-    gal_manifest_entry *e = g_new0(gal_manifest_entry, 1);
+    return g_new0(gal_manifest_entry, 1);
+}
 
-    e->deps = g_ptr_array_new_with_free_func(dep_free);
-    return e;
+static void
+ref_string_clear(char **s)
+{
+    if (*s)
+        g_ref_string_release(g_steal_pointer(s));
+}
+
+void
+gal__manifest_entry_set_recipe(gal_manifest_entry *e, const char *preset_digest,
+    const char *version)
+{
+    ref_string_clear(&e->preset_digest);
+    ref_string_clear(&e->version);
+    e->preset_digest = g_ref_string_new(preset_digest ? preset_digest : "");
+    e->version = g_ref_string_new(version ? version : "");
+}
+
+char **
+gal__manifest_entry_facts(gal_manifest_entry *e)
+{
+    if (!e->facts)
+        e->facts = g_new0(char *, GAL_ITEM_FACTS + 1);
+    return e->facts;
 }
 
 void
@@ -39,14 +61,17 @@ gal__manifest_entry_free(gal_manifest_entry *e)
         return;
     g_free(e->output);
     g_free(e->input);
-    g_free(e->version);
+    ref_string_clear(&e->preset_digest);
+    ref_string_clear(&e->version);
     g_free(e->name_key);
     g_free(e->caption);
     g_free(e->caption_source);
     g_strfreev(e->about);
-    for (int f = 0; f < GAL_ITEM_FACTS; f++)
+    for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
         g_free(e->facts[f]);
-    g_ptr_array_unref(e->deps);
+    g_free(e->facts);
+    if (e->deps)
+        g_ptr_array_unref(e->deps);
     g_free(e);
 }
 
@@ -54,20 +79,21 @@ gal_manifest_entry *
 gal__manifest_entry_copy(const gal_manifest_entry *e)
 {
     gal_manifest_entry *c = gal__manifest_entry_new();
-    GPtrArray *deps = c->deps;
 
     *c = *e;
-    c->deps = deps;
+    c->deps = NULL;
+    c->facts = NULL;
     c->output = g_strdup(e->output);
     c->input = g_strdup(e->input);
-    c->version = g_strdup(e->version);
+    c->preset_digest = e->preset_digest ? g_ref_string_acquire(e->preset_digest) : NULL;
+    c->version = e->version ? g_ref_string_acquire(e->version) : NULL;
     c->name_key = g_strdup(e->name_key);
     c->caption = g_strdup(e->caption);
     c->caption_source = g_strdup(e->caption_source);
     c->about = g_strdupv(e->about);
-    for (int f = 0; f < GAL_ITEM_FACTS; f++)
-        c->facts[f] = g_strdup(e->facts[f]);
-    for (guint d = 0; d < e->deps->len; d++) {
+    for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
+        gal__manifest_entry_facts(c)[f] = g_strdup(e->facts[f]);
+    for (guint d = 0; e->deps && d < e->deps->len; d++) {
         const gal_dep_record *dep = e->deps->pdata[d];
 
         gal__manifest_add_dep(c, dep->path, dep->exists, dep->size, dep->mtime_ns,
@@ -87,6 +113,8 @@ gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, 
     d->size = size;
     d->mtime_ns = mtime_ns;
     g_strlcpy(d->sha256, sha256 ? sha256 : "", sizeof(d->sha256));
+    if (!e->deps)
+        e->deps = g_ptr_array_new_with_free_func(dep_free);
     g_ptr_array_add(e->deps, d);
 }
 
@@ -106,6 +134,8 @@ gal__manifest_new(const char *dir)
     m->entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
         (GDestroyNotify) gal__manifest_entry_free);
     m->presets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, keys_unref);
+    m->shared = g_hash_table_new_full(g_str_hash, g_str_equal,
+        (GDestroyNotify) g_ref_string_release, NULL);
     m->warnings = g_ptr_array_new_with_free_func(g_free);
     return m;
 }
@@ -117,15 +147,41 @@ gal__manifest_free(gal_manifest *m)
         return;
     g_hash_table_unref(m->entries);
     g_hash_table_unref(m->presets);
+    g_hash_table_unref(m->shared);
     g_ptr_array_unref(m->warnings);
     g_free(m->name);
     g_free(m->dir);
     g_free(m);
 }
 
+/* The manifest's shared string for `text`: a new reference. */
+static char *
+shared_string(gal_manifest *m, const char *text)
+{
+    char *s = g_hash_table_lookup(m->shared, text ? text : "");
+
+    if (!s) {
+        s = g_ref_string_new(text ? text : "");
+        g_hash_table_add(m->shared, s);
+    }
+    return g_ref_string_acquire(s);
+}
+
+/* `*s` becomes the manifest's shared string of its value. */
+static void
+share(gal_manifest *m, char **s)
+{
+    char *shared = shared_string(m, *s);
+
+    ref_string_clear(s);
+    *s = shared;
+}
+
 void
 gal__manifest_put(gal_manifest *m, gal_manifest_entry *e)
 {
+    share(m, &e->preset_digest);
+    share(m, &e->version);
     g_hash_table_replace(m->entries, e->output, e);
 }
 
@@ -269,9 +325,9 @@ emit_entries(gal_manifest *m, text_sink *s)
             g_string_append(out, e->caption_cut ? "\t1" : "\t0");
         }
         for (int f = 0; e->item && f < GAL_ITEM_FACTS; f++)
-            gal__manifest_append_field(out, e->facts[f]);
+            gal__manifest_append_field(out, e->facts ? e->facts[f] : NULL);
         g_string_append_c(out, '\n');
-        for (guint d = 0; d < e->deps->len; d++) {
+        for (guint d = 0; e->deps && d < e->deps->len; d++) {
             const gal_dep_record *dep = e->deps->pdata[d];
 
             g_string_append(out, "depends");
@@ -385,8 +441,8 @@ parse_entry(gal_manifest *m, char **f, int n)
     e->in_size = parse_int(f[3], &ok);
     e->in_mtime_ns = parse_int(f[4], &ok);
     g_strlcpy(e->in_sha256, f[5], sizeof(e->in_sha256));
-    g_strlcpy(e->preset_digest, f[6], sizeof(e->preset_digest));
-    e->version = g_strdup(f[7]);
+    e->preset_digest = shared_string(m, f[6]);
+    e->version = shared_string(m, f[7]);
     e->out_size = parse_int(f[8], &ok);
     e->out_mtime_ns = parse_int(f[9], &ok);
     g_strlcpy(e->out_sha256, f[10], sizeof(e->out_sha256));
@@ -399,7 +455,7 @@ parse_entry(gal_manifest *m, char **f, int n)
         e->caption_cut = strcmp(f[16], "1") == 0;
     }
     for (int k = 0; item && k < GAL_ITEM_FACTS; k++)
-        e->facts[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;
+        gal__manifest_entry_facts(e)[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;
     if (!ok) {
         gal__manifest_entry_free(e);
         return;
@@ -470,9 +526,23 @@ typedef struct {
     gal_manifest *m;
     gal_manifest_line_fn other;
     void *user;
+    gboolean records;  /* FALSE: only lines of other kinds are parsed */
     int number;        /* of the line being parsed */
     gboolean foreign;  /* the first line was not the magic: nothing is taken */
 } line_parser;
+
+/* Is `line` one of the manifest's own kinds (told before it is split)? */
+static gboolean
+is_record_line(const char *line)
+{
+    static const char *const kinds[] = { "output\t", "sheet\t", "item\t", "depends\t",
+        "about\t", "preset\t" };
+
+    for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++)
+        if (strncmp(line, kinds[k], strlen(kinds[k])) == 0)
+            return TRUE;
+    return FALSE;
+}
 
 /* One line, without its newline (modified: split in place). */
 static void
@@ -488,7 +558,8 @@ parse_line(line_parser *p, char *line)
         p->foreign = strcmp(line, magic) != 0;
         return;
     }
-    if (p->foreign || !*line || (n = split_line(line, fields)) < 1)
+    if (p->foreign || !*line || (!p->records && is_record_line(line)) ||
+        (n = split_line(line, fields)) < 1)
         return;
     if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
         strcmp(f[0], "item") == 0) {
@@ -525,7 +596,7 @@ parse_line(line_parser *p, char *line)
 void
 gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other, void *user)
 {
-    line_parser p = { m, other, user, 0, FALSE };
+    line_parser p = { m, other, user, TRUE, 0, FALSE };
     GString *line = g_string_sized_new(1024);
 
     for (const char *at = text; *at && !p.foreign;) {
@@ -546,15 +617,17 @@ manifest_clear(gal_manifest *m)
 {
     g_hash_table_remove_all(m->entries);
     g_hash_table_remove_all(m->presets);
+    g_hash_table_remove_all(m->shared);
 }
 
 /* Read and parse the manifest file beneath the output folder `dir_fd`, a
  * megabyte at a time: never through a link, never more than the limit.
  * A file that cannot be used is as if empty, with a warning saying why. */
 static void
-read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user)
+read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user,
+    gboolean records)
 {
-    line_parser p = { m, other, user, 0, FALSE };
+    line_parser p = { m, other, user, records, 0, FALSE };
     gint64 limit = gal__limits.manifest_bytes, total = 0;
     GString *pending = g_string_sized_new(1 << 16);
     enum { CHUNK = 1 << 20 };
@@ -617,9 +690,9 @@ gal__manifest_load(const char *dir)
     return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL);
 }
 
-gal_manifest *
-gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
-    void *user)
+static gal_manifest *
+load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *user,
+    gboolean records)
 {
     gal_manifest *m = gal__manifest_new(dir);
     int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -630,9 +703,23 @@ gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn
      * output is rebuilt; never an error. */
     if (dir_fd < 0)
         return m;
-    read_manifest(m, dir_fd, other, user);
+    read_manifest(m, dir_fd, other, user, records);
     close(dir_fd);
     return m;
+}
+
+gal_manifest *
+gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
+    void *user)
+{
+    return load_named(dir, name, other, user, TRUE);
+}
+
+void
+gal__manifest_read_others(const char *dir, const char *name, gal_manifest_line_fn other,
+    void *user)
+{
+    gal__manifest_free(load_named(dir, name, other, user, FALSE));
 }
 
 int

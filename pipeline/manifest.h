@@ -41,8 +41,12 @@ typedef struct gal_manifest_entry {
     char *input;          /* "" for a contact sheet */
     gint64 in_size, in_mtime_ns;
     char in_sha256[65];   /* a contact sheet: digest of its members */
-    char preset_digest[65];
-    char *version;        /* gallop's */
+    /* The recipe: the preset's digest and gallop's version. Shared
+     * (GRefStrings, one per distinct value in a manifest, not one per
+     * record: a million records hold a few): set them with
+     * gal__manifest_entry_set_recipe, read them, never write into them. */
+    char *preset_digest;
+    char *version;
     gint64 out_size, out_mtime_ns;
     char out_sha256[65];
     int width, height;
@@ -54,12 +58,14 @@ typedef struct gal_manifest_entry {
      * fields: taken, camera, placeholder...), for reports of reruns;
      * NULL: none recorded. */
     char **about;
-    GPtrArray *deps;      /* gal_dep_record */
+    GPtrArray *deps;      /* gal_dep_record; NULL: none (most photos) */
     gboolean sheet;
     /* A contact-sheet item a shard kept for the pages (a small lossless
-     * file beneath the folder): its label's facts, each NULL when none. */
+     * file beneath the folder): its label's facts (GAL_ITEM_FACTS of
+     * them, each NULL when none; gal__manifest_entry_facts makes them),
+     * NULL for every other record. */
     gboolean item;
-    char *facts[GAL_ITEM_FACTS];
+    char **facts;
 } gal_manifest_entry;
 
 typedef struct gal_manifest {
@@ -67,6 +73,7 @@ typedef struct gal_manifest {
     char *name;           /* its file name in the folder (GAL_MANIFEST_NAME, or a part's) */
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
+    GHashTable *shared;   /* the records' recipe strings, one GRefString per value */
     GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
 } gal_manifest;
 
@@ -83,6 +90,11 @@ gal_manifest *gal__manifest_load(const char *dir);
 /* The same for the manifest file `name` in the folder (a part), with
  * `other` (may be NULL) called for the lines of other kinds. */
 gal_manifest *gal__manifest_load_named(const char *dir, const char *name,
+    gal_manifest_line_fn other, void *user);
+/* Only `other`'s lines of the manifest file `name` in the folder (a
+ * part's results, read when they are needed): its records are skipped,
+ * not kept. A file that cannot be read calls `other` for none. */
+void gal__manifest_read_others(const char *dir, const char *name,
     gal_manifest_line_fn other, void *user);
 /* Add the entries of manifest text to `m` (as load does). */
 void gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other,
@@ -101,8 +113,14 @@ int gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable
 void gal__manifest_append_field(GString *out, const char *text);
 gal_manifest_entry *gal__manifest_entry_new(void);
 gal_manifest_entry *gal__manifest_entry_copy(const gal_manifest_entry *e);
+/* Set the record's recipe (copies of both). */
+void gal__manifest_entry_set_recipe(gal_manifest_entry *e, const char *preset_digest,
+    const char *version);
+/* The record's facts, made (all NULL) if it has none yet. */
+char **gal__manifest_entry_facts(gal_manifest_entry *e);
 void gal__manifest_entry_free(gal_manifest_entry *e);
-/* Add or replace (ownership taken). */
+/* Add or replace (ownership taken). The record's recipe strings become
+ * the manifest's shared ones. */
 void gal__manifest_put(gal_manifest *m, gal_manifest_entry *e);
 /* Remember the key lines of a digest (a reference is taken). */
 void gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys);

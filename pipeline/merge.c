@@ -22,7 +22,9 @@
 typedef struct {
     gal_manifest *manifest; /* NULL: no part for this shard */
     gal_part_info info;
-    GHashTable *results;    /* rel input -> gal_part_result */
+    /* Its results are checked when it is read, and read again one part at
+     * a time when they are taken (take_results): held for every part at
+     * once, they were a fifth of a merge's memory. */
 } shard_part;
 
 typedef struct {
@@ -36,8 +38,6 @@ parts_clear(parts_found *found)
     for (int k = 1; found->parts && k <= found->shards; k++) {
         gal__manifest_free(found->parts[k].manifest);
         gal__part_info_clear(&found->parts[k].info);
-        if (found->parts[k].results)
-            g_hash_table_unref(found->parts[k].results);
     }
     g_free(found->parts);
     *found = (parts_found) { 0 };
@@ -80,9 +80,7 @@ read_parts(preset_run *pr, parts_found *found, gal_errors *errs)
         g_autofree char *file = gal__part_name(k, found->shards);
         gal_error err = { 0 };
 
-        part->results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-            (GDestroyNotify) gal__part_result_free);
-        part->manifest = gal__part_load(pr->out_dir, file, &part->info, part->results, &err);
+        part->manifest = gal__part_load(pr->out_dir, file, &part->info, NULL, &err);
         if (err.code) {
             gal__errors_add(errs, &err);
             failed = -1;
@@ -236,6 +234,9 @@ join_records(preset_run *pr, parts_found *found, GPtrArray *clashes)
             gal__manifest_put(pr->manifest, e);
             g_hash_table_insert(joined, e->output, e);
         }
+        /* Stealing leaves the part's table its size (20 bytes a record,
+         * 33 MB for a million): emptied, it shrinks. */
+        g_hash_table_remove_all(part->entries);
         for (guint w = 0; w < part->warnings->len; w++)
             g_ptr_array_add(pr->manifest->warnings, g_strdup(part->warnings->pdata[w]));
     }
@@ -296,67 +297,112 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     }
 }
 
-/* Each photo's result, from its shard's part. */
+/* Photo i's result, from its shard's `results`: FALSE when it has none. */
+static gboolean
+take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *results)
+{
+    gal_photo_result *result = &pr->summary->photos[i];
+    g_autofree char *rel = gal__relative_path(pr->out_dir, result->input);
+    const gal_part_result *taken = g_hash_table_lookup(results, rel);
+    const gal_photo_result *r = taken ? &taken->result : NULL;
+
+    if (!r)
+        return FALSE;
+    /* Refused by the plan here as by its shard's (or here only: two
+     * shards' photos whose names, from their EXIF, are the same; the
+     * later one is refused, as one run would). */
+    if (result->status == GAL_PHOTO_FAILED || result->status == GAL_PHOTO_IGNORED)
+        return TRUE;
+    result->status = r->status;
+    result->why = r->why;
+    result->why_detail = g_strdup(r->why_detail);
+    result->width = r->width;
+    result->height = r->height;
+    result->bytes = r->bytes;
+    memcpy(result->sha256, r->sha256, sizeof(result->sha256));
+    result->caption = g_strdup(r->caption);
+    result->caption_source = g_strdup(r->caption_source);
+    result->caption_cut = r->caption_cut;
+    /* What the report says of the photo is in its output's record: the
+     * shard's part when it made it, else the manifest. */
+    if (taken->rel_output) {
+        gal_manifest_entry *e = found->parts[k].manifest
+            ? g_hash_table_lookup(found->parts[k].manifest->entries, taken->rel_output) : NULL;
+
+        if (!e || !e->about)
+            e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
+        if (e)
+            result->about = g_strdupv(e->about);
+    }
+    result->seconds = r->seconds;
+    result->hash_seconds = r->hash_seconds;
+    if (r->error)
+        *gal__photo_error(result) = *r->error;
+    if (!taken->rel_output)
+        result->output = NULL; /* the plan's string: the plan keeps it */
+    /* Every file's size and digest, from the records the parts
+     * joined (a part's result line gives the first only). */
+    if (r->status == GAL_PHOTO_DONE || r->status == GAL_PHOTO_UP_TO_DATE)
+        gal__files_from_records(pr, i);
+    /* The pages know photos without files of their own by size and
+     * time, as now. */
+    gal__plan_stat(&pr->plans[i], &g_array_index(pr->inputs, gal_input, i), result->input);
+    g_strlcpy(pr->plans[i].in_sha256, taken->in_sha256, sizeof(pr->plans[i].in_sha256));
+    return TRUE;
+}
+
+/* Each photo's result, from its shard's part: a part at a time, its
+ * results read, taken and freed. */
 static int
 take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
 {
     gal_run_summary *summary = pr->summary;
-    int failed = 0;
+    int total = summary->total, failed = 0;
+    /* The photos by shard (a counting sort), each shard's in input order. */
+    g_autofree int *shard_of = g_new(int, MAX(1, total));
+    g_autofree int *first = g_new0(int, found->shards + 2);
+    g_autofree int *by_shard = g_new(int, MAX(1, total));
+    g_autofree gboolean *missing = g_new0(gboolean, MAX(1, total));
 
-    for (int i = 0; i < summary->total; i++) {
-        gal_photo_result *result = &summary->photos[i];
-        int k = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards);
-        g_autofree char *rel = gal__relative_path(pr->out_dir, result->input);
-        const gal_part_result *taken = g_hash_table_lookup(found->parts[k].results, rel);
-        const gal_photo_result *r = taken ? &taken->result : NULL;
+    for (int i = 0; i < total; i++) {
+        shard_of[i] = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards);
+        first[shard_of[i] + 1]++;
+    }
+    for (int k = 1; k <= found->shards; k++)
+        first[k + 1] += first[k];
+    {
+        g_autofree int *next = g_memdup2(first, sizeof(int) * (found->shards + 2));
 
-        if (!r) {
+        for (int i = 0; i < total; i++)
+            by_shard[next[shard_of[i]]++] = i;
+    }
+    for (int k = 1; k <= found->shards; k++) {
+        g_autoptr(GHashTable) results = NULL;
+        g_autofree char *name = NULL;
+        gal_error err = { 0 };
+
+        if (first[k] == first[k + 1])
+            continue;
+        name = gal__part_name(k, found->shards);
+        results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+            (GDestroyNotify) gal__part_result_free);
+        if (gal__part_load_results(pr->out_dir, name, &found->parts[k].info, results, &err)) {
+            gal__errors_add(errs, &err);
+            failed = -1;
+            continue;
+        }
+        for (int at = first[k]; at < first[k + 1]; at++)
+            missing[by_shard[at]] = !take_result(pr, found, by_shard[at], k, results);
+    }
+    /* In input order, as one pass over the photos would say it. */
+    for (int i = 0; i < total; i++) {
+        int k = shard_of[i];
+
+        if (missing[i])
             failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
                 "%s: not in the part of its shard (%d of %d), which ran before the photo was "
                 "there, or with other photos: run shard %d again (--shard %d/%d)",
-                result->input, k, found->shards, k, k, found->shards);
-            continue;
-        }
-        /* Refused by the plan here as by its shard's (or here only: two
-         * shards' photos whose names, from their EXIF, are the same; the
-         * later one is refused, as one run would). */
-        if (result->status == GAL_PHOTO_FAILED || result->status == GAL_PHOTO_IGNORED)
-            continue;
-        result->status = r->status;
-        result->why = r->why;
-        result->why_detail = g_strdup(r->why_detail);
-        result->width = r->width;
-        result->height = r->height;
-        result->bytes = r->bytes;
-        memcpy(result->sha256, r->sha256, sizeof(result->sha256));
-        result->caption = g_strdup(r->caption);
-        result->caption_source = g_strdup(r->caption_source);
-        result->caption_cut = r->caption_cut;
-        /* What the report says of the photo is in its output's record: the
-         * shard's part when it made it, else the manifest. */
-        if (taken->rel_output) {
-            gal_manifest_entry *e = found->parts[k].manifest
-                ? g_hash_table_lookup(found->parts[k].manifest->entries, taken->rel_output) : NULL;
-
-            if (!e || !e->about)
-                e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
-            if (e)
-                result->about = g_strdupv(e->about);
-        }
-        result->seconds = r->seconds;
-        result->hash_seconds = r->hash_seconds;
-        if (r->error)
-            *gal__photo_error(result) = *r->error;
-        if (!taken->rel_output)
-            g_clear_pointer((char **) &result->output, g_free);
-        /* Every file's size and digest, from the records the parts
-         * joined (a part's result line gives the first only). */
-        if (r->status == GAL_PHOTO_DONE || r->status == GAL_PHOTO_UP_TO_DATE)
-            gal__files_from_records(pr, i);
-        /* The pages know photos without files of their own by size and
-         * time, as now. */
-        gal__plan_stat(&pr->plans[i], result->input);
-        g_strlcpy(pr->plans[i].in_sha256, taken->in_sha256, sizeof(pr->plans[i].in_sha256));
+                summary->photos[i].input, k, found->shards, k, k, found->shards);
     }
     return failed;
 }

@@ -47,9 +47,19 @@ sweep(int dir_fd, int depth)
         return 0;
     }
     while ((entry = readdir(dir))) {
-        struct stat st;
+        struct stat st = { 0 };
 
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0 ||
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        /* The folder's own listing says what most entries are (as lstat
+         * would: a link is a link), so only a leftover's name or a file
+         * system that does not say costs a stat: a folder of a million
+         * outputs is swept without a million stats. */
+        if (entry->d_type == DT_REG && !is_leftover(entry->d_name))
+            continue;
+        if (entry->d_type == DT_DIR)
+            st.st_mode = S_IFDIR;
+        else if ((entry->d_type != DT_REG && entry->d_type != DT_UNKNOWN) ||
             fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (S_ISREG(st.st_mode) && is_leftover(entry->d_name))

@@ -228,7 +228,8 @@ parse_result(char **f, int n)
  * them. The first fault is kept, with its line. */
 typedef struct {
     gal_part_info *info;
-    GHashTable *results;
+    GHashTable *results;  /* NULL: each result is checked and counted, not kept */
+    int n_checked;        /* results checked when not kept */
     gboolean header;
     int fault_line;
     const char *fault;
@@ -287,6 +288,10 @@ read_line(char **f, int n, int line, void *user)
 
         if (!result)
             fault(r, line, "a bad \"result\" line");
+        else if (!r->results) {
+            gal__part_result_free(result);
+            r->n_checked++;
+        }
         else
             g_hash_table_replace(r->results, g_strdup(f[1]), result);
     }
@@ -294,7 +299,7 @@ read_line(char **f, int n, int line, void *user)
         gint64 count;
 
         if (!r->header || n != 2 || !parse_int(f[1], 0, G_MAXINT, &count) ||
-            count != (gint64) g_hash_table_size(r->results))
+            count != (r->results ? (gint64) g_hash_table_size(r->results) : r->n_checked))
             fault(r, line, "a bad \"done\" line");
         else {
             info->n_results = (int) count;
@@ -303,24 +308,47 @@ read_line(char **f, int n, int line, void *user)
     }
 }
 
+static int
+part_damaged(const part_reader *r, const char *dir, const char *name, gal_error *err)
+{
+    if (r->fault_line)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s:%d: %s: the part is "
+            "damaged; run its shard again", dir, name, r->fault_line, r->fault);
+    return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s: the part is damaged; "
+        "run its shard again", dir, name, r->fault);
+}
+
 gal_manifest *
 gal__part_load(const char *dir, const char *name, gal_part_info *info, GHashTable *results,
     gal_error *err)
 {
-    part_reader r = { info, results, FALSE, 0, NULL };
+    part_reader r = { info, results, 0, FALSE, 0, NULL };
     gal_manifest *part;
 
     *info = (gal_part_info) { 0 };
     part = gal__manifest_load_named(dir, name, read_line, &r);
     if (!r.fault && (!r.header || !info->cwd))
         fault(&r, 0, "no \"shard\" and \"inputs\" lines");
-    if (r.fault) {
-        if (r.fault_line)
-            gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s:%d: %s: the part is damaged; "
-                "run its shard again", part->dir, part->name, r.fault_line, r.fault);
-        else
-            gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s: the part is damaged; "
-                "run its shard again", part->dir, part->name, r.fault);
-    }
+    if (r.fault)
+        part_damaged(&r, part->dir, part->name, err);
     return part;
+}
+
+int
+gal__part_load_results(const char *dir, const char *name, const gal_part_info *checked,
+    GHashTable *results, gal_error *err)
+{
+    gal_part_info info = { 0 };
+    part_reader r = { &info, results, 0, FALSE, 0, NULL };
+    int failed = 0;
+
+    gal__manifest_read_others(dir, name, read_line, &r);
+    /* The part was checked a moment ago: read again, it must say the same. */
+    if (!r.fault && (!r.header || !info.done || info.shard != checked->shard ||
+                        info.shards != checked->shards || info.n_results != checked->n_results))
+        fault(&r, 0, "changed while the merge read it");
+    if (r.fault)
+        failed = part_damaged(&r, dir, name, err);
+    gal__part_info_clear(&info);
+    return failed;
 }

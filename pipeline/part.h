@@ -50,9 +50,15 @@ void gal__part_result_free(gal_part_result *r);
 
 /* Read the part `name` in `dir`: its records (the manifest returned),
  * its header into `info` and its results into `results` (rel input ->
- * gal_part_result, owned). `err` is set, naming the line, when the part is
- * damaged; a part cut short before "done" is not damaged, only not done. */
+ * gal_part_result, owned), or, with `results` NULL, only check and count
+ * them. `err` is set, naming the line, when the part is damaged; a part
+ * cut short before "done" is not damaged, only not done. */
 gal_manifest *gal__part_load(const char *dir, const char *name, gal_part_info *info,
+    GHashTable *results, gal_error *err);
+/* Read only the results of a part gal__part_load has `checked` (done)
+ * into `results`, as it does; -1 with `err` set when the part is damaged
+ * or is no longer the part checked. */
+int gal__part_load_results(const char *dir, const char *name, const gal_part_info *checked,
     GHashTable *results, gal_error *err);
 
 #endif /* GAL_PART_H */

@@ -211,7 +211,9 @@ gal__plan_photos(preset_run *pr)
         gboolean facts_read = FALSE, skip = FALSE, refused = FALSE;
         gal_facts facts;
 
-        result->input = g_strdup(in->path);
+        /* The input's own string (the summary takes it at the end of the
+         * run, gal__engine_end): a million photos' paths, once. */
+        result->input = in->path;
         if (in->why || !in->regular) {
             gal_error_set(gal__photo_error(result), GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
@@ -288,7 +290,8 @@ gal__plan_photos(preset_run *pr)
         }
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
-        result->output = g_strdup(pr->outputs[i * pr->n_variants]);
+        /* The plan's own string, as the input's path (gal__engine_end). */
+        result->output = pr->outputs[i * pr->n_variants];
         if (pr->n_variants > 1) {
             result->n_files = pr->n_variants;
             result->files = g_new0(gal_output_file, pr->n_variants);

@@ -41,8 +41,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
     g_strlcpy(first->in_sha256, plan->in_sha256, sizeof(first->in_sha256));
-    g_strlcpy(first->preset_digest, pr->preset_digest, sizeof(first->preset_digest));
-    first->version = g_strdup(GAL_VERSION);
+    gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
     first->caption_cut = job->caption_cut;
@@ -142,8 +141,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
         g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
-        g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
-        e->version = g_strdup(GAL_VERSION);
+        gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->out_size = sheet->bytes;
         e->out_mtime_ns = gal__mtime_ns(&st);
         g_strlcpy(e->out_sha256, sheet->sha256, sizeof(e->out_sha256));
@@ -199,7 +197,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     for (guint k = 0; k < names->len; k++) {
         gal_manifest_entry *e = g_hash_table_lookup(m->entries, names->pdata[k]);
         g_autofree char *input = NULL;
-        g_autofree char *output = g_build_filename(pr->out_dir, e->output, NULL);
+        g_autofree char *output = NULL;
         gal_orphan o = { 0 };
         struct stat st;
 
@@ -212,13 +210,20 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                 continue;
         }
         else {
-            input = g_canonicalize_filename(e->input, pr->out_dir);
-            o.renamed = g_hash_table_contains(now, e->input) &&
-                !g_hash_table_contains(made, e->output);
+            gboolean photo_here = g_hash_table_contains(now, e->input);
+
+            o.renamed = photo_here && !g_hash_table_contains(made, e->output);
             o.not_made = g_hash_table_contains(members, e->input);
+            /* A photo of this run was there when it was scanned: only the
+             * records of other photos cost a stat (one per photo was a
+             * fifth of a merge's). */
+            if (!o.renamed && !o.not_made && photo_here)
+                continue;
+            input = g_canonicalize_filename(e->input, pr->out_dir);
             if (!o.renamed && !o.not_made && (lstat(input, &st) == 0 || errno != ENOENT))
                 continue;
         }
+        output = g_build_filename(pr->out_dir, e->output, NULL);
         o.output = g_strdup(output);
         o.input = g_strdup(e->sheet ? "(contact sheet)" : input);
         if (opts->prune && !opts->dry_run) {

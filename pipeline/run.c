@@ -227,7 +227,9 @@ clear_run(preset_run *pr)
     g_mutex_clear(&pr->manifest_lock);
     for (int i = 0; i < total && pr->outputs; i++) {
         for (int v = 0; v < pr->n_variants; v++) {
-            g_free(pr->outputs[i * pr->n_variants + v]);
+            /* The summary keeps the first, as its result's output. */
+            if (v > 0 || pr->summary->photos[i].output != pr->outputs[i * pr->n_variants])
+                g_free(pr->outputs[i * pr->n_variants + v]);
             if (pr->plans[i].entries)
                 gal__manifest_entry_free(pr->plans[i].entries[v]);
         }
@@ -243,6 +245,11 @@ clear_run(preset_run *pr)
     g_free(pr->outputs);
     g_free(pr->todo);
     g_free(pr->out_dir);
+    /* The summary keeps each photo's path (its result's input, the
+     * input's own string since the plan), and outlives the inputs. */
+    for (int i = 0; pr->inputs && i < total && i < (int) pr->inputs->len; i++)
+        if (pr->summary->photos[i].input == g_array_index(pr->inputs, gal_input, i).path)
+            g_array_index(pr->inputs, gal_input, i).path = NULL;
     if (pr->inputs)
         gal__inputs_free(pr->inputs);
 }

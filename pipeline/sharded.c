@@ -131,17 +131,19 @@ gal__item_rel(const preset_run *pr, int i)
 static void
 keep_facts(gal_manifest_entry *e, const gal_facts *facts, const char *input)
 {
-    e->facts[GAL_ITEM_CAPTION] = g_strdup(facts->caption);
-    e->facts[GAL_ITEM_CAMERA] = g_strdup(facts->camera);
-    e->facts[GAL_ITEM_LENS] = g_strdup(facts->lens);
-    e->facts[GAL_ITEM_ARTIST] = g_strdup(facts->artist);
-    e->facts[GAL_ITEM_COPYRIGHT] = g_strdup(facts->copyright);
-    e->facts[GAL_ITEM_EXPOSURE] = g_strdup(facts->exposure);
+    char **facts_kept = gal__manifest_entry_facts(e);
+
+    facts_kept[GAL_ITEM_CAPTION] = g_strdup(facts->caption);
+    facts_kept[GAL_ITEM_CAMERA] = g_strdup(facts->camera);
+    facts_kept[GAL_ITEM_LENS] = g_strdup(facts->lens);
+    facts_kept[GAL_ITEM_ARTIST] = g_strdup(facts->artist);
+    facts_kept[GAL_ITEM_COPYRIGHT] = g_strdup(facts->copyright);
+    facts_kept[GAL_ITEM_EXPOSURE] = g_strdup(facts->exposure);
     if (facts->has_date)
-        e->facts[GAL_ITEM_DATE] = g_strdup_printf("%04d:%02d:%02d %02d:%02d:%02d",
+        facts_kept[GAL_ITEM_DATE] = g_strdup_printf("%04d:%02d:%02d %02d:%02d:%02d",
             facts->date.tm_year + 1900, facts->date.tm_mon + 1, facts->date.tm_mday,
             facts->date.tm_hour, facts->date.tm_min, facts->date.tm_sec);
-    e->facts[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
+    facts_kept[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
         gal__sort_time(facts, input));
 }
 
@@ -170,8 +172,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->in_size = plan->in_size;
     e->in_mtime_ns = plan->in_mtime_ns;
     g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
-    g_strlcpy(e->preset_digest, pr->preset_digest, sizeof(e->preset_digest));
-    e->version = g_strdup(GAL_VERSION);
+    gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->out_size = (gint64) len;
     e->width = job->gather_item->Xsize;
     e->height = job->gather_item->Ysize;

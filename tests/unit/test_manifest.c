@@ -7,6 +7,7 @@
 
 #include "gal_test.h"
 #include "gal_test_json.h"
+#include "part.h"
 
 TestSuite(manifest, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -23,8 +24,7 @@ entry(const char *output, const char *input)
     e->in_size = 123456789012LL;
     e->in_mtime_ns = 1700000000123456789LL;
     memcpy(e->in_sha256, hash_a, 65);
-    memcpy(e->preset_digest, hash_b, 65);
-    e->version = g_strdup("0.1.0");
+    gal__manifest_entry_set_recipe(e, hash_b, "0.1.0");
     e->out_size = 4242;
     e->out_mtime_ns = 1700000001000000000LL;
     memcpy(e->out_sha256, hash_b, 65);
@@ -320,4 +320,89 @@ Test(manifest, events_escape_every_awkward_character)
     cr_expect_eq(gal_json_number(j, "timings.total_seconds"), 0.25);
     cr_expect_eq(gal_json_get(j, "outputs")->items->len, 0, "a failed photo has no output");
     cr_expect_eq(gal_json_get(j, "caption")->type, GAL_JSON_NULL);
+}
+
+/* A part's results, read again when a merge takes them: the same as when
+ * the part was checked, with no record kept; a part that changed in
+ * between is refused. */
+static void
+count_kinds(char **fields, int n, int line, void *user)
+{
+    GHashTable *kinds = user;
+
+    (void) n;
+    (void) line;
+    g_hash_table_replace(kinds, g_strdup(fields[0]),
+        GINT_TO_POINTER(GPOINTER_TO_INT(g_hash_table_lookup(kinds, fields[0])) + 1));
+}
+
+static void
+write_part(const char *dir, const char *name, int n_results, gboolean done)
+{
+    gal_manifest *m = gal__manifest_new(dir);
+    g_autoptr(GString) extra = g_string_new(NULL);
+    char *inputs[] = { "in", NULL };
+    gal_part_info info = { 1, 2, { 0 }, "0.1.0", "/srv", inputs, FALSE, 0, FALSE };
+    gal_error err = { 0 };
+
+    g_strlcpy(info.preset_digest, hash_b, sizeof(info.preset_digest));
+    g_free(m->name);
+    m->name = g_strdup(name);
+    gal__manifest_put(m, entry("a.jpg", "../in/a.jpg"));
+    gal__manifest_add_dep(g_hash_table_lookup(m->entries, "a.jpg"), "/srv/a.txt", TRUE, 1, 2,
+        hash_a);
+    gal__part_append_header(extra, &info);
+    for (int r = 0; r < n_results; r++) {
+        g_autofree char *rel = g_strdup_printf("../in/%c.jpg", 'a' + r);
+        gal_photo_result result = { .status = GAL_PHOTO_DONE, .why = GAL_WHY_NEW, .width = 10 };
+
+        gal__part_append_result(extra, rel, r == 0 ? "a.jpg" : NULL, "", &result);
+    }
+    if (done)
+        gal__part_append_done(extra, n_results);
+    cr_assert_eq(gal__manifest_save_with(m, extra->str, FALSE, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+}
+
+Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
+{
+    g_autofree char *dir = gal_test_tmpdir("part-results");
+    g_autofree char *name = gal__part_name(1, 2);
+    g_autoptr(GHashTable) kinds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        (GDestroyNotify) gal__part_result_free);
+    gal_part_info info = { 0 };
+    gal_error err = { 0 };
+    gal_manifest *part;
+    const gal_part_result *got;
+
+    write_part(dir, name, 2, TRUE);
+    /* Checked without keeping the results... */
+    part = gal__part_load(dir, name, &info, NULL, &err);
+    cr_assert_eq(err.code, GAL_OK, "%s", err.msg);
+    cr_expect(info.done);
+    cr_expect_eq(info.n_results, 2);
+    cr_expect_eq(g_hash_table_size(part->entries), 1);
+    gal__manifest_free(part);
+    /* ...the other lines alone: no record's line reaches the reader... */
+    gal__manifest_read_others(dir, name, count_kinds, kinds);
+    cr_expect_eq(GPOINTER_TO_INT(g_hash_table_lookup(kinds, "result")), 2);
+    cr_expect_eq(GPOINTER_TO_INT(g_hash_table_lookup(kinds, "done")), 1);
+    cr_expect_null(g_hash_table_lookup(kinds, "output"));
+    cr_expect_null(g_hash_table_lookup(kinds, "depends"));
+    cr_expect_null(g_hash_table_lookup(kinds, "preset"));
+    /* ...and the results, when taken. */
+    cr_assert_eq(gal__part_load_results(dir, name, &info, results, &err), 0, "%s", err.msg);
+    cr_expect_eq(g_hash_table_size(results), 2);
+    got = g_hash_table_lookup(results, "../in/a.jpg");
+    cr_assert_not_null(got);
+    cr_expect_str_eq(got->rel_output, "a.jpg");
+    cr_expect_eq(got->result.width, 10);
+    /* A part rewritten meanwhile (here: cut short) is refused. */
+    g_hash_table_remove_all(results);
+    write_part(dir, name, 1, FALSE);
+    cr_expect_eq(gal__part_load_results(dir, name, &info, results, &err), -1);
+    cr_expect_eq(err.code, GAL_ERR_OUTPUT);
+    cr_expect(strstr(err.msg, "changed while the merge read it") != NULL, "%s", err.msg);
+    gal__part_info_clear(&info);
 }
