@@ -177,7 +177,8 @@ gal__expand_home(gal_load_ctx *ctx, gal_node *value, const char *key)
 
 /* `key` of stage `stage` is one of its alternatives (GAL_ALTERNATIVE):
  * remove the others from `map`, the stage's keys as a parent or the
- * preset so far set them. */
+ * preset so far set them, and the keys only another alternative uses
+ * (gal_stage_def.alternative_keys). */
 static void
 drop_alternatives(const char *stage, gal_node *map, const char *key)
 {
@@ -198,6 +199,9 @@ drop_alternatives(const char *stage, gal_node *map, const char *key)
 
             gal__node_remove(map, k);
         }
+    if (def->alternative_keys && strcmp(def->alternative_keys[0], key) != 0)
+        for (int i = 1; def->alternative_keys[i]; i++)
+            gal__node_remove(map, def->alternative_keys[i]);
 }
 
 /* "stages" merge by stage name: the k-th `watermark` of the child refines

@@ -126,6 +126,11 @@ typedef struct gal_stage_def {
     const gal_param *params; /* schema, ends with GAL_PARAM_END */
     size_t opts_size;
     gal_stage_kind kind;
+    /* Keys that only one of the GAL_ALTERNATIVE keys uses (a text mark's
+     * font and colour): that alternative's key first, then them, NULL
+     * last. A preset choosing another alternative over a parent's (extends,
+     * --set) drops them with it. Optional. */
+    const char *const *alternative_keys;
     /* Rules that involve several keys; optional. */
     int (*check)(const gal_stage_ctx *sc, gal_error *err);
     /* Costly per-preset work, once, on the main thread; optional. */

@@ -691,6 +691,9 @@ const gal_stage_def gal_stage_watermark = {
     .params = watermark_params,
     .opts_size = sizeof(watermark_opts),
     .kind = GAL_STAGE_MAP,
+    /* A child's logo over a parent's text mark leaves no text styling. */
+    .alternative_keys = (const char *const[]) { "text", "font", "color", "font-size", "shadow",
+        "outline", NULL },
     .check = watermark_check,
     .prepare = watermark_prepare,
     .release = watermark_release,

@@ -140,6 +140,42 @@ Test(preset_user, a_childs_image_replaces_the_parents_text_mark)
     cr_expect(strstr(text, "size=30%") != NULL, "the rest is inherited: %s", text);
 }
 
+Test(preset_user, a_childs_image_drops_the_parents_text_styling)
+{
+    g_autofree char *dir = gal_test_tmpdir("user-mark-style");
+    g_autofree char *logo = write_logo(dir, "logo.png");
+    g_autofree char *parent = gal_test_write_preset(dir, "parent.yaml",
+        "gallop: 1\nstages:\n  - watermark: { text: \"© me\", color: auto, font: Serif, "
+        "font-size: 20px, outline: true, shadow: true, opacity: 0.3 }\n");
+    /* A --set path is the command line's: relative to where gallop runs. */
+    g_autofree char *set_image = g_strdup_printf("watermark.image=%s", logo);
+    const char *set[] = { set_image, NULL };
+    gal_load_options child_opts = { .presets_dir = GAL_PRESETS_DIR };
+    gal_load_options set_opts = { .presets_dir = GAL_PRESETS_DIR, .overrides = set,
+        .n_overrides = 1 };
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree gal_errors *set_errs = g_new0(gal_errors, 1);
+    /* color: auto, font-size, shadow and outline are refused on a logo:
+     * coming from the parent's text mark, they go with it. */
+    g_autofree char *child = describe_loaded(dir,
+        "gallop: 1\nextends: parent.yaml\nstages:\n  - watermark: { image: logo.png }\n",
+        &child_opts, errs);
+    g_autofree char *by_set = describe_loaded(dir, "gallop: 1\nextends: parent.yaml\n",
+        &set_opts, set_errs);
+
+    expect_loaded(child, errs);
+    expect_loaded(by_set, set_errs);
+    for (int i = 0; i < 2; i++) {
+        const char *text = i ? by_set : child;
+
+        cr_expect(strstr(text, "color=#ffffffff") && strstr(text, "shadow=false") &&
+                strstr(text, "outline=false") && strstr(text, "font-size=0px") &&
+                strstr(text, "font=\"DejaVu Sans Bold\""),
+            "the text styling stayed: %s", text);
+        cr_expect(strstr(text, "opacity=0.3") != NULL, "the rest is inherited: %s", text);
+    }
+}
+
 Test(preset_user, set_text_replaces_the_presets_image_mark)
 {
     g_autofree char *dir = gal_test_tmpdir("user-mark-set");
