@@ -185,7 +185,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
         int i = slots[r];
 
         if (i >= 0 && run->runs[r]->plans[i].build_output) {
-            gal__file_sha256(input, NULL, sha256, NULL, &hash_err);
+            gal__file_digest(input, NULL, sha256, NULL, NULL, &hash_err);
             hash_seconds = (g_get_monotonic_time() - start) / 1e6;
         }
     }

@@ -112,7 +112,7 @@ gal__job_record_deps(const gal_job *job, gal_manifest_entry *e)
         char hex[65];
         gboolean exists;
 
-        gal__dependency_state(path, &st, &exists, hex);
+        gal__dependency_state(path, &st, &exists, hex, NULL);
         gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
             exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
     }
