@@ -300,6 +300,11 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
         vips_image_get_blob(header, VIPS_META_ICC_NAME, &profile, &profile_len))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
     own_colour = gal__icc_is_ours(header, profile, profile_len);
+    /* A second load of the same descriptor, not the header's image: the
+     * shrink-on-load factor comes from the header, and a loader takes it
+     * only when it starts. Sharing one VipsSource between the two loads
+     * would save only the source's set-up: a header load, source included,
+     * costs 0.25 ms of a 12 MP photo's ~150 ms (issue 17, measured). */
     if (gal__photo_load(file, fail_on, shrink, &loaded))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
     if (!gal__watch_add(watch, loaded))
