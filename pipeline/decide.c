@@ -12,57 +12,66 @@
 
 #include "engine.h"
 
-/* A file the incremental decisions compare with its record: a photo (a
- * path), or an output (`path` relative beneath the output folder
- * `root_fd`, never read through a link). */
+/* An output the incremental decisions compare with its record: `path`
+ * relative beneath the output folder `root_fd`, never read through a
+ * link. Outputs are recorded by SHA-256 (digest.h). */
 typedef struct {
     const char *path;
-    int root_fd; /* >= 0: an output beneath this folder */
+    int root_fd;
 } file_ref;
 
-static int
-ref_sha256(const file_ref *f, char *hex)
-{
-    gal_error err = { 0 };
-
-    if (f->root_fd >= 0)
-        return gal__sha256_beneath(f->root_fd, f->path, hex, NULL);
-    return gal__file_sha256(f->path, NULL, hex, NULL, &err);
-}
-
-/* Is the file still the one recorded (size, mtime, else content)? On a
+/* Is the output still the one recorded (size, mtime, else content)? On a
  * content match with a new mtime the record is refreshed, so the next run
- * takes the fast path again. A hash taken on the way lands in `hashed`
- * (may be NULL), so a changed photo is not read twice. */
-static gboolean
-same_file_hashed(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
-    gint64 now_size, gint64 now_mtime_ns, char *hashed)
-{
-    char hex[65];
-
-    if (now_size == *size && now_mtime_ns == *mtime_ns)
-        return TRUE;
-    /* A photo hashed for another of its files' records is not read again. */
-    if (hashed && hashed[0])
-        memcpy(hex, hashed, sizeof(hex));
-    else if (ref_sha256(f, hex))
-        return FALSE;
-    if (hashed)
-        memcpy(hashed, hex, sizeof(hex));
-    if (now_size != *size || strcmp(hex, sha256) != 0)
-        return FALSE;
-    *mtime_ns = now_mtime_ns;
-    return TRUE;
-}
-
+ * takes the fast path again. */
 static gboolean
 same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
     const struct stat *st)
 {
+    char hex[65];
+
+    if (st->st_size == *size && gal__mtime_ns(st) == *mtime_ns)
+        return TRUE;
     /* A different size is a different file: no need to read it. */
-    if (st->st_size != *size)
+    if (st->st_size != *size || gal__sha256_beneath(f->root_fd, f->path, hex, NULL) ||
+        strcmp(hex, sha256) != 0)
         return FALSE;
-    return same_file_hashed(f, size, mtime_ns, sha256, st->st_size, gal__mtime_ns(st), NULL);
+    *mtime_ns = gal__mtime_ns(st);
+    return TRUE;
+}
+
+/* Is the photo still the one recorded in `recorded` (size and time, else
+ * content)? The photo is hashed at most once for all of its records:
+ * `plan` keeps its XXH3 and, once a record of format 1 (a SHA-256) asked
+ * for it, its SHA-256, taken in the same read. On a content match the
+ * record is refreshed (its time, and a SHA-256 becomes the XXH3), so the
+ * next run takes the fast path again and the manifest written next holds
+ * XXH3 only. A photo whose record matches by size and time keeps its
+ * digest, whatever its kind: reading it just to convert the digest would
+ * cost a no-op rerun what a touched one costs. */
+static gboolean
+same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
+    char *recorded)
+{
+    gboolean legacy = gal__is_sha256_hex(recorded);
+    gboolean have = strlen(plan->in_sha256) == GAL_XXH3_HEX_LEN;
+    gal_error err = { 0 };
+
+    if (plan->in_size == *size && plan->in_mtime_ns == *mtime_ns)
+        return TRUE;
+    if (!have || (legacy && !plan->in_sha256_v1[0])) {
+        /* Hashed even when the size differs: the new record needs it. */
+        if (gal__file_digest(path, NULL, plan->in_sha256, legacy ? plan->in_sha256_v1 : NULL,
+                NULL, &err)) {
+            plan->in_sha256[0] = plan->in_sha256_v1[0] = '\0';
+            return FALSE;
+        }
+    }
+    if (plan->in_size != *size ||
+        strcmp(legacy ? plan->in_sha256_v1 : plan->in_sha256, recorded) != 0)
+        return FALSE;
+    *mtime_ns = plan->in_mtime_ns;
+    g_strlcpy(recorded, plan->in_sha256, GAL_SHA256_HEX_LEN + 1);
+    return TRUE;
 }
 
 gboolean
@@ -85,9 +94,11 @@ gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_
 static const char *
 dependency_change(const gal_captions *captions, const char *photo, gal_dep_record *dep)
 {
-    char hex[65];
+    char hex[65], sha256[65];
     struct stat st;
     gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
+    /* A record of format 1 holds the file's SHA-256 (digest.h). */
+    gboolean legacy;
 
     if (g_str_has_prefix(dep->sha256, "row:")) {
         gal_caption_row row;
@@ -109,10 +120,12 @@ dependency_change(const gal_captions *captions, const char *photo, gal_dep_recor
         return NULL;
     if (st.st_size != dep->size)
         return "changed";
-    gal__dependency_state(dep->path, &st, &exists, hex);
-    if (!exists || strcmp(hex, dep->sha256) != 0)
+    legacy = gal__is_sha256_hex(dep->sha256);
+    gal__dependency_state(dep->path, &st, &exists, hex, legacy ? sha256 : NULL);
+    if (!exists || strcmp(legacy ? sha256 : hex, dep->sha256) != 0)
         return "changed";
     dep->mtime_ns = gal__mtime_ns(&st);
+    g_strlcpy(dep->sha256, hex, sizeof(dep->sha256));
     return NULL;
 }
 
@@ -144,7 +157,6 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     photo_plan *plan = &pr->plans[i];
     const char *input = pr->summary->photos[i].input;
     g_autofree char *rel_in = gal__relative_path(pr->out_dir, input);
-    file_ref photo = { input, -1 };
     gboolean exists;
 
     if (!e)
@@ -161,9 +173,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_file_hashed(&photo, &e->in_size, &e->in_mtime_ns, e->in_sha256, plan->in_size,
-            plan->in_mtime_ns,
-            plan->in_sha256))
+    if (!same_photo(input, plan, &e->in_size, &e->in_mtime_ns, e->in_sha256))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; e->deps && d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
@@ -289,8 +299,11 @@ item_current(preset_run *pr, int i)
         GAL_WHY_UP_TO_DATE;
 }
 
+/* The members by their photos' digests. `v1`: each by the SHA-256 a
+ * record of format 1 was checked with, where there was one, to recognise
+ * the record of pages made by a gallop that recorded photos by SHA-256. */
 static void
-members_by_content(preset_run *pr, char *hex)
+members_by_content(preset_run *pr, gboolean v1, char *hex)
 {
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 
@@ -305,7 +318,10 @@ members_by_content(preset_run *pr, char *hex)
         rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
-        g_checksum_update(sum, (const guchar *) pr->plans[i].in_sha256, -1);
+        g_checksum_update(sum,
+            (const guchar *) (v1 && pr->plans[i].in_sha256_v1[0] ? pr->plans[i].in_sha256_v1
+                                                                  : pr->plans[i].in_sha256),
+            -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }
     g_strlcpy(hex, g_checksum_get_string(sum), 65);
@@ -370,7 +386,7 @@ void
 gal__members_identity(preset_run *pr, char *hex)
 {
     if (pr->members_by_content)
-        members_by_content(pr, hex);
+        members_by_content(pr, FALSE, hex);
     else
         members_by_stat(pr, hex);
 }
@@ -382,14 +398,27 @@ gal__pages_current(preset_run *pr, const char *members)
     GHashTableIter it;
     gpointer value;
     int found = 0;
+    char v1[65] = "";
 
     if (!members[0])
         return FALSE;
+    /* Photos whose record of format 1 was checked by SHA-256 this run
+     * (they were touched) are recorded by XXH3 from now on, which changes
+     * the members' identity, not the members: the pages' record is
+     * recognised by the identity the SHA-256 digests give, and takes the
+     * new one. */
+    if (pr->members_by_content) {
+        members_by_content(pr, TRUE, v1);
+        if (strcmp(v1, members) == 0)
+            v1[0] = '\0';
+    }
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
         gboolean exists;
 
+        if (e->sheet && v1[0] && strcmp(e->in_sha256, v1) == 0)
+            g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
         if (!e->sheet || strcmp(e->in_sha256, members) != 0 ||
             strcmp(e->preset_digest, pr->preset_digest) != 0 ||
             strcmp(e->version, GAL_VERSION) != 0)

@@ -1,5 +1,15 @@
 /* digest.h: content digests of files: what incremental runs compare
- * when a file's size or time changed. A leaf module. */
+ * when a file's size or time changed. A leaf module.
+ *
+ * Two kinds, told apart by their length:
+ * - XXH3-128, 32 hex digits: what a photo and a file an output depends
+ *   on (a caption sidecar, a table) are recorded by. Change detection
+ *   needs no cryptographic strength (the manifest is untrusted anyway and
+ *   is only ever compared with files gallop reads itself), and XXH3 runs
+ *   at memory speed where SHA-256 took ~8% of a run's CPU.
+ * - SHA-256, 64 hex digits: every output (its readers check integrity
+ *   with standard tools: docs/report.md), and records of inputs written
+ *   before XXH3 (manifest format 1), still checked as such. */
 #ifndef GAL_DIGEST_H
 #define GAL_DIGEST_H
 
@@ -8,6 +18,31 @@
 #include <glib.h>
 
 #include "fsio.h"
+
+#define GAL_XXH3_HEX_LEN 32
+#define GAL_SHA256_HEX_LEN 64
+
+/* Is `text` a content digest as recorded: 32 (XXH3-128) or 64 (SHA-256)
+ * hex digits? For fields of untrusted manifests. */
+gboolean gal__is_content_digest(const char *text);
+/* Is `text` 64 hex digits (a SHA-256)? */
+gboolean gal__is_sha256_hex(const char *text);
+
+/* XXH3-128 of `len` bytes as 32 hex digits into `hex` (33 bytes). */
+void gal__xxh3_hex(const void *data, gsize len, char *hex);
+
+/* A file's contents, read once to its end from `fd`: their XXH3-128
+ * into `xxh3` (33 bytes; NULL: not taken), their SHA-256 into `sha256`
+ * (65 bytes; NULL: not taken) and their size into *size (may be NULL).
+ * -1 with errno set. */
+int gal__fd_digests(int fd, char *xxh3, char *sha256, gint64 *size);
+
+/* The file's content digest (XXH3-128, 32 hex digits) into `hex` (at
+ * least 33 bytes) and, when `sha256` is not NULL, its SHA-256 from the
+ * same read; its size into *size (may be NULL). The file is opened by
+ * `rules` (NULL: any regular file, GAL_ERR_INPUT). */
+int gal__file_digest(const char *path, const gal_read_rules *rules, char *hex, char *sha256,
+    gint64 *size, gal_error *err);
 
 /* SHA-256 of a file's contents as 64 hex digits into `hex` (65 bytes), its
  * size into *size (may be NULL). The file is opened by `rules` (NULL: any
@@ -21,9 +56,12 @@ int gal__fd_sha256(int fd, char *hex, gint64 *size);
 int gal__sha256_beneath(int root_fd, const char *rel, char *hex, gint64 *size);
 
 /* A file an output depends on (a caption sidecar, a table) as it is now:
- * *exists when it is a regular file, and then its contents' digest in
- * `hex`, or 64 zeros when it cannot be read within the limit (any later
- * change then counts). */
-void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex);
+ * *exists when it is a regular file, and then its contents' digest
+ * (XXH3-128) in `hex`, or 32 zeros when it cannot be read within the
+ * limit (any later change then counts). When `sha256` is not NULL it
+ * receives the SHA-256 from the same read (64 zeros likewise), to check a
+ * record of format 1. */
+void gal__dependency_state(const char *path, struct stat *st, gboolean *exists, char *hex,
+    char *sha256);
 
 #endif /* GAL_DIGEST_H */

@@ -159,9 +159,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
     g_autofree int *live_run = g_new0(int, n);
     gint64 start = g_get_monotonic_time();
     const char *input = NULL;
-    char sha256[65] = "";
-    double hash_seconds = 0;
-    gal_error hash_err = { 0 };
+    gal_photo_digest digest = { "", 0 };
+    gboolean want_digest = FALSE;
     gal_watch *watch;
     double seconds = 0;
     gint64 memory_bytes = 0;
@@ -176,18 +175,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
         input = pr->summary->photos[i].input;
         pr->plans[i].started = TRUE;
         if (pr->plans[i].in_sha256[0])
-            memcpy(sha256, pr->plans[i].in_sha256, sizeof(sha256));
-    }
-    /* The photo's digest is taken before it is read for processing, so a
-     * photo changed half-way through is seen as changed next time. Once,
-     * for every preset. */
-    for (int r = 0; r < n && !sha256[0] && !hash_err.code; r++) {
-        int i = slots[r];
-
-        if (i >= 0 && run->runs[r]->plans[i].build_output) {
-            gal__file_sha256(input, NULL, sha256, NULL, &hash_err);
-            hash_seconds = (g_get_monotonic_time() - start) / 1e6;
-        }
+            memcpy(digest.hex, pr->plans[i].in_sha256, sizeof(digest.hex));
+        want_digest |= pr->plans[i].build_output;
     }
     /* One decode serves every preset, so the photo gets the most generous
      * of their budgets. */
@@ -225,28 +214,21 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
                 jobs[r].variant_rels[v] = gal__relative_path(pr->out_dir,
                     gal__output_of(pr, i, v));
         }
-        if (plan->build_output) {
-            if (!plan->in_sha256[0])
-                memcpy(plan->in_sha256, sha256, sizeof(plan->in_sha256));
-            pr->summary->photos[i].hash_seconds = hash_seconds;
-        }
         gal__facts_from_path(pr->preset, input, i + 1, pr->summary->total, &jobs[r].facts,
             jobs[r].strings);
         gal__facts_set_dir(&jobs[r].facts, g_array_index(pr->inputs, gal_input, i).rel,
             jobs[r].strings);
         if (pr->gather)
             jobs[r].gather_index = gal__gather_index(pr->gather, pr->gather_id[i]);
-        if (hash_err.code && plan->build_output) {
-            errs[r] = hash_err;
-            continue;
-        }
         live[n_live] = &jobs[r];
         live_run[n_live++] = r;
     }
     {
         g_autofree gal_error *live_errs = g_new0(gal_error, MAX(1, n_live));
 
-        gal__photo_run(live, n_live, live_errs);
+        /* The photo's digest, once for every preset, is taken by the one
+         * open the decoder reads (job.h). */
+        gal__photo_run(live, n_live, want_digest ? &digest : NULL, live_errs);
         for (int k = 0; k < n_live; k++) {
             /* A photo stopped for its time fails for that, whatever libvips
              * said about the evaluation it killed. */
@@ -256,6 +238,16 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             }
             errs[live_run[k]] = live_errs[k];
         }
+    }
+    for (int r = 0; r < n; r++) {
+        preset_run *pr = run->runs[r];
+        int i = slots[r];
+
+        if (i < 0 || !pr->plans[i].build_output)
+            continue;
+        if (!pr->plans[i].in_sha256[0])
+            memcpy(pr->plans[i].in_sha256, digest.hex, sizeof(pr->plans[i].in_sha256));
+        pr->summary->photos[i].hash_seconds = digest.seconds;
     }
     for (int r = 0; r < n; r++) {
         gboolean retried = !solo && slots[r] >= 0 && errs[r].code &&

@@ -293,6 +293,7 @@ write_page(gal_gather *g, int p)
     g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
     g_autofree char *name = stage->def->page_name(&sc, p + 1, g->n_pages);
     gal_photo_result result = { 0 };
+    gal_write_info written = { g->preset->name, NULL, NULL, NULL, 0, "" };
     g_autoptr(VipsImage) sheet = NULL;
     gal_output_opts output = *g->preset->output;
     const char *ext = strrchr(name, '.');
@@ -330,8 +331,6 @@ write_page(gal_gather *g, int p)
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
     if (!failed) {
         strip_photo_metadata(sheet);
-        gal_write_info written = { g->preset->name, NULL, NULL, NULL, 0, "" };
-
         failed = gal__output_write_info(&output, sheet, g->out_dir, name, &written,
             result.error);
     }
@@ -344,6 +343,9 @@ write_page(gal_gather *g, int p)
         result.status = GAL_PHOTO_DONE;
         result.width = sheet->Xsize;
         result.height = sheet->Ysize;
+        /* As written: the record need not read the page back. */
+        result.bytes = written.bytes;
+        memcpy(result.sha256, written.sha256, sizeof(result.sha256));
     }
 done:
     for (int i = 0; i < page->n; i++)

@@ -116,7 +116,20 @@ int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_f
  * 8-bit sRGB; with several users that decode is held in memory and scaled
  * down to each preset's own size. The jobs then run one after another on
  * the calling thread. errs[k] (clear on entry) receives job k's failure;
- * one job failing does not stop the others. */
-void gal__photo_run(gal_job *const *jobs, int n, gal_error *errs);
+ * one job failing does not stop the others.
+ *
+ * `digest` (may be NULL) with an empty `hex` asks for the photo's content
+ * digest (XXH3-128, digest.h): it is taken from the descriptor the photo
+ * is then decoded from, before any of it is decoded, so it is the digest
+ * of that very file (nothing can be swapped in between) and a photo
+ * changed half-way through is seen as changed by the next run. A digest
+ * that cannot be taken fails the jobs that make an output file (their
+ * record needs it), not those that only make an item. */
+typedef struct gal_photo_digest {
+    char hex[65];   /* in: "" to take it, else kept; out: the digest */
+    double seconds; /* out: the time it took; 0 when not taken */
+} gal_photo_digest;
+
+void gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error *errs);
 
 #endif /* GAL_JOB_H */

@@ -278,7 +278,7 @@ emit_entries(gal_manifest *m, text_sink *s)
     GHashTableIter it;
     gpointer value;
 
-    g_string_append(out, "gallop-manifest\t1\n");
+    g_string_append(out, GAL_MANIFEST_MAGIC "\n");
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
@@ -430,7 +430,7 @@ parse_entry(gal_manifest *m, char **f, int n)
 
     gboolean item = strcmp(f[0], "item") == 0;
 
-    if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !is_hex64(f[5])) ||
+    if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !gal__is_content_digest(f[5])) ||
         !is_hex64(f[10]))
         return;
     e = gal__manifest_entry_new();
@@ -497,7 +497,7 @@ parse_dep(gal_manifest *m, char **f, int n)
         return;
     size = parse_int(f[3], &ok);
     mtime = parse_int(f[4], &ok);
-    if (!ok || (size >= 0 && !is_hex64(f[5]) && !is_row_digest(f[5])))
+    if (!ok || (size >= 0 && !gal__is_content_digest(f[5]) && !is_row_digest(f[5])))
         return;
     gal__manifest_add_dep(e, f[2], size >= 0, size, mtime, size >= 0 ? f[5] : NULL);
 }
@@ -548,14 +548,15 @@ is_record_line(const char *line)
 static void
 parse_line(line_parser *p, char *line)
 {
-    static const char magic[] = "gallop-manifest\t1";
     gal_manifest *m = p->m;
     char *fields[MAX_FIELDS + 1];
     char **f = fields;
     int n;
 
     if (++p->number == 1) {
-        p->foreign = strcmp(line, magic) != 0;
+        /* Format 1 differs only in its digests' kind (digest.h). */
+        p->foreign = strcmp(line, GAL_MANIFEST_MAGIC) != 0 &&
+            strcmp(line, GAL_MANIFEST_MAGIC_V1) != 0;
         return;
     }
     if (p->foreign || !*line || (!p->records && is_record_line(line)) ||

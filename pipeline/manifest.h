@@ -13,6 +13,12 @@
 /* Every manifest file's name starts so: the manifest and its shards'
  * parts (.gallop-manifest.K-of-N.tsv), never an output. */
 #define GAL_MANIFEST_PREFIX ".gallop-manifest."
+/* The first line. Format 2 records photos and the files outputs depend on
+ * by XXH3-128 (32 hex digits); format 1 did by SHA-256 (64), and is still
+ * read: such a record is checked by SHA-256 and rewritten as XXH3 when the
+ * file's size or time changed (digest.h, decide.c). */
+#define GAL_MANIFEST_MAGIC "gallop-manifest\t2"
+#define GAL_MANIFEST_MAGIC_V1 "gallop-manifest\t1"
 
 /* What a contact-sheet item's label may show of its photo, kept with the
  * item (the index and count are known only when the pages are made). */

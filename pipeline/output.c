@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -221,10 +222,15 @@ save(const gal_output_opts *o, VipsImage *image, VipsTarget *target, gboolean st
 
 /* The temporary file as a libvips target. Writing through our own calls
  * keeps the system's reason for a failed write (a full disk), which
- * libvips would only pass on as text. */
+ * libvips would only pass on as text. The bytes are hashed (SHA-256, the
+ * report's digest) as they go by, which costs far less than reading the
+ * file back; a saver that reads or seeks (libvips' TIFF and some others
+ * may, to patch a header) ends that, and the file is then read back. */
 typedef struct {
     int fd;
-    int saved_errno; /* from the first failed write, 0 otherwise */
+    int saved_errno;  /* from the first failed write, 0 otherwise */
+    GChecksum *sum;   /* of the bytes written, in order */
+    gboolean reread;  /* the saver read or seeked: `sum` is not the file's */
 } fd_sink;
 
 static gint64
@@ -235,6 +241,8 @@ sink_write(VipsTargetCustom *target, const void *data, gint64 length, gpointer u
     gint64 left = length;
 
     (void) target;
+    if (!sink->reread)
+        g_checksum_update(sink->sum, data, (gssize) length);
     while (left > 0) {
         ssize_t n = write(sink->fd, p, (size_t) left);
 
@@ -255,6 +263,7 @@ static gint64
 sink_read(VipsTargetCustom *target, void *buffer, gint64 length, gpointer user)
 {
     (void) target;
+    ((fd_sink *) user)->reread = TRUE;
     return read(((fd_sink *) user)->fd, buffer, (size_t) length);
 }
 
@@ -262,24 +271,27 @@ static gint64
 sink_seek(VipsTargetCustom *target, gint64 offset, int whence, gpointer user)
 {
     (void) target;
+    ((fd_sink *) user)->reread = TRUE;
     return lseek(((fd_sink *) user)->fd, offset, whence);
 }
 
 /* Encode into the open temporary file `fd`. The metadata policy is applied
  * to a copy of the image; the evaluation is registered with the run's
- * cancel, which can stop it half-way. A failed write to the file leaves
- * its errno in *write_errno; anything else (a photo that turns out broken
- * while it is decoded, an encoder limit) is in `err`. */
+ * cancel, which can stop it half-way. The SHA-256 of what was written
+ * goes into `sum`; *reread is set when it is not the file's (the saver
+ * seeked). A failed write to the file leaves its errno in *write_errno;
+ * anything else (a photo that turns out broken while it is decoded, an
+ * encoder limit) is in `err`. */
 static int
 encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, int fd,
-    int *write_errno, gal_error *err)
+    GChecksum *sum, gboolean *reread, int *write_errno, gal_error *err)
 {
     g_autofree char *software = info->preset_name
         ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, info->preset_name)
         : g_strdup_printf("gallop %s", GAL_VERSION);
     g_autoptr(VipsImage) ready = NULL;
     gal_meta meta = { 0 };
-    fd_sink sink = { fd, 0 };
+    fd_sink sink = { fd, 0, sum, FALSE };
     const gal_facts none = { 0 };
     gal_facts facts = info->facts ? *info->facts : none;
     g_autofree char *artist = o->artist ? gal__template_render_whole(o->artist, &facts) : NULL;
@@ -302,8 +314,8 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         return gal__watch_check(info->watch, err);
     }
     if (o->format == GAL_FORMAT_PNG)
-        failed = gal__png_write(fd, ready, &meta, o->progressive, info->watch, write_errno,
-            err);
+        failed = gal__png_write(fd, ready, &meta, o->progressive, info->watch, sum,
+            write_errno, err);
     else {
         VipsTargetCustom *target = vips_target_custom_new();
 
@@ -313,6 +325,7 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         failed = save(o, ready, VIPS_TARGET(target), meta.strip_all);
         failed |= vips_target_end(VIPS_TARGET(target)) != 0;
         g_object_unref(target);
+        *reread = sink.reread;
         if (sink.saved_errno) {
             *write_errno = sink.saved_errno;
             vips_error_clear();
@@ -329,8 +342,10 @@ gal__output_write_info(const gal_output_opts *o, VipsImage *image, const gal_out
     const char *rel, gal_write_info *info, gal_error *err)
 {
     g_autoptr(VipsImage) flat = NULL;
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
     gal_write_info none = { 0 };
     gal_atomic out;
+    gboolean reread = FALSE;
     int failed, write_errno = 0;
 
     if (!info)
@@ -349,10 +364,22 @@ gal__output_write_info(const gal_output_opts *o, VipsImage *image, const gal_out
     /* Folders are made beneath the output folder, never through a link. */
     if (gal__atomic_begin(dir->fd, dir->path, rel, NULL, &out, err))
         return -1;
-    failed = encode(o, info, image, out.fd, &write_errno, err);
-    /* The digest of what was written, from the file itself. */
-    if (!failed && (lseek(out.fd, 0, SEEK_SET) != 0 ||
-                       gal__fd_sha256(out.fd, info->sha256, &info->bytes) != 0)) {
+    failed = encode(o, info, image, out.fd, sum, &reread, &write_errno, err);
+    /* The digest of what was written, as it was written; from the file
+     * itself when the saver went back in it. */
+    if (!failed && !reread) {
+        struct stat st;
+
+        g_strlcpy(info->sha256, g_checksum_get_string(sum), sizeof(info->sha256));
+        if (fstat(out.fd, &st) != 0) {
+            write_errno = errno;
+            failed = -1;
+        }
+        else
+            info->bytes = st.st_size;
+    }
+    else if (!failed && (lseek(out.fd, 0, SEEK_SET) != 0 ||
+                            gal__fd_sha256(out.fd, info->sha256, &info->bytes) != 0)) {
         write_errno = errno;
         failed = -1;
     }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "digest.h"
 #include "fsio.h"
 #include "part.h"
 
@@ -189,7 +190,7 @@ parse_result(char **f, int n)
     gal_photo_result *r = &pr->result;
     gint64 width, height, bytes, cut, code, line, col;
 
-    if (n != 23 || !is_sha256(f[22]) || !*f[1] || !parse_status(f[3], &r->status) ||
+    if (n != 23 || (*f[22] && !gal__is_content_digest(f[22])) || !*f[1] || !parse_status(f[3], &r->status) ||
         !parse_why(f[4], &r->why) || !parse_int(f[6], 0, G_MAXINT, &width) ||
         !parse_int(f[7], 0, G_MAXINT, &height) || !parse_int(f[8], 0, G_MAXINT64, &bytes) ||
         !is_sha256(f[9]) || !parse_int(f[12], 0, 1, &cut) ||

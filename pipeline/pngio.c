@@ -18,6 +18,7 @@
 
 typedef struct {
     int fd;
+    GChecksum *sum;   /* of the bytes written; NULL: none */
     int saved_errno;  /* from a failed write(), 0 otherwise */
     char msg[256];    /* libpng's message, for gal_error */
 } png_sink;
@@ -43,6 +44,8 @@ on_write(png_structp png, png_bytep data, size_t len)
 {
     png_sink *sink = png_get_io_ptr(png);
 
+    if (sink->sum)
+        g_checksum_update(sink->sum, data, len);
     while (len > 0) {
         ssize_t n = write(sink->fd, data, len);
 
@@ -129,9 +132,9 @@ add_text(png_text *text, int *n, const char *key, const char *value)
 
 int
 gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlace,
-    gal_watch *watch, int *write_errno, gal_error *err)
+    gal_watch *watch, GChecksum *sum, int *write_errno, gal_error *err)
 {
-    png_sink sink = { fd, 0, "" };
+    png_sink sink = { fd, sum, 0, "" };
     png_text text[6];
     png_job j = { image->Xsize, image->Ysize, image->Bands, interlace, NULL, text, 0, meta,
         NULL, 0, watch };

@@ -128,11 +128,14 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         gal_photo_result *sheet = &pr->summary->sheets[k];
         g_autofree char *rel = gal__relative_path(pr->out_dir, sheet->output);
         gal_manifest_entry *e;
-        gint64 bytes = 0;
+        gint64 bytes = sheet->bytes;
         struct stat st;
 
+        /* A picture page's digest was taken as it was written (gather.c);
+         * a text page (a gallery's HTML) is read back. */
         if (sheet->status != GAL_PHOTO_DONE ||
-            gal__sha256_beneath(pr->claim.fd, rel, sheet->sha256, &bytes) ||
+            (!sheet->sha256[0] &&
+                gal__sha256_beneath(pr->claim.fd, rel, sheet->sha256, &bytes)) ||
             gal__stat_beneath(pr->claim.fd, rel, &st) != 0)
             continue;
         sheet->bytes = bytes;

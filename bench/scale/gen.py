@@ -74,7 +74,7 @@ def read_template(path):
     preset_lines = []
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    if lines[0] != "gallop-manifest\t1":
+    if lines[0] not in ("gallop-manifest\t1", "gallop-manifest\t2"):
         sys.exit(f"gen.py: {path}: not a gallop manifest part")
     for line in lines[1:]:
         fields = line.split("\t")
@@ -170,7 +170,7 @@ def main():
         scratch_e = os.path.join(parts, f".{k}.entries")
         scratch_r = os.path.join(parts, f".{k}.results")
         with open(path, "w", encoding="utf-8") as part:
-            part.write("gallop-manifest\t1\n")
+            part.write("gallop-manifest\t2\n")
             if counts[k]:  # only the presets some entry refers to
                 part.writelines(preset_lines)
             with open(scratch_e, encoding="utf-8") as f:

@@ -620,3 +620,144 @@ Test(incremental, an_edited_instagram_post_rebuilds_only_its_photo)
     run_ok(&b, NULL, "1 written");
     bench_clear(&b);
 }
+
+/* SHA-256 of a file, as gallop before XXH3 recorded photos and caption
+ * files (manifest format 1). */
+static char *
+file_sha256(const char *path)
+{
+    gsize len;
+    g_autofree char *data = gal_test_read_bytes(path, &len);
+
+    return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) data, len);
+}
+
+/* Rewrite the manifest in `out` as gallop wrote it in format 1: photos
+ * and the files outputs depend on by SHA-256, and the contact sheet's
+ * members by those. */
+static void
+write_format_1(const bench *b)
+{
+    g_autofree char *manifest = g_build_filename(b->out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = gal_test_read_bytes(manifest, NULL);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_autoptr(GString) edited = g_string_new("gallop-manifest\t1\n");
+    g_autoptr(GChecksum) members = g_checksum_new(G_CHECKSUM_SHA256);
+    g_autofree char *members_hex = NULL;
+
+    cr_assert(g_str_has_prefix(text, "gallop-manifest\t2\n"), "%s", text);
+    /* Photo outputs sort as their photos do, before the sheet. */
+    for (int i = 1; lines[i]; i++) {
+        g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+
+        if (g_str_has_prefix(lines[i], "output\t")) {
+            g_autofree char *photo = g_build_filename(b->out, f[2], NULL);
+
+            g_free(f[5]);
+            f[5] = file_sha256(photo);
+            g_checksum_update(members, (const guchar *) f[2], -1);
+            g_checksum_update(members, (const guchar *) "\t", 1);
+            g_checksum_update(members, (const guchar *) f[5], -1);
+            g_checksum_update(members, (const guchar *) "\n", 1);
+        }
+        else if (g_str_has_prefix(lines[i], "depends\t") && strcmp(f[5], "-") != 0 &&
+                 !g_str_has_prefix(f[5], "row:")) {
+            g_free(f[5]);
+            f[5] = file_sha256(f[2]);
+        }
+        g_free(lines[i]);
+        lines[i] = g_strjoinv("\t", f);
+    }
+    members_hex = g_strdup(g_checksum_get_string(members));
+    for (int i = 1; lines[i]; i++) {
+        if (!*lines[i])
+            continue;
+        if (g_str_has_prefix(lines[i], "sheet\t")) {
+            g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+
+            g_free(f[5]);
+            f[5] = g_strdup(members_hex);
+            g_free(lines[i]);
+            lines[i] = g_strjoinv("\t", f);
+        }
+        g_string_append_printf(edited, "%s\n", lines[i]);
+    }
+    cr_assert(g_file_set_contents(manifest, edited->str, -1, NULL));
+}
+
+/* Every photo and caption file gets a new time, its content unchanged
+ * (a fresh checkout). */
+static void
+touch_all(const bench *b)
+{
+    const char *names[] = { "trip-01.jpg", "trip-02.jpg", "trip-03.jpg", "trip-04.jpg",
+        "trip-02.txt" };
+
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *path = g_build_filename(b->in, names[i], NULL);
+        struct timespec times[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+
+        cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0, "%s", path);
+    }
+}
+
+/* An output folder kept across versions (a CI cache) holds a manifest of
+ * format 1, which recorded photos and caption files by SHA-256: a rerun
+ * rebuilds nothing, even with every file touched (its content checked by
+ * SHA-256 once, and recorded by XXH3 from then on), and still sees a
+ * photo that did change. */
+Test(incremental, a_format_1_manifest_rebuilds_nothing)
+{
+    bench b = setup_bench("inc-format-1",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 160, height: 160}\n"
+        "  - watermark: {text: \"{caption|none}\", size: 50%}\n"
+        "  - contact-sheet: {columns: 2, tile: 80, file: \"sheet-{page}.jpg\"}\n");
+    g_autofree char *sidecar = g_build_filename(b.in, "trip-02.txt", NULL);
+    g_autofree char *manifest = g_build_filename(b.out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *sheet = g_build_filename(b.out, "sheet-1.jpg", NULL);
+    g_autofree char *out1 = out_path(&b, 1);
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    gint64 sheet_time, photo_time;
+    int deps = 0;
+
+    cr_assert(g_file_set_contents(sidecar, "a caption", -1, NULL));
+    run_ok(&b, NULL, "4 written");
+    sheet_time = mtime_ns(sheet);
+    photo_time = mtime_ns(out1);
+
+    /* Untouched: nothing is read, the records stay as they are. */
+    write_format_1(&b);
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date");
+    /* Every file touched: each is read once, nothing rebuilt. */
+    touch_all(&b);
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date");
+    cr_expect_eq(mtime_ns(sheet), sheet_time, "the contact sheet was rebuilt");
+    cr_expect_eq(mtime_ns(out1), photo_time, "an up-to-date photo was rewritten");
+    text = gal_test_read_bytes(manifest, NULL);
+    cr_assert(g_str_has_prefix(text, "gallop-manifest\t2\n"), "%s", text);
+    lines = g_strsplit(text, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+
+        if (g_str_has_prefix(lines[i], "output\t"))
+            cr_expect_eq(strlen(f[5]), 32, "not recorded by XXH3: %s", lines[i]);
+        else if (g_str_has_prefix(lines[i], "depends\t") && strcmp(f[5], "-") != 0) {
+            cr_expect_eq(strlen(f[5]), 32, "not recorded by XXH3: %s", lines[i]);
+            deps++;
+        }
+    }
+    cr_expect_gt(deps, 0, "no caption file recorded:\n%s", text);
+    /* The next run takes the fast path again; so does the sheet. */
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date");
+    cr_expect_eq(mtime_ns(sheet), sheet_time, "the contact sheet was rebuilt");
+
+    /* A photo that changed under a record of format 1 is built again. */
+    write_format_1(&b);
+    gal_test_copy_trip(b.in, 7, "trip-03.jpg");
+    run_ok(&b, NULL, "1 written, 0 failed, 0 skipped, 3 up to date");
+    cr_expect_eq(mtime_ns(out1), photo_time, "an up-to-date photo was rewritten");
+    bench_clear(&b);
+}

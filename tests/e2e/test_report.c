@@ -514,3 +514,61 @@ Test(report, a_rerun_reports_the_warnings_of_up_to_date_photos)
             "round %d: %s", round, first);
     }
 }
+
+/* A contact sheet's page reports the SHA-256 and size of its file as it
+ * is on disk, in each format, though the digest is taken as the page is
+ * written; so does the manifest's record of it. */
+Test(report, contact_sheet_pages_report_the_sha256_of_their_file)
+{
+    static const char *const files[] = { "c-{page}.jpg", "c-{page}.png", "c-{page}.webp" };
+
+    for (guint f = 0; f < G_N_ELEMENTS(files); f++) {
+        g_autofree char *name = g_strdup_printf("report-sheet-%u", f);
+        g_autofree char *tmp = gal_test_tmpdir(name);
+        g_autofree char *in = photos(tmp);
+        g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+        g_autofree char *report_path = g_build_filename(tmp, "report.json", NULL);
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\n"
+                                                "stages:\n"
+                                                "  - resize: {width: 200, height: 200}\n"
+                                                "  - contact-sheet: {file: \"%s\", columns: 2, "
+                                                "tile: 80, per-page: 2}\n",
+            files[f]);
+        g_autofree char *preset = gal_test_write_preset(tmp, "sheet.yaml", yaml);
+        g_autofree char *manifest_path = g_build_filename(out_dir, GAL_MANIFEST_NAME, NULL);
+        g_autofree char *manifest = NULL;
+        const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
+            report_path, NULL };
+        g_autofree char *text = NULL;
+        g_autoptr(gal_json) report = NULL;
+        const gal_json *sheets;
+
+        /* The truncated photo fails: 1. */
+        cr_assert_eq(gal_test_spawn(argv, NULL, NULL), 1);
+        text = gal_test_read_bytes(report_path, NULL);
+        report = gal_json_parse(text, NULL);
+        cr_assert_not_null(report);
+        manifest = gal_test_read_bytes(manifest_path, NULL);
+        sheets = gal_json_get(report, "sheets");
+        cr_assert_not_null(sheets);
+        cr_assert_eq(sheets->items->len, 2, "%s", text);
+        for (guint k = 0; k < sheets->items->len; k++) {
+            const gal_json *s = sheets->items->pdata[k];
+            const char *path = gal_json_string(s, "outputs.0.path");
+            char sha[65];
+            gint64 size = 0;
+            gal_error err = { 0 };
+            g_autofree char *base = NULL;
+            g_autofree char *record = NULL;
+
+            cr_assert_not_null(path, "%s", text);
+            cr_assert_eq(gal__file_sha256(path, NULL, sha, &size, &err), 0, "%s", err.msg);
+            cr_expect_str_eq(gal_json_string(s, "outputs.0.sha256"), sha, "%s", path);
+            cr_expect_eq(gal_json_number(s, "outputs.0.bytes"), (double) size, "%s", path);
+            base = g_path_get_basename(path);
+            record = g_strdup_printf("sheet\t%s\t", base);
+            cr_expect(strstr(manifest, record) != NULL && strstr(manifest, sha) != NULL,
+                "%s: no record with its digest in:\n%s", base, manifest);
+        }
+    }
+}

@@ -388,3 +388,47 @@ Test(variants, a_new_width_under_the_same_name_is_made_again)
     expect_image(b.out, "trip-01.jpg", 200, 200, "jpeg");
     bench_clear(&b);
 }
+
+/* The report's sha256 of every file is SHA-256 of the file as it is on
+ * disk (`sha256sum`), in every format: the writers hash the bytes as they
+ * go out, and read the file back only after a saver went back in it
+ * (output.c). */
+Test(variants, every_format_reports_the_sha256_of_its_file)
+{
+    bench b = setup_bench("variants-sha256",
+        "gallop: 1\n"
+        "stages: [ {resize: {width: 200, height: 200, fit: inside}} ]\n"
+        "output:\n"
+        "  quality: 60\n"
+        "  formats: [jpeg, png, webp, avif]\n");
+    static const char *const formats[] = { "jpeg", "png", "webp", "avif" };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    g_autoptr(gal_json) report = NULL;
+
+    cr_assert_eq(run(&b, NULL, &out, &err), 0, "%s\n%s", out, err);
+    text = gal_test_read_bytes(b.report, NULL);
+    report = gal_json_parse(text, NULL);
+    cr_assert_not_null(report);
+    for (int p = 0; p < 2; p++) {
+        g_autofree char *files = g_strdup_printf("photos.%d.outputs", p);
+        const gal_json *list = gal_json_get(report, files);
+
+        cr_assert_not_null(list);
+        cr_assert_eq(list->items->len, G_N_ELEMENTS(formats));
+        for (guint k = 0; k < G_N_ELEMENTS(formats); k++) {
+            const gal_json *f = list->items->pdata[k];
+            const char *path = gal_json_string(f, "path");
+            char sha[65];
+            gint64 size = 0;
+            gal_error e = { 0 };
+
+            cr_expect_str_eq(gal_json_string(f, "format"), formats[k]);
+            cr_assert_eq(gal__file_sha256(path, NULL, sha, &size, &e), 0, "%s", e.msg);
+            cr_expect_str_eq(gal_json_string(f, "sha256"), sha, "%s", path);
+            cr_expect_eq(gal_json_number(f, "bytes"), (double) size, "%s", path);
+        }
+    }
+    bench_clear(&b);
+}

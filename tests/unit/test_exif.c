@@ -550,7 +550,7 @@ write_png(VipsImage *image, const gal_meta *meta, gboolean interlace, const char
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
     cr_assert_geq(fd, 0);
-    cr_assert_eq(gal__png_write(fd, image, meta, interlace, NULL, &write_errno, &err), 0, "%s",
+    cr_assert_eq(gal__png_write(fd, image, meta, interlace, NULL, NULL, &write_errno, &err), 0, "%s",
         err.msg);
     close(fd);
     return path;

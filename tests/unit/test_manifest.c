@@ -125,7 +125,7 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
     cr_expect_not_null(g_hash_table_lookup(back->entries, "ok.jpg"));
     gal__manifest_free(back);
 
-    cr_assert(g_file_set_contents(path, "gallop-manifest\t2\n", -1, NULL));
+    cr_assert(g_file_set_contents(path, "gallop-manifest\t3\n", -1, NULL));
     back = gal__manifest_load(dir);
     cr_expect_eq(g_hash_table_size(back->entries), 0, "a newer format is not guessed at");
     gal__manifest_free(back);
