@@ -53,24 +53,24 @@ same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
     char *recorded)
 {
     gboolean legacy = gal__is_sha256_hex(recorded);
-    gboolean have = strlen(plan->in_sha256) == GAL_XXH3_HEX_LEN;
+    gboolean have = strlen(plan->in_digest) == GAL_XXH3_HEX_LEN;
     gal_error err = { 0 };
 
     if (plan->in_size == *size && plan->in_mtime_ns == *mtime_ns)
         return TRUE;
     if (!have || (legacy && !plan->in_sha256_v1[0])) {
         /* Hashed even when the size differs: the new record needs it. */
-        if (gal__file_digest(path, NULL, plan->in_sha256, legacy ? plan->in_sha256_v1 : NULL,
+        if (gal__file_digest(path, NULL, plan->in_digest, legacy ? plan->in_sha256_v1 : NULL,
                 NULL, &err)) {
-            plan->in_sha256[0] = plan->in_sha256_v1[0] = '\0';
+            plan->in_digest[0] = plan->in_sha256_v1[0] = '\0';
             return FALSE;
         }
     }
     if (plan->in_size != *size ||
-        strcmp(legacy ? plan->in_sha256_v1 : plan->in_sha256, recorded) != 0)
+        strcmp(legacy ? plan->in_sha256_v1 : plan->in_digest, recorded) != 0)
         return FALSE;
     *mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(recorded, plan->in_sha256, GAL_SHA256_HEX_LEN + 1);
+    g_strlcpy(recorded, plan->in_digest, GAL_SHA256_HEX_LEN + 1);
     return TRUE;
 }
 
@@ -100,14 +100,14 @@ dependency_change(const gal_captions *captions, const char *photo, gal_dep_recor
     /* A record of format 1 holds the file's SHA-256 (digest.h). */
     gboolean legacy;
 
-    if (g_str_has_prefix(dep->sha256, "row:")) {
+    if (g_str_has_prefix(dep->digest, "row:")) {
         gal_caption_row row;
 
         if (exists && st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns)
             return NULL;
         if (!gal__caption_row(captions, dep->path, photo, &row))
             return "is no longer read";
-        if (strcmp(row.digest, dep->sha256) != 0)
+        if (strcmp(row.digest, dep->digest) != 0)
             return "changed its row for this photo";
         dep->size = row.size;
         dep->mtime_ns = row.mtime_ns;
@@ -120,12 +120,12 @@ dependency_change(const gal_captions *captions, const char *photo, gal_dep_recor
         return NULL;
     if (st.st_size != dep->size)
         return "changed";
-    legacy = gal__is_sha256_hex(dep->sha256);
+    legacy = gal__is_sha256_hex(dep->digest);
     gal__dependency_state(dep->path, &st, &exists, hex, legacy ? sha256 : NULL);
-    if (!exists || strcmp(legacy ? sha256 : hex, dep->sha256) != 0)
+    if (!exists || strcmp(legacy ? sha256 : hex, dep->digest) != 0)
         return "changed";
     dep->mtime_ns = gal__mtime_ns(&st);
-    g_strlcpy(dep->sha256, hex, sizeof(dep->sha256));
+    g_strlcpy(dep->digest, hex, sizeof(dep->digest));
     return NULL;
 }
 
@@ -173,7 +173,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, plan, &e->in_size, &e->in_mtime_ns, e->in_sha256))
+    if (!same_photo(input, plan, &e->in_size, &e->in_mtime_ns, e->in_digest))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; e->deps && d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
@@ -186,7 +186,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     }
     if (!gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    g_strlcpy(plan->in_sha256, e->in_sha256, sizeof(plan->in_sha256));
+    g_strlcpy(plan->in_digest, e->in_digest, sizeof(plan->in_digest));
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -313,14 +313,14 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
 
         if (!pr->plans[i].member)
             continue;
-        if (!pr->plans[i].in_sha256[0])
+        if (!pr->plans[i].in_digest[0])
             return;
         rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
         g_checksum_update(sum,
             (const guchar *) (v1 && pr->plans[i].in_sha256_v1[0] ? pr->plans[i].in_sha256_v1
-                                                                  : pr->plans[i].in_sha256),
+                                                                  : pr->plans[i].in_digest),
             -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }
@@ -417,9 +417,9 @@ gal__pages_current(preset_run *pr, const char *members)
         gal_manifest_entry *e = value;
         gboolean exists;
 
-        if (e->sheet && v1[0] && strcmp(e->in_sha256, v1) == 0)
-            g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
-        if (!e->sheet || strcmp(e->in_sha256, members) != 0 ||
+        if (e->sheet && v1[0] && strcmp(e->in_digest, v1) == 0)
+            g_strlcpy(e->in_digest, members, sizeof(e->in_digest));
+        if (!e->sheet || strcmp(e->in_digest, members) != 0 ||
             strcmp(e->preset_digest, pr->preset_digest) != 0 ||
             strcmp(e->version, GAL_VERSION) != 0)
             continue;

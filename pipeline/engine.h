@@ -41,7 +41,7 @@
 /* What one preset makes of one photo, and what its worker adds. */
 typedef struct photo_plan {
     gint64 in_size, in_mtime_ns; /* the photo as planned (0: not there) */
-    char in_sha256[65];        /* its content digest (digest.h): "" until hashed */
+    char in_digest[65];        /* its content digest (digest.h): "" until hashed */
     char in_sha256_v1[65];     /* its SHA-256, once a record of format 1 asked: else "" */
     gboolean member;           /* taken into the run: neither refused nor ignored */
     gboolean elsewhere;        /* a sharded run: another shard's photo */

@@ -97,14 +97,14 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
         const gal_dep_record *dep = e->deps->pdata[d];
 
         gal__manifest_add_dep(c, dep->path, dep->exists, dep->size, dep->mtime_ns,
-            dep->sha256);
+            dep->digest);
     }
     return c;
 }
 
 void
 gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, gint64 size,
-    gint64 mtime_ns, const char *sha256)
+    gint64 mtime_ns, const char *digest)
 {
     gal_dep_record *d = g_new0(gal_dep_record, 1);
 
@@ -112,7 +112,7 @@ gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, 
     d->exists = exists;
     d->size = size;
     d->mtime_ns = mtime_ns;
-    g_strlcpy(d->sha256, sha256 ? sha256 : "", sizeof(d->sha256));
+    g_strlcpy(d->digest, digest ? digest : "", sizeof(d->digest));
     if (!e->deps)
         e->deps = g_ptr_array_new_with_free_func(dep_free);
     g_ptr_array_add(e->deps, d);
@@ -310,7 +310,7 @@ emit_entries(gal_manifest *m, text_sink *s)
         gal__manifest_append_field(out, e->input);
         append_int(out, e->in_size);
         append_int(out, e->in_mtime_ns);
-        gal__manifest_append_field(out, e->in_sha256);
+        gal__manifest_append_field(out, e->in_digest);
         gal__manifest_append_field(out, e->preset_digest);
         gal__manifest_append_field(out, e->version);
         append_int(out, e->out_size);
@@ -335,7 +335,7 @@ emit_entries(gal_manifest *m, text_sink *s)
             gal__manifest_append_field(out, dep->path);
             append_int(out, dep->exists ? dep->size : -1);
             append_int(out, dep->mtime_ns);
-            gal__manifest_append_field(out, dep->exists ? dep->sha256 : "-");
+            gal__manifest_append_field(out, dep->exists ? dep->digest : "-");
             g_string_append_c(out, '\n');
         }
         if (e->about && e->about[0]) {
@@ -440,7 +440,7 @@ parse_entry(gal_manifest *m, char **f, int n)
     e->input = g_strdup(f[2]);
     e->in_size = parse_int(f[3], &ok);
     e->in_mtime_ns = parse_int(f[4], &ok);
-    g_strlcpy(e->in_sha256, f[5], sizeof(e->in_sha256));
+    g_strlcpy(e->in_digest, f[5], sizeof(e->in_digest));
     e->preset_digest = shared_string(m, f[6]);
     e->version = shared_string(m, f[7]);
     e->out_size = parse_int(f[8], &ok);

@@ -38,7 +38,10 @@ typedef struct gal_dep_record {
     char *path;        /* absolute */
     gboolean exists;
     gint64 size, mtime_ns;
-    char sha256[65];
+    /* The file's content digest (digest.h: XXH3-128, or SHA-256 from a
+     * format-1 manifest), or a caption table's "row:..." digest of the
+     * photo's row. */
+    char digest[65];
 } gal_dep_record;
 
 /* One output, as written. Paths are relative to the output folder. */
@@ -46,7 +49,7 @@ typedef struct gal_manifest_entry {
     char *output;
     char *input;          /* "" for a contact sheet */
     gint64 in_size, in_mtime_ns;
-    char in_sha256[65];   /* a contact sheet: digest of its members */
+    char in_digest[65];   /* the photo's content digest; a contact sheet: of its members */
     /* The recipe: the preset's digest and gallop's version. Shared
      * (GRefStrings, one per distinct value in a manifest, not one per
      * record: a million records hold a few): set them with
@@ -131,6 +134,6 @@ void gal__manifest_put(gal_manifest *m, gal_manifest_entry *e);
 /* Remember the key lines of a digest (a reference is taken). */
 void gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys);
 void gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists,
-    gint64 size, gint64 mtime_ns, const char *sha256);
+    gint64 size, gint64 mtime_ns, const char *digest);
 
 #endif /* GAL_MANIFEST_H */

@@ -347,7 +347,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *
     /* The pages know photos without files of their own by size and
      * time, as now. */
     gal__plan_stat(&pr->plans[i], &g_array_index(pr->inputs, gal_input, i), result->input);
-    g_strlcpy(pr->plans[i].in_sha256, taken->in_sha256, sizeof(pr->plans[i].in_sha256));
+    g_strlcpy(pr->plans[i].in_digest, taken->in_digest, sizeof(pr->plans[i].in_digest));
     return TRUE;
 }
 

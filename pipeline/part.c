@@ -77,7 +77,7 @@ gal__part_append_header(GString *out, const gal_part_info *info)
 
 void
 gal__part_append_result(GString *out, const char *rel_input, const char *rel_output,
-    const char *in_sha256, const gal_photo_result *r)
+    const char *in_digest, const gal_photo_result *r)
 {
     static const gal_error none = { 0 };
     const gal_error *error = r->error ? r->error : &none;
@@ -104,7 +104,7 @@ gal__part_append_result(GString *out, const char *rel_input, const char *rel_out
     gal__manifest_append_field(out, error->key);
     gal__manifest_append_field(out, error->subject);
     gal__manifest_append_field(out, error->msg);
-    gal__manifest_append_field(out, in_sha256);
+    gal__manifest_append_field(out, in_digest);
     g_string_append_c(out, '\n');
 }
 
@@ -202,7 +202,7 @@ parse_result(char **f, int n)
         return NULL;
     }
     pr->rel_output = *f[2] ? g_strdup(f[2]) : NULL;
-    g_strlcpy(pr->in_sha256, f[22], sizeof(pr->in_sha256));
+    g_strlcpy(pr->in_digest, f[22], sizeof(pr->in_digest));
     r->why_detail = *f[5] ? g_strdup(f[5]) : NULL;
     r->width = (int) width;
     r->height = (int) height;

@@ -33,9 +33,9 @@ gboolean gal__part_name_parse(const char *name, int *shard, int *shards);
 void gal__part_append_header(GString *out, const gal_part_info *info);
 /* ...one result per photo of the shard: `rel_input` (the photo, relative
  * to the output folder, as the manifest names it), `rel_output` (NULL:
- * none), `in_sha256` (the photo's digest, "" when not taken)... */
+ * none), `in_digest` (the photo's digest, "" when not taken)... */
 void gal__part_append_result(GString *out, const char *rel_input, const char *rel_output,
-    const char *in_sha256, const gal_photo_result *result);
+    const char *in_digest, const gal_photo_result *result);
 /* ...and, once the shard finished, "done" with the number of results. */
 void gal__part_append_done(GString *out, int n_results);
 
@@ -43,7 +43,7 @@ void gal__part_append_done(GString *out, int n_results);
 typedef struct gal_part_result {
     gal_photo_result result; /* input and output NULL; strings owned */
     char *rel_output;        /* NULL: none */
-    char in_sha256[65];      /* the photo's digest; "": not taken */
+    char in_digest[65];      /* the photo's digest; "": not taken */
 } gal_part_result;
 
 void gal__part_result_free(gal_part_result *r);

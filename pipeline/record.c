@@ -40,7 +40,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->input = gal__relative_path(pr->out_dir, job->input);
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(first->in_sha256, plan->in_sha256, sizeof(first->in_sha256));
+    g_strlcpy(first->in_digest, plan->in_digest, sizeof(first->in_digest));
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
@@ -143,7 +143,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e->sheet = TRUE;
         e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
-        g_strlcpy(e->in_sha256, members, sizeof(e->in_sha256));
+        g_strlcpy(e->in_digest, members, sizeof(e->in_digest));
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->out_size = sheet->bytes;
         e->out_mtime_ns = gal__mtime_ns(&st);

@@ -171,7 +171,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->input = gal__relative_path(pr->out_dir, job->input);
     e->in_size = plan->in_size;
     e->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(e->in_sha256, plan->in_sha256, sizeof(e->in_sha256));
+    g_strlcpy(e->in_digest, plan->in_digest, sizeof(e->in_digest));
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->out_size = (gint64) len;
     e->width = job->gather_item->Xsize;
@@ -215,7 +215,7 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
         rel_in = gal__relative_path(pr->out_dir, result->input);
         rel_out = gal__output_of(pr, i, 0)
             ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
-        gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_sha256, result);
+        gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_digest, result);
         results++;
     }
     if (finished)

@@ -23,7 +23,7 @@ entry(const char *output, const char *input)
     e->input = g_strdup(input);
     e->in_size = 123456789012LL;
     e->in_mtime_ns = 1700000000123456789LL;
-    memcpy(e->in_sha256, hash_a, 65);
+    memcpy(e->in_digest, hash_a, 65);
     gal__manifest_entry_set_recipe(e, hash_b, "0.1.0");
     e->out_size = 4242;
     e->out_mtime_ns = 1700000001000000000LL;
@@ -66,7 +66,7 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
     cr_expect_eq(got->in_size, 123456789012LL);
     cr_expect_eq(got->in_mtime_ns, 1700000000123456789LL);
-    cr_expect_str_eq(got->in_sha256, hash_a);
+    cr_expect_str_eq(got->in_digest, hash_a);
     cr_expect_str_eq(got->preset_digest, hash_b);
     cr_expect_str_eq(got->version, "0.1.0");
     cr_expect_eq(got->out_size, 4242);
@@ -82,7 +82,7 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     dep = got->deps->pdata[0];
     cr_expect_str_eq(dep->path, "/srv/captions/a.txt");
     cr_expect(dep->exists);
-    cr_expect_str_eq(dep->sha256, hash_a);
+    cr_expect_str_eq(dep->digest, hash_a);
     dep = got->deps->pdata[1];
     cr_expect_not(dep->exists);
     cr_expect(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))->sheet);
