@@ -200,6 +200,25 @@ columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *
         const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
         VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
 
+        /* Three bands (most photos) spelled out: the compiler keeps the
+         * weights in registers and drops the band loop, which took twice
+         * the time. */
+        if (bands == 3) {
+            for (int x = 0; x < r->width; x++, q += 3) {
+                const tap *t = &plan->taps[r->left + x];
+                const int w0 = t->weight[0], w1 = t->weight[1], w2 = t->weight[2],
+                          w3 = t->weight[3];
+                const VipsPel *p0 = row + (t->src[0] - need.left) * 3;
+                const VipsPel *p1 = row + (t->src[1] - need.left) * 3;
+                const VipsPel *p2 = row + (t->src[2] - need.left) * 3;
+                const VipsPel *p3 = row + (t->src[3] - need.left) * 3;
+
+                q[0] = clip_pel(w0 * p0[0] + w1 * p1[0] + w2 * p2[0] + w3 * p3[0]);
+                q[1] = clip_pel(w0 * p0[1] + w1 * p1[1] + w2 * p2[1] + w3 * p3[1]);
+                q[2] = clip_pel(w0 * p0[2] + w1 * p1[2] + w2 * p2[2] + w3 * p3[2]);
+            }
+            continue;
+        }
         for (int x = 0; x < r->width; x++) {
             const tap *t = &plan->taps[r->left + x];
             const VipsPel *p0 = row + (t->src[0] - need.left) * bands;
