@@ -5,6 +5,9 @@
  * both slow (about 45 ns a pixel, 16 taps) and half a pixel off centre
  * inside vips_resize. */
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "resample.h"
 
@@ -180,6 +183,53 @@ rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *sto
     return 0;
 }
 
+#ifdef __SSE2__
+/* Three bytes at p as the low lanes of a vector (the fourth is 0): a
+ * pixel, read without touching the byte after it. */
+static inline __m128i
+load_rgb(const VipsPel *p)
+{
+    guint32 v = (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16;
+
+    return _mm_cvtsi32_si128((int) v);
+}
+
+/* One row of columns_generate() for 3 bands, a pixel at a time with SSE2
+ * (every x86-64 has it): R, G and B of two source pixels interleaved and
+ * multiplied by their two weights in one _mm_madd_epi16, twice, then
+ * rounded, shifted and saturated as clip_pel() does, so the bytes are the
+ * same. The weights fit 16 bits (Catmull-Rom in 1/4096: -304..4096). */
+static void
+columns_rgb_sse2(const tap *taps, const VipsPel *row, int row_left, int width, VipsPel *q)
+{
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i half = _mm_set1_epi32(WEIGHT_ONE / 2);
+
+    for (int x = 0; x < width; x++, q += 3) {
+        const tap *t = &taps[x];
+        __m128i p0 = load_rgb(row + (t->src[0] - row_left) * 3);
+        __m128i p1 = load_rgb(row + (t->src[1] - row_left) * 3);
+        __m128i p2 = load_rgb(row + (t->src[2] - row_left) * 3);
+        __m128i p3 = load_rgb(row + (t->src[3] - row_left) * 3);
+        /* 16-bit lanes: R0 R1 G0 G1 B0 B1 0 0, and the same of 2 and 3. */
+        __m128i p01 = _mm_unpacklo_epi8(_mm_unpacklo_epi8(p0, p1), zero);
+        __m128i p23 = _mm_unpacklo_epi8(_mm_unpacklo_epi8(p2, p3), zero);
+        __m128i w01 = _mm_set1_epi32((int) ((guint32) (guint16) t->weight[0] |
+            (guint32) (guint16) t->weight[1] << 16));
+        __m128i w23 = _mm_set1_epi32((int) ((guint32) (guint16) t->weight[2] |
+            (guint32) (guint16) t->weight[3] << 16));
+        __m128i sum = _mm_add_epi32(_mm_madd_epi16(p01, w01), _mm_madd_epi16(p23, w23));
+        __m128i shifted = _mm_srai_epi32(_mm_add_epi32(sum, half), WEIGHT_BITS);
+        __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(shifted, zero), zero);
+        guint32 rgb = (guint32) _mm_cvtsi128_si32(bytes);
+
+        q[0] = (VipsPel) rgb;
+        q[1] = (VipsPel) (rgb >> 8);
+        q[2] = (VipsPel) (rgb >> 16);
+    }
+}
+#endif
+
 /* Columns: each output pixel is four source pixels of its row weighted. */
 static int
 columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
@@ -200,7 +250,13 @@ columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *
         const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
         VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
 
-        /* Three bands (most photos) spelled out: the compiler keeps the
+#ifdef __SSE2__
+        if (bands == 3) {
+            columns_rgb_sse2(plan->taps + r->left, row, need.left, r->width, q);
+            continue;
+        }
+#endif
+        /* Elsewhere, three bands spelled out: the compiler keeps the
          * weights in registers and drops the band loop, which took twice
          * the time. */
         if (bands == 3) {
