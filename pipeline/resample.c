@@ -230,78 +230,48 @@ columns_rgb_sse2(const tap *taps, const VipsPel *row, int row_left, int width, V
 }
 #endif
 
-/* Columns: each output pixel is four source pixels of its row weighted. */
+/* The four source pixels of output column `t` in `row`, a row of the
+ * input region that starts at source column `row_left`. */
+static inline void
+tap_pixels(const tap *t, const VipsPel *row, int row_left, int bands, const VipsPel *p[4])
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = row + (t->src[k] - row_left) * bands;
+}
+
+/* One output row of `width` columns, each band weighted straight. */
+static void
+weigh_columns(const tap *taps, const VipsPel *row, int row_left, int width, int bands,
+    VipsPel *q)
+{
+#ifdef __SSE2__
+    if (bands == 3) {
+        columns_rgb_sse2(taps, row, row_left, width, q);
+        return;
+    }
+#endif
+    for (int x = 0; x < width; x++, q += bands) {
+        const VipsPel *p[4];
+
+        tap_pixels(&taps[x], row, row_left, bands, p);
+        for (int k = 0; k < bands; k++)
+            q[k] = clip_pel(taps[x].weight[0] * p[0][k] + taps[x].weight[1] * p[1][k] +
+                taps[x].weight[2] * p[2][k] + taps[x].weight[3] * p[3][k]);
+    }
+}
+
+/* Columns: each output pixel is four source pixels of its row weighted;
+ * with alpha, those among unequal alphas weighed again (alphas_differ), as
+ * rows_generate() does. */
 static int
 columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
 {
     VipsRegion *ir = seq;
     const axis_plan *plan = b;
     const VipsRect *r = &out_region->valid;
-    const tap *first = &plan->taps[r->left];
-    const tap *last = &plan->taps[r->left + r->width - 1];
-    VipsRect need = { first->src[0], r->top, last->src[3] - first->src[0] + 1, r->height };
-    int bands = plan->in->Bands;
-
-    (void) a;
-    (void) stop;
-    if (vips_region_prepare(ir, &need))
-        return -1;
-    for (int y = 0; y < r->height; y++) {
-        const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
-        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
-
-#ifdef __SSE2__
-        if (bands == 3) {
-            columns_rgb_sse2(plan->taps + r->left, row, need.left, r->width, q);
-            continue;
-        }
-#endif
-        /* Elsewhere, three bands spelled out: the compiler keeps the
-         * weights in registers and drops the band loop, which took twice
-         * the time. */
-        if (bands == 3) {
-            for (int x = 0; x < r->width; x++, q += 3) {
-                const tap *t = &plan->taps[r->left + x];
-                const int w0 = t->weight[0], w1 = t->weight[1], w2 = t->weight[2],
-                          w3 = t->weight[3];
-                const VipsPel *p0 = row + (t->src[0] - need.left) * 3;
-                const VipsPel *p1 = row + (t->src[1] - need.left) * 3;
-                const VipsPel *p2 = row + (t->src[2] - need.left) * 3;
-                const VipsPel *p3 = row + (t->src[3] - need.left) * 3;
-
-                q[0] = clip_pel(w0 * p0[0] + w1 * p1[0] + w2 * p2[0] + w3 * p3[0]);
-                q[1] = clip_pel(w0 * p0[1] + w1 * p1[1] + w2 * p2[1] + w3 * p3[1]);
-                q[2] = clip_pel(w0 * p0[2] + w1 * p1[2] + w2 * p2[2] + w3 * p3[2]);
-            }
-            continue;
-        }
-        for (int x = 0; x < r->width; x++) {
-            const tap *t = &plan->taps[r->left + x];
-            const VipsPel *p0 = row + (t->src[0] - need.left) * bands;
-            const VipsPel *p1 = row + (t->src[1] - need.left) * bands;
-            const VipsPel *p2 = row + (t->src[2] - need.left) * bands;
-            const VipsPel *p3 = row + (t->src[3] - need.left) * bands;
-
-            for (int k = 0; k < bands; k++)
-                q[k] = clip_pel(t->weight[0] * p0[k] + t->weight[1] * p1[k] +
-                    t->weight[2] * p2[k] + t->weight[3] * p3[k]);
-            q += bands;
-        }
-    }
-    return 0;
-}
-
-/* columns_generate() with alpha (see alphas_differ): a loop of its own, so
- * that the one without alpha stays as fast as it was. */
-static int
-columns_alpha_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
-{
-    VipsRegion *ir = seq;
-    const axis_plan *plan = b;
-    const VipsRect *r = &out_region->valid;
-    const tap *first = &plan->taps[r->left];
-    const tap *last = &plan->taps[r->left + r->width - 1];
-    VipsRect need = { first->src[0], r->top, last->src[3] - first->src[0] + 1, r->height };
+    const tap *taps = &plan->taps[r->left];
+    const tap *last = &taps[r->width - 1];
+    VipsRect need = { taps[0].src[0], r->top, last->src[3] - taps[0].src[0] + 1, r->height };
     int bands = plan->in->Bands, alpha = plan->alpha;
 
     (void) a;
@@ -312,18 +282,15 @@ columns_alpha_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboo
         const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
         VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
 
-        for (int x = 0; x < r->width; x++, q += bands) {
-            const tap *t = &plan->taps[r->left + x];
-            const VipsPel *p0 = row + (t->src[0] - need.left) * bands;
-            const VipsPel *p1 = row + (t->src[1] - need.left) * bands;
-            const VipsPel *p2 = row + (t->src[2] - need.left) * bands;
-            const VipsPel *p3 = row + (t->src[3] - need.left) * bands;
+        weigh_columns(taps, row, need.left, r->width, bands, q);
+        if (alpha < 0)
+            continue;
+        for (int x = 0; x < r->width; x++) {
+            const VipsPel *p[4];
 
-            for (int k = 0; k < bands; k++)
-                q[k] = clip_pel(t->weight[0] * p0[k] + t->weight[1] * p1[k] +
-                    t->weight[2] * p2[k] + t->weight[3] * p3[k]);
-            if (alphas_differ(p0, p1, p2, p3, alpha))
-                weigh_by_alpha(t, p0, p1, p2, p3, bands, alpha, q);
+            tap_pixels(&taps[x], row, need.left, bands, p);
+            if (alphas_differ(p[0], p[1], p[2], p[3], alpha))
+                weigh_by_alpha(&taps[x], p[0], p[1], p[2], p[3], bands, alpha, q + x * bands);
         }
     }
     return 0;
@@ -356,7 +323,7 @@ enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
     vips_object_local(image, in);
     g_signal_connect(image, "close", G_CALLBACK(axis_plan_free), plan);
     if (vips_image_generate(image, vips_start_one,
-            rows ? rows_generate : plan->alpha >= 0 ? columns_alpha_generate : columns_generate,
+            rows ? rows_generate : columns_generate,
             vips_stop_one, in, plan)) {
         g_object_unref(image);
         return -1;
