@@ -1,5 +1,5 @@
-/* args.c: option values that are numbers: -j, and --shard K/N or auto
- * (from a scheduler's environment). */
+/* args.c: option values: -j, --log, and --shard K/N or auto (from a
+ * scheduler's environment). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,17 @@ parse_jobs(const char *text, int *jobs)
         return -1;
     }
     *jobs = (int) v;
+    return 0;
+}
+
+int
+parse_log(const char *text, gboolean *json)
+{
+    if (strcmp(text, "json") != 0 && strcmp(text, "human") != 0) {
+        fprintf(stderr, "gallop: --log takes human or json, got \"%s\"\n", text);
+        return -1;
+    }
+    *json = strcmp(text, "json") == 0;
     return 0;
 }
 

@@ -75,6 +75,8 @@ void on_photo(const gal_photo_result *photo, int done, int total, void *user);
 
 /* args.c */
 int parse_jobs(const char *text, int *jobs);
+/* --log human|json: *json set; -1 after saying what is wrong. */
+int parse_log(const char *text, gboolean *json);
 long whole_number(const char *text, long min);
 int parse_shard(const char *value, int shards, int *k, int *n, char *source, size_t size);
 

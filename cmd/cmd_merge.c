@@ -28,12 +28,8 @@ cmd_merge(int argc, char **argv)
         case OPT_FOLLOW: opts.follow_symlinks = true; break;
         case OPT_REPORT: report = optarg; break;
         case OPT_LOG:
-            if (strcmp(optarg, "json") == 0)
-                json = TRUE;
-            else if (strcmp(optarg, "human") != 0) {
-                fprintf(stderr, "gallop: --log takes human or json, got \"%s\"\n", optarg);
+            if (parse_log(optarg, &json))
                 return EXIT_USAGE;
-            }
             break;
         case 'h': fputs(merge_usage_text, stdout); return EXIT_ALL_DONE;
         default: fputs(merge_usage_text, stderr); return EXIT_USAGE;

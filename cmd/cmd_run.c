@@ -36,12 +36,8 @@ cmd_run(int argc, char **argv)
         case OPT_FOLLOW: opts.follow_symlinks = true; break;
         case OPT_REPORT: report = optarg; break;
         case OPT_LOG:
-            if (strcmp(optarg, "json") == 0)
-                state.json = TRUE;
-            else if (strcmp(optarg, "human") != 0) {
-                fprintf(stderr, "gallop: --log takes human or json, got \"%s\"\n", optarg);
+            if (parse_log(optarg, &state.json))
                 return EXIT_USAGE;
-            }
             break;
         case OPT_SHARD: shard = optarg; break;
         case OPT_SHARDS:
