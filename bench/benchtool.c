@@ -71,6 +71,25 @@ stem_of(const char *path)
 
 /* ---- floor ---------------------------------------------------------------------- */
 
+/* The size of the photo at `path` as displayed (EXIF orientation applied),
+ * from its header. */
+static int
+upright_size(const char *path, int *w, int *h)
+{
+    VipsImage *header = vips_image_new_from_file(path, NULL);
+
+    if (!header)
+        return -1;
+    *w = header->Xsize;
+    *h = header->Ysize;
+    if (vips_image_get_orientation(header) >= 5) { /* displayed turned by 90 degrees */
+        *w = header->Ysize;
+        *h = header->Xsize;
+    }
+    g_object_unref(header);
+    return 0;
+}
+
 typedef struct {
     char **files;
     int n;
@@ -85,20 +104,11 @@ floor_one(const char *path, const char *outdir)
 {
     g_autofree char *stem = stem_of(path);
     g_autofree char *out = g_strdup_printf("%s/%s.jpg", outdir, stem);
-    VipsImage *header, *in = NULL, *cut = NULL;
-    int w, h, orient, shrink, ret = -1;
+    VipsImage *in = NULL, *cut = NULL;
+    int w, h, shrink, ret = -1;
 
-    if (!(header = vips_image_new_from_file(path, NULL)))
+    if (upright_size(path, &w, &h))
         return fail(path);
-    w = header->Xsize;
-    h = header->Ysize;
-    orient = vips_image_get_orientation(header);
-    g_object_unref(header);
-    if (orient >= 5) { /* displayed turned by 90 degrees */
-        int t = w;
-        w = h;
-        h = t;
-    }
     /* deepest JPEG shrink that leaves the photo covering the box */
     for (shrink = 8; shrink > 1; shrink /= 2)
         if (w / shrink >= OUT_W && h / shrink >= OUT_H)
@@ -193,20 +203,11 @@ static int
 fanout_one(const char *path, const char *outdir)
 {
     g_autofree char *stem = stem_of(path);
-    VipsImage *header, *in = NULL, *decoded = NULL, *upright = NULL, *memory = NULL;
-    int w, h, orient, shrink, ret = 0;
+    VipsImage *in = NULL, *decoded = NULL, *upright = NULL, *memory = NULL;
+    int w, h, shrink, ret = 0;
 
-    if (!(header = vips_image_new_from_file(path, NULL)))
+    if (upright_size(path, &w, &h))
         return fail(path);
-    w = header->Xsize;
-    h = header->Ysize;
-    orient = vips_image_get_orientation(header);
-    g_object_unref(header);
-    if (orient >= 5) {
-        int t = w;
-        w = h;
-        h = t;
-    }
     /* The deepest JPEG shrink after which every output is still a
      * reduction of the decoded picture (or the picture itself). */
     for (shrink = 8; shrink > 1; shrink /= 2) {
