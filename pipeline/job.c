@@ -201,10 +201,10 @@ orientation_valid(VipsImage *header)
 /* Shrink a streamed image to `width` x `height` (both no larger) with
  * Lanczos 3, as vips_resize would, but without 8.14's slow vips_reduceh
  * (see gal__scale_rows), which was the largest cost of a 12 MP photo after
- * the decoder. Rows are reduced as they stream in; the (already shorter)
- * result is held in memory for the quarter turns that reduce its columns.
- * Everything after the copy is lazy: a crop later computes only the
- * columns it keeps. */
+ * the decoder. Rows, then columns, are reduced as they stream in; only an
+ * image that is not 8-bit is held in memory (already shorter) for the
+ * quarter turns that reduce its columns. Everything is lazy: a crop later
+ * computes only the columns it keeps. */
 static int
 shrink_streamed(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out,
     gal_error *err)
@@ -214,10 +214,10 @@ shrink_streamed(gal_watch *watch, VipsImage *in, int width, int height, VipsImag
 
     if (gal__scale_rows(in, height, &short_rows))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale");
-    if (width == in->Xsize)
-        return vips_copy(short_rows, out, NULL) ? gal_error_from_vips(err, GAL_ERR_INPUT, NULL,
-                                                       "cannot scale")
-                                                 : 0;
+    if (width == in->Xsize || !gal__columns_turn(short_rows))
+        return gal__scale_columns(short_rows, width, out)
+            ? gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot scale")
+            : 0;
     if (!(memory = gal__watch_to_memory(watch, short_rows, "decoding", err)))
         return -1;
     vips_image_remove(memory, VIPS_META_SEQUENTIAL);

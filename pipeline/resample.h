@@ -5,12 +5,24 @@
 #include "internal.h"
 
 /* Scaling along one axis (resample.c): rows to `height`, or columns to
- * `width`. Shrinking is Lanczos 3 with libvips' vectorised reducer (columns
- * through quarter turns: `in` in memory, without the sequential mark);
- * growing is gal__enlarge_rows/_columns. New image in *out; -1 with the
- * libvips error set. */
+ * `width`. Shrinking is Lanczos 3: rows with libvips' vectorised reducer,
+ * 8-bit columns row by row with our own (centred as the enlargement is, a
+ * span shrunk alone gives the whole axis's pixels), other formats' columns
+ * with libvips' through quarter turns (gal__columns_turn); growing is
+ * gal__enlarge_rows/_columns. New image in *out; -1 with the libvips error
+ * set. */
 int gal__scale_rows(VipsImage *in, int height, VipsImage **out);
 int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
+
+/* Whether gal__scale_columns() shrinks `in` through quarter turns (it is
+ * not 8-bit): `in` must then be in memory, without the sequential mark. */
+gboolean gal__columns_turn(const VipsImage *in);
+
+/* Shrink `in` (in memory, or cheap to read at random) to `width` x
+ * `height`, neither larger than it is: Lanczos 3 on each axis, lazy (but
+ * for the turns of an image that is not 8-bit). New image in *out; -1 with
+ * the libvips error set. */
+int gal__shrink(VipsImage *in, int width, int height, VipsImage **out);
 
 /* Enlarge 8-bit `in` along one axis to `height` rows (or `width` columns),
  * at least as many as it has: a separable Catmull-Rom bicubic, centred

@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "error.h"
+#include "resample.h"
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
@@ -272,6 +273,35 @@ sheet_label(const gal_stage_ctx *sc, const gal_facts *facts)
     return has_label(o->label) ? gal__template_render(o->label, facts, FALSE) : NULL;
 }
 
+/* `in` (the photo in memory) fitted into `w` x `h`, or covering it and cut
+ * to it from the centre (`crop`), as vips_thumbnail_image would; a photo
+ * smaller than that is enlarged by it, the rest shrunk by gal__shrink,
+ * which costs a third of it (no whole-factor box shrink first). */
+static int
+tile_shrink(VipsImage *in, int w, int h, gboolean crop, VipsImage **out)
+{
+    double scale = crop ? MAX((double) w / in->Xsize, (double) h / in->Ysize)
+                        : MIN((double) w / in->Xsize, (double) h / in->Ysize);
+    int scaled_w = MAX(1, (int) lround(in->Xsize * scale));
+    int scaled_h = MAX(1, (int) lround(in->Ysize * scale));
+    g_autoptr(VipsImage) scaled = NULL;
+
+    if (scaled_w > in->Xsize || scaled_h > in->Ysize)
+        return vips_thumbnail_image(in, out, w, "height", h, "crop",
+            crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+    if (crop) {
+        scaled_w = MAX(scaled_w, w);
+        scaled_h = MAX(scaled_h, h);
+    }
+    if (gal__shrink(in, scaled_w, scaled_h, &scaled))
+        return -1;
+    if (!crop) {
+        *out = g_object_ref(scaled);
+        return 0;
+    }
+    return vips_gravity(scaled, out, VIPS_COMPASS_DIRECTION_CENTRE, w, h, NULL);
+}
+
 /* The photo made small, for its place on the sheet, with its label text
  * attached as metadata (GAL_META_LABEL) for compose. Sized for the largest it
  * can be drawn: the grid cell, or the justified row height with room for
@@ -294,11 +324,9 @@ sheet_tap(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsIm
         h = (int) lround(o->tile * 1.5);
         w = 100000;
     }
-    if (vips_thumbnail_image(in, &small, w, "height", h, "crop",
-            o->crop && o->layout == LAYOUT_GRID ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-            NULL))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
-    current = small;
+    /* Flattened first: the same as shrinking premultiplied, then
+     * flattening, and the shrink then needs no care for alpha. */
+    current = in;
     if (vips_image_hasalpha(current)) {
         double bg[3] = { o->background.r, o->background.g, o->background.b };
         g_autoptr(VipsArrayDouble) background = vips_array_double_new(bg, 3);
@@ -307,6 +335,9 @@ sheet_tap(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsIm
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "flatten");
         current = flat;
     }
+    if (tile_shrink(current, w, h, o->crop && o->layout == LAYOUT_GRID, &small))
+        return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
+    current = small;
     if (!(*item = vips_image_copy_memory(current)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "thumbnail");
     {

@@ -239,15 +239,20 @@ pad(const gal_stage_ctx *sc, VipsImage *in, const gal_resize_plan *plan, VipsIma
     return 0;
 }
 
-/* A copy of `in` in memory, for the turns of gal__scale_columns(): without
- * the decoder's "sequential" mark, which would make them work in one-row
- * strips. (Copies that are only read otherwise keep the mark: without it a
- * shrink of a wide image asks for small tiles and takes 20 times longer.)
- * Within the photo's memory budget: NULL with `err` set. */
+/* `in` as gal__scale_columns() needs it: itself (a new reference) when
+ * 8-bit; else a copy in memory for the turns, without the decoder's
+ * "sequential" mark, which would make them work in one-row strips. (Copies
+ * that are only read otherwise keep the mark: without it a shrink of a wide
+ * image asks for small tiles and takes 20 times longer.) Within the
+ * photo's memory budget: NULL with `err` set. */
 static VipsImage *
-copy_memory(gal_watch *watch, VipsImage *in, gal_error *err)
+for_columns(gal_watch *watch, VipsImage *in, gal_error *err)
 {
-    VipsImage *memory = gal__watch_to_memory(watch, in, "resize", err);
+    VipsImage *memory;
+
+    if (!gal__columns_turn(in))
+        return g_object_ref(in);
+    memory = gal__watch_to_memory(watch, in, "resize", err);
 
     if (memory)
         vips_image_remove(memory, VIPS_META_SEQUENTIAL);
@@ -255,9 +260,9 @@ copy_memory(gal_watch *watch, VipsImage *in, gal_error *err)
 }
 
 /* Scale to `width` x `height` when an axis grows (see gal__scale_rows).
- * The input is small (it is being enlarged), so it is put in memory first
- * for the turn, and the caller puts the result there too (see
- * resize_build). An axis that shrinks (fill) goes first, so no step is
+ * The input is small (it is being enlarged); one that is not 8-bit is put
+ * in memory first for the turn, and the caller puts the result there too
+ * (see resize_build). An axis that shrinks (fill) goes first, so no step is
  * larger than the input or the output: a 5000x1 strip filling 1080x1350
  * becomes 1080x1 before it grows to 1350 rows, not 5000x1350. */
 static int
@@ -267,7 +272,7 @@ upsize(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out, 
     g_autoptr(VipsImage) first = NULL;
     g_autoptr(VipsImage) both = NULL;
 
-    if (!(memory = copy_memory(watch, in, err)))
+    if (!(memory = for_columns(watch, in, err)))
         return -1;
     if (width < memory->Xsize) {
         if (gal__scale_columns(memory, width, &first) || gal__scale_rows(first, height, &both))
@@ -459,9 +464,9 @@ cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "crop");
         return 0;
     }
-    if (!(source = copy_memory(watch, region, err)) ||
+    if (!(source = for_columns(watch, region, err)) ||
         scale_span_rows(source, &y, crop_h, &rows) ||
-        !(rows_memory = copy_memory(watch, rows, err)) ||
+        !(rows_memory = for_columns(watch, rows, err)) ||
         scale_span_columns(rows_memory, &x, crop_w, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     return 0;
@@ -506,14 +511,14 @@ resize_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         else
             fitted = g_object_ref(current);
     }
-    if (!grows) {
+    if (!grows || !gal__columns_turn(fitted)) {
         *out = g_steal_pointer(&fitted);
         return 0;
     }
-    /* An enlargement is made in memory, in tiles, only where the crop
-     * keeps it: the turns would be slow pulled through in the strips the
-     * encoder asks for. The stages after it see a sequential image again,
-     * as if it came from the decoder. */
+    /* An enlargement that is not 8-bit is made in memory, in tiles, only
+     * where the crop keeps it: its turns would be slow pulled through in
+     * the strips the encoder asks for. The stages after it see a
+     * sequential image again, as if it came from the decoder. */
     if (!(*out = gal__watch_to_memory(photo->watch, fitted, "resize", err)))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     vips_image_set_int(*out, VIPS_META_SEQUENTIAL, 1);
