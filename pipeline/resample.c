@@ -29,6 +29,11 @@ typedef struct {
     /* The alpha band's index, or -1: with alpha, colours are weighted by
      * it (see weigh_alpha). */
     int alpha;
+#ifdef __SSE2__
+    /* Each tap's weights as two pairs (0, 1) and (2, 3), a pair to a
+     * vector, for columns_rgb_sse2(). */
+    __m128i *pairs;
+#endif
 } axis_plan;
 
 static void
@@ -36,6 +41,9 @@ axis_plan_free(VipsImage *out, axis_plan *plan)
 {
     (void) out;
     g_free(plan->taps);
+#ifdef __SSE2__
+    g_free(plan->pairs);
+#endif
     g_free(plan);
 }
 
@@ -97,6 +105,14 @@ axis_plan_new(VipsImage *in, int in_length, int out_length)
     plan->taps = g_new(tap, out_length);
     for (int i = 0; i < out_length; i++)
         make_tap(in_length / g, out_length / g, in_length, i, &plan->taps[i]);
+#ifdef __SSE2__
+    plan->pairs = g_new(__m128i, 2 * (gsize) out_length);
+    for (int i = 0; i < out_length; i++)
+        for (int k = 0; k < 2; k++)
+            plan->pairs[2 * i + k] = _mm_set1_epi32((int) ((guint32) (guint16)
+                plan->taps[i].weight[2 * k] | (guint32) (guint16) plan->taps[i].weight[2 * k + 1]
+                << 16));
+#endif
     return plan;
 }
 
@@ -183,49 +199,130 @@ rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *sto
     return 0;
 }
 
-#ifdef __SSE2__
-/* Three bytes at p as the low lanes of a vector (the fourth is 0): a
- * pixel, read without touching the byte after it. */
-static inline __m128i
-load_rgb(const VipsPel *p)
-{
-    guint32 v = (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16;
+/* ---- A thread's state for the column loops ------------------------------- */
 
-    return _mm_cvtsi32_si128((int) v);
+/* A thread's region of the input, and room for one row made ready for the
+ * SSE2 loops (ready_pairs_rgb). */
+typedef struct {
+    VipsRegion *ir;
+#ifdef __SSE2__
+    __m128i *ready;
+    int ready_size;
+#endif
+} row_seq;
+
+static void *
+row_seq_start(VipsImage *out, void *a, void *b)
+{
+    row_seq *seq = g_new0(row_seq, 1);
+
+    (void) out;
+    (void) b;
+    if (!(seq->ir = vips_region_new(a))) {
+        g_free(seq);
+        return NULL;
+    }
+    return seq;
 }
 
-/* One row of columns_generate() for 3 bands, a pixel at a time with SSE2
- * (every x86-64 has it): R, G and B of two source pixels interleaved and
- * multiplied by their two weights in one _mm_madd_epi16, twice, then
- * rounded, shifted and saturated as clip_pel() does, so the bytes are the
- * same. The weights fit 16 bits (Catmull-Rom in 1/4096: -304..4096). */
+static int
+row_seq_stop(void *vseq, void *a, void *b)
+{
+    row_seq *seq = vseq;
+
+    (void) a;
+    (void) b;
+    VIPS_UNREF(seq->ir);
+#ifdef __SSE2__
+    g_free(seq->ready);
+#endif
+    g_free(seq);
+    return 0;
+}
+
+#ifdef __SSE2__
+/* A 3-band row made ready for the column loops: for every pixel k that can
+ * start a pair of taps (all but the last of the row's `length`), pixel k
+ * and k + 1 interleaved in 16 bits (R0 R1 G0 G1 B0 B1 . .), so that an
+ * output pixel is one madd per pair of taps with that pair's two weights
+ * (R, G and B summed at once), each source pixel unpacked once however many
+ * outputs read it. In seq's scratch, valid until the next call. */
+static const __m128i *
+ready_pairs_rgb(row_seq *seq, const VipsPel *row, int length)
+{
+    const __m128i zero = _mm_setzero_si128();
+    int k = 0;
+
+    if (seq->ready_size < length) {
+        g_free(seq->ready);
+        seq->ready = g_new(__m128i, length);
+        seq->ready_size = length;
+    }
+    /* 8 bytes at a time while they are in the row; the last pairs by hand. */
+    for (; k * 3 + 8 <= length * 3; k++) {
+        __m128i v = _mm_loadl_epi64((const __m128i *) (row + k * 3));
+
+        seq->ready[k] = _mm_unpacklo_epi8(_mm_unpacklo_epi8(v, _mm_srli_si128(v, 3)), zero);
+    }
+    for (; k + 1 < length; k++) {
+        const VipsPel *p = row + k * 3;
+
+        seq->ready[k] = _mm_setr_epi16(p[0], p[3], p[1], p[4], p[2], p[5], 0, 0);
+    }
+    return seq->ready;
+}
+#endif
+
+#ifdef __SSE2__
+/* One row of columns_generate() for 3 bands with SSE2 (every x86-64 has
+ * it), from the row made ready (ready_pairs_rgb; `row` holds `length`
+ * pixels from source column `row_left`): two madds per pixel, one per pair
+ * of taps, then rounded, shifted and saturated as clip_pel() does, so the
+ * bytes are the same. The weights fit 16 bits (Catmull-Rom in 1/4096:
+ * -304..4096). At the edges, where the taps repeat the edge pixel, they are
+ * not pairs of neighbours: those pixels are weighed one by one. */
 static void
-columns_rgb_sse2(const tap *taps, const VipsPel *row, int row_left, int width, VipsPel *q)
+columns_rgb_sse2(const axis_plan *plan, row_seq *seq, const VipsPel *row, int length,
+    int row_left, int out_left, int width, VipsPel *q)
 {
     const __m128i zero = _mm_setzero_si128();
     const __m128i half = _mm_set1_epi32(WEIGHT_ONE / 2);
+    const __m128i *ready = ready_pairs_rgb(seq, row, length);
 
-    for (int x = 0; x < width; x++, q += 3) {
-        const tap *t = &taps[x];
-        __m128i p0 = load_rgb(row + (t->src[0] - row_left) * 3);
-        __m128i p1 = load_rgb(row + (t->src[1] - row_left) * 3);
-        __m128i p2 = load_rgb(row + (t->src[2] - row_left) * 3);
-        __m128i p3 = load_rgb(row + (t->src[3] - row_left) * 3);
-        /* 16-bit lanes: R0 R1 G0 G1 B0 B1 0 0, and the same of 2 and 3. */
-        __m128i p01 = _mm_unpacklo_epi8(_mm_unpacklo_epi8(p0, p1), zero);
-        __m128i p23 = _mm_unpacklo_epi8(_mm_unpacklo_epi8(p2, p3), zero);
-        __m128i w01 = _mm_set1_epi32((int) ((guint32) (guint16) t->weight[0] |
-            (guint32) (guint16) t->weight[1] << 16));
-        __m128i w23 = _mm_set1_epi32((int) ((guint32) (guint16) t->weight[2] |
-            (guint32) (guint16) t->weight[3] << 16));
-        __m128i sum = _mm_add_epi32(_mm_madd_epi16(p01, w01), _mm_madd_epi16(p23, w23));
-        __m128i shifted = _mm_srai_epi32(_mm_add_epi32(sum, half), WEIGHT_BITS);
-        __m128i bytes = _mm_packus_epi16(_mm_packs_epi32(shifted, zero), zero);
-        guint32 rgb = (guint32) _mm_cvtsi128_si32(bytes);
+    for (int x = 0; x < width; x++) {
+        const tap *t = &plan->taps[out_left + x];
+        const __m128i *pair = &plan->pairs[2 * (out_left + x)];
+        __m128i sum, bytes;
 
-        q[0] = (VipsPel) rgb;
-        q[1] = (VipsPel) (rgb >> 8);
-        q[2] = (VipsPel) (rgb >> 16);
+        if (t->src[3] - t->src[0] == 3) {
+            const __m128i *p = &ready[t->src[0] - row_left];
+
+            sum = _mm_add_epi32(_mm_madd_epi16(p[0], pair[0]), _mm_madd_epi16(p[2], pair[1]));
+        }
+        else {
+            /* R0 R1 G0 G1 B0 B1 in 16 bits, as ready_pairs_rgb() makes them. */
+            const VipsPel *p0 = row + (t->src[0] - row_left) * 3;
+            const VipsPel *p1 = row + (t->src[1] - row_left) * 3;
+            const VipsPel *p2 = row + (t->src[2] - row_left) * 3;
+            const VipsPel *p3 = row + (t->src[3] - row_left) * 3;
+
+            sum = _mm_add_epi32(
+                _mm_madd_epi16(_mm_setr_epi16(p0[0], p1[0], p0[1], p1[1], p0[2], p1[2], 0, 0),
+                    pair[0]),
+                _mm_madd_epi16(_mm_setr_epi16(p2[0], p3[0], p2[1], p3[1], p2[2], p3[2], 0, 0),
+                    pair[1]));
+        }
+        sum = _mm_srai_epi32(_mm_add_epi32(sum, half), WEIGHT_BITS);
+        bytes = _mm_packus_epi16(_mm_packs_epi32(sum, zero), zero);
+        if (x + 1 < width)
+            _mm_storeu_si32(q + x * 3, bytes);
+        else {
+            guint32 rgb = (guint32) _mm_cvtsi128_si32(bytes);
+
+            q[x * 3] = (VipsPel) rgb;
+            q[x * 3 + 1] = (VipsPel) (rgb >> 8);
+            q[x * 3 + 2] = (VipsPel) (rgb >> 16);
+        }
     }
 }
 #endif
@@ -239,16 +336,23 @@ tap_pixels(const tap *t, const VipsPel *row, int row_left, int bands, const Vips
         p[k] = row + (t->src[k] - row_left) * bands;
 }
 
-/* One output row of `width` columns, each band weighted straight. */
+/* One output row of `width` columns from output column `out_left`, each
+ * band weighted straight; `row` holds `length` pixels from `row_left`. */
 static void
-weigh_columns(const tap *taps, const VipsPel *row, int row_left, int width, int bands,
-    VipsPel *q)
+weigh_columns(const axis_plan *plan, row_seq *seq, const VipsPel *row, int length,
+    int row_left, int out_left, int width, VipsPel *q)
 {
+    const tap *taps = &plan->taps[out_left];
+    int bands = plan->in->Bands;
+
 #ifdef __SSE2__
     if (bands == 3) {
-        columns_rgb_sse2(taps, row, row_left, width, q);
+        columns_rgb_sse2(plan, seq, row, length, row_left, out_left, width, q);
         return;
     }
+#else
+    (void) seq;
+    (void) length;
 #endif
     for (int x = 0; x < width; x++, q += bands) {
         const VipsPel *p[4];
@@ -264,9 +368,10 @@ weigh_columns(const tap *taps, const VipsPel *row, int row_left, int width, int 
  * with alpha, those among unequal alphas weighed again (alphas_differ), as
  * rows_generate() does. */
 static int
-columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean *stop)
 {
-    VipsRegion *ir = seq;
+    row_seq *seq = vseq;
+    VipsRegion *ir = seq->ir;
     const axis_plan *plan = b;
     const VipsRect *r = &out_region->valid;
     const tap *taps = &plan->taps[r->left];
@@ -282,7 +387,7 @@ columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *
         const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
         VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
 
-        weigh_columns(taps, row, need.left, r->width, bands, q);
+        weigh_columns(plan, seq, row, need.width, need.left, r->left, r->width, q);
         if (alpha < 0)
             continue;
         for (int x = 0; x < r->width; x++) {
@@ -322,9 +427,9 @@ enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
     g_object_ref(in);
     vips_object_local(image, in);
     g_signal_connect(image, "close", G_CALLBACK(axis_plan_free), plan);
-    if (vips_image_generate(image, vips_start_one,
-            rows ? rows_generate : columns_generate,
-            vips_stop_one, in, plan)) {
+    if (rows ? vips_image_generate(image, vips_start_one, rows_generate, vips_stop_one, in, plan)
+             : vips_image_generate(image, row_seq_start, columns_generate, row_seq_stop, in,
+                   plan)) {
         g_object_unref(image);
         return -1;
     }
@@ -501,81 +606,20 @@ reduce_pixel(const reduce_plan *plan, int x, const VipsPel *p, int bands, VipsPe
     }
 }
 
-/* A thread's region of the input, and room for one row made ready for
- * the SSE2 loop. */
-typedef struct {
-    VipsRegion *ir;
 #ifdef __SSE2__
-    __m128i *ready;
-    int ready_size;
-#endif
-} reduce_seq;
-
-static void *
-reduce_start(VipsImage *out, void *a, void *b)
-{
-    reduce_seq *seq = g_new0(reduce_seq, 1);
-
-    (void) out;
-    (void) b;
-    if (!(seq->ir = vips_region_new(a))) {
-        g_free(seq);
-        return NULL;
-    }
-    return seq;
-}
-
-static int
-reduce_stop(void *vseq, void *a, void *b)
-{
-    reduce_seq *seq = vseq;
-
-    (void) a;
-    (void) b;
-    VIPS_UNREF(seq->ir);
-#ifdef __SSE2__
-    g_free(seq->ready);
-#endif
-    g_free(seq);
-    return 0;
-}
-
-#ifdef __SSE2__
-/* One row of 3-band output with SSE2. The row's pixels are first made
- * ready once each, for any pair that starts there: pixel k and k + 1
- * interleaved in 16 bits (R0 R1 G0 G1 B0 B1 . .), so each output pixel is
- * then one madd per pair of taps with that pair's weights (R, G and B
- * summed at once), as columns_rgb_sse2() does with the four taps of an
- * enlargement. `row` holds `length` pixels; a pair may start at any of the
- * first length - 1. The sums are reduce_pixel()'s. Each pixel is written
- * as 4 bytes (the fourth overwritten by the next), all but the last. */
+/* One row of 3-band output with SSE2, from the row made ready
+ * (ready_pairs_rgb; `row` holds `length` pixels). The sums are
+ * reduce_pixel()'s. Each pixel is written as 4 bytes (the fourth
+ * overwritten by the next), all but the last. */
 static void
-reduce_row_rgb_sse2(const reduce_plan *plan, reduce_seq *seq, const VipsPel *row, int length,
+reduce_row_rgb_sse2(const reduce_plan *plan, row_seq *seq, const VipsPel *row, int length,
     int row_left, int out_left, int width, VipsPel *q)
 {
     const __m128i zero = _mm_setzero_si128();
     const __m128i half = _mm_set1_epi32(REDUCE_ONE / 2);
+    const __m128i *ready = ready_pairs_rgb(seq, row, length);
     int pairs = plan->taps / 2;
-    __m128i *ready;
-    int k = 0;
 
-    if (seq->ready_size < length) {
-        g_free(seq->ready);
-        seq->ready = g_new(__m128i, length);
-        seq->ready_size = length;
-    }
-    ready = seq->ready;
-    /* 8 bytes at a time while they are in the row; the last pairs by hand. */
-    for (; k + 2 < length && (k + 2) * 3 + 2 <= length * 3; k++) {
-        __m128i v = _mm_loadl_epi64((const __m128i *) (row + k * 3));
-
-        ready[k] = _mm_unpacklo_epi8(_mm_unpacklo_epi8(v, _mm_srli_si128(v, 3)), zero);
-    }
-    for (; k + 1 < length; k++) {
-        const VipsPel *p = row + k * 3;
-
-        ready[k] = _mm_setr_epi16(p[0], p[3], p[1], p[4], p[2], p[5], 0, 0);
-    }
     for (int x = 0; x < width; x++) {
         const __m128i *pair = &plan->pairs[(gsize) (out_left + x) * pairs];
         const __m128i *p = &ready[plan->first[out_left + x] - row_left];
@@ -602,7 +646,7 @@ reduce_row_rgb_sse2(const reduce_plan *plan, reduce_seq *seq, const VipsPel *row
 static int
 reduce_columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean *stop)
 {
-    reduce_seq *seq = vseq;
+    row_seq *seq = vseq;
     const reduce_plan *plan = b;
     const VipsRect *r = &out_region->valid;
     int bands = plan->in->Bands;
@@ -647,7 +691,7 @@ reduce_columns(VipsImage *in, int width, VipsImage **out)
     g_object_ref(in);
     vips_object_local(image, in);
     g_signal_connect(image, "close", G_CALLBACK(reduce_plan_free), plan);
-    if (vips_image_generate(image, reduce_start, reduce_columns_generate, reduce_stop, in, plan)) {
+    if (vips_image_generate(image, row_seq_start, reduce_columns_generate, row_seq_stop, in, plan)) {
         g_object_unref(image);
         return -1;
     }
