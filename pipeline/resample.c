@@ -608,27 +608,30 @@ reduce_pixel(const reduce_plan *plan, int x, const VipsPel *p, int bands, VipsPe
 
 #ifdef __SSE2__
 /* One row of 3-band output with SSE2, from the row made ready
- * (ready_pairs_rgb; `row` holds `length` pixels). The sums are
- * reduce_pixel()'s. Each pixel is written as 4 bytes (the fourth
- * overwritten by the next), all but the last. */
-static void
-reduce_row_rgb_sse2(const reduce_plan *plan, row_seq *seq, const VipsPel *row, int length,
-    int row_left, int out_left, int width, VipsPel *q)
+ * (ready_pairs_rgb), at `pairs` pairs of taps: inlined for each common
+ * count, so the loop over them unrolls; two sums, so the madds do not wait
+ * on each other. The sums are reduce_pixel()'s. Each pixel is written as 4
+ * bytes (the fourth overwritten by the next), all but the last. */
+static inline __attribute__((always_inline)) void
+reduce_pairs_rgb(const reduce_plan *plan, const __m128i *ready, int row_left, int out_left,
+    int width, VipsPel *q, const int pairs)
 {
     const __m128i zero = _mm_setzero_si128();
     const __m128i half = _mm_set1_epi32(REDUCE_ONE / 2);
-    const __m128i *ready = ready_pairs_rgb(seq, row, length);
-    int pairs = plan->taps / 2;
 
     for (int x = 0; x < width; x++) {
         const __m128i *pair = &plan->pairs[(gsize) (out_left + x) * pairs];
         const __m128i *p = &ready[plan->first[out_left + x] - row_left];
-        __m128i sum = _mm_madd_epi16(p[0], pair[0]);
-        __m128i bytes;
+        __m128i even = _mm_madd_epi16(p[0], pair[0]);
+        __m128i odd = zero, sum, bytes;
 
-        for (int j = 1; j < pairs; j++)
-            sum = _mm_add_epi32(sum, _mm_madd_epi16(p[2 * j], pair[j]));
-        sum = _mm_srai_epi32(_mm_add_epi32(sum, half), REDUCE_BITS);
+        for (int j = 1; j < pairs; j++) {
+            if (j & 1)
+                odd = _mm_add_epi32(odd, _mm_madd_epi16(p[2 * j], pair[j]));
+            else
+                even = _mm_add_epi32(even, _mm_madd_epi16(p[2 * j], pair[j]));
+        }
+        sum = _mm_srai_epi32(_mm_add_epi32(_mm_add_epi32(even, odd), half), REDUCE_BITS);
         bytes = _mm_packus_epi16(_mm_packs_epi32(sum, zero), zero);
         if (x + 1 < width)
             _mm_storeu_si32(q + x * 3, bytes);
@@ -639,6 +642,32 @@ reduce_row_rgb_sse2(const reduce_plan *plan, row_seq *seq, const VipsPel *row, i
             q[x * 3 + 1] = (VipsPel) (rgb >> 8);
             q[x * 3 + 2] = (VipsPel) (rgb >> 16);
         }
+    }
+}
+
+/* `row` holds `length` pixels from source column `row_left`. */
+static void
+reduce_row_rgb_sse2(const reduce_plan *plan, row_seq *seq, const VipsPel *row, int length,
+    int row_left, int out_left, int width, VipsPel *q)
+{
+    const __m128i *ready = ready_pairs_rgb(seq, row, length);
+
+    /* 12 MP photos to 1080 px: 4 or 5 pairs; contact-sheet tiles: more. */
+    switch (plan->taps / 2) {
+    case 3:
+        reduce_pairs_rgb(plan, ready, row_left, out_left, width, q, 3);
+        break;
+    case 4:
+        reduce_pairs_rgb(plan, ready, row_left, out_left, width, q, 4);
+        break;
+    case 5:
+        reduce_pairs_rgb(plan, ready, row_left, out_left, width, q, 5);
+        break;
+    case 6:
+        reduce_pairs_rgb(plan, ready, row_left, out_left, width, q, 6);
+        break;
+    default:
+        reduce_pairs_rgb(plan, ready, row_left, out_left, width, q, plan->taps / 2);
     }
 }
 #endif
