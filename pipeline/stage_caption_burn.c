@@ -183,6 +183,71 @@ blend_over(VipsImage *under, VipsImage *overlay, int x, int y, VipsImage **out)
     return vips_insert(under, mixed, out, area.left, area.top, NULL);
 }
 
+/* The band colour laid over 8-bit RGB rows at its alpha, in integers:
+ * out = (in x (255 - alpha) + colour x alpha) / 255, rounded. vips_linear
+ * does it in floats, clipped with fmin: about 4% of the 1080 px bench's
+ * CPU for a 1080x150 band; this loop the compiler vectorises. */
+typedef struct {
+    int keep;   /* 255 - alpha */
+    int add[3]; /* colour x alpha, + 127 to round */
+} band_tint;
+
+static int
+tint_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const band_tint *tint = b;
+    const VipsRect *r = &out_region->valid;
+    const int keep = tint->keep, add0 = tint->add[0], add1 = tint->add[1], add2 = tint->add[2];
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, r))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        const VipsPel *p = VIPS_REGION_ADDR(ir, r->left, r->top + y);
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+
+        /* x / 255 as (x + 1 + (x >> 8)) >> 8: exact below 65535. */
+        for (int x = 0; x < r->width; x++) {
+            int v0 = p[3 * x] * keep + add0, v1 = p[3 * x + 1] * keep + add1;
+            int v2 = p[3 * x + 2] * keep + add2;
+
+            q[3 * x] = (VipsPel) ((v0 + 1 + (v0 >> 8)) >> 8);
+            q[3 * x + 1] = (VipsPel) ((v1 + 1 + (v1 >> 8)) >> 8);
+            q[3 * x + 2] = (VipsPel) ((v2 + 1 + (v2 >> 8)) >> 8);
+        }
+    }
+    return 0;
+}
+
+static int
+tint(VipsImage *strip, const gal_color *band, VipsImage **out)
+{
+    VipsImage *image = vips_image_new();
+    int alpha = (int) lround(band->a);
+    band_tint *plan;
+
+    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, strip, NULL)) {
+        g_object_unref(image);
+        return -1;
+    }
+    /* Freed with the image. */
+    plan = vips_malloc(VIPS_OBJECT(image), sizeof(band_tint));
+    plan->keep = 255 - alpha;
+    plan->add[0] = (int) lround(band->r) * alpha + 127;
+    plan->add[1] = (int) lround(band->g) * alpha + 127;
+    plan->add[2] = (int) lround(band->b) * alpha + 127;
+    g_object_ref(strip);
+    vips_object_local(image, strip);
+    if (vips_image_generate(image, vips_start_one, tint_generate, vips_stop_one, strip, plan)) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
+}
+
 /* The band's rows of an opaque photo: band colour, shadow, text. */
 static int
 paint_opaque(const caption_burn_opts *o, VipsImage *strip, VipsImage *text, int x, int y,
@@ -198,7 +263,9 @@ paint_opaque(const caption_burn_opts *o, VipsImage *strip, VipsImage *text, int 
     int dx, dy;
 
     if (o->band.a > 0) {
-        if (vips_linear(strip, &banded, scale, offset, 3, "uchar", TRUE, NULL))
+        if (strip->BandFmt == VIPS_FORMAT_UCHAR && strip->Coding == VIPS_CODING_NONE
+                ? tint(strip, &o->band, &banded)
+                : vips_linear(strip, &banded, scale, offset, 3, "uchar", TRUE, NULL))
             return -1;
         current = banded;
     }

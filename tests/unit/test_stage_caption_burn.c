@@ -523,3 +523,33 @@ Test(stage_caption_burn, the_image_carries_the_caption_shown_and_its_cut)
     cr_expect_str_eq(files->pdata[2], GAL_FIXTURES_DIR "/captions/captions.tsv");
     gal_preset_free(preset);
 }
+
+/* The band colour is laid over the photo at its alpha, rounded to the
+ * nearest level: (photo x (255 - a) + colour x a) / 255. Read in the band's
+ * bottom-right corner, away from the text. */
+Test(stage_caption_burn, the_band_tints_the_photo_at_its_alpha)
+{
+    static const struct {
+        int level;
+        const char *band;
+        int expected[3];
+    } cases[] = {
+        { 200, "\"#00000080\"", { 100, 100, 100 } }, /* 200 x 127 / 255 = 99.6 */
+        { 100, "\"#ff000080\"", { 178, 50, 50 } },   /* 45340 / 255 = 177.8; 12700 / 255 = 49.8 */
+        { 255, "\"#204060ff\"", { 32, 64, 96 } },    /* opaque: the colour itself */
+        { 37, "\"#ffffff01\"", { 38, 38, 38 } },     /* 37 x 254 + 255 = 9653 / 255 = 37.9 */
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(VipsImage) photo = flat_photo(600, 400, cases[i].level, 3);
+        g_autofree char *opts =
+            g_strdup_printf("{size: 20px, padding: 10px, band: %s}", cases[i].band);
+        burnt b = burn(opts, "A caption", photo);
+        const VipsPel *p = VIPS_IMAGE_ADDR(b.image, 598, 398);
+
+        for (int k = 0; k < 3; k++)
+            cr_expect_eq(p[k], cases[i].expected[k], "level %d under %s: band %d is %d, not %d",
+                cases[i].level, cases[i].band, k, p[k], cases[i].expected[k]);
+        g_object_unref(b.image);
+    }
+}
