@@ -1,9 +1,10 @@
-/* resample.c: scaling along one axis (see resample.h). Shrinking is
- * libvips' Lanczos 3 reducer; enlarging is a separable, centred bicubic
- * of our own, one lazy libvips operation per axis (vips_image_generate):
- * libvips 8.14 has no enlarging reducer, and its bicubic vips_affine is
- * both slow (about 45 ns a pixel, 16 taps) and half a pixel off centre
- * inside vips_resize. */
+/* resample.c: scaling along one axis (see resample.h). Shrinking 8-bit
+ * images is a Lanczos 3 of our own, enlarging a separable, centred bicubic,
+ * each one lazy libvips operation per axis (vips_image_generate): libvips
+ * 8.14 has no enlarging reducer, its bicubic vips_affine is both slow
+ * (about 45 ns a pixel, 16 taps) and half a pixel off centre inside
+ * vips_resize, and its reducers are slow or costly to start (see
+ * gal__scale_rows). */
 #include <math.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -704,9 +705,83 @@ reduce_columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gb
     return 0;
 }
 
-/* Shrink 8-bit `in` to `width` columns, lazily, row by row. */
+/* Rows: each output row is `taps` source rows weighted, byte by byte,
+ * with SSE2 16 bytes at a time: two rows' bytes interleaved in 16 bits and
+ * weighed in one madd per pair of rows. The sums are reduce_pixel()'s. */
+static void
+reduce_bytes(const reduce_plan *plan, int y, const VipsPel *const *rows, int n, VipsPel *q)
+{
+    const gint16 *w = &plan->weights[(gsize) y * plan->taps];
+    int j = 0;
+
+#ifdef __SSE2__
+    if (plan->pairs) {
+        const __m128i *pair = &plan->pairs[(gsize) y * (plan->taps / 2)];
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i half = _mm_set1_epi32(REDUCE_ONE / 2);
+
+        for (; j + 16 <= n; j += 16) {
+            __m128i sum0 = half, sum1 = half, sum2 = half, sum3 = half;
+
+            for (int k = 0; k < plan->taps; k += 2) {
+                __m128i a = _mm_loadu_si128((const __m128i *) (rows[k] + j));
+                __m128i b = _mm_loadu_si128((const __m128i *) (rows[k + 1] + j));
+                __m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
+                __m128i weight = pair[k / 2];
+
+                sum0 = _mm_add_epi32(sum0, _mm_madd_epi16(_mm_unpacklo_epi8(lo, zero), weight));
+                sum1 = _mm_add_epi32(sum1, _mm_madd_epi16(_mm_unpackhi_epi8(lo, zero), weight));
+                sum2 = _mm_add_epi32(sum2, _mm_madd_epi16(_mm_unpacklo_epi8(hi, zero), weight));
+                sum3 = _mm_add_epi32(sum3, _mm_madd_epi16(_mm_unpackhi_epi8(hi, zero), weight));
+            }
+            sum0 = _mm_srai_epi32(sum0, REDUCE_BITS);
+            sum1 = _mm_srai_epi32(sum1, REDUCE_BITS);
+            sum2 = _mm_srai_epi32(sum2, REDUCE_BITS);
+            sum3 = _mm_srai_epi32(sum3, REDUCE_BITS);
+            _mm_storeu_si128((__m128i *) (q + j),
+                _mm_packus_epi16(_mm_packs_epi32(sum0, sum1), _mm_packs_epi32(sum2, sum3)));
+        }
+    }
+#endif
+    for (; j < n; j++) {
+        int sum = 0;
+
+        for (int k = 0; k < plan->taps; k++)
+            sum += w[k] * rows[k][j];
+        q[j] = reduce_clip(sum);
+    }
+}
+
 static int
-reduce_columns(VipsImage *in, int width, VipsImage **out)
+reduce_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const reduce_plan *plan = b;
+    const VipsRect *r = &out_region->valid;
+    int top = plan->first[r->top];
+    VipsRect need = { r->left, top, r->width,
+        plan->first[r->top + r->height - 1] + plan->taps - top };
+    int n = r->width * plan->in->Bands;
+    const VipsPel **rows = g_newa(const VipsPel *, plan->taps);
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        int first = plan->first[r->top + y];
+
+        for (int k = 0; k < plan->taps; k++)
+            rows[k] = VIPS_REGION_ADDR(ir, r->left, first + k);
+        reduce_bytes(plan, r->top + y, rows, n, VIPS_REGION_ADDR(out_region, r->left, r->top + y));
+    }
+    return 0;
+}
+
+/* Shrink 8-bit `in` to `length` rows (or columns), lazily: rows a few
+ * source rows at a time as they stream, columns row by row. */
+static int
+reduce_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
 {
     VipsImage *image = vips_image_new();
     reduce_plan *plan;
@@ -715,12 +790,18 @@ reduce_columns(VipsImage *in, int width, VipsImage **out)
         g_object_unref(image);
         return -1;
     }
-    image->Xsize = width;
-    plan = reduce_plan_new(in, in->Xsize, width);
+    if (rows)
+        image->Ysize = length;
+    else
+        image->Xsize = length;
+    plan = reduce_plan_new(in, rows ? in->Ysize : in->Xsize, length);
     g_object_ref(in);
     vips_object_local(image, in);
     g_signal_connect(image, "close", G_CALLBACK(reduce_plan_free), plan);
-    if (vips_image_generate(image, row_seq_start, reduce_columns_generate, row_seq_stop, in, plan)) {
+    if (rows ? vips_image_generate(image, vips_start_one, reduce_rows_generate, vips_stop_one,
+                   in, plan)
+             : vips_image_generate(image, row_seq_start, reduce_columns_generate, row_seq_stop,
+                   in, plan)) {
         g_object_unref(image);
         return -1;
     }
@@ -728,14 +809,12 @@ reduce_columns(VipsImage *in, int width, VipsImage **out)
     return 0;
 }
 
-/* Lanczos 3 along one axis, the vectorised way. libvips 8.14 has two
- * reducers: vips_reducev (orc) and vips_reduceh (plain C, about three times
- * slower). So every reduction in gallop goes through vips_reducev: rows
- * here; columns by turning the image a quarter round and back
- * (gal__scale_columns), which is still faster. Where the vector paths are
- * off (gal_init(), issue 12) vips_reducev runs C as well, still a little
- * faster than vips_reduceh (bench/RESULTS.md), so the turns stay. Growing
- * is the bicubic above. */
+/* Lanczos 3 along one axis. 8-bit images, the pipeline's, shrink with
+ * gallop's own reducer (reduce_axis): libvips 8.14's vips_reduceh is plain
+ * C, vips_reducev compiles orc programs for every image it makes (about 1.7
+ * ms of CPU each, per photo and per contact-sheet tile), and its columns
+ * went through two quarter turns. Other formats keep vips_reducev, columns
+ * through the turns (gal__scale_columns). Growing is the bicubic above. */
 int
 gal__scale_rows(VipsImage *in, int height, VipsImage **out)
 {
@@ -743,6 +822,8 @@ gal__scale_rows(VipsImage *in, int height, VipsImage **out)
         return vips_copy(in, out, NULL);
     if (height > in->Ysize)
         return gal__enlarge_rows(in, height, out);
+    if (!gal__columns_turn(in))
+        return reduce_axis(in, TRUE, height, out);
     return vips_reducev(in, out, (double) in->Ysize / height, "kernel", VIPS_KERNEL_LANCZOS3,
         NULL);
 }
@@ -770,7 +851,7 @@ gal__scale_columns(VipsImage *in, int width, VipsImage **out)
     if (width > in->Xsize)
         return gal__enlarge_columns(in, width, out);
     if (!gal__columns_turn(in))
-        return reduce_columns(in, width, out);
+        return reduce_axis(in, FALSE, width, out);
     return vips_rot(in, &turned, VIPS_ANGLE_D90, NULL) ||
         vips_reducev(turned, &scaled, (double) turned->Ysize / width, "kernel",
             VIPS_KERNEL_LANCZOS3, NULL) ||

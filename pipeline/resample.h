@@ -5,10 +5,10 @@
 #include "internal.h"
 
 /* Scaling along one axis (resample.c): rows to `height`, or columns to
- * `width`. Shrinking is Lanczos 3: rows with libvips' vectorised reducer,
- * 8-bit columns row by row with our own (centred as the enlargement is, a
- * span shrunk alone gives the whole axis's pixels), other formats' columns
- * with libvips' through quarter turns (gal__columns_turn); growing is
+ * `width`. Shrinking is Lanczos 3: 8-bit images with our own reducer
+ * (centred as the enlargement is, so a span shrunk alone gives the whole
+ * axis's pixels; SSE2), other formats with libvips' vips_reducev, columns
+ * through quarter turns (gal__columns_turn); growing is
  * gal__enlarge_rows/_columns. New image in *out; -1 with the libvips error
  * set. */
 int gal__scale_rows(VipsImage *in, int height, VipsImage **out);
