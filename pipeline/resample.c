@@ -6,6 +6,7 @@
  * vips_resize, and its reducers are slow or costly to start (see
  * gal__scale_rows). */
 #include <math.h>
+#include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -521,21 +522,29 @@ reduce_plan_new(VipsImage *in, int in_length, int out_length)
         gint64 whole = num >= 0 ? num / den : -((-num + den - 1) / den);
         double f = (double) (num - whole * den) / (double) den;
         int lo = G_MAXINT, hi = -1;
-        double total = 0;
 
-        /* Source pixel whole + k sits k - f from the centre. */
-        for (int k = -reach; k <= reach + 1; k++) {
-            int j = i * n + k + reach;
+        /* Source pixel whole + k sits k - f from the centre. f repeats
+         * every out_r outputs (whole moves on by in_r): the weights are
+         * worked out once for each (sin is most of a plan's cost). */
+        if (i < out_r) {
+            double total = 0;
 
-            src[j] = (int) CLAMP(whole + k, 0, in_length - 1);
-            total += w[j] = lanczos3((k - f) / scale);
+            for (int k = 0; k < n; k++)
+                total += w[i * n + k] = lanczos3((k - reach - f) / scale);
+            for (int k = 0; k < n; k++)
+                w[i * n + k] /= total;
+        }
+        else
+            memcpy(&w[(gsize) i * n], &w[(gsize) (i % out_r) * n], n * sizeof(double));
+        for (int k = 0; k < n; k++) {
+            int j = i * n + k;
+
+            src[j] = (int) CLAMP(whole + k - reach, 0, in_length - 1);
             if (w[j] != 0) {
                 lo = MIN(lo, src[j]);
                 hi = MAX(hi, src[j]);
             }
         }
-        for (int k = 0; k < n; k++)
-            w[i * n + k] /= total;
         taps = MAX(taps, hi - lo + 1);
     }
     /* An even count, for the pairs of the SSE2 loop. */
