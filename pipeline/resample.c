@@ -126,6 +126,46 @@ clip_pel(int sum)
     return (VipsPel) CLAMP(v, 0, 255);
 }
 
+#ifdef __SSE2__
+/* Rows weighted byte by byte, 16 bytes at a time with SSE2: bytes of rows
+ * 2k and 2k + 1 interleaved in 16 bits and weighed in one madd by `pair`[k]
+ * (their two weights, repeated), summed, rounded at `bits` and saturated.
+ * `taps` is even. Returns how many of the `n` bytes it did (a multiple of
+ * 16): the caller does the rest the plain way, with the same sums. */
+static inline int
+weigh_rows_sse2(const VipsPel *const *rows, int taps, const __m128i *pair, int bits, int n,
+    VipsPel *q)
+{
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i half = _mm_set1_epi32(1 << (bits - 1));
+    const __m128i shift = _mm_cvtsi32_si128(bits);
+    int j = 0;
+
+    for (; j + 16 <= n; j += 16) {
+        __m128i sum0 = half, sum1 = half, sum2 = half, sum3 = half;
+
+        for (int k = 0; k < taps; k += 2) {
+            __m128i a = _mm_loadu_si128((const __m128i *) (rows[k] + j));
+            __m128i b = _mm_loadu_si128((const __m128i *) (rows[k + 1] + j));
+            __m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
+            __m128i weight = pair[k / 2];
+
+            sum0 = _mm_add_epi32(sum0, _mm_madd_epi16(_mm_unpacklo_epi8(lo, zero), weight));
+            sum1 = _mm_add_epi32(sum1, _mm_madd_epi16(_mm_unpackhi_epi8(lo, zero), weight));
+            sum2 = _mm_add_epi32(sum2, _mm_madd_epi16(_mm_unpacklo_epi8(hi, zero), weight));
+            sum3 = _mm_add_epi32(sum3, _mm_madd_epi16(_mm_unpackhi_epi8(hi, zero), weight));
+        }
+        sum0 = _mm_sra_epi32(sum0, shift);
+        sum1 = _mm_sra_epi32(sum1, shift);
+        sum2 = _mm_sra_epi32(sum2, shift);
+        sum3 = _mm_sra_epi32(sum3, shift);
+        _mm_storeu_si128((__m128i *) (q + j),
+            _mm_packus_epi16(_mm_packs_epi32(sum0, sum1), _mm_packs_epi32(sum2, sum3)));
+    }
+    return j;
+}
+#endif
+
 /* With alpha, a pixel is weighted as if premultiplied: the alpha as any
  * band, each colour by weight times alpha, then divided by the new alpha.
  * Weighted straight, the colour a transparent pixel happens to hold (often
@@ -190,13 +230,23 @@ rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *sto
         VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
         int w0 = t->weight[0], w1 = t->weight[1], w2 = t->weight[2], w3 = t->weight[3];
 
-        for (size_t j = 0; j < n; j++)
+        size_t j = 0;
+
+#ifdef __SSE2__
+        {
+            const VipsPel *rows[4] = { p0, p1, p2, p3 };
+
+            j = (size_t) weigh_rows_sse2(rows, 4, &plan->pairs[2 * (r->top + y)], WEIGHT_BITS,
+                (int) n, q);
+        }
+#endif
+        for (; j < n; j++)
             q[j] = clip_pel(w0 * p0[j] + w1 * p1[j] + w2 * p2[j] + w3 * p3[j]);
         if (alpha < 0)
             continue;
-        for (size_t j = 0; j < n; j += bands)
-            if (alphas_differ(p0 + j, p1 + j, p2 + j, p3 + j, alpha))
-                weigh_by_alpha(t, p0 + j, p1 + j, p2 + j, p3 + j, bands, alpha, q + j);
+        for (size_t i = 0; i < n; i += bands)
+            if (alphas_differ(p0 + i, p1 + i, p2 + i, p3 + i, alpha))
+                weigh_by_alpha(t, p0 + i, p1 + i, p2 + i, p3 + i, bands, alpha, q + i);
     }
     return 0;
 }
@@ -714,9 +764,8 @@ reduce_columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gb
     return 0;
 }
 
-/* Rows: each output row is `taps` source rows weighted, byte by byte,
- * with SSE2 16 bytes at a time: two rows' bytes interleaved in 16 bits and
- * weighed in one madd per pair of rows. The sums are reduce_pixel()'s. */
+/* Rows: each output row is `taps` source rows weighted, byte by byte
+ * (weigh_rows_sse2). The sums are reduce_pixel()'s. */
 static void
 reduce_bytes(const reduce_plan *plan, int y, const VipsPel *const *rows, int n, VipsPel *q)
 {
@@ -724,33 +773,9 @@ reduce_bytes(const reduce_plan *plan, int y, const VipsPel *const *rows, int n, 
     int j = 0;
 
 #ifdef __SSE2__
-    if (plan->pairs) {
-        const __m128i *pair = &plan->pairs[(gsize) y * (plan->taps / 2)];
-        const __m128i zero = _mm_setzero_si128();
-        const __m128i half = _mm_set1_epi32(REDUCE_ONE / 2);
-
-        for (; j + 16 <= n; j += 16) {
-            __m128i sum0 = half, sum1 = half, sum2 = half, sum3 = half;
-
-            for (int k = 0; k < plan->taps; k += 2) {
-                __m128i a = _mm_loadu_si128((const __m128i *) (rows[k] + j));
-                __m128i b = _mm_loadu_si128((const __m128i *) (rows[k + 1] + j));
-                __m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
-                __m128i weight = pair[k / 2];
-
-                sum0 = _mm_add_epi32(sum0, _mm_madd_epi16(_mm_unpacklo_epi8(lo, zero), weight));
-                sum1 = _mm_add_epi32(sum1, _mm_madd_epi16(_mm_unpackhi_epi8(lo, zero), weight));
-                sum2 = _mm_add_epi32(sum2, _mm_madd_epi16(_mm_unpacklo_epi8(hi, zero), weight));
-                sum3 = _mm_add_epi32(sum3, _mm_madd_epi16(_mm_unpackhi_epi8(hi, zero), weight));
-            }
-            sum0 = _mm_srai_epi32(sum0, REDUCE_BITS);
-            sum1 = _mm_srai_epi32(sum1, REDUCE_BITS);
-            sum2 = _mm_srai_epi32(sum2, REDUCE_BITS);
-            sum3 = _mm_srai_epi32(sum3, REDUCE_BITS);
-            _mm_storeu_si128((__m128i *) (q + j),
-                _mm_packus_epi16(_mm_packs_epi32(sum0, sum1), _mm_packs_epi32(sum2, sum3)));
-        }
-    }
+    if (plan->pairs)
+        j = weigh_rows_sse2(rows, plan->taps, &plan->pairs[(gsize) y * (plan->taps / 2)],
+            REDUCE_BITS, n, q);
 #endif
     for (; j < n; j++) {
         int sum = 0;
