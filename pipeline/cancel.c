@@ -156,6 +156,7 @@ VipsImage *
 gal__watch_to_memory(gal_watch *watch, VipsImage *image, const char *what, gal_error *err)
 {
     gint64 bytes = (gint64) VIPS_IMAGE_SIZEOF_IMAGE(image);
+    VipsImage *strips = NULL;
     VipsImage *memory;
 
     if (gal__watch_check(watch, err))
@@ -170,7 +171,18 @@ gal__watch_to_memory(gal_watch *watch, VipsImage *image, const char *what, gal_e
             what, need, image->Xsize, image->Ysize, have);
         return NULL;
     }
-    if (!(memory = vips_image_copy_memory(image))) {
+    /* Evaluated in full-width strips: the caption's vips_insert and the
+     * mark's composite ask for 128x128 tiles, and every operation before
+     * them (the reducers, sharpening) then redoes each tile's edges. Strips
+     * cost 4-5% less CPU on both bench corpora (issue 17). */
+    if (vips_copy(image, &strips, NULL))
+        memory = NULL;
+    else {
+        strips->dhint = VIPS_DEMAND_STYLE_FATSTRIP;
+        memory = vips_image_copy_memory(strips);
+        g_object_unref(strips);
+    }
+    if (!memory) {
         if (gal__watch_check(watch, err) == 0) {
             g_autofree char *failed = g_strdup_printf("%s failed", what);
 
