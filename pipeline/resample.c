@@ -895,6 +895,63 @@ gal__scale_columns(VipsImage *in, int width, VipsImage **out)
         vips_rot(scaled, out, VIPS_ANGLE_D270, NULL);
 }
 
+/* Rows averaged two by two (the last alone when odd), lazily: one
+ * _mm_avg_epu8 per 16 bytes, (a + b + 1) / 2 as the plain loop. */
+static int
+halve_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const VipsImage *in = a;
+    const VipsRect *r = &out_region->valid;
+    VipsRect need = { r->left, 2 * r->top, r->width,
+        MIN(2 * (r->top + r->height), in->Ysize) - 2 * r->top };
+    int n = r->width * in->Bands;
+
+    (void) b;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        int y0 = 2 * (r->top + y), y1 = MIN(y0 + 1, in->Ysize - 1);
+        const VipsPel *p0 = VIPS_REGION_ADDR(ir, r->left, y0);
+        const VipsPel *p1 = VIPS_REGION_ADDR(ir, r->left, y1);
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+        int j = 0;
+
+#ifdef __SSE2__
+        for (; j + 16 <= n; j += 16)
+            _mm_storeu_si128((__m128i *) (q + j),
+                _mm_avg_epu8(_mm_loadu_si128((const __m128i *) (p0 + j)),
+                    _mm_loadu_si128((const __m128i *) (p1 + j))));
+#endif
+        for (; j < n; j++)
+            q[j] = (VipsPel) ((p0[j] + p1[j] + 1) >> 1);
+    }
+    return 0;
+}
+
+/* `in` (8-bit) with half as many rows, rounded up. */
+static int
+halve_rows(VipsImage *in, VipsImage **out)
+{
+    VipsImage *image = vips_image_new();
+
+    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+        g_object_unref(image);
+        return -1;
+    }
+    image->Ysize = (in->Ysize + 1) / 2;
+    g_object_ref(in);
+    vips_object_local(image, in);
+    if (vips_image_generate(image, vips_start_one, halve_rows_generate, vips_stop_one, in,
+            NULL)) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
+}
+
 /* Both axes, Lanczos 3, rows first (gal__scale_rows, gal__scale_columns).
  * vips_thumbnail_image would shrink by a whole factor first with 8.14's
  * vips_shrinkh/v, plain C loops that cost a contact-sheet tile about 4 ms
@@ -903,9 +960,11 @@ int
 gal__shrink(VipsImage *in, int width, int height, VipsImage **out)
 {
     g_autoptr(VipsImage) unmarked = NULL;
+    g_autoptr(VipsImage) halved = NULL;
     g_autoptr(VipsImage) rows = NULL;
     g_autoptr(VipsImage) rows_memory = NULL;
     g_autoptr(VipsImage) both = NULL;
+    VipsImage *source;
 
     if (width > in->Xsize || height > in->Ysize) {
         vips_error("gallop", "shrinking cannot enlarge");
@@ -915,7 +974,17 @@ gal__shrink(VipsImage *in, int width, int height, VipsImage **out)
     if (vips_copy(in, &unmarked, NULL))
         return -1;
     vips_image_remove(unmarked, VIPS_META_SEQUENTIAL);
-    if (gal__scale_rows(unmarked, height, &rows))
+    source = unmarked;
+    /* A quarter of the rows or fewer (a contact-sheet tile): halved
+     * first, which halves the reducer's kernel (34 rows for a 1350-row
+     * photo made 250 rows), as vips_thumbnail shrinks by whole factors
+     * while twice the scale is left. */
+    if (height * 4 <= in->Ysize && !gal__columns_turn(unmarked)) {
+        if (halve_rows(unmarked, &halved))
+            return -1;
+        source = halved;
+    }
+    if (gal__scale_rows(source, height, &rows))
         return -1;
     if (gal__columns_turn(rows)) {
         if (!(rows_memory = vips_image_copy_memory(rows)))

@@ -288,3 +288,80 @@ Test(resample, rows_shrink_the_same_in_the_vector_loop_and_the_tail)
     g_object_unref(a);
     g_object_unref(b);
 }
+
+/* gal__shrink (contact-sheet tiles) halves the rows first when a quarter
+ * or fewer are left: an odd count keeps its last row, a flat picture stays
+ * flat, and a smooth one comes out as the reducer alone makes it (within a
+ * level: the halving rounds). */
+Test(resample, a_tile_is_the_photo_shrunk_both_ways)
+{
+    static const int heights[] = { 1350, 1351 };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(heights); i++) {
+        VipsImage *gradient = gal_test_gradient(1080, heights[i]);
+        VipsImage *smooth = vips_image_copy_memory(gradient);
+        VipsImage *tile, *tile_memory, *rows, *direct;
+        double max_abs, mean_abs;
+
+        cr_assert_eq(gal__shrink(smooth, 200, 250, &tile), 0, "%s", vips_error_buffer());
+        tile_memory = vips_image_copy_memory(tile);
+        cr_assert_not_null(tile_memory, "%s", vips_error_buffer());
+        cr_assert_eq(tile_memory->Xsize, 200);
+        cr_assert_eq(tile_memory->Ysize, 250);
+        rows = shrink_axis(smooth, TRUE, 250);
+        direct = shrink_axis(rows, FALSE, 200);
+        cr_assert_eq(gal_test_diff(tile_memory, direct, &max_abs, &mean_abs), 0);
+        cr_expect_leq(max_abs, 2, "%d rows: the tile differs by up to %g", heights[i], max_abs);
+        cr_expect_leq(mean_abs, 0.5, "%d rows: mean difference %g", heights[i], mean_abs);
+        g_object_unref(gradient);
+        g_object_unref(smooth);
+        g_object_unref(tile);
+        g_object_unref(tile_memory);
+        g_object_unref(rows);
+        g_object_unref(direct);
+    }
+}
+
+/* Rows alternately black and white (an even count, so every pair is
+ * whole): every tile pixel is their mean, which only holds if the halving
+ * takes both rows of each pair. */
+Test(resample, a_tile_of_striped_rows_is_their_mean)
+{
+    VipsImage *rows, *odd, *stripes, *wide, *memory, *tile;
+    double min, max;
+
+    cr_assert_eq(vips_xyz(&rows, 1, 1350, NULL), 0);
+    cr_assert_eq(vips_extract_band(rows, &odd, 1, NULL), 0);
+    /* 255 on odd rows, 0 on even ones. */
+    cr_assert_eq(vips_boolean_const1(odd, &stripes, VIPS_OPERATION_BOOLEAN_AND, 1, NULL), 0);
+    {
+        VipsImage *scaled, *uchar, *three[3];
+
+        cr_assert_eq(vips_linear1(stripes, &scaled, 255, 0, NULL), 0);
+        cr_assert_eq(vips_cast_uchar(scaled, &uchar, NULL), 0);
+        three[0] = three[1] = three[2] = uchar;
+        cr_assert_eq(vips_bandjoin(three, &wide, 3, NULL), 0);
+        g_object_unref(scaled);
+        g_object_unref(uchar);
+    }
+    {
+        VipsImage *broad;
+
+        cr_assert_eq(vips_embed(wide, &broad, 0, 0, 1080, 1350, "extend", VIPS_EXTEND_COPY,
+                         NULL),
+            0);
+        memory = vips_image_copy_memory(broad);
+        g_object_unref(broad);
+    }
+    cr_assert_eq(gal__shrink(memory, 200, 250, &tile), 0, "%s", vips_error_buffer());
+    cr_assert_eq(vips_min(tile, &min, NULL), 0);
+    cr_assert_eq(vips_max(tile, &max, NULL), 0);
+    cr_expect(min >= 126 && max <= 129, "striped rows made a tile of %g..%g, not about 128", min,
+        max);
+    g_object_unref(rows);
+    g_object_unref(odd);
+    g_object_unref(stripes);
+    g_object_unref(wide);
+    g_object_unref(memory);
+    g_object_unref(tile);
+}
