@@ -105,6 +105,11 @@ typedef struct preset_run {
     int shard, shards;
     gal_manifest *part;
     gal_part_info part_info;
+    /* What this sharded run built, by this try or an earlier one of the
+     * shard (its part's results): rel input -> gal_part_result. A photo
+     * an earlier try built is up to date now, but was built all the same:
+     * the merge reports it so, as one run would. */
+    GHashTable *built;
     GMutex manifest_lock;  /* workers add records while others read it */
     gint64 manifest_saved; /* monotonic time of the last save, microseconds */
 } preset_run;
@@ -233,6 +238,9 @@ char *gal__item_rel(const preset_run *pr, int i);
 /* Keep the item `job` made of photo i (a small lossless file); its record
  * goes into plans[i].item_entry. -1 with `err` set. */
 int gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err);
+/* Remember that photo i was built, with its result (the worker that
+ * built it, under pr->manifest_lock), for the part. */
+void gal__shard_built(preset_run *pr, int i);
 /* Save the part: its records, and with `finished` every photo's result
  * and "done". Under pr->manifest_lock or with no worker running. */
 int gal__part_save(preset_run *pr, gboolean finished, gal_error *err);

@@ -128,9 +128,11 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         else
             gal_error_set_subject(result->error, result->input);
     }
+    /* Timed before it is recorded: a shard's part keeps the result with
+     * the record (gal__shard_built). */
+    result->seconds = (g_get_monotonic_time() - start) / 1e6;
     if (!failed)
         gal__record_now(pr, i);
-    result->seconds = (g_get_monotonic_time() - start) / 1e6;
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
     if (pr->gather && !gal__cancelled(pr->engine->cancel))

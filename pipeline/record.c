@@ -93,6 +93,8 @@ gal__record_now(preset_run *pr, int i)
     if (pr->plans[i].item_entry)
         gal__manifest_put(m, g_steal_pointer(&pr->plans[i].item_entry));
     gal__manifest_put_keys(m, pr->preset_digest, pr->keys);
+    if (pr->built && pr->summary->photos[i].status == GAL_PHOTO_DONE)
+        gal__shard_built(pr, i);
     if (now - pr->manifest_saved >= MANIFEST_SAVE_INTERVAL_US) {
         /* A failure here is reported by the save at the end. */
         if (pr->part)

@@ -222,6 +222,7 @@ clear_run(preset_run *pr)
     gal__manifest_free(pr->manifest);
     gal__manifest_free(pr->part);
     gal__part_info_clear(&pr->part_info);
+    g_clear_pointer(&pr->built, g_hash_table_unref);
     /* After the last save: the lock is held until the manifest is written. */
     gal__out_dir_release(&pr->claim);
     g_mutex_clear(&pr->manifest_lock);
