@@ -58,13 +58,17 @@ same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
 
     if (plan->in_size == *size && plan->in_mtime_ns == *mtime_ns)
         return TRUE;
-    if (!have || (legacy && !plan->in_sha256_v1[0])) {
+    if (!have || (legacy && !plan->in_sha256_v1)) {
+        char sha256[GAL_SHA256_HEX_LEN + 1];
+
         /* Hashed even when the size differs: the new record needs it. */
-        if (gal__file_digest(path, NULL, plan->in_digest, legacy ? plan->in_sha256_v1 : NULL,
-                NULL, &err)) {
-            plan->in_digest[0] = plan->in_sha256_v1[0] = '\0';
+        g_clear_pointer(&plan->in_sha256_v1, g_free);
+        if (gal__file_digest(path, NULL, plan->in_digest, legacy ? sha256 : NULL, NULL, &err)) {
+            plan->in_digest[0] = '\0';
             return FALSE;
         }
+        if (legacy)
+            plan->in_sha256_v1 = g_strdup(sha256);
     }
     if (plan->in_size != *size ||
         strcmp(legacy ? plan->in_sha256_v1 : plan->in_digest, recorded) != 0)
@@ -319,7 +323,7 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
         g_checksum_update(sum,
-            (const guchar *) (v1 && pr->plans[i].in_sha256_v1[0] ? pr->plans[i].in_sha256_v1
+            (const guchar *) (v1 && pr->plans[i].in_sha256_v1 ? pr->plans[i].in_sha256_v1
                                                                   : pr->plans[i].in_digest),
             -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
@@ -452,7 +456,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         gal_photo_result *result = &summary->photos[i];
         char *detail = NULL;
 
-        gal__plan_stat(plan, &g_array_index(pr->inputs, gal_input, i), result->input);
+        gal__plan_stat(plan, &pr->inputs[i], result->input);
         if (!plan->has_output)
             continue;
         result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);

@@ -106,7 +106,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     for (int p = 0; p < opts->n_inputs; p++)
         pr->part_info.inputs[p] = g_strdup(opts->inputs[p]);
     for (int i = 0; i < pr->summary->total; i++)
-        pr->plans[i].elsewhere = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel,
+        pr->plans[i].elsewhere = gal__shard_of(pr->inputs[i].rel,
                                      pr->shards) != pr->shard;
     return 0;
 }
