@@ -26,6 +26,43 @@ is_hex(const char *text, gsize len)
     return TRUE;
 }
 
+void
+gal__digest_from_hex(gal_digest *d, const char *hex)
+{
+    gsize n = hex ? strlen(hex) : 0;
+
+    *d = (gal_digest) { 0 };
+    if (!is_hex(hex ? hex : "", n) || (n != GAL_XXH3_HEX_LEN && n != GAL_SHA256_HEX_LEN))
+        return;
+    d->len = (guint8) (n / 2);
+    for (gsize i = 0; i < d->len; i++)
+        d->bytes[i] = (guint8) (g_ascii_xdigit_value(hex[2 * i]) << 4 |
+            g_ascii_xdigit_value(hex[2 * i + 1]));
+}
+
+char *
+gal__digest_hex(const gal_digest *d, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    for (int i = 0; i < d->len; i++) {
+        hex[2 * i] = digits[d->bytes[i] >> 4];
+        hex[2 * i + 1] = digits[d->bytes[i] & 15];
+    }
+    hex[2 * d->len] = '\0';
+    return hex;
+}
+
+gboolean
+gal__digest_is(const gal_digest *d, const char *hex)
+{
+    gal_digest other;
+
+    gal__digest_from_hex(&other, hex);
+    return other.len == d->len && memcmp(other.bytes, d->bytes, d->len) == 0 &&
+        (d->len > 0 || !hex || !*hex);
+}
+
 gboolean
 gal__is_content_digest(const char *text)
 {

@@ -194,7 +194,7 @@ void gal__members_identity(preset_run *pr, char *hex);
  * (and a regular file)? *exists says whether there is anything there;
  * errno is ENOENT when not. A content match refreshes *mtime_ns. */
 gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
-    const char *sha256, gboolean *exists);
+    const gal_digest *sha256, gboolean *exists);
 
 /* result->files of photo i from the records of its outputs (when its
  * preset makes several files per photo), for a photo up to date or one a

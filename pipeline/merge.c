@@ -283,7 +283,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             other = e;
             e = g_hash_table_lookup(pr->manifest->entries, other->output);
         }
-        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
                 &exists))
             continue;
         result->status = GAL_PHOTO_FAILED;
@@ -432,7 +432,7 @@ kept_item(preset_run *pr, int i)
 
     if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
         strcmp(e->preset_digest, pr->preset_digest) != 0 ||
-        !gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        !gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
         return NULL;
     return e;
 }
@@ -639,7 +639,7 @@ drop_stale_items(preset_run *pr)
         gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, drop->pdata[d]);
         gboolean exists;
 
-        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
                 &exists))
             gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
         g_hash_table_remove(pr->manifest->entries, drop->pdata[d]);

@@ -40,7 +40,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->input = gal__relative_path(pr->out_dir, job->input);
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(first->in_digest, plan->in_digest, sizeof(first->in_digest));
+    gal__digest_from_hex(&first->in_digest, plan->in_digest);
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
@@ -65,7 +65,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
         e->out_size = job->files[v].bytes;
         e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
             ? gal__mtime_ns(&st) : 0;
-        g_strlcpy(e->out_sha256, job->files[v].sha256, sizeof(e->out_sha256));
+        gal__digest_from_hex(&e->out_sha256, job->files[v].sha256);
         e->width = job->files[v].width;
         e->height = job->files[v].height;
         g_free(e->name_key);
@@ -145,11 +145,11 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e->sheet = TRUE;
         e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
-        g_strlcpy(e->in_digest, members, sizeof(e->in_digest));
+        gal__digest_from_hex(&e->in_digest, members);
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->out_size = sheet->bytes;
         e->out_mtime_ns = gal__mtime_ns(&st);
-        g_strlcpy(e->out_sha256, sheet->sha256, sizeof(e->out_sha256));
+        gal__digest_from_hex(&e->out_sha256, sheet->sha256);
         e->width = sheet->width;
         e->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
@@ -283,7 +283,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
             /* Only ever beneath the output folder (the manifest's names were
              * checked when it was read), never through a link, and only
              * what gallop wrote, unchanged. */
-            if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+            if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
                     &exists))
                 o.removed = gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output,
                                 &o.error) == 0;

@@ -187,7 +187,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->input = gal__relative_path(pr->out_dir, job->input);
     e->in_size = plan->in_size;
     e->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(e->in_digest, plan->in_digest, sizeof(e->in_digest));
+    gal__digest_from_hex(&e->in_digest, plan->in_digest);
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->out_size = (gint64) len;
     e->width = job->gather_item->Xsize;
@@ -196,7 +196,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
         g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 
         g_checksum_update(sum, png, (gssize) len);
-        g_strlcpy(e->out_sha256, g_checksum_get_string(sum), sizeof(e->out_sha256));
+        gal__digest_from_hex(&e->out_sha256, g_checksum_get_string(sum));
     }
     if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
         g_free(png);
