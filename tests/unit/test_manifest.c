@@ -166,6 +166,21 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
     cr_expect_str_eq(relative("/srv/site/out", "/srv"), "../..");
     cr_expect_str_eq(relative("/srv/site/out", "/"), "../../..");
     cr_expect_str_eq(relative("/srv/site/out/", "/srv//site/./out/a/../b.jpg"), "b.jpg");
+    /* Paths already canonical are taken as they are; any other is made so
+     * first: every kind of part that is not. */
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/./a.jpg"), "a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/sub/.."), ".");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/sub/"), "sub");
+    cr_expect_str_eq(relative("/srv/site/out/.", "/srv/site/out/a.jpg"), "a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out/..", "/srv/site/out/a.jpg"), "out/a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/.hidden/a.jpg"), ".hidden/a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/..x/.../a.jpg"), "..x/.../a.jpg");
+    {
+        g_autofree char *cwd = g_get_current_dir();
+
+        cr_expect_str_eq(relative(cwd, "photos/./a.jpg"), "photos/a.jpg");
+        cr_expect_str_eq(relative("/", "."), cwd + 1);
+    }
 }
 
 /* ---- the preset digest ------------------------------------------------------------ */
