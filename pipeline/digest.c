@@ -26,18 +26,39 @@ is_hex(const char *text, gsize len)
     return TRUE;
 }
 
+/* A hex digit's value, or -1. Inline: a record's two digests are read
+ * on every manifest line, and g_ascii_xdigit_value() per digit made
+ * reading them 6% of a rerun's instructions. */
+static inline int
+nibble(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 void
 gal__digest_from_hex(gal_digest *d, const char *hex)
 {
     gsize n = hex ? strlen(hex) : 0;
+    gal_digest made = { 0 };
 
-    *d = (gal_digest) { 0 };
-    if (!is_hex(hex ? hex : "", n) || (n != GAL_XXH3_HEX_LEN && n != GAL_SHA256_HEX_LEN))
+    *d = made;
+    if (n != GAL_XXH3_HEX_LEN && n != GAL_SHA256_HEX_LEN)
         return;
-    d->len = (guint8) (n / 2);
-    for (gsize i = 0; i < d->len; i++)
-        d->bytes[i] = (guint8) (g_ascii_xdigit_value(hex[2 * i]) << 4 |
-            g_ascii_xdigit_value(hex[2 * i + 1]));
+    for (gsize i = 0; i < n / 2; i++) {
+        int high = nibble(hex[2 * i]), low = nibble(hex[2 * i + 1]);
+
+        if (high < 0 || low < 0)
+            return;
+        made.bytes[i] = (guint8) (high << 4 | low);
+    }
+    made.len = (guint8) (n / 2);
+    *d = made;
 }
 
 char *

@@ -253,15 +253,21 @@ gal__file_read(const char *path, const gal_read_rules *rules, char **data, gsize
 gboolean
 gal__path_is_beneath(const char *rel)
 {
-    g_auto(GStrv) parts = NULL;
-
     if (!rel || !*rel || rel[0] == '/')
         return FALSE;
-    parts = g_strsplit(rel, "/", -1);
-    for (int i = 0; parts[i]; i++)
-        if (!*parts[i] || strcmp(parts[i], ".") == 0 || strcmp(parts[i], "..") == 0)
+    /* Part by part, in place: every record of a manifest is checked so,
+     * and splitting each path into a new array was 2% of a rerun. */
+    for (const char *part = rel;;) {
+        const char *end = strchrnul(part, '/');
+        size_t len = (size_t) (end - part);
+
+        if (len == 0 || (len == 1 && part[0] == '.') ||
+            (len == 2 && part[0] == '.' && part[1] == '.'))
             return FALSE;
-    return TRUE;
+        if (!*end)
+            return TRUE;
+        part = end + 1;
+    }
 }
 
 /* Split "a/b/c.jpg" into "a/b" and "c.jpg" ("" and the name at the top). */
