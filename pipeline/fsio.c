@@ -741,11 +741,35 @@ gal__mtime_ns(const struct stat *st)
     return (gint64) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
+/* `text` in lower case into `buf` when it is ASCII and fits: what
+ * g_utf8_casefold makes of ASCII. FALSE otherwise. */
+static gboolean
+ascii_lower(const char *text, char *buf, size_t size)
+{
+    size_t i = 0;
+
+    for (; text[i]; i++) {
+        if ((unsigned char) text[i] >= 0x80 || i + 1 >= size)
+            return FALSE;
+        buf[i] = g_ascii_tolower(text[i]);
+    }
+    buf[i] = '\0';
+    return TRUE;
+}
+
 gboolean
 gal__glob_match(const char *pattern, const char *name)
 {
-    g_autofree char *p = g_utf8_casefold(pattern, -1);
-    g_autofree char *n = g_utf8_casefold(name, -1);
+    char pattern_lower[256], name_lower[256];
+    g_autofree char *p = NULL;
+    g_autofree char *n = NULL;
 
+    /* ASCII names (nearly all photos') are folded on the stack: two
+     * casefolds allocated per photo and glob were 7% of a rerun. */
+    if (ascii_lower(pattern, pattern_lower, sizeof pattern_lower) &&
+        ascii_lower(name, name_lower, sizeof name_lower))
+        return g_pattern_match_simple(pattern_lower, name_lower);
+    p = g_utf8_casefold(pattern, -1);
+    n = g_utf8_casefold(name, -1);
     return g_pattern_match_simple(p, n);
 }
