@@ -24,7 +24,7 @@ typedef struct {
  * content match with a new mtime the record is refreshed, so the next run
  * takes the fast path again. */
 static gboolean
-same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
+same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const gal_digest *sha256,
     const struct stat *st)
 {
     char hex[65];
@@ -33,7 +33,7 @@ same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
         return TRUE;
     /* A different size is a different file: no need to read it. */
     if (st->st_size != *size || gal__sha256_beneath(f->root_fd, f->path, hex, NULL) ||
-        strcmp(hex, sha256) != 0)
+        !gal__digest_is(sha256, hex))
         return FALSE;
     *mtime_ns = gal__mtime_ns(st);
     return TRUE;
@@ -50,33 +50,37 @@ same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const char *sha256,
  * cost a no-op rerun what a touched one costs. */
 static gboolean
 same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
-    char *recorded)
+    gal_digest *recorded)
 {
-    gboolean legacy = gal__is_sha256_hex(recorded);
+    gboolean legacy = recorded->len == GAL_SHA256_HEX_LEN / 2;
     gboolean have = strlen(plan->in_digest) == GAL_XXH3_HEX_LEN;
     gal_error err = { 0 };
 
     if (plan->in_size == *size && plan->in_mtime_ns == *mtime_ns)
         return TRUE;
-    if (!have || (legacy && !plan->in_sha256_v1[0])) {
+    if (!have || (legacy && !plan->in_sha256_v1)) {
+        char sha256[GAL_SHA256_HEX_LEN + 1];
+
         /* Hashed even when the size differs: the new record needs it. */
-        if (gal__file_digest(path, NULL, plan->in_digest, legacy ? plan->in_sha256_v1 : NULL,
-                NULL, &err)) {
-            plan->in_digest[0] = plan->in_sha256_v1[0] = '\0';
+        g_clear_pointer(&plan->in_sha256_v1, g_free);
+        if (gal__file_digest(path, NULL, plan->in_digest, legacy ? sha256 : NULL, NULL, &err)) {
+            plan->in_digest[0] = '\0';
             return FALSE;
         }
+        if (legacy)
+            plan->in_sha256_v1 = g_strdup(sha256);
     }
     if (plan->in_size != *size ||
-        strcmp(legacy ? plan->in_sha256_v1 : plan->in_digest, recorded) != 0)
+        !gal__digest_is(recorded, legacy ? plan->in_sha256_v1 : plan->in_digest))
         return FALSE;
     *mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(recorded, plan->in_digest, GAL_SHA256_HEX_LEN + 1);
+    gal__digest_from_hex(recorded, plan->in_digest);
     return TRUE;
 }
 
 gboolean
 gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
-    const char *sha256, gboolean *exists)
+    const gal_digest *sha256, gboolean *exists)
 {
     file_ref f = { rel, pr->claim.fd };
     struct stat st;
@@ -173,7 +177,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, plan, &e->in_size, &e->in_mtime_ns, e->in_digest))
+    if (!same_photo(input, plan, &e->in_size, &e->in_mtime_ns, &e->in_digest))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; e->deps && d < e->deps->len; d++) {
         gal_dep_record *dep = e->deps->pdata[d];
@@ -184,9 +188,9 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (!gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+    if (!gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    g_strlcpy(plan->in_digest, e->in_digest, sizeof(plan->in_digest));
+    gal__digest_hex(&e->in_digest, plan->in_digest);
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -204,7 +208,7 @@ gal__files_from_records(preset_run *pr, int i)
         result->files[f].width = e->width;
         result->files[f].height = e->height;
         result->files[f].bytes = e->out_size;
-        g_strlcpy(result->files[f].sha256, e->out_sha256, sizeof(result->files[f].sha256));
+        gal__digest_hex(&e->out_sha256, result->files[f].sha256);
     }
 }
 
@@ -278,7 +282,7 @@ decide_output(preset_run *pr, int i, char **detail)
     result->width = e->width;
     result->height = e->height;
     result->bytes = e->out_size;
-    g_strlcpy(result->sha256, e->out_sha256, sizeof(result->sha256));
+    gal__digest_hex(&e->out_sha256, result->sha256);
     /* The report of a rerun still tells what each photo shows. */
     result->caption = g_strdup(e->caption);
     result->caption_source = g_strdup(e->caption_source);
@@ -319,7 +323,7 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
         g_checksum_update(sum,
-            (const guchar *) (v1 && pr->plans[i].in_sha256_v1[0] ? pr->plans[i].in_sha256_v1
+            (const guchar *) (v1 && pr->plans[i].in_sha256_v1 ? pr->plans[i].in_sha256_v1
                                                                   : pr->plans[i].in_digest),
             -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
@@ -417,13 +421,13 @@ gal__pages_current(preset_run *pr, const char *members)
         gal_manifest_entry *e = value;
         gboolean exists;
 
-        if (e->sheet && v1[0] && strcmp(e->in_digest, v1) == 0)
-            g_strlcpy(e->in_digest, members, sizeof(e->in_digest));
-        if (!e->sheet || strcmp(e->in_digest, members) != 0 ||
+        if (e->sheet && v1[0] && gal__digest_is(&e->in_digest, v1))
+            gal__digest_from_hex(&e->in_digest, members);
+        if (!e->sheet || !gal__digest_is(&e->in_digest, members) ||
             strcmp(e->preset_digest, pr->preset_digest) != 0 ||
             strcmp(e->version, GAL_VERSION) != 0)
             continue;
-        if (!gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        if (!gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
             return FALSE;
         found++;
     }
@@ -452,7 +456,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         gal_photo_result *result = &summary->photos[i];
         char *detail = NULL;
 
-        gal__plan_stat(plan, &g_array_index(pr->inputs, gal_input, i), result->input);
+        gal__plan_stat(plan, &pr->inputs[i], result->input);
         if (!plan->has_output)
             continue;
         result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);

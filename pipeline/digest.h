@@ -28,6 +28,23 @@ gboolean gal__is_content_digest(const char *text);
 /* Is `text` 64 hex digits (a SHA-256)? */
 gboolean gal__is_sha256_hex(const char *text);
 
+/* A digest as a manifest record holds it: its bytes, 16 (XXH3-128) or 32
+ * (SHA-256), or none (len 0). The hex form is the manifest file's; held
+ * as hex (65 bytes each), a record's two digests took 130 of its 280
+ * bytes, and a merge holds a million records. */
+typedef struct gal_digest {
+    guint8 len;
+    guint8 bytes[32];
+} gal_digest;
+
+/* From 32 or 64 hex digits, either case; anything else (as "") is none. */
+void gal__digest_from_hex(gal_digest *d, const char *hex);
+/* Its hex form (lower case) into `hex` (65 bytes): "" when none. Returns
+ * `hex`. */
+char *gal__digest_hex(const gal_digest *d, char *hex);
+/* Is it the digest `hex` spells (NULL and "" spell none)? */
+gboolean gal__digest_is(const gal_digest *d, const char *hex);
+
 /* XXH3-128 of `len` bytes as 32 hex digits into `hex` (33 bytes). */
 void gal__xxh3_hex(const void *data, gsize len, char *hex);
 

@@ -21,6 +21,7 @@
 #ifndef GAL_ENGINE_H
 #define GAL_ENGINE_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -41,19 +42,24 @@
 /* What one preset makes of one photo, and what its worker adds. */
 typedef struct photo_plan {
     gint64 in_size, in_mtime_ns; /* the photo as planned (0: not there) */
-    char in_digest[65];        /* its content digest (digest.h): "" until hashed */
-    char in_sha256_v1[65];     /* its SHA-256, once a record of format 1 asked: else "" */
-    gboolean member;           /* taken into the run: neither refused nor ignored */
-    gboolean elsewhere;        /* a sharded run: another shard's photo */
-    gboolean has_output;       /* it has an output file of its own (output.photos) */
-    gboolean build_output;     /* ... which is stale: built by this run */
-    guint64 stale_files;       /* ... bit v: its variant v is (output.widths x formats) */
-    gboolean build_item;       /* its item is needed: the pages it is on are stale */
-    gboolean started;          /* a worker took it */
+    guint64 stale_files;       /* its variant v is stale: bit v (output.widths x formats) */
     /* The new records of its outputs (one per variant), when written;
      * NULL until then. */
     gal_manifest_entry **entries;
     gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
+    /* Its SHA-256 (64 hex digits), once a record of format 1 asked; NULL
+     * until then: a field of its own cost every photo of a run 65 bytes
+     * for the few an old manifest names. */
+    char *in_sha256_v1;
+    char in_digest[65];        /* its content digest (digest.h): "" until hashed */
+    /* Flags as bytes, not gbooleans: a run holds a plan per photo and
+     * preset, a million of them in a big one. */
+    bool member;               /* taken into the run: neither refused nor ignored */
+    bool elsewhere;            /* a sharded run: another shard's photo */
+    bool has_output;           /* it has an output file of its own (output.photos) */
+    bool build_output;         /* ... which is stale: built by this run */
+    bool build_item;           /* its item is needed: the pages it is on are stale */
+    bool started;              /* a worker took it */
 } photo_plan;
 
 /* A killed run (a second Ctrl-C, SIGKILL, a power cut) keeps what the
@@ -70,7 +76,8 @@ typedef struct preset_run {
     engine *engine;
     const gal_preset *preset;
     gal_run_summary *summary;
-    GArray *inputs;        /* gal_input, in summary order */
+    gal_input *inputs;     /* in summary order, n_inputs of them */
+    int n_inputs;
     photo_plan *plans;     /* per photo */
     /* What each photo makes: n_variants files (output.widths x
      * output.formats; one without them), the first the largest. */
@@ -105,6 +112,11 @@ typedef struct preset_run {
     int shard, shards;
     gal_manifest *part;
     gal_part_info part_info;
+    /* What this sharded run built, by this try or an earlier one of the
+     * shard (its part's results): rel input -> gal_part_result. A photo
+     * an earlier try built is up to date now, but was built all the same:
+     * the merge reports it so, as one run would. */
+    GHashTable *built;
     GMutex manifest_lock;  /* workers add records while others read it */
     gint64 manifest_saved; /* monotonic time of the last save, microseconds */
 } preset_run;
@@ -182,7 +194,7 @@ void gal__members_identity(preset_run *pr, char *hex);
  * (and a regular file)? *exists says whether there is anything there;
  * errno is ENOENT when not. A content match refreshes *mtime_ns. */
 gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
-    const char *sha256, gboolean *exists);
+    const gal_digest *sha256, gboolean *exists);
 
 /* result->files of photo i from the records of its outputs (when its
  * preset makes several files per photo), for a photo up to date or one a
@@ -233,6 +245,9 @@ char *gal__item_rel(const preset_run *pr, int i);
 /* Keep the item `job` made of photo i (a small lossless file); its record
  * goes into plans[i].item_entry. -1 with `err` set. */
 int gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err);
+/* Remember that photo i was built, with its result (the worker that
+ * built it, under pr->manifest_lock), for the part. */
+void gal__shard_built(preset_run *pr, int i);
 /* Save the part: its records, and with `finished` every photo's result
  * and "done". Under pr->manifest_lock or with no worker running. */
 int gal__part_save(preset_run *pr, gboolean finished, gal_error *err);

@@ -128,9 +128,11 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         else
             gal_error_set_subject(result->error, result->input);
     }
+    /* Timed before it is recorded: a shard's part keeps the result with
+     * the record (gal__shard_built). */
+    result->seconds = (g_get_monotonic_time() - start) / 1e6;
     if (!failed)
         gal__record_now(pr, i);
-    result->seconds = (g_get_monotonic_time() - start) / 1e6;
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
     if (pr->gather && !gal__cancelled(pr->engine->cancel))
@@ -198,7 +200,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
         plan = &pr->plans[i];
         jobs[r] = (gal_job) { .preset = pr->preset, .input = input,
             .output_path = gal__output_of(pr, i, 0), .out_dir = &pr->claim,
-            .input_root = g_array_index(pr->inputs, gal_input, i).root,
+            .input_root = pr->inputs[i].root,
             .follow_links = pr->follow_links,
             .output_rel = gal__output_of(pr, i, 0)
                 ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL,
@@ -216,7 +218,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
         }
         gal__facts_from_path(pr->preset, input, i + 1, pr->summary->total, &jobs[r].facts,
             jobs[r].strings);
-        gal__facts_set_dir(&jobs[r].facts, g_array_index(pr->inputs, gal_input, i).rel,
+        gal__facts_set_dir(&jobs[r].facts, pr->inputs[i].rel,
             jobs[r].strings);
         if (pr->gather)
             jobs[r].gather_index = gal__gather_index(pr->gather, pr->gather_id[i]);

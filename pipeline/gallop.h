@@ -252,34 +252,28 @@ typedef struct gal_output_file {
 } gal_output_file;
 
 typedef struct gal_photo_result {
+    /* Pointers first, then 8-byte numbers, then the rest: a run holds a
+     * result per photo and preset, and padding between mixed fields was
+     * 24 of its 224 bytes. */
     const char *input;  /* path as found; owned by the run summary */
     const char *preset; /* the preset's name; owned by the run summary */
     const char *output_dir; /* the run's output folder, absolute; owned by the run summary */
     const char *output; /* final output path, NULL if none (always, with output.photos false) */
-    gal_photo_status status;
     /* Why, when FAILED or IGNORED; NULL otherwise. Owned by the summary
      * (a pointer, not a gal_error of 1.7 KB in every result: a shard of a
      * run over a million photos holds a result for each). */
     gal_error *error;
-    int width, height;  /* output size when DONE */
-    double seconds;     /* wall time spent on this photo */
-    gal_why why;             /* why it was (or would be) built, or not */
     const char *why_detail;  /* e.g. "output.quality 82 -> 90"; NULL: none */
-    long long bytes;         /* output size, when DONE or UP_TO_DATE */
-    char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
     const char *caption;        /* set by a caption stage; NULL: none */
     /* Where the caption came from: "sidecar:PATH", "table:PATH",
      * "instagram:PATH" (the posts_N.json), "exif", "xmp" or "iptc"; NULL:
      * none (no caption stage, or no source had a caption). */
     const char *caption_source;
-    bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
-    double hash_seconds;     /* part of `seconds` spent hashing the photo */
     /* Every file the photo makes when its preset makes several (each
      * width of output.widths in each format of output.formats), the
      * largest first: files[0] is `output` (and width, height, bytes and
-     * sha256 above are its). 0 and NULL when the preset makes one file
+     * sha256 below are its). 0 and NULL when the preset makes one file
      * per photo. Owned by the run summary. */
-    int n_files;
     gal_output_file *files;
     /* What the user should know about this photo's output although it was
      * written (a colour profile converted with another intent than asked
@@ -291,6 +285,15 @@ typedef struct gal_photo_result {
      * lon, alt, color, placeholder), NULL-terminated; NULL: not known
      * (not built, or recorded by an older gallop). Owned by the summary. */
     char **about;
+    double seconds;     /* wall time spent on this photo */
+    double hash_seconds;     /* part of `seconds` spent hashing the photo */
+    long long bytes;         /* output size, when DONE or UP_TO_DATE */
+    gal_photo_status status;
+    gal_why why;             /* why it was (or would be) built, or not */
+    int width, height;  /* output size when DONE */
+    int n_files;             /* of `files` above */
+    char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
+    bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
 } gal_photo_result;
 
 /* An output the manifest lists whose photo no longer exists, or no longer

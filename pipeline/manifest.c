@@ -304,18 +304,19 @@ emit_entries(gal_manifest *m, text_sink *s)
     }
     for (guint i = 0; i < entries->len; i++) {
         const gal_manifest_entry *e = entries->pdata[i];
+        char hex[GAL_SHA256_HEX_LEN + 1];
 
         g_string_append(out, e->item ? "item" : e->sheet ? "sheet" : "output");
         gal__manifest_append_field(out, e->output);
         gal__manifest_append_field(out, e->input);
         append_int(out, e->in_size);
         append_int(out, e->in_mtime_ns);
-        gal__manifest_append_field(out, e->in_digest);
+        gal__manifest_append_field(out, gal__digest_hex(&e->in_digest, hex));
         gal__manifest_append_field(out, e->preset_digest);
         gal__manifest_append_field(out, e->version);
         append_int(out, e->out_size);
         append_int(out, e->out_mtime_ns);
-        gal__manifest_append_field(out, e->out_sha256);
+        gal__manifest_append_field(out, gal__digest_hex(&e->out_sha256, hex));
         append_int(out, e->width);
         append_int(out, e->height);
         gal__manifest_append_field(out, e->name_key);
@@ -440,12 +441,12 @@ parse_entry(gal_manifest *m, char **f, int n)
     e->input = g_strdup(f[2]);
     e->in_size = parse_int(f[3], &ok);
     e->in_mtime_ns = parse_int(f[4], &ok);
-    g_strlcpy(e->in_digest, f[5], sizeof(e->in_digest));
+    gal__digest_from_hex(&e->in_digest, f[5]);
     e->preset_digest = shared_string(m, f[6]);
     e->version = shared_string(m, f[7]);
     e->out_size = parse_int(f[8], &ok);
     e->out_mtime_ns = parse_int(f[9], &ok);
-    g_strlcpy(e->out_sha256, f[10], sizeof(e->out_sha256));
+    gal__digest_from_hex(&e->out_sha256, f[10]);
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
     e->name_key = n > 13 && *f[13] ? g_strdup(f[13]) : NULL;

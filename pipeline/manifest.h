@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "digest.h"
 #include "error.h"
 
 #define GAL_MANIFEST_NAME ".gallop-manifest.tsv"
@@ -44,37 +45,41 @@ typedef struct gal_dep_record {
     char digest[65];
 } gal_dep_record;
 
-/* One output, as written. Paths are relative to the output folder. */
+/* One output, as written. Paths are relative to the output folder. The
+ * fields are ordered by size (pointers, then 8-byte, then smaller ones):
+ * a million records are held at once, and padding was bytes of each. */
 typedef struct gal_manifest_entry {
     char *output;
     char *input;          /* "" for a contact sheet */
-    gint64 in_size, in_mtime_ns;
-    char in_digest[65];   /* the photo's content digest; a contact sheet: of its members */
     /* The recipe: the preset's digest and gallop's version. Shared
      * (GRefStrings, one per distinct value in a manifest, not one per
      * record: a million records hold a few): set them with
      * gal__manifest_entry_set_recipe, read them, never write into them. */
     char *preset_digest;
     char *version;
-    gint64 out_size, out_mtime_ns;
-    char out_sha256[65];
-    int width, height;
     char *name_key;       /* what the name was rendered from (template, index, count) */
     char *caption;        /* what a caption stage showed, for reports of reruns; may be NULL */
     char *caption_source;
-    gboolean caption_cut;
     /* What a site shows of the photo ("key=value", the run report's
      * fields: taken, camera, placeholder...), for reports of reruns;
      * NULL: none recorded. */
     char **about;
     GPtrArray *deps;      /* gal_dep_record; NULL: none (most photos) */
-    gboolean sheet;
     /* A contact-sheet item a shard kept for the pages (a small lossless
      * file beneath the folder): its label's facts (GAL_ITEM_FACTS of
      * them, each NULL when none; gal__manifest_entry_facts makes them),
      * NULL for every other record. */
-    gboolean item;
     char **facts;
+    gint64 in_size, in_mtime_ns;
+    gint64 out_size, out_mtime_ns;
+    /* The photo's content digest (digest.h: XXH3-128, or SHA-256 from a
+     * format-1 manifest); a contact sheet: of its members. */
+    gal_digest in_digest;
+    gal_digest out_sha256;
+    int width, height;
+    gboolean caption_cut;
+    gboolean sheet;
+    gboolean item;        /* a kept contact-sheet item (facts above) */
 } gal_manifest_entry;
 
 typedef struct gal_manifest {

@@ -187,10 +187,10 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
         if (part->manifest && part->info.done)
             continue;
         for (int i = 0; i < pr->summary->total; i++)
-            if (gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards) == k) {
+            if (gal__shard_of(pr->inputs[i].rel, found->shards) == k) {
                 if (n < 5)
                     g_string_append_printf(photos, "%s%s", n ? ", " : "",
-                        g_array_index(pr->inputs, gal_input, i).path);
+                        pr->inputs[i].path);
                 n++;
             }
         if (n > 5)
@@ -283,7 +283,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             other = e;
             e = g_hash_table_lookup(pr->manifest->entries, other->output);
         }
-        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
                 &exists))
             continue;
         result->status = GAL_PHOTO_FAILED;
@@ -346,7 +346,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *
         gal__files_from_records(pr, i);
     /* The pages know photos without files of their own by size and
      * time, as now. */
-    gal__plan_stat(&pr->plans[i], &g_array_index(pr->inputs, gal_input, i), result->input);
+    gal__plan_stat(&pr->plans[i], &pr->inputs[i], result->input);
     g_strlcpy(pr->plans[i].in_digest, taken->in_digest, sizeof(pr->plans[i].in_digest));
     return TRUE;
 }
@@ -365,7 +365,7 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
     g_autofree gboolean *missing = g_new0(gboolean, MAX(1, total));
 
     for (int i = 0; i < total; i++) {
-        shard_of[i] = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, found->shards);
+        shard_of[i] = gal__shard_of(pr->inputs[i].rel, found->shards);
         first[shard_of[i] + 1]++;
     }
     for (int k = 1; k <= found->shards; k++)
@@ -432,7 +432,7 @@ kept_item(preset_run *pr, int i)
 
     if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
         strcmp(e->preset_digest, pr->preset_digest) != 0 ||
-        !gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, e->out_sha256, &exists))
+        !gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
         return NULL;
     return e;
 }
@@ -462,7 +462,7 @@ check_items(preset_run *pr, int shards, gal_errors *errs)
         if (!on_pages(pr, i))
             continue;
         if (!(e = kept_item(pr, i))) {
-            int k = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel, shards);
+            int k = gal__shard_of(pr->inputs[i].rel, shards);
 
             failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
                 "%s: its contact-sheet item is missing, or not what its shard (%d of %d) kept: "
@@ -639,7 +639,7 @@ drop_stale_items(preset_run *pr)
         gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, drop->pdata[d]);
         gboolean exists;
 
-        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
                 &exists))
             gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
         g_hash_table_remove(pr->manifest->entries, drop->pdata[d]);

@@ -116,6 +116,28 @@ gal__part_append_done(GString *out, int n_results)
     g_string_append_c(out, '\n');
 }
 
+gal_part_result *
+gal__part_result_new(const gal_photo_result *r, const char *rel_output, const char *in_digest)
+{
+    gal_part_result *copy = g_new0(gal_part_result, 1);
+
+    copy->result = *r;
+    copy->result.input = copy->result.output = copy->result.preset = NULL;
+    copy->result.output_dir = NULL;
+    copy->result.why_detail = g_strdup(r->why_detail);
+    copy->result.caption = g_strdup(r->caption);
+    copy->result.caption_source = g_strdup(r->caption_source);
+    copy->result.error = r->error ? g_memdup2(r->error, sizeof(*r->error)) : NULL;
+    /* Not kept in a part: the records hold them. */
+    copy->result.n_files = 0;
+    copy->result.files = NULL;
+    copy->result.warnings = NULL;
+    copy->result.about = NULL;
+    copy->rel_output = g_strdup(rel_output);
+    g_strlcpy(copy->in_digest, in_digest ? in_digest : "", sizeof(copy->in_digest));
+    return copy;
+}
+
 void
 gal__part_result_free(gal_part_result *r)
 {

@@ -46,6 +46,9 @@ typedef struct gal_part_result {
     char in_digest[65];      /* the photo's digest; "": not taken */
 } gal_part_result;
 
+/* A copy of `r` (its strings and error too) as a part records it. New. */
+gal_part_result *gal__part_result_new(const gal_photo_result *r, const char *rel_output,
+    const char *in_digest);
 void gal__part_result_free(gal_part_result *r);
 
 /* Read the part `name` in `dir`: its records (the manifest returned),

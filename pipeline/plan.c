@@ -66,12 +66,12 @@ compare_ids(const void *a, const void *b)
 /* The inputs' identities, sorted: from the scan's own stat when it made
  * one (a million photos are not stat'ed twice). */
 static GArray *
-input_ids_of(GArray *inputs)
+input_ids_of(const gal_input *inputs, int n)
 {
-    GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(file_id), inputs->len);
+    GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(file_id), n);
 
-    for (guint i = 0; i < inputs->len; i++) {
-        const gal_input *in = &g_array_index(inputs, gal_input, i);
+    for (int i = 0; i < n; i++) {
+        const gal_input *in = &inputs[i];
         struct stat st;
         file_id id = { in->dev, in->ino };
 
@@ -153,7 +153,7 @@ variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *fact
     gboolean *facts_read, GStringChunk *strings, gboolean *skip)
 {
     const gal_preset *preset = pr->preset;
-    const gal_input *in = &g_array_index(pr->inputs, gal_input, i);
+    const gal_input *in = &pr->inputs[i];
     gal_photo_result *result = &pr->summary->photos[i];
     gboolean needs_exif = by_input != NULL;
     /* On the stack: a result's error is allocated only for a photo that
@@ -194,16 +194,16 @@ gal__plan_photos(preset_run *pr)
 {
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
-    GArray *inputs = pr->inputs;
+    const gal_input *inputs = pr->inputs;
     g_autoptr(GHashTable) claimed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GArray) input_ids = input_ids_of(inputs);
+    g_autoptr(GArray) input_ids = input_ids_of(inputs, pr->n_inputs);
     g_autofree char *cwd = g_get_current_dir();
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
 
 
     for (int i = 0; i < summary->total; i++) {
-        const gal_input *in = &g_array_index(inputs, gal_input, i);
+        const gal_input *in = &inputs[i];
         gal_photo_result *result = &summary->photos[i];
         g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
         g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
@@ -314,7 +314,7 @@ gal__plan_pages(preset_run *pr)
     g_autofree gint64 *times = pr->sort_times ? g_new(gint64, pr->n_todo) : NULL;
 
     for (int k = 0; k < pr->n_todo; k++) {
-        const char *rel = g_array_index(pr->inputs, gal_input, members[k]).rel;
+        const char *rel = pr->inputs[members[k]].rel;
         g_autofree char *dir = rel ? g_path_get_dirname(rel) : NULL;
 
         paths[k] = pr->summary->photos[members[k]].input;

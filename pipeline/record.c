@@ -40,7 +40,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->input = gal__relative_path(pr->out_dir, job->input);
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(first->in_digest, plan->in_digest, sizeof(first->in_digest));
+    gal__digest_from_hex(&first->in_digest, plan->in_digest);
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
@@ -65,7 +65,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
         e->out_size = job->files[v].bytes;
         e->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
             ? gal__mtime_ns(&st) : 0;
-        g_strlcpy(e->out_sha256, job->files[v].sha256, sizeof(e->out_sha256));
+        gal__digest_from_hex(&e->out_sha256, job->files[v].sha256);
         e->width = job->files[v].width;
         e->height = job->files[v].height;
         g_free(e->name_key);
@@ -93,6 +93,8 @@ gal__record_now(preset_run *pr, int i)
     if (pr->plans[i].item_entry)
         gal__manifest_put(m, g_steal_pointer(&pr->plans[i].item_entry));
     gal__manifest_put_keys(m, pr->preset_digest, pr->keys);
+    if (pr->built && pr->summary->photos[i].status == GAL_PHOTO_DONE)
+        gal__shard_built(pr, i);
     if (now - pr->manifest_saved >= MANIFEST_SAVE_INTERVAL_US) {
         /* A failure here is reported by the save at the end. */
         if (pr->part)
@@ -143,11 +145,11 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e->sheet = TRUE;
         e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
-        g_strlcpy(e->in_digest, members, sizeof(e->in_digest));
+        gal__digest_from_hex(&e->in_digest, members);
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->out_size = sheet->bytes;
         e->out_mtime_ns = gal__mtime_ns(&st);
-        g_strlcpy(e->out_sha256, sheet->sha256, sizeof(e->out_sha256));
+        gal__digest_from_hex(&e->out_sha256, sheet->sha256);
         e->width = sheet->width;
         e->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
@@ -161,6 +163,33 @@ compare_strings(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+/* Does photo i make files in this run? */
+static gboolean
+makes_files(const preset_run *pr, int i)
+{
+    gal_photo_status status = pr->summary->photos[i].status;
+
+    return gal__output_of(pr, i, 0) &&
+        (status == GAL_PHOTO_DONE || status == GAL_PHOTO_UP_TO_DATE ||
+            status == GAL_PHOTO_PLANNED);
+}
+
+/* The photos that make files in this run, by their paths relative to the
+ * output folder. New set. */
+static GHashTable *
+photos_making_files(const preset_run *pr)
+{
+    GHashTable *now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+    for (int i = 0; i < pr->summary->total; i++)
+        if (makes_files(pr, i))
+            g_hash_table_add(now, gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
+    return now;
+}
+
+/* A record's output, as this run's photos make it. */
+enum { MADE_BY_NONE, MADE_BY_ITS_PHOTO, MADE_BY_ANOTHER };
+
 /* Outputs whose photo is gone (and, after new contact sheets, old sheets
  * not made again): listed, and removed with --prune. */
 void
@@ -169,25 +198,34 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     gal_manifest *m = pr->manifest;
     g_autoptr(GArray) orphans = g_array_new(FALSE, TRUE, sizeof(gal_orphan));
     g_autoptr(GPtrArray) names = g_ptr_array_new();
-    /* Photos that make files in this run, and those files, for outputs a
-     * photo no longer makes (its name template or EXIF date changed, a
-     * width or format left out). */
-    g_autoptr(GHashTable) now = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GHashTable) made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    /* The records of the files this run's photos make (record -> MADE_BY_*),
+     * for outputs a photo no longer makes (its name template or EXIF date
+     * changed, a width or format left out). Records, not names: two sets
+     * of every photo's and file's relative path were 130 bytes a photo at
+     * a merge's peak. The set of the photos themselves is made only for a
+     * record that no photo makes, which is rare. */
+    g_autoptr(GHashTable) made = g_hash_table_new(NULL, NULL);
+    g_autoptr(GHashTable) now = NULL;
     /* Sheets only: the run's photos, which make no file of their own now. */
     g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
     gpointer key;
 
     for (int i = 0; i < pr->summary->total; i++) {
-        gal_photo_status status = pr->summary->photos[i].status;
+        if (makes_files(pr, i)) {
+            g_autofree char *rel_in =
+                gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
 
-        if (gal__output_of(pr, i, 0) &&
-            (status == GAL_PHOTO_DONE || status == GAL_PHOTO_UP_TO_DATE ||
-                status == GAL_PHOTO_PLANNED)) {
-            g_hash_table_add(now, gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
-            for (int v = 0; v < pr->n_variants; v++)
-                g_hash_table_add(made, gal__relative_path(pr->out_dir, gal__output_of(pr, i, v)));
+            for (int v = 0; v < pr->n_variants; v++) {
+                g_autofree char *rel_out = gal__relative_path(pr->out_dir,
+                    gal__output_of(pr, i, v));
+                gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
+
+                if (e && GPOINTER_TO_INT(g_hash_table_lookup(made, e)) != MADE_BY_ITS_PHOTO)
+                    g_hash_table_insert(made, e,
+                        GINT_TO_POINTER(strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
+                                                                       : MADE_BY_ANOTHER));
+            }
         }
         if (pr->plans[i].member && !pr->plans[i].has_output)
             g_hash_table_add(members,
@@ -213,9 +251,19 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                 continue;
         }
         else {
-            gboolean photo_here = g_hash_table_contains(now, e->input);
+            int by = GPOINTER_TO_INT(g_hash_table_lookup(made, e));
+            /* Is the record's photo one that makes files in this run? Its
+             * own file says yes; another photo's file there leaves it to
+             * the lstat below (a photo of the run was there when scanned,
+             * so the answer is the same). */
+            gboolean photo_here = by == MADE_BY_ITS_PHOTO;
 
-            o.renamed = photo_here && !g_hash_table_contains(made, e->output);
+            if (by == MADE_BY_NONE) {
+                if (!now)
+                    now = photos_making_files(pr);
+                photo_here = g_hash_table_contains(now, e->input);
+            }
+            o.renamed = photo_here && by == MADE_BY_NONE;
             o.not_made = g_hash_table_contains(members, e->input);
             /* A photo of this run was there when it was scanned: only the
              * records of other photos cost a stat (one per photo was a
@@ -235,7 +283,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
             /* Only ever beneath the output folder (the manifest's names were
              * checked when it was read), never through a link, and only
              * what gallop wrote, unchanged. */
-            if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, e->out_sha256,
+            if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
                     &exists))
                 o.removed = gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output,
                                 &o.error) == 0;

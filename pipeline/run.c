@@ -88,9 +88,9 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "no photos to process: name files or folders, or set input.paths in the preset");
     if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
-            &pr->inputs, errs))
+            &pr->inputs, &pr->n_inputs, errs))
         return -1;
-    summary->total = (int) pr->inputs->len;
+    summary->total = pr->n_inputs;
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
     for (int i = 0; i < summary->total; i++) {
         summary->photos[i].preset = summary->preset;
@@ -222,6 +222,7 @@ clear_run(preset_run *pr)
     gal__manifest_free(pr->manifest);
     gal__manifest_free(pr->part);
     gal__part_info_clear(&pr->part_info);
+    g_clear_pointer(&pr->built, g_hash_table_unref);
     /* After the last save: the lock is held until the manifest is written. */
     gal__out_dir_release(&pr->claim);
     g_mutex_clear(&pr->manifest_lock);
@@ -235,6 +236,7 @@ clear_run(preset_run *pr)
         }
         g_free(pr->plans[i].entries);
         gal__manifest_entry_free(pr->plans[i].item_entry);
+        g_free(pr->plans[i].in_sha256_v1);
     }
     g_free(pr->variants);
     if (pr->keys)
@@ -247,11 +249,10 @@ clear_run(preset_run *pr)
     g_free(pr->out_dir);
     /* The summary keeps each photo's path (its result's input, the
      * input's own string since the plan), and outlives the inputs. */
-    for (int i = 0; pr->inputs && i < total && i < (int) pr->inputs->len; i++)
-        if (pr->summary->photos[i].input == g_array_index(pr->inputs, gal_input, i).path)
-            g_array_index(pr->inputs, gal_input, i).path = NULL;
-    if (pr->inputs)
-        gal__inputs_free(pr->inputs);
+    for (int i = 0; pr->inputs && i < total && i < pr->n_inputs; i++)
+        if (pr->summary->photos[i].input == pr->inputs[i].path)
+            pr->inputs[i].path = NULL;
+    gal__inputs_free(pr->inputs, pr->n_inputs);
 }
 
 int

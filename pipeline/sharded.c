@@ -56,8 +56,12 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
     g_autofree char *name = gal__part_name(opts->shard, opts->shards);
     g_autofree char *cwd = g_get_current_dir();
+    g_autoptr(GHashTable) earlier = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        (GDestroyNotify) gal__part_result_free);
+    gal_part_info earlier_info = { 0 };
+    gal_error damaged = { 0 };
     GHashTableIter it;
-    gpointer value;
+    gpointer key, value;
 
     pr->shard = opts->shard;
     pr->shards = opts->shards;
@@ -69,7 +73,19 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     /* What an earlier try of this shard recorded counts as made: its
      * records join the manifest's for the decisions. Its results are made
      * again. */
-    pr->part = gal__manifest_load_named(pr->out_dir, name, NULL, NULL);
+    pr->part = gal__part_load(pr->out_dir, name, &earlier_info, earlier, &damaged);
+    gal__part_info_clear(&earlier_info);
+    /* ...and what it built, its results say (a killed try's too: a photo's
+     * result is saved with its records). A damaged part's results are not
+     * taken; its records are checked as any. */
+    pr->built = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        (GDestroyNotify) gal__part_result_free);
+    g_hash_table_iter_init(&it, earlier);
+    while (!damaged.code && g_hash_table_iter_next(&it, &key, &value))
+        if (((gal_part_result *) value)->result.status == GAL_PHOTO_DONE) {
+            g_hash_table_iter_steal(&it);
+            g_hash_table_insert(pr->built, key, value);
+        }
     g_hash_table_iter_init(&it, pr->part->entries);
     while (g_hash_table_iter_next(&it, NULL, &value))
         gal__manifest_put(pr->manifest, gal__manifest_entry_copy(value));
@@ -90,7 +106,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     for (int p = 0; p < opts->n_inputs; p++)
         pr->part_info.inputs[p] = g_strdup(opts->inputs[p]);
     for (int i = 0; i < pr->summary->total; i++)
-        pr->plans[i].elsewhere = gal__shard_of(g_array_index(pr->inputs, gal_input, i).rel,
+        pr->plans[i].elsewhere = gal__shard_of(pr->inputs[i].rel,
                                      pr->shards) != pr->shard;
     return 0;
 }
@@ -171,7 +187,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->input = gal__relative_path(pr->out_dir, job->input);
     e->in_size = plan->in_size;
     e->in_mtime_ns = plan->in_mtime_ns;
-    g_strlcpy(e->in_digest, plan->in_digest, sizeof(e->in_digest));
+    gal__digest_from_hex(&e->in_digest, plan->in_digest);
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->out_size = (gint64) len;
     e->width = job->gather_item->Xsize;
@@ -180,7 +196,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
         g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 
         g_checksum_update(sum, png, (gssize) len);
-        g_strlcpy(e->out_sha256, g_checksum_get_string(sum), sizeof(e->out_sha256));
+        gal__digest_from_hex(&e->out_sha256, g_checksum_get_string(sum));
     }
     if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
         g_free(png);
@@ -196,6 +212,34 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     return 0;
 }
 
+void
+gal__shard_built(preset_run *pr, int i)
+{
+    const gal_photo_result *result = &pr->summary->photos[i];
+    g_autofree char *rel_out = gal__output_of(pr, i, 0)
+        ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
+
+    g_hash_table_replace(pr->built, gal__relative_path(pr->out_dir, result->input),
+        gal__part_result_new(result, rel_out, pr->plans[i].in_digest));
+}
+
+/* Photo i's result as the part gives it: an earlier try's, when that try
+ * built the output which is up to date now (the same file, by its
+ * SHA-256), else this run's. */
+static const gal_photo_result *
+result_to_save(const preset_run *pr, int i, const char *rel_in, const char *rel_out)
+{
+    const gal_photo_result *result = &pr->summary->photos[i];
+    const gal_part_result *earlier;
+
+    if (result->status != GAL_PHOTO_UP_TO_DATE ||
+        !(earlier = g_hash_table_lookup(pr->built, rel_in)) ||
+        g_strcmp0(earlier->rel_output, rel_out) != 0 ||
+        strcmp(earlier->result.sha256, result->sha256) != 0)
+        return result;
+    return &earlier->result;
+}
+
 int
 gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
 {
@@ -205,17 +249,31 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
     g_strlcpy(pr->part_info.preset_digest, pr->preset_digest,
         sizeof(pr->part_info.preset_digest));
     gal__part_append_header(extra, &pr->part_info);
+    if (!finished) {
+        /* Not done: the results of what was built so far, so that the
+         * shard tried again still knows it built them. */
+        GHashTableIter it;
+        gpointer key, value;
+
+        g_hash_table_iter_init(&it, pr->built);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+            const gal_part_result *built = value;
+
+            gal__part_append_result(extra, key, built->rel_output, built->in_digest,
+                &built->result);
+        }
+    }
     for (int i = 0; finished && i < pr->summary->total; i++) {
-        const gal_photo_result *result = &pr->summary->photos[i];
         g_autofree char *rel_in = NULL;
         g_autofree char *rel_out = NULL;
 
         if (pr->plans[i].elsewhere)
             continue;
-        rel_in = gal__relative_path(pr->out_dir, result->input);
+        rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         rel_out = gal__output_of(pr, i, 0)
             ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
-        gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_digest, result);
+        gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_digest,
+            result_to_save(pr, i, rel_in, rel_out));
         results++;
     }
     if (finished)

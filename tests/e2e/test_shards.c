@@ -323,6 +323,63 @@ recorded(const char *path, const char *text)
     return g_file_get_contents(path, &contents, NULL, NULL) && strstr(contents, text);
 }
 
+/* A shard tried again after it built photos, whether its first try
+ * finished or was killed part-way, finds them up to date; the merge still
+ * reports them as built, as one run over the same photos does (issue 16:
+ * the report after a merge is one run's). */
+Test(shards, retried_shard_reports_as_one_run, .timeout = 600)
+{
+    g_autofree char *tmp = gal_test_tmpdir("shards-retry-report");
+    g_autofree char *trip = trip_dir();
+    g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
+    g_autofree char *one = g_build_filename(tmp, "one", NULL);
+    g_autofree char *one_report = g_build_filename(tmp, "one.json", NULL);
+    g_autofree char *one_text = NULL;
+
+    cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", one, "-q",
+                            "--report", one_report, NULL },
+                     NULL, NULL),
+        0);
+    one_text = comparable_report(one_report, one);
+    for (int killed = 0; killed <= 1; killed++) {
+        g_autofree char *out = g_build_filename(tmp, killed ? "killed" : "finished", NULL);
+        g_autofree char *report = g_strdup_printf("%s.json", out);
+        g_autofree char *part = g_build_filename(out, ".gallop-manifest.1-of-2.tsv", NULL);
+        g_autofree char *log = g_strdup_printf("%s.log", out);
+        g_autofree char *again = NULL;
+        g_autofree char *err = NULL;
+        g_autofree char *text = NULL;
+        GPid pid = start((const char *const[]) { "run", posts, trip, "-o", out, "-j", "1", "-q",
+                             "--shard", "1/2", NULL },
+            log);
+
+        if (killed) {
+            /* Killed once it has recorded a photo it built. */
+            for (int wait = 0; wait < 3000 && !recorded(part, "\noutput\t"); wait++)
+                g_usleep(10000);
+            kill(pid, SIGKILL);
+        }
+        cr_assert_eq(wait_exit(pid), killed ? 128 + SIGKILL : 0, "shard 1/2, first try");
+        cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "-j", "1",
+                                "--shard", "1/2", NULL },
+                         NULL, &again),
+            0, "%s", again);
+        cr_expect(!strstr(again, " 0 up to date"), "the retry built it all again:\n%s", again);
+        cr_assert_eq(gallop((const char *const[]) { "run", posts, trip, "-o", out, "-j", "1",
+                                "-q", "--shard", "2/2", NULL },
+                         NULL, NULL),
+            0);
+        cr_assert_eq(gallop((const char *const[]) { "merge", posts, "-o", out, "--report", report,
+                                NULL },
+                         NULL, &err),
+            0, "%s", err);
+        text = comparable_report(report, out);
+        cr_expect_str_eq(text, one_text,
+            "the report of a merge after shard 1 was %s and tried again differs from one run's",
+            killed ? "killed" : "finished");
+    }
+}
+
 /* A shard killed part-way leaves finished outputs and hidden temporary
  * files only; the merge refuses, naming it; run again, it finishes what
  * was left, and the merge goes through. */

@@ -111,3 +111,34 @@ Test(digest, manifest_digest_fields_are_32_or_64_hex_digits)
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
     cr_expect_not(gal__is_sha256_hex("99aa06d3014798d86001c324468d497f"));
 }
+
+/* A record holds its digests as bytes (16 or 32), and writes them back as
+ * the hex it read, in lower case; anything else is no digest. */
+Test(digest, held_as_bytes_and_written_back_as_hex)
+{
+    static const char *const good[] = { "99aa06d3014798d86001c324468d497f",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" };
+    char hex[GAL_SHA256_HEX_LEN + 1];
+    gal_digest d;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+        gal__digest_from_hex(&d, good[i]);
+        cr_expect_eq(d.len, strlen(good[i]) / 2);
+        cr_expect_str_eq(gal__digest_hex(&d, hex), good[i]);
+        cr_expect(gal__digest_is(&d, good[i]));
+    }
+    gal__digest_from_hex(&d, "99AA06D3014798D86001C324468D497F");
+    cr_expect_str_eq(gal__digest_hex(&d, hex), "99aa06d3014798d86001c324468d497f");
+    cr_expect(gal__digest_is(&d, "99aa06d3014798d86001c324468d497f"));
+    cr_expect_not(gal__digest_is(&d, "99aa06d3014798d86001c324468d4970"));
+    cr_expect_not(gal__digest_is(&d, ""));
+    for (const char *const *bad = (const char *const[]) { "", "99aa06d3014798d86001c324468d497",
+             "99aa06d3014798d86001c324468d497g", "row:0123456789abcdef", NULL };
+         *bad; bad++) {
+        gal__digest_from_hex(&d, *bad);
+        cr_expect_eq(d.len, 0, "%s", *bad);
+        cr_expect_str_eq(gal__digest_hex(&d, hex), "");
+        cr_expect(gal__digest_is(&d, ""));
+        cr_expect(gal__digest_is(&d, NULL));
+    }
+}

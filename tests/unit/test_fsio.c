@@ -154,6 +154,11 @@ Test(fsio, tells_paths_beneath_a_folder)
     cr_expect_not(gal__path_is_beneath("./a.jpg"));
     cr_expect_not(gal__path_is_beneath("sub//a.jpg"));
     cr_expect_not(gal__path_is_beneath("sub/"));
+    cr_expect_not(gal__path_is_beneath("sub/."));
+    cr_expect_not(gal__path_is_beneath("sub/.."));
+    cr_expect_not(gal__path_is_beneath(".."));
+    cr_expect_not(gal__path_is_beneath("."));
+    cr_expect(gal__path_is_beneath(".hidden/..x/...")); /* names, not "." or ".." */
 }
 
 static int

@@ -23,11 +23,11 @@ entry(const char *output, const char *input)
     e->input = g_strdup(input);
     e->in_size = 123456789012LL;
     e->in_mtime_ns = 1700000000123456789LL;
-    memcpy(e->in_digest, hash_a, 65);
+    gal__digest_from_hex(&e->in_digest, hash_a);
     gal__manifest_entry_set_recipe(e, hash_b, "0.1.0");
     e->out_size = 4242;
     e->out_mtime_ns = 1700000001000000000LL;
-    memcpy(e->out_sha256, hash_b, 65);
+    gal__digest_from_hex(&e->out_sha256, hash_b);
     e->width = 1080;
     e->height = 1350;
     return e;
@@ -44,6 +44,7 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     gal_manifest_entry *got;
     g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
     const gal_dep_record *dep;
+    char hex[GAL_SHA256_HEX_LEN + 1];
 
     e->caption = g_strdup("two\tlines\nof \xea\xb3\xa0 caption");
     e->caption_source = g_strdup("sidecar:/srv/captions/a.txt");
@@ -66,7 +67,8 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
     cr_expect_eq(got->in_size, 123456789012LL);
     cr_expect_eq(got->in_mtime_ns, 1700000000123456789LL);
-    cr_expect_str_eq(got->in_digest, hash_a);
+    cr_expect_str_eq(gal__digest_hex(&got->in_digest, hex), hash_a);
+    cr_expect_str_eq(gal__digest_hex(&got->out_sha256, hex), hash_b);
     cr_expect_str_eq(got->preset_digest, hash_b);
     cr_expect_str_eq(got->version, "0.1.0");
     cr_expect_eq(got->out_size, 4242);
@@ -164,6 +166,21 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
     cr_expect_str_eq(relative("/srv/site/out", "/srv"), "../..");
     cr_expect_str_eq(relative("/srv/site/out", "/"), "../../..");
     cr_expect_str_eq(relative("/srv/site/out/", "/srv//site/./out/a/../b.jpg"), "b.jpg");
+    /* Paths already canonical are taken as they are; any other is made so
+     * first: every kind of part that is not. */
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/./a.jpg"), "a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/sub/.."), ".");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/sub/"), "sub");
+    cr_expect_str_eq(relative("/srv/site/out/.", "/srv/site/out/a.jpg"), "a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out/..", "/srv/site/out/a.jpg"), "out/a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/.hidden/a.jpg"), ".hidden/a.jpg");
+    cr_expect_str_eq(relative("/srv/site/out", "/srv/site/out/..x/.../a.jpg"), "..x/.../a.jpg");
+    {
+        g_autofree char *cwd = g_get_current_dir();
+
+        cr_expect_str_eq(relative(cwd, "photos/./a.jpg"), "photos/a.jpg");
+        cr_expect_str_eq(relative("/", "."), cwd + 1);
+    }
 }
 
 /* ---- the preset digest ------------------------------------------------------------ */

@@ -195,6 +195,17 @@ Test(output_name, glob_match_ignores_case)
     cr_expect_not(gal__glob_match("*.jpg", "a.png"));
     cr_expect_not(gal__glob_match("*.jpg", "a.jpg.txt"));
     cr_expect_not(gal__glob_match("img_????.jpg", "img_42.jpg"));
+    /* An ASCII pattern against a name that is not, and a name too long for
+     * the short way: the same answers. */
+    cr_expect(gal__glob_match("*.JPG", "\xc3\xa9t\xc3\xa9.jpg"));
+    {
+        char long_name[400];
+
+        memset(long_name, 'A', sizeof long_name - 5);
+        strcpy(long_name + sizeof long_name - 5, ".JPG");
+        cr_expect(gal__glob_match("a*.jpg", long_name));
+        cr_expect_not(gal__glob_match("b*.jpg", long_name));
+    }
 }
 
 Test(output_name, dir_keeps_albums_and_vanishes_at_the_top)
