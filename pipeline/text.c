@@ -362,6 +362,52 @@ typedef struct {
     int line_pitch;   /* from one line to the next */
 } bounds;
 
+/* The font's line grid: one line's box (from the top of an accented
+ * capital to the bottom of a descender), the pitch from one line to the
+ * next, and where the box's ink starts in a layout. A pure function of the
+ * font, its size and file, and two layouts of every caption's five: kept
+ * for the process (a run has a few sizes), under a lock, since captions are
+ * laid out on every worker. Past MAX_GRIDS sizes, new ones are not kept. */
+typedef struct {
+    int height, pitch, top;
+} line_grid;
+
+#define MAX_GRIDS 64
+
+static GMutex grids_lock;
+static GHashTable *grids; /* "font\nfile" -> line_grid */
+
+static int
+line_grid_of(const gal_text_style *style, const char *font, line_grid *grid)
+{
+    g_autofree char *key =
+        g_strconcat(font, "\n", style->font_file ? style->font_file : "", NULL);
+    g_autoptr(VipsImage) line = NULL;
+    g_autoptr(VipsImage) two_lines = NULL;
+    const line_grid *known;
+    gboolean found = FALSE;
+
+    g_mutex_lock(&grids_lock);
+    if (grids && (known = g_hash_table_lookup(grids, key))) {
+        *grid = *known;
+        found = TRUE;
+    }
+    g_mutex_unlock(&grids_lock);
+    if (found)
+        return 0;
+    if (render_markup("Ág", style, font, FALSE, 0, &line) ||
+        render_markup("Ág\nÁg", style, font, FALSE, 0, &two_lines))
+        return -1;
+    *grid = (line_grid) { line->Ysize, two_lines->Ysize - line->Ysize, line->Yoffset };
+    g_mutex_lock(&grids_lock);
+    if (!grids)
+        grids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    if (g_hash_table_size(grids) < MAX_GRIDS)
+        g_hash_table_replace(grids, g_steal_pointer(&key), g_memdup2(grid, sizeof *grid));
+    g_mutex_unlock(&grids_lock);
+    return 0;
+}
+
 /* The block's height on the line grid, or its ink if that is taller. */
 static int
 box_height(const bounds *b, int lines, int ink_height)
@@ -550,27 +596,23 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
     g_autofree char *clean = normalise(valid);
     g_autofree char *kept = NULL;
     g_autofree char *markup = NULL;
-    g_autoptr(VipsImage) line = NULL;
-    g_autoptr(VipsImage) two_lines = NULL;
     g_autoptr(VipsImage) block = NULL;
     g_autoptr(VipsImage) faded = NULL;
     VipsImage *result;
     gboolean precut;
     gsize shown;
     int lines = 0, height = 0;
+    line_grid grid;
 
     *info = (gal_text_info) { 0 };
     *out = NULL;
     if (!visible(clean))
         return 0; /* nothing to draw */
     info->rtl = gal__text_is_rtl(clean);
-    /* The font's line grid: one line's box (from the top of an accented
-     * capital to the bottom of a descender) and the pitch between lines. */
-    if (render_markup("Ág", style, font, FALSE, 0, &line) ||
-        render_markup("Ág\nÁg", style, font, FALSE, 0, &two_lines))
+    if (line_grid_of(style, font, &grid))
         return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
-    info->line_height = b.line_height = line->Ysize;
-    info->line_pitch = b.line_pitch = two_lines->Ysize - line->Ysize;
+    info->line_height = b.line_height = grid.height;
+    info->line_pitch = b.line_pitch = grid.pitch;
     /* What cannot show goes before any layout; then the whole of what is
      * left is not laid out either, since it is surely cut. */
     shown = could_show(clean, &b);
@@ -600,7 +642,7 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
     if (render_markup(markup, style, font, TRUE, 0, &block))
         return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
     /* vips_text keeps where its ink starts in the layout as the offset. */
-    info->ink_top = block->Yoffset - line->Yoffset;
+    info->ink_top = block->Yoffset - grid.top;
     info->box_height = box_height(&b, lines, block->Ysize);
     result = block;
     if (style->color.a < 255) {

@@ -501,3 +501,31 @@ Test(text, a_100_kb_text_is_cut_to_a_height_bound, .timeout = 30)
     cr_expect_leq(out->Ysize, 400);
     cr_expect_gt(info.lines, 10, "%d lines in 400 px", info.lines);
 }
+
+/* A font's line grid is worked out once per size and kept: a caption laid
+ * out again after another size gets the grid of its own size, and the same
+ * pixels and layout as the first time. */
+Test(text, the_line_grid_kept_for_a_size_is_that_sizes)
+{
+    gal_text_style small = style(20), large = style(40);
+    gal_text_info first, other, again;
+    g_autoptr(VipsImage) a = NULL;
+    g_autoptr(VipsImage) b = NULL;
+    g_autoptr(VipsImage) c = NULL;
+    double max_abs, mean_abs;
+
+    small.wrap_px = large.wrap_px = 300;
+    a = render("A caption long enough to wrap onto a second line, or a third", &small, &first);
+    b = render("A caption long enough to wrap onto a second line, or a third", &large, &other);
+    c = render("A caption long enough to wrap onto a second line, or a third", &small, &again);
+    cr_expect_gt(other.line_height, first.line_height, "40 px lines (%d) taller than 20 px (%d)",
+        other.line_height, first.line_height);
+    cr_expect_gt(other.line_pitch, first.line_pitch);
+    cr_expect_eq(again.line_height, first.line_height);
+    cr_expect_eq(again.line_pitch, first.line_pitch);
+    cr_expect_eq(again.box_height, first.box_height);
+    cr_expect_eq(again.ink_top, first.ink_top);
+    cr_expect_eq(again.lines, first.lines);
+    cr_assert_eq(gal_test_diff(a, c, &max_abs, &mean_abs), 0, "the two layouts differ in size");
+    cr_expect_eq(max_abs, 0);
+}
