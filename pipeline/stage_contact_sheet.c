@@ -275,8 +275,9 @@ sheet_label(const gal_stage_ctx *sc, const gal_facts *facts)
 
 /* `in` (the photo in memory) fitted into `w` x `h`, or covering it and cut
  * to it from the centre (`crop`), as vips_thumbnail_image would; a photo
- * smaller than that is enlarged by it, the rest shrunk by gal__shrink,
- * which costs a third of it (no whole-factor box shrink first). */
+ * smaller than that is enlarged by it, the rest shrunk by gal__shrink (its
+ * 8.14 vips_shrinkh/v are plain C: the tile cost about 12% of the 1080 px
+ * bench). */
 static int
 tile_shrink(VipsImage *in, int w, int h, gboolean crop, VipsImage **out)
 {

@@ -305,7 +305,7 @@ scale_span_rows(VipsImage *in, const gal_resize_span *span, int keep, VipsImage 
     return vips_extract_area(whole, out, 0, span->offset, in->Xsize, keep, NULL);
 }
 
-/* The same for columns: `in` must be in memory (gal__scale_columns). */
+/* The same for columns: `in` as for_columns() gives it. */
 static int
 scale_span_columns(VipsImage *in, const gal_resize_span *span, int keep, VipsImage **out)
 {
@@ -395,7 +395,7 @@ choose_window(gal_watch *watch, VipsInteresting interesting, VipsImage *base, gi
  * A photo that shrinks is scaled whole first, as the other fits do (usually
  * the decoder has done that already). The window is made by scaling only
  * the source pixels under it (gal__resize_span), rows first, then columns
- * in memory (only the kept rows); except that an entropy or attention crop
+ * (of the kept rows only; for_columns); except that an entropy or attention crop
  * scored on the whole photo at the output's scale (see PROXY_CROPS) cuts
  * the window from that. */
 static int
