@@ -96,6 +96,16 @@ make_tap(gint64 in_r, gint64 out_r, int in_length, int i, tap *t)
     t->weight[largest] += WEIGHT_ONE - sum;
 }
 
+#ifdef __SSE2__
+/* Two taps' weights side by side in 32 bits, repeated across the vector:
+ * what _mm_madd_epi16 multiplies an interleaved pair of pixels by. */
+static inline __m128i
+weight_pair(int w0, int w1)
+{
+    return _mm_set1_epi32((int) ((guint32) (guint16) w0 | (guint32) (guint16) w1 << 16));
+}
+#endif
+
 static axis_plan *
 axis_plan_new(VipsImage *in, int in_length, int out_length)
 {
@@ -111,9 +121,8 @@ axis_plan_new(VipsImage *in, int in_length, int out_length)
     plan->pairs = g_new(__m128i, 2 * (gsize) out_length);
     for (int i = 0; i < out_length; i++)
         for (int k = 0; k < 2; k++)
-            plan->pairs[2 * i + k] = _mm_set1_epi32((int) ((guint32) (guint16)
-                plan->taps[i].weight[2 * k] | (guint32) (guint16) plan->taps[i].weight[2 * k + 1]
-                << 16));
+            plan->pairs[2 * i + k] =
+                weight_pair(plan->taps[i].weight[2 * k], plan->taps[i].weight[2 * k + 1]);
 #endif
     return plan;
 }
@@ -453,40 +462,51 @@ columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
     return 0;
 }
 
+/* A lazy operation on `in`: a new image of `width` x `height`, made
+ * by `generate` in strips of rows, which holds `in` and `plan` (freed by
+ * `plan_free`, when given, as the image closes, which a failure here does
+ * too) as long as it lives. */
+static int
+lazy_op(VipsImage *in, int width, int height, VipsStartFn start, VipsGenerateFn generate,
+    VipsStopFn stop, void *plan, GCallback plan_free, VipsImage **out)
+{
+    VipsImage *image = vips_image_new();
+
+    if (plan_free)
+        g_signal_connect(image, "close", plan_free, plan);
+    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+        g_object_unref(image);
+        return -1;
+    }
+    image->Xsize = width;
+    image->Ysize = height;
+    g_object_ref(in);
+    vips_object_local(image, in);
+    if (vips_image_generate(image, start, generate, stop, in, plan)) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
+}
+
 /* The enlargement of `in` (8-bit) along one axis to `length`, lazily. */
 static int
 enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
 {
-    VipsImage *image;
     axis_plan *plan;
 
     if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) {
         vips_error("gallop", "enlarging needs 8-bit pixels");
         return -1;
     }
-    image = vips_image_new();
-    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-        g_object_unref(image);
-        return -1;
-    }
-    if (rows)
-        image->Ysize = length;
-    else
-        image->Xsize = length;
     plan = axis_plan_new(in, rows ? in->Ysize : in->Xsize, length);
     plan->alpha = vips_image_hasalpha(in) ? in->Bands - 1 : -1;
-    /* The output holds its input and its plan until it closes. */
-    g_object_ref(in);
-    vips_object_local(image, in);
-    g_signal_connect(image, "close", G_CALLBACK(axis_plan_free), plan);
-    if (rows ? vips_image_generate(image, vips_start_one, rows_generate, vips_stop_one, in, plan)
-             : vips_image_generate(image, row_seq_start, columns_generate, row_seq_stop, in,
-                   plan)) {
-        g_object_unref(image);
-        return -1;
-    }
-    *out = image;
-    return 0;
+    if (rows)
+        return lazy_op(in, in->Xsize, length, vips_start_one, rows_generate, vips_stop_one, plan,
+            G_CALLBACK(axis_plan_free), out);
+    return lazy_op(in, length, in->Ysize, row_seq_start, columns_generate, row_seq_stop, plan,
+        G_CALLBACK(axis_plan_free), out);
 }
 
 int
@@ -636,8 +656,7 @@ reduce_plan_new(VipsImage *in, int in_length, int out_length)
             for (int k = 0; k < pairs; k++) {
                 const gint16 *wi = &plan->weights[(gsize) i * plan->taps + 2 * k];
 
-                plan->pairs[(gsize) i * pairs + k] = _mm_set1_epi32(
-                    (int) ((guint32) (guint16) wi[0] | (guint32) (guint16) wi[1] << 16));
+                plan->pairs[(gsize) i * pairs + k] = weight_pair(wi[0], wi[1]);
             }
     }
 #endif
@@ -820,30 +839,13 @@ reduce_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboole
 static int
 reduce_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
 {
-    VipsImage *image = vips_image_new();
-    reduce_plan *plan;
+    reduce_plan *plan = reduce_plan_new(in, rows ? in->Ysize : in->Xsize, length);
 
-    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-        g_object_unref(image);
-        return -1;
-    }
     if (rows)
-        image->Ysize = length;
-    else
-        image->Xsize = length;
-    plan = reduce_plan_new(in, rows ? in->Ysize : in->Xsize, length);
-    g_object_ref(in);
-    vips_object_local(image, in);
-    g_signal_connect(image, "close", G_CALLBACK(reduce_plan_free), plan);
-    if (rows ? vips_image_generate(image, vips_start_one, reduce_rows_generate, vips_stop_one,
-                   in, plan)
-             : vips_image_generate(image, row_seq_start, reduce_columns_generate, row_seq_stop,
-                   in, plan)) {
-        g_object_unref(image);
-        return -1;
-    }
-    *out = image;
-    return 0;
+        return lazy_op(in, in->Xsize, length, vips_start_one, reduce_rows_generate,
+            vips_stop_one, plan, G_CALLBACK(reduce_plan_free), out);
+    return lazy_op(in, length, in->Ysize, row_seq_start, reduce_columns_generate, row_seq_stop,
+        plan, G_CALLBACK(reduce_plan_free), out);
 }
 
 /* Lanczos 3 along one axis. 8-bit images, the pipeline's, shrink with
@@ -934,22 +936,8 @@ halve_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolea
 static int
 halve_rows(VipsImage *in, VipsImage **out)
 {
-    VipsImage *image = vips_image_new();
-
-    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-        g_object_unref(image);
-        return -1;
-    }
-    image->Ysize = (in->Ysize + 1) / 2;
-    g_object_ref(in);
-    vips_object_local(image, in);
-    if (vips_image_generate(image, vips_start_one, halve_rows_generate, vips_stop_one, in,
-            NULL)) {
-        g_object_unref(image);
-        return -1;
-    }
-    *out = image;
-    return 0;
+    return lazy_op(in, in->Xsize, (in->Ysize + 1) / 2, vips_start_one, halve_rows_generate,
+        vips_stop_one, NULL, NULL, out);
 }
 
 /* Both axes, Lanczos 3, rows first (gal__scale_rows, gal__scale_columns).
@@ -1195,7 +1183,6 @@ gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out)
     double g[2 * SHARPEN_RADIUS + 1], total = 0;
     g_autoptr(VipsImage) padded = NULL;
     sharpen_plan *plan;
-    VipsImage *image;
     int sum = 0;
 
     if (level == GAL_SHARPEN_NONE || (unsigned) level >= G_N_ELEMENTS(sharpen_levels) ||
@@ -1225,22 +1212,6 @@ gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out)
         g_free(plan);
         return -1;
     }
-    image = vips_image_new();
-    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, padded, NULL)) {
-        g_object_unref(image);
-        g_free(plan);
-        return -1;
-    }
-    image->Xsize = in->Xsize;
-    image->Ysize = in->Ysize;
-    g_object_ref(padded);
-    vips_object_local(image, padded);
-    g_signal_connect(image, "close", G_CALLBACK(sharpen_plan_free), plan);
-    if (vips_image_generate(image, sharpen_start, sharpen_generate, sharpen_stop, padded,
-            plan)) {
-        g_object_unref(image);
-        return -1;
-    }
-    *out = image;
-    return 0;
+    return lazy_op(padded, in->Xsize, in->Ysize, sharpen_start, sharpen_generate, sharpen_stop,
+        plan, G_CALLBACK(sharpen_plan_free), out);
 }
