@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "lazy.h"
 #include "resample.h"
 
 /* Fixed-point weights, as libvips' own uchar bicubic keeps them. */
@@ -462,34 +463,6 @@ columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
     return 0;
 }
 
-/* A lazy operation on `in`: a new image of `width` x `height`, made
- * by `generate` in strips of rows, which holds `in` and `plan` (freed by
- * `plan_free`, when given, as the image closes, which a failure here does
- * too) as long as it lives. */
-static int
-lazy_op(VipsImage *in, int width, int height, VipsStartFn start, VipsGenerateFn generate,
-    VipsStopFn stop, void *plan, GCallback plan_free, VipsImage **out)
-{
-    VipsImage *image = vips_image_new();
-
-    if (plan_free)
-        g_signal_connect(image, "close", plan_free, plan);
-    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
-        g_object_unref(image);
-        return -1;
-    }
-    image->Xsize = width;
-    image->Ysize = height;
-    g_object_ref(in);
-    vips_object_local(image, in);
-    if (vips_image_generate(image, start, generate, stop, in, plan)) {
-        g_object_unref(image);
-        return -1;
-    }
-    *out = image;
-    return 0;
-}
-
 /* The enlargement of `in` (8-bit) along one axis to `length`, lazily. */
 static int
 enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
@@ -503,9 +476,9 @@ enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
     plan = axis_plan_new(in, rows ? in->Ysize : in->Xsize, length);
     plan->alpha = vips_image_hasalpha(in) ? in->Bands - 1 : -1;
     if (rows)
-        return lazy_op(in, in->Xsize, length, vips_start_one, rows_generate, vips_stop_one, plan,
+        return gal__lazy_op(in, in->Xsize, length, vips_start_one, rows_generate, vips_stop_one, plan,
             G_CALLBACK(axis_plan_free), out);
-    return lazy_op(in, length, in->Ysize, row_seq_start, columns_generate, row_seq_stop, plan,
+    return gal__lazy_op(in, length, in->Ysize, row_seq_start, columns_generate, row_seq_stop, plan,
         G_CALLBACK(axis_plan_free), out);
 }
 
@@ -842,9 +815,9 @@ reduce_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
     reduce_plan *plan = reduce_plan_new(in, rows ? in->Ysize : in->Xsize, length);
 
     if (rows)
-        return lazy_op(in, in->Xsize, length, vips_start_one, reduce_rows_generate,
+        return gal__lazy_op(in, in->Xsize, length, vips_start_one, reduce_rows_generate,
             vips_stop_one, plan, G_CALLBACK(reduce_plan_free), out);
-    return lazy_op(in, length, in->Ysize, row_seq_start, reduce_columns_generate, row_seq_stop,
+    return gal__lazy_op(in, length, in->Ysize, row_seq_start, reduce_columns_generate, row_seq_stop,
         plan, G_CALLBACK(reduce_plan_free), out);
 }
 
@@ -936,7 +909,7 @@ halve_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolea
 static int
 halve_rows(VipsImage *in, VipsImage **out)
 {
-    return lazy_op(in, in->Xsize, (in->Ysize + 1) / 2, vips_start_one, halve_rows_generate,
+    return gal__lazy_op(in, in->Xsize, (in->Ysize + 1) / 2, vips_start_one, halve_rows_generate,
         vips_stop_one, NULL, NULL, out);
 }
 
@@ -1212,6 +1185,6 @@ gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out)
         g_free(plan);
         return -1;
     }
-    return lazy_op(padded, in->Xsize, in->Ysize, sharpen_start, sharpen_generate, sharpen_stop,
+    return gal__lazy_op(padded, in->Xsize, in->Ysize, sharpen_start, sharpen_generate, sharpen_stop,
         plan, G_CALLBACK(sharpen_plan_free), out);
 }

@@ -5,9 +5,10 @@
  * prepare() resolves the font (a family, or a font file beside the preset,
  * registered once for the process) and lays out one line, so fontconfig
  * and Pango start once, on the main thread. build() renders the caption (small, in memory, via text.c) and
- * the band behind it, then blends only the band's rows: they are cut out of
- * the photo, composited and inserted back, all lazily, so the full-size
- * photo is never held in memory. It records the rows it covered in the job
+ * the band behind it, then blends only the band's rows, lazily, so the
+ * full-size photo is never held in memory: on an opaque 8-bit photo in one
+ * operation (overlay.h), on others with the rows cut out, composited and
+ * inserted back. It records the rows it covered in the job
  * (reserved_top / reserved_bottom) so later overlays keep out of them, and
  * whether the caption was cut. No caption: no band. */
 #include <math.h>
@@ -15,6 +16,7 @@
 
 #include "internal.h"
 #include "error.h"
+#include "overlay.h"
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
@@ -183,72 +185,8 @@ blend_over(VipsImage *under, VipsImage *overlay, int x, int y, VipsImage **out)
     return vips_insert(under, mixed, out, area.left, area.top, NULL);
 }
 
-/* The band colour laid over 8-bit RGB rows at its alpha, in integers:
- * out = (in x (255 - alpha) + colour x alpha) / 255, rounded. vips_linear
- * does it in floats, clipped with fmin: about 4% of the 1080 px bench's
- * CPU for a 1080x150 band; this loop the compiler vectorises. */
-typedef struct {
-    int keep;   /* 255 - alpha */
-    int add[3]; /* colour x alpha, + 127 to round */
-} band_tint;
-
-static int
-tint_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
-{
-    VipsRegion *ir = seq;
-    const band_tint *tint = b;
-    const VipsRect *r = &out_region->valid;
-    const int keep = tint->keep, add0 = tint->add[0], add1 = tint->add[1], add2 = tint->add[2];
-
-    (void) a;
-    (void) stop;
-    if (vips_region_prepare(ir, r))
-        return -1;
-    for (int y = 0; y < r->height; y++) {
-        const VipsPel *p = VIPS_REGION_ADDR(ir, r->left, r->top + y);
-        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
-
-        /* x / 255 as (x + 1 + (x >> 8)) >> 8: exact below 65535. */
-        for (int x = 0; x < r->width; x++) {
-            int v0 = p[3 * x] * keep + add0, v1 = p[3 * x + 1] * keep + add1;
-            int v2 = p[3 * x + 2] * keep + add2;
-
-            q[3 * x] = (VipsPel) ((v0 + 1 + (v0 >> 8)) >> 8);
-            q[3 * x + 1] = (VipsPel) ((v1 + 1 + (v1 >> 8)) >> 8);
-            q[3 * x + 2] = (VipsPel) ((v2 + 1 + (v2 >> 8)) >> 8);
-        }
-    }
-    return 0;
-}
-
-static int
-tint(VipsImage *strip, const gal_color *band, VipsImage **out)
-{
-    VipsImage *image = vips_image_new();
-    int alpha = (int) lround(band->a);
-    band_tint *plan;
-
-    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, strip, NULL)) {
-        g_object_unref(image);
-        return -1;
-    }
-    /* Freed with the image. */
-    plan = vips_malloc(VIPS_OBJECT(image), sizeof(band_tint));
-    plan->keep = 255 - alpha;
-    plan->add[0] = (int) lround(band->r) * alpha + 127;
-    plan->add[1] = (int) lround(band->g) * alpha + 127;
-    plan->add[2] = (int) lround(band->b) * alpha + 127;
-    g_object_ref(strip);
-    vips_object_local(image, strip);
-    if (vips_image_generate(image, vips_start_one, tint_generate, vips_stop_one, strip, plan)) {
-        g_object_unref(image);
-        return -1;
-    }
-    *out = image;
-    return 0;
-}
-
-/* The band's rows of an opaque photo: band colour, shadow, text. */
+/* The band's rows of an opaque photo that is not 8-bit (8-bit ones take
+ * paint_overlay): band colour, shadow, text. */
 static int
 paint_opaque(const caption_burn_opts *o, VipsImage *strip, VipsImage *text, int x, int y,
     double size_px, VipsImage **out)
@@ -263,9 +201,7 @@ paint_opaque(const caption_burn_opts *o, VipsImage *strip, VipsImage *text, int 
     int dx, dy;
 
     if (o->band.a > 0) {
-        if (strip->BandFmt == VIPS_FORMAT_UCHAR && strip->Coding == VIPS_CODING_NONE
-                ? tint(strip, &o->band, &banded)
-                : vips_linear(strip, &banded, scale, offset, 3, "uchar", TRUE, NULL))
+        if (vips_linear(strip, &banded, scale, offset, 3, "uchar", TRUE, NULL))
             return -1;
         current = banded;
     }
@@ -320,6 +256,35 @@ paint_alpha(const caption_burn_opts *o, VipsImage *strip, VipsImage *text, int x
     return failed;
 }
 
+/* An opaque 8-bit photo (almost all) with the band painted over rows
+ * [y, y + height), the text `text_y` rows down in them, in one operation
+ * (overlay.h); the same pixels as paint_opaque's. */
+static int
+paint_overlay(const caption_burn_opts *o, VipsImage *in, VipsImage *text, int x, int y,
+    int height, int text_y, double size_px, VipsImage **out)
+{
+    gal_overlay overlay = {
+        .band_top = y,
+        .band_height = height,
+        .band_rgb = { (int) lround(o->band.r), (int) lround(o->band.g), (int) lround(o->band.b) },
+        .band_alpha = (int) lround(o->band.a),
+        .area = { 0, y, in->Xsize, height },
+    };
+    g_autoptr(VipsImage) shadow = NULL;
+    g_autoptr(VipsImage) shadow_pixels = NULL;
+    int dx, dy;
+
+    if (o->band.a == 0) {
+        if (make_shadow(text, size_px, &shadow, &dx, &dy) ||
+            !(shadow_pixels = vips_image_copy_memory(shadow)))
+            return -1;
+        overlay.pictures[overlay.n_pictures++] =
+            (gal_overlay_picture) { shadow_pixels, x + dx, y + text_y + dy };
+    }
+    overlay.pictures[overlay.n_pictures++] = (gal_overlay_picture) { text, x, y + text_y };
+    return gal__overlay(in, &overlay, out);
+}
+
 /* Paint rows [y, y + height) of `in`, the text `text_y` rows down in them,
  * and put them back: every other row passes through untouched, and nothing
  * is evaluated here. */
@@ -332,6 +297,8 @@ paint_rows(const caption_burn_opts *o, VipsImage *in, VipsImage *text, int x, in
     g_autoptr(VipsImage) cast = NULL;
     VipsImage *current;
 
+    if (gal__overlay_fits(in))
+        return paint_overlay(o, in, text, x, y, height, text_y, size_px, out);
     if (vips_extract_area(in, &strip, 0, y, in->Xsize, height, NULL))
         return -1;
     if (in->Bands == 3 ? paint_opaque(o, strip, text, x, text_y, size_px, &painted)
