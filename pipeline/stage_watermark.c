@@ -24,6 +24,7 @@
 #include "decode.h"
 #include "error.h"
 #include "limit.h"
+#include "overlay.h"
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
@@ -663,7 +664,15 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "tile");
         return 0;
     }
-    if (vips_extract_area(in, &region, x, y, mark->Xsize, mark->Ysize, NULL) ||
+    if (blend_modes[o->blend] == VIPS_BLEND_MODE_OVER && gal__overlay_fits(in) &&
+        mark->BandFmt == VIPS_FORMAT_FLOAT) {
+        /* Most photos and marks: one operation, the same pixels. */
+        gal_overlay overlay = { .pictures = { { mark, x, y } }, .n_pictures = 1 };
+
+        if (gal__overlay(in, &overlay, out))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "blend");
+    }
+    else if (vips_extract_area(in, &region, x, y, mark->Xsize, mark->Ysize, NULL) ||
         blend(o, region, mark, &mixed) ||
         vips_insert(in, mixed, &placed, x, y, NULL) ||
         vips_copy(placed, out, NULL))
