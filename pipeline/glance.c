@@ -18,6 +18,7 @@ gal__glance_thumb(VipsImage *in, VipsImage **out)
     g_autofree guint64 *sum = NULL;
     g_autofree guint32 *count = NULL;
     g_autofree VipsPel *pixels = NULL;
+    g_autofree int *column_of = NULL;
 
     /* The pixels addressed as they are: `in` is already in memory (the
      * engine's copy), so this reads it and runs no graph. */
@@ -39,21 +40,26 @@ gal__glance_thumb(VipsImage *in, VipsImage **out)
     step_y = MAX(1, in->Ysize / height / 16);
     sum = g_new0(guint64, (gsize) width * height * 3);
     count = g_new0(guint32, (gsize) width * height);
+    /* Each sampled column's tiny column, worked out once, not per row. */
+    column_of = g_new(int, in->Xsize / step_x + 1);
+    for (int x = 0, i = 0; x < in->Xsize; x += step_x, i++)
+        column_of[i] = MIN(width - 1, (int) ((gint64) x * width / in->Xsize));
     for (int y = 0; y < in->Ysize; y += step_y) {
         const VipsPel *row = VIPS_IMAGE_ADDR(in, 0, y);
         int ty = MIN(height - 1, (int) ((gint64) y * height / in->Ysize));
 
-        for (int x = 0; x < in->Xsize; x += step_x) {
+        for (int x = 0, i = 0; x < in->Xsize; x += step_x, i++) {
             const VipsPel *p = row + (gsize) x * bands;
-            int tx = MIN(width - 1, (int) ((gint64) x * width / in->Xsize));
+            int tx = column_of[i];
             guint64 *s = &sum[((gsize) ty * width + tx) * 3];
             int a = alpha ? p[bands - 1] : 255;
 
             for (int b = 0; b < 3; b++) {
                 int v = bands < 3 ? p[0] : p[b];
 
-                /* Flattened on white, as a page behind it would be. */
-                s[b] += (guint64) ((v * a + 255 * (255 - a) + 127) / 255);
+                /* Flattened on white, as a page behind it would be (an
+                 * opaque pixel stays as it is). */
+                s[b] += (guint64) (a == 255 ? v : (v * a + 255 * (255 - a) + 127) / 255);
             }
             count[ty * width + tx]++;
         }
