@@ -333,24 +333,37 @@ render_markup(const char *markup, const gal_text_style *style, const char *font,
         "rgba", rgba, "align", align, "spacing", spacing, NULL);
 }
 
-/* Lines and height of `text` as it would be drawn: two alpha-only layouts,
- * the second with LINE_PROBE_PX more between lines. Ink extents start at
- * the first line's ink and end at the last line's, so the difference is
- * exactly LINE_PROBE_PX per line break, whatever fonts each line uses. */
+/* The lines of `text`, whose layout is `height` rows of ink: one more
+ * alpha-only layout, with LINE_PROBE_PX more between lines. Ink extents
+ * start at the first line's ink and end at the last line's, so the
+ * difference is exactly LINE_PROBE_PX per line break, whatever fonts each
+ * line uses. */
+static int
+count_lines(const char *text, const gal_text_style *style, const char *font, int height,
+    int *lines)
+{
+    g_autofree char *markup = build_markup(text, style, FALSE);
+    g_autoptr(VipsImage) spaced = NULL;
+
+    if (render_markup(markup, style, font, FALSE, LINE_PROBE_PX, &spaced))
+        return -1;
+    *lines = 1 + (spaced->Ysize - height + LINE_PROBE_PX / 2) / LINE_PROBE_PX;
+    return 0;
+}
+
+/* Lines and height of `text` as it would be drawn: two alpha-only
+ * layouts. */
 static int
 measure(const char *text, const gal_text_style *style, const char *font, int *lines,
     int *height)
 {
     g_autofree char *markup = build_markup(text, style, FALSE);
     g_autoptr(VipsImage) tight = NULL;
-    g_autoptr(VipsImage) spaced = NULL;
 
-    if (render_markup(markup, style, font, FALSE, 0, &tight) ||
-        render_markup(markup, style, font, FALSE, LINE_PROBE_PX, &spaced))
+    if (render_markup(markup, style, font, FALSE, 0, &tight))
         return -1;
     *height = tight->Ysize;
-    *lines = 1 + (spaced->Ysize - tight->Ysize + LINE_PROBE_PX / 2) / LINE_PROBE_PX;
-    return 0;
+    return count_lines(text, style, font, *height, lines);
 }
 
 /* What the text has to fit in, and the font's line grid. */
@@ -365,8 +378,9 @@ typedef struct {
 /* The font's line grid: one line's box (from the top of an accented
  * capital to the bottom of a descender), the pitch from one line to the
  * next, and where the box's ink starts in a layout. A pure function of the
- * font, its size and file, and two layouts of every caption's five: kept
- * for the process (a run has a few sizes), under a lock, since captions are
+ * font, its size and file, and two layouts that every caption would
+ * otherwise repeat (a caption that fits takes two more): kept for the
+ * process (a run has a few sizes), under a lock, since captions are
  * laid out on every worker. Past MAX_GRIDS sizes, new ones are not kept. */
 typedef struct {
     int height, pitch, top;
@@ -618,8 +632,16 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
     shown = could_show(clean, &b);
     precut = clean[shown] != '\0';
     clean[shown] = '\0';
-    if (!precut && measure(clean, style, font, &lines, &height))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+    if (!precut) {
+        /* Most captions fit whole: drawn as they will be shown, their
+         * drawing's ink is the height, and one more layout the lines (a
+         * layout's ink does not depend on its colours). */
+        markup = build_markup(clean, style, TRUE);
+        if (render_markup(markup, style, font, TRUE, 0, &block) ||
+            count_lines(clean, style, font, block->Ysize, &lines))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+        height = block->Ysize;
+    }
     if (!precut && fits(&b, lines, height))
         kept = g_steal_pointer(&clean);
     else {
@@ -631,6 +653,8 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
                                     max_height_px > 0 ? (double) max_height_px / height : 1.0);
 
         info->cut = TRUE;
+        g_clear_object(&block);
+        g_clear_pointer(&markup, g_free);
         kept = fit_text(clean, &b, share, &failed, &lines, &height);
         if (failed)
             return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
@@ -638,9 +662,11 @@ gal__text_render_bounded(const char *text, const gal_text_style *style, int max_
             return 0; /* not even "…" fits in max_height_px */
     }
     info->lines = lines;
-    markup = build_markup(kept, style, TRUE);
-    if (render_markup(markup, style, font, TRUE, 0, &block))
-        return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+    if (!block) {
+        markup = build_markup(kept, style, TRUE);
+        if (render_markup(markup, style, font, TRUE, 0, &block))
+            return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "text layout");
+    }
     /* vips_text keeps where its ink starts in the layout as the offset. */
     info->ink_top = block->Yoffset - grid.top;
     info->box_height = box_height(&b, lines, block->Ysize);
