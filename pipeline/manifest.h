@@ -125,6 +125,9 @@ int gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable
 /* Fields of one line of other lines, escaped as the manifest's are:
  * "\t" + field for each. */
 void gal__manifest_append_field(GString *out, const char *text);
+/* Read `text`, all of it, as a decimal number (as g_ascii_strtoll
+ * does, plain digits without its machinery): FALSE when it is not one. */
+gboolean gal__manifest_int(const char *text, gint64 *v);
 gal_manifest_entry *gal__manifest_entry_new(void);
 gal_manifest_entry *gal__manifest_entry_copy(const gal_manifest_entry *e);
 /* Set the record's recipe (copies of both). */

@@ -154,10 +154,7 @@ gal__part_result_free(gal_part_result *r)
 static gboolean
 parse_int(const char *text, gint64 min, gint64 max, gint64 *v)
 {
-    char *end;
-
-    *v = g_ascii_strtoll(text, &end, 10);
-    return end != text && !*end && *v >= min && *v <= max;
+    return gal__manifest_int(text, v) && *v >= min && *v <= max;
 }
 
 static gboolean
