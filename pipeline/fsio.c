@@ -675,11 +675,10 @@ gal__path_is_canonical(const char *path)
 {
     if (path[0] != '/')
         return FALSE;
-    for (const char *p = path; *p; p++) {
+    /* From slash to slash (strchr looks at many characters at a time). */
+    for (const char *p = path; p; p = strchr(p + 1, '/')) {
         const char *next = p + 1;
 
-        if (*p != '/')
-            continue;
         if (*next == '/' || (*next == '\0' && p != path))
             return FALSE;
         if (next[0] == '.' &&

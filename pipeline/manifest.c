@@ -158,12 +158,20 @@ gal__manifest_free(gal_manifest *m)
 static char *
 shared_string(gal_manifest *m, const char *text)
 {
-    char *s = g_hash_table_lookup(m->shared, text ? text : "");
+    char *s;
 
-    if (!s) {
-        s = g_ref_string_new(text ? text : "");
+    text = text ? text : "";
+    /* Nearly every record has the same two: hashing 64 hex digits twice a
+     * record was a twentieth of a merge. */
+    for (int r = 0; r < 2; r++)
+        if (m->recent[r] && strcmp(m->recent[r], text) == 0)
+            return g_ref_string_acquire(m->recent[r]);
+    if (!(s = g_hash_table_lookup(m->shared, text))) {
+        s = g_ref_string_new(text);
         g_hash_table_add(m->shared, s);
     }
+    m->recent[1] = m->recent[0];
+    m->recent[0] = s;
     return g_ref_string_acquire(s);
 }
 
@@ -174,7 +182,8 @@ share(gal_manifest *m, char **s)
     char *shared;
 
     /* Read from this manifest's file: shared already. */
-    if (*s && g_hash_table_lookup(m->shared, *s) == *s)
+    if (*s && (*s == m->recent[0] || *s == m->recent[1] ||
+                  g_hash_table_lookup(m->shared, *s) == *s))
         return;
     shared = shared_string(m, *s);
 
@@ -702,6 +711,7 @@ manifest_clear(gal_manifest *m)
     g_hash_table_remove_all(m->entries);
     g_hash_table_remove_all(m->presets);
     g_hash_table_remove_all(m->shared);
+    m->recent[0] = m->recent[1] = NULL;
 }
 
 /* Read and parse the manifest file beneath the output folder `dir_fd`, a

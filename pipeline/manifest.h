@@ -88,6 +88,7 @@ typedef struct gal_manifest {
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
     GHashTable *shared;   /* the records' recipe strings, one GRefString per value */
+    char *recent[2];      /* the two of them asked for last (borrowed from `shared`) */
     GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
 } gal_manifest;
 
