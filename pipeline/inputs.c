@@ -99,12 +99,15 @@ add_input(scan_ctx *ctx, char *path, const char *rel, gboolean regular, char *wh
 {
     char *canonical;
     size_t path_len = strlen(path), rel_len = rel ? strlen(rel) : 0;
-    gal_input in = { .path = path,
+    /* At its exact size: g_build_filename's string has a GString's room,
+     * 128 bytes for a path of 60 (64 MB of a million photos' paths). */
+    gal_input in = { .path = g_realloc(path, path_len + 1),
         .root = ctx->root_shared ? g_ref_string_acquire(ctx->root_shared) : NULL,
         .regular = regular, .why = why, .dev = st ? st->st_dev : 0, .ino = st ? st->st_ino : 0,
         .size = st ? st->st_size : 0, .mtime_ns = st ? gal__mtime_ns(st) : 0 };
 
     /* A scanned photo's path ends with its relative path (FOLDER/rel). */
+    path = in.path;
     in.rel_in_path = rel && rel_len < path_len && path[path_len - rel_len - 1] == '/' &&
         strcmp(path + path_len - rel_len, rel) == 0;
     in.rel = in.rel_in_path ? in.path + path_len - rel_len

@@ -59,11 +59,13 @@ gal__manifest_entry_free(gal_manifest_entry *e)
 {
     if (!e)
         return;
-    g_free(e->output);
-    g_free(e->input);
+    if (!e->strings_inline) {
+        g_free(e->output);
+        g_free(e->input);
+        g_free(e->name_key);
+    }
     ref_string_clear(&e->preset_digest);
     ref_string_clear(&e->version);
-    g_free(e->name_key);
     g_free(e->caption);
     g_free(e->caption_source);
     g_strfreev(e->about);
@@ -81,6 +83,7 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
     gal_manifest_entry *c = gal__manifest_entry_new();
 
     *c = *e;
+    c->strings_inline = false;
     c->deps = NULL;
     c->facts = NULL;
     c->output = g_strdup(e->output);
@@ -525,11 +528,22 @@ parse_entry(gal_manifest *m, char **f, int n)
     if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !gal__is_content_digest(f[5])) ||
         !is_hex64(f[10]))
         return;
-    e = gal__manifest_entry_new();
+    {
+        const char *name_key = n > 13 && *f[13] ? f[13] : NULL;
+        size_t output_size = strlen(f[1]) + 1, input_size = strlen(f[2]) + 1;
+        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
+        char *at;
+
+        /* The record and its three strings in one allocation. */
+        e = g_malloc0(sizeof(*e) + output_size + input_size + key_size);
+        at = (char *) (e + 1);
+        e->strings_inline = true;
+        e->output = memcpy(at, f[1], output_size);
+        e->input = memcpy(at += output_size, f[2], input_size);
+        e->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
+    }
     e->sheet = strcmp(f[0], "sheet") == 0;
     e->item = item;
-    e->output = g_strdup(f[1]);
-    e->input = g_strdup(f[2]);
     e->in_size = parse_int(f[3], &ok);
     e->in_mtime_ns = parse_int(f[4], &ok);
     gal__digest_from_hex(&e->in_digest, f[5]);
@@ -540,7 +554,6 @@ parse_entry(gal_manifest *m, char **f, int n)
     gal__digest_from_hex(&e->out_sha256, f[10]);
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
-    e->name_key = n > 13 && *f[13] ? g_strdup(f[13]) : NULL;
     if (n >= 17) {
         e->caption = *f[14] ? g_strdup(f[14]) : NULL;
         e->caption_source = *f[15] ? g_strdup(f[15]) : NULL;

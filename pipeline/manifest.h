@@ -3,6 +3,7 @@
 #ifndef GAL_MANIFEST_H
 #define GAL_MANIFEST_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include <glib.h>
@@ -77,9 +78,14 @@ typedef struct gal_manifest_entry {
     gal_digest in_digest;
     gal_digest out_sha256;
     int width, height;
-    gboolean caption_cut;
-    gboolean sheet;
-    gboolean item;        /* a kept contact-sheet item (facts above) */
+    bool caption_cut;
+    bool sheet;
+    bool item;            /* a kept contact-sheet item (facts above) */
+    /* `output`, `input` and `name_key` are in the record's own allocation,
+     * after it (a record read from a file): freed with it, never alone,
+     * never replaced. Three allocations fewer a record, 48 bytes of each
+     * of a merge's million. */
+    bool strings_inline;
 } gal_manifest_entry;
 
 typedef struct gal_manifest {
