@@ -40,7 +40,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->input = gal__relative_path(pr->out_dir, job->input);
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
-    gal__digest_from_hex(&first->in_digest, plan->in_digest);
+    first->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
