@@ -100,7 +100,8 @@ add_input(scan_ctx *ctx, char *path, const char *rel, gboolean regular, char *wh
     char *canonical;
     size_t path_len = strlen(path), rel_len = rel ? strlen(rel) : 0;
     /* At its exact size: g_build_filename's string has a GString's room,
-     * 128 bytes for a path of 60 (64 MB of a million photos' paths). */
+     * 128 bytes for a path of 60 (64 MB of a million photos' paths); a
+     * path made exactly is left as it is. */
     gal_input in = { .path = g_realloc(path, path_len + 1),
         .root = ctx->root_shared ? g_ref_string_acquire(ctx->root_shared) : NULL,
         .regular = regular, .why = why, .dev = st ? st->st_dev : 0, .ino = st ? st->st_ino : 0,
@@ -202,6 +203,7 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
 {
     GDir *d = g_dir_open(dir, 0, NULL);
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    gboolean dir_slash = g_str_has_suffix(dir, "/");
     const char *entry;
 
     if (!d)
@@ -213,8 +215,12 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
 
     for (guint i = 0; i < names->len; i++) {
         const char *name = names->pdata[i];
-        g_autofree char *path = g_build_filename(dir, name, NULL);
-        g_autofree char *rel = *relative ? g_build_filename(relative, name, NULL) : g_strdup(name);
+        /* What g_build_filename makes of them, without its GString (a
+         * name has no slash, nor has `relative` at its end): only a folder
+         * given with a slash at its end needs its rules. */
+        g_autofree char *path = dir_slash ? g_build_filename(dir, name, NULL)
+                                          : g_strconcat(dir, "/", name, NULL);
+        g_autofree char *rel = *relative ? g_strconcat(relative, "/", name, NULL) : g_strdup(name);
         gboolean is_dir = FALSE;
         struct stat st;
 
