@@ -53,28 +53,31 @@ same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
     gal_digest *recorded)
 {
     gboolean legacy = recorded->len == GAL_SHA256_HEX_LEN / 2;
-    gboolean have = strlen(plan->in_digest) == GAL_XXH3_HEX_LEN;
+    gboolean have = plan->in_digest.len == GAL_XXH3_HEX_LEN / 2;
     gal_error err = { 0 };
 
     if (plan->in_size == *size && plan->in_mtime_ns == *mtime_ns)
         return TRUE;
     if (!have || (legacy && !plan->in_sha256_v1)) {
-        char sha256[GAL_SHA256_HEX_LEN + 1];
+        char sha256[GAL_SHA256_HEX_LEN + 1], hex[GAL_SHA256_HEX_LEN + 1];
 
         /* Hashed even when the size differs: the new record needs it. */
         g_clear_pointer(&plan->in_sha256_v1, g_free);
-        if (gal__file_digest(path, NULL, plan->in_digest, legacy ? sha256 : NULL, NULL, &err)) {
-            plan->in_digest[0] = '\0';
+        if (gal__file_digest(path, NULL, hex, legacy ? sha256 : NULL, NULL, &err)) {
+            plan->in_digest.len = 0;
             return FALSE;
         }
+        gal__digest_from_hex(&plan->in_digest, hex);
         if (legacy)
             plan->in_sha256_v1 = g_strdup(sha256);
     }
     if (plan->in_size != *size ||
-        !gal__digest_is(recorded, legacy ? plan->in_sha256_v1 : plan->in_digest))
+        (legacy ? !gal__digest_is(recorded, plan->in_sha256_v1)
+                : recorded->len != plan->in_digest.len ||
+                    memcmp(recorded->bytes, plan->in_digest.bytes, recorded->len) != 0))
         return FALSE;
     *mtime_ns = plan->in_mtime_ns;
-    gal__digest_from_hex(recorded, plan->in_digest);
+    *recorded = plan->in_digest;
     return TRUE;
 }
 
@@ -190,7 +193,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     }
     if (!gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    gal__digest_hex(&e->in_digest, plan->in_digest);
+    plan->in_digest = e->in_digest;
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -314,17 +317,19 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
     hex[0] = '\0';
     for (int i = 0; i < pr->summary->total; i++) {
         g_autofree char *rel = NULL;
+        char digest[GAL_SHA256_HEX_LEN + 1];
 
         if (!pr->plans[i].member)
             continue;
-        if (!pr->plans[i].in_digest[0])
+        if (!pr->plans[i].in_digest.len)
             return;
         rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
         g_checksum_update(sum,
-            (const guchar *) (v1 && pr->plans[i].in_sha256_v1 ? pr->plans[i].in_sha256_v1
-                                                                  : pr->plans[i].in_digest),
+            (const guchar *) (v1 && pr->plans[i].in_sha256_v1
+                    ? pr->plans[i].in_sha256_v1
+                    : gal__digest_hex(&pr->plans[i].in_digest, digest)),
             -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }

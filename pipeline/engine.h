@@ -51,7 +51,9 @@ typedef struct photo_plan {
      * until then: a field of its own cost every photo of a run 65 bytes
      * for the few an old manifest names. */
     char *in_sha256_v1;
-    char in_digest[65];        /* its content digest (digest.h): "" until hashed */
+    /* Its content digest (digest.h): none (len 0) until hashed. Bytes,
+     * not 65 hex characters: a run holds a plan per photo. */
+    gal_digest in_digest;
     /* Flags as bytes, not gbooleans: a run holds a plan per photo and
      * preset, a million of them in a big one. */
     bool member;               /* taken into the run: neither refused nor ignored */

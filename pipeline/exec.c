@@ -176,8 +176,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             continue;
         input = pr->summary->photos[i].input;
         pr->plans[i].started = TRUE;
-        if (pr->plans[i].in_digest[0])
-            memcpy(digest.hex, pr->plans[i].in_digest, sizeof(digest.hex));
+        if (pr->plans[i].in_digest.len)
+            gal__digest_hex(&pr->plans[i].in_digest, digest.hex);
         want_digest |= pr->plans[i].build_output;
     }
     /* One decode serves every preset, so the photo gets the most generous
@@ -247,8 +247,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
 
         if (i < 0 || !pr->plans[i].build_output)
             continue;
-        if (!pr->plans[i].in_digest[0])
-            memcpy(pr->plans[i].in_digest, digest.hex, sizeof(pr->plans[i].in_digest));
+        if (!pr->plans[i].in_digest.len)
+            gal__digest_from_hex(&pr->plans[i].in_digest, digest.hex);
         pr->summary->photos[i].hash_seconds = digest.seconds;
     }
     for (int r = 0; r < n; r++) {

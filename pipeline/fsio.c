@@ -670,16 +670,15 @@ canonical(const char *path)
  * spares a copy, a canonicalisation and, for a relative path, asking the
  * system for the working folder, a tenth of a rerun's CPU when done for
  * every photo's paths. */
-static gboolean
-is_canonical(const char *path)
+gboolean
+gal__path_is_canonical(const char *path)
 {
     if (path[0] != '/')
         return FALSE;
-    for (const char *p = path; *p; p++) {
+    /* From slash to slash (strchr looks at many characters at a time). */
+    for (const char *p = path; p; p = strchr(p + 1, '/')) {
         const char *next = p + 1;
 
-        if (*p != '/')
-            continue;
         if (*next == '/' || (*next == '\0' && p != path))
             return FALSE;
         if (next[0] == '.' &&
@@ -692,8 +691,8 @@ is_canonical(const char *path)
 char *
 gal__relative_path(const char *dir, const char *path)
 {
-    g_autofree char *from_made = is_canonical(dir) ? NULL : canonical(dir);
-    g_autofree char *to_made = is_canonical(path) ? NULL : canonical(path);
+    g_autofree char *from_made = gal__path_is_canonical(dir) ? NULL : canonical(dir);
+    g_autofree char *to_made = gal__path_is_canonical(path) ? NULL : canonical(path);
     const char *from = from_made ? from_made : dir;
     const char *to = to_made ? to_made : path;
     size_t i = 0, common = 0, ups = 0, rest_len, len;

@@ -140,6 +140,9 @@ int gal__write_all(int fd, const void *data, gsize len);
 
 /* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
 char *gal__relative_path(const char *dir, const char *path);
+/* Is `path` as g_canonicalize_filename would make it: absolute, with no
+ * empty, "." or ".." part and no slash at its end? One pass, no copy. */
+gboolean gal__path_is_canonical(const char *path);
 
 gint64 gal__mtime_ns(const struct stat *st);
 

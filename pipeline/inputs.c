@@ -69,7 +69,8 @@ any_match(char **globs, const char *base, const char *relative)
 typedef struct {
     const gal_input_opts *opts;
     GArray *found;       /* gal_input */
-    GHashTable *seen;    /* canonical path -> NULL, to de-duplicate */
+    GHashTable *seen;    /* canonical path -> NULL, to de-duplicate: the photos' own */
+    GPtrArray *seen_copies; /* ... or these, when a photo's path is not canonical */
     GHashTable *dirs;    /* "dev:ino" of folders visited, against loops */
     struct stat skip;    /* the output folder */
     gboolean have_skip;
@@ -91,28 +92,40 @@ input_clear(gal_input *in)
     g_free(in->why);
 }
 
+/* Take the photo at `path` (ownership taken). */
 static void
-add_input(scan_ctx *ctx, const char *path, const char *rel, gboolean regular, char *why,
+add_input(scan_ctx *ctx, char *path, const char *rel, gboolean regular, char *why,
     const struct stat *st)
 {
-    g_autofree char *canonical = NULL;
+    char *canonical;
     size_t path_len = strlen(path), rel_len = rel ? strlen(rel) : 0;
-    gal_input in = { .path = g_strdup(path),
+    /* At its exact size: g_build_filename's string has a GString's room,
+     * 128 bytes for a path of 60 (64 MB of a million photos' paths); a
+     * path made exactly is left as it is. */
+    gal_input in = { .path = g_realloc(path, path_len + 1),
         .root = ctx->root_shared ? g_ref_string_acquire(ctx->root_shared) : NULL,
         .regular = regular, .why = why, .dev = st ? st->st_dev : 0, .ino = st ? st->st_ino : 0,
         .size = st ? st->st_size : 0, .mtime_ns = st ? gal__mtime_ns(st) : 0 };
 
     /* A scanned photo's path ends with its relative path (FOLDER/rel). */
+    path = in.path;
     in.rel_in_path = rel && rel_len < path_len && path[path_len - rel_len - 1] == '/' &&
         strcmp(path + path_len - rel_len, rel) == 0;
     in.rel = in.rel_in_path ? in.path + path_len - rel_len
                             : rel ? g_strdup(rel) : g_path_get_basename(path);
-    canonical = g_canonicalize_filename(path, ctx->cwd);
+    /* The photo's own string is its key when it is canonical already, as
+     * every path beneath an absolute input folder is: a copy of each of a
+     * million paths was held for the whole scan. */
+    canonical = gal__path_is_canonical(path) ? path : g_canonicalize_filename(path, ctx->cwd);
     if (g_hash_table_contains(ctx->seen, canonical)) {
+        if (canonical != path)
+            g_free(canonical);
         input_clear(&in);
         return;
     }
-    g_hash_table_add(ctx->seen, g_steal_pointer(&canonical));
+    if (canonical != path)
+        g_ptr_array_add(ctx->seen_copies, canonical);
+    g_hash_table_add(ctx->seen, canonical);
     g_array_append_val(ctx->found, in);
 }
 
@@ -157,7 +170,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
     if (!target || stat(target, &st) != 0) {
         if (any_match(ctx->opts->include, name, rel) &&
             !any_match(ctx->opts->exclude, name, rel))
-            add_input(ctx, path, rel, FALSE,
+            add_input(ctx, g_strdup(path), rel, FALSE,
                 g_strdup(!target && saved == ELOOP
                         ? "a symbolic link loop: skipped"
                         : "a symbolic link to nothing (its target is missing): skipped"), NULL);
@@ -168,7 +181,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
         g_autofree char *id = dir_id(&st);
 
         if (on_stack(ctx, id)) {
-            add_input(ctx, path, rel, FALSE, g_strdup_printf(
+            add_input(ctx, g_strdup(path), rel, FALSE, g_strdup_printf(
                 "a symbolic link loop (it leads back to %s): not followed", target), NULL);
             return TRUE;
         }
@@ -177,7 +190,7 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
         any_match(ctx->opts->exclude, name, rel))
         return TRUE;
     if (!ctx->follow && !inside(ctx->root, target)) {
-        add_input(ctx, path, rel, FALSE, g_strdup_printf(
+        add_input(ctx, g_strdup(path), rel, FALSE, g_strdup_printf(
             "a symbolic link to %s, outside the input folder: not followed "
             "(--follow-symlinks follows it)", target), NULL);
         return TRUE;
@@ -190,6 +203,7 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
 {
     GDir *d = g_dir_open(dir, 0, NULL);
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    gboolean dir_slash = g_str_has_suffix(dir, "/");
     const char *entry;
 
     if (!d)
@@ -201,8 +215,12 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
 
     for (guint i = 0; i < names->len; i++) {
         const char *name = names->pdata[i];
-        g_autofree char *path = g_build_filename(dir, name, NULL);
-        g_autofree char *rel = *relative ? g_build_filename(relative, name, NULL) : g_strdup(name);
+        /* What g_build_filename makes of them, without its GString (a
+         * name has no slash, nor has `relative` at its end): only a folder
+         * given with a slash at its end needs its rules. */
+        g_autofree char *path = dir_slash ? g_build_filename(dir, name, NULL)
+                                          : g_strconcat(dir, "/", name, NULL);
+        g_autofree char *rel = *relative ? g_strconcat(relative, "/", name, NULL) : g_strdup(name);
         gboolean is_dir = FALSE;
         struct stat st;
 
@@ -228,7 +246,7 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
         }
         if (!any_match(ctx->opts->include, name, rel) || any_match(ctx->opts->exclude, name, rel))
             continue;
-        add_input(ctx, path, rel, S_ISREG(st.st_mode), NULL, &st);
+        add_input(ctx, g_steal_pointer(&path), rel, S_ISREG(st.st_mode), NULL, &st);
     }
 }
 
@@ -244,7 +262,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     gal_errors *errs)
 {
     scan_ctx ctx = { opts, g_array_new(FALSE, TRUE, sizeof(gal_input)),
-        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        g_hash_table_new(g_str_hash, g_str_equal), g_ptr_array_new_with_free_func(g_free),
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), { 0 }, FALSE,
         follow_symlinks, NULL, NULL, g_ptr_array_new_with_free_func(g_free), g_get_current_dir() };
     int failed = 0;
@@ -286,9 +304,10 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             g_clear_pointer(&ctx.root_shared, g_ref_string_release);
         }
         else
-            add_input(&ctx, paths[i], NULL, S_ISREG(st.st_mode), NULL, &st);
+            add_input(&ctx, g_strdup(paths[i]), NULL, S_ISREG(st.st_mode), NULL, &st);
     }
     g_hash_table_destroy(ctx.seen);
+    g_ptr_array_unref(ctx.seen_copies);
     g_hash_table_destroy(ctx.dirs);
     g_ptr_array_unref(ctx.stack);
     g_free(ctx.cwd);

@@ -59,11 +59,13 @@ gal__manifest_entry_free(gal_manifest_entry *e)
 {
     if (!e)
         return;
-    g_free(e->output);
-    g_free(e->input);
+    if (!e->strings_inline) {
+        g_free(e->output);
+        g_free(e->input);
+        g_free(e->name_key);
+    }
     ref_string_clear(&e->preset_digest);
     ref_string_clear(&e->version);
-    g_free(e->name_key);
     g_free(e->caption);
     g_free(e->caption_source);
     g_strfreev(e->about);
@@ -81,6 +83,7 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
     gal_manifest_entry *c = gal__manifest_entry_new();
 
     *c = *e;
+    c->strings_inline = false;
     c->deps = NULL;
     c->facts = NULL;
     c->output = g_strdup(e->output);
@@ -158,12 +161,20 @@ gal__manifest_free(gal_manifest *m)
 static char *
 shared_string(gal_manifest *m, const char *text)
 {
-    char *s = g_hash_table_lookup(m->shared, text ? text : "");
+    char *s;
 
-    if (!s) {
-        s = g_ref_string_new(text ? text : "");
+    text = text ? text : "";
+    /* Nearly every record has the same two: hashing 64 hex digits twice a
+     * record was a twentieth of a merge. */
+    for (int r = 0; r < 2; r++)
+        if (m->recent[r] && strcmp(m->recent[r], text) == 0)
+            return g_ref_string_acquire(m->recent[r]);
+    if (!(s = g_hash_table_lookup(m->shared, text))) {
+        s = g_ref_string_new(text);
         g_hash_table_add(m->shared, s);
     }
+    m->recent[1] = m->recent[0];
+    m->recent[0] = s;
     return g_ref_string_acquire(s);
 }
 
@@ -171,7 +182,13 @@ shared_string(gal_manifest *m, const char *text)
 static void
 share(gal_manifest *m, char **s)
 {
-    char *shared = shared_string(m, *s);
+    char *shared;
+
+    /* Read from this manifest's file: shared already. */
+    if (*s && (*s == m->recent[0] || *s == m->recent[1] ||
+                  g_hash_table_lookup(m->shared, *s) == *s))
+        return;
+    shared = shared_string(m, *s);
 
     ref_string_clear(s);
     *s = shared;
@@ -197,15 +214,21 @@ gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys)
 void
 gal__manifest_append_field(GString *out, const char *text)
 {
+    const char *p = text ? text : "";
+
     g_string_append_c(out, '\t');
-    for (const char *p = text ? text : ""; *p; p++)
-        switch (*p) {
-        case '\t': g_string_append(out, "\\t"); break;
-        case '\n': g_string_append(out, "\\n"); break;
-        case '\r': g_string_append(out, "\\r"); break;
-        case '\\': g_string_append(out, "\\\\"); break;
-        default: g_string_append_c(out, *p);
-        }
+    /* A run of plain characters at a time: most fields have no escape. */
+    for (;;) {
+        size_t plain = strcspn(p, "\t\n\r\\");
+
+        g_string_append_len(out, p, (gssize) plain);
+        p += plain;
+        if (!*p)
+            break;
+        g_string_append_c(out, '\\');
+        g_string_append_c(out, *p == '\t' ? 't' : *p == '\n' ? 'n' : *p == '\r' ? 'r' : '\\');
+        p++;
+    }
 }
 
 /* Undo gal__manifest_append_field's escapes, in place (the text only
@@ -213,9 +236,12 @@ gal__manifest_append_field(GString *out, const char *text)
 static void
 unescape_in_place(char *text)
 {
-    char *out = text;
+    /* Most fields have no backslash: left as they are. */
+    char *out = strchr(text, '\\');
 
-    for (const char *p = text; *p; p++) {
+    if (!out)
+        return;
+    for (const char *p = out; *p; p++) {
         if (*p != '\\' || !p[1]) {
             *out++ = *p;
             continue;
@@ -226,10 +252,21 @@ unescape_in_place(char *text)
     *out = '\0';
 }
 
+/* "\t" and the number in decimal: by hand, as printf's machinery was
+ * a tenth of a save (six numbers a record). */
 static void
 append_int(GString *out, gint64 v)
 {
-    g_string_append_printf(out, "\t%" G_GINT64_FORMAT, v);
+    char digits[24], *at = digits + sizeof(digits);
+    guint64 u = v < 0 ? -(guint64) v : (guint64) v;
+
+    do
+        *--at = (char) ('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--at = '-';
+    *--at = '\t';
+    g_string_append_len(out, at, digits + sizeof(digits) - at);
 }
 
 static int
@@ -248,21 +285,58 @@ compare_strings(gconstpointer a, gconstpointer b)
 }
 
 /* Where manifest text goes: kept whole (fd -1), or written to `fd` a
- * chunk at a time, with the digest of everything written, so that a
- * manifest of a million entries is never held whole to be saved. */
+ * chunk at a time, so that a manifest of a million entries is never held
+ * whole to be saved. Each chunk is compared with the same bytes of the
+ * manifest already there (`before_fd`, -1: none), read alongside, so that
+ * a save that changes nothing is told without hashing either file (a
+ * SHA-256 of both was a sixth of a merge's time). */
 typedef struct {
     GString *buf;
     int fd;
-    GChecksum *sum;
-    int write_errno;  /* a write failed */
+    int before_fd;
+    gboolean differs;  /* from the manifest before (or there was none) */
+    int write_errno;   /* a write failed */
+    char *before;      /* room for a chunk of it */
+    gsize before_size;
 } text_sink;
+
+/* Read exactly `len` bytes of `fd` into `data`: FALSE when it has fewer
+ * or cannot be read. */
+static gboolean
+read_exactly(int fd, char *data, gsize len)
+{
+    while (len > 0) {
+        ssize_t n = read(fd, data, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return FALSE;
+        data += n;
+        len -= (gsize) n;
+    }
+    return TRUE;
+}
+
+static void
+sink_compare(text_sink *s)
+{
+    if (s->differs || s->buf->len == 0)
+        return;
+    if (s->before_size < s->buf->len) {
+        s->before_size = s->buf->len;
+        s->before = g_realloc(s->before, s->before_size);
+    }
+    s->differs = !read_exactly(s->before_fd, s->before, s->buf->len) ||
+        memcmp(s->before, s->buf->str, s->buf->len) != 0;
+}
 
 static void
 sink_flush(text_sink *s)
 {
     if (s->fd < 0 || s->buf->len == 0)
         return;
-    g_checksum_update(s->sum, (const guchar *) s->buf->str, (gssize) s->buf->len);
+    sink_compare(s);
     if (!s->write_errno && gal__write_all(s->fd, s->buf->str, s->buf->len) != 0)
         s->write_errno = errno;
     g_string_truncate(s->buf, 0);
@@ -354,19 +428,39 @@ emit_entries(gal_manifest *m, text_sink *s)
 char *
 gal__manifest_text(gal_manifest *m)
 {
-    text_sink s = { g_string_new(NULL), -1, NULL, 0 };
+    text_sink s = { g_string_new(NULL), -1, -1, TRUE, 0, NULL, 0 };
 
     emit_entries(m, &s);
     return g_string_free(s.buf, FALSE);
 }
 
+gboolean
+gal__manifest_int(const char *text, gint64 *v)
+{
+    const char *p = text + (*text == '-');
+    guint64 u = 0;
+    char *end;
+    int n = 0;
+
+    /* Plain digits, as gallop writes them, read here; anything else
+     * (signs, spaces, 19 digits or more) as g_ascii_strtoll reads it, so
+     * that what is accepted does not change. */
+    for (; p[n] >= '0' && p[n] <= '9' && n < 18; n++)
+        u = u * 10 + (guint64) (p[n] - '0');
+    if (n > 0 && !p[n]) {
+        *v = *text == '-' ? -(gint64) u : (gint64) u;
+        return TRUE;
+    }
+    *v = g_ascii_strtoll(text, &end, 10);
+    return end != text && !*end;
+}
+
 static gint64
 parse_int(const char *text, gboolean *ok)
 {
-    char *end;
-    gint64 v = g_ascii_strtoll(text, &end, 10);
+    gint64 v;
 
-    if (end == text || *end)
+    if (!gal__manifest_int(text, &v))
         *ok = FALSE;
     return v;
 }
@@ -434,11 +528,22 @@ parse_entry(gal_manifest *m, char **f, int n)
     if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !gal__is_content_digest(f[5])) ||
         !is_hex64(f[10]))
         return;
-    e = gal__manifest_entry_new();
+    {
+        const char *name_key = n > 13 && *f[13] ? f[13] : NULL;
+        size_t output_size = strlen(f[1]) + 1, input_size = strlen(f[2]) + 1;
+        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
+        char *at;
+
+        /* The record and its three strings in one allocation. */
+        e = g_malloc0(sizeof(*e) + output_size + input_size + key_size);
+        at = (char *) (e + 1);
+        e->strings_inline = true;
+        e->output = memcpy(at, f[1], output_size);
+        e->input = memcpy(at += output_size, f[2], input_size);
+        e->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
+    }
     e->sheet = strcmp(f[0], "sheet") == 0;
     e->item = item;
-    e->output = g_strdup(f[1]);
-    e->input = g_strdup(f[2]);
     e->in_size = parse_int(f[3], &ok);
     e->in_mtime_ns = parse_int(f[4], &ok);
     gal__digest_from_hex(&e->in_digest, f[5]);
@@ -449,7 +554,6 @@ parse_entry(gal_manifest *m, char **f, int n)
     gal__digest_from_hex(&e->out_sha256, f[10]);
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
-    e->name_key = n > 13 && *f[13] ? g_strdup(f[13]) : NULL;
     if (n >= 17) {
         e->caption = *f[14] ? g_strdup(f[14]) : NULL;
         e->caption_source = *f[15] ? g_strdup(f[15]) : NULL;
@@ -620,6 +724,7 @@ manifest_clear(gal_manifest *m)
     g_hash_table_remove_all(m->entries);
     g_hash_table_remove_all(m->presets);
     g_hash_table_remove_all(m->shared);
+    m->recent[0] = m->recent[1] = NULL;
 }
 
 /* Read and parse the manifest file beneath the output folder `dir_fd`, a
@@ -733,10 +838,8 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
 int
 gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, gal_error *err)
 {
-    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-    text_sink s = { g_string_sized_new(1 << 20), -1, sum, 0 };
-    char before[65];
-    gboolean had_before;
+    text_sink s = { g_string_sized_new(1 << 20), -1, -1, FALSE, 0, NULL, 0 };
+    char last;
     gal_atomic a;
     int dir_fd, failed;
 
@@ -746,15 +849,18 @@ gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, ga
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             m->dir, g_strerror(errno));
     }
-    /* Only the digest of what is there, to compare. */
-    had_before = gal__sha256_beneath(dir_fd, m->name, before, NULL) == 0;
-    if (g_hash_table_size(m->entries) == 0 && !had_before && !extra) {
+    /* What is there, read alongside to compare (sink_compare). */
+    s.before_fd = gal__open_beneath(dir_fd, m->name);
+    s.differs = s.before_fd < 0;
+    if (g_hash_table_size(m->entries) == 0 && s.before_fd < 0 && !extra) {
         g_string_free(s.buf, TRUE);
         close(dir_fd);
         return 0;
     }
     if (gal__atomic_begin(dir_fd, m->dir, m->name, NULL, &a, err)) {
         g_string_free(s.buf, TRUE);
+        if (s.before_fd >= 0)
+            close(s.before_fd);
         close(dir_fd);
         return -1;
     }
@@ -764,6 +870,12 @@ gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, ga
         g_string_append(s.buf, extra);
     sink_flush(&s);
     g_string_free(s.buf, TRUE);
+    g_free(s.before);
+    /* The same bytes, and no more of them before. */
+    if (!s.differs)
+        s.differs = read(s.before_fd, &last, 1) != 0;
+    if (s.before_fd >= 0)
+        close(s.before_fd);
     close(dir_fd);
     if (s.write_errno) {
         gal__atomic_abort(&a);
@@ -772,7 +884,7 @@ gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, ga
     }
     /* A rerun that changed nothing leaves the folder as it was, manifest
      * included: nothing for backups or sync tools to pick up. */
-    if (had_before && strcmp(before, g_checksum_get_string(sum)) == 0) {
+    if (!s.differs) {
         gal__atomic_abort(&a);
         return 0;
     }

@@ -3,6 +3,7 @@
 #ifndef GAL_MANIFEST_H
 #define GAL_MANIFEST_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include <glib.h>
@@ -77,9 +78,14 @@ typedef struct gal_manifest_entry {
     gal_digest in_digest;
     gal_digest out_sha256;
     int width, height;
-    gboolean caption_cut;
-    gboolean sheet;
-    gboolean item;        /* a kept contact-sheet item (facts above) */
+    bool caption_cut;
+    bool sheet;
+    bool item;            /* a kept contact-sheet item (facts above) */
+    /* `output`, `input` and `name_key` are in the record's own allocation,
+     * after it (a record read from a file): freed with it, never alone,
+     * never replaced. Three allocations fewer a record, 48 bytes of each
+     * of a merge's million. */
+    bool strings_inline;
 } gal_manifest_entry;
 
 typedef struct gal_manifest {
@@ -88,6 +94,7 @@ typedef struct gal_manifest {
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
     GHashTable *shared;   /* the records' recipe strings, one GRefString per value */
+    char *recent[2];      /* the two of them asked for last (borrowed from `shared`) */
     GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
 } gal_manifest;
 
@@ -125,6 +132,9 @@ int gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable
 /* Fields of one line of other lines, escaped as the manifest's are:
  * "\t" + field for each. */
 void gal__manifest_append_field(GString *out, const char *text);
+/* Read `text`, all of it, as a decimal number (as g_ascii_strtoll
+ * does, plain digits without its machinery): FALSE when it is not one. */
+gboolean gal__manifest_int(const char *text, gint64 *v);
 gal_manifest_entry *gal__manifest_entry_new(void);
 gal_manifest_entry *gal__manifest_entry_copy(const gal_manifest_entry *e);
 /* Set the record's recipe (copies of both). */

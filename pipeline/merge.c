@@ -347,7 +347,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *
     /* The pages know photos without files of their own by size and
      * time, as now. */
     gal__plan_stat(&pr->plans[i], &pr->inputs[i], result->input);
-    g_strlcpy(pr->plans[i].in_digest, taken->in_digest, sizeof(pr->plans[i].in_digest));
+    gal__digest_from_hex(&pr->plans[i].in_digest, taken->in_digest);
     return TRUE;
 }
 

@@ -154,10 +154,7 @@ gal__part_result_free(gal_part_result *r)
 static gboolean
 parse_int(const char *text, gint64 min, gint64 max, gint64 *v)
 {
-    char *end;
-
-    *v = g_ascii_strtoll(text, &end, 10);
-    return end != text && !*end && *v >= min && *v <= max;
+    return gal__manifest_int(text, v) && *v >= min && *v <= max;
 }
 
 static gboolean
@@ -204,42 +201,66 @@ is_sha256(const char *text)
     return TRUE;
 }
 
-/* One "result" line: f[0] is "result". */
+/* A "result" line's values that are not strings. */
+typedef struct {
+    gal_photo_status status;
+    gal_why why;
+    gint64 width, height, bytes, cut, code, line, col;
+    double seconds, hash_seconds;
+} result_values;
+
+/* Is the "result" line (f[0] is "result") well formed? Its values into
+ * `v`. Nothing is allocated: a merge checks every part's results before
+ * it keeps any. */
+static gboolean
+result_check(char **f, int n, result_values *v)
+{
+    return n == 23 && (!*f[22] || gal__is_content_digest(f[22])) && *f[1] &&
+        parse_status(f[3], &v->status) && parse_why(f[4], &v->why) &&
+        parse_int(f[6], 0, G_MAXINT, &v->width) && parse_int(f[7], 0, G_MAXINT, &v->height) &&
+        parse_int(f[8], 0, G_MAXINT64, &v->bytes) && is_sha256(f[9]) &&
+        parse_int(f[12], 0, 1, &v->cut) && parse_double(f[13], &v->seconds) &&
+        parse_double(f[14], &v->hash_seconds) &&
+        parse_int(f[15], GAL_OK, GAL_ERR_INTERNAL, &v->code) &&
+        parse_int(f[17], 0, G_MAXINT, &v->line) && parse_int(f[18], 0, G_MAXINT, &v->col) &&
+        (!*f[2] || gal__path_is_beneath(f[2]));
+}
+
+/* One "result" line, checked: f[0] is "result". */
 static gal_part_result *
 parse_result(char **f, int n)
 {
-    gal_part_result *pr = g_new0(gal_part_result, 1);
-    gal_photo_result *r = &pr->result;
-    gint64 width, height, bytes, cut, code, line, col;
+    gal_part_result *pr;
+    gal_photo_result *r;
+    result_values v;
 
-    if (n != 23 || (*f[22] && !gal__is_content_digest(f[22])) || !*f[1] || !parse_status(f[3], &r->status) ||
-        !parse_why(f[4], &r->why) || !parse_int(f[6], 0, G_MAXINT, &width) ||
-        !parse_int(f[7], 0, G_MAXINT, &height) || !parse_int(f[8], 0, G_MAXINT64, &bytes) ||
-        !is_sha256(f[9]) || !parse_int(f[12], 0, 1, &cut) ||
-        !parse_double(f[13], &r->seconds) || !parse_double(f[14], &r->hash_seconds) ||
-        !parse_int(f[15], GAL_OK, GAL_ERR_INTERNAL, &code) ||
-        !parse_int(f[17], 0, G_MAXINT, &line) || !parse_int(f[18], 0, G_MAXINT, &col) ||
-        (*f[2] && !gal__path_is_beneath(f[2]))) {
-        gal__part_result_free(pr);
+    if (!result_check(f, n, &v))
         return NULL;
-    }
+    pr = g_new0(gal_part_result, 1);
+    r = &pr->result;
+    r->status = v.status;
+    r->why = v.why;
+    r->seconds = v.seconds;
+    r->hash_seconds = v.hash_seconds;
     pr->rel_output = *f[2] ? g_strdup(f[2]) : NULL;
-    g_strlcpy(pr->in_digest, f[22], sizeof(pr->in_digest));
+    /* Both are checked: 64 hex digits or none (a copy of the exact
+     * length; g_strlcpy went a character at a time). */
+    memcpy(pr->in_digest, f[22], strlen(f[22]) + 1);
     r->why_detail = *f[5] ? g_strdup(f[5]) : NULL;
-    r->width = (int) width;
-    r->height = (int) height;
-    r->bytes = bytes;
-    g_strlcpy(r->sha256, f[9], sizeof(r->sha256));
+    r->width = (int) v.width;
+    r->height = (int) v.height;
+    r->bytes = v.bytes;
+    memcpy(r->sha256, f[9], strlen(f[9]) + 1);
     r->caption = *f[10] ? g_strdup(f[10]) : NULL;
     r->caption_source = *f[11] ? g_strdup(f[11]) : NULL;
-    r->caption_cut = cut != 0;
-    if (code != GAL_OK) {
+    r->caption_cut = v.cut != 0;
+    if (v.code != GAL_OK) {
         gal_error *e = gal__photo_error(r);
 
-        e->code = (gal_code) code;
+        e->code = (gal_code) v.code;
         gal__utf8_copy(e->file, f[16], sizeof(e->file));
-        e->line = (int) line;
-        e->col = (int) col;
+        e->line = (int) v.line;
+        e->col = (int) v.col;
         gal__utf8_copy(e->key, f[19], sizeof(e->key));
         gal__utf8_copy(e->subject, f[20], sizeof(e->subject));
         gal__utf8_copy(e->msg, f[21], sizeof(e->msg));
@@ -306,15 +327,19 @@ read_line(char **f, int n, int line, void *user)
                 info->inputs[p - 2] = g_strdup(f[p]);
         }
     }
+    else if (strcmp(f[0], "result") == 0 && !r->results) {
+        result_values v;
+
+        if (!r->header || !result_check(f, n, &v))
+            fault(r, line, "a bad \"result\" line");
+        else
+            r->n_checked++;
+    }
     else if (strcmp(f[0], "result") == 0) {
         gal_part_result *result = r->header ? parse_result(f, n) : NULL;
 
         if (!result)
             fault(r, line, "a bad \"result\" line");
-        else if (!r->results) {
-            gal__part_result_free(result);
-            r->n_checked++;
-        }
         else
             g_hash_table_replace(r->results, g_strdup(f[1]), result);
     }

@@ -195,21 +195,31 @@ gal__plan_photos(preset_run *pr)
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
     const gal_input *inputs = pr->inputs;
-    g_autoptr(GHashTable) claimed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    /* Output path -> the photo that has it. A key is the plan's own
+     * string of the path (pr->outputs) when that is canonical, as it is
+     * unless output.name climbs out with ".."; only the others are
+     * copies, kept in `canonical_copies`: a million photos' paths were
+     * each copied here. */
+    g_autoptr(GHashTable) claimed = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GPtrArray) canonical_copies = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GArray) input_ids = input_ids_of(inputs, pr->n_inputs);
     g_autofree char *cwd = g_get_current_dir();
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
-
+    /* A photo's scratch, emptied for each. */
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) canonical = g_ptr_array_new_with_free_func(g_free);
 
     for (int i = 0; i < summary->total; i++) {
         const gal_input *in = &inputs[i];
         gal_photo_result *result = &summary->photos[i];
-        g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
-        g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GPtrArray) canonical = g_ptr_array_new_with_free_func(g_free);
         gboolean facts_read = FALSE, skip = FALSE, refused = FALSE;
         gal_facts facts;
+
+        g_string_chunk_clear(strings);
+        g_ptr_array_set_size(paths, 0);
+        g_ptr_array_set_size(canonical, 0);
 
         /* The input's own string (the summary takes it at the end of the
          * run, gal__engine_end): a million photos' paths, once. */
@@ -244,7 +254,8 @@ gal__plan_photos(preset_run *pr)
                 break;
             }
             g_ptr_array_add(paths, path);
-            canon = g_canonicalize_filename(path, cwd);
+            canon = gal__path_is_canonical(path) ? g_strdup(path)
+                                                 : g_canonicalize_filename(path, cwd);
             g_ptr_array_add(canonical, canon);
             /* An output named like an input is that input's file: its
              * identity tells, whatever the spelling. Another shard's photo
@@ -285,8 +296,15 @@ gal__plan_photos(preset_run *pr)
             continue;
         }
         for (guint v = 0; v < canonical->len; v++) {
-            g_hash_table_insert(claimed, g_strdup(canonical->pdata[v]), (gpointer) result->input);
-            pr->outputs[i * pr->n_variants + v] = g_strdup(paths->pdata[v]);
+            char *path = g_steal_pointer(&paths->pdata[v]);
+            char *key = path;
+
+            pr->outputs[i * pr->n_variants + v] = path;
+            if (strcmp(canonical->pdata[v], path) != 0) {
+                key = g_steal_pointer(&canonical->pdata[v]);
+                g_ptr_array_add(canonical_copies, key);
+            }
+            g_hash_table_insert(claimed, key, (gpointer) result->input);
         }
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;

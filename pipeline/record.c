@@ -40,7 +40,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->input = gal__relative_path(pr->out_dir, job->input);
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
-    gal__digest_from_hex(&first->in_digest, plan->in_digest);
+    first->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->caption = g_strdup(job->caption);
     first->caption_source = g_strdup(job->caption_source);
@@ -209,7 +209,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     /* Sheets only: the run's photos, which make no file of their own now. */
     g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
-    gpointer key;
+    gpointer key, value;
 
     for (int i = 0; i < pr->summary->total; i++) {
         if (makes_files(pr, i)) {
@@ -231,9 +231,20 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
             g_hash_table_add(members,
                 gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
     }
+    /* Only the records that may be orphans are sorted, to be listed in
+     * order: not those of items, of the pages made, or of this run's
+     * photos' own files (the loop below passes them by too), which are
+     * nearly all: a million names were sorted to list none. */
     g_hash_table_iter_init(&it, m->entries);
-    while (g_hash_table_iter_next(&it, &key, NULL))
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        const gal_manifest_entry *e = value;
+
+        if (e->item || (e->sheet && (!sheets || g_hash_table_contains(sheets, e->output))) ||
+            (!e->sheet && GPOINTER_TO_INT(g_hash_table_lookup(made, e)) == MADE_BY_ITS_PHOTO &&
+                !g_hash_table_contains(members, e->input)))
+            continue;
         g_ptr_array_add(names, key);
+    }
     g_ptr_array_sort(names, compare_strings);
     for (guint k = 0; k < names->len; k++) {
         gal_manifest_entry *e = g_hash_table_lookup(m->entries, names->pdata[k]);

@@ -187,7 +187,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->input = gal__relative_path(pr->out_dir, job->input);
     e->in_size = plan->in_size;
     e->in_mtime_ns = plan->in_mtime_ns;
-    gal__digest_from_hex(&e->in_digest, plan->in_digest);
+    e->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->out_size = (gint64) len;
     e->width = job->gather_item->Xsize;
@@ -218,9 +218,11 @@ gal__shard_built(preset_run *pr, int i)
     const gal_photo_result *result = &pr->summary->photos[i];
     g_autofree char *rel_out = gal__output_of(pr, i, 0)
         ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
+    char digest[GAL_SHA256_HEX_LEN + 1];
 
     g_hash_table_replace(pr->built, gal__relative_path(pr->out_dir, result->input),
-        gal__part_result_new(result, rel_out, pr->plans[i].in_digest));
+        gal__part_result_new(result, rel_out,
+            gal__digest_hex(&pr->plans[i].in_digest, digest)));
 }
 
 /* Photo i's result as the part gives it: an earlier try's, when that try
@@ -266,13 +268,15 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
     for (int i = 0; finished && i < pr->summary->total; i++) {
         g_autofree char *rel_in = NULL;
         g_autofree char *rel_out = NULL;
+        char digest[GAL_SHA256_HEX_LEN + 1];
 
         if (pr->plans[i].elsewhere)
             continue;
         rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         rel_out = gal__output_of(pr, i, 0)
             ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
-        gal__part_append_result(extra, rel_in, rel_out, pr->plans[i].in_digest,
+        gal__part_append_result(extra, rel_in, rel_out,
+            gal__digest_hex(&pr->plans[i].in_digest, digest),
             result_to_save(pr, i, rel_in, rel_out));
         results++;
     }

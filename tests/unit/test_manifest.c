@@ -3,6 +3,8 @@
  * output (file contents included) and nothing else. Also the JSON of the
  * report and log events (report.c), checked with a strict parser. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "gal_test.h"
@@ -130,6 +132,93 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
     cr_assert(g_file_set_contents(path, "gallop-manifest\t3\n", -1, NULL));
     back = gal__manifest_load(dir);
     cr_expect_eq(g_hash_table_size(back->entries), 0, "a newer format is not guessed at");
+    gal__manifest_free(back);
+}
+
+/* The file's identity, to tell a rewrite (a new file renamed over it)
+ * from a save that left it alone. */
+static ino_t
+inode_of(const char *path)
+{
+    struct stat st;
+
+    cr_assert_eq(stat(path, &st), 0, "%s: %s", path, g_strerror(errno));
+    return st.st_ino;
+}
+
+Test(manifest, a_save_rewrites_the_file_only_when_its_text_changes)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-save-compare");
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL;
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_error err = { 0 };
+    ino_t before;
+
+    gal__manifest_put(m, entry("a.jpg", "../a.jpg"));
+    gal__manifest_put(m, entry("b.jpg", "../b.jpg"));
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    before = inode_of(path);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_eq(inode_of(path), before, "the same text is not written again");
+
+    /* The same length, one digit changed: written. */
+    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "b.jpg"))->width = 1081;
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_neq(inode_of(path), before);
+    cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+    cr_expect_not_null(strstr(text, "\t1081\t"));
+    g_clear_pointer(&text, g_free);
+
+    /* What was there is longer, and the new text its beginning: written. */
+    before = inode_of(path);
+    g_hash_table_remove(m->entries, "b.jpg");
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_neq(inode_of(path), before);
+    cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+    cr_expect_null(strstr(text, "b.jpg"));
+    gal__manifest_free(m);
+}
+
+Test(manifest, numbers_read_as_strtoll_reads_them)
+{
+    static const char *const texts[] = { "0", "7", "-0", "-42", "007", "999999999999999999",
+        "1234567890123456789", "9223372036854775807", "-9223372036854775808",
+        "99999999999999999999", "+5", " 5", "5 ", "", "-", "1e3", "0x10", "12a" };
+
+    for (size_t t = 0; t < G_N_ELEMENTS(texts); t++) {
+        char *end;
+        gint64 want = g_ascii_strtoll(texts[t], &end, 10), got = -1;
+        gboolean ok = gal__manifest_int(texts[t], &got);
+
+        cr_expect_eq(ok, end != texts[t] && !*end, "\"%s\"", texts[t]);
+        if (ok)
+            cr_expect_eq(got, want, "\"%s\": %" G_GINT64_FORMAT, texts[t], got);
+    }
+}
+
+Test(manifest, numbers_of_every_size_read_back)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-numbers");
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_manifest_entry *e = entry("n.jpg", "../n.jpg");
+    gal_manifest *back;
+    gal_error err = { 0 };
+
+    e->in_size = 0;
+    e->in_mtime_ns = -1;
+    e->out_size = G_MAXINT64;
+    e->out_mtime_ns = G_MININT64;
+    gal__manifest_put(m, e);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+    back = gal__manifest_load(dir);
+    e = g_hash_table_lookup(back->entries, "n.jpg");
+    cr_assert_not_null(e);
+    cr_expect_eq(e->in_size, 0);
+    cr_expect_eq(e->in_mtime_ns, -1);
+    cr_expect_eq(e->out_size, G_MAXINT64);
+    cr_expect_eq(e->out_mtime_ns, G_MININT64);
     gal__manifest_free(back);
 }
 
