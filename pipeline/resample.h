@@ -3,6 +3,7 @@
 #define GAL_RESAMPLE_H
 
 #include "internal.h"
+#include "sharpen.h"
 
 /* Scaling along one axis (resample.c): rows to `height`, or columns to
  * `width`. Shrinking is Lanczos 3: 8-bit images with our own reducer
@@ -36,22 +37,6 @@ int gal__shrink(VipsImage *in, int width, int height, VipsImage **out);
  * Thread-safe: the plan is read-only once made. */
 int gal__enlarge_rows(VipsImage *in, int height, VipsImage **out);
 int gal__enlarge_columns(VipsImage *in, int width, VipsImage **out);
-
-/* Output sharpening (output.sharpen), for a photo made smaller: none, or
- * an unsharp mask on luma in the manner of vips_sharpen (flat areas left
- * alone, brightening and darkening capped) at three measured strengths;
- * see gal__sharpen. */
-typedef enum gal_sharpen {
-    GAL_SHARPEN_NONE,
-    GAL_SHARPEN_LOW,
-    GAL_SHARPEN_STANDARD,
-    GAL_SHARPEN_HIGH,
-} gal_sharpen;
-
-/* Sharpen `in` (8-bit sRGB, alpha kept) for a screen at `level`, its
- * radius fitted to the image's size; lazy. NONE gives a copy. New image in
- * *out; -1 with the libvips error set. */
-int gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out);
 
 /* The size to decode a photo of `width` x `height` (upright) at for `n`
  * presets that want it at load_w[k] x load_h[k]. One preset: its size, as
