@@ -139,9 +139,30 @@ typedef struct {
     VipsImage *master[N_INKS];
     char *family;           /* font family to ask Pango for */
     int render_px;          /* the font size fixed text was rendered at */
-    GMutex lock;            /* guards `scaled` */
+    GMutex lock;            /* guards `scaled` and `texts` */
     GHashTable *scaled;     /* width in px * N_INKS + ink -> VipsImage * (memory) */
+    /* Per-photo text ("{copyright}"), which most photos of a shoot share:
+     * "ink\ntext" -> text_mark, so that a text is drawn and scaled once. */
+    GHashTable *texts;
 } watermark_shared;
+
+/* One per-photo text's mark: its master (as master[] above), the size it
+ * was drawn at, and its scaled copies (width -> VipsImage *, memory). */
+typedef struct {
+    VipsImage *master;
+    int render_px;
+    GHashTable *scaled;
+} text_mark;
+
+static void
+text_mark_free(gpointer data)
+{
+    text_mark *mark = data;
+
+    g_object_unref(mark->master);
+    g_hash_table_destroy(mark->scaled);
+    g_free(mark);
+}
 
 /* Text is rendered this large and scaled down to the size a photo needs. */
 #define TEXT_RENDER_PX 160
@@ -369,6 +390,7 @@ watermark_release(void *data)
     g_free(shared->family);
     g_mutex_clear(&shared->lock);
     g_hash_table_destroy(shared->scaled);
+    g_hash_table_destroy(shared->texts);
     g_free(shared);
 }
 
@@ -390,6 +412,7 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
 
     g_mutex_init(&shared->lock);
     shared->scaled = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_object_unref);
+    shared->texts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, text_mark_free);
     if (o->image) {
         g_autoptr(VipsImage) logo = NULL;
 
@@ -467,6 +490,81 @@ scaled_mark(watermark_shared *shared, mark_ink ink, int width)
     else if ((mark = scale_master(shared->master[ink], width)) &&
         g_hash_table_size(shared->scaled) < MAX_CACHED_SIZES)
         g_hash_table_insert(shared->scaled, key, g_object_ref(mark));
+    g_mutex_unlock(&shared->lock);
+    return mark;
+}
+
+/* Past this many texts a photo's own text is drawn for it alone, so that
+ * a shoot with a credit per photo keeps memory bounded. */
+#define MAX_CACHED_TEXTS 32
+
+/* Photo text `text` in `ink` as a master (see to_master), and the size it
+ * was drawn at: drawn once, and taken from the cache for every other photo
+ * with the same text. A new reference in *master, NULL when the text draws
+ * nothing. */
+static int
+text_master(const gal_stage_ctx *sc, watermark_shared *shared, const char *text, mark_ink ink,
+    VipsImage **master, int *render_px, gal_error *err)
+{
+    g_autofree char *key = g_strdup_printf("%d\n%s", ink, text);
+    g_autoptr(VipsImage) rendered = NULL;
+    const text_mark *known;
+    gboolean found = FALSE;
+
+    *master = NULL;
+    g_mutex_lock(&shared->lock);
+    if ((known = g_hash_table_lookup(shared->texts, key))) {
+        *master = g_object_ref(known->master);
+        *render_px = known->render_px;
+        found = TRUE;
+    }
+    g_mutex_unlock(&shared->lock);
+    if (found)
+        return 0;
+    /* Drawn outside the lock: other photos' workers go on meanwhile. */
+    if (render_text(sc, shared, text, ink, GAL_ERR_STAGE, &rendered, render_px, err))
+        return -1;
+    if (!rendered)
+        return 0;
+    if (to_master(sc, rendered, master, err))
+        return -1;
+    g_mutex_lock(&shared->lock);
+    if (!g_hash_table_contains(shared->texts, key) &&
+        g_hash_table_size(shared->texts) < MAX_CACHED_TEXTS) {
+        text_mark *mark = g_new0(text_mark, 1);
+
+        mark->master = g_object_ref(*master);
+        mark->render_px = *render_px;
+        mark->scaled = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_object_unref);
+        g_hash_table_insert(shared->texts, g_steal_pointer(&key), mark);
+    }
+    g_mutex_unlock(&shared->lock);
+    return 0;
+}
+
+/* `master`, text `text`'s in `ink` (text_master), scaled to `width`: from
+ * the text's cache when another photo needed that size. */
+static VipsImage *
+scaled_text_mark(watermark_shared *shared, const char *text, mark_ink ink, VipsImage *master,
+    int width)
+{
+    g_autofree char *key = g_strdup_printf("%d\n%s", ink, text);
+    gpointer size = GINT_TO_POINTER(width);
+    text_mark *known;
+    VipsImage *mark = NULL;
+
+    g_mutex_lock(&shared->lock);
+    known = g_hash_table_lookup(shared->texts, key);
+    if (known && known->master == master && (mark = g_hash_table_lookup(known->scaled, size)))
+        g_object_ref(mark);
+    g_mutex_unlock(&shared->lock);
+    if (mark || !(mark = scale_master(master, width)))
+        return mark;
+    g_mutex_lock(&shared->lock);
+    known = g_hash_table_lookup(shared->texts, key);
+    if (known && known->master == master && !g_hash_table_contains(known->scaled, size) &&
+        g_hash_table_size(known->scaled) < MAX_CACHED_SIZES)
+        g_hash_table_insert(known->scaled, size, g_object_ref(mark));
     g_mutex_unlock(&shared->lock);
     return mark;
 }
@@ -584,16 +682,12 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     int width, height, x, y;
 
     if (!master && o->text) {
-        /* Text with per-photo fields: this photo's own rendering. A
-         * credit is drawn whole or not at all: "© {artist}" without an
-         * artist would be a stray sign over someone's photo. */
-        g_autoptr(VipsImage) rendered = NULL;
-
+        /* Text with per-photo fields: this photo's own rendering (or the
+         * one of an earlier photo with the same text). A credit is drawn
+         * whole or not at all: "© {artist}" without an artist would be a
+         * stray sign over someone's photo. */
         text = gal__template_render_whole(o->text, photo->facts);
-        if (text && render_text(sc, shared, text, INK_LIGHT, GAL_ERR_STAGE, &rendered,
-                        &render_px, err))
-            return -1;
-        if (rendered && to_master(sc, rendered, &per_photo, err))
+        if (text && text_master(sc, shared, text, INK_LIGHT, &per_photo, &render_px, err))
             return -1;
         master = per_photo;
     }
@@ -618,7 +712,7 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         return 0;
     }
     if (per_photo)
-        mark = scale_master(per_photo, width);
+        mark = scaled_text_mark(shared, text, INK_LIGHT, per_photo, width);
     else
         mark = scaled_mark(shared, INK_LIGHT, width);
     if (!mark)
@@ -640,15 +734,14 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         if (lightness > AUTO_DARK_ABOVE_L) {
             g_clear_object(&mark);
             if (per_photo) {
-                g_autoptr(VipsImage) rendered = NULL;
-
                 g_clear_object(&per_photo);
-                if (render_text(sc, shared, text, INK_DARK, GAL_ERR_STAGE, &rendered,
-                        &render_px, err) ||
-                    to_master(sc, rendered, &per_photo, err))
+                if (text_master(sc, shared, text, INK_DARK, &per_photo, &render_px, err))
                     return -1;
+                if (!per_photo)
+                    return gal_error_set(err, GAL_ERR_STAGE, &sc->loc, "watermark.text",
+                        "the text drew nothing in the dark ink");
                 master = per_photo;
-                mark = scale_master(per_photo, width);
+                mark = scaled_text_mark(shared, text, INK_DARK, per_photo, width);
             }
             else {
                 master = shared->master[INK_DARK];

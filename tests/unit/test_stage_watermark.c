@@ -400,6 +400,59 @@ Test(stage_watermark, text_uses_the_photo_facts)
     gal_preset_free(preset);
 }
 
+/* Photos' own texts are drawn once per text and kept (issue 17): each
+ * photo still gets its own text, on both inks of color: auto, and a
+ * photo with the first text again gets the same pixels as before. */
+Test(stage_watermark, photos_own_texts_are_kept_apart_when_drawn_once)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\nstages:\n  - watermark: {text: \"{artist}\", "
+                                       "size: 100px, opacity: 1, color: auto}\n",
+        errs);
+    const char *artists[] = { "Jen Loong", "Kim Ri", "Jen Loong", "Kim Ri" };
+    const int grey[] = { 0, 0, 255, 255 }; /* dark photos take the light ink, light the dark */
+    VipsImage *drawn[4];
+    const gal_stage_instance *st;
+    gal_stage_ctx sc;
+    double diff_max, diff_mean;
+
+    cr_assert_not_null(preset);
+    st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    sc = gal__stage_ctx(st);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 4; i++) {
+            gal_facts facts = { 0 };
+            gal_photo in = { &facts, NULL };
+            gal_error err = { 0 };
+            g_autoptr(VipsImage) black = black_photo(400, 300, 3);
+            g_autoptr(VipsImage) photo = NULL;
+            g_autoptr(VipsImage) out = NULL;
+            VipsImage *memory;
+
+            cr_assert_eq(vips_linear1(black, &photo, 1, grey[i], "uchar", TRUE, NULL), 0);
+            facts.artist = artists[i];
+            cr_assert_eq(st->def->build(&sc, &in, photo, &out, &err), 0, "%s", err.msg);
+            memory = vips_image_copy_memory(out);
+            cr_assert_not_null(memory);
+            if (round == 0)
+                drawn[i] = memory;
+            else {
+                cr_assert_eq(gal_test_diff(memory, drawn[i], &diff_max, &diff_mean), 0);
+                cr_expect_eq(diff_max, 0, "%s on %d, drawn again: up to %g apart", artists[i],
+                    grey[i], diff_max);
+                g_object_unref(memory);
+            }
+        }
+    /* Same ink, different names: different marks. */
+    for (int i = 0; i < 4; i += 2) {
+        cr_assert_eq(gal_test_diff(drawn[i], drawn[i + 1], &diff_max, &diff_mean), 0);
+        cr_expect_gt(diff_max, 100, "%s and %s drew the same mark", artists[i], artists[i + 1]);
+    }
+    for (int i = 0; i < 4; i++)
+        g_object_unref(drawn[i]);
+    gal_preset_free(preset);
+}
+
 Test(stage_watermark, keeps_out_of_rows_a_caption_band_reserved)
 {
     g_autofree char *logo = write_logo(100, 50, TRUE);
