@@ -475,23 +475,34 @@ scale_master(VipsImage *master, int width)
  * made per photo rather than kept, so memory stays bounded. */
 #define MAX_CACHED_SIZES 32
 
-/* The mark in `ink` at `width`, from the cache when another photo needed
- * that size. */
+/* `master` at `width`, from `sizes` (width or width and ink -> VipsImage *,
+ * under shared->lock; NULL: no cache) when another photo needed that size
+ * under `key`, else scaled and kept there. */
+static VipsImage *
+cached_scale(watermark_shared *shared, GHashTable *sizes, gpointer key, VipsImage *master,
+    int width)
+{
+    VipsImage *mark;
+
+    if (!sizes)
+        return scale_master(master, width);
+    g_mutex_lock(&shared->lock);
+    mark = g_hash_table_lookup(sizes, key);
+    if (mark)
+        g_object_ref(mark);
+    else if ((mark = scale_master(master, width)) &&
+        g_hash_table_size(sizes) < MAX_CACHED_SIZES)
+        g_hash_table_insert(sizes, key, g_object_ref(mark));
+    g_mutex_unlock(&shared->lock);
+    return mark;
+}
+
+/* The mark in `ink` at `width`. */
 static VipsImage *
 scaled_mark(watermark_shared *shared, mark_ink ink, int width)
 {
-    gpointer key = GINT_TO_POINTER(width * N_INKS + ink);
-    VipsImage *mark;
-
-    g_mutex_lock(&shared->lock);
-    mark = g_hash_table_lookup(shared->scaled, key);
-    if (mark)
-        g_object_ref(mark);
-    else if ((mark = scale_master(shared->master[ink], width)) &&
-        g_hash_table_size(shared->scaled) < MAX_CACHED_SIZES)
-        g_hash_table_insert(shared->scaled, key, g_object_ref(mark));
-    g_mutex_unlock(&shared->lock);
-    return mark;
+    return cached_scale(shared, shared->scaled, GINT_TO_POINTER(width * N_INKS + ink),
+        shared->master[ink], width);
 }
 
 /* Past this many texts a photo's own text is drawn for it alone, so that
@@ -501,25 +512,26 @@ scaled_mark(watermark_shared *shared, mark_ink ink, int width)
 /* Photo text `text` in `ink` as a master (see to_master), and the size it
  * was drawn at: drawn once, and taken from the cache for every other photo
  * with the same text. A new reference in *master, NULL when the text draws
- * nothing. */
+ * nothing; *sizes is the text's cache of scaled copies for cached_scale
+ * (entries live as long as the stage), NULL when it is not kept. */
 static int
 text_master(const gal_stage_ctx *sc, watermark_shared *shared, const char *text, mark_ink ink,
-    VipsImage **master, int *render_px, gal_error *err)
+    VipsImage **master, int *render_px, GHashTable **sizes, gal_error *err)
 {
     g_autofree char *key = g_strdup_printf("%d\n%s", ink, text);
     g_autoptr(VipsImage) rendered = NULL;
     const text_mark *known;
-    gboolean found = FALSE;
 
     *master = NULL;
+    *sizes = NULL;
     g_mutex_lock(&shared->lock);
     if ((known = g_hash_table_lookup(shared->texts, key))) {
         *master = g_object_ref(known->master);
         *render_px = known->render_px;
-        found = TRUE;
+        *sizes = known->scaled;
     }
     g_mutex_unlock(&shared->lock);
-    if (found)
+    if (known)
         return 0;
     /* Drawn outside the lock: other photos' workers go on meanwhile. */
     if (render_text(sc, shared, text, ink, GAL_ERR_STAGE, &rendered, render_px, err))
@@ -536,37 +548,11 @@ text_master(const gal_stage_ctx *sc, watermark_shared *shared, const char *text,
         mark->master = g_object_ref(*master);
         mark->render_px = *render_px;
         mark->scaled = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_object_unref);
+        *sizes = mark->scaled;
         g_hash_table_insert(shared->texts, g_steal_pointer(&key), mark);
     }
     g_mutex_unlock(&shared->lock);
     return 0;
-}
-
-/* `master`, text `text`'s in `ink` (text_master), scaled to `width`: from
- * the text's cache when another photo needed that size. */
-static VipsImage *
-scaled_text_mark(watermark_shared *shared, const char *text, mark_ink ink, VipsImage *master,
-    int width)
-{
-    g_autofree char *key = g_strdup_printf("%d\n%s", ink, text);
-    gpointer size = GINT_TO_POINTER(width);
-    text_mark *known;
-    VipsImage *mark = NULL;
-
-    g_mutex_lock(&shared->lock);
-    known = g_hash_table_lookup(shared->texts, key);
-    if (known && known->master == master && (mark = g_hash_table_lookup(known->scaled, size)))
-        g_object_ref(mark);
-    g_mutex_unlock(&shared->lock);
-    if (mark || !(mark = scale_master(master, width)))
-        return mark;
-    g_mutex_lock(&shared->lock);
-    known = g_hash_table_lookup(shared->texts, key);
-    if (known && known->master == master && !g_hash_table_contains(known->scaled, size) &&
-        g_hash_table_size(known->scaled) < MAX_CACHED_SIZES)
-        g_hash_table_insert(known->scaled, size, g_object_ref(mark));
-    g_mutex_unlock(&shared->lock);
-    return mark;
 }
 
 static void
@@ -677,6 +663,7 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     g_autoptr(VipsImage) mixed = NULL;
     g_autoptr(VipsImage) placed = NULL;
     VipsImage *master = shared->master[INK_LIGHT];
+    GHashTable *text_sizes = NULL; /* the photo's text's scaled copies, when kept */
     int render_px = shared->render_px;
     double aspect;
     int width, height, x, y;
@@ -687,7 +674,8 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
          * whole or not at all: "© {artist}" without an artist would be a
          * stray sign over someone's photo. */
         text = gal__template_render_whole(o->text, photo->facts);
-        if (text && text_master(sc, shared, text, INK_LIGHT, &per_photo, &render_px, err))
+        if (text && text_master(sc, shared, text, INK_LIGHT, &per_photo, &render_px,
+                        &text_sizes, err))
             return -1;
         master = per_photo;
     }
@@ -712,7 +700,7 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         return 0;
     }
     if (per_photo)
-        mark = scaled_text_mark(shared, text, INK_LIGHT, per_photo, width);
+        mark = cached_scale(shared, text_sizes, GINT_TO_POINTER(width), per_photo, width);
     else
         mark = scaled_mark(shared, INK_LIGHT, width);
     if (!mark)
@@ -735,13 +723,15 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
             g_clear_object(&mark);
             if (per_photo) {
                 g_clear_object(&per_photo);
-                if (text_master(sc, shared, text, INK_DARK, &per_photo, &render_px, err))
+                if (text_master(sc, shared, text, INK_DARK, &per_photo, &render_px,
+                        &text_sizes, err))
                     return -1;
                 if (!per_photo)
                     return gal_error_set(err, GAL_ERR_STAGE, &sc->loc, "watermark.text",
                         "the text drew nothing in the dark ink");
                 master = per_photo;
-                mark = scaled_text_mark(shared, text, INK_DARK, per_photo, width);
+                mark = cached_scale(shared, text_sizes, GINT_TO_POINTER(width), per_photo,
+                    width);
             }
             else {
                 master = shared->master[INK_DARK];
