@@ -26,6 +26,32 @@ gal_test_teardown(void)
     vips_shutdown();
 }
 
+VipsImage *
+gal_test_noise(int width, int height, int bands, double sigma, int seed)
+{
+    VipsImage *planes[4], *joined, *memory;
+
+    cr_assert(bands >= 1 && bands <= 4);
+    for (int b = 0; b < bands; b++) {
+        VipsImage *gauss;
+
+        cr_assert_eq(vips_gaussnoise(&gauss, width, height, "sigma", sigma, "mean", 128.0,
+                         "seed", seed + b, NULL),
+            0);
+        cr_assert_eq(vips_cast(gauss, &planes[b], VIPS_FORMAT_UCHAR, NULL), 0);
+        g_object_unref(gauss);
+    }
+    cr_assert_eq(vips_bandjoin(planes, &joined, bands, NULL), 0);
+    if (bands >= 3)
+        joined->Type = VIPS_INTERPRETATION_sRGB;
+    memory = vips_image_copy_memory(joined);
+    cr_assert_not_null(memory);
+    for (int b = 0; b < bands; b++)
+        g_object_unref(planes[b]);
+    g_object_unref(joined);
+    return memory;
+}
+
 gal_preset *
 gal_test_load_with(const char *yaml, const char *const *overrides, int n, gal_errors *errs)
 {

@@ -45,6 +45,11 @@ gal_preset *gal_test_load_with(const char *yaml, const char *const *overrides, i
  * bottom, blue is a diagonal, so any flip or rotation shows. */
 VipsImage *gal_test_gradient(int width, int height);
 
+/* 8-bit Gaussian noise of `bands` bands around 128 (each band its own
+ * seed, from `seed` up; values clipped to 0..255), in memory, sRGB from 3
+ * bands: every weight of a filter shows in it. */
+VipsImage *gal_test_noise(int width, int height, int bands, double sigma, int seed);
+
 /* Run one stage, configured by `opts_yaml` (a flow mapping such as
  * "{width: 100}"), over `in` (ownership taken); returns the result, in
  * memory. Fails the test on any error. */

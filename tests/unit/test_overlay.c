@@ -13,29 +13,12 @@
 
 TestSuite(overlay, .init = gal_test_setup, .fini = gal_test_teardown);
 
-/* 8-bit noise of `bands` bands, in memory, every value from 0 to 255. */
+/* Noise wide enough that every value from 0 to 255 occurs (alpha 0 and
+ * 255 included). */
 static VipsImage *
 noise(int width, int height, int bands, int seed)
 {
-    VipsImage *planes[4], *joined, *memory;
-
-    for (int b = 0; b < bands; b++) {
-        VipsImage *gauss;
-
-        cr_assert_eq(vips_gaussnoise(&gauss, width, height, "sigma", 90.0, "mean", 128.0,
-                         "seed", seed + b, NULL),
-            0);
-        cr_assert_eq(vips_cast(gauss, &planes[b], VIPS_FORMAT_UCHAR, NULL), 0);
-        g_object_unref(gauss);
-    }
-    cr_assert_eq(vips_bandjoin(planes, &joined, bands, NULL), 0);
-    joined->Type = VIPS_INTERPRETATION_sRGB;
-    memory = vips_image_copy_memory(joined);
-    cr_assert_not_null(memory);
-    for (int b = 0; b < bands; b++)
-        g_object_unref(planes[b]);
-    g_object_unref(joined);
-    return memory;
+    return gal_test_noise(width, height, bands, 90.0, seed);
 }
 
 static VipsImage *

@@ -14,26 +14,7 @@ TestSuite(resample, .init = gal_test_setup, .fini = gal_test_teardown);
 static VipsImage *
 noise(int width, int height, int bands)
 {
-    VipsImage *gauss, *shifted, *clipped, *joined, *memory;
-    VipsImage *planes[4];
-
-    for (int b = 0; b < bands; b++) {
-        cr_assert_eq(vips_gaussnoise(&gauss, width, height, "sigma", 60.0, "mean", 128.0,
-                         "seed", 17 + b, NULL),
-            0);
-        cr_assert_eq(vips_linear1(gauss, &shifted, 1.0, 0.0, NULL), 0);
-        cr_assert_eq(vips_cast(shifted, &clipped, VIPS_FORMAT_UCHAR, NULL), 0);
-        planes[b] = clipped;
-        g_object_unref(gauss);
-        g_object_unref(shifted);
-    }
-    cr_assert_eq(vips_bandjoin(planes, &joined, bands, NULL), 0);
-    memory = vips_image_copy_memory(joined);
-    cr_assert_not_null(memory);
-    for (int b = 0; b < bands; b++)
-        g_object_unref(planes[b]);
-    g_object_unref(joined);
-    return memory;
+    return gal_test_noise(width, height, bands, 60.0, 17);
 }
 
 static VipsImage *
