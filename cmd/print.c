@@ -88,18 +88,27 @@ plural(int n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
+/* The photos the run was given: a shard lists its own, and counts the
+ * others. */
+static int
+photos_seen(const gal_run_summary *s)
+{
+    return s->total + s->elsewhere;
+}
+
 /* output.photos false: contact sheets are all the run writes, so they are
  * what the line counts as written; photos are read (for their tiles), or
  * up to date when the sheets are. */
 static void
 print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
 {
-    const char *photos = plural(s->total, "photo", "photos");
+    int seen = photos_seen(s);
+    const char *photos = plural(seen, "photo", "photos");
     int written = 0;
 
     if (check || dry_run) {
         fprintf(stderr, "gallop: %s: %d %s, no file per photo: contact sheets %s", s->preset,
-            s->total, photos, s->sheets_stale ? (check ? "stale" : "would be made")
+            seen, photos, s->sheets_stale ? (check ? "stale" : "would be made")
                                               : "up to date");
         if (dry_run && !check && s->sheets_stale)
             fprintf(stderr, " from %d %s", s->planned, plural(s->planned, "photo", "photos"));
@@ -113,7 +122,7 @@ print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean c
     for (int i = 0; i < s->n_sheets; i++)
         written += s->sheets[i].status == GAL_PHOTO_DONE;
     fprintf(stderr, "gallop: %s: %d %s, no file per photo: %d contact %s written; %d read, "
-        "%d failed, %d skipped, %d up to date; in %.2f s\n", s->preset, s->total, photos,
+        "%d failed, %d skipped, %d up to date; in %.2f s\n", s->preset, seen, photos,
         written, plural(written, "sheet", "sheets"), s->done, s->failed, s->ignored,
         s->up_to_date, s->seconds);
     if (s->interrupted)
@@ -136,7 +145,8 @@ captions_cut(const gal_run_summary *s)
 void
 print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
 {
-    const char *photos = plural(s->total, "photo", "photos");
+    int seen = photos_seen(s);
+    const char *photos = plural(seen, "photo", "photos");
     int cut;
 
     if (s->sheets_only) {
@@ -145,19 +155,22 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
     }
     if (check) {
         fprintf(stderr, "gallop: %s: %d %s: %d up to date, %d stale, %d refused, "
-            "%d orphaned %s%s\n", s->preset, s->total, photos, s->up_to_date, s->planned,
+            "%d orphaned %s%s\n", s->preset, seen, photos, s->up_to_date, s->planned,
             s->failed, s->n_orphans, plural(s->n_orphans, "output", "outputs"),
             s->sheets_stale ? ", contact sheets stale" : "");
         return;
     }
     if (dry_run) {
         fprintf(stderr, "gallop: %s: %d %s, %d would be built, %d up to date, %d refused, "
-            "%d skipped\n", s->preset, s->total, photos, s->planned, s->up_to_date, s->failed,
+            "%d skipped", s->preset, seen, photos, s->planned, s->up_to_date, s->failed,
             s->ignored);
+        if (s->shards)
+            fprintf(stderr, ", %d left to other shards", s->elsewhere);
+        fputc('\n', stderr);
         return;
     }
     fprintf(stderr, "gallop: %s: %d %s: %d written, %d failed, %d skipped, %d up to date",
-        s->preset, s->total, photos, s->done, s->failed, s->ignored, s->up_to_date);
+        s->preset, seen, photos, s->done, s->failed, s->ignored, s->up_to_date);
     if (s->shards)
         fprintf(stderr, ", %d left to other shards", s->elsewhere);
     if ((cut = captions_cut(s)))

@@ -156,7 +156,6 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
         }
         break;
     case GAL_PHOTO_CANCELLED:
-    case GAL_PHOTO_ELSEWHERE:
         break;
     }
     fflush(stdout);

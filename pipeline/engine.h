@@ -57,7 +57,6 @@ typedef struct photo_plan {
     /* Flags as bytes, not gbooleans: a run holds a plan per photo and
      * preset, a million of them in a big one. */
     bool member;               /* taken into the run: neither refused nor ignored */
-    bool elsewhere;            /* a sharded run: another shard's photo */
     bool has_output;           /* it has an output file of its own (output.photos) */
     bool build_output;         /* ... which is stale: built by this run */
     bool build_item;           /* its item is needed: the pages it is on are stale */
@@ -80,6 +79,15 @@ typedef struct preset_run {
     gal_run_summary *summary;
     gal_input *inputs;     /* in summary order, n_inputs of them */
     int n_inputs;
+    /* The photos of the whole run, and which of them photo i is (its
+     * {index}, and its names' keys, count in the whole run). A shard
+     * plans and reports only its own photos (run_index), though it names
+     * every photo to find clashes: holding a result and a plan for each
+     * of the others was half of a shard's memory at a million photos.
+     * Until its plan is made, its `inputs` are all the run's; after, its
+     * own. run_index NULL: photo i is the run's photo i. */
+    int run_total;
+    int *run_index;
     photo_plan *plans;     /* per photo */
     /* What each photo makes: n_variants files (output.widths x
      * output.formats; one without them), the first the largest. */
@@ -145,6 +153,13 @@ struct engine {
     GCond wait_cond;
     int live;
 };
+
+/* Photo i's place in the whole run, from 1 (its {index}). */
+static inline int
+gal__photo_number(const preset_run *pr, int i)
+{
+    return (pr->run_index ? pr->run_index[i] : i) + 1;
+}
 
 /* Photo i's planned path of variant v, or NULL. */
 static inline const char *
@@ -235,12 +250,17 @@ void gal__record_pages(preset_run *pr, GHashTable *written);
 void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *pages);
 
 /* sharded.c */
+/* Which of the run's photos (pr->inputs, just collected) are shard
+ * `shard`'s own: pr->run_index, and the summary's count of them and of
+ * the others. */
+void gal__shard_select(preset_run *pr, int shard, int shards);
 /* Start shard opts->shard of opts->shards: read its part (what an earlier
- * try of it made), see which photos are its own. After the manifest is
- * loaded, before the photos are planned. -1 with `errs` filled when the
- * folder holds another sharded run's parts, not merged. */
+ * try of it made). After the manifest is loaded, before the photos are
+ * planned. -1 with `errs` filled when the folder holds another sharded
+ * run's parts, not merged. */
 int gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs);
-/* After the plan: other shards' photos are left to them (ELSEWHERE). */
+/* After the plan: the other shards' photos, named to find clashes, are
+ * let go; pr->inputs becomes the shard's own. */
 void gal__shard_leave_others(preset_run *pr);
 /* Where photo i's item is kept, beneath the output folder. New string. */
 char *gal__item_rel(const preset_run *pr, int i);

@@ -216,7 +216,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
                 jobs[r].variant_rels[v] = gal__relative_path(pr->out_dir,
                     gal__output_of(pr, i, v));
         }
-        gal__facts_from_path(pr->preset, input, i + 1, pr->summary->total, &jobs[r].facts,
+        gal__facts_from_path(pr->preset, input, gal__photo_number(pr, i), pr->run_total, &jobs[r].facts,
             jobs[r].strings);
         gal__facts_set_dir(&jobs[r].facts, pr->inputs[i].rel,
             jobs[r].strings);

@@ -212,11 +212,10 @@ typedef enum gal_photo_status {
     GAL_PHOTO_PLANNED, /* dry run: would be built */
     GAL_PHOTO_UP_TO_DATE, /* its output is current: not rebuilt */
     GAL_PHOTO_CANCELLED,  /* the run was cancelled first: nothing written for it */
-    GAL_PHOTO_ELSEWHERE,  /* a sharded run: another shard's photo, left to it */
 } gal_photo_status;
 
-/* "done", "failed", "ignored", "planned", "up-to-date", "cancelled",
- * "elsewhere": static. */
+/* "done", "failed", "ignored", "planned", "up-to-date", "cancelled":
+ * static. */
 const char *gal_status_name(gal_photo_status status);
 
 /* Why a photo is built, or not: the incremental-rebuild decision, made from
@@ -336,7 +335,9 @@ typedef struct gal_run_summary {
      * naming a path outside the output folder. */
     char **warnings;
     /* A sharded run (gal_run_options.shard): which shard, of how many, and
-     * the photos it left to the others (GAL_PHOTO_ELSEWHERE). 0: not
+     * how many photos it left to the others: `photos` lists only its own
+     * (`total` of them), as each shard's report does; a million-photo
+     * run's shards would each hold and list every photo. 0: not
      * sharded. */
     int shard, shards;
     int elsewhere;

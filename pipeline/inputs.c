@@ -336,3 +336,17 @@ gal__inputs_free(gal_input *inputs, int n)
         input_clear(&inputs[i]);
     g_free(inputs);
 }
+
+gal_input *
+gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep)
+{
+    int next = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (next < n_keep && keep[next] == i)
+            inputs[next++] = inputs[i];
+        else
+            input_clear(&inputs[i]);
+    }
+    return g_renew(gal_input, inputs, MAX(1, n_keep));
+}

@@ -39,5 +39,8 @@ int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
     int n_paths, const char *skip_dir, gboolean follow_symlinks, gal_input **out, int *n_out,
     gal_errors *errs);
 void gal__inputs_free(gal_input *inputs, int n);
+/* The inputs at the places `keep` names (n_keep of them, ascending), in
+ * that order; the others freed. The list, shrunk (`inputs` is gone). */
+gal_input *gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep);
 
 #endif /* GAL_INPUTS_H */

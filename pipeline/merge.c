@@ -508,7 +508,8 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
         gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
         return NULL;
     }
-    gal__facts_from_path(pr->preset, pr->summary->photos[i].input, i + 1, pr->summary->total,
+    gal__facts_from_path(pr->preset, pr->summary->photos[i].input, gal__photo_number(pr, i),
+        pr->run_total,
         &facts, strings);
     facts.caption = e->facts[GAL_ITEM_CAPTION];
     facts.camera = e->facts[GAL_ITEM_CAMERA];

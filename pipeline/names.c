@@ -14,7 +14,6 @@ gal_status_name(gal_photo_status status)
     case GAL_PHOTO_PLANNED: return "planned";
     case GAL_PHOTO_UP_TO_DATE: return "up-to-date";
     case GAL_PHOTO_CANCELLED: return "cancelled";
-    case GAL_PHOTO_ELSEWHERE: return "elsewhere";
     }
     return "unknown";
 }

@@ -169,7 +169,7 @@ parse_double(const char *text, double *v)
 static gboolean
 parse_status(const char *name, gal_photo_status *status)
 {
-    for (int s = GAL_PHOTO_DONE; s <= GAL_PHOTO_ELSEWHERE; s++)
+    for (int s = GAL_PHOTO_DONE; s <= GAL_PHOTO_CANCELLED; s++)
         if (strcmp(gal_status_name((gal_photo_status) s), name) == 0) {
             *status = (gal_photo_status) s;
             return TRUE;

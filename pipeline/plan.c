@@ -22,15 +22,20 @@ gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size_t size)
     return buf;
 }
 
-/* What an output's name was rendered from: the template, and the fields
- * that do not come from the photo. */
-char *
-gal__name_key(const preset_run *pr, int i, int v)
+/* What the name of the run's photo `number` (from 1) was rendered from. */
+static char *
+name_key_of(const preset_run *pr, int number, int v)
 {
     char buf[64];
 
-    return g_strdup_printf("%s\t%d\t%d%s", gal__template_text(pr->preset->output->name), i + 1,
-        pr->summary->total, gal__variant_key_suffix(pr, v, buf, sizeof(buf)));
+    return g_strdup_printf("%s\t%d\t%d%s", gal__template_text(pr->preset->output->name), number,
+        pr->run_total, gal__variant_key_suffix(pr, v, buf, sizeof(buf)));
+}
+
+char *
+gal__name_key(const preset_run *pr, int i, int v)
+{
+    return name_key_of(pr, gal__photo_number(pr, i), v);
 }
 
 /* The key of entries_by_input. */
@@ -131,10 +136,10 @@ entries_by_input(gal_manifest *m)
  * path recorded for an unchanged photo (same size and mtime, same template,
  * place in the run and variant) spares that read on reruns. */
 static char *
-recorded_output(preset_run *pr, GHashTable *by_input, int i, int v, const char *input)
+recorded_output(preset_run *pr, GHashTable *by_input, int number, int v, const char *input)
 {
     g_autofree char *rel = gal__relative_path(pr->out_dir, input);
-    g_autofree char *name_key = gal__name_key(pr, i, v);
+    g_autofree char *name_key = name_key_of(pr, number, v);
     g_autofree char *key = input_key(rel, name_key);
     gal_manifest_entry *e = g_hash_table_lookup(by_input, key);
     struct stat st;
@@ -145,16 +150,17 @@ recorded_output(preset_run *pr, GHashTable *by_input, int i, int v, const char *
     return g_build_filename(pr->out_dir, e->output, NULL);
 }
 
-/* Photo i's path for variant v: recorded, or rendered from its facts
- * (with its EXIF ones when the name shows them, read into `facts` once).
- * NULL with the photo failed or left to its shard (`*skip`). */
+/* The run's photo `number`'s path for variant v: recorded, or rendered
+ * from its facts (with its EXIF ones when the name shows them, read into
+ * `facts` once). NULL with `result` failed, or the photo left to its
+ * shard (`*skip`: another shard's, `elsewhere`). */
 static char *
-variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *facts,
-    gboolean *facts_read, GStringChunk *strings, gboolean *skip)
+variant_path(preset_run *pr, GHashTable *by_input, int number, gboolean elsewhere, int v,
+    gal_photo_result *result, gal_facts *facts, gboolean *facts_read, GStringChunk *strings,
+    gboolean *skip)
 {
     const gal_preset *preset = pr->preset;
-    const gal_input *in = &pr->inputs[i];
-    gal_photo_result *result = &pr->summary->photos[i];
+    const gal_input *in = &pr->inputs[number - 1];
     gboolean needs_exif = by_input != NULL;
     /* On the stack: a result's error is allocated only for a photo that
      * fails (a million-photo plan would otherwise hold a kilobyte and a
@@ -165,9 +171,9 @@ variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *fact
     *skip = FALSE;
     facts->width = pr->variants[v].width;
     facts->ext = gal__format_ext(pr->variants[v].format);
-    if (needs_exif && (path = recorded_output(pr, by_input, i, v, in->path)))
+    if (needs_exif && (path = recorded_output(pr, by_input, number, v, in->path)))
         return path; /* the photo is as it was when this name was rendered from it */
-    if (needs_exif && pr->plans[i].elsewhere) {
+    if (needs_exif && elsewhere) {
         /* A shard reads no header of another shard's photo: its name
          * from EXIF is left to that shard, and a clash between two
          * shards' photos to the merge. */
@@ -187,39 +193,154 @@ variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *fact
     return path;
 }
 
-/* Decide each photo's output path; photos whose path is unusable fail
- * here, before anything is written. */
-void
-gal__plan_photos(preset_run *pr)
-{
-    const gal_preset *preset = pr->preset;
-    gal_run_summary *summary = pr->summary;
-    const gal_input *inputs = pr->inputs;
+/* What naming every photo of a run shares. */
+typedef struct {
     /* Output path -> the photo that has it. A key is the plan's own
      * string of the path (pr->outputs) when that is canonical, as it is
      * unless output.name climbs out with ".."; only the others are
      * copies, kept in `canonical_copies`: a million photos' paths were
      * each copied here. */
-    g_autoptr(GHashTable) claimed = g_hash_table_new(g_str_hash, g_str_equal);
-    g_autoptr(GPtrArray) canonical_copies = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GArray) input_ids = input_ids_of(inputs, pr->n_inputs);
-    g_autofree char *cwd = g_get_current_dir();
+    GHashTable *claimed;
+    GPtrArray *canonical_copies;
+    GArray *input_ids;
+    char *cwd;
+    GHashTable *by_input;  /* a name shows EXIF facts: the records by photo */
+    /* A photo's scratch, emptied for each: its facts' strings, its paths
+     * and their canonical spellings. */
+    GStringChunk *strings;
+    GPtrArray *paths, *canonical;
+} naming;
+
+/* The run's photo f's names, one per variant, into n->paths and
+ * n->canonical, each checked: FALSE when it has none, refused (`result`
+ * failed) or, with *skip, another shard's (`elsewhere`) whose name its
+ * shard gives. */
+static gboolean
+name_photo(preset_run *pr, naming *n, int f, gboolean elsewhere, gal_photo_result *result,
+    gboolean *skip)
+{
+    const gal_input *in = &pr->inputs[f];
+    gboolean facts_read = FALSE, refused = FALSE;
+    gal_facts facts;
+
+    g_string_chunk_clear(n->strings);
+    g_ptr_array_set_size(n->paths, 0);
+    g_ptr_array_set_size(n->canonical, 0);
+    gal__facts_from_path(pr->preset, in->path, f + 1, pr->run_total, &facts, n->strings);
+    gal__facts_set_dir(&facts, in->rel, n->strings);
+    *skip = FALSE;
+    /* Every file the photo makes (output.widths x output.formats) is
+     * named and checked; one that cannot be made fails the photo. */
+    for (int v = 0; v < pr->n_variants && !*skip && !refused; v++) {
+        char *path = variant_path(pr, n->by_input, f + 1, elsewhere, v, result, &facts,
+            &facts_read, n->strings, skip);
+        const char *owner;
+        char *canon;
+
+        if (!path) {
+            refused = !*skip;
+            break;
+        }
+        g_ptr_array_add(n->paths, path);
+        canon = gal__path_is_canonical(path) ? g_strdup(path)
+                                             : g_canonicalize_filename(path, n->cwd);
+        g_ptr_array_add(n->canonical, canon);
+        /* An output named like an input is that input's file: its
+         * identity tells, whatever the spelling. Another shard's photo
+         * is checked by that shard. */
+        if (!elsewhere && is_input_file(n->input_ids, path)) {
+            g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
+                path);
+
+            refuse(result, msg);
+            refused = TRUE;
+        }
+        else if ((owner = g_hash_table_lookup(n->claimed, canon))) {
+            g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
+                "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
+
+            refuse(result, msg);
+            refused = TRUE;
+        }
+        /* Two variants of one photo with one name: the preset's
+         * checks keep {width} and {ext} in the name, but a fallback
+         * such as {width|x} could still merge them. */
+        for (guint k = 0; !refused && k + 1 < n->canonical->len; k++)
+            if (strcmp(n->canonical->pdata[k], canon) == 0) {
+                g_autofree char *msg = g_strdup_printf("two of its outputs are both named %s",
+                    path);
+
+                refuse(result, msg);
+                refused = TRUE;
+            }
+    }
+    if (refused && result->status != GAL_PHOTO_FAILED) {
+        gal_error_set_subject(result->error, result->input);
+        result->status = GAL_PHOTO_FAILED;
+    }
+    return !*skip && !refused;
+}
+
+/* The names photo f was given (n->paths) become its own: claimed for
+ * `owner`, each path handed to `keep`. */
+static void
+claim_names(naming *n, const char *owner, char **keep)
+{
+    for (guint v = 0; v < n->canonical->len; v++) {
+        char *path = g_steal_pointer(&n->paths->pdata[v]);
+        char *key = path;
+
+        keep[v] = path;
+        if (strcmp(n->canonical->pdata[v], path) != 0) {
+            key = g_steal_pointer(&n->canonical->pdata[v]);
+            g_ptr_array_add(n->canonical_copies, key);
+        }
+        g_hash_table_insert(n->claimed, key, (gpointer) owner);
+    }
+}
+
+/* Decide each photo's output path; photos whose path is unusable fail
+ * here, before anything is written. A shard names the other shards'
+ * photos too, for the clashes one run would find, but keeps nothing of
+ * them. */
+void
+gal__plan_photos(preset_run *pr)
+{
+    const gal_preset *preset = pr->preset;
+    gal_run_summary *summary = pr->summary;
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
-    g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
-    /* A photo's scratch, emptied for each. */
-    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
-    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GPtrArray) canonical = g_ptr_array_new_with_free_func(g_free);
+    naming n = { g_hash_table_new(g_str_hash, g_str_equal),
+        g_ptr_array_new_with_free_func(g_free), input_ids_of(pr->inputs, pr->n_inputs),
+        g_get_current_dir(), needs_exif ? entries_by_input(pr->manifest) : NULL,
+        g_string_chunk_new(256), g_ptr_array_new_with_free_func(g_free),
+        g_ptr_array_new_with_free_func(g_free) };
+    /* The other shards' photos' names, claimed until the plan is made. */
+    g_autoptr(GPtrArray) others_names = g_ptr_array_new_with_free_func(g_free);
+    int next_own = 0;
 
-    for (int i = 0; i < summary->total; i++) {
-        const gal_input *in = &inputs[i];
+    /* Every photo of the run, f; a shard's own are its photo i too. */
+    for (int f = 0; f < pr->run_total; f++) {
+        const gal_input *in = &pr->inputs[f];
+        gboolean elsewhere = pr->run_index &&
+            (next_own >= summary->total || pr->run_index[next_own] != f);
+        int i = elsewhere ? -1 : pr->run_index ? next_own++ : f;
+        gboolean skip;
+
+        if (elsewhere) {
+            gal_photo_result refused = { .input = in->path };
+
+            if (!in->why && in->regular && preset->output->photos &&
+                name_photo(pr, &n, f, TRUE, &refused, &skip)) {
+                guint at = others_names->len;
+
+                g_ptr_array_set_size(others_names, at + n.paths->len);
+                claim_names(&n, in->path, (char **) &others_names->pdata[at]);
+            }
+            g_free(refused.error);
+            continue;
+        }
+
         gal_photo_result *result = &summary->photos[i];
-        gboolean facts_read = FALSE, skip = FALSE, refused = FALSE;
-        gal_facts facts;
-
-        g_string_chunk_clear(strings);
-        g_ptr_array_set_size(paths, 0);
-        g_ptr_array_set_size(canonical, 0);
 
         /* The input's own string (the summary takes it at the end of the
          * run, gal__engine_end): a million photos' paths, once. */
@@ -240,72 +361,9 @@ gal__plan_photos(preset_run *pr)
             pr->todo[pr->n_todo++] = i;
             continue;
         }
-        gal__facts_from_path(preset, in->path, i + 1, summary->total, &facts, strings);
-        gal__facts_set_dir(&facts, in->rel, strings);
-        /* Every file the photo makes (output.widths x output.formats) is
-         * named and checked; one that cannot be made fails the photo. */
-        for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
-            char *path = variant_path(pr, by_input, i, v, &facts, &facts_read, strings, &skip);
-            const char *owner;
-            char *canon;
-
-            if (!path) {
-                refused = !skip;
-                break;
-            }
-            g_ptr_array_add(paths, path);
-            canon = gal__path_is_canonical(path) ? g_strdup(path)
-                                                 : g_canonicalize_filename(path, cwd);
-            g_ptr_array_add(canonical, canon);
-            /* An output named like an input is that input's file: its
-             * identity tells, whatever the spelling. Another shard's photo
-             * is checked by that shard. */
-            if (!pr->plans[i].elsewhere && is_input_file(input_ids, path)) {
-                g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
-                    path);
-
-                refuse(result, msg);
-                refused = TRUE;
-            }
-            else if ((owner = g_hash_table_lookup(claimed, canon))) {
-                g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
-                    "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
-
-                refuse(result, msg);
-                refused = TRUE;
-            }
-            /* Two variants of one photo with one name: the preset's
-             * checks keep {width} and {ext} in the name, but a fallback
-             * such as {width|x} could still merge them. */
-            for (guint k = 0; !refused && k + 1 < canonical->len; k++)
-                if (strcmp(canonical->pdata[k], canon) == 0) {
-                    g_autofree char *msg = g_strdup_printf("two of its outputs are both named %s",
-                        path);
-
-                    refuse(result, msg);
-                    refused = TRUE;
-                }
-        }
-        if (skip)
+        if (!name_photo(pr, &n, f, FALSE, result, &skip))
             continue;
-        if (refused) {
-            if (result->status != GAL_PHOTO_FAILED) {
-                gal_error_set_subject(result->error, result->input);
-                result->status = GAL_PHOTO_FAILED;
-            }
-            continue;
-        }
-        for (guint v = 0; v < canonical->len; v++) {
-            char *path = g_steal_pointer(&paths->pdata[v]);
-            char *key = path;
-
-            pr->outputs[i * pr->n_variants + v] = path;
-            if (strcmp(canonical->pdata[v], path) != 0) {
-                key = g_steal_pointer(&canonical->pdata[v]);
-                g_ptr_array_add(canonical_copies, key);
-            }
-            g_hash_table_insert(claimed, key, (gpointer) result->input);
-        }
+        claim_names(&n, result->input, &pr->outputs[i * pr->n_variants]);
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
         /* The plan's own string, as the input's path (gal__engine_end). */
@@ -320,6 +378,15 @@ gal__plan_photos(preset_run *pr)
         }
         pr->todo[pr->n_todo++] = i;
     }
+    g_hash_table_destroy(n.claimed);
+    g_ptr_array_unref(n.canonical_copies);
+    g_array_unref(n.input_ids);
+    g_free(n.cwd);
+    if (n.by_input)
+        g_hash_table_destroy(n.by_input);
+    g_string_chunk_free(n.strings);
+    g_ptr_array_unref(n.paths);
+    g_ptr_array_unref(n.canonical);
 }
 
 void

@@ -333,7 +333,8 @@ typedef struct {
 static void
 add_counts(counts *c, const gal_run_summary *s)
 {
-    c->total += s->total;
+    /* Every photo the run was given; a shard lists only its own. */
+    c->total += s->total + s->elsewhere;
     c->done += s->done;
     c->up_to_date += s->up_to_date;
     c->failed += s->failed;

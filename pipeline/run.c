@@ -18,7 +18,6 @@ gal__count(gal_run_summary *summary)
         case GAL_PHOTO_PLANNED: summary->planned++; break;
         case GAL_PHOTO_UP_TO_DATE: summary->up_to_date++; break;
         case GAL_PHOTO_CANCELLED: summary->cancelled++; break;
-        case GAL_PHOTO_ELSEWHERE: summary->elsewhere++; break;
         }
 }
 
@@ -90,7 +89,9 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
             &pr->inputs, &pr->n_inputs, errs))
         return -1;
-    summary->total = pr->n_inputs;
+    pr->run_total = summary->total = pr->n_inputs;
+    if (opts->shards > 0)
+        gal__shard_select(pr, opts->shard, opts->shards);
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
     for (int i = 0; i < summary->total; i++) {
         summary->photos[i].preset = summary->preset;
@@ -153,7 +154,7 @@ report_planned(preset_run *pr, gboolean dry_run)
     gal_run_summary *summary = pr->summary;
 
     for (int i = 0; i < summary->total; i++)
-        if (!pr->plans[i].member && !pr->plans[i].elsewhere)
+        if (!pr->plans[i].member)
             gal__report(pr, &summary->photos[i]);
     for (int i = 0; i < summary->total; i++)
         if (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE)
@@ -246,6 +247,7 @@ clear_run(preset_run *pr)
     g_free(pr->plans);
     g_free(pr->outputs);
     g_free(pr->todo);
+    g_free(pr->run_index);
     g_free(pr->out_dir);
     /* The summary keeps each photo's path (its result's input, the
      * input's own string since the plan), and outlives the inputs. */
@@ -347,8 +349,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     }
     if (status == 0) {
         for (int r = 0; r < n; r++)
-            for (int i = 0; i < prs[r].summary->total; i++)
-                run.total += !prs[r].plans[i].elsewhere;
+            run.total += prs[r].summary->total;
         for (int r = 0; r < n; r++)
             report_planned(&prs[r], opts->dry_run);
         if (!opts->dry_run && !gal__cancelled(run.cancel)) {

@@ -105,31 +105,29 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     pr->part_info.inputs = g_new0(char *, opts->n_inputs + 1);
     for (int p = 0; p < opts->n_inputs; p++)
         pr->part_info.inputs[p] = g_strdup(opts->inputs[p]);
-    for (int i = 0; i < pr->summary->total; i++)
-        pr->plans[i].elsewhere = gal__shard_of(pr->inputs[i].rel,
-                                     pr->shards) != pr->shard;
     return 0;
+}
+
+void
+gal__shard_select(preset_run *pr, int shard, int shards)
+{
+    int own = 0;
+
+    pr->run_index = g_new(int, MAX(1, pr->n_inputs));
+    for (int f = 0; f < pr->n_inputs; f++)
+        if (gal__shard_of(pr->inputs[f].rel, shards) == shard)
+            pr->run_index[own++] = f;
+    pr->run_index = g_renew(int, pr->run_index, MAX(1, own));
+    pr->summary->total = own;
+    pr->summary->elsewhere = pr->n_inputs - own;
 }
 
 void
 gal__shard_leave_others(preset_run *pr)
 {
-    int kept = 0;
-
-    for (int k = 0; k < pr->n_todo; k++)
-        if (!pr->plans[pr->todo[k]].elsewhere)
-            pr->todo[kept++] = pr->todo[k];
-    pr->n_todo = kept;
-    for (int i = 0; i < pr->summary->total; i++) {
-        gal_photo_result *result = &pr->summary->photos[i];
-
-        if (!pr->plans[i].elsewhere)
-            continue;
-        /* Its shard plans it the same way, and reports it. */
-        pr->plans[i].member = FALSE;
-        result->status = GAL_PHOTO_ELSEWHERE;
-        g_clear_pointer(&result->error, g_free);
-    }
+    /* Their shards plan them the same way, and report them. */
+    pr->inputs = gal__inputs_keep(pr->inputs, pr->n_inputs, pr->run_index, pr->summary->total);
+    pr->n_inputs = pr->summary->total;
 }
 
 char *
@@ -270,8 +268,6 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
         g_autofree char *rel_out = NULL;
         char digest[GAL_SHA256_HEX_LEN + 1];
 
-        if (pr->plans[i].elsewhere)
-            continue;
         rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
         rel_out = gal__output_of(pr, i, 0)
             ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
@@ -300,7 +296,7 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
         g_autofree char *item = NULL;
         gal_manifest_entry *e;
 
-        if (plan->elsewhere || !plan->member)
+        if (!plan->member)
             continue;
         /* A photo built again may have left some of its files as they
          * were (output.widths): their records too. */

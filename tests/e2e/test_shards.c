@@ -649,6 +649,79 @@ Test(shards, names_from_exif_clashing_across_shards)
     cr_expect_eq(files, 1);
 }
 
+/* A shard lists only its own photos and counts the others, yet names
+ * them all: a name one run gives to an earlier photo, another shard's, is
+ * refused to its own photos, as one run refuses it. */
+Test(shards, shard_lists_its_own_photos_and_refuses_names_others_took)
+{
+    static const char preset[] = "gallop: 1\n"
+                                 "name: same\n"
+                                 "stages:\n"
+                                 "  - resize: {width: 32, height: 32, fit: inside}\n"
+                                 "output: {name: \"same.{ext}\", format: jpeg}\n";
+    g_autofree char *tmp = gal_test_tmpdir("shards-own");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *p = gal_test_write_preset(tmp, "same.yaml", preset);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    int listed = 0, owners = 0;
+
+    for (int i = 1; i <= 6; i++)
+        gal_test_copy_trip(in, i, NULL);
+    for (int k = 1; k <= 2; k++) {
+        g_autofree char *shard = g_strdup_printf("%d/2", k);
+        g_autofree char *report = g_strdup_printf("%s/shard-%d.json", tmp, k);
+        g_autofree char *err = NULL;
+        g_autofree char *text = NULL;
+        g_autoptr(gal_json) json = NULL;
+        g_autofree char *left = NULL;
+        const gal_json *photos;
+        gboolean owner = FALSE;
+
+        /* Every photo but the run's first is refused: exit 1. */
+        cr_assert_eq(gallop((const char *const[]) { "run", p, in, "-o", out, "-q", "--shard",
+                                shard, "--report", report, NULL },
+                         NULL, &err),
+            1, "%s", err);
+        text = read_text(report);
+        json = gal_json_parse(text, NULL);
+        cr_assert(json, "%s", text);
+        photos = gal_json_get(json, "photos");
+        cr_assert(photos && photos->items->len > 0 && photos->items->len < 6,
+            "shard %d of 2 lists %u photos: %s", k, photos ? photos->items->len : 0, text);
+        cr_expect_eq(gal_json_number(json, "totals.photos"), 6, "%s", text);
+        cr_expect_eq(gal_json_number(json, "totals.elsewhere"), 6 - (int) photos->items->len,
+            "%s", text);
+        left = g_strdup_printf("%d left to other shards", 6 - (int) photos->items->len);
+        cr_expect(strstr(err, left), "%s", err);
+        for (guint i = 0; i < photos->items->len; i++) {
+            g_autofree char *at = g_strdup_printf("photos.%u.", i);
+            g_autofree char *input_key = g_strconcat(at, "input", NULL);
+            g_autofree char *status_key = g_strconcat(at, "status", NULL);
+            g_autofree char *message_key = g_strconcat(at, "error.message", NULL);
+            const char *input = gal_json_string(json, input_key);
+            const char *status = gal_json_string(json, status_key);
+            const char *message = gal_json_string(json, message_key);
+
+            cr_assert(input && status, "%s", text);
+            if (g_str_has_suffix(input, "/trip-01.jpg")) {
+                owner = TRUE;
+                cr_expect_str_eq(status, "done", "%s", text);
+                continue;
+            }
+            /* trip-01.jpg is the run's first: its name is taken, whichever
+             * shard it is in. */
+            cr_expect_str_eq(status, "failed", "%s", text);
+            cr_expect(message && strstr(message, "is already the output of") &&
+                    strstr(message, "/trip-01.jpg"),
+                "%s: %s", input, message ? message : "no error");
+        }
+        listed += (int) photos->items->len;
+        owners += owner;
+    }
+    cr_expect_eq(listed, 6, "the two shards list every photo once");
+    cr_expect_eq(owners, 1);
+}
+
 /* Shards started from different folders, given the photos by absolute
  * path (a CI runner's build folders), are one run; a shard of another
  * count meets parts not merged yet, and is refused rather than throwing
