@@ -267,8 +267,21 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
     {
         g_autofree char *cwd = g_get_current_dir();
 
+        g_autofree char *parent = g_path_get_dirname(cwd);
+        g_autofree char *below_parent = g_strconcat(strrchr(cwd, '/') + 1, "/photos/a.jpg", NULL);
+        g_autofree char *absolute = g_build_filename(cwd, "a.jpg", NULL);
+
         cr_expect_str_eq(relative(cwd, "photos/./a.jpg"), "photos/a.jpg");
         cr_expect_str_eq(relative("/", "."), cwd + 1);
+        /* Plain names are joined to the working folder; the others are
+         * canonicalised against it, as any path. */
+        cr_expect_str_eq(relative(cwd, "photos/a.jpg"), "photos/a.jpg");
+        cr_expect_str_eq(relative(parent, "photos/a.jpg"), below_parent);
+        cr_expect_str_eq(relative(cwd, "photos/..a/a.jpg"), "photos/..a/a.jpg");
+        cr_expect_str_eq(relative(cwd, "photos//a.jpg"), "photos/a.jpg");
+        cr_expect_str_eq(relative(cwd, "photos/"), "photos");
+        cr_expect_str_eq(relative(cwd, "../x/a.jpg"), "../x/a.jpg");
+        cr_expect_str_eq(relative("/srv/site/out", "a.jpg"), relative("/srv/site/out", absolute));
     }
 }
 
