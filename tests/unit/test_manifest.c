@@ -56,6 +56,8 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     gal__manifest_put(m, e);
     gal__manifest_put(m, entry("sheet-1.jpg", ""));
     ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "sheet-1.jpg"))->sheet = TRUE;
+    /* Backslashes at a field's end, doubled, and before a 't'. */
+    gal__manifest_put(m, entry("end\\", "../in/\\\\\\t\t\\"));
     g_ptr_array_add(keys, g_strdup("output.quality=82"));
     g_ptr_array_add(keys, g_strdup("output.name=\"a\tb\""));
     gal__manifest_put_keys(m, hash_b, keys);
@@ -63,7 +65,11 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     gal__manifest_free(m);
 
     back = gal__manifest_load(dir);
-    cr_assert_eq(g_hash_table_size(back->entries), 2);
+    cr_assert_eq(g_hash_table_size(back->entries), 3);
+    got = g_hash_table_lookup(back->entries, "end\\");
+    cr_assert_not_null(got, "the entry whose path ends with a backslash is lost");
+    cr_expect_str_eq(got->input, "../in/\\\\\\t\t\\");
+    cr_expect_eq(got->width, 1080, "the fields after it are read as they were");
     got = g_hash_table_lookup(back->entries, weird);
     cr_assert_not_null(got, "the entry with tabs and newlines in its path is lost");
     cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
