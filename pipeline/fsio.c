@@ -681,6 +681,19 @@ gal__path_is_canonical(const char *path)
     return path[0] == '/' && (!path[1] || gal__path_is_beneath(path + 1));
 }
 
+const char *
+gal__path_below(const char *dir, const char *path)
+{
+    size_t n = strlen(dir);
+
+    if (n == 1 && dir[0] == '/')
+        n = 0;
+    if (strncmp(path, dir, n) != 0 || path[n] != '/' || !path[n + 1] ||
+        !gal__path_is_canonical(dir) || !gal__path_is_canonical(path))
+        return NULL;
+    return path + n + 1;
+}
+
 char *
 gal__relative_path(const char *dir, const char *path)
 {

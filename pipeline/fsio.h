@@ -140,6 +140,10 @@ int gal__write_all(int fd, const void *data, gsize len);
 
 /* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
 char *gal__relative_path(const char *dir, const char *path);
+/* What gal__relative_path makes of a `path` beneath `dir` when both are
+ * canonical (as the planned outputs and the output folder are), without
+ * making it: a pointer to its end in `path`. NULL otherwise. */
+const char *gal__path_below(const char *dir, const char *path);
 /* Is `path` as g_canonicalize_filename would make it: absolute, with no
  * empty, "." or ".." part and no slash at its end? One pass, no copy. */
 gboolean gal__path_is_canonical(const char *path);

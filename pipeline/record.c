@@ -198,33 +198,37 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     gal_manifest *m = pr->manifest;
     g_autoptr(GArray) orphans = g_array_new(FALSE, TRUE, sizeof(gal_orphan));
     g_autoptr(GPtrArray) names = g_ptr_array_new();
-    /* The records of the files this run's photos make (record -> MADE_BY_*),
-     * for outputs a photo no longer makes (its name template or EXIF date
-     * changed, a width or format left out). Records, not names: two sets
-     * of every photo's and file's relative path were 130 bytes a photo at
-     * a merge's peak. The set of the photos themselves is made only for a
-     * record that no photo makes, which is rare. */
-    g_autoptr(GHashTable) made = g_hash_table_new(NULL, NULL);
+    /* Each record says who makes its file in this run (made_by), for
+     * outputs a photo no longer makes (its name template or EXIF date
+     * changed, a width or format left out). On the records: sets of every
+     * photo's and file's relative path were 130 bytes a photo at a merge's
+     * peak, a set of records 40. The set of the photos themselves is made
+     * only for a record that no photo makes, which is rare. */
     g_autoptr(GHashTable) now = NULL;
     /* Sheets only: the run's photos, which make no file of their own now. */
     g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
     gpointer key, value;
 
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        ((gal_manifest_entry *) value)->made_by = MADE_BY_NONE;
     for (int i = 0; i < pr->summary->total; i++) {
         if (makes_files(pr, i)) {
             g_autofree char *rel_in =
                 gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
 
             for (int v = 0; v < pr->n_variants; v++) {
-                g_autofree char *rel_out = gal__relative_path(pr->out_dir,
-                    gal__output_of(pr, i, v));
-                gal_manifest_entry *e = g_hash_table_lookup(m->entries, rel_out);
+                const char *out = gal__output_of(pr, i, v);
+                /* The planned path's end, when it is one (nearly always). */
+                const char *below = gal__path_below(pr->out_dir, out);
+                g_autofree char *rel_out = below ? NULL : gal__relative_path(pr->out_dir, out);
+                gal_manifest_entry *e =
+                    g_hash_table_lookup(m->entries, below ? below : rel_out);
 
-                if (e && GPOINTER_TO_INT(g_hash_table_lookup(made, e)) != MADE_BY_ITS_PHOTO)
-                    g_hash_table_insert(made, e,
-                        GINT_TO_POINTER(strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
-                                                                       : MADE_BY_ANOTHER));
+                if (e && e->made_by != MADE_BY_ITS_PHOTO)
+                    e->made_by = strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
+                                                               : MADE_BY_ANOTHER;
             }
         }
         if (pr->plans[i].member && !pr->plans[i].has_output)
@@ -240,7 +244,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
         const gal_manifest_entry *e = value;
 
         if (e->item || (e->sheet && (!sheets || g_hash_table_contains(sheets, e->output))) ||
-            (!e->sheet && GPOINTER_TO_INT(g_hash_table_lookup(made, e)) == MADE_BY_ITS_PHOTO &&
+            (!e->sheet && e->made_by == MADE_BY_ITS_PHOTO &&
                 !g_hash_table_contains(members, e->input)))
             continue;
         g_ptr_array_add(names, key);
@@ -262,7 +266,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                 continue;
         }
         else {
-            int by = GPOINTER_TO_INT(g_hash_table_lookup(made, e));
+            int by = e->made_by;
             /* Is the record's photo one that makes files in this run? Its
              * own file says yes; another photo's file there leaves it to
              * the lstat below (a photo of the run was there when scanned,

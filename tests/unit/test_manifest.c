@@ -291,6 +291,31 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
     }
 }
 
+/* gal__path_below is gal__relative_path for a canonical path beneath a
+ * canonical folder, and nothing for any other. */
+Test(manifest, path_below_is_the_relative_path_or_nothing, .fini = free_relatives)
+{
+    static const char *const below[][2] = { { "/srv/out", "/srv/out/a/b.jpg" },
+        { "/", "/a" }, { "/srv/out", "/srv/out/..x/.hidden" } };
+    static const char *const not_below[][2] = { { "/srv/out", "/srv/outer/x.jpg" },
+        { "/srv/out", "/srv/out" }, { "/srv/out", "/srv" }, { "/srv/out", "/srv/out/./a.jpg" },
+        { "/srv/out", "/srv/out/a/../b.jpg" }, { "/srv/out", "/srv/out//a.jpg" },
+        { "/srv/out/", "/srv/out/a.jpg" }, { "/srv/./out", "/srv/./out/a.jpg" },
+        { "/srv/out", "/srv/out/a/" }, { "out", "out/a.jpg" } };
+
+    for (size_t k = 0; k < G_N_ELEMENTS(below); k++) {
+        const char *got = gal__path_below(below[k][0], below[k][1]);
+
+        cr_assert_not_null(got, "%s below %s", below[k][1], below[k][0]);
+        cr_expect_str_eq(got, relative(below[k][0], below[k][1]));
+        cr_expect(got > below[k][1] && got < below[k][1] + strlen(below[k][1]),
+            "a pointer into the path, not a copy");
+    }
+    for (size_t k = 0; k < G_N_ELEMENTS(not_below); k++)
+        cr_expect_null(gal__path_below(not_below[k][0], not_below[k][1]), "%s below %s",
+            not_below[k][1], not_below[k][0]);
+}
+
 /* ---- the preset digest ------------------------------------------------------------ */
 
 static char *
