@@ -297,22 +297,19 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     }
 }
 
-/* Photo i's result, from its shard's `results`: FALSE when it has none. */
-static gboolean
-take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *results)
+/* Photo i's result, `taken` from its shard's part. */
+static void
+take_result(preset_run *pr, const parts_found *found, int i, int k,
+    const gal_part_result *taken)
 {
     gal_photo_result *result = &pr->summary->photos[i];
-    g_autofree char *rel = gal__relative_path(pr->out_dir, result->input);
-    const gal_part_result *taken = g_hash_table_lookup(results, rel);
-    const gal_photo_result *r = taken ? &taken->result : NULL;
+    const gal_photo_result *r = &taken->result;
 
-    if (!r)
-        return FALSE;
     /* Refused by the plan here as by its shard's (or here only: two
      * shards' photos whose names, from their EXIF, are the same; the
      * later one is refused, as one run would). */
     if (result->status == GAL_PHOTO_FAILED || result->status == GAL_PHOTO_IGNORED)
-        return TRUE;
+        return;
     result->status = r->status;
     result->why = r->why;
     result->why_detail = g_strdup(r->why_detail);
@@ -348,11 +345,86 @@ take_result(preset_run *pr, const parts_found *found, int i, int k, GHashTable *
      * time, as now. */
     gal__plan_stat(&pr->plans[i], &pr->inputs[i], result->input);
     gal__digest_from_hex(&pr->plans[i].in_digest, taken->in_digest);
-    return TRUE;
+}
+
+/* Taking one shard's results as its part gives them, in its photos'
+ * order, which is the merge's (both sort the same paths): each result is
+ * the next photo's, taken at once, without a table of the part's results.
+ * Only one out of order (a part of an older gallop, a photo gone or new)
+ * waits in `others` for its photo. */
+typedef struct {
+    preset_run *pr;
+    const parts_found *found;
+    int k;
+    const int *photos;      /* the shard's, in input order */
+    int n, next;            /* the next photo to take */
+    gboolean *taken;        /* per photo of the run */
+    GHashTable *others;     /* rel input -> gal_part_result (owned) */
+} shard_taking;
+
+static gboolean
+take_next(const char *rel_input, const gal_part_result *result, void *user)
+{
+    shard_taking *t = user;
+
+    if (t->next < t->n) {
+        int i = t->photos[t->next];
+        g_autofree char *rel = gal__relative_path(t->pr->out_dir, t->pr->summary->photos[i].input);
+
+        if (strcmp(rel, rel_input) == 0) {
+            take_result(t->pr, t->found, i, t->k, result);
+            t->taken[i] = TRUE;
+            t->next++;
+            return TRUE;
+        }
+    }
+    return g_hash_table_insert(t->others, g_strdup(rel_input),
+        gal__part_result_new(&result->result, result->rel_output, result->in_digest));
+}
+
+/* The shard's photos its part's order passed by take theirs from
+ * `others`; a result left there for a photo taken already is a second
+ * one: -1, the part is damaged. */
+static int
+take_others(shard_taking *t, const char *name, gal_errors *errs)
+{
+    g_autoptr(GHashTable) rels = NULL;
+    GHashTableIter it;
+    gpointer key;
+
+    for (int at = 0; at < t->n && g_hash_table_size(t->others); at++) {
+        int i = t->photos[at];
+        g_autofree char *rel = NULL;
+        const gal_part_result *result;
+
+        if (t->taken[i])
+            continue;
+        rel = gal__relative_path(t->pr->out_dir, t->pr->summary->photos[i].input);
+        if ((result = g_hash_table_lookup(t->others, rel))) {
+            take_result(t->pr, t->found, i, t->k, result);
+            t->taken[i] = TRUE;
+            g_hash_table_remove(t->others, rel);
+        }
+    }
+    if (g_hash_table_size(t->others) == 0)
+        return 0;
+    /* Left: photos the merge does not have (gone since), or second
+     * results of photos it took. */
+    rels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (int at = 0; at < t->n; at++)
+        g_hash_table_add(rels,
+            gal__relative_path(t->pr->out_dir, t->pr->summary->photos[t->photos[at]].input));
+    g_hash_table_iter_init(&it, t->others);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        if (g_hash_table_contains(rels, key))
+            return gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+                "%s/%s: a second result for %s: the part is damaged; run its shard again",
+                t->pr->out_dir, name, (const char *) key);
+    return 0;
 }
 
 /* Each photo's result, from its shard's part: a part at a time, its
- * results read, taken and freed. */
+ * results read and taken as they come. */
 static int
 take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
 {
@@ -362,7 +434,10 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
     g_autofree int *shard_of = g_new(int, MAX(1, total));
     g_autofree int *first = g_new0(int, found->shards + 2);
     g_autofree int *by_shard = g_new(int, MAX(1, total));
-    g_autofree gboolean *missing = g_new0(gboolean, MAX(1, total));
+    g_autofree gboolean *taken = g_new0(gboolean, MAX(1, total));
+    /* A part that could not be read names no photo as missing: its
+     * error says what to do. */
+    g_autofree gboolean *read = g_new0(gboolean, found->shards + 2);
 
     for (int i = 0; i < total; i++) {
         shard_of[i] = gal__shard_of(pr->inputs[i].rel, found->shards);
@@ -377,28 +452,35 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
             by_shard[next[shard_of[i]]++] = i;
     }
     for (int k = 1; k <= found->shards; k++) {
-        g_autoptr(GHashTable) results = NULL;
+        g_autoptr(GHashTable) others = NULL;
         g_autofree char *name = NULL;
+        shard_taking t;
         gal_error err = { 0 };
 
         if (first[k] == first[k + 1])
             continue;
         name = gal__part_name(k, found->shards);
-        results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        others = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
             (GDestroyNotify) gal__part_result_free);
-        if (gal__part_load_results(pr->out_dir, name, &found->parts[k].info, results, &err)) {
+        t = (shard_taking) { pr, found, k, by_shard + first[k], first[k + 1] - first[k], 0,
+            taken, others };
+        if (gal__part_read_results(pr->out_dir, name, &found->parts[k].info, take_next, &t,
+                &err)) {
             gal__errors_add(errs, &err);
             failed = -1;
             continue;
         }
-        for (int at = first[k]; at < first[k + 1]; at++)
-            missing[by_shard[at]] = !take_result(pr, found, by_shard[at], k, results);
+        if (take_others(&t, name, errs)) {
+            failed = -1;
+            continue;
+        }
+        read[k] = TRUE;
     }
     /* In input order, as one pass over the photos would say it. */
     for (int i = 0; i < total; i++) {
         int k = shard_of[i];
 
-        if (missing[i])
+        if (read[k] && !taken[i])
             failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
                 "%s: not in the part of its shard (%d of %d), which ran before the photo was "
                 "there, or with other photos: run shard %d again (--shard %d/%d)",

@@ -226,54 +226,53 @@ result_check(char **f, int n, result_values *v)
         (!*f[2] || gal__path_is_beneath(f[2]));
 }
 
-/* One "result" line, checked: f[0] is "result". */
-static gal_part_result *
-parse_result(char **f, int n)
+/* One "result" line, checked (f[0] is "result"), into `out`, its strings
+ * borrowed from the line (valid while it is), its error, if any, in
+ * `error`. */
+static gboolean
+result_borrow(char **f, int n, gal_part_result *out, gal_error *error)
 {
-    gal_part_result *pr;
-    gal_photo_result *r;
+    gal_photo_result *r = &out->result;
     result_values v;
 
     if (!result_check(f, n, &v))
-        return NULL;
-    pr = g_new0(gal_part_result, 1);
-    r = &pr->result;
+        return FALSE;
+    *out = (gal_part_result) { 0 };
     r->status = v.status;
     r->why = v.why;
     r->seconds = v.seconds;
     r->hash_seconds = v.hash_seconds;
-    pr->rel_output = *f[2] ? g_strdup(f[2]) : NULL;
+    out->rel_output = *f[2] ? f[2] : NULL;
     /* Both are checked: 64 hex digits or none (a copy of the exact
      * length; g_strlcpy went a character at a time). */
-    memcpy(pr->in_digest, f[22], strlen(f[22]) + 1);
-    r->why_detail = *f[5] ? g_strdup(f[5]) : NULL;
+    memcpy(out->in_digest, f[22], strlen(f[22]) + 1);
+    r->why_detail = *f[5] ? f[5] : NULL;
     r->width = (int) v.width;
     r->height = (int) v.height;
     r->bytes = v.bytes;
     memcpy(r->sha256, f[9], strlen(f[9]) + 1);
-    r->caption = *f[10] ? g_strdup(f[10]) : NULL;
-    r->caption_source = *f[11] ? g_strdup(f[11]) : NULL;
+    r->caption = *f[10] ? f[10] : NULL;
+    r->caption_source = *f[11] ? f[11] : NULL;
     r->caption_cut = v.cut != 0;
     if (v.code != GAL_OK) {
-        gal_error *e = gal__photo_error(r);
-
-        e->code = (gal_code) v.code;
-        gal__utf8_copy(e->file, f[16], sizeof(e->file));
-        e->line = (int) v.line;
-        e->col = (int) v.col;
-        gal__utf8_copy(e->key, f[19], sizeof(e->key));
-        gal__utf8_copy(e->subject, f[20], sizeof(e->subject));
-        gal__utf8_copy(e->msg, f[21], sizeof(e->msg));
+        *error = (gal_error) { .code = (gal_code) v.code, .line = (int) v.line,
+            .col = (int) v.col };
+        gal__utf8_copy(error->file, f[16], sizeof(error->file));
+        gal__utf8_copy(error->key, f[19], sizeof(error->key));
+        gal__utf8_copy(error->subject, f[20], sizeof(error->subject));
+        gal__utf8_copy(error->msg, f[21], sizeof(error->msg));
+        r->error = error;
     }
-    return pr;
+    return TRUE;
 }
 
 /* Reading a part: its lines of other kinds, as the manifest parser meets
  * them. The first fault is kept, with its line. */
 typedef struct {
     gal_part_info *info;
-    GHashTable *results;  /* NULL: each result is checked and counted, not kept */
-    int n_checked;        /* results checked when not kept */
+    gal_part_result_fn take; /* NULL: each result is checked and counted, not kept */
+    void *user;
+    int n_results;        /* result lines read */
     gboolean header;
     int fault_line;
     const char *fault;
@@ -327,27 +326,20 @@ read_line(char **f, int n, int line, void *user)
                 info->inputs[p - 2] = g_strdup(f[p]);
         }
     }
-    else if (strcmp(f[0], "result") == 0 && !r->results) {
-        result_values v;
-
-        if (!r->header || !result_check(f, n, &v))
-            fault(r, line, "a bad \"result\" line");
-        else
-            r->n_checked++;
-    }
     else if (strcmp(f[0], "result") == 0) {
-        gal_part_result *result = r->header ? parse_result(f, n) : NULL;
+        gal_part_result result;
+        gal_error error;
 
-        if (!result)
+        if (!r->header || !result_borrow(f, n, &result, &error))
             fault(r, line, "a bad \"result\" line");
-        else
-            g_hash_table_replace(r->results, g_strdup(f[1]), result);
+        else if (r->n_results++, r->take && !r->take(f[1], &result, r->user))
+            fault(r, line, "a second result for one photo");
     }
     else if (strcmp(f[0], "done") == 0) {
         gint64 count;
 
         if (!r->header || n != 2 || !parse_int(f[1], 0, G_MAXINT, &count) ||
-            count != (r->results ? (gint64) g_hash_table_size(r->results) : r->n_checked))
+            count != r->n_results)
             fault(r, line, "a bad \"done\" line");
         else {
             info->n_results = (int) count;
@@ -366,11 +358,20 @@ part_damaged(const part_reader *r, const char *dir, const char *name, gal_error 
         "run its shard again", dir, name, r->fault);
 }
 
+/* A result kept in the table `results` (rel input -> gal_part_result):
+ * FALSE when the photo has one already. */
+static gboolean
+keep_result(const char *rel_input, const gal_part_result *result, void *results)
+{
+    return g_hash_table_insert(results, g_strdup(rel_input),
+        gal__part_result_new(&result->result, result->rel_output, result->in_digest));
+}
+
 gal_manifest *
 gal__part_load(const char *dir, const char *name, gal_part_info *info, GHashTable *results,
     gal_error *err)
 {
-    part_reader r = { info, results, 0, FALSE, 0, NULL };
+    part_reader r = { info, results ? keep_result : NULL, results, 0, FALSE, 0, NULL };
     gal_manifest *part;
 
     *info = (gal_part_info) { 0 };
@@ -383,11 +384,11 @@ gal__part_load(const char *dir, const char *name, gal_part_info *info, GHashTabl
 }
 
 int
-gal__part_load_results(const char *dir, const char *name, const gal_part_info *checked,
-    GHashTable *results, gal_error *err)
+gal__part_read_results(const char *dir, const char *name, const gal_part_info *checked,
+    gal_part_result_fn take, void *user, gal_error *err)
 {
     gal_part_info info = { 0 };
-    part_reader r = { &info, results, 0, FALSE, 0, NULL };
+    part_reader r = { &info, take, user, 0, FALSE, 0, NULL };
     int failed = 0;
 
     gal__manifest_read_others(dir, name, read_line, &r);

@@ -41,7 +41,9 @@ void gal__part_append_done(GString *out, int n_results);
 
 /* A photo's result as a part records it. */
 typedef struct gal_part_result {
-    gal_photo_result result; /* input and output NULL; strings owned */
+    /* input and output NULL; strings owned (borrowed from the line in
+     * what a gal_part_result_fn is given) */
+    gal_photo_result result;
     char *rel_output;        /* NULL: none */
     char in_digest[65];      /* the photo's digest; "": not taken */
 } gal_part_result;
@@ -54,14 +56,20 @@ void gal__part_result_free(gal_part_result *r);
 /* Read the part `name` in `dir`: its records (the manifest returned),
  * its header into `info` and its results into `results` (rel input ->
  * gal_part_result, owned), or, with `results` NULL, only check and count
- * them. `err` is set, naming the line, when the part is damaged; a part
- * cut short before "done" is not damaged, only not done. */
+ * them. `err` is set, naming the line, when the part is damaged (a photo
+ * with two results is); a part cut short before "done" is not damaged,
+ * only not done. */
 gal_manifest *gal__part_load(const char *dir, const char *name, gal_part_info *info,
     GHashTable *results, gal_error *err);
-/* Read only the results of a part gal__part_load has `checked` (done)
- * into `results`, as it does; -1 with `err` set when the part is damaged
- * or is no longer the part checked. */
-int gal__part_load_results(const char *dir, const char *name, const gal_part_info *checked,
-    GHashTable *results, gal_error *err);
+/* Given each result of a part as it is read: the photo (relative to the
+ * output folder) and its result, both valid during the call only. FALSE:
+ * the photo had a result already (the part is damaged). */
+typedef gboolean (*gal_part_result_fn)(const char *rel_input, const gal_part_result *result,
+    void *user);
+/* Read only the results of a part gal__part_load has `checked` (done),
+ * each given to `take` in the part's order; -1 with `err` set when the
+ * part is damaged or is no longer the part checked. */
+int gal__part_read_results(const char *dir, const char *name, const gal_part_info *checked,
+    gal_part_result_fn take, void *user, gal_error *err);
 
 #endif /* GAL_PART_H */

@@ -722,6 +722,106 @@ Test(shards, shard_lists_its_own_photos_and_refuses_names_others_took)
     cr_expect_eq(owners, 1);
 }
 
+/* The result lines of part `k` of 2 in `out`, reordered by `edit`. */
+static void
+edit_results(const char *out, int k, void (*edit)(GPtrArray *results))
+{
+    g_autofree char *path = g_strdup_printf("%s/.gallop-manifest.%d-of-2.tsv", out, k);
+    g_autofree char *text = read_text(path);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_autoptr(GPtrArray) results = g_ptr_array_new();
+    g_autoptr(GString) edited = g_string_new(NULL);
+    guint next = 0;
+
+    for (int l = 0; lines[l]; l++)
+        if (g_str_has_prefix(lines[l], "result\t"))
+            g_ptr_array_add(results, lines[l]);
+    cr_assert_gt(results->len, 1, "%s", text);
+    edit(results);
+    for (int l = 0; lines[l]; l++) {
+        g_string_append(edited, g_str_has_prefix(lines[l], "result\t") && next < results->len
+                ? (const char *) results->pdata[next++] : lines[l]);
+        if (lines[l + 1])
+            g_string_append_c(edited, '\n');
+    }
+    /* Every result line is still there, however reordered. */
+    while (next < results->len)
+        g_string_append_printf(edited, "%s\n", (const char *) results->pdata[next++]);
+    cr_assert(g_file_set_contents(path, edited->str, -1, NULL));
+}
+
+static void
+reverse(GPtrArray *results)
+{
+    for (guint a = 0, b = results->len - 1; a < b; a++, b--) {
+        gpointer first = results->pdata[a];
+
+        results->pdata[a] = results->pdata[b];
+        results->pdata[b] = first;
+    }
+}
+
+static void
+first_twice(GPtrArray *results)
+{
+    results->pdata[results->len - 1] = results->pdata[0];
+}
+
+/* A part's results in another order than its photos' (an older gallop,
+ * a hand-made part) merge as they do in order; a photo's second result
+ * is a damaged part. */
+Test(shards, results_out_of_order_merge_alike_and_twice_is_damaged, .timeout = 300)
+{
+    static const char preset[] = "gallop: 1\n"
+                                 "name: small\n"
+                                 "stages:\n"
+                                 "  - resize: {width: 32, height: 32, fit: inside}\n"
+                                 "output: {name: \"{stem}.{ext}\", format: jpeg}\n";
+    g_autofree char *tmp = gal_test_tmpdir("shards-order");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *p = gal_test_write_preset(tmp, "small.yaml", preset);
+    g_autofree char *one = g_build_filename(tmp, "one", NULL);
+    g_autofree char *one_report = g_build_filename(tmp, "one.json", NULL);
+    g_autofree char *one_text = NULL;
+    const char *presets[] = { p, NULL };
+
+    for (int i = 1; i <= 8; i++)
+        gal_test_copy_trip(in, i, NULL);
+    cr_assert_eq(gallop((const char *const[]) { "run", p, in, "-o", one, "-q", "--report",
+                            one_report, NULL },
+                     NULL, NULL),
+        0);
+    one_text = comparable_report(one_report, one);
+    for (int twice = 0; twice <= 1; twice++) {
+        g_autofree char *out = g_strdup_printf("%s/out-%d", tmp, twice);
+        g_autofree char *report = g_strdup_printf("%s.json", out);
+        g_autofree char *err = NULL;
+        g_autofree char *text = NULL;
+        int files = 0;
+
+        run_shards(presets, in, out, 2, tmp, 0);
+        edit_results(out, 1, twice ? first_twice : reverse);
+        edit_results(out, 2, reverse);
+        if (twice) {
+            cr_expect_eq(gallop((const char *const[]) { "merge", p, "-o", out, NULL }, NULL,
+                             &err),
+                1, "%s", err);
+            cr_expect(strstr(err, ".gallop-manifest.1-of-2.tsv") &&
+                    strstr(err, "a second result for") && strstr(err, "the part is damaged"),
+                "%s", err);
+            continue;
+        }
+        cr_assert_eq(gallop((const char *const[]) { "merge", p, "-o", out, "--report", report,
+                                NULL },
+                         NULL, &err),
+            0, "%s", err);
+        text = comparable_report(report, out);
+        cr_expect_str_eq(text, one_text, "the report of parts out of order differs from one run's");
+        expect_same_files(one, out, &files);
+        cr_expect_eq(files, 8);
+    }
+}
+
 /* Shards started from different folders, given the photos by absolute
  * path (a CI runner's build folders), are one run; a shard of another
  * count meets parts not merged yet, and is refused rather than throwing

@@ -487,7 +487,8 @@ count_kinds(char **fields, int n, int line, void *user)
 }
 
 static void
-write_part(const char *dir, const char *name, int n_results, gboolean done)
+write_part(const char *dir, const char *name, int n_results, gboolean done,
+    gboolean one_photo)
 {
     gal_manifest *m = gal__manifest_new(dir);
     g_autoptr(GString) extra = g_string_new(NULL);
@@ -503,7 +504,7 @@ write_part(const char *dir, const char *name, int n_results, gboolean done)
         hash_a);
     gal__part_append_header(extra, &info);
     for (int r = 0; r < n_results; r++) {
-        g_autofree char *rel = g_strdup_printf("../in/%c.jpg", 'a' + r);
+        g_autofree char *rel = g_strdup_printf("../in/%c.jpg", one_photo ? 'a' : 'a' + r);
         gal_photo_result result = { .status = GAL_PHOTO_DONE, .why = GAL_WHY_NEW, .width = 10 };
 
         gal__part_append_result(extra, rel, r == 0 ? "a.jpg" : NULL, "", &result);
@@ -512,6 +513,14 @@ write_part(const char *dir, const char *name, int n_results, gboolean done)
         gal__part_append_done(extra, n_results);
     cr_assert_eq(gal__manifest_save_with(m, extra->str, FALSE, &err), 0, "%s", err.msg);
     gal__manifest_free(m);
+}
+
+/* A gal_part_result_fn: each result copied into the table `user`. */
+static gboolean
+keep_copy(const char *rel_input, const gal_part_result *result, void *user)
+{
+    return g_hash_table_insert(user, g_strdup(rel_input),
+        gal__part_result_new(&result->result, result->rel_output, result->in_digest));
 }
 
 Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
@@ -526,7 +535,7 @@ Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
     gal_manifest *part;
     const gal_part_result *got;
 
-    write_part(dir, name, 2, TRUE);
+    write_part(dir, name, 2, TRUE, FALSE);
     /* Checked without keeping the results... */
     part = gal__part_load(dir, name, &info, NULL, &err);
     cr_assert_eq(err.code, GAL_OK, "%s", err.msg);
@@ -542,7 +551,8 @@ Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
     cr_expect_null(g_hash_table_lookup(kinds, "depends"));
     cr_expect_null(g_hash_table_lookup(kinds, "preset"));
     /* ...and the results, when taken. */
-    cr_assert_eq(gal__part_load_results(dir, name, &info, results, &err), 0, "%s", err.msg);
+    cr_assert_eq(gal__part_read_results(dir, name, &info, keep_copy, results, &err), 0, "%s",
+        err.msg);
     cr_expect_eq(g_hash_table_size(results), 2);
     got = g_hash_table_lookup(results, "../in/a.jpg");
     cr_assert_not_null(got);
@@ -550,9 +560,34 @@ Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
     cr_expect_eq(got->result.width, 10);
     /* A part rewritten meanwhile (here: cut short) is refused. */
     g_hash_table_remove_all(results);
-    write_part(dir, name, 1, FALSE);
-    cr_expect_eq(gal__part_load_results(dir, name, &info, results, &err), -1);
+    write_part(dir, name, 1, FALSE, FALSE);
+    cr_expect_eq(gal__part_read_results(dir, name, &info, keep_copy, results, &err), -1);
     cr_expect_eq(err.code, GAL_ERR_OUTPUT);
     cr_expect(strstr(err.msg, "changed while the merge read it") != NULL, "%s", err.msg);
     gal__part_info_clear(&info);
+}
+
+/* Two results for one photo: the part is damaged, whichever way it is
+ * read. */
+Test(manifest, a_part_with_two_results_for_one_photo_is_damaged)
+{
+    g_autofree char *dir = gal_test_tmpdir("part-twice");
+    g_autofree char *name = gal__part_name(1, 2);
+    g_autoptr(GHashTable) results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        (GDestroyNotify) gal__part_result_free);
+    gal_part_info info = { 0 }, checked = { 0 };
+    gal_error err = { 0 };
+
+    write_part(dir, name, 2, TRUE, TRUE);
+    gal__manifest_free(gal__part_load(dir, name, &checked, NULL, &err));
+    cr_assert_eq(err.code, GAL_OK, "only checked and counted: %s", err.msg);
+    gal__manifest_free(gal__part_load(dir, name, &info, results, &err));
+    cr_expect_eq(err.code, GAL_ERR_OUTPUT);
+    cr_expect(strstr(err.msg, "a second result for one photo") != NULL, "%s", err.msg);
+    err = (gal_error) { 0 };
+    g_hash_table_remove_all(results);
+    cr_expect_eq(gal__part_read_results(dir, name, &checked, keep_copy, results, &err), -1);
+    cr_expect(strstr(err.msg, ":7: a second result for one photo") != NULL, "%s", err.msg);
+    gal__part_info_clear(&info);
+    gal__part_info_clear(&checked);
 }
