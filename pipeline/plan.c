@@ -95,17 +95,82 @@ refuse(gal_photo_result *result, const char *message)
 }
 
 /* Comparing paths is not enough: the output folder may reach an input
- * through a symlink (-o real/ with the photos given as link/). */
+ * through a symlink (-o real/ with the photos given as link/). The
+ * inputs' identities are gathered and sorted into *input_ids when first
+ * needed: a plan whose outputs do not exist yet needs none. */
 static gboolean
-is_input_file(GArray *input_ids, const char *path)
+is_input_file(GArray **input_ids, const gal_input *inputs, int n_inputs, const char *path)
 {
     struct stat st;
     file_id id;
 
     if (stat(path, &st) != 0)
         return FALSE;
+    if (!*input_ids)
+        *input_ids = input_ids_of(inputs, n_inputs);
     id = (file_id) { st.st_dev, st.st_ino };
-    return bsearch(&id, input_ids->data, input_ids->len, sizeof id, compare_ids) != NULL;
+    return bsearch(&id, (*input_ids)->data, (*input_ids)->len, sizeof id, compare_ids) != NULL;
+}
+
+/* The output folder as the plan's paths spell it, and what tells two
+ * paths apart: two spellings of one file (out/a.jpg, out/x/../a.jpg) are
+ * one path when canonical. */
+typedef struct {
+    char *prefix;          /* gal__output_prefix(out_dir): a rendered path is it + its name */
+    size_t prefix_len;
+    /* prefix + a name with no empty, "." or ".." part is, canonical,
+     * canon_prefix + the name: canonicalising takes out only such parts,
+     * and those of the prefix go the same way whatever follows them. */
+    char *canon_prefix;    /* ends in '/' */
+    size_t canon_prefix_len;
+    char *cwd;             /* what a relative path is canonicalised against */
+} out_paths;
+
+static void
+out_paths_init(out_paths *where, const char *out_dir)
+{
+    g_autofree char *sample = NULL;
+
+    where->cwd = g_get_current_dir();
+    where->prefix = gal__output_prefix(out_dir);
+    where->prefix_len = strlen(where->prefix);
+    sample = g_strconcat(where->prefix, "x", NULL);
+    where->canon_prefix = gal__path_is_canonical(sample) ? g_strdup(sample)
+                                                         : g_canonicalize_filename(sample, where->cwd);
+    where->canon_prefix_len = strlen(where->canon_prefix) - 1;
+    where->canon_prefix[where->canon_prefix_len] = '\0'; /* the "x" */
+}
+
+static void
+out_paths_clear(out_paths *where)
+{
+    g_free(where->cwd);
+    g_free(where->prefix);
+    g_free(where->canon_prefix);
+}
+
+/* What `path` is known by in the table of claimed outputs: its canonical
+ * form, less canon_prefix when it starts with it. A path made of the
+ * prefix and a plain name (as every rendered path is) is known by that
+ * name, a pointer into the path itself: no copy, no canonicalising, and
+ * a short key to hash. Another is canonicalised (its copy kept in
+ * `copies`). Two paths get one key exactly when they have one canonical
+ * form: a name left after canon_prefix, which ends in '/', never starts
+ * with '/' (a canonical path has "//" only at its start), so it is never
+ * a whole path as kept. */
+static const char *
+claim_key(const out_paths *where, const char *path, GPtrArray *copies)
+{
+    char *canon;
+
+    if (strncmp(path, where->prefix, where->prefix_len) == 0 &&
+        gal__path_is_beneath(path + where->prefix_len))
+        return path + where->prefix_len;
+    canon = gal__path_is_canonical(path) ? g_strdup(path) : g_canonicalize_filename(path, where->cwd);
+    g_ptr_array_add(copies, canon);
+    if (strncmp(canon, where->canon_prefix, where->canon_prefix_len) == 0)
+        return canon + where->canon_prefix_len;
+    return canon;
 }
 
 /* Records by photo and what their names were rendered from (a photo has
@@ -146,11 +211,13 @@ recorded_output(preset_run *pr, GHashTable *by_input, int i, int v, const char *
 }
 
 /* Photo i's path for variant v: recorded, or rendered from its facts
- * (with its EXIF ones when the name shows them, read into `facts` once).
+ * (with its EXIF ones when the name shows them, read into `facts` once)
+ * into `name`, the buffer every name is rendered in.
  * NULL with the photo failed or left to its shard (`*skip`). */
 static char *
-variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *facts,
-    gboolean *facts_read, GStringChunk *strings, gboolean *skip)
+variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int i, int v,
+    gal_facts *facts, gboolean *facts_read, GStringChunk *strings, GString *name,
+    gboolean *skip)
 {
     const gal_preset *preset = pr->preset;
     const gal_input *in = &pr->inputs[i];
@@ -182,7 +249,7 @@ variant_path(preset_run *pr, GHashTable *by_input, int i, int v, gal_facts *fact
         }
         *facts_read = TRUE;
     }
-    if (!(path = gal__output_path(preset->output, pr->out_dir, facts, &err)))
+    if (!(path = gal__output_path_after(preset->output, where->prefix, facts, name, &err)))
         *gal__photo_error(result) = err;
     return path;
 }
@@ -195,22 +262,25 @@ gal__plan_photos(preset_run *pr)
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
     const gal_input *inputs = pr->inputs;
-    /* Output path -> the photo that has it. A key is the plan's own
-     * string of the path (pr->outputs) when that is canonical, as it is
-     * unless output.name climbs out with ".."; only the others are
-     * copies, kept in `canonical_copies`: a million photos' paths were
-     * each copied here. */
+    /* Output path -> the photo that has it, keyed by claim_key(): for
+     * every rendered path a pointer into the plan's own string of it
+     * (pr->outputs); only the others' keys are copies, kept in
+     * `key_copies`. */
     g_autoptr(GHashTable) claimed = g_hash_table_new(g_str_hash, g_str_equal);
-    g_autoptr(GPtrArray) canonical_copies = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GArray) input_ids = input_ids_of(inputs, pr->n_inputs);
-    g_autofree char *cwd = g_get_current_dir();
+    g_autoptr(GPtrArray) key_copies = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) input_ids = NULL;
+    out_paths where;
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
     /* A photo's scratch, emptied for each. */
     g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
-    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GPtrArray) canonical = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GString) name = g_string_new(NULL);
+    /* The photo's paths (until the plan takes them) and their keys. */
+    g_autofree char **paths = g_new0(char *, pr->n_variants);
+    g_autofree const char **keys = g_new0(const char *, pr->n_variants);
+    int n_paths = 0;
 
+    out_paths_init(&where, pr->out_dir);
     for (int i = 0; i < summary->total; i++) {
         const gal_input *in = &inputs[i];
         gal_photo_result *result = &summary->photos[i];
@@ -218,8 +288,10 @@ gal__plan_photos(preset_run *pr)
         gal_facts facts;
 
         g_string_chunk_clear(strings);
-        g_ptr_array_set_size(paths, 0);
-        g_ptr_array_set_size(canonical, 0);
+        /* A refused photo's paths, which the plan did not take. */
+        for (int k = 0; k < n_paths; k++)
+            g_clear_pointer(&paths[k], g_free);
+        n_paths = 0;
 
         /* The input's own string (the summary takes it at the end of the
          * run, gal__engine_end): a million photos' paths, once. */
@@ -245,29 +317,27 @@ gal__plan_photos(preset_run *pr)
         /* Every file the photo makes (output.widths x output.formats) is
          * named and checked; one that cannot be made fails the photo. */
         for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
-            char *path = variant_path(pr, by_input, i, v, &facts, &facts_read, strings, &skip);
-            const char *owner;
-            char *canon;
+            char *path = variant_path(pr, &where, by_input, i, v, &facts, &facts_read, strings,
+                name, &skip);
+            const char *owner, *key;
 
             if (!path) {
                 refused = !skip;
                 break;
             }
-            g_ptr_array_add(paths, path);
-            canon = gal__path_is_canonical(path) ? g_strdup(path)
-                                                 : g_canonicalize_filename(path, cwd);
-            g_ptr_array_add(canonical, canon);
+            paths[n_paths] = path;
+            key = keys[n_paths++] = claim_key(&where, path, key_copies);
             /* An output named like an input is that input's file: its
              * identity tells, whatever the spelling. Another shard's photo
              * is checked by that shard. */
-            if (!pr->plans[i].elsewhere && is_input_file(input_ids, path)) {
+            if (!pr->plans[i].elsewhere && is_input_file(&input_ids, inputs, pr->n_inputs, path)) {
                 g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
                     path);
 
                 refuse(result, msg);
                 refused = TRUE;
             }
-            else if ((owner = g_hash_table_lookup(claimed, canon))) {
+            else if ((owner = g_hash_table_lookup(claimed, key))) {
                 g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
                     "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
 
@@ -277,8 +347,8 @@ gal__plan_photos(preset_run *pr)
             /* Two variants of one photo with one name: the preset's
              * checks keep {width} and {ext} in the name, but a fallback
              * such as {width|x} could still merge them. */
-            for (guint k = 0; !refused && k + 1 < canonical->len; k++)
-                if (strcmp(canonical->pdata[k], canon) == 0) {
+            for (int k = 0; !refused && k + 1 < n_paths; k++)
+                if (strcmp(keys[k], key) == 0) {
                     g_autofree char *msg = g_strdup_printf("two of its outputs are both named %s",
                         path);
 
@@ -295,17 +365,11 @@ gal__plan_photos(preset_run *pr)
             }
             continue;
         }
-        for (guint v = 0; v < canonical->len; v++) {
-            char *path = g_steal_pointer(&paths->pdata[v]);
-            char *key = path;
-
-            pr->outputs[i * pr->n_variants + v] = path;
-            if (strcmp(canonical->pdata[v], path) != 0) {
-                key = g_steal_pointer(&canonical->pdata[v]);
-                g_ptr_array_add(canonical_copies, key);
-            }
-            g_hash_table_insert(claimed, key, (gpointer) result->input);
+        for (int v = 0; v < n_paths; v++) {
+            pr->outputs[i * pr->n_variants + v] = g_steal_pointer(&paths[v]);
+            g_hash_table_insert(claimed, (gpointer) keys[v], (gpointer) result->input);
         }
+        n_paths = 0;
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
         /* The plan's own string, as the input's path (gal__engine_end). */
@@ -320,6 +384,9 @@ gal__plan_photos(preset_run *pr)
         }
         pr->todo[pr->n_todo++] = i;
     }
+    for (int k = 0; k < n_paths; k++)
+        g_free(paths[k]);
+    out_paths_clear(&where);
 }
 
 void
