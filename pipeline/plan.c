@@ -254,6 +254,9 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int i
     return path;
 }
 
+/* Photos whose facts' strings are kept at most before they are let go. */
+#define STRINGS_KEPT 64
+
 /* Decide each photo's output path; photos whose path is unusable fail
  * here, before anything is written. */
 void
@@ -272,13 +275,17 @@ gal__plan_photos(preset_run *pr)
     out_paths where;
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
-    /* A photo's scratch, emptied for each. */
-    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+    /* The photos' facts' strings: a few dozen bytes each, unless the
+     * header was read. Emptied after such a photo and every
+     * STRINGS_KEPT photos, not for each: emptying frees its block, which
+     * the next photo would allocate again. */
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(4096);
     g_autoptr(GString) name = g_string_new(NULL);
     /* The photo's paths (until the plan takes them) and their keys. */
     g_autofree char **paths = g_new0(char *, pr->n_variants);
     g_autofree const char **keys = g_new0(const char *, pr->n_variants);
     int n_paths = 0;
+    gboolean facts_were_read = FALSE;
 
     out_paths_init(&where, pr->out_dir);
     for (int i = 0; i < summary->total; i++) {
@@ -287,7 +294,10 @@ gal__plan_photos(preset_run *pr)
         gboolean facts_read = FALSE, skip = FALSE, refused = FALSE;
         gal_facts facts;
 
-        g_string_chunk_clear(strings);
+        if (i % STRINGS_KEPT == 0 || facts_were_read) {
+            g_string_chunk_clear(strings);
+            facts_were_read = FALSE;
+        }
         /* A refused photo's paths, which the plan did not take. */
         for (int k = 0; k < n_paths; k++)
             g_clear_pointer(&paths[k], g_free);
@@ -356,6 +366,7 @@ gal__plan_photos(preset_run *pr)
                     refused = TRUE;
                 }
         }
+        facts_were_read = facts_read;
         if (skip)
             continue;
         if (refused) {

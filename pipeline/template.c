@@ -362,28 +362,26 @@ unsafe_byte(guchar u)
     return u < 0x20 || u == 0x7f || u == '/' || u == '\\';
 }
 
-/* Make a value safe as (part of) one file-name component. Most values
- * are valid UTF-8 with nothing to replace: they are appended as they
- * are, in runs, with no copy. */
+/* Make the `len` bytes of `value` (NUL-terminated when len < 0) safe as
+ * (part of) one file-name component. Most values are printable ASCII
+ * with nothing to replace: appended whole, with no copy. */
 static void
 append_sanitized_len(GString *out, const char *value, gssize len)
 {
-    g_autofree char *made_valid = g_utf8_validate(value, len, NULL) ? NULL
-                                                                      : g_utf8_make_valid(value, len);
-    const char *c = made_valid ? made_valid : value;
-    const char *end = made_valid ? c + strlen(c) : c + (len < 0 ? strlen(value) : (size_t) len);
+    size_t n = len < 0 ? strlen(value) : (size_t) len, plain = 0;
     gsize start = out->len;
 
-    while (c < end) {
-        const char *run = c;
+    /* Printable ASCII, 0x20 to 0x7e, in one comparison. */
+    while (plain < n && (guchar) (value[plain] - 0x20) < 0x5f && value[plain] != '/' &&
+           value[plain] != '\\')
+        plain++;
+    if (plain == n)
+        g_string_append_len(out, value, (gssize) n);
+    else {
+        g_autofree char *valid = g_utf8_make_valid(value, (gssize) n);
 
-        while (c < end && !unsafe_byte((guchar) *c))
-            c++;
-        g_string_append_len(out, run, c - run);
-        if (c < end) {
-            g_string_append_c(out, '_');
-            c++;
-        }
+        for (const char *c = valid; *c; c++)
+            g_string_append_c(out, unsafe_byte((guchar) *c) ? '_' : *c);
     }
     /* A value must not make a hidden file or a ".." component. */
     if (out->len > start && out->str[start] == '.' && (start == 0 || out->str[start - 1] == '/'))
