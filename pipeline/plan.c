@@ -155,9 +155,10 @@ out_paths_clear(out_paths *where)
  * name, a pointer into the path itself: no copy, no canonicalising, and
  * a short key to hash. Another is canonicalised (its copy kept in
  * `copies`). Two paths get one key exactly when they have one canonical
- * form: a name left after canon_prefix, which ends in '/', never starts
- * with '/' (a canonical path has "//" only at its start), so it is never
- * a whole path as kept. */
+ * form: a key cut after canon_prefix (which ends in '/') is never a whole
+ * path kept as it is, as that starts with '/' and not with canon_prefix;
+ * a cut key starting with '/' means "//" at the path's start, so a
+ * canon_prefix of "/", with which every path starts. */
 static const char *
 claim_key(const out_paths *where, const char *path, GPtrArray *copies)
 {
