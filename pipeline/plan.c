@@ -197,7 +197,8 @@ entries_by_input(gal_manifest *m)
  * path recorded for an unchanged photo (same size and mtime, same template,
  * place in the run and variant) spares that read on reruns. */
 static char *
-recorded_output(preset_run *pr, GHashTable *by_input, int i, int v, const char *input)
+recorded_output(preset_run *pr, const out_paths *where, GHashTable *by_input, int i, int v,
+    const char *input)
 {
     g_autofree char *rel = gal__relative_path(pr->out_dir, input);
     g_autofree char *name_key = gal__name_key(pr, i, v);
@@ -208,6 +209,10 @@ recorded_output(preset_run *pr, GHashTable *by_input, int i, int v, const char *
     if (!e || stat(input, &st) != 0 || st.st_size != e->in_size ||
         gal__mtime_ns(&st) != e->in_mtime_ns)
         return NULL;
+    /* As g_build_filename joins them, for a name with no empty, "." or
+     * ".." part (the manifest's are so when it loads). */
+    if (gal__path_is_beneath(e->output))
+        return g_strconcat(where->prefix, e->output, NULL);
     return g_build_filename(pr->out_dir, e->output, NULL);
 }
 
@@ -233,7 +238,7 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int i
     *skip = FALSE;
     facts->width = pr->variants[v].width;
     facts->ext = gal__format_ext(pr->variants[v].format);
-    if (needs_exif && (path = recorded_output(pr, by_input, i, v, in->path)))
+    if (needs_exif && (path = recorded_output(pr, where, by_input, i, v, in->path)))
         return path; /* the photo is as it was when this name was rendered from it */
     if (needs_exif && pr->plans[i].elsewhere) {
         /* A shard reads no header of another shard's photo: its name
