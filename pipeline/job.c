@@ -86,15 +86,28 @@ void
 gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,
     gal_facts *facts, GStringChunk *strings)
 {
-    g_autofree char *name = g_path_get_basename(path);
-    g_autofree char *stem = g_strdup(name);
-    char *dot = strrchr(stem, '.');
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *dot;
 
-    if (dot && dot != stem)
-        *dot = '\0';
     *facts = (gal_facts) { 0 };
-    facts->name = g_string_chunk_insert(strings, name);
-    facts->stem = g_string_chunk_insert(strings, stem);
+    if (*name) {
+        /* A file's path, no slash at its end: its name is what follows the
+         * last slash, as g_path_get_basename() gives it, found in place (a
+         * plan names a million photos). */
+        dot = strrchr(name, '.');
+        facts->name = g_string_chunk_insert(strings, name);
+        facts->stem = dot && dot != name ? g_string_chunk_insert_len(strings, name, dot - name)
+                                         : facts->name;
+    }
+    else {
+        g_autofree char *base = g_path_get_basename(path);
+
+        dot = strrchr(base, '.');
+        facts->name = g_string_chunk_insert(strings, base);
+        facts->stem = dot && dot != base ? g_string_chunk_insert_len(strings, base, dot - base)
+                                         : facts->name;
+    }
     facts->ext = gal__format_ext(preset->output->format);
     facts->preset = preset->name;
     facts->index = index;
@@ -131,11 +144,18 @@ gal__job_record_deps(const gal_job *job, gal_manifest_entry *e)
 void
 gal__facts_set_dir(gal_facts *facts, const char *rel, GStringChunk *strings)
 {
-    g_autofree char *dir = rel ? g_path_get_dirname(rel) : NULL;
+    const char *slash = rel ? strrchr(rel, '/') : NULL;
+    const char *end = slash;
 
     /* `rel` is built by the scan, one '/' between names, so its folder
-     * needs no more normalising than "." for the top. */
-    facts->dir = dir && strcmp(dir, ".") != 0 ? g_string_chunk_insert(strings, dir) : "";
+     * needs no more normalising than "." for the top. Found in place as
+     * g_path_get_dirname() finds it: up to the slashes before its name. */
+    while (end && end > rel && *end == '/')
+        end--;
+    if (!slash || (end == rel && rel[0] == '.'))
+        facts->dir = "";
+    else
+        facts->dir = g_string_chunk_insert_len(strings, rel, end - rel + 1);
 }
 
 int

@@ -143,59 +143,100 @@ gal__format_ext(gal_format format)
     return ext[format];
 }
 
-char *
-gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts *facts,
-    gal_error *err)
+/* Is the rendered `name` usable beneath the output folder? 0, or -1 with
+ * `err` saying why. Part by part in place, and the name quoted only in
+ * a message: this runs for every file of every photo. */
+static int
+check_name(const gal_output_opts *output, const char *name, gal_error *err)
 {
-    g_autofree char *name = gal__template_render(output->name, facts, TRUE);
-    /* A field such as {caption} can make the name long: quote its start. */
-    g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
-    g_auto(GStrv) parts = NULL;
-
     if (!*name) {
         g_autofree char *template_shown =
             gal__excerpt(gal__template_text(output->name), GAL_EXCERPT_CHARS);
 
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                   "the name template \"%s\" gives an empty name", template_shown),
-               NULL;
+            "the name template \"%s\" gives an empty name", template_shown);
     }
-    if (g_path_is_absolute(name))
+    if (g_path_is_absolute(name)) {
+        /* A field such as {caption} can make the name long: quote its start. */
+        g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
+
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                   "the name \"%s\" is absolute (names are relative to the output folder; is "
-                   "a field at its start empty?)",
-                   shown),
-               NULL;
-    parts = g_strsplit(name, "/", -1);
-    for (int i = 0; parts[i]; i++) {
-        if (strcmp(parts[i], "..") == 0 || strcmp(parts[i], ".") == 0 || !*parts[i])
+            "the name \"%s\" is absolute (names are relative to the output folder; is "
+            "a field at its start empty?)",
+            shown);
+    }
+    for (const char *part = name;; part++) {
+        const char *end = strchrnul(part, '/');
+        size_t len = (size_t) (end - part);
+
+        if (len == 0 || (len == 1 && part[0] == '.') ||
+            (len == 2 && part[0] == '.' && part[1] == '.')) {
+            g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
+
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                       "the name \"%s\" would land outside the output folder or has an empty "
-                       "part", shown),
-                   NULL;
+                "the name \"%s\" would land outside the output folder or has an empty "
+                "part", shown);
+        }
         /* Field values cannot start a hidden name (template.c), but an
          * empty field before literal text can: "{caption}.{ext}" gives
          * ".jpg" for a photo without a caption. */
-        if (parts[i][0] == '.')
+        if (part[0] == '.')
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                       "the name template \"%s\" gives the hidden name \"%s\" for this photo "
-                       "(an empty field? give it a fallback, e.g. {caption|untitled})",
-                       gal__template_text(output->name), name),
-                   NULL;
+                "the name template \"%s\" gives the hidden name \"%s\" for this photo "
+                "(an empty field? give it a fallback, e.g. {caption|untitled})",
+                gal__template_text(output->name), name);
         /* 255 bytes is the usual limit; the temporary name adds 20. */
-        if (strlen(parts[i]) > 230) {
-            g_autofree char *part_shown = gal__excerpt(parts[i], 40);
+        if (len > 230) {
+            g_autofree char *whole_part = g_strndup(part, len);
+            g_autofree char *part_shown = gal__excerpt(whole_part, 40);
 
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, "output.name",
-                       "a part of the name, \"%s\", is longer than 230 bytes", part_shown),
-                   NULL;
+                "a part of the name, \"%s\", is longer than 230 bytes", part_shown);
         }
+        if (!*end)
+            return 0;
+        part = end;
     }
-    /* Exact size: the plan keeps one per photo, and g_build_filename's
-     * spare room would double it. */
-    g_autofree char *built = g_build_filename(dir, name, NULL);
+}
 
-    return g_strdup(built);
+char *
+gal__output_prefix(const char *dir)
+{
+    /* g_build_filename joins `dir` the same way to every name with no
+     * empty part and no slash at either end: what it puts before "x" it
+     * puts before any such name. */
+    char *built = g_build_filename(dir, "x", NULL);
+
+    built[strlen(built) - 1] = '\0';
+    return built;
+}
+
+char *
+gal__output_path_after(const gal_output_opts *output, const char *prefix,
+    const gal_facts *facts, GString *name, gal_error *err)
+{
+    size_t prefix_len = strlen(prefix);
+    char *path;
+
+    g_string_truncate(name, 0);
+    gal__template_render_append(output->name, facts, TRUE, name);
+    if (check_name(output, name->str, err))
+        return NULL;
+    /* Exact size: the plan keeps one per photo. */
+    path = g_malloc(prefix_len + name->len + 1);
+    memcpy(path, prefix, prefix_len);
+    memcpy(path + prefix_len, name->str, name->len + 1);
+    return path;
+}
+
+char *
+gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts *facts,
+    gal_error *err)
+{
+    g_autofree char *prefix = gal__output_prefix(dir);
+    g_autoptr(GString) name = g_string_new(NULL);
+
+    return gal__output_path_after(output, prefix, facts, name, err);
 }
 
 static int

@@ -29,6 +29,16 @@ void gal__output_sort_widths(gal_output_opts *output);
  * inside `dir`. Returns a new path or NULL with `err` set. */
 char *gal__output_path(const gal_output_opts *output, const char *dir,
     const gal_facts *facts, gal_error *err);
+/* What every output path beneath `dir` starts with: `dir` as
+ * g_build_filename joins it to a name ("out/" for "out" and for "out/",
+ * "/" for "/"). New string. */
+char *gal__output_prefix(const char *dir);
+/* gal__output_path() for the folder whose gal__output_prefix() is
+ * `prefix`, the name rendered into `name`, a buffer the caller keeps from
+ * photo to photo (a plan names a million): the same path, built by one
+ * copy of each. */
+char *gal__output_path_after(const gal_output_opts *output, const char *prefix,
+    const gal_facts *facts, GString *name, gal_error *err);
 
 /* What an output's writer knows of its photo: the preset name for
  * Software, the caption for PNG text, the run's cancel; the written file's

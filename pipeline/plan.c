@@ -100,17 +100,83 @@ refuse(gal_photo_result *result, const char *message)
 }
 
 /* Comparing paths is not enough: the output folder may reach an input
- * through a symlink (-o real/ with the photos given as link/). */
+ * through a symlink (-o real/ with the photos given as link/). The
+ * inputs' identities are gathered and sorted into *input_ids when first
+ * needed: a plan whose outputs do not exist yet needs none. */
 static gboolean
-is_input_file(GArray *input_ids, const char *path)
+is_input_file(GArray **input_ids, const gal_input *inputs, int n_inputs, const char *path)
 {
     struct stat st;
     file_id id;
 
     if (stat(path, &st) != 0)
         return FALSE;
+    if (!*input_ids)
+        *input_ids = input_ids_of(inputs, n_inputs);
     id = (file_id) { st.st_dev, st.st_ino };
-    return bsearch(&id, input_ids->data, input_ids->len, sizeof id, compare_ids) != NULL;
+    return bsearch(&id, (*input_ids)->data, (*input_ids)->len, sizeof id, compare_ids) != NULL;
+}
+
+/* The output folder as the plan's paths spell it, and what tells two
+ * paths apart: two spellings of one file (out/a.jpg, out/x/../a.jpg) are
+ * one path when canonical. */
+typedef struct {
+    char *prefix;          /* gal__output_prefix(out_dir): a rendered path is it + its name */
+    size_t prefix_len;
+    /* prefix + a name with no empty, "." or ".." part is, canonical,
+     * canon_prefix + the name: canonicalising takes out only such parts,
+     * and those of the prefix go the same way whatever follows them. */
+    char *canon_prefix;    /* ends in '/' */
+    size_t canon_prefix_len;
+    char *cwd;             /* what a relative path is canonicalised against */
+} out_paths;
+
+static void
+out_paths_init(out_paths *where, const char *out_dir)
+{
+    g_autofree char *sample = NULL;
+
+    where->cwd = g_get_current_dir();
+    where->prefix = gal__output_prefix(out_dir);
+    where->prefix_len = strlen(where->prefix);
+    sample = g_strconcat(where->prefix, "x", NULL);
+    where->canon_prefix = gal__path_is_canonical(sample) ? g_strdup(sample)
+                                                         : g_canonicalize_filename(sample, where->cwd);
+    where->canon_prefix_len = strlen(where->canon_prefix) - 1;
+    where->canon_prefix[where->canon_prefix_len] = '\0'; /* the "x" */
+}
+
+static void
+out_paths_clear(out_paths *where)
+{
+    g_free(where->cwd);
+    g_free(where->prefix);
+    g_free(where->canon_prefix);
+}
+
+/* What `path` is known by in the table of claimed outputs: its canonical
+ * form, less canon_prefix when it starts with it. A path made of the
+ * prefix and a plain name (as every rendered path is) is known by that
+ * name, a pointer into the path itself: no copy, no canonicalising, and
+ * a short key to hash. Another is canonicalised (its copy kept in
+ * `copies`). Two paths get one key exactly when they have one canonical
+ * form: a key cut after canon_prefix (which ends in '/') is never a whole
+ * path kept as it is, as that starts with '/' and not with canon_prefix;
+ * a cut key starting with '/' means "//" at the path's start, so a
+ * canon_prefix of "/", with which every path starts. */
+static const char *
+claim_key(const out_paths *where, const char *path, GPtrArray *copies)
+{
+    char *canon;
+
+    if (strncmp(path, where->prefix, where->prefix_len) == 0 &&
+        gal__path_is_beneath(path + where->prefix_len))
+        return path + where->prefix_len;
+    canon = gal__path_is_canonical(path) ? g_strdup(path) : g_canonicalize_filename(path, where->cwd);
+    g_ptr_array_add(copies, canon);
+    if (strncmp(canon, where->canon_prefix, where->canon_prefix_len) == 0)
+        return canon + where->canon_prefix_len;
+    return canon;
 }
 
 /* Records by photo and what their names were rendered from (a photo has
@@ -136,7 +202,8 @@ entries_by_input(gal_manifest *m)
  * path recorded for an unchanged photo (same size and mtime, same template,
  * place in the run and variant) spares that read on reruns. */
 static char *
-recorded_output(preset_run *pr, GHashTable *by_input, int number, int v, const char *input)
+recorded_output(preset_run *pr, const out_paths *where, GHashTable *by_input, int number,
+    int v, const char *input)
 {
     g_autofree char *rel = gal__relative_path(pr->out_dir, input);
     g_autofree char *name_key = name_key_of(pr, number, v);
@@ -147,17 +214,22 @@ recorded_output(preset_run *pr, GHashTable *by_input, int number, int v, const c
     if (!e || stat(input, &st) != 0 || st.st_size != e->in_size ||
         gal__mtime_ns(&st) != e->in_mtime_ns)
         return NULL;
+    /* As g_build_filename joins them, for a name with no empty, "." or
+     * ".." part (the manifest's are so when it loads). */
+    if (gal__path_is_beneath(e->output))
+        return g_strconcat(where->prefix, e->output, NULL);
     return g_build_filename(pr->out_dir, e->output, NULL);
 }
 
 /* The run's photo `number`'s path for variant v: recorded, or rendered
  * from its facts (with its EXIF ones when the name shows them, read into
- * `facts` once). NULL with `result` failed, or the photo left to its
- * shard (`*skip`: another shard's, `elsewhere`). */
+ * `facts` once) into `name`, the buffer every name is rendered in. NULL
+ * with `result` failed, or the photo left to its shard (`*skip`: another
+ * shard's, `elsewhere`). */
 static char *
-variant_path(preset_run *pr, GHashTable *by_input, int number, gboolean elsewhere, int v,
-    gal_photo_result *result, gal_facts *facts, gboolean *facts_read, GStringChunk *strings,
-    gboolean *skip)
+variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int number,
+    gboolean elsewhere, int v, gal_photo_result *result, gal_facts *facts,
+    gboolean *facts_read, GStringChunk *strings, GString *name, gboolean *skip)
 {
     const gal_preset *preset = pr->preset;
     const gal_input *in = &pr->inputs[number - 1];
@@ -171,7 +243,7 @@ variant_path(preset_run *pr, GHashTable *by_input, int number, gboolean elsewher
     *skip = FALSE;
     facts->width = pr->variants[v].width;
     facts->ext = gal__format_ext(pr->variants[v].format);
-    if (needs_exif && (path = recorded_output(pr, by_input, number, v, in->path)))
+    if (needs_exif && (path = recorded_output(pr, where, by_input, number, v, in->path)))
         return path; /* the photo is as it was when this name was rendered from it */
     if (needs_exif && elsewhere) {
         /* A shard reads no header of another shard's photo: its name
@@ -188,163 +260,75 @@ variant_path(preset_run *pr, GHashTable *by_input, int number, gboolean elsewher
         }
         *facts_read = TRUE;
     }
-    if (!(path = gal__output_path(preset->output, pr->out_dir, facts, &err)))
+    if (!(path = gal__output_path_after(preset->output, where->prefix, facts, name, &err)))
         *gal__photo_error(result) = err;
     return path;
 }
 
-/* What naming every photo of a run shares. */
-typedef struct {
-    /* Output path -> the photo that has it. A key is the plan's own
-     * string of the path (pr->outputs) when that is canonical, as it is
-     * unless output.name climbs out with ".."; only the others are
-     * copies, kept in `canonical_copies`: a million photos' paths were
-     * each copied here. */
-    GHashTable *claimed;
-    GPtrArray *canonical_copies;
-    GArray *input_ids;
-    char *cwd;
-    GHashTable *by_input;  /* a name shows EXIF facts: the records by photo */
-    /* A photo's scratch, emptied for each: its facts' strings, its paths
-     * and their canonical spellings. */
-    GStringChunk *strings;
-    GPtrArray *paths, *canonical;
-} naming;
-
-/* The run's photo f's names, one per variant, into n->paths and
- * n->canonical, each checked: FALSE when it has none, refused (`result`
- * failed) or, with *skip, another shard's (`elsewhere`) whose name its
- * shard gives. */
-static gboolean
-name_photo(preset_run *pr, naming *n, int f, gboolean elsewhere, gal_photo_result *result,
-    gboolean *skip)
-{
-    const gal_input *in = &pr->inputs[f];
-    gboolean facts_read = FALSE, refused = FALSE;
-    gal_facts facts;
-
-    g_string_chunk_clear(n->strings);
-    g_ptr_array_set_size(n->paths, 0);
-    g_ptr_array_set_size(n->canonical, 0);
-    gal__facts_from_path(pr->preset, in->path, f + 1, pr->run_total, &facts, n->strings);
-    gal__facts_set_dir(&facts, in->rel, n->strings);
-    *skip = FALSE;
-    /* Every file the photo makes (output.widths x output.formats) is
-     * named and checked; one that cannot be made fails the photo. */
-    for (int v = 0; v < pr->n_variants && !*skip && !refused; v++) {
-        char *path = variant_path(pr, n->by_input, f + 1, elsewhere, v, result, &facts,
-            &facts_read, n->strings, skip);
-        const char *owner;
-        char *canon;
-
-        if (!path) {
-            refused = !*skip;
-            break;
-        }
-        g_ptr_array_add(n->paths, path);
-        canon = gal__path_is_canonical(path) ? g_strdup(path)
-                                             : g_canonicalize_filename(path, n->cwd);
-        g_ptr_array_add(n->canonical, canon);
-        /* An output named like an input is that input's file: its
-         * identity tells, whatever the spelling. Another shard's photo
-         * is checked by that shard. */
-        if (!elsewhere && is_input_file(n->input_ids, path)) {
-            g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
-                path);
-
-            refuse(result, msg);
-            refused = TRUE;
-        }
-        else if ((owner = g_hash_table_lookup(n->claimed, canon))) {
-            g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
-                "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
-
-            refuse(result, msg);
-            refused = TRUE;
-        }
-        /* Two variants of one photo with one name: the preset's
-         * checks keep {width} and {ext} in the name, but a fallback
-         * such as {width|x} could still merge them. */
-        for (guint k = 0; !refused && k + 1 < n->canonical->len; k++)
-            if (strcmp(n->canonical->pdata[k], canon) == 0) {
-                g_autofree char *msg = g_strdup_printf("two of its outputs are both named %s",
-                    path);
-
-                refuse(result, msg);
-                refused = TRUE;
-            }
-    }
-    if (refused && result->status != GAL_PHOTO_FAILED) {
-        gal_error_set_subject(result->error, result->input);
-        result->status = GAL_PHOTO_FAILED;
-    }
-    return !*skip && !refused;
-}
-
-/* The names photo f was given (n->paths) become its own: claimed for
- * `owner`, each path handed to `keep`. */
-static void
-claim_names(naming *n, const char *owner, char **keep)
-{
-    for (guint v = 0; v < n->canonical->len; v++) {
-        char *path = g_steal_pointer(&n->paths->pdata[v]);
-        char *key = path;
-
-        keep[v] = path;
-        if (strcmp(n->canonical->pdata[v], path) != 0) {
-            key = g_steal_pointer(&n->canonical->pdata[v]);
-            g_ptr_array_add(n->canonical_copies, key);
-        }
-        g_hash_table_insert(n->claimed, key, (gpointer) owner);
-    }
-}
+/* Photos whose facts' strings are kept at most before they are let go. */
+#define STRINGS_KEPT 64
 
 /* Decide each photo's output path; photos whose path is unusable fail
- * here, before anything is written. A shard names the other shards'
- * photos too, for the clashes one run would find, but keeps nothing of
- * them. */
+ * here, before anything is written. */
 void
 gal__plan_photos(preset_run *pr)
 {
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
+    const gal_input *inputs = pr->inputs;
+    /* Output path -> the photo that has it, keyed by claim_key(): for
+     * every rendered path a pointer into the plan's own string of it
+     * (pr->outputs); only the others' keys are copies, kept in
+     * `key_copies`. */
+    g_autoptr(GHashTable) claimed = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GPtrArray) key_copies = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) input_ids = NULL;
+    out_paths where;
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
-    naming n = { g_hash_table_new(g_str_hash, g_str_equal),
-        g_ptr_array_new_with_free_func(g_free), input_ids_of(pr->inputs, pr->n_inputs),
-        g_get_current_dir(), needs_exif ? entries_by_input(pr->manifest) : NULL,
-        g_string_chunk_new(256), g_ptr_array_new_with_free_func(g_free),
-        g_ptr_array_new_with_free_func(g_free) };
-    /* The other shards' photos' names, claimed until the plan is made. */
+    g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
+    /* The photos' facts' strings: a few dozen bytes each, unless the
+     * header was read. Emptied after such a photo and every
+     * STRINGS_KEPT photos, not for each: emptying frees its block, which
+     * the next photo would allocate again. */
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(4096);
+    g_autoptr(GString) name = g_string_new(NULL);
+    /* The photo's paths (until the plan takes them) and their keys. */
+    g_autofree char **paths = g_new0(char *, pr->n_variants);
+    g_autofree const char **keys = g_new0(const char *, pr->n_variants);
+    int n_paths = 0;
+    gboolean facts_were_read = FALSE;
+    /* A shard names the other shards' photos too, for the clashes one run
+     * would find, but keeps nothing of them: their names are claimed
+     * until the plan is made. */
     g_autoptr(GPtrArray) others_names = g_ptr_array_new_with_free_func(g_free);
     int next_own = 0;
 
+    out_paths_init(&where, pr->out_dir);
     /* Every photo of the run, f; a shard's own are its photo i too. */
     for (int f = 0; f < pr->run_total; f++) {
-        const gal_input *in = &pr->inputs[f];
+        const gal_input *in = &inputs[f];
         gboolean elsewhere = pr->run_index &&
             (next_own >= summary->total || pr->run_index[next_own] != f);
         int i = elsewhere ? -1 : pr->run_index ? next_own++ : f;
-        gboolean skip;
+        gal_photo_result others_result = { .input = in->path };
+        gal_photo_result *result = elsewhere ? &others_result : &summary->photos[i];
+        gboolean facts_read = FALSE, skip = FALSE, refused = FALSE;
+        gal_facts facts;
 
-        if (elsewhere) {
-            gal_photo_result refused = { .input = in->path };
-
-            if (!in->why && in->regular && preset->output->photos &&
-                name_photo(pr, &n, f, TRUE, &refused, &skip)) {
-                guint at = others_names->len;
-
-                g_ptr_array_set_size(others_names, at + n.paths->len);
-                claim_names(&n, in->path, (char **) &others_names->pdata[at]);
-            }
-            g_free(refused.error);
-            continue;
+        if (f % STRINGS_KEPT == 0 || facts_were_read) {
+            g_string_chunk_clear(strings);
+            facts_were_read = FALSE;
         }
-
-        gal_photo_result *result = &summary->photos[i];
+        /* A refused photo's paths, which the plan did not take. */
+        for (int k = 0; k < n_paths; k++)
+            g_clear_pointer(&paths[k], g_free);
+        n_paths = 0;
 
         /* The input's own string (the summary takes it at the end of the
          * run, gal__engine_end): a million photos' paths, once. */
         result->input = in->path;
+        if ((in->why || !in->regular) && elsewhere)
+            continue;
         if (in->why || !in->regular) {
             gal_error_set(gal__photo_error(result), GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
@@ -357,13 +341,78 @@ gal__plan_photos(preset_run *pr)
              * so none to collide or to overwrite an input; the photo is
              * there for its item, and the pages' names were checked when
              * the preset loaded. */
+            if (elsewhere)
+                continue;
             pr->plans[i].member = TRUE;
             pr->todo[pr->n_todo++] = i;
             continue;
         }
-        if (!name_photo(pr, &n, f, FALSE, result, &skip))
+        gal__facts_from_path(preset, in->path, f + 1, pr->run_total, &facts, strings);
+        gal__facts_set_dir(&facts, in->rel, strings);
+        /* Every file the photo makes (output.widths x output.formats) is
+         * named and checked; one that cannot be made fails the photo. */
+        for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
+            char *path = variant_path(pr, &where, by_input, f + 1, elsewhere, v, result, &facts,
+                &facts_read, strings, name, &skip);
+            const char *owner, *key;
+
+            if (!path) {
+                refused = !skip;
+                break;
+            }
+            paths[n_paths] = path;
+            key = keys[n_paths++] = claim_key(&where, path, key_copies);
+            /* An output named like an input is that input's file: its
+             * identity tells, whatever the spelling. Another shard's photo
+             * is checked by that shard. */
+            if (!elsewhere && is_input_file(&input_ids, inputs, pr->n_inputs, path)) {
+                g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
+                    path);
+
+                refuse(result, msg);
+                refused = TRUE;
+            }
+            else if ((owner = g_hash_table_lookup(claimed, key))) {
+                g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
+                    "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
+
+                refuse(result, msg);
+                refused = TRUE;
+            }
+            /* Two variants of one photo with one name: the preset's
+             * checks keep {width} and {ext} in the name, but a fallback
+             * such as {width|x} could still merge them. */
+            for (int k = 0; !refused && k + 1 < n_paths; k++)
+                if (strcmp(keys[k], key) == 0) {
+                    g_autofree char *msg = g_strdup_printf("two of its outputs are both named %s",
+                        path);
+
+                    refuse(result, msg);
+                    refused = TRUE;
+                }
+        }
+        facts_were_read = facts_read;
+        /* Another shard's photo refused: its shard says why. */
+        g_clear_pointer(&others_result.error, g_free);
+        if (skip || (refused && elsewhere))
             continue;
-        claim_names(&n, result->input, &pr->outputs[i * pr->n_variants]);
+        if (refused) {
+            if (result->status != GAL_PHOTO_FAILED) {
+                gal_error_set_subject(result->error, result->input);
+                result->status = GAL_PHOTO_FAILED;
+            }
+            continue;
+        }
+        for (int v = 0; v < n_paths; v++) {
+            if (elsewhere)
+                g_ptr_array_add(others_names, g_steal_pointer(&paths[v]));
+            else
+                pr->outputs[i * pr->n_variants + v] = g_steal_pointer(&paths[v]);
+            g_hash_table_insert(claimed, (gpointer) keys[v], (gpointer) result->input);
+        }
+        n_paths = 0;
+        if (elsewhere)
+            continue;
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
         /* The plan's own string, as the input's path (gal__engine_end). */
@@ -378,15 +427,9 @@ gal__plan_photos(preset_run *pr)
         }
         pr->todo[pr->n_todo++] = i;
     }
-    g_hash_table_destroy(n.claimed);
-    g_ptr_array_unref(n.canonical_copies);
-    g_array_unref(n.input_ids);
-    g_free(n.cwd);
-    if (n.by_input)
-        g_hash_table_destroy(n.by_input);
-    g_string_chunk_free(n.strings);
-    g_ptr_array_unref(n.paths);
-    g_ptr_array_unref(n.canonical);
+    for (int k = 0; k < n_paths; k++)
+        g_free(paths[k]);
+    out_paths_clear(&where);
 }
 
 void

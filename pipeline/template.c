@@ -22,6 +22,9 @@ typedef struct {
     char *text;     /* TEXT: literal; FIELD: field name */
     char *format;   /* FIELD: after ':' (NULL = default) */
     char *fallback; /* FIELD: after '|' (NULL = empty) */
+    /* FIELD: found once at parse time; a million names are rendered. */
+    const gal_field *field;
+    gboolean is_dir; /* FIELD: {dir}, a path of folders */
 } part;
 
 struct gal_template {
@@ -235,6 +238,8 @@ parse_field(const char *text, const char *open, const char *close, part *pt,
     }
     pt->kind = PART_FIELD;
     pt->text = g_strdup(inner);
+    pt->field = field;
+    pt->is_dir = strcmp(inner, "dir") == 0;
     return 0;
 }
 
@@ -271,7 +276,7 @@ gal__template_parse(const char *text, GError **error)
                 goto fail;
             }
             if (literal->len) {
-                part lit = { PART_TEXT, g_strdup(literal->str), NULL, NULL };
+                part lit = { PART_TEXT, g_strdup(literal->str), NULL, NULL, NULL, FALSE };
 
                 g_array_append_val(tpl->parts, lit);
                 g_string_truncate(literal, 0);
@@ -291,7 +296,7 @@ gal__template_parse(const char *text, GError **error)
             g_string_append_c(literal, *c++);
     }
     if (literal->len) {
-        part lit = { PART_TEXT, g_strdup(literal->str), NULL, NULL };
+        part lit = { PART_TEXT, g_strdup(literal->str), NULL, NULL, NULL, FALSE };
 
         g_array_append_val(tpl->parts, lit);
     }
@@ -304,58 +309,79 @@ fail:
     return NULL;
 }
 
-/* The value of one field, or NULL when the photo does not have it. */
-static char *
-field_value(const part *pt, const gal_facts *f)
+/* Room for any value field_value() formats: a date (strftime's limit)
+ * or a number. */
+#define VALUE_BUF 256
+
+/* The value of one field, or NULL when the photo does not have it:
+ * the facts' own string, or formatted into `buf` (VALUE_BUF bytes). */
+static const char *
+field_value(const part *pt, const gal_facts *f, char *buf)
 {
-    const gal_field *field = find_field(pt->text);
+    const char *name = pt->field->name;
     const char *s;
 
-    if (strcmp(pt->text, "date") == 0) {
-        char buf[256];
-
+    if (pt->field->facts_offset >= 0) {
+        s = *(const char *const *) ((const char *) f + pt->field->facts_offset);
+        return s && *s ? s : NULL;
+    }
+    if (strcmp(name, "date") == 0) {
         if (!f->has_date)
             return NULL;
         /* The format is the preset's own text: strftime copies unknown
          * conversions and never reads beyond `date`. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-        if (strftime(buf, sizeof(buf), pt->format ? pt->format : "%Y-%m-%d", &f->date) == 0)
+        if (strftime(buf, VALUE_BUF, pt->format ? pt->format : "%Y-%m-%d", &f->date) == 0)
             return NULL;
 #pragma GCC diagnostic pop
-        return g_strdup(buf);
+        return buf;
     }
-    if (strcmp(pt->text, "year") == 0)
-        return f->has_date ? g_strdup_printf("%d", f->date.tm_year + 1900) : NULL;
-    if (strcmp(pt->text, "width") == 0) {
-        int width = pt->format ? atoi(pt->format) : 0;
-
-        return f->width > 0 ? g_strdup_printf("%0*d", width, f->width) : NULL;
+    if (strcmp(name, "year") == 0) {
+        if (!f->has_date)
+            return NULL;
+        g_snprintf(buf, VALUE_BUF, "%d", f->date.tm_year + 1900);
+        return buf;
     }
-    if (strcmp(pt->text, "index") == 0 || strcmp(pt->text, "count") == 0) {
-        int v = strcmp(pt->text, "index") == 0 ? f->index : f->count;
-        int width = pt->format ? atoi(pt->format) : 0;
-
-        return g_strdup_printf("%0*d", width, v);
+    if (strcmp(name, "width") == 0) {
+        if (f->width <= 0)
+            return NULL;
+        g_snprintf(buf, VALUE_BUF, "%0*d", pt->format ? atoi(pt->format) : 0, f->width);
+        return buf;
     }
-    s = *(const char *const *) ((const char *) f + field->facts_offset);
-    return s && *s ? g_strdup(s) : NULL;
+    /* {index} or {count} */
+    g_snprintf(buf, VALUE_BUF, "%0*d", pt->format ? atoi(pt->format) : 0,
+        strcmp(name, "index") == 0 ? f->index : f->count);
+    return buf;
 }
 
-/* Make a value safe as (part of) one file-name component. */
-static void
-append_sanitized(GString *out, const char *value)
+/* Is `u` a byte a file-name component cannot take as it is? */
+static inline gboolean
+unsafe_byte(guchar u)
 {
-    g_autofree char *valid = g_utf8_make_valid(value, -1);
+    return u < 0x20 || u == 0x7f || u == '/' || u == '\\';
+}
+
+/* Make the `len` bytes of `value` (NUL-terminated when len < 0) safe as
+ * (part of) one file-name component. Most values are printable ASCII
+ * with nothing to replace: appended whole, with no copy. */
+static void
+append_sanitized_len(GString *out, const char *value, gssize len)
+{
+    size_t n = len < 0 ? strlen(value) : (size_t) len, plain = 0;
     gsize start = out->len;
 
-    for (const char *c = valid; *c; c++) {
-        guchar u = (guchar) *c;
+    /* Printable ASCII, 0x20 to 0x7e, in one comparison. */
+    while (plain < n && (guchar) (value[plain] - 0x20) < 0x5f && value[plain] != '/' &&
+           value[plain] != '\\')
+        plain++;
+    if (plain == n)
+        g_string_append_len(out, value, (gssize) n);
+    else {
+        g_autofree char *valid = g_utf8_make_valid(value, (gssize) n);
 
-        if (u < 0x20 || u == 0x7f || *c == '/' || *c == '\\')
-            g_string_append_c(out, '_');
-        else
-            g_string_append_c(out, *c);
+        for (const char *c = valid; *c; c++)
+            g_string_append_c(out, unsafe_byte((guchar) *c) ? '_' : *c);
     }
     /* A value must not make a hidden file or a ".." component. */
     if (out->len > start && out->str[start] == '.' && (start == 0 || out->str[start - 1] == '/'))
@@ -367,24 +393,28 @@ append_sanitized(GString *out, const char *value)
 static void
 append_sanitized_dir(GString *out, const char *value)
 {
-    g_auto(GStrv) parts = g_strsplit(value, "/", -1);
+    for (const char *folder = value;; folder++) {
+        const char *slash = strchrnul(folder, '/');
 
-    for (int i = 0; parts[i]; i++) {
-        if (i)
+        if (folder != value)
             g_string_append_c(out, '/');
-        append_sanitized(out, parts[i]);
+        append_sanitized_len(out, folder, slash - folder);
+        if (!*slash)
+            break;
+        folder = slash;
     }
 }
 
-char *
-gal__template_render(const gal_template *tpl, const gal_facts *facts, gboolean sanitize)
+void
+gal__template_render_append(const gal_template *tpl, const gal_facts *facts,
+    gboolean sanitize, GString *out)
 {
-    GString *out = g_string_new(NULL);
     gboolean skip_slash = FALSE;
+    char buf[VALUE_BUF];
 
     for (guint i = 0; i < tpl->parts->len; i++) {
         const part *pt = &g_array_index(tpl->parts, part, i);
-        g_autofree char *value = NULL;
+        const char *value;
 
         if (pt->kind == PART_TEXT) {
             /* "{dir}/{stem}" at the input folder's top is "{stem}", not
@@ -393,19 +423,27 @@ gal__template_render(const gal_template *tpl, const gal_facts *facts, gboolean s
             skip_slash = FALSE;
             continue;
         }
-        value = field_value(pt, facts);
+        value = field_value(pt, facts, buf);
         if (!value && pt->fallback)
-            value = g_strdup(pt->fallback);
-        skip_slash = !value && strcmp(pt->text, "dir") == 0;
+            value = pt->fallback;
+        skip_slash = !value && pt->is_dir;
         if (!value)
             continue;
-        if (sanitize && strcmp(pt->text, "dir") == 0)
+        if (sanitize && pt->is_dir)
             append_sanitized_dir(out, value);
         else if (sanitize)
-            append_sanitized(out, value);
+            append_sanitized_len(out, value, -1);
         else
             g_string_append(out, value);
     }
+}
+
+char *
+gal__template_render(const gal_template *tpl, const gal_facts *facts, gboolean sanitize)
+{
+    GString *out = g_string_new(NULL);
+
+    gal__template_render_append(tpl, facts, sanitize, out);
     return g_string_free(out, FALSE);
 }
 
@@ -414,9 +452,9 @@ gal__template_render_whole(const gal_template *tpl, const gal_facts *facts)
 {
     for (guint i = 0; i < tpl->parts->len; i++) {
         const part *pt = &g_array_index(tpl->parts, part, i);
-        g_autofree char *value = NULL;
+        char buf[VALUE_BUF];
 
-        if (pt->kind == PART_FIELD && !pt->fallback && !(value = field_value(pt, facts)))
+        if (pt->kind == PART_FIELD && !pt->fallback && !field_value(pt, facts, buf))
             return NULL;
     }
     return gal__template_render(tpl, facts, FALSE);

@@ -79,6 +79,10 @@ typedef struct gal_facts {
  * component ('/', '\\', control characters and leading dots replaced). */
 char *gal__template_render(const gal_template *tpl, const gal_facts *facts,
     gboolean sanitize);
+/* The same, appended to `out`: a buffer kept from photo to photo spares
+ * an allocation per name. */
+void gal__template_render_append(const gal_template *tpl, const gal_facts *facts,
+    gboolean sanitize, GString *out);
 
 /* Render unsanitised, or NULL when a field the template shows without a
  * fallback is missing for this photo: a credit ("© {year} {artist}") is

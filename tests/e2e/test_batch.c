@@ -298,6 +298,38 @@ Test(batch, two_photos_with_one_output_name_fail_the_second)
     cr_expect_eq(names->len, 1);
 }
 
+/* The output folder given relative, through "..", with a trailing slash:
+ * its photos' paths are the folder's canonical path and their names, and
+ * two photos of one name still collide, the first in input order keeping
+ * it, whatever the spelling. */
+Test(batch, a_collision_is_found_whatever_the_output_folder_spelling)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-collision-spelling");
+    g_autofree char *crop = crop_preset(tmp);
+    g_autofree char *sub = g_build_filename(tmp, "sub", NULL);
+    g_autofree char *first_dir = g_build_filename(tmp, "in", "a", NULL);
+    g_autofree char *second_dir = g_build_filename(tmp, "in", "b", NULL);
+    g_autofree char *first = g_build_filename(first_dir, "p.jpg", NULL);
+    g_autofree char *second = g_build_filename(second_dir, "p.jpg", NULL);
+    g_autofree char *out_p = g_build_filename(tmp, "out", "p.jpg", NULL);
+    g_autofree char *want = g_strdup_printf("in/b/p.jpg: its output %s is already the output "
+        "of in/a/p.jpg", out_p);
+    const char *argv[] = { GAL_BINARY, "run", crop, "in", "-o", "sub/../out/", "--set",
+        "output.name={stem}.{ext}", "-q", NULL };
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(g_mkdir_with_parents(sub, 0777), 0);
+    cr_assert_eq(g_mkdir_with_parents(first_dir, 0777), 0);
+    cr_assert_eq(g_mkdir_with_parents(second_dir, 0777), 0);
+    gal_test_copy_file(TRIP_DIR "/trip-01.jpg", first);
+    gal_test_copy_file(TRIP_DIR "/trip-14.jpg", second);
+    /* Relative paths, as a user types them (this test's own process). */
+    cr_assert_eq(chdir(tmp), 0);
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    cr_expect_eq(gal_test_count_lines(err, want, NULL), 1, "%s", err);
+    assert_decodes(out_p, 3);
+}
+
 /* ---- what the scan takes ---------------------------------------------------------- */
 
 Test(batch, output_folder_inside_the_input_is_not_scanned)

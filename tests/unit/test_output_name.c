@@ -238,3 +238,102 @@ Test(output_name, width_is_the_variant_width)
     f.width = 0;
     expect_path("{stem}-{width|full}.{ext}", &f, OUT "/IMG_0001-full.jpg");
 }
+
+/* The plan joins each name to the folder's prefix, worked out once: the
+ * same path g_build_filename gives, however the folder is spelled (a
+ * trailing slash, doubled slashes, relative, "..", the root). */
+Test(output_name, the_folder_is_joined_as_g_build_filename_joins_it)
+{
+    static const char *const dirs[] = { "/srv/out", "/srv/out/", "/srv//out//", "out", "out/",
+        "../out", "a/../out/.", "/", "//srv", ".", "" };
+    static const char *const templates[] = { "{stem}.{ext}", "{date:%Y}/{stem}.{ext}",
+        "{dir}/{stem}-{index}.{ext}" };
+    gal_facts f = photo("IMG_0042");
+
+    f.dir = "2024/may";
+    for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++)
+        for (size_t t = 0; t < G_N_ELEMENTS(templates); t++) {
+            g_autoptr(GError) error = NULL;
+            gal_output_opts output = { 0 };
+            gal_error err = { 0 };
+            g_autofree char *name = NULL;
+            g_autofree char *want = NULL;
+            g_autofree char *path = NULL;
+
+            output.name = gal__template_parse(templates[t], &error);
+            name = gal__template_render(output.name, &f, TRUE);
+            want = g_build_filename(dirs[d], name, NULL);
+            path = gal__output_path(&output, dirs[d], &f, &err);
+            cr_expect_str_eq(path, want, "\"%s\" in \"%s\"", templates[t], dirs[d]);
+            gal__template_free(output.name);
+        }
+}
+
+/* One buffer serves every photo's name: a short name after a long one, or
+ * after a refused one, is that name alone. */
+Test(output_name, a_reused_name_buffer_holds_one_name)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) name = g_string_new(NULL);
+    g_autofree char *prefix = gal__output_prefix(OUT "/");
+    gal_output_opts output = { 0 };
+    gal_facts f = photo("IMG_0042");
+    gal_error err = { 0 };
+    char *path;
+
+    cr_expect_str_eq(prefix, OUT "/");
+    output.name = gal__template_parse("{caption|untitled}/{stem}.{ext}", &error);
+    f.caption = "a long caption for the first photo";
+    path = gal__output_path_after(&output, prefix, &f, name, &err);
+    cr_expect_str_eq(path, OUT "/a long caption for the first photo/IMG_0042.jpg");
+    g_free(path);
+    f.caption = "..";
+    f.stem = "";
+    path = gal__output_path_after(&output, prefix, &f, name, &err);
+    cr_expect_null(path, "gave %s", path);
+    cr_expect(strstr(err.msg, "hidden name \"_./.jpg\"") != NULL, "%s", err.msg);
+    f.caption = NULL;
+    f.stem = "b";
+    path = gal__output_path_after(&output, prefix, &f, name, &err);
+    cr_expect_str_eq(path, OUT "/untitled/b.jpg");
+    g_free(path);
+    gal__template_free(output.name);
+}
+
+/* {name}, {stem} and {dir} are found in the photo's path in place: what
+ * g_path_get_basename and g_path_get_dirname give, however it is spelled. */
+Test(output_name, name_stem_and_dir_are_the_basename_and_dirname)
+{
+    static const char *const paths[] = { "/p/in/IMG_1.JPG", "IMG_2.jpg", "a/b.c.d", "a/.hidden",
+        "a/noext", "a/b/", "", "/", "x//y.jpg" };
+    static const char *const rels[] = { "a.jpg", "x/a.jpg", "x/y/a.jpg", "./a.jpg", "/a.jpg",
+        "x//a.jpg", "x/./a.jpg" };
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\nname: web\n", errs);
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(64);
+    gal_facts f;
+
+    cr_assert_not_null(preset);
+    for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
+        g_autofree char *name = g_path_get_basename(paths[i]);
+        g_autofree char *stem = g_strdup(name);
+        char *dot = strrchr(stem, '.');
+
+        if (dot && dot != stem)
+            *dot = '\0';
+        gal__facts_from_path(preset, paths[i], 3, 9, &f, strings);
+        cr_expect_str_eq(f.name, name, "%s", paths[i]);
+        cr_expect_str_eq(f.stem, stem, "%s", paths[i]);
+        cr_expect_eq(f.index, 3);
+        cr_expect_eq(f.count, 9);
+    }
+    gal__facts_set_dir(&f, NULL, strings);
+    cr_expect_str_eq(f.dir, "");
+    for (size_t i = 0; i < G_N_ELEMENTS(rels); i++) {
+        g_autofree char *dir = g_path_get_dirname(rels[i]);
+
+        gal__facts_set_dir(&f, rels[i], strings);
+        cr_expect_str_eq(f.dir, strcmp(dir, ".") == 0 ? "" : dir, "%s", rels[i]);
+    }
+    gal_preset_free(preset);
+}
