@@ -134,6 +134,11 @@ typedef struct {
     GArray *found;       /* gal_input */
     GHashTable *seen;    /* canonical path -> NULL, to de-duplicate: the photos' own */
     GPtrArray *seen_copies; /* ... or these, when a photo's path is not canonical */
+    /* For the path given being taken: may an earlier one have taken the
+     * same photos (look each up in `seen`), may a later one (put each in
+     * it)? Neither, for a folder given alone: within one, every path is
+     * new, and the set was a tenth of a plan's instructions. */
+    gboolean check_seen, record_seen;
     GHashTable *dirs;    /* "dev:ino" of folders visited, against loops */
     struct stat skip;    /* the output folder */
     gboolean have_skip;
@@ -178,16 +183,24 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
     /* The photo's own string is its key when it is canonical already, as
      * every path beneath an absolute input folder is: a copy of each of a
      * million paths was held for the whole scan. */
-    canonical = gal__path_is_canonical(path) ? path : g_canonicalize_filename(path, ctx->cwd);
-    if (g_hash_table_contains(ctx->seen, canonical)) {
-        if (canonical != path)
-            g_free(canonical);
-        input_clear(&in);
-        return;
+    if (ctx->check_seen || ctx->record_seen) {
+        canonical = gal__path_is_canonical(path) ? path : g_canonicalize_filename(path, ctx->cwd);
+        if (ctx->check_seen && g_hash_table_contains(ctx->seen, canonical)) {
+            if (canonical != path)
+                g_free(canonical);
+            input_clear(&in);
+            return;
+        }
+        if (!ctx->record_seen) {
+            if (canonical != path)
+                g_free(canonical);
+        }
+        else {
+            if (canonical != path)
+                g_ptr_array_add(ctx->seen_copies, canonical);
+            g_hash_table_add(ctx->seen, canonical);
+        }
     }
-    if (canonical != path)
-        g_ptr_array_add(ctx->seen_copies, canonical);
-    g_hash_table_add(ctx->seen, canonical);
     g_array_append_val(ctx->found, in);
 }
 
@@ -354,22 +367,92 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         closedir(d);
 }
 
-/* Scan the input folder `dir` as named. Its photos' paths are `dir`, a
- * slash and their path within it, as g_build_filename joins them: a slash
- * at the end of `dir` is not doubled, and a `dir` of slashes alone is kept
- * whole ("//" and "a.jpg" are "//a.jpg"). */
+/* The input folder `dir`'s photos' paths are its first `n` characters, a
+ * slash and their path within it (n being returned), as g_build_filename
+ * joins them: a slash at the end of `dir` is not doubled, and a `dir` of
+ * slashes alone is kept whole ("//" and "a.jpg" are "//a.jpg"). */
+static size_t
+folder_base_len(const char *dir)
+{
+    size_t len = strlen(dir), kept = len;
+
+    if (len == 0 || dir[len - 1] != '/')
+        return len;
+    while (kept > 0 && dir[kept - 1] == '/')
+        kept--;
+    return kept > 0 ? kept : len - 1;
+}
+
+/* The photos a path given may add, by their canonical paths (the key of
+ * `seen`), lexically: the path itself when a file, or `under` followed by
+ * a path within it when a folder. Which it is does not matter here. */
+typedef struct {
+    char *self;
+    char *under; /* ends with a slash */
+} input_reach;
+
+static void
+input_reach_init(input_reach *reach, const char *path, const char *cwd)
+{
+    g_autofree char *child = g_strdup_printf("%.*s/x", (int) folder_base_len(path), path);
+    char *canonical_child = g_canonicalize_filename(child, cwd);
+
+    reach->self = g_canonicalize_filename(path, cwd);
+    /* A name (no ".", ".." or empty part) is kept as it is, at the end:
+     * what precedes it starts every photo's canonical path. */
+    canonical_child[strlen(canonical_child) - 1] = '\0';
+    reach->under = canonical_child;
+}
+
+/* Can two paths given add a photo of the same canonical path? */
+static gboolean
+may_share(const input_reach *a, const input_reach *b)
+{
+    return g_str_has_prefix(a->under, b->under) || g_str_has_prefix(b->under, a->under) ||
+        g_str_has_prefix(a->self, b->under) || g_str_has_prefix(b->self, a->under) ||
+        strcmp(a->self, b->self) == 0;
+}
+
+/* Past this many paths given, each is looked up in `seen` and put in it
+ * rather than compared with every other (a shell's `*.jpg` can be
+ * thousands of files; each file is one look-up). */
+#define MAX_PATHS_COMPARED 256
+
+/* Whether the photos of each path given must be looked up in `seen`
+ * (check[i]) and put in it (record[i]). */
+static void
+plan_dedup(const char *const *paths, int n_paths, const char *cwd, gboolean *check,
+    gboolean *record)
+{
+    input_reach *reach;
+
+    if (n_paths > MAX_PATHS_COMPARED) {
+        for (int i = 0; i < n_paths; i++)
+            check[i] = record[i] = TRUE;
+        return;
+    }
+    reach = g_new(input_reach, MAX(1, n_paths));
+    for (int i = 0; i < n_paths; i++) {
+        input_reach_init(&reach[i], paths[i], cwd);
+        check[i] = record[i] = FALSE;
+    }
+    for (int i = 0; i < n_paths; i++)
+        for (int j = i + 1; j < n_paths; j++)
+            if (may_share(&reach[i], &reach[j]))
+                record[i] = check[j] = TRUE;
+    for (int i = 0; i < n_paths; i++) {
+        g_free(reach[i].self);
+        g_free(reach[i].under);
+    }
+    g_free(reach);
+}
+
+/* Scan the input folder `dir` as named. */
 static void
 scan_input_dir(scan_ctx *ctx, const char *dir)
 {
-    size_t len = strlen(dir);
+    size_t len = folder_base_len(dir);
 
-    if (len > 0 && dir[len - 1] == '/') {
-        size_t kept = len;
-
-        while (kept > 0 && dir[kept - 1] == '/')
-            kept--;
-        len = kept > 0 ? kept : len - 1;
-    }
     g_string_assign(ctx->path, "");
     g_string_append_len(ctx->path, dir, (gssize) len);
     ctx->rel_at = len + 1;
@@ -407,14 +490,19 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
         .dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         .follow = follow_symlinks, .stack = g_ptr_array_new_with_free_func(g_free),
         .cwd = g_get_current_dir(), .path = g_string_new(NULL) };
+    g_autofree gboolean *check = g_new(gboolean, MAX(1, n_paths));
+    g_autofree gboolean *record = g_new(gboolean, MAX(1, n_paths));
     int failed = 0;
 
+    plan_dedup(paths, n_paths, ctx.cwd, check, record);
     glob_set_init(&ctx.include, opts->include);
     glob_set_init(&ctx.exclude, opts->exclude);
     ctx.have_skip = skip_dir && stat(skip_dir, &ctx.skip) == 0;
     for (int i = 0; i < n_paths; i++) {
         struct stat st;
 
+        ctx.check_seen = check[i];
+        ctx.record_seen = record[i];
         if (stat(paths[i], &st) != 0) {
             int saved = errno;
 
