@@ -10,19 +10,6 @@
 
 TestSuite(inputs, .init = gal_test_setup, .fini = gal_test_teardown);
 
-static gal_preset *
-load_ok(const char *yaml)
-{
-    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
-    gal_preset *preset = gal_test_load(yaml, errs);
-    char line[1024] = "";
-
-    if (!preset && errs->count)
-        gal_error_format(&errs->items[0], line, sizeof(line));
-    cr_assert_not_null(preset, "preset did not load: %s", line);
-    return preset;
-}
-
 static void
 touch(const char *path)
 {
@@ -66,10 +53,11 @@ static scan
 collect_with(const char *yaml, const char *const *paths, int n_paths, const char *skip,
     gboolean follow)
 {
-    gal_preset *preset = load_ok(yaml);
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
     scan s = { 0 };
 
+    cr_assert_not_null(preset, "the preset did not load:\n%s", yaml);
     cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, &s.list, &s.n,
                      errs),
         0, "the scan failed");
