@@ -2,11 +2,14 @@
  * into the sorted list of photos a run processes. Special files (FIFOs,
  * devices, sockets) are listed so the user hears about them, but never
  * opened; the output folder is skipped when it lies inside an input. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "error.h"
@@ -51,26 +54,91 @@ const gal_section gal__input_section = {
     sizeof(gal_input_opts),
 };
 
-static int
-compare_names(gconstpointer a, gconstpointer b)
+/* Folders more than this deep below an input folder are read by their
+ * whole path and closed at once, as every folder was: an open folder is a
+ * descriptor held until its sub-folders are done. */
+#define SCAN_MAX_OPEN_DIRS 64
+
+/* One glob of `include` or `exclude`, looked at once per scan rather than
+ * per file: a million photos were a million folds of each glob. */
+typedef struct {
+    const char *glob;
+    gboolean below;   /* has a slash: matched against the path below the folder */
+    char *tail;       /* "*" and a plain ASCII tail ("*.jpg"): the tail in lower case */
+    size_t tail_len;
+} glob_rule;
+
+typedef struct {
+    glob_rule *rules;
+    int n;
+} glob_set;
+
+static void
+glob_set_init(glob_set *set, char **globs)
 {
-    return strcmp(*(const char *const *) a, *(const char *const *) b);
+    set->n = globs ? (int) g_strv_length(globs) : 0;
+    set->rules = g_new0(glob_rule, MAX(1, set->n));
+    for (int i = 0; i < set->n; i++) {
+        glob_rule *rule = &set->rules[i];
+        const char *g = globs[i];
+
+        rule->glob = g;
+        rule->below = strchr(g, '/') != NULL;
+        if (g[0] == '*' && g[1] && !strpbrk(g + 1, "*?") && g_str_is_ascii(g)) {
+            rule->tail = g_ascii_strdown(g + 1, -1);
+            rule->tail_len = strlen(rule->tail);
+        }
+    }
+}
+
+static void
+glob_set_clear(glob_set *set)
+{
+    for (int i = 0; i < set->n; i++)
+        g_free(set->rules[i].tail);
+    g_free(set->rules);
+}
+
+/* gal__glob_match's answer. An ASCII text (nearly every photo's name) is
+ * matched against "*TAIL" by its end: what gal__glob_match's fold and
+ * g_pattern_match_simple make of it. Any other text is folded as UTF-8
+ * there, where a character outside ASCII can fold to ASCII ones ("ﬀ" to
+ * "ff"), so it goes there. */
+static gboolean
+rule_matches(const glob_rule *rule, const char *text)
+{
+    if (rule->tail) {
+        size_t len = 0;
+
+        for (; text[len]; len++)
+            if ((unsigned char) text[len] >= 0x80)
+                return gal__glob_match(rule->glob, text);
+        return len >= rule->tail_len &&
+            g_ascii_strcasecmp(text + len - rule->tail_len, rule->tail) == 0;
+    }
+    return gal__glob_match(rule->glob, text);
 }
 
 static gboolean
-any_match(char **globs, const char *base, const char *relative)
+any_match(const glob_set *set, const char *base, const char *relative)
 {
-    for (int i = 0; globs && globs[i]; i++)
-        if (gal__glob_match(globs[i], strchr(globs[i], '/') ? relative : base))
+    for (int i = 0; i < set->n; i++)
+        if (rule_matches(&set->rules[i], set->rules[i].below ? relative : base))
             return TRUE;
     return FALSE;
 }
 
 typedef struct {
     const gal_input_opts *opts;
+    glob_set include, exclude;
     GArray *found;       /* gal_input */
     GHashTable *seen;    /* canonical path -> NULL, to de-duplicate: the photos' own */
     GPtrArray *seen_copies; /* ... or these, when a photo's path is not canonical */
+    /* For the path given being taken: may an earlier one have taken the
+     * same photos (look each up in `seen`), may a later one (put each in
+     * it)? Neither, for a folder given alone: within one, every path is
+     * new, and the set was a tenth of a plan's instructions. */
+    gboolean check_seen, record_seen;
     GHashTable *dirs;    /* "dev:ino" of folders visited, against loops */
     struct stat skip;    /* the output folder */
     gboolean have_skip;
@@ -79,6 +147,11 @@ typedef struct {
     char *root_shared;   /* the same, as its photos share it (a GRefString) */
     GPtrArray *stack;    /* "dev:ino" of the folders being scanned, outermost first */
     char *cwd;           /* once: canonicalising against it asks the system each time */
+    /* The path of the folder being scanned, then of each of its entries in
+     * turn: built in place, one name at a time, and copied only for a photo
+     * taken (two strings were made and freed for every entry). */
+    GString *path;
+    size_t rel_at;       /* where the path below the input folder starts in `path` */
 } scan_ctx;
 
 static void
@@ -92,41 +165,51 @@ input_clear(gal_input *in)
     g_free(in->why);
 }
 
-/* Take the photo at `path` (ownership taken). */
+/* Take the photo at `path` (ownership taken, a string of its exact size).
+ * `scanned`: found in the folder being scanned, so its path within it is
+ * the end of `path`; otherwise named itself. */
 static void
-add_input(scan_ctx *ctx, char *path, const char *rel, gboolean regular, char *why,
+add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *why,
     const struct stat *st)
 {
     char *canonical;
-    size_t path_len = strlen(path), rel_len = rel ? strlen(rel) : 0;
-    /* At its exact size: g_build_filename's string has a GString's room,
-     * 128 bytes for a path of 60 (64 MB of a million photos' paths); a
-     * path made exactly is left as it is. */
-    gal_input in = { .path = g_realloc(path, path_len + 1),
+    gal_input in = { .path = path,
         .root = ctx->root_shared ? g_ref_string_acquire(ctx->root_shared) : NULL,
         .regular = regular, .why = why, .dev = st ? st->st_dev : 0, .ino = st ? st->st_ino : 0,
         .size = st ? st->st_size : 0, .mtime_ns = st ? gal__mtime_ns(st) : 0 };
 
-    /* A scanned photo's path ends with its relative path (FOLDER/rel). */
-    path = in.path;
-    in.rel_in_path = rel && rel_len < path_len && path[path_len - rel_len - 1] == '/' &&
-        strcmp(path + path_len - rel_len, rel) == 0;
-    in.rel = in.rel_in_path ? in.path + path_len - rel_len
-                            : rel ? g_strdup(rel) : g_path_get_basename(path);
+    in.rel_in_path = scanned;
+    in.rel = scanned ? path + ctx->rel_at : g_path_get_basename(path);
     /* The photo's own string is its key when it is canonical already, as
      * every path beneath an absolute input folder is: a copy of each of a
      * million paths was held for the whole scan. */
-    canonical = gal__path_is_canonical(path) ? path : g_canonicalize_filename(path, ctx->cwd);
-    if (g_hash_table_contains(ctx->seen, canonical)) {
-        if (canonical != path)
-            g_free(canonical);
-        input_clear(&in);
-        return;
+    if (ctx->check_seen || ctx->record_seen) {
+        canonical = gal__path_is_canonical(path) ? path : g_canonicalize_filename(path, ctx->cwd);
+        if (ctx->check_seen && g_hash_table_contains(ctx->seen, canonical)) {
+            if (canonical != path)
+                g_free(canonical);
+            input_clear(&in);
+            return;
+        }
+        if (!ctx->record_seen) {
+            if (canonical != path)
+                g_free(canonical);
+        }
+        else {
+            if (canonical != path)
+                g_ptr_array_add(ctx->seen_copies, canonical);
+            g_hash_table_add(ctx->seen, canonical);
+        }
     }
-    if (canonical != path)
-        g_ptr_array_add(ctx->seen_copies, canonical);
-    g_hash_table_add(ctx->seen, canonical);
     g_array_append_val(ctx->found, in);
+}
+
+/* The entry of the folder being scanned that `ctx->path` names, as a photo's
+ * own string. */
+static char *
+entry_path(const scan_ctx *ctx)
+{
+    return g_memdup2(ctx->path->str, ctx->path->len + 1);
 }
 
 /* A folder's identity, to visit each once even through links. */
@@ -154,23 +237,21 @@ on_stack(scan_ctx *ctx, const char *id)
     return FALSE;
 }
 
-static void scan_dir(scan_ctx *ctx, const char *dir, const char *relative);
-
-/* A symbolic link met while scanning: followed when it stays inside the
- * input folder (or with --follow-symlinks), never round a loop. What is
- * not followed is listed, so the user hears about it. Returns TRUE when
- * the link was dealt with here (listed or skipped). */
+/* A symbolic link met while scanning (its path is `ctx->path`): followed
+ * when it stays inside the input folder (or with --follow-symlinks), never
+ * round a loop. What is not followed is listed, so the user hears about
+ * it. Returns TRUE when the link was dealt with here (listed or skipped). */
 static gboolean
-check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, gboolean *is_dir)
+check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
 {
+    const char *path = ctx->path->str;
     g_autofree char *target = realpath(path, NULL);
     int saved = errno;
     struct stat st;
 
     if (!target || stat(target, &st) != 0) {
-        if (any_match(ctx->opts->include, name, rel) &&
-            !any_match(ctx->opts->exclude, name, rel))
-            add_input(ctx, g_strdup(path), rel, FALSE,
+        if (any_match(&ctx->include, name, rel) && !any_match(&ctx->exclude, name, rel))
+            add_input(ctx, entry_path(ctx), TRUE, FALSE,
                 g_strdup(!target && saved == ELOOP
                         ? "a symbolic link loop: skipped"
                         : "a symbolic link to nothing (its target is missing): skipped"), NULL);
@@ -181,16 +262,15 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
         g_autofree char *id = dir_id(&st);
 
         if (on_stack(ctx, id)) {
-            add_input(ctx, g_strdup(path), rel, FALSE, g_strdup_printf(
+            add_input(ctx, entry_path(ctx), TRUE, FALSE, g_strdup_printf(
                 "a symbolic link loop (it leads back to %s): not followed", target), NULL);
             return TRUE;
         }
     }
-    else if (!any_match(ctx->opts->include, name, rel) ||
-        any_match(ctx->opts->exclude, name, rel))
+    else if (!any_match(&ctx->include, name, rel) || any_match(&ctx->exclude, name, rel))
         return TRUE;
     if (!ctx->follow && !inside(ctx->root, target)) {
-        add_input(ctx, g_strdup(path), rel, FALSE, g_strdup_printf(
+        add_input(ctx, entry_path(ctx), TRUE, FALSE, g_strdup_printf(
             "a symbolic link to %s, outside the input folder: not followed "
             "(--follow-symlinks follows it)", target), NULL);
         return TRUE;
@@ -198,37 +278,71 @@ check_link(scan_ctx *ctx, const char *path, const char *name, const char *rel, g
     return FALSE;
 }
 
-static void
-scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
+static int
+compare_names(const void *a, const void *b)
 {
-    GDir *d = g_dir_open(dir, 0, NULL);
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    gboolean dir_slash = g_str_has_suffix(dir, "/");
-    const char *entry;
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
 
-    if (!d)
+/* The folder `ctx->path` names, reached as `name` in the open folder
+ * `parent_fd` (AT_FDCWD: `name` is the whole path; -1: by its whole path
+ * alone). Each entry is looked up by its name in the open folder, not by
+ * its whole path: the kernel's walk of a long path for every file was a
+ * fifth of the scan. Links are followed to the folder as opening the path
+ * follows them. */
+static void
+scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
+{
+    size_t dir_len = ctx->path->len;
+    int fd = parent_fd != -1 && depth < SCAN_MAX_OPEN_DIRS
+        ? openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        : -1;
+    DIR *d = fd >= 0 ? fdopendir(fd) : opendir(ctx->path->str);
+    /* The names one after another, each with its NUL: one string for the
+     * folder, not one allocation per name. */
+    g_autoptr(GString) text = g_string_new(NULL);
+    g_autoptr(GArray) starts = g_array_new(FALSE, FALSE, sizeof(size_t));
+    g_autofree const char **names = NULL;
+    struct dirent *entry;
+    int at_fd;
+
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
-    while ((entry = g_dir_read_name(d)))
-        g_ptr_array_add(names, g_strdup(entry));
-    g_dir_close(d);
-    g_ptr_array_sort(names, compare_names);
+    }
+    while ((entry = readdir(d))) {
+        /* Hidden files include gallop's own temporaries and manifest (and
+         * "." and ".."). */
+        if (entry->d_name[0] == '.')
+            continue;
+        g_array_append_val(starts, text->len);
+        g_string_append_len(text, entry->d_name, (gssize) strlen(entry->d_name) + 1);
+    }
+    names = g_new(const char *, MAX(1, starts->len));
+    for (guint i = 0; i < starts->len; i++)
+        names[i] = text->str + g_array_index(starts, size_t, i);
+    qsort(names, starts->len, sizeof *names, compare_names);
+    /* Read by its path: nothing held open while its sub-folders are read. */
+    if (fd < 0)
+        g_clear_pointer(&d, closedir);
+    at_fd = d ? dirfd(d) : AT_FDCWD;
 
-    for (guint i = 0; i < names->len; i++) {
-        const char *name = names->pdata[i];
-        /* What g_build_filename makes of them, without its GString (a
-         * name has no slash, nor has `relative` at its end): only a folder
-         * given with a slash at its end needs its rules. */
-        g_autofree char *path = dir_slash ? g_build_filename(dir, name, NULL)
-                                          : g_strconcat(dir, "/", name, NULL);
-        g_autofree char *rel = *relative ? g_strconcat(relative, "/", name, NULL) : g_strdup(name);
+    for (guint i = 0; i < starts->len; i++) {
+        const char *rel;
+        const char *at_name;
         gboolean is_dir = FALSE;
         struct stat st;
 
-        /* Hidden files include gallop's own temporaries and manifest. */
-        if (name[0] == '.' || lstat(path, &st) != 0)
+        g_string_truncate(ctx->path, dir_len);
+        g_string_append_c(ctx->path, '/');
+        g_string_append(ctx->path, names[i]);
+        rel = ctx->path->str + ctx->rel_at;
+        at_name = d ? names[i] : ctx->path->str;
+        if (fstatat(at_fd, at_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (S_ISLNK(st.st_mode)) {
-            if (check_link(ctx, path, name, rel, &is_dir) || stat(path, &st) != 0)
+            if (check_link(ctx, names[i], rel, &is_dir) || fstatat(at_fd, at_name, &st, 0) != 0)
                 continue;
         }
         if (S_ISDIR(st.st_mode)) {
@@ -240,14 +354,109 @@ scan_dir(scan_ctx *ctx, const char *dir, const char *relative)
                 continue;
             g_hash_table_add(ctx->dirs, g_strdup(id));
             g_ptr_array_add(ctx->stack, g_steal_pointer(&id));
-            scan_dir(ctx, path, rel);
+            scan_dir(ctx, d ? at_fd : -1, names[i], depth + 1);
             g_ptr_array_remove_index(ctx->stack, ctx->stack->len - 1);
             continue;
         }
-        if (!any_match(ctx->opts->include, name, rel) || any_match(ctx->opts->exclude, name, rel))
+        if (!any_match(&ctx->include, names[i], rel) || any_match(&ctx->exclude, names[i], rel))
             continue;
-        add_input(ctx, g_steal_pointer(&path), rel, S_ISREG(st.st_mode), NULL, &st);
+        add_input(ctx, entry_path(ctx), TRUE, S_ISREG(st.st_mode), NULL, &st);
     }
+    g_string_truncate(ctx->path, dir_len);
+    if (d)
+        closedir(d);
+}
+
+/* The input folder `dir`'s photos' paths are its first `n` characters, a
+ * slash and their path within it (n being returned), as g_build_filename
+ * joins them: a slash at the end of `dir` is not doubled, and a `dir` of
+ * slashes alone is kept whole ("//" and "a.jpg" are "//a.jpg"). */
+static size_t
+folder_base_len(const char *dir)
+{
+    size_t len = strlen(dir), kept = len;
+
+    if (len == 0 || dir[len - 1] != '/')
+        return len;
+    while (kept > 0 && dir[kept - 1] == '/')
+        kept--;
+    return kept > 0 ? kept : len - 1;
+}
+
+/* The photos a path given may add, by their canonical paths (the key of
+ * `seen`), lexically: the path itself when a file, or `under` followed by
+ * a path within it when a folder. Which it is does not matter here. */
+typedef struct {
+    char *self;
+    char *under; /* ends with a slash */
+} input_reach;
+
+static void
+input_reach_init(input_reach *reach, const char *path, const char *cwd)
+{
+    g_autofree char *child = g_strdup_printf("%.*s/x", (int) folder_base_len(path), path);
+    char *canonical_child = g_canonicalize_filename(child, cwd);
+
+    reach->self = g_canonicalize_filename(path, cwd);
+    /* A name (no ".", ".." or empty part) is kept as it is, at the end:
+     * what precedes it starts every photo's canonical path. */
+    canonical_child[strlen(canonical_child) - 1] = '\0';
+    reach->under = canonical_child;
+}
+
+/* Can two paths given add a photo of the same canonical path? */
+static gboolean
+may_share(const input_reach *a, const input_reach *b)
+{
+    return g_str_has_prefix(a->under, b->under) || g_str_has_prefix(b->under, a->under) ||
+        g_str_has_prefix(a->self, b->under) || g_str_has_prefix(b->self, a->under) ||
+        strcmp(a->self, b->self) == 0;
+}
+
+/* Past this many paths given, each is looked up in `seen` and put in it
+ * rather than compared with every other (a shell's `*.jpg` can be
+ * thousands of files; each file is one look-up). */
+#define MAX_PATHS_COMPARED 256
+
+/* Whether the photos of each path given must be looked up in `seen`
+ * (check[i]) and put in it (record[i]). */
+static void
+plan_dedup(const char *const *paths, int n_paths, const char *cwd, gboolean *check,
+    gboolean *record)
+{
+    input_reach *reach;
+
+    if (n_paths > MAX_PATHS_COMPARED) {
+        for (int i = 0; i < n_paths; i++)
+            check[i] = record[i] = TRUE;
+        return;
+    }
+    reach = g_new(input_reach, MAX(1, n_paths));
+    for (int i = 0; i < n_paths; i++) {
+        input_reach_init(&reach[i], paths[i], cwd);
+        check[i] = record[i] = FALSE;
+    }
+    for (int i = 0; i < n_paths; i++)
+        for (int j = i + 1; j < n_paths; j++)
+            if (may_share(&reach[i], &reach[j]))
+                record[i] = check[j] = TRUE;
+    for (int i = 0; i < n_paths; i++) {
+        g_free(reach[i].self);
+        g_free(reach[i].under);
+    }
+    g_free(reach);
+}
+
+/* Scan the input folder `dir` as named. */
+static void
+scan_input_dir(scan_ctx *ctx, const char *dir)
+{
+    size_t len = folder_base_len(dir);
+
+    g_string_assign(ctx->path, "");
+    g_string_append_len(ctx->path, dir, (gssize) len);
+    ctx->rel_at = len + 1;
+    scan_dir(ctx, AT_FDCWD, dir, 0);
 }
 
 static int
@@ -256,21 +465,44 @@ compare_inputs(gconstpointer a, gconstpointer b)
     return strcmp(((const gal_input *) a)->path, ((const gal_input *) b)->path);
 }
 
+/* Sorted by path, as a stable sort leaves equal paths. A folder's scan
+ * comes out in that order already when no name of a folder is the start
+ * of a longer name ("a/x" sorts after "a-b"): then one look is enough. */
+static void
+sort_inputs(GArray *found)
+{
+    for (guint i = 1; i < found->len; i++)
+        if (compare_inputs(&g_array_index(found, gal_input, i - 1),
+                &g_array_index(found, gal_input, i)) > 0) {
+            g_array_sort(found, compare_inputs);
+            return;
+        }
+}
+
 int
 gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_paths,
     const char *skip_dir, gboolean follow_symlinks, gal_input **out, int *n_out,
     gal_errors *errs)
 {
-    scan_ctx ctx = { opts, g_array_new(FALSE, TRUE, sizeof(gal_input)),
-        g_hash_table_new(g_str_hash, g_str_equal), g_ptr_array_new_with_free_func(g_free),
-        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), { 0 }, FALSE,
-        follow_symlinks, NULL, NULL, g_ptr_array_new_with_free_func(g_free), g_get_current_dir() };
+    scan_ctx ctx = { .opts = opts, .found = g_array_new(FALSE, TRUE, sizeof(gal_input)),
+        .seen = g_hash_table_new(g_str_hash, g_str_equal),
+        .seen_copies = g_ptr_array_new_with_free_func(g_free),
+        .dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .follow = follow_symlinks, .stack = g_ptr_array_new_with_free_func(g_free),
+        .cwd = g_get_current_dir(), .path = g_string_new(NULL) };
+    g_autofree gboolean *check = g_new(gboolean, MAX(1, n_paths));
+    g_autofree gboolean *record = g_new(gboolean, MAX(1, n_paths));
     int failed = 0;
 
+    plan_dedup(paths, n_paths, ctx.cwd, check, record);
+    glob_set_init(&ctx.include, opts->include);
+    glob_set_init(&ctx.exclude, opts->exclude);
     ctx.have_skip = skip_dir && stat(skip_dir, &ctx.skip) == 0;
     for (int i = 0; i < n_paths; i++) {
         struct stat st;
 
+        ctx.check_seen = check[i];
+        ctx.record_seen = record[i];
         if (stat(paths[i], &st) != 0) {
             int saved = errno;
 
@@ -298,20 +530,23 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             ctx.root_shared = g_ref_string_new(ctx.root);
             g_hash_table_add(ctx.dirs, dir_id(&st));
             g_ptr_array_add(ctx.stack, dir_id(&st));
-            scan_dir(&ctx, paths[i], "");
+            scan_input_dir(&ctx, paths[i]);
             g_ptr_array_set_size(ctx.stack, 0);
             ctx.root = NULL;
             g_clear_pointer(&ctx.root_shared, g_ref_string_release);
         }
         else
-            add_input(&ctx, g_strdup(paths[i]), NULL, S_ISREG(st.st_mode), NULL, &st);
+            add_input(&ctx, g_strdup(paths[i]), FALSE, S_ISREG(st.st_mode), NULL, &st);
     }
     g_hash_table_destroy(ctx.seen);
     g_ptr_array_unref(ctx.seen_copies);
     g_hash_table_destroy(ctx.dirs);
     g_ptr_array_unref(ctx.stack);
     g_free(ctx.cwd);
-    g_array_sort(ctx.found, compare_inputs);
+    g_string_free(ctx.path, TRUE);
+    glob_set_clear(&ctx.include);
+    glob_set_clear(&ctx.exclude);
+    sort_inputs(ctx.found);
     if (failed) {
         for (guint i = 0; i < ctx.found->len; i++)
             input_clear(&g_array_index(ctx.found, gal_input, i));

@@ -1,0 +1,306 @@
+/* The scan of the paths given into the list of photos: each photo once
+ * (the first path that reaches it kept), sorted by path, with paths as the
+ * folder was given, links, globs and the skipped output folder. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+TestSuite(inputs, .init = gal_test_setup, .fini = gal_test_teardown);
+
+static void
+touch(const char *path)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+
+    cr_assert_eq(g_mkdir_with_parents(dir, 0755), 0, "cannot make %s", dir);
+    cr_assert(g_file_set_contents(path, "x", 1, NULL), "cannot write %s", path);
+}
+
+static void
+link_to(const char *target, const char *path)
+{
+    cr_assert_eq(symlink(target, path), 0, "cannot link %s", path);
+}
+
+/* In a fresh folder, made the current one (each test is its own process):
+ *   d/x.jpg d/X.JPG d/a-b.jpg d/a/y.jpg d/sub/z.jpg d/sub/deep/w.jpg
+ *   d/.hidden.jpg d/note.txt d10/q.jpg other/o.jpg
+ *   d/to-other -> ../other, d/sub-link -> sub, d/dangling.jpg -> nothing */
+static void
+make_tree(void)
+{
+    g_autofree char *dir = gal_test_tmpdir("inputs");
+    const char *files[] = { "d/x.jpg", "d/X.JPG", "d/a-b.jpg", "d/a/y.jpg", "d/sub/z.jpg",
+        "d/sub/deep/w.jpg", "d/.hidden.jpg", "d/note.txt", "d10/q.jpg", "other/o.jpg" };
+
+    cr_assert_eq(chdir(dir), 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+        touch(files[i]);
+    link_to("../other", "d/to-other");
+    link_to("sub", "d/sub-link");
+    link_to("missing.jpg", "d/dangling.jpg");
+}
+
+typedef struct {
+    gal_input *list;
+    int n;
+} scan;
+
+static scan
+collect_with(const char *yaml, const char *const *paths, int n_paths, const char *skip,
+    gboolean follow)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    scan s = { 0 };
+
+    cr_assert_not_null(preset, "the preset did not load:\n%s", yaml);
+    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, &s.list, &s.n,
+                     errs),
+        0, "the scan failed");
+    gal_preset_free(preset);
+    return s;
+}
+
+static scan
+collect(const char *const *paths, int n_paths)
+{
+    return collect_with("gallop: 1\n", paths, n_paths, NULL, FALSE);
+}
+
+/* The paths of the list, one a line, in its order. */
+static char *
+listed(const scan *s)
+{
+    GString *text = g_string_new(NULL);
+
+    for (int i = 0; i < s->n; i++)
+        g_string_append_printf(text, "%s\n", s->list[i].path);
+    return g_string_free(text, FALSE);
+}
+
+static const gal_input *
+find(const scan *s, const char *path)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->list[i].path, path) == 0)
+            return &s->list[i];
+    return NULL;
+}
+
+#define EXPECT_LISTED(s, expected)                                                             \
+    do {                                                                                       \
+        g_autofree char *got_ = listed(&(s));                                                  \
+        cr_expect_str_eq(got_, expected);                                                      \
+    } while (0)
+
+/* All of d, in path order: "a-b.jpg" before "a/y.jpg" ('-' sorts before
+ * '/'), though the scan meets the folder a first. */
+#define ALL_OF_D(prefix)                                                                       \
+    prefix "X.JPG\n" prefix "a-b.jpg\n" prefix "a/y.jpg\n" prefix "dangling.jpg\n" prefix     \
+           "sub/deep/w.jpg\n" prefix "sub/z.jpg\n" prefix "to-other\n" prefix "x.jpg\n"
+
+Test(inputs, a_folder_alone_in_path_order_with_its_facts)
+{
+    const char *paths[] = { "d" };
+    scan s;
+    const gal_input *x;
+    struct stat st;
+
+    make_tree();
+    s = collect(paths, 1);
+    EXPECT_LISTED(s, ALL_OF_D("d/"));
+    x = find(&s, "d/sub/z.jpg");
+    cr_assert_not_null(x);
+    cr_expect_str_eq(x->rel, "sub/z.jpg");
+    cr_expect(x->rel_in_path);
+    cr_expect(x->regular);
+    cr_expect_null(x->why);
+    cr_assert_eq(stat("d/sub/z.jpg", &st), 0);
+    cr_expect_eq(x->dev, st.st_dev);
+    cr_expect_eq(x->ino, st.st_ino);
+    cr_expect_eq(x->size, 1);
+    cr_expect_eq(x->mtime_ns, gal__mtime_ns(&st));
+    cr_expect_not_null(x->root);
+    cr_expect_not_null(strstr(find(&s, "d/dangling.jpg")->why, "a symbolic link to nothing"));
+    cr_expect_not_null(strstr(find(&s, "d/to-other")->why, "outside the input folder"));
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, a_folder_given_with_slashes_at_its_end)
+{
+    const char *paths[] = { "d//" };
+    scan s;
+
+    make_tree();
+    s = collect(paths, 1);
+    /* As g_build_filename joins them: one slash. */
+    EXPECT_LISTED(s, ALL_OF_D("d/"));
+    cr_expect_str_eq(find(&s, "d/a/y.jpg")->rel, "a/y.jpg");
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, the_same_folder_twice_lists_each_photo_once_as_first_named)
+{
+    const char *paths[] = { "./d/", "d" };
+    scan s;
+
+    make_tree();
+    s = collect(paths, 2);
+    EXPECT_LISTED(s, ALL_OF_D("./d/"));
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, a_photo_named_and_in_a_folder_is_listed_once_as_first_named)
+{
+    const char *file_first[] = { "d/./x.jpg", "d" };
+    const char *folder_first[] = { "d", "d/sub/../x.jpg" };
+    scan s;
+
+    make_tree();
+    s = collect(file_first, 2);
+    cr_expect_not_null(find(&s, "d/./x.jpg"));
+    cr_expect_null(find(&s, "d/x.jpg"), "listed twice");
+    cr_expect_eq(s.n, 8);
+    cr_expect_str_eq(find(&s, "d/./x.jpg")->rel, "x.jpg");
+    gal__inputs_free(s.list, s.n);
+
+    s = collect(folder_first, 2);
+    cr_expect_not_null(find(&s, "d/x.jpg"));
+    cr_expect_null(find(&s, "d/sub/../x.jpg"), "listed twice");
+    cr_expect_eq(s.n, 8);
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, a_folder_inside_another_given_adds_nothing_twice)
+{
+    const char *paths[] = { "d", "./d/sub", "d10" };
+    scan s;
+
+    make_tree();
+    s = collect(paths, 3);
+    /* ./d/sub/z.jpg is d/sub/z.jpg, taken from d first. d10 only starts
+     * like d: its photo is its own. */
+    EXPECT_LISTED(s, ALL_OF_D("d/") "d10/q.jpg\n");
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, a_photo_named_twice_is_listed_once)
+{
+    const char *paths[] = { "d/x.jpg", "other", "./d/x.jpg", "d/X.JPG" };
+    scan s;
+
+    make_tree();
+    s = collect(paths, 4);
+    EXPECT_LISTED(s, "d/X.JPG\nd/x.jpg\nother/o.jpg\n");
+    cr_expect_str_eq(find(&s, "d/x.jpg")->rel, "x.jpg");
+    cr_expect(!find(&s, "d/x.jpg")->rel_in_path);
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, a_link_to_nothing_named_twice_fails_twice)
+{
+    const char *paths[] = { "d/dangling.jpg", "d/dangling.jpg", "d" };
+    scan s;
+    int refused = 0;
+
+    make_tree();
+    s = collect(paths, 3);
+    for (int i = 0; i < s.n; i++)
+        refused += s.list[i].refused;
+    /* Named: refused, each time; found in d: listed, not taken. */
+    cr_expect_eq(refused, 2);
+    cr_expect_eq(s.n, 10);
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, links_inside_followed_once_and_outside_with_follow_symlinks)
+{
+    const char *paths[] = { "d" };
+    scan s;
+
+    make_tree();
+    s = collect_with("gallop: 1\n", paths, 1, NULL, TRUE);
+    /* sub-link leads to sub, scanned already under its own name. */
+    cr_expect_null(find(&s, "d/sub-link/z.jpg"));
+    cr_expect_not_null(find(&s, "d/sub/z.jpg"));
+    cr_expect_not_null(find(&s, "d/to-other/o.jpg"));
+    cr_expect_str_eq(find(&s, "d/to-other/o.jpg")->rel, "to-other/o.jpg");
+    cr_expect_null(find(&s, "d/to-other"));
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, a_folder_given_as_a_link_is_followed)
+{
+    const char *paths[] = { "dlink/" };
+    scan s;
+
+    make_tree();
+    link_to("d", "dlink");
+    s = collect(paths, 1);
+    EXPECT_LISTED(s, ALL_OF_D("dlink/"));
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, globs_fold_case_and_characters_outside_ascii)
+{
+    const char *paths[] = { "g" };
+    scan s;
+
+    make_tree();
+    touch("g/a.jpg");
+    touch("g/b.JpG");
+    touch("g/c.jpeg");
+    touch("g/d.jpg.txt");
+    touch("g/jpg");
+    touch("g/\xc3\xa9t\xc3\xa9.JPG");                  /* été.JPG */
+    touch("g/f.ti\xef\xac\x80");                        /* f.tiﬀ: the ligature folds to "ff" */
+    touch("g/sub/k.jpg");
+    touch("g/sub/deep/m.png");
+    s = collect_with("gallop: 1\n"
+                     "input:\n"
+                     "  include: ['*.JPG', '*.tiff', 'sub/*/*.png']\n"
+                     "  exclude: ['*k.jpg']\n",
+        paths, 1, NULL, FALSE);
+    EXPECT_LISTED(s, "g/a.jpg\ng/b.JpG\ng/f.ti\xef\xac\x80\ng/sub/deep/m.png\n"
+                     "g/\xc3\xa9t\xc3\xa9.JPG\n");
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, the_output_folder_inside_is_skipped)
+{
+    const char *paths[] = { "d" };
+    scan s;
+
+    make_tree();
+    s = collect_with("gallop: 1\n", paths, 1, "d/sub", FALSE);
+    cr_expect_null(find(&s, "d/sub/z.jpg"));
+    cr_expect_null(find(&s, "d/sub/deep/w.jpg"));
+    cr_expect_not_null(find(&s, "d/a/y.jpg"));
+    gal__inputs_free(s.list, s.n);
+}
+
+Test(inputs, folders_deeper_than_the_scan_holds_open)
+{
+    GString *deep = g_string_new("t");
+    const char *paths[] = { "t" };
+    g_autofree char *photo = NULL;
+    scan s;
+
+    make_tree();
+    /* Past the folders the scan keeps open, it reads them by path. */
+    for (int i = 0; i < 80; i++)
+        g_string_append(deep, "/f");
+    photo = g_strconcat(deep->str, "/p.jpg", NULL);
+    touch(photo);
+    g_string_free(deep, TRUE);
+    s = collect(paths, 1);
+    cr_assert_eq(s.n, 1);
+    cr_expect_str_eq(s.list[0].path, photo);
+    cr_expect_str_eq(s.list[0].rel, photo + 2);
+    cr_expect_eq(s.list[0].size, 1);
+    gal__inputs_free(s.list, s.n);
+}
