@@ -633,18 +633,26 @@ gal__write_atomic_beneath(int root_fd, const char *root_path, const char *rel, c
 }
 
 int
-gal__write_atomic(const char *path, const void *data, gsize len, gboolean durable,
-    gal_error *err)
+gal__atomic_begin_path(const char *path, gal_atomic *a, gal_error *err)
 {
     g_autofree char *folder = g_path_get_dirname(path);
     g_autofree char *name = g_path_get_basename(path);
-    gal_atomic a;
     int dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+    *a = (gal_atomic) { -1, -1, NULL, NULL, NULL };
     if (dir < 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
             g_strerror(errno));
-    if (atomic_begin_in(dir, name, path, &a, err))
+    return atomic_begin_in(dir, name, path, a, err);
+}
+
+int
+gal__write_atomic(const char *path, const void *data, gsize len, gboolean durable,
+    gal_error *err)
+{
+    gal_atomic a;
+
+    if (gal__atomic_begin_path(path, &a, err))
         return -1;
     return write_whole(&a, data, len, durable, err);
 }

@@ -132,6 +132,9 @@ int gal__write_atomic_beneath(int root_fd, const char *root_path, const char *re
  * written through. */
 int gal__write_atomic(const char *path, const void *data, gsize len, gboolean durable,
     gal_error *err);
+/* Begin writing such a path a piece at a time (gal__write_all to a->fd,
+ * then gal__atomic_commit, or gal__atomic_abort). -1 with `err` set. */
+int gal__atomic_begin_path(const char *path, gal_atomic *a, gal_error *err);
 
 /* write() all of `data`, retrying on EINTR: 0, or -1 with errno set. */
 int gal__write_all(int fd, const void *data, gsize len);

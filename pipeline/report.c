@@ -1,6 +1,7 @@
 /* report.c: the run report and the log events, as JSON (docs/report.md).
  * Written by hand with one escaping helper: the shapes are small and
  * fixed, and a JSON library would be one more dependency for it. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -423,8 +424,33 @@ list_item(GString *out, gboolean *first)
     g_string_append(out, "\n  {");
 }
 
-char *
-gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *const *runs, int n)
+/* Where a report goes as it is made: its file, a piece at a time, so
+ * that a million photos' report (0.7 GB) is never held whole. */
+typedef struct {
+    gal_atomic file;
+    int failed;            /* errno of the first write that failed; 0: none */
+} report_file;
+
+/* Pieces of at least this size go to the file. */
+#define REPORT_PIECE (1 << 20)
+
+/* All of `out` but its last character (which key() and list_item() look
+ * at) to `to`, when it holds a piece's worth; nothing without a file. */
+static void
+flush_piece(GString *out, report_file *to, gboolean all)
+{
+    gsize keep = all ? 0 : 1;
+
+    if (!to || (!all && out->len < REPORT_PIECE) || out->len <= keep)
+        return;
+    if (!to->failed && gal__write_all(to->file.fd, out->str, out->len - keep) != 0)
+        to->failed = errno ? errno : EIO;
+    g_string_erase(out, 0, (gssize) (out->len - keep));
+}
+
+static char *
+report_json(const gal_preset *const *presets, const gal_run_summary *const *runs, int n,
+    report_file *to)
 {
     GString *out = g_string_new("{");
     counts all = { 0 };
@@ -516,6 +542,7 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
             list_item(out, &first);
             photo_fields(out, &runs[r]->photos[i]);
             g_string_append_c(out, '}');
+            flush_piece(out, to, FALSE);
         }
     g_string_append(out, "\n]");
     key(out, "sheets");
@@ -553,16 +580,32 @@ gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *co
     else
         g_string_append(out, "null");
     g_string_append(out, "}\n");
+    flush_piece(out, to, TRUE);
     return g_string_free(out, FALSE);
+}
+
+char *
+gal_runs_report_json(const gal_preset *const *presets, const gal_run_summary *const *runs, int n)
+{
+    return report_json(presets, runs, n, NULL);
 }
 
 int
 gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *const *runs,
     int n, const char *path, gal_error *err)
 {
-    g_autofree char *text = gal_runs_report_json(presets, runs, n);
+    report_file to = { 0 };
 
-    return gal__write_atomic(path, text, strlen(text), FALSE, err);
+    if (gal__atomic_begin_path(path, &to.file, err))
+        return -1;
+    g_free(report_json(presets, runs, n, &to));
+    if (to.failed) {
+        gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s: %s", path,
+            g_strerror(to.failed));
+        gal__atomic_abort(&to.file);
+        return -1;
+    }
+    return gal__atomic_commit(&to.file, FALSE, err);
 }
 
 char *

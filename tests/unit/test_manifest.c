@@ -440,6 +440,52 @@ Test(manifest, the_json_reader_is_strict)
     }
 }
 
+/* A report of thousands of photos is written to its file a piece at a
+ * time: the file is the text gal_runs_report_json makes, byte for byte,
+ * awkward strings and all, and it is valid JSON. */
+Test(manifest, a_big_report_is_written_in_pieces_as_made)
+{
+    g_autofree char *dir = gal_test_tmpdir("report-pieces");
+    g_autofree char *path = g_build_filename(dir, "report.json", NULL);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\nname: big\n", errs);
+    gal_run_summary summary = { .total = 6000, .preset = "big", .output_dir = "/srv/out" };
+    const gal_run_summary *runs[] = { &summary };
+    g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *text = NULL;
+    g_autofree char *written = NULL;
+    g_autoptr(gal_json) json = NULL;
+    gsize len = 0;
+    gal_error err = { 0 };
+
+    cr_assert_not_null(preset);
+    summary.photos = g_new0(gal_photo_result, summary.total);
+    for (int i = 0; i < summary.total; i++) {
+        gal_photo_result *photo = &summary.photos[i];
+
+        g_ptr_array_add(inputs, g_strdup_printf("in/\"%04d\"\t\xea\xb3\xa0\xff.jpg", i));
+        photo->input = inputs->pdata[i];
+        photo->preset = "big";
+        photo->output_dir = "/srv/out";
+        photo->status = i % 3 ? GAL_PHOTO_PLANNED : GAL_PHOTO_UP_TO_DATE;
+        photo->caption = "a caption of the trip, #pyongyang @marathon \\ \"quoted\"";
+    }
+    text = gal_runs_report_json((const gal_preset *const *) &preset, runs, 1);
+    cr_assert_gt(strlen(text), 2 << 20, "more than two pieces: %zu bytes", strlen(text));
+    cr_assert_eq(gal_runs_report_write((const gal_preset *const *) &preset, runs, 1, path, &err),
+        0, "%s", err.msg);
+    written = gal_test_read_bytes(path, &len);
+    cr_assert_eq(len, strlen(text));
+    cr_expect(memcmp(written, text, len) == 0, "the file is not the report's text");
+    json = gal_json_parse(written, NULL);
+    cr_assert_not_null(json, "the file is not JSON");
+    cr_expect_eq(gal_json_number(json, "totals.photos"), 6000);
+    cr_expect_str_eq(gal_json_string(json, "photos.5999.input"),
+        "in/\"5999\"\t\xea\xb3\xa0\xef\xbf\xbd.jpg");
+    g_free(summary.photos);
+    gal_preset_free(preset);
+}
+
 Test(manifest, events_escape_every_awkward_character)
 {
     gal_photo_result photo = { 0 };
