@@ -350,8 +350,10 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
 /* Taking one shard's results as its part gives them, in its photos'
  * order, which is the merge's (both sort the same paths): each result is
  * the next photo's, taken at once, without a table of the part's results.
- * Only one out of order (a part of an older gallop, a photo gone or new)
- * waits in `others` for its photo. */
+ * A result that is not the next photo's (a part of an older gallop, a
+ * photo gone since) waits in `others` for its photo; after a photo the
+ * part lacks (a new one), every later result waits there, which is slower
+ * but takes the same results. */
 typedef struct {
     preset_run *pr;
     const parts_found *found;

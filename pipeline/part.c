@@ -332,8 +332,11 @@ read_line(char **f, int n, int line, void *user)
 
         if (!r->header || !result_borrow(f, n, &result, &error))
             fault(r, line, "a bad \"result\" line");
-        else if (r->n_results++, r->take && !r->take(f[1], &result, r->user))
-            fault(r, line, "a second result for one photo");
+        else {
+            r->n_results++;
+            if (r->take && !r->take(f[1], &result, r->user))
+                fault(r, line, "a second result for one photo");
+        }
     }
     else if (strcmp(f[0], "done") == 0) {
         gint64 count;
