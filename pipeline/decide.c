@@ -163,7 +163,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     gal_manifest *m = pr->manifest;
     photo_plan *plan = &pr->plans[i];
     const char *input = pr->summary->photos[i].input;
-    g_autofree char *rel_in = gal__relative_path(pr->out_dir, input);
+    g_autofree char *rel_in = gal__out_rel(pr, input);
     gboolean exists;
 
     if (!e)
@@ -203,7 +203,7 @@ gal__files_from_records(preset_run *pr, int i)
     gal_photo_result *result = &pr->summary->photos[i];
 
     for (int f = 0; f < result->n_files; f++) {
-        g_autofree char *rel = gal__relative_path(pr->out_dir, result->files[f].path);
+        g_autofree char *rel = gal__out_rel(pr, result->files[f].path);
         gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
 
         if (!e || e->sheet || e->item)
@@ -248,7 +248,7 @@ decide_output(preset_run *pr, int i, char **detail)
 
     pr->plans[i].stale_files = 0;
     for (int v = 0; v < pr->n_variants; v++) {
-        g_autofree char *rel_out = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
+        g_autofree char *rel_out = gal__out_rel(pr, gal__output_of(pr, i, v));
         gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
         char *why_detail = NULL;
         gal_why why = gal__decide_record(pr, i, rel_out,
@@ -323,7 +323,7 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
             continue;
         if (!pr->plans[i].in_digest.len)
             return;
-        rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+        rel = gal__out_rel(pr, pr->summary->photos[i].input);
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
         g_checksum_update(sum,
@@ -341,7 +341,7 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
 static void
 digest_stat(preset_run *pr, GChecksum *sum, const char *label, const char *path)
 {
-    g_autofree char *rel = gal__relative_path(pr->out_dir, path);
+    g_autofree char *rel = gal__out_rel(pr, path);
     g_autofree char *line = NULL;
     struct stat st;
 
@@ -375,7 +375,7 @@ members_by_stat(preset_run *pr, char *hex)
 
         if (!plan->member)
             continue;
-        rel = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+        rel = gal__out_rel(pr, pr->summary->photos[i].input);
         line = g_strdup_printf("%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT, rel,
             plan->in_size, plan->in_mtime_ns);
         g_checksum_update(sum, (const guchar *) line, -1);

@@ -111,6 +111,10 @@ typedef struct preset_run {
     gint64 *sort_times;    /* per photo, for `sort: date`, when known (the merge); or NULL */
     int *gather_id;        /* photo index -> place in the pages' order */
     char *out_dir;
+    /* The working folder when the run began, canonical; NULL: unknown.
+     * gallop never changes folder during a run, and asking the system
+     * for it twice a photo was two system calls of a rerun's seven. */
+    char *cwd;
     gal_out_dir claim;     /* the output folder, locked for this run */
     gboolean follow_links; /* --follow-symlinks */
     char preset_digest[65];
@@ -159,6 +163,14 @@ static inline int
 gal__photo_number(const preset_run *pr, int i)
 {
     return (pr->run_index ? pr->run_index[i] : i) + 1;
+}
+
+/* `path` (a photo's, or a file beneath the output folder) relative to the
+ * output folder, as records name it. New string. */
+static inline char *
+gal__out_rel(const preset_run *pr, const char *path)
+{
+    return gal__relative_path_from(pr->cwd, pr->out_dir, path);
 }
 
 /* Photo i's planned path of variant v, or NULL. */

@@ -203,7 +203,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             .input_root = pr->inputs[i].root,
             .follow_links = pr->follow_links,
             .output_rel = gal__output_of(pr, i, 0)
-                ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL,
+                ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL,
             .strings = g_string_chunk_new(256),
             .watch = watch, .make_output = plan->build_output,
             .make_item = plan->build_item, .solo = solo,
@@ -213,8 +213,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             jobs[r].variant_rels = g_new0(char *, pr->n_variants);
             jobs[r].files = g_new0(struct gal_job_file, pr->n_variants);
             for (int v = 0; v < pr->n_variants; v++)
-                jobs[r].variant_rels[v] = gal__relative_path(pr->out_dir,
-                    gal__output_of(pr, i, v));
+                jobs[r].variant_rels[v] = gal__out_rel(pr, gal__output_of(pr, i, v));
         }
         gal__facts_from_path(pr->preset, input, gal__photo_number(pr, i), pr->run_total, &jobs[r].facts,
             jobs[r].strings);

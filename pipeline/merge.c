@@ -258,9 +258,9 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     for (int i = 0; i < pr->summary->total; i++) {
         for (int v = 0; pr->plans[i].member && gal__output_of(pr, i, v) && v < pr->n_variants;
              v++)
-            g_hash_table_insert(owners, gal__relative_path(pr->out_dir, gal__output_of(pr, i, v)),
+            g_hash_table_insert(owners, gal__out_rel(pr, gal__output_of(pr, i, v)),
                 GINT_TO_POINTER(i + 1));
-        g_hash_table_insert(photos, gal__relative_path(pr->out_dir, pr->summary->photos[i].input),
+        g_hash_table_insert(photos, gal__out_rel(pr, pr->summary->photos[i].input),
             (gpointer) pr->summary->photos[i].input);
     }
     for (guint c = 0; c < clashes->len; c++) {
@@ -274,7 +274,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
         if (i < 0 || !e)
             continue;
         result = &pr->summary->photos[i];
-        rel_in = gal__relative_path(pr->out_dir, result->input);
+        rel_in = gal__out_rel(pr, result->input);
         if (strcmp(other->input, rel_in) == 0) {
             /* The clashing record is the owner's: it takes the place. */
             g_ptr_array_index(clashes, c) = e;
@@ -371,7 +371,7 @@ take_next(const char *rel_input, const gal_part_result *result, void *user)
 
     if (t->next < t->n) {
         int i = t->photos[t->next];
-        g_autofree char *rel = gal__relative_path(t->pr->out_dir, t->pr->summary->photos[i].input);
+        g_autofree char *rel = gal__out_rel(t->pr, t->pr->summary->photos[i].input);
 
         if (strcmp(rel, rel_input) == 0) {
             take_result(t->pr, t->found, i, t->k, result);
@@ -401,7 +401,7 @@ take_others(shard_taking *t, const char *name, gal_errors *errs)
 
         if (t->taken[i])
             continue;
-        rel = gal__relative_path(t->pr->out_dir, t->pr->summary->photos[i].input);
+        rel = gal__out_rel(t->pr, t->pr->summary->photos[i].input);
         if ((result = g_hash_table_lookup(t->others, rel))) {
             take_result(t->pr, t->found, i, t->k, result);
             t->taken[i] = TRUE;
@@ -415,7 +415,7 @@ take_others(shard_taking *t, const char *name, gal_errors *errs)
     rels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (int at = 0; at < t->n; at++)
         g_hash_table_add(rels,
-            gal__relative_path(t->pr->out_dir, t->pr->summary->photos[t->photos[at]].input));
+            gal__out_rel(t->pr, t->pr->summary->photos[t->photos[at]].input));
     g_hash_table_iter_init(&it, t->others);
     while (g_hash_table_iter_next(&it, &key, NULL))
         if (g_hash_table_contains(rels, key))
@@ -511,7 +511,7 @@ kept_item(preset_run *pr, int i)
 {
     g_autofree char *rel = gal__item_rel(pr, i);
     gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
-    g_autofree char *rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+    g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
     gboolean exists;
 
     if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
@@ -612,14 +612,14 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     /* What the item links to, as its shard wrote it (a gallery's links). */
     if (pr->summary->photos[i].output && pr->summary->photos[i].width > 0) {
         const gal_photo_result *made = &pr->summary->photos[i];
-        g_autofree char *made_rel = gal__relative_path(pr->out_dir, made->output);
+        g_autofree char *made_rel = gal__out_rel(pr, made->output);
 
         /* One file, or several (output.widths, output.formats): each. */
         if (made->n_files == 0)
             gal__item_set_outputs(item, made_rel, made->width, made->height,
                 pr->preset->output->format);
         for (int f = 0; f < made->n_files; f++) {
-            g_autofree char *file_rel = gal__relative_path(pr->out_dir, made->files[f].path);
+            g_autofree char *file_rel = gal__out_rel(pr, made->files[f].path);
 
             if (f == 0)
                 gal__item_set_outputs(item, file_rel, made->files[f].width, made->files[f].height,

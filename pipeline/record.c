@@ -37,7 +37,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     gal_manifest_entry *first = gal__manifest_entry_new();
     struct stat st;
 
-    first->input = gal__relative_path(pr->out_dir, job->input);
+    first->input = gal__out_rel(pr, job->input);
     first->in_size = plan->in_size;
     first->in_mtime_ns = plan->in_mtime_ns;
     first->in_digest = plan->in_digest;
@@ -128,7 +128,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         gal__members_identity(pr, members);
     for (int k = 0; k < pr->summary->n_sheets; k++) {
         gal_photo_result *sheet = &pr->summary->sheets[k];
-        g_autofree char *rel = gal__relative_path(pr->out_dir, sheet->output);
+        g_autofree char *rel = gal__out_rel(pr, sheet->output);
         gal_manifest_entry *e;
         gint64 bytes = sheet->bytes;
         struct stat st;
@@ -183,7 +183,7 @@ photos_making_files(const preset_run *pr)
 
     for (int i = 0; i < pr->summary->total; i++)
         if (makes_files(pr, i))
-            g_hash_table_add(now, gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
+            g_hash_table_add(now, gal__out_rel(pr, pr->summary->photos[i].input));
     return now;
 }
 
@@ -216,13 +216,13 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     for (int i = 0; i < pr->summary->total; i++) {
         if (makes_files(pr, i)) {
             g_autofree char *rel_in =
-                gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+                gal__out_rel(pr, pr->summary->photos[i].input);
 
             for (int v = 0; v < pr->n_variants; v++) {
                 const char *out = gal__output_of(pr, i, v);
                 /* The planned path's end, when it is one (nearly always). */
                 const char *below = gal__path_below(pr->out_dir, out);
-                g_autofree char *rel_out = below ? NULL : gal__relative_path(pr->out_dir, out);
+                g_autofree char *rel_out = below ? NULL : gal__out_rel(pr, out);
                 gal_manifest_entry *e =
                     g_hash_table_lookup(m->entries, below ? below : rel_out);
 
@@ -233,7 +233,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
         }
         if (pr->plans[i].member && !pr->plans[i].has_output)
             g_hash_table_add(members,
-                gal__relative_path(pr->out_dir, pr->summary->photos[i].input));
+                gal__out_rel(pr, pr->summary->photos[i].input));
     }
     /* Only the records that may be orphans are sorted, to be listed in
      * order: not those of items, of the pages made, or of this run's

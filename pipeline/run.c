@@ -2,8 +2,10 @@
  * output folder claimed and manifest read, its products planned and
  * decided; then the workers; then each preset's records, orphans, the
  * manifest saved, and its summary. */
+#include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "engine.h"
 
@@ -29,6 +31,15 @@ peak_rss_bytes(void)
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return 0;
     return (long long) ru.ru_maxrss * 1024; /* kilobytes on Linux */
+}
+
+/* The working folder as the system has it (canonical), or NULL. */
+static char *
+working_folder(void)
+{
+    char cwd[PATH_MAX];
+
+    return getcwd(cwd, sizeof cwd) ? g_strdup(cwd) : NULL;
 }
 
 /* A preset's name becomes its folder when several presets run together. */
@@ -249,6 +260,7 @@ clear_run(preset_run *pr)
     g_free(pr->todo);
     g_free(pr->run_index);
     g_free(pr->out_dir);
+    g_free(pr->cwd);
     /* The summary keeps each photo's path (its result's input, the
      * input's own string since the plan), and outlives the inputs. */
     for (int i = 0; pr->inputs && i < total && i < pr->n_inputs; i++)
@@ -292,6 +304,7 @@ gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets
         pr->members_by_content = presets[r]->output->photos;
         pr->summary->sheets_only = !presets[r]->output->photos;
         pr->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
+        pr->cwd = working_folder();
         pr->keys = gal__preset_keys(presets[r]);
         gal__keys_digest(pr->keys, pr->preset_digest);
         pr->summary->output_dir = g_strdup(pr->out_dir);

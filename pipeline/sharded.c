@@ -133,7 +133,7 @@ gal__shard_leave_others(preset_run *pr)
 char *
 gal__item_rel(const preset_run *pr, int i)
 {
-    g_autofree char *rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+    g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
     g_autofree char *digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, rel_in, -1);
 
     /* Named by the photo's path, not its content: one file per photo,
@@ -182,7 +182,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e = gal__manifest_entry_new();
     e->item = TRUE;
     e->output = g_strdup(rel);
-    e->input = gal__relative_path(pr->out_dir, job->input);
+    e->input = gal__out_rel(pr, job->input);
     e->in_size = plan->in_size;
     e->in_mtime_ns = plan->in_mtime_ns;
     e->in_digest = plan->in_digest;
@@ -215,10 +215,10 @@ gal__shard_built(preset_run *pr, int i)
 {
     const gal_photo_result *result = &pr->summary->photos[i];
     g_autofree char *rel_out = gal__output_of(pr, i, 0)
-        ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
+        ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
     char digest[GAL_SHA256_HEX_LEN + 1];
 
-    g_hash_table_replace(pr->built, gal__relative_path(pr->out_dir, result->input),
+    g_hash_table_replace(pr->built, gal__out_rel(pr, result->input),
         gal__part_result_new(result, rel_out,
             gal__digest_hex(&pr->plans[i].in_digest, digest)));
 }
@@ -268,9 +268,9 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
         g_autofree char *rel_out = NULL;
         char digest[GAL_SHA256_HEX_LEN + 1];
 
-        rel_in = gal__relative_path(pr->out_dir, pr->summary->photos[i].input);
+        rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
         rel_out = gal__output_of(pr, i, 0)
-            ? gal__relative_path(pr->out_dir, gal__output_of(pr, i, 0)) : NULL;
+            ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
         gal__part_append_result(extra, rel_in, rel_out,
             gal__digest_hex(&pr->plans[i].in_digest, digest),
             result_to_save(pr, i, rel_in, rel_out));
@@ -304,7 +304,7 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
              (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE ||
                  summary->photos[i].status == GAL_PHOTO_DONE);
              v++) {
-            g_autofree char *rel = gal__relative_path(pr->out_dir, gal__output_of(pr, i, v));
+            g_autofree char *rel = gal__out_rel(pr, gal__output_of(pr, i, v));
 
             if ((e = g_hash_table_lookup(pr->manifest->entries, rel)) &&
                 !g_hash_table_contains(pr->part->entries, rel))

@@ -200,29 +200,39 @@ Test(batch, pixel_limit_lets_medium_format_through_by_default)
 /* ---- output names ------------------------------------------------------------------ */
 
 /* Photos written back to the folder they came from, same name and format:
- * refused before anything is written, the inputs untouched. `link` names
- * the folder through a symlink for the inputs, so paths differ. */
+ * refused before anything is written, the inputs untouched. Through a
+ * link: the inputs are named through a symlink to their folder, so paths
+ * differ. Relative: both folders are named from the working folder
+ * ("in"), as the plan looks the outputs up in the folder it opened. */
+typedef enum { NAMED_ABSOLUTE, NAMED_THROUGH_LINK, NAMED_RELATIVE } naming;
+
 static void
-check_overwrite_refused(const char *name, gboolean through_link)
+check_overwrite_refused(const char *name, naming how)
 {
     g_autofree char *tmp = gal_test_tmpdir(name);
     g_autofree char *crop = crop_preset(tmp);
     g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
     g_autofree char *link = g_build_filename(tmp, "link", NULL);
     const char *const photos[] = { "trip/trip-01.jpg", "trip/trip-02.jpg", NULL };
+    gboolean through_link = how == NAMED_THROUGH_LINK;
     const char *argv[] = { GAL_BINARY, "run", crop,
         through_link ? link : in_dir, "-o", in_dir, "-q", NULL };
+    g_autofree char *script = g_strdup_printf("cd '%s' && exec '%s' run '%s' in -o in -q", tmp,
+        GAL_BINARY, crop);
+    const char *relative_argv[] = { "/bin/sh", "-c", script, NULL };
     g_autofree char *err = NULL;
 
     copy_fixtures(in_dir, photos);
     if (through_link)
         cr_assert_eq(symlink(in_dir, link), 0);
-    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    cr_assert_eq(gal_test_spawn(how == NAMED_RELATIVE ? relative_argv : argv, NULL, &err), 1,
+        "stderr:\n%s", err);
     for (int i = 0; photos[i]; i++) {
         g_autofree char *fixture = g_build_filename(GAL_FIXTURES_DIR, photos[i], NULL);
         g_autofree char *base = g_path_get_basename(photos[i]);
         g_autofree char *copy = g_build_filename(in_dir, base, NULL);
-        g_autofree char *given = g_build_filename(through_link ? link : in_dir, base, NULL);
+        g_autofree char *given = g_build_filename(
+            how == NAMED_RELATIVE ? "in" : through_link ? link : in_dir, base, NULL);
         g_autofree char *prefix = g_strdup_printf("%s: ", given);
         g_autofree char *line = NULL;
         g_autofree char *want = NULL;
@@ -241,12 +251,17 @@ check_overwrite_refused(const char *name, gboolean through_link)
 
 Test(batch, output_that_would_overwrite_its_input_is_refused)
 {
-    check_overwrite_refused("batch-overwrite", FALSE);
+    check_overwrite_refused("batch-overwrite", NAMED_ABSOLUTE);
+}
+
+Test(batch, overwrite_is_refused_with_folders_named_relatively)
+{
+    check_overwrite_refused("batch-overwrite-relative", NAMED_RELATIVE);
 }
 
 Test(batch, overwrite_is_refused_through_a_symlinked_folder)
 {
-    check_overwrite_refused("batch-overwrite-link", TRUE);
+    check_overwrite_refused("batch-overwrite-link", NAMED_THROUGH_LINK);
 }
 
 /* A ".." in the template itself fails every photo: it is a preset error,
