@@ -797,6 +797,24 @@ gal__manifest_load(const char *dir)
     return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL);
 }
 
+static gpointer
+load_on_thread(gpointer dir)
+{
+    return gal__manifest_load(dir);
+}
+
+GThread *
+gal__manifest_load_begin(const char *dir)
+{
+    return g_thread_new("gallop-manifest", load_on_thread, (gpointer) dir);
+}
+
+gal_manifest *
+gal__manifest_load_end(GThread *loading)
+{
+    return g_thread_join(loading);
+}
+
 static gal_manifest *
 load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *user,
     gboolean records)

@@ -91,6 +91,9 @@ typedef struct gal_manifest_entry {
      * record before it reads it: who makes the output in this run. A set
      * of a million records beside them was 40 MB at a merge's end. */
     unsigned char made_by : 2;
+    /* Scratch of a merge (merge.c): the record came from one of its parts,
+     * not from the manifest there before. */
+    bool from_part : 1;
 } gal_manifest_entry;
 
 typedef struct gal_manifest {
@@ -113,6 +116,12 @@ gal_manifest *gal__manifest_new(const char *dir);
  * Entries that name anything but a relative path beneath the folder are
  * dropped, each with a line in `warnings`. */
 gal_manifest *gal__manifest_load(const char *dir);
+/* gal__manifest_load on a thread of its own, while the caller does
+ * something else (collects the photos: in a rerun of a large set the two
+ * take about as long); `dir` must stay until gal__manifest_load_end,
+ * which waits for it and gives the manifest. */
+GThread *gal__manifest_load_begin(const char *dir);
+gal_manifest *gal__manifest_load_end(GThread *loading);
 /* The same for the manifest file `name` in the folder (a part), with
  * `other` (may be NULL) called for the lines of other kinds. */
 gal_manifest *gal__manifest_load_named(const char *dir, const char *name,

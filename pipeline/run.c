@@ -138,11 +138,24 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
                                   : GAL_CLAIM_OWN;
 
     /* Claimed before the manifest is read, so no other run changes it
-     * between this run's reading and writing it. */
+     * between this run's reading and writing it. A folder already there
+     * is claimed first (which makes nothing), and its manifest read while
+     * the photos are collected; a new one only once there are photos. */
+    gboolean there = g_file_test(pr->out_dir, G_FILE_TEST_IS_DIR);
+    GThread *loading = NULL;
+
+    if (there) {
+        if (gal__claim(pr, how, errs))
+            return -1;
+        loading = gal__manifest_load_begin(pr->out_dir);
+    }
     if (gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs) ||
-        gal__claim(pr, how, errs))
+        (!there && gal__claim(pr, how, errs))) {
+        if (loading)
+            gal__manifest_free(gal__manifest_load_end(loading));
         return -1;
-    pr->manifest = gal__manifest_load(pr->out_dir);
+    }
+    pr->manifest = loading ? gal__manifest_load_end(loading) : gal__manifest_load(pr->out_dir);
     if (opts->shards > 0 && gal__shard_begin(pr, opts, errs))
         return -1;
     /* A shard says it started before it makes anything: killed at any
