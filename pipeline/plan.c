@@ -99,27 +99,115 @@ refuse(gal_photo_result *result, const char *message)
     result->status = GAL_PHOTO_FAILED;
 }
 
-/* Comparing paths is not enough: the output folder may reach an input
- * through a symlink (-o real/ with the photos given as link/). The
- * inputs' identities are gathered and sorted into *input_ids when first
- * needed: a plan whose outputs do not exist yet needs none. `below`:
- * the path's name beneath the folder open as `dir_fd`, when the path
- * reaches it only through that folder (else NULL): looked up there, not
- * walked from the root again for each photo (a fifth of a merge's system
- * time); links are followed as stat follows them. */
+/* What tells a planned output that would replace one of the run's
+ * inputs. Comparing paths is not enough: the output folder may reach an
+ * input through a symlink (-o real/ with the photos given as link/), or a
+ * disk may not tell case apart (DSC_0001.JPG and DSC_0001.jpg on a
+ * card). Outputs are written by renaming a finished file over the name,
+ * so what an output replaces is its name in its folder: only an output in
+ * a folder that holds inputs can replace one, and only those are
+ * stat'ed, each compared by identity with the inputs (a million photos'
+ * outputs in their own folder need no stat each: that was a fifth of a
+ * merge's system time). A link to an input elsewhere is replaced like
+ * any file, never written through. Gathered when first needed. */
+typedef struct {
+    const gal_input *inputs;
+    int n_inputs;
+    int out_fd;             /* the claimed output folder, or -1 */
+    GArray *folder_ids;     /* of the folders holding inputs, sorted */
+    GArray *input_ids;      /* of the inputs, sorted */
+    int out_holds;          /* the output folder holds inputs: 1, 0, or -1 not known yet */
+    char *parent;           /* the last other folder asked about, and its answer */
+    gboolean parent_holds;
+} input_guard;
+
+static void
+input_guard_clear(input_guard *g)
+{
+    if (g->folder_ids)
+        g_array_unref(g->folder_ids);
+    if (g->input_ids)
+        g_array_unref(g->input_ids);
+    g_free(g->parent);
+}
+
+/* The identities of the folders the inputs are in, sorted: a stat per
+ * folder (the scan gives the photos of a folder one after another). */
+static GArray *
+input_folder_ids_of(const gal_input *inputs, int n)
+{
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(file_id));
+    const char *last = NULL;
+    size_t last_len = 0;
+
+    for (int i = 0; i < n; i++) {
+        const char *path = inputs[i].path, *slash = strrchr(path, '/');
+        size_t len = slash ? (size_t) (slash - path) : 0;
+        g_autofree char *folder = NULL;
+        struct stat st;
+
+        if (last && len == last_len && strncmp(path, last, len) == 0)
+            continue;
+        last = path;
+        last_len = len;
+        folder = !slash ? g_strdup(".") : len == 0 ? g_strdup("/") : g_strndup(path, len);
+        if (stat(folder, &st) == 0)
+            g_array_append_val(ids, ((file_id) { st.st_dev, st.st_ino }));
+    }
+    g_array_sort(ids, compare_ids);
+    return ids;
+}
+
 static gboolean
-is_input_file(GArray **input_ids, const gal_input *inputs, int n_inputs, int dir_fd,
-    const char *below, const char *path)
+holds_inputs(input_guard *g, const struct stat *folder)
+{
+    file_id id = { folder->st_dev, folder->st_ino };
+
+    if (!g->folder_ids)
+        g->folder_ids = input_folder_ids_of(g->inputs, g->n_inputs);
+    return bsearch(&id, g->folder_ids->data, g->folder_ids->len, sizeof id, compare_ids) != NULL;
+}
+
+/* May an output named `path` (`below`: its name in the output folder, or
+ * NULL when the path does not plainly reach it) be in a folder holding
+ * inputs? A folder that cannot be stat'ed holds no output either. */
+static gboolean
+in_a_folder_of_inputs(input_guard *g, const char *below, const char *path)
+{
+    const char *slash;
+    struct stat st;
+
+    if (below && !strchr(below, '/') && g->out_fd >= 0) {
+        if (g->out_holds < 0)
+            g->out_holds = fstat(g->out_fd, &st) != 0 || holds_inputs(g, &st);
+        return g->out_holds;
+    }
+    slash = strrchr(path, '/');
+    if (!slash)
+        return stat(".", &st) != 0 || holds_inputs(g, &st);
+    if (!g->parent || strlen(g->parent) != (size_t) (slash - path) ||
+        strncmp(g->parent, path, slash - path) != 0) {
+        g_free(g->parent);
+        g->parent = g_strndup(path, slash - path);
+        g->parent_holds = stat(*g->parent ? g->parent : "/", &st) == 0 && holds_inputs(g, &st);
+    }
+    return g->parent_holds;
+}
+
+static gboolean
+is_input_file(input_guard *g, const char *below, const char *path)
 {
     struct stat st;
     file_id id;
 
-    if ((below && dir_fd >= 0 ? fstatat(dir_fd, below, &st, 0) : stat(path, &st)) != 0)
+    if (!in_a_folder_of_inputs(g, below, path))
         return FALSE;
-    if (!*input_ids)
-        *input_ids = input_ids_of(inputs, n_inputs);
+    if ((below && g->out_fd >= 0 ? fstatat(g->out_fd, below, &st, 0) : stat(path, &st)) != 0)
+        return FALSE;
+    if (!g->input_ids)
+        g->input_ids = input_ids_of(g->inputs, g->n_inputs);
     id = (file_id) { st.st_dev, st.st_ino };
-    return bsearch(&id, (*input_ids)->data, (*input_ids)->len, sizeof id, compare_ids) != NULL;
+    return bsearch(&id, g->input_ids->data, g->input_ids->len, sizeof id, compare_ids) != NULL;
 }
 
 /* The output folder as the plan's paths spell it, and what tells two
@@ -298,7 +386,7 @@ gal__plan_photos(preset_run *pr)
      * `key_copies`. */
     g_autoptr(GHashTable) claimed = g_hash_table_new(g_str_hash, g_str_equal);
     g_autoptr(GPtrArray) key_copies = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GArray) input_ids = NULL;
+    input_guard guard = { inputs, pr->n_inputs, pr->claim.fd, NULL, NULL, -1, NULL, FALSE };
     out_paths where;
     gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
@@ -381,7 +469,7 @@ gal__plan_photos(preset_run *pr)
             /* An output named like an input is that input's file: its
              * identity tells, whatever the spelling. Another shard's photo
              * is checked by that shard. */
-            if (!elsewhere && is_input_file(&input_ids, inputs, pr->n_inputs, pr->claim.fd,
+            if (!elsewhere && is_input_file(&guard,
                     where.prefix_is_folder && strncmp(path, where.prefix, where.prefix_len) == 0
                         ? path + where.prefix_len : NULL, path)) {
                 g_autofree char *msg = g_strdup_printf("its output %s would overwrite an input",
@@ -448,6 +536,7 @@ gal__plan_photos(preset_run *pr)
     for (int k = 0; k < n_paths; k++)
         g_free(paths[k]);
     out_paths_clear(&where);
+    input_guard_clear(&guard);
 }
 
 void

@@ -264,6 +264,68 @@ Test(batch, overwrite_is_refused_through_a_symlinked_folder)
     check_overwrite_refused("batch-overwrite-link", NAMED_THROUGH_LINK);
 }
 
+/* Outputs named into a subfolder of the output folder that is the input
+ * folder (a symlink): refused, though the output folder itself holds no
+ * photo. */
+Test(batch, overwrite_is_refused_through_a_linked_subfolder)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-overwrite-subfolder");
+    g_autofree char *preset = gal_test_write_preset(tmp, "sub.yaml",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 200, height: 200}\n"
+        "output: {name: \"sub/{stem}.{ext}\"}\n");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sub = g_build_filename(out_dir, "sub", NULL);
+    g_autofree char *copy = g_build_filename(in_dir, "trip-01.jpg", NULL);
+    g_autofree char *fixture = g_build_filename(TRIP_DIR, "trip-01.jpg", NULL);
+    const char *const photos[] = { "trip/trip-01.jpg", NULL };
+    const char *argv[] = { GAL_BINARY, "run", preset, in_dir, "-o", out_dir, "-q", NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *want = NULL, *got = NULL;
+    gsize want_len, got_len;
+
+    copy_fixtures(in_dir, photos);
+    cr_assert_eq(g_mkdir_with_parents(out_dir, 0777), 0);
+    cr_assert_eq(symlink(in_dir, sub), 0);
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    cr_expect(strstr(err, "would overwrite an input") != NULL, "%s", err);
+    want = gal_test_read_bytes(fixture, &want_len);
+    got = gal_test_read_bytes(copy, &got_len);
+    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", copy);
+}
+
+/* A symlink in the output folder to a photo elsewhere is not that photo's
+ * name: the output replaces the link (renamed over it, never written
+ * through), and the photo is as it was. */
+Test(batch, output_replaces_a_link_to_an_input_never_the_input)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-output-link");
+    g_autofree char *crop = crop_preset(tmp);
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *copy = g_build_filename(in_dir, "trip-01.jpg", NULL);
+    g_autofree char *out_path = g_build_filename(out_dir, "trip-01.jpg", NULL);
+    g_autofree char *fixture = g_build_filename(TRIP_DIR, "trip-01.jpg", NULL);
+    const char *const photos[] = { "trip/trip-01.jpg", NULL };
+    const char *argv[] = { GAL_BINARY, "run", crop, in_dir, "-o", out_dir, "-q", NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *want = NULL, *got = NULL;
+    gsize want_len, got_len;
+    struct stat st;
+
+    copy_fixtures(in_dir, photos);
+    cr_assert_eq(g_mkdir_with_parents(out_dir, 0777), 0);
+    cr_assert_eq(symlink(copy, out_path), 0);
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "stderr:\n%s", err);
+    cr_assert_eq(lstat(out_path, &st), 0);
+    cr_expect(S_ISREG(st.st_mode), "%s is still a link", out_path);
+    want = gal_test_read_bytes(fixture, &want_len);
+    got = gal_test_read_bytes(copy, &got_len);
+    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", copy);
+}
+
 /* A ".." in the template itself fails every photo: it is a preset error,
  * reported before anything is opened or written. */
 Test(batch, name_template_with_dotdot_is_refused)
