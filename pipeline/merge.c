@@ -438,7 +438,7 @@ take_next(const char *rel_input, const gal_part_result *result, void *user)
  * `others`; a result left there for a photo taken already is a second
  * one: -1, the part is damaged. */
 static int
-take_others(shard_taking *t, const char *name, gal_errors *errs)
+take_others(shard_taking *t, const char *name, gal_error *err)
 {
     g_autoptr(GHashTable) rels = NULL;
     GHashTableIter it;
@@ -469,16 +469,61 @@ take_others(shard_taking *t, const char *name, gal_errors *errs)
     g_hash_table_iter_init(&it, t->others);
     while (g_hash_table_iter_next(&it, &key, NULL))
         if (g_hash_table_contains(rels, key))
-            return gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL,
                 "%s/%s: a second result for %s: the part is damaged; run its shard again",
                 t->pr->out_dir, name, (const char *) key);
     return 0;
 }
 
+/* Taking the parts' results on several threads, a part each at a time:
+ * a part's results are its shard's photos' only, so each thread writes
+ * only its own photos' results and plans, and reads the manifest, which
+ * nothing changes meanwhile. Reading the parts again was the largest
+ * part of a merge left on one thread. */
+typedef struct {
+    preset_run *pr;
+    const parts_found *found;
+    const int *first;       /* shard k's photos are by_shard[first[k] .. first[k + 1]) */
+    const int *by_shard;
+    gboolean *taken;        /* per photo */
+    gint next;              /* atomic: the shard to take next, less one */
+    gal_error **failure;    /* per shard: NULL, or why its part could not be taken */
+} results_taking;
+
+static void
+take_shard(results_taking *rt, int k)
+{
+    const parts_found *found = rt->found;
+    g_autoptr(GHashTable) others = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        (GDestroyNotify) gal__part_result_free);
+    g_autofree char *name = gal__part_name(k, found->shards);
+    shard_taking t = { rt->pr, found, k, rt->by_shard + rt->first[k],
+        rt->first[k + 1] - rt->first[k], 0, rt->taken, others };
+    gal_error err = { 0 };
+
+    if (gal__part_read_results(rt->pr->out_dir, name, &found->parts[k].info, take_next, &t,
+            &err) == 0)
+        take_others(&t, name, &err);
+    if (err.code)
+        rt->failure[k] = g_memdup2(&err, sizeof err);
+}
+
+static gpointer
+results_thread(gpointer data)
+{
+    results_taking *rt = data;
+    int k;
+
+    while ((k = g_atomic_int_add(&rt->next, 1) + 1) <= rt->found->shards)
+        if (rt->first[k] < rt->first[k + 1])
+            take_shard(rt, k);
+    return NULL;
+}
+
 /* Each photo's result, from its shard's part: a part at a time, its
  * results read and taken as they come. */
 static int
-take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
+take_results(preset_run *pr, const parts_found *found, int jobs, gal_errors *errs)
 {
     gal_run_summary *summary = pr->summary;
     int total = summary->total, failed = 0;
@@ -487,9 +532,10 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
     g_autofree int *first = g_new0(int, found->shards + 2);
     g_autofree int *by_shard = g_new(int, MAX(1, total));
     g_autofree gboolean *taken = g_new0(gboolean, MAX(1, total));
-    /* A part that could not be read names no photo as missing: its
-     * error says what to do. */
-    g_autofree gboolean *read = g_new0(gboolean, found->shards + 2);
+    g_autofree gal_error **failure = g_new0(gal_error *, found->shards + 1);
+    results_taking rt = { pr, found, first, by_shard, taken, 0, failure };
+    int workers = gal__schedule_workers(jobs, found->shards);
+    g_autofree GThread **threads = g_new0(GThread *, MAX(1, workers));
 
     for (int i = 0; i < total; i++) {
         shard_of[i] = gal__shard_of(pr->inputs[i].rel, found->shards);
@@ -503,41 +549,30 @@ take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
         for (int i = 0; i < total; i++)
             by_shard[next[shard_of[i]]++] = i;
     }
-    for (int k = 1; k <= found->shards; k++) {
-        g_autoptr(GHashTable) others = NULL;
-        g_autofree char *name = NULL;
-        shard_taking t;
-        gal_error err = { 0 };
-
-        if (first[k] == first[k + 1])
-            continue;
-        name = gal__part_name(k, found->shards);
-        others = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-            (GDestroyNotify) gal__part_result_free);
-        t = (shard_taking) { pr, found, k, by_shard + first[k], first[k + 1] - first[k], 0,
-            taken, others };
-        if (gal__part_read_results(pr->out_dir, name, &found->parts[k].info, take_next, &t,
-                &err)) {
-            gal__errors_add(errs, &err);
+    for (int t = 1; t < workers; t++)
+        threads[t] = g_thread_new("gallop-results", results_thread, &rt);
+    results_thread(&rt);
+    for (int t = 1; t < workers; t++)
+        g_thread_join(threads[t]);
+    /* A part that could not be read names no photo as missing: its error
+     * says what to do. Said in shard order, as when taken one by one. */
+    for (int k = 1; k <= found->shards; k++)
+        if (failure[k]) {
+            gal__errors_add(errs, failure[k]);
             failed = -1;
-            continue;
         }
-        if (take_others(&t, name, errs)) {
-            failed = -1;
-            continue;
-        }
-        read[k] = TRUE;
-    }
     /* In input order, as one pass over the photos would say it. */
     for (int i = 0; i < total; i++) {
         int k = shard_of[i];
 
-        if (read[k] && !taken[i])
+        if (!failure[k] && !taken[i])
             failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
                 "%s: not in the part of its shard (%d of %d), which ran before the photo was "
                 "there, or with other photos: run shard %d again (--shard %d/%d)",
                 summary->photos[i].input, k, found->shards, k, k, found->shards);
     }
+    for (int k = 1; k <= found->shards; k++)
+        g_free(failure[k]);
     return failed;
 }
 
@@ -838,7 +873,7 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     /* Names as the shards planned them (the parts' records spare the
      * headers a name from EXIF would need). */
     gal__plan_photos(pr);
-    if (take_results(pr, &found, errs)) {
+    if (take_results(pr, &found, opts->jobs, errs)) {
         parts_clear(&found);
         return -1;
     }
