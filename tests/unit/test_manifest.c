@@ -106,6 +106,52 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     gal__manifest_free(back);
 }
 
+static int
+compare_c_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Records are written in the byte order of their outputs (strcmp's),
+ * whatever their lengths about the 16 bytes compared first and whatever
+ * bytes they hold: names that end, or differ, before, at and after it. */
+Test(manifest, records_are_written_in_the_byte_order_of_their_names)
+{
+    static const char *const names[] = { "a", "a/b", "a.jpg", "ab", "abcdefghijklmno",
+        "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnopa", "abcdefghijklmnoq",
+        "abcdefghijklmnoo", "abcdefghijklmnop/x", "DSC_0000000.jpg", "DSC_0000001.jpg",
+        "DSC_00000000.jpg", "DSC_0000000.jpg.webp", "Z.jpg", "\xea\xb3\xa0.jpg",
+        "\xc3\xa9.jpg", "\x7f.jpg", "~.jpg", "2024/06/01/IMG_0001.jpg",
+        "2024/06/01/IMG_0001-1.jpg", "2024/06/01/IMG_0001.jpg.png" };
+    g_autofree char *dir = gal_test_tmpdir("manifest-order");
+    gal_manifest *m = gal__manifest_new(dir);
+    g_autoptr(GPtrArray) want = g_ptr_array_new();
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    guint got = 0;
+
+    /* Put in an order of their own (the table's is its own anyway). */
+    for (int i = (int) G_N_ELEMENTS(names) - 1; i >= 0; i--) {
+        gal__manifest_put(m, entry(names[i], "../in/a.jpg"));
+        g_ptr_array_add(want, (gpointer) names[i]);
+    }
+    g_ptr_array_sort(want, compare_c_strings);
+    text = gal__manifest_text(m);
+    lines = g_strsplit(text, "\n", -1);
+    for (int l = 0; lines[l]; l++) {
+        g_auto(GStrv) fields = NULL;
+
+        if (!g_str_has_prefix(lines[l], "output\t"))
+            continue;
+        fields = g_strsplit(lines[l], "\t", 3);
+        cr_assert_lt(got, want->len);
+        cr_expect_str_eq(fields[1], want->pdata[got], "record %u", got);
+        got++;
+    }
+    cr_expect_eq(got, want->len);
+    gal__manifest_free(m);
+}
+
 Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
 {
     g_autofree char *dir = gal_test_tmpdir("manifest-damaged");
