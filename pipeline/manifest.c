@@ -476,12 +476,14 @@ gal__manifest_int(const char *text, gint64 *v)
     char *end;
     int n = 0;
 
-    /* Plain digits, as gallop writes them, read here; anything else
-     * (signs, spaces, 19 digits or more) as g_ascii_strtoll reads it, so
-     * that what is accepted does not change. */
-    for (; p[n] >= '0' && p[n] <= '9' && n < 18; n++)
+    /* Plain digits, as gallop writes them, read here (19 of them, as
+     * every time in nanoseconds since 2001 has, while they fit: 19 digits
+     * cannot overflow 64 unsigned bits); anything else (signs, spaces,
+     * more digits, what does not fit) as g_ascii_strtoll reads it, so that
+     * what is accepted does not change. */
+    for (; p[n] >= '0' && p[n] <= '9' && n < 19; n++)
         u = u * 10 + (guint64) (p[n] - '0');
-    if (n > 0 && !p[n]) {
+    if (n > 0 && !p[n] && u <= (guint64) G_MAXINT64) {
         *v = *text == '-' ? -(gint64) u : (gint64) u;
         return TRUE;
     }
