@@ -93,7 +93,7 @@ const char merge_usage_text[] =
     "\n"
     "options:\n"
     "  -o, --output DIR     the shards' output folder (default: the preset's output.dir)\n"
-    "  -j, --jobs N         items read at once (default: number of cores)\n"
+    "  -j, --jobs N         parts and items read at once (default: number of cores)\n"
     "  --set KEY=VALUE      override a preset value, as the shards did\n"
     "  --follow-symlinks    as the shards did\n"
     "  --report FILE.json   write the JSON report of the whole run (docs/report.md)\n"

@@ -437,7 +437,7 @@ void gal_run_summary_free(gal_run_summary *summary);
  * sharded run.
  *
  * `opts`: inputs (NULL/0: those the shards were given, found from their
- * working folder), output_dir, jobs (items read at once), follow_symlinks,
+ * working folder), output_dir, jobs (parts and items read at once), follow_symlinks,
  * cancel; the rest is ignored. A cancelled merge changes nothing and may
  * be run again. */
 int gal_merge_presets(const gal_preset *const *presets, int n, const gal_run_options *opts,
