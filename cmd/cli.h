@@ -46,7 +46,7 @@ typedef struct {
     gboolean check;      /* --check: list only what is stale */
     gboolean live;       /* a progress line on a terminal */
     gboolean line_shown; /* the progress line is on screen */
-    gint64 start, last_draw;
+    gint64 start, last_draw, last_flush;
     int done, total, failed;
     const char *unit;    /* what done/total count: "photos", or "outputs" with several presets */
 } progress_state;

@@ -47,6 +47,8 @@ catch_signals(void)
 
 /* ---- progress ------------------------------------------------------------------ */
 
+#define FLUSH_INTERVAL_US (G_USEC_PER_SEC / 10)
+
 void
 clear_line(progress_state *st)
 {
@@ -99,14 +101,17 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
     if (st->json) {
         g_autofree char *line = gal_photo_event_json(photo, done, total);
 
+        fflush(stdout);
         fprintf(stderr, "%s\n", line);
     }
     clear_line(st);
     switch (photo->status) {
     case GAL_PHOTO_FAILED:
     case GAL_PHOTO_IGNORED:
-        if (!st->json)
+        if (!st->json) {
+            fflush(stdout);
             print_error(photo->error);
+        }
         break;
     /* A photo without an output (output.photos false) only gives its
      * contact-sheet tile; the sheets get their own lines. */
@@ -158,6 +163,13 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
     case GAL_PHOTO_CANCELLED:
         break;
     }
-    fflush(stdout);
+    /* stdout is flushed before anything goes to stderr (above), so the
+     * two read in order as one stream, and otherwise at most ten times a
+     * second and at the end: a flush a photo was a write a photo, a
+     * million of them in a dry run of a large set. */
+    if (done == total || g_get_monotonic_time() - st->last_flush >= FLUSH_INTERVAL_US) {
+        fflush(stdout);
+        st->last_flush = g_get_monotonic_time();
+    }
     draw_line(st, done == total);
 }

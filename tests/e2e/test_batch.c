@@ -326,6 +326,39 @@ Test(batch, output_replaces_a_link_to_an_input_never_the_input)
     cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", copy);
 }
 
+/* stdout and stderr as one stream (2>&1, a CI log): photos' lines come
+ * before a later photo's error, though stdout is not flushed after every
+ * photo (at most ten times a second). One tiny photo at a time, in input
+ * order: a and b, made within milliseconds, then the broken c. */
+Test(batch, lines_and_errors_keep_their_order_in_one_stream)
+{
+    g_autofree char *tmp = gal_test_tmpdir("batch-one-stream");
+    g_autofree char *preset = gal_test_write_preset(tmp, "tiny.yaml",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 16, height: 16}\n");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *a = g_build_filename(in_dir, "a.jpg", NULL);
+    g_autofree char *b = g_build_filename(in_dir, "b.jpg", NULL);
+    g_autofree char *c = g_build_filename(in_dir, "c.jpg", NULL);
+    g_autofree char *script = g_strdup_printf("exec '%s' run '%s' '%s' -o '%s' -j 1 2>&1",
+        GAL_BINARY, preset, in_dir, out_dir);
+    const char *argv[] = { "/bin/sh", "-c", script, NULL };
+    g_autofree char *out = NULL;
+    const char *wrote_b, *error_c;
+
+    cr_assert_eq(g_mkdir_with_parents(in_dir, 0777), 0);
+    gal_test_copy_file(GAL_FIXTURES_DIR "/captions/none.jpg", a);
+    gal_test_copy_file(GAL_FIXTURES_DIR "/captions/none.jpg", b);
+    gal_test_copy_file(BROKEN_DIR "/not-an-image.jpg", c);
+    cr_assert_eq(gal_test_spawn(argv, &out, NULL), 1, "%s", out);
+    wrote_b = strstr(out, "b.jpg (");
+    error_c = strstr(out, "c.jpg: ");
+    cr_assert(strstr(out, "a.jpg (") && wrote_b && error_c, "%s", out);
+    cr_expect(strstr(out, "a.jpg (") < wrote_b && wrote_b < error_c, "%s", out);
+}
+
 /* A ".." in the template itself fails every photo: it is a preset error,
  * reported before anything is opened or written. */
 Test(batch, name_template_with_dotdot_is_refused)
