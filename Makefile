@@ -3,8 +3,8 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]  the binary, presets, man page
 #               and shell completions
 #   make test   install what is missing, build, run every test
-#               (with CI set, also the whole suite under ASan + UBSan, and
-#               every fuzz target for 30 s)
+#               (with CI set, also the whole suite under ASan + UBSan, the
+#               merge's threads under TSan, and every fuzz target for 30 s)
 #   make stress hundreds of small runs at -j 4 that must not crash (issue 12)
 #   make schema rewrite presets/gallop.schema.json and the key tables of
 #               docs/presets.md from the parameter tables (commit them)
@@ -15,6 +15,7 @@
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
+BUILD_TSAN  ?= build-tsan
 BUILD_FUZZ  ?= build-fuzz
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 GALLOP      := $(BUILD)/cmd/gallop
@@ -108,12 +109,15 @@ ifneq ($(CI),)
 	$(MAKE) fuzz FUZZ_SECONDS=30
 endif
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-sanitize: deps schema-deps gallery-deps
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer; then
+# ThreadSanitizer over the threads of a merge and of reading a manifest
+# (tests/sanitizers/threads: a few seconds, on the scale bench's empty photos).
+test-sanitize: build schema-deps gallery-deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGAL_WERROR=ON \
 	  -DGAL_SANITIZE=address,undefined
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	ctest --test-dir $(BUILD_ASAN) --output-on-failure
+	tests/sanitizers/threads $(BUILD) $(BUILD_TSAN)
 
 # Crash hunting (issue 12, tests/stress/run): threads building and dropping
 # the libvips operations that can use orc, then the same small batch built
