@@ -11,8 +11,8 @@
  *   record.c  the manifest records of what was made; orphans, --prune
  *   sharded.c a shard's own steps (--shard K/N): other shards' photos left
  *             to them, items kept for the pages, its part of the manifest
- *   merge.c   gal_merge_presets: the shards' parts joined, the pages made
- *             from the items they kept
+ *   merge.c   gal_merge_presets: the shards' parts read and joined
+ *   merge_pages.c  the merge's pages, made from the items the shards kept
  *   run.c     gal_run_presets: those steps in order, and the summary
  *
  * A run is planned on the calling thread, so what gets written never
@@ -260,6 +260,18 @@ void gal__record_pages(preset_run *pr, GHashTable *written);
 /* Outputs the manifest lists that no photo makes any more (and old pages
  * not made again, given `pages`): listed, and removed with --prune. */
 void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *pages);
+
+/* merge_pages.c: the pages of a merge, from the items its shards kept. */
+/* Every photo going on the pages (the plan's, `shards` of them) has its
+ * item, as recorded: -1 naming each that has not, before any page is
+ * made. The photos' sort times come from the items' records. */
+int gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs);
+/* The pages, from the kept items, by the run's own gathering, on
+ * opts->jobs threads. */
+int gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *errs);
+/* Items of photos that are gone (or no longer on the pages) go, with
+ * their records; the others stay for the next sharded run. */
+void gal__merge_drop_stale_items(preset_run *pr);
 
 /* sharded.c */
 /* Which of the run's photos (pr->inputs, just collected) are shard

@@ -1,0 +1,246 @@
+/* merge_pages.c: what a merge makes of the items the shards kept
+ * (engine.h): every photo on the pages checked to have its item, the
+ * pages made from them by the run's own gathering (so they are one run's
+ * files), and the items of photos gone dropped. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "exif.h"
+#include "limit.h"
+#include "shard.h"
+#include "stage.h"
+
+static const gal_stage_instance *
+gather_stage(const gal_preset *preset)
+{
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
+
+        if (st->def->kind == GAL_STAGE_GATHER)
+            return st;
+    }
+    return NULL;
+}
+
+/* The record of photo i's kept item, when it is there as recorded. */
+static gal_manifest_entry *
+kept_item(preset_run *pr, int i)
+{
+    g_autofree char *rel = gal__item_rel(pr, i);
+    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
+    gboolean exists;
+
+    if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
+        strcmp(e->preset_digest, pr->preset_digest) != 0 ||
+        !gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
+        return NULL;
+    return e;
+}
+
+/* Does photo i go on the pages with an item? A photo that failed leaves
+ * a gap, closed up, as in one run. */
+static gboolean
+on_pages(const preset_run *pr, int i)
+{
+    return pr->plans[i].member && pr->summary->photos[i].status != GAL_PHOTO_FAILED;
+}
+
+int
+gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
+{
+    int failed = 0;
+
+    pr->sort_times = g_new(gint64, MAX(1, pr->summary->total));
+    for (int i = 0; i < pr->summary->total; i++) {
+        gal_manifest_entry *e;
+        gint64 time;
+        char *end;
+
+        pr->sort_times[i] = GAL_SORT_TIME_UNKNOWN;
+        if (!on_pages(pr, i))
+            continue;
+        if (!(e = kept_item(pr, i))) {
+            int k = gal__shard_of(pr->inputs[i].rel, shards);
+
+            failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
+                "%s: its contact-sheet item is missing, or not what its shard (%d of %d) kept: "
+                "run shard %d again (--shard %d/%d)", pr->summary->photos[i].input, k, shards,
+                k, k, shards);
+            continue;
+        }
+        time = e->facts[GAL_ITEM_SORT_TIME]
+            ? g_ascii_strtoll(e->facts[GAL_ITEM_SORT_TIME], &end, 10) : 0;
+        if (e->facts[GAL_ITEM_SORT_TIME] && !*end && end != e->facts[GAL_ITEM_SORT_TIME])
+            pr->sort_times[i] = time;
+    }
+    return failed;
+}
+
+/* Photo i's kept item, read back, labelled as its tile would be. */
+static VipsImage *
+load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err)
+{
+    static const gal_read_rules rules = { "contact-sheet item", NULL, FALSE, 0, GAL_ERR_OUTPUT };
+    gal_read_rules capped = rules;
+    g_autofree char *rel = gal__item_rel(pr, i);
+    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+    g_autoptr(VipsImage) png = NULL;
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    VipsImage *item;
+    gal_facts facts;
+    gal_stage_ctx sc = gal__stage_ctx(stage);
+    int fd = gal__open_beneath(pr->claim.fd, rel);
+
+    capped.max_bytes = gal__limits.item_bytes;
+    if (fd < 0)
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s", pr->out_dir, rel,
+                   g_strerror(errno)), NULL;
+    if (gal__fd_read_all(fd, rel, &capped, &data, &len, err)) {
+        close(fd);
+        return NULL;
+    }
+    close(fd);
+    if (vips_pngload_buffer(data, len, &png, NULL) || !(item = vips_image_copy_memory(png))) {
+        gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
+        return NULL;
+    }
+    gal__facts_from_path(pr->preset, pr->summary->photos[i].input, gal__photo_number(pr, i),
+        pr->run_total,
+        &facts, strings);
+    facts.caption = e->facts[GAL_ITEM_CAPTION];
+    facts.camera = e->facts[GAL_ITEM_CAMERA];
+    facts.lens = e->facts[GAL_ITEM_LENS];
+    facts.artist = e->facts[GAL_ITEM_ARTIST];
+    facts.copyright = e->facts[GAL_ITEM_COPYRIGHT];
+    facts.exposure = e->facts[GAL_ITEM_EXPOSURE];
+    facts.has_date = gal__exif_date_parse(e->facts[GAL_ITEM_DATE], &facts.date);
+    facts.index = gal__gather_index(pr->gather, pr->gather_id[i]);
+    if (stage->def->label) {
+        g_autofree char *label = stage->def->label(&sc, &facts);
+
+        if (label)
+            vips_image_set_string(item, GAL_META_LABEL, label);
+    }
+    /* What the item links to, as its shard wrote it (a gallery's links). */
+    if (pr->summary->photos[i].output && pr->summary->photos[i].width > 0) {
+        const gal_photo_result *made = &pr->summary->photos[i];
+        g_autofree char *made_rel = gal__out_rel(pr, made->output);
+
+        /* One file, or several (output.widths, output.formats): each. */
+        if (made->n_files == 0)
+            gal__item_set_outputs(item, made_rel, made->width, made->height,
+                pr->preset->output->format);
+        for (int f = 0; f < made->n_files; f++) {
+            g_autofree char *file_rel = gal__out_rel(pr, made->files[f].path);
+
+            if (f == 0)
+                gal__item_set_outputs(item, file_rel, made->files[f].width, made->files[f].height,
+                    gal__format_of_name(made->files[f].format));
+            else
+                gal__item_add_output(item, file_rel, made->files[f].width, made->files[f].height,
+                    gal__format_of_name(made->files[f].format));
+        }
+    }
+    return item;
+}
+
+typedef struct {
+    preset_run *pr;
+    const gal_stage_instance *stage;
+    gint next;
+    gint failed;      /* an item that was checked could not be read */
+    gal_error first;  /* why, for the first */
+    GMutex lock;
+} page_work;
+
+static gpointer
+page_worker(gpointer data)
+{
+    page_work *w = data;
+    preset_run *pr = w->pr;
+    int k;
+
+    while (!gal__cancelled(pr->engine->cancel) &&
+        (k = g_atomic_int_add(&w->next, 1)) < pr->n_todo) {
+        int i = pr->todo[k];
+        VipsImage *item = NULL;
+        gal_error err = { 0 };
+
+        if (on_pages(pr, i) && !(item = load_item(pr, i, w->stage, &err))) {
+            g_mutex_lock(&w->lock);
+            if (!w->failed++) {
+                gal_error_set_subject(&err, pr->summary->photos[i].input);
+                w->first = err;
+            }
+            g_mutex_unlock(&w->lock);
+        }
+        gal__gather_done(pr->gather, pr->gather_id[i], item);
+    }
+    vips_thread_shutdown();
+    return NULL;
+}
+
+int
+gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
+{
+    page_work w = { pr, gather_stage(pr->preset), 0, 0, { 0 }, { 0 } };
+    int workers;
+    GThread **threads;
+
+    pr->n_todo = 0;
+    for (int i = 0; i < pr->summary->total; i++)
+        if (pr->plans[i].member)
+            pr->todo[pr->n_todo++] = i;
+    if (pr->n_todo == 0 || !w.stage)
+        return 0;
+    gal__plan_pages(pr);
+    workers = gal__schedule_workers(opts->jobs, pr->n_todo);
+    threads = g_new0(GThread *, workers);
+    g_mutex_init(&w.lock);
+    for (int t = 0; t < workers; t++)
+        threads[t] = g_thread_new("gallop-merge", page_worker, &w);
+    for (int t = 0; t < workers; t++)
+        g_thread_join(threads[t]);
+    g_free(threads);
+    g_mutex_clear(&w.lock);
+    if (w.failed) {
+        gal__errors_add(errs, &w.first);
+        return -1;
+    }
+    return 0;
+}
+
+void
+gal__merge_drop_stale_items(preset_run *pr)
+{
+    g_autoptr(GHashTable) keep = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GPtrArray) drop = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer value;
+
+    for (int i = 0; i < pr->summary->total; i++)
+        if (pr->plans[i].member && pr->has_pages)
+            g_hash_table_add(keep, gal__item_rel(pr, i));
+    g_hash_table_iter_init(&it, pr->manifest->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        gal_manifest_entry *e = value;
+
+        if (e->item && !g_hash_table_contains(keep, e->output))
+            g_ptr_array_add(drop, e->output);
+    }
+    for (guint d = 0; d < drop->len; d++) {
+        gal_error err = { 0 };
+        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, drop->pdata[d]);
+        gboolean exists;
+
+        if (gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256,
+                &exists))
+            gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
+        g_hash_table_remove(pr->manifest->entries, drop->pdata[d]);
+    }
+}
