@@ -290,7 +290,7 @@ decide_output(preset_run *pr, int i, char **detail)
     result->caption = g_strdup(e->caption);
     result->caption_source = g_strdup(e->caption_source);
     result->caption_cut = e->caption_cut;
-    result->about = g_strdupv(e->about);
+    result->about = gal__about_ref(e->about);
     return GAL_WHY_UP_TO_DATE;
 }
 

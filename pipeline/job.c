@@ -605,14 +605,7 @@ sharpen_after_resize(const gal_job *job, VipsImage *image, VipsImage **out, gal_
 char **
 gal__about_strv(const GPtrArray *about)
 {
-    char **strv;
-
-    if (!about)
-        return NULL;
-    strv = g_new0(char *, about->len + 1);
-    for (guint i = 0; i < about->len; i++)
-        strv[i] = g_strdup(about->pdata[i]);
-    return strv;
+    return about ? gal__about_new((const char *const *) about->pdata, about->len) : NULL;
 }
 
 void

@@ -74,7 +74,7 @@ struct gal_job {
     GPtrArray *about;
 };
 
-/* job->about as a NULL-terminated copy (g_strfreev); NULL for NULL. */
+/* job->about as a new shared block (manifest.h: gal__about_unref it); NULL for NULL. */
 char **gal__about_strv(const GPtrArray *about);
 
 /* The format names a report and a gallery give outputs. */

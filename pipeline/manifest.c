@@ -13,6 +13,41 @@
 #include "limit.h"
 #include "manifest.h"
 
+/* ---- what a site shows of a photo ----------------------------------------------- */
+
+char **
+gal__about_new(const char *const *fields, gsize n)
+{
+    gsize bytes = (n + 1) * sizeof(char *);
+    char **about, *at;
+
+    for (gsize i = 0; i < n; i++)
+        bytes += strlen(fields[i]) + 1;
+    about = g_atomic_rc_box_alloc(bytes);
+    at = (char *) (about + n + 1);
+    for (gsize i = 0; i < n; i++) {
+        size_t len = strlen(fields[i]) + 1;
+
+        about[i] = memcpy(at, fields[i], len);
+        at += len;
+    }
+    about[n] = NULL;
+    return about;
+}
+
+char **
+gal__about_ref(char **about)
+{
+    return about ? g_atomic_rc_box_acquire(about) : NULL;
+}
+
+void
+gal__about_unref(char **about)
+{
+    if (about)
+        g_atomic_rc_box_release(about);
+}
+
 /* ---- the manifest file ------------------------------------------------------------ */
 
 static void
@@ -69,7 +104,7 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     ref_string_clear(&e->version);
     g_free(e->caption);
     g_free(e->caption_source);
-    g_strfreev(e->about);
+    gal__about_unref(e->about);
     for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
         g_free(e->facts[f]);
     g_free(e->facts);
@@ -94,7 +129,7 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
     c->name_key = g_strdup(e->name_key);
     c->caption = g_strdup(e->caption);
     c->caption_source = g_strdup(e->caption_source);
-    c->about = g_strdupv(e->about);
+    c->about = gal__about_ref(e->about);
     for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
         gal__manifest_entry_facts(c)[f] = g_strdup(e->facts[f]);
     for (guint d = 0; e->deps && d < e->deps->len; d++) {
@@ -378,16 +413,16 @@ parse_about(gal_manifest *m, char **f, int n)
 
     if (n < 3 || !(e = g_hash_table_lookup(m->entries, f[1])) || e->sheet || e->item)
         return;
-    about = g_ptr_array_new();
+    about = g_ptr_array_sized_new(n);
     for (int i = 2; i < n; i++) {
         const char *eq = strchr(f[i], '=');
 
         if (eq && eq != f[i] && strspn(f[i], "abcdefghijklmnopqrstuvwxyz_") == (size_t) (eq - f[i]))
-            g_ptr_array_add(about, g_strdup(f[i]));
+            g_ptr_array_add(about, f[i]);
     }
-    g_ptr_array_add(about, NULL);
-    g_strfreev(e->about);
-    e->about = (char **) g_ptr_array_free(about, FALSE);
+    gal__about_unref(e->about);
+    e->about = gal__about_new((const char *const *) about->pdata, about->len);
+    g_ptr_array_unref(about);
 }
 
 static void

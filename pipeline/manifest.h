@@ -111,6 +111,15 @@ typedef struct gal_manifest {
  * kind first (valid during the call only), and its line number. */
 typedef void (*gal_manifest_line_fn)(char **fields, int n, int line, void *user);
 
+/* What a site shows of a photo ("key=value" each, NULL-terminated: a
+ * record's `about`, gal_photo_result.about): the strings and their
+ * pointers in one reference-counted block, which a record and the
+ * results that report it share. A copy each, in a record and in its
+ * photo's result, was over a kilobyte a photo in a merge or a rerun. */
+char **gal__about_new(const char *const *fields, gsize n);
+char **gal__about_ref(char **about);   /* NULL stays NULL */
+void gal__about_unref(char **about);   /* NULL: nothing */
+
 gal_manifest *gal__manifest_new(const char *dir);
 /* Never fails: a missing, unreadable or foreign manifest reads as empty.
  * Entries that name anything but a relative path beneath the folder are

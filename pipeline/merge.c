@@ -375,7 +375,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
         if (!e || !e->about)
             e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
         if (e)
-            result->about = g_strdupv(e->about);
+            result->about = gal__about_ref(e->about);
     }
     result->seconds = r->seconds;
     result->hash_seconds = r->hash_seconds;

@@ -15,7 +15,7 @@
 static char **
 about_with_warnings(const gal_job *job)
 {
-    g_autoptr(GPtrArray) about = g_ptr_array_new();
+    g_autoptr(GPtrArray) about = g_ptr_array_new_with_free_func(g_free);
     g_auto(GStrv) lines = job->warnings ? g_strsplit(job->warnings, "\n", -1) : NULL;
 
     for (guint a = 0; job->about && a < job->about->len; a++)
@@ -23,8 +23,7 @@ about_with_warnings(const gal_job *job)
     for (int w = 0; lines && lines[w]; w++)
         if (*lines[w])
             g_ptr_array_add(about, g_strconcat("warning=", lines[w], NULL));
-    g_ptr_array_add(about, NULL);
-    return (char **) g_ptr_array_free(g_steal_pointer(&about), FALSE);
+    return gal__about_new((const char *const *) about->pdata, about->len);
 }
 
 /* The manifest records of a photo whose outputs were just written: one
@@ -58,7 +57,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
             continue;
         e = gal__manifest_entry_copy(first);
         if (v > 0)
-            g_clear_pointer(&e->about, g_strfreev);
+            g_clear_pointer(&e->about, gal__about_unref);
 
         g_free(e->output);
         e->output = g_strdup(job->variant_rels[v]);

@@ -401,7 +401,7 @@ free_result(gal_photo_result *r)
     g_free((char *) r->caption);
     g_free((char *) r->caption_source);
     g_free((char *) r->warnings);
-    g_strfreev(r->about);
+    gal__about_unref(r->about);
     g_free(r->error);
     for (int f = 0; f < r->n_files; f++)
         g_free((char *) r->files[f].path);

@@ -106,6 +106,46 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     gal__manifest_free(back);
 }
 
+/* A record's about is one shared block: its own copy of the strings, read
+ * back from the file as written, and shared (not copied) by a copy of the
+ * record, each reference let go on its own (ASan: no leak, no double free). */
+Test(manifest, about_is_one_shared_block_read_back_as_written)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-about");
+    g_autofree char *taken = g_strdup("taken=2014-04-11T11:25:09");
+    const char *fields[] = { "camera=NIKON D750", taken, "warning=a \"quoted\"\tline", "x=" };
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_manifest_entry *e = entry("a.jpg", "../in/a.jpg"), *copy, *got;
+    gal_manifest *back;
+    gal_error err = { 0 };
+    char **shared;
+
+    e->about = gal__about_new(fields, G_N_ELEMENTS(fields));
+    taken[0] = 'T'; /* the block has its own copy */
+    cr_assert_str_eq(e->about[1], "taken=2014-04-11T11:25:09");
+    cr_assert_null(e->about[G_N_ELEMENTS(fields)]);
+    copy = gal__manifest_entry_copy(e);
+    cr_expect_eq(copy->about, e->about, "a copy of the record shares its about");
+    shared = gal__about_ref(e->about);
+    gal__manifest_entry_free(copy);
+    gal__manifest_put(m, e);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+    cr_expect_str_eq(shared[0], "camera=NIKON D750", "a result's reference outlives the record");
+    gal__about_unref(shared);
+
+    back = gal__manifest_load(dir);
+    got = g_hash_table_lookup(back->entries, "a.jpg");
+    cr_assert_not_null(got);
+    cr_assert_not_null(got->about);
+    for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
+        cr_expect_str_eq(got->about[i], i == 1 ? "taken=2014-04-11T11:25:09" : fields[i]);
+    cr_expect_null(got->about[G_N_ELEMENTS(fields)]);
+    cr_expect_null(gal__about_ref(NULL));
+    gal__about_unref(NULL);
+    gal__manifest_free(back);
+}
+
 static int
 compare_c_strings(gconstpointer a, gconstpointer b)
 {
