@@ -105,6 +105,10 @@ def main():
     ap.add_argument("--template", required=True, help="a part a real sharded run wrote")
     ap.add_argument("--shards", type=int, default=100)
     ap.add_argument("--per-folder", type=int, default=1000, help="photos per day folder")
+    ap.add_argument("--no-about", dest="about", action="store_false",
+                    help="leave out the about line a run records per photo (camera, lens, "
+                         "exposure, colour, a 16x20 WebP placeholder: ~400 bytes); as the "
+                         "bench did before 2026-11-28 11:30")
     ap.add_argument("--cwd", default=os.getcwd(),
                     help="the folder the shards ran from (their parts' inputs line)")
     args = ap.parse_args()
@@ -152,6 +156,15 @@ def main():
                 f"output\t{escape(name)}\t{escape(rel_in)}\t0\t{in_mtime}\t{EMPTY_SHA256}\t"
                 f"{digest}\t{version}\t0\t{out_mtime}\t{EMPTY_SHA256}\t{width}\t{height}\t"
                 f"{name_key}\n")
+            if args.about:
+                entries[k].write(
+                    f"about\t{escape(name)}\tcamera=NIKON D750\tlens=24.0-120.0 mm f/4.0\t"
+                    f"taken=2014-04-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{i * 7 % 60:02d}"
+                    f"\tf=8\tshutter=1/{250 + i % 750}\tiso={100 + i % 1500}\tfocal_mm=35"
+                    f"\torientation=1\tcolor=#{i * 2654435761 % 16777216:06x}\tplaceholder="
+                    f"data:image/webp;base64,UklGRoYAAABXRUJQVlA4IHoAAABwBACdASoQABQAPrVKnkon"
+                    f"JCKhsAgA4BaJQBOmUI7gBUPrDadizoGqxQuuAADNb{i:010d}AAAAAAAAAAAAAAAAAAAAAA"
+                    f"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n")
             # result INPUT OUTPUT status why detail W H bytes sha caption source cut
             #        seconds hash_seconds code file line col key subject msg in_sha (part.c)
             seconds = 0.05 + (i * 7919 % 1000) / 20000

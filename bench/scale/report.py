@@ -114,8 +114,8 @@ def main():
         f"- {args.gallop_version}, Release build",
         f"- files on {fs_type(args.scratch)}: N empty photos in day folders of 1,000 "
         f"(`YYYY/MM/DD/DSC_0000000.jpg`), their N empty outputs, and the {args.shards} "
-        f"parts a finished `--shard K/{args.shards}` run leaves (one `output` record and one "
-        f"`result` line per photo), preset [scale/scale.yaml](scale/scale.yaml) (resize + "
+        f"parts a finished `--shard K/{args.shards}` run leaves (one `output` record, its "
+        f"`about` line as a real photo's, and one `result` line per photo), preset [scale/scale.yaml](scale/scale.yaml) (resize + "
         f"JPEG, no contact sheet)",
         f"- each figure is the best of {args.runs} runs, each measured on its own (wall, "
         f"user + system CPU, peak RSS from GNU time); stdout to /dev/null",
