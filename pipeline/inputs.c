@@ -152,6 +152,7 @@ typedef struct {
      * taken (two strings were made and freed for every entry). */
     GString *path;
     size_t rel_at;       /* where the path below the input folder starts in `path` */
+    gboolean via_link;   /* the next photo taken is a link's target (gal_input.via_link) */
 } scan_ctx;
 
 static void
@@ -179,6 +180,8 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
         .size = st ? st->st_size : 0, .mtime_ns = st ? gal__mtime_ns(st) : 0 };
 
     in.rel_in_path = scanned;
+    in.via_link = ctx->via_link;
+    ctx->via_link = FALSE;
     in.rel = scanned ? path + ctx->rel_at : g_path_get_basename(path);
     /* The photo's own string is its key when it is canonical already, as
      * every path beneath an absolute input folder is: a copy of each of a
@@ -331,7 +334,7 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
     for (guint i = 0; i < starts->len; i++) {
         const char *rel;
         const char *at_name;
-        gboolean is_dir = FALSE;
+        gboolean is_dir = FALSE, link;
         struct stat st;
 
         g_string_truncate(ctx->path, dir_len);
@@ -341,7 +344,8 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         at_name = d ? names[i] : ctx->path->str;
         if (fstatat(at_fd, at_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
-        if (S_ISLNK(st.st_mode)) {
+        link = S_ISLNK(st.st_mode);
+        if (link) {
             if (check_link(ctx, names[i], rel, &is_dir) || fstatat(at_fd, at_name, &st, 0) != 0)
                 continue;
         }
@@ -360,6 +364,7 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         }
         if (!any_match(&ctx->include, names[i], rel) || any_match(&ctx->exclude, names[i], rel))
             continue;
+        ctx->via_link = link;
         add_input(ctx, entry_path(ctx), TRUE, S_ISREG(st.st_mode), NULL, &st);
     }
     g_string_truncate(ctx->path, dir_len);
@@ -535,8 +540,12 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             ctx.root = NULL;
             g_clear_pointer(&ctx.root_shared, g_ref_string_release);
         }
-        else
+        else {
+            struct stat own;
+
+            ctx.via_link = lstat(paths[i], &own) == 0 && S_ISLNK(own.st_mode);
             add_input(&ctx, g_strdup(paths[i]), FALSE, S_ISREG(st.st_mode), NULL, &st);
+        }
     }
     g_hash_table_destroy(ctx.seen);
     g_ptr_array_unref(ctx.seen_copies);

@@ -27,6 +27,10 @@ typedef struct gal_input {
      * shared by every photo of its folder (a GRefString): a million
      * photos' paths, folders and relative paths were three strings each. */
     bool rel_in_path : 1;
+    /* `path` is a symbolic link, followed: its photo's own name is the
+     * link's target, in the target's folder (plan.c's check that no output
+     * replaces a photo looks there too). */
+    bool via_link : 1;
 } gal_input;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,

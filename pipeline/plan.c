@@ -132,7 +132,8 @@ input_guard_clear(input_guard *g)
 }
 
 /* The identities of the folders the inputs are in, sorted: a stat per
- * folder (the scan gives the photos of a folder one after another). */
+ * folder (the scan gives the photos of a folder one after another), and
+ * one per photo that is a link, for its target's. */
 static GArray *
 input_folder_ids_of(const gal_input *inputs, int n)
 {
@@ -146,6 +147,15 @@ input_folder_ids_of(const gal_input *inputs, int n)
         g_autofree char *folder = NULL;
         struct stat st;
 
+        /* A photo that is a link (followed) is its target, which an
+         * output in the target's folder would replace. */
+        if (inputs[i].via_link) {
+            g_autofree char *target = realpath(path, NULL);
+            g_autofree char *target_folder = target ? g_path_get_dirname(target) : NULL;
+
+            if (target_folder && stat(target_folder, &st) == 0)
+                g_array_append_val(ids, ((file_id) { st.st_dev, st.st_ino }));
+        }
         if (last && len == last_len && strncmp(path, last, len) == 0)
             continue;
         last = path;

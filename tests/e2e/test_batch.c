@@ -296,6 +296,47 @@ Test(batch, overwrite_is_refused_through_a_linked_subfolder)
     cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", copy);
 }
 
+/* A photo that is a link to a file in the output folder is that file: an
+ * output of the same name there would replace it, so it is refused, the
+ * file untouched. Named itself, and found in a folder (--follow-symlinks:
+ * the link leads out of its folder). */
+static void
+check_link_into_output_refused(const char *name, gboolean named)
+{
+    g_autofree char *tmp = gal_test_tmpdir(name);
+    g_autofree char *crop = crop_preset(tmp);
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *link = g_build_filename(in_dir, "trip-01.jpg", NULL);
+    g_autofree char *real = g_build_filename(out_dir, "trip-01.jpg", NULL);
+    g_autofree char *fixture = g_build_filename(TRIP_DIR, "trip-01.jpg", NULL);
+    const char *argv[] = { GAL_BINARY, "run", crop, named ? link : in_dir, "-o", out_dir, "-q",
+        "--follow-symlinks", NULL };
+    g_autofree char *err = NULL;
+    g_autofree char *want = NULL, *got = NULL;
+    gsize want_len, got_len;
+
+    cr_assert_eq(g_mkdir_with_parents(in_dir, 0777), 0);
+    cr_assert_eq(g_mkdir_with_parents(out_dir, 0777), 0);
+    gal_test_copy_file(fixture, real);
+    cr_assert_eq(symlink(real, link), 0);
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
+    cr_expect(strstr(err, "would overwrite an input") != NULL, "%s", err);
+    want = gal_test_read_bytes(fixture, &want_len);
+    got = gal_test_read_bytes(real, &got_len);
+    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", real);
+}
+
+Test(batch, a_photo_linked_from_the_output_folder_is_not_replaced_named)
+{
+    check_link_into_output_refused("batch-link-into-output-named", TRUE);
+}
+
+Test(batch, a_photo_linked_from_the_output_folder_is_not_replaced_scanned)
+{
+    check_link_into_output_refused("batch-link-into-output-scanned", FALSE);
+}
+
 /* A symlink in the output folder to a photo elsewhere is not that photo's
  * name: the output replaces the link (renamed over it, never written
  * through), and the photo is as it was. */
