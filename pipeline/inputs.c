@@ -505,16 +505,22 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     ctx.have_skip = skip_dir && stat(skip_dir, &ctx.skip) == 0;
     for (int i = 0; i < n_paths; i++) {
         struct stat st;
+        /* The path's own stat, then its target's when it is a link: one
+         * system call for a file (a shell's `*.jpg` can be thousands). */
+        gboolean there = lstat(paths[i], &st) == 0;
+        gboolean is_link = there && S_ISLNK(st.st_mode);
 
+        if (is_link)
+            there = stat(paths[i], &st) == 0;
         ctx.check_seen = check[i];
         ctx.record_seen = record[i];
-        if (stat(paths[i], &st) != 0) {
+        if (!there) {
             int saved = errno;
 
             /* A link that leads nowhere is one bad input among the others:
              * it fails, and the rest are built. A path that is not there at
              * all is a mistake on the command line. */
-            if (lstat(paths[i], &st) == 0 && S_ISLNK(st.st_mode)) {
+            if (is_link) {
                 gal_input in = { .path = g_strdup(paths[i]),
                     .why = g_strdup(saved == ELOOP ? "a symbolic link loop"
                                                    : "a symbolic link to nothing (its target is missing)"),
@@ -541,9 +547,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
             g_clear_pointer(&ctx.root_shared, g_ref_string_release);
         }
         else {
-            struct stat own;
-
-            ctx.via_link = lstat(paths[i], &own) == 0 && S_ISLNK(own.st_mode);
+            ctx.via_link = is_link;
             add_input(&ctx, g_strdup(paths[i]), FALSE, S_ISREG(st.st_mode), NULL, &st);
         }
     }
