@@ -709,12 +709,6 @@ gal__path_below(const char *dir, const char *path)
 }
 
 char *
-gal__relative_path(const char *dir, const char *path)
-{
-    return gal__relative_path_from(NULL, dir, path);
-}
-
-char *
 gal__relative_path_from(const char *cwd, const char *dir, const char *path)
 {
     g_autofree char *from_made = gal__path_is_canonical(dir) ? NULL : canonical(dir, cwd);

@@ -141,13 +141,13 @@ int gal__write_all(int fd, const void *data, gsize len);
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically. */
-char *gal__relative_path(const char *dir, const char *path);
-/* The same with the working folder `cwd` (absolute, canonical) known, as
- * a run knows it (it never changes folder): not asked of the system for
- * each of a million photos' relative paths. NULL: ask. */
+/* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically; a
+ * relative one of either against the working folder `cwd` (absolute,
+ * canonical), known as a run knows it (it never changes folder, engine.h:
+ * gal__out_rel), so that the system is not asked for each of a million
+ * photos' paths. NULL: ask. */
 char *gal__relative_path_from(const char *cwd, const char *dir, const char *path);
-/* What gal__relative_path makes of a `path` beneath `dir` when both are
+/* What gal__relative_path_from makes of a `path` beneath `dir` when both are
  * canonical (as the planned outputs and the output folder are), without
  * making it: a pointer to its end in `path`. NULL otherwise. */
 const char *gal__path_below(const char *dir, const char *path);

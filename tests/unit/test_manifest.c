@@ -316,7 +316,7 @@ Test(manifest, numbers_of_every_size_read_back)
     gal__manifest_free(back);
 }
 
-/* gal__relative_path, freed at the end of the test. */
+/* gal__relative_path_from, freed at the end of the test. */
 static GPtrArray *relatives;
 
 static const char *
@@ -324,7 +324,7 @@ relative(const char *dir, const char *path)
 {
     if (!relatives)
         relatives = g_ptr_array_new_with_free_func(g_free);
-    g_ptr_array_add(relatives, gal__relative_path(dir, path));
+    g_ptr_array_add(relatives, gal__relative_path_from(NULL, dir, path));
     return relatives->pdata[relatives->len - 1];
 }
 
@@ -336,9 +336,9 @@ free_relatives(void)
 
 Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relatives)
 {
-    g_autofree char *a = gal__relative_path("/srv/site/out", "/srv/photos/2024/a.jpg");
-    g_autofree char *b = gal__relative_path("/srv/site/out", "/srv/site/out/sub/x.jpg");
-    g_autofree char *c = gal__relative_path("/", "/a/b");
+    g_autofree char *a = gal__relative_path_from(NULL, "/srv/site/out", "/srv/photos/2024/a.jpg");
+    g_autofree char *b = gal__relative_path_from(NULL, "/srv/site/out", "/srv/site/out/sub/x.jpg");
+    g_autofree char *c = gal__relative_path_from(NULL, "/", "/a/b");
 
     cr_expect_str_eq(a, "../../photos/2024/a.jpg");
     cr_expect_str_eq(b, "sub/x.jpg");
@@ -379,7 +379,7 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
     }
 }
 
-/* gal__path_below is gal__relative_path for a canonical path beneath a
+/* gal__path_below is gal__relative_path_from for a canonical path beneath a
  * canonical folder, and nothing for any other. */
 Test(manifest, path_below_is_the_relative_path_or_nothing, .fini = free_relatives)
 {
