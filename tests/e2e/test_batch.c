@@ -199,6 +199,18 @@ Test(batch, pixel_limit_lets_medium_format_through_by_default)
 
 /* ---- output names ------------------------------------------------------------------ */
 
+/* The photo at `path` is still, byte for byte, the fixture it was copied
+ * from (`fixture`). */
+static void
+expect_unchanged(const char *path, const char *fixture)
+{
+    gsize want_len, got_len;
+    g_autofree char *want = gal_test_read_bytes(fixture, &want_len);
+    g_autofree char *got = gal_test_read_bytes(path, &got_len);
+
+    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", path);
+}
+
 /* Photos written back to the folder they came from, same name and format:
  * refused before anything is written, the inputs untouched. Through a
  * link: the inputs are named through a symlink to their folder, so paths
@@ -235,17 +247,11 @@ check_overwrite_refused(const char *name, naming how)
             how == NAMED_RELATIVE ? "in" : through_link ? link : in_dir, base, NULL);
         g_autofree char *prefix = g_strdup_printf("%s: ", given);
         g_autofree char *line = NULL;
-        g_autofree char *want = NULL;
-        g_autofree char *got = NULL;
-        gsize want_len, got_len;
 
         cr_expect_eq(gal_test_count_lines(err, prefix, &line), 1, "%s", err);
         if (line)
             cr_expect(strstr(line, "would overwrite an input") != NULL, "%s", line);
-        want = gal_test_read_bytes(fixture, &want_len);
-        got = gal_test_read_bytes(copy, &got_len);
-        cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0,
-            "%s was changed", copy);
+        expect_unchanged(copy, fixture);
     }
 }
 
@@ -283,17 +289,13 @@ Test(batch, overwrite_is_refused_through_a_linked_subfolder)
     const char *const photos[] = { "trip/trip-01.jpg", NULL };
     const char *argv[] = { GAL_BINARY, "run", preset, in_dir, "-o", out_dir, "-q", NULL };
     g_autofree char *err = NULL;
-    g_autofree char *want = NULL, *got = NULL;
-    gsize want_len, got_len;
 
     copy_fixtures(in_dir, photos);
     cr_assert_eq(g_mkdir_with_parents(out_dir, 0777), 0);
     cr_assert_eq(symlink(in_dir, sub), 0);
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
     cr_expect(strstr(err, "would overwrite an input") != NULL, "%s", err);
-    want = gal_test_read_bytes(fixture, &want_len);
-    got = gal_test_read_bytes(copy, &got_len);
-    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", copy);
+    expect_unchanged(copy, fixture);
 }
 
 /* A photo that is a link to a file in the output folder is that file: an
@@ -313,8 +315,6 @@ check_link_into_output_refused(const char *name, gboolean named)
     const char *argv[] = { GAL_BINARY, "run", crop, named ? link : in_dir, "-o", out_dir, "-q",
         "--follow-symlinks", NULL };
     g_autofree char *err = NULL;
-    g_autofree char *want = NULL, *got = NULL;
-    gsize want_len, got_len;
 
     cr_assert_eq(g_mkdir_with_parents(in_dir, 0777), 0);
     cr_assert_eq(g_mkdir_with_parents(out_dir, 0777), 0);
@@ -322,9 +322,7 @@ check_link_into_output_refused(const char *name, gboolean named)
     cr_assert_eq(symlink(real, link), 0);
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 1, "stderr:\n%s", err);
     cr_expect(strstr(err, "would overwrite an input") != NULL, "%s", err);
-    want = gal_test_read_bytes(fixture, &want_len);
-    got = gal_test_read_bytes(real, &got_len);
-    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", real);
+    expect_unchanged(real, fixture);
 }
 
 Test(batch, a_photo_linked_from_the_output_folder_is_not_replaced_named)
@@ -352,8 +350,6 @@ Test(batch, output_replaces_a_link_to_an_input_never_the_input)
     const char *const photos[] = { "trip/trip-01.jpg", NULL };
     const char *argv[] = { GAL_BINARY, "run", crop, in_dir, "-o", out_dir, "-q", NULL };
     g_autofree char *err = NULL;
-    g_autofree char *want = NULL, *got = NULL;
-    gsize want_len, got_len;
     struct stat st;
 
     copy_fixtures(in_dir, photos);
@@ -362,9 +358,7 @@ Test(batch, output_replaces_a_link_to_an_input_never_the_input)
     cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "stderr:\n%s", err);
     cr_assert_eq(lstat(out_path, &st), 0);
     cr_expect(S_ISREG(st.st_mode), "%s is still a link", out_path);
-    want = gal_test_read_bytes(fixture, &want_len);
-    got = gal_test_read_bytes(copy, &got_len);
-    cr_expect(want_len == got_len && memcmp(want, got, want_len) == 0, "%s was changed", copy);
+    expect_unchanged(copy, fixture);
 }
 
 /* stdout and stderr as one stream (2>&1, a CI log): photos' lines come
