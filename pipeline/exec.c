@@ -81,7 +81,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         result->caption_cut = job->caption_cut;
         result->warnings = g_strdup(job->warnings);
         if (plan->build_output) {
-            result->about = gal__about_strv(job->about);
+            result->about = gal__about_from_array(job->about);
             if (plan->stale_files & 1) {
                 result->width = job->out_width;
                 result->height = job->out_height;

@@ -281,9 +281,10 @@ typedef struct gal_photo_result {
     const char *warnings;
     /* What a site shows of the photo, "key=value" each (docs/report.md:
      * taken, camera, lens, f, shutter, iso, focal_mm, orientation, lat,
-     * lon, alt, color, placeholder), NULL-terminated; NULL: not known
-     * (not built, or recorded by an older gallop). Owned by the summary. */
-    char **about;
+     * lon, alt, color, placeholder); NULL: not known (not built, or
+     * recorded by an older gallop). Opaque, owned by the summary: a
+     * rerun's is still in the manifest file, read by gal_photo_about. */
+    struct gal_about *about;
     double seconds;     /* wall time spent on this photo */
     double hash_seconds;     /* part of `seconds` spent hashing the photo */
     long long bytes;         /* output size, when DONE or UP_TO_DATE */
@@ -294,6 +295,11 @@ typedef struct gal_photo_result {
     char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
     bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
 } gal_photo_result;
+
+/* What a site shows of the photo (`about` above): a new NULL-terminated
+ * array of "key=value" (g_strfreev), read from the manifest file when the
+ * photo was up to date; NULL when not known. */
+char **gal_photo_about(const gal_photo_result *photo);
 
 /* An output the manifest lists whose photo no longer exists, or no longer
  * makes it (`renamed`: its output is now another file). */

@@ -602,8 +602,8 @@ sharpen_after_resize(const gal_job *job, VipsImage *image, VipsImage **out, gal_
     return 0;
 }
 
-char **
-gal__about_strv(const GPtrArray *about)
+gal_about *
+gal__about_from_array(const GPtrArray *about)
 {
     return about ? gal__about_new((const char *const *) about->pdata, about->len) : NULL;
 }

@@ -75,7 +75,7 @@ struct gal_job {
 };
 
 /* job->about as a new shared block (manifest.h: gal__about_unref it); NULL for NULL. */
-char **gal__about_strv(const GPtrArray *about);
+gal_about *gal__about_from_array(const GPtrArray *about);
 
 /* The format names a report and a gallery give outputs. */
 

@@ -13,39 +13,233 @@
 #include "limit.h"
 #include "manifest.h"
 
+/* The most fields a line of any kind has (a part's result has 23). */
+#define MAX_FIELDS 32
+
 /* ---- what a site shows of a photo ----------------------------------------------- */
 
-char **
+/* The manifest file a run's about lines stay in (an open descriptor: the
+ * file may be replaced by the run's own save, or removed, as a merged part
+ * is, while it is still read). */
+struct gal_about_file {
+    int fd;
+    GMutex lock;     /* the window below is shared by the threads reading */
+    char *window;    /* the file's bytes from window_at, window_len of them */
+    gint64 window_at;
+    gsize window_len, window_size;
+};
+
+/* The fields in memory (`file` NULL, NULL-terminated `fields`), or where
+ * its line is in the file it was read from. */
+struct gal_about {
+    gal_about_file *file;
+    gint64 line_at;
+    /* The line's fields were all kept when it was read: written back as
+     * it was, not parsed again. */
+    bool verbatim;
+    char *fields[];
+};
+
+/* Files whose about lines are still read, at most: each is a descriptor
+ * held for the run (a merge of many shards holds one a part). Past it
+ * they are read into memory, as before. */
+#define ABOUT_FILES_OPEN_MAX 256
+static gint about_files_open;
+
+static gal_about_file *
+about_file_new(int fd)
+{
+    gal_about_file *f;
+
+    if (g_atomic_int_add(&about_files_open, 1) >= ABOUT_FILES_OPEN_MAX) {
+        g_atomic_int_add(&about_files_open, -1);
+        return NULL;
+    }
+    f = g_atomic_rc_box_new0(gal_about_file);
+    f->fd = fd;
+    g_mutex_init(&f->lock);
+    return f;
+}
+
+static void
+about_file_clear(gpointer p)
+{
+    gal_about_file *f = p;
+
+    close(f->fd);
+    g_mutex_clear(&f->lock);
+    g_free(f->window);
+    g_atomic_int_add(&about_files_open, -1);
+}
+
+static void
+about_file_unref(gal_about_file *f)
+{
+    if (f)
+        g_atomic_rc_box_release_full(f, about_file_clear);
+}
+
+gal_about *
 gal__about_new(const char *const *fields, gsize n)
 {
-    gsize bytes = (n + 1) * sizeof(char *);
-    char **about, *at;
+    gsize bytes = sizeof(gal_about) + (n + 1) * sizeof(char *);
+    gal_about *about;
+    char *at;
 
     for (gsize i = 0; i < n; i++)
         bytes += strlen(fields[i]) + 1;
-    about = g_atomic_rc_box_alloc(bytes);
-    at = (char *) (about + n + 1);
+    about = g_atomic_rc_box_alloc0(bytes);
+    at = (char *) (about->fields + n + 1);
     for (gsize i = 0; i < n; i++) {
         size_t len = strlen(fields[i]) + 1;
 
-        about[i] = memcpy(at, fields[i], len);
+        about->fields[i] = memcpy(at, fields[i], len);
         at += len;
     }
-    about[n] = NULL;
+    about->fields[n] = NULL;
     return about;
 }
 
-char **
-gal__about_ref(char **about)
+/* The about line at `line_at` of `file`, left there: a million photos'
+ * lines were 0.5 KB of memory each, and most runs never read them again
+ * (a dry run, a run that writes no report and leaves the manifest). */
+static gal_about *
+about_on_file(gal_about_file *file, gint64 line_at, bool verbatim)
+{
+    gal_about *about = g_atomic_rc_box_new0(gal_about);
+
+    about->file = g_atomic_rc_box_acquire(file);
+    about->line_at = line_at;
+    about->verbatim = verbatim;
+    return about;
+}
+
+gal_about *
+gal__about_ref(gal_about *about)
 {
     return about ? g_atomic_rc_box_acquire(about) : NULL;
 }
 
+static void
+about_clear(gpointer p)
+{
+    about_file_unref(((gal_about *) p)->file);
+}
+
 void
-gal__about_unref(char **about)
+gal__about_unref(gal_about *about)
 {
     if (about)
-        g_atomic_rc_box_release(about);
+        g_atomic_rc_box_release_full(about, about_clear);
+}
+
+const char *const *
+gal__about_in_memory(const gal_about *about)
+{
+    return about && !about->file ? (const char *const *) about->fields : NULL;
+}
+
+/* Read the line at `at` (without its newline) into `line`. Lines are
+ * asked for mostly in the file's order (a manifest is saved, and a report
+ * written, in output order), so the file is read a window at a time,
+ * large when the next line is near the last, small when it jumps. */
+static gboolean
+about_file_read_line(gal_about_file *f, gint64 at, GString *line)
+{
+    gboolean found = FALSE;
+
+    g_string_truncate(line, 0);
+    g_mutex_lock(&f->lock);
+    for (;;) {
+        gint64 end = f->window_at + (gint64) f->window_len;
+        gboolean near = at >= f->window_at && at <= end + (1 << 16);
+        ssize_t n;
+
+        if (at >= f->window_at && at < end) {
+            const char *from = f->window + (at - f->window_at);
+            const char *nl = memchr(from, '\n', (gsize) (end - at));
+
+            g_string_append_len(line, from, nl ? nl - from : end - at);
+            if (nl) {
+                found = TRUE;
+                break;
+            }
+            at = end;   /* a line longer than the window: read on */
+        }
+        f->window_size = near || line->len ? 1 << 16 : 1 << 12;
+        f->window = g_realloc(f->window, f->window_size);
+        do
+            n = pread(f->fd, f->window, f->window_size, at);
+        while (n < 0 && errno == EINTR);
+        f->window_at = at;
+        f->window_len = n > 0 ? (gsize) n : 0;
+        if (n <= 0) {
+            /* The end of the file: the last line may have no newline. */
+            found = n == 0 && line->len > 0;
+            break;
+        }
+    }
+    g_mutex_unlock(&f->lock);
+    return found;
+}
+
+/* Is this an about line's field the manifest keeps ("key=value", a key of
+ * lower-case letters and _)? The report types each value again, so nothing
+ * here reaches it as is. */
+static gboolean
+about_field_kept(const char *field)
+{
+    const char *eq = strchr(field, '=');
+
+    return eq && eq != field &&
+           strspn(field, "abcdefghijklmnopqrstuvwxyz_") == (size_t) (eq - field);
+}
+
+static int split_line(char *line, char **fields);
+
+char **
+gal__about_fields(const gal_about *about)
+{
+    g_autoptr(GString) line = NULL;
+    char *fields[MAX_FIELDS + 1];
+    GPtrArray *kept;
+    int n;
+
+    if (!about)
+        return NULL;
+    if (!about->file)
+        return g_strdupv((char **) about->fields);
+    line = g_string_sized_new(1024);
+    /* The file changed under the run (it is not the run's to change):
+     * what it says there now is as untrusted as on loading, or nothing. */
+    if (!about_file_read_line(about->file, about->line_at, line) ||
+        !g_str_has_prefix(line->str, "about\t") || (n = split_line(line->str, fields)) < 3)
+        return NULL;
+    kept = g_ptr_array_sized_new((guint) n);
+    for (int i = 2; i < n; i++)
+        if (about_field_kept(fields[i]))
+            g_ptr_array_add(kept, g_strdup(fields[i]));
+    g_ptr_array_add(kept, NULL);
+    return (char **) g_ptr_array_free(kept, FALSE);
+}
+
+char **
+gal_photo_about(const gal_photo_result *photo)
+{
+    return gal__about_fields(photo->about);
+}
+
+const char *
+gal__about_verbatim(const gal_about *about, GString *line)
+{
+    const char *tab;
+
+    if (!about || !about->file || !about->verbatim ||
+        !about_file_read_line(about->file, about->line_at, line) ||
+        !g_str_has_prefix(line->str, "about\t") ||
+        !(tab = strchr(line->str + strlen("about\t"), '\t')))
+        return NULL;
+    return tab;
 }
 
 /* ---- the manifest file ------------------------------------------------------------ */
@@ -323,9 +517,6 @@ is_row_digest(const char *text)
     return TRUE;
 }
 
-/* The most fields a line of any kind has (a part's result has 23). */
-#define MAX_FIELDS 32
-
 /* Split `line` (modified) into at most MAX_FIELDS unescaped fields, which
  * point into it; NULL-terminated. The number of fields, or -1 when there
  * are more. */
@@ -402,26 +593,46 @@ parse_entry(gal_manifest *m, char **f, int n)
     gal__manifest_put(m, e);
 }
 
-/* An output's "key=value" facts for the report. Only the fields that
- * look like "key=value" with a known-safe key are taken: the report.c
- * side types each value again, so nothing here reaches the report as is. */
+/* Lines are parsed one at a time, as they are read: a manifest of a
+ * million entries is never held whole besides what it says. */
+typedef struct {
+    gal_manifest *m;
+    gal_manifest_line_fn other;
+    void *user;
+    gboolean records;  /* FALSE: only lines of other kinds are parsed */
+    int number;        /* of the line being parsed */
+    gboolean foreign;  /* the first line was not the magic: nothing is taken */
+    /* The file read, and where the line parsed starts in it; NULL: text
+     * given, or too many files open (about lines are then kept in memory). */
+    gal_about_file *file;
+    gint64 line_at;
+} line_parser;
+
+/* An output's "key=value" facts for the report: only the fields that
+ * look so (about_field_kept). */
 static void
-parse_about(gal_manifest *m, char **f, int n)
+parse_about(line_parser *p, char **f, int n)
 {
     gal_manifest_entry *e;
     GPtrArray *about;
+    bool verbatim = true;
 
-    if (n < 3 || !(e = g_hash_table_lookup(m->entries, f[1])) || e->sheet || e->item)
+    if (n < 3 || !(e = g_hash_table_lookup(p->m->entries, f[1])) || e->sheet || e->item)
         return;
     about = g_ptr_array_sized_new(n);
     for (int i = 2; i < n; i++) {
-        const char *eq = strchr(f[i], '=');
-
-        if (eq && eq != f[i] && strspn(f[i], "abcdefghijklmnopqrstuvwxyz_") == (size_t) (eq - f[i]))
+        if (about_field_kept(f[i]))
             g_ptr_array_add(about, f[i]);
+        else
+            verbatim = false;
+        /* What was escaped in the file is written back escaped anew. */
+        if (f[i][strcspn(f[i], "\t\n\r\\")])
+            verbatim = false;
     }
     gal__about_unref(e->about);
-    e->about = gal__about_new((const char *const *) about->pdata, about->len);
+    e->about = p->file && about->len
+        ? about_on_file(p->file, p->line_at, verbatim)
+        : gal__about_new((const char *const *) about->pdata, about->len);
     g_ptr_array_unref(about);
 }
 
@@ -459,16 +670,6 @@ warn(gal_manifest *m, int line, const char *fmt, ...)
             : g_strdup_printf("%s/%s: %s", m->dir, m->name, msg));
 }
 
-/* Lines are parsed one at a time, as they are read: a manifest of a
- * million entries is never held whole besides what it says. */
-typedef struct {
-    gal_manifest *m;
-    gal_manifest_line_fn other;
-    void *user;
-    gboolean records;  /* FALSE: only lines of other kinds are parsed */
-    int number;        /* of the line being parsed */
-    gboolean foreign;  /* the first line was not the magic: nothing is taken */
-} line_parser;
 
 /* Is `line` one of the manifest's own kinds (told before it is split)? */
 static gboolean
@@ -517,7 +718,7 @@ parse_line(line_parser *p, char *line)
     else if (strcmp(f[0], "depends") == 0)
         parse_dep(m, f, n);
     else if (strcmp(f[0], "about") == 0)
-        parse_about(m, f, n);
+        parse_about(p, f, n);
     else if (strcmp(f[0], "preset") == 0) {
         GPtrArray *keys;
 
@@ -536,7 +737,7 @@ parse_line(line_parser *p, char *line)
 void
 gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other, void *user)
 {
-    line_parser p = { m, other, user, TRUE, 0, FALSE };
+    line_parser p = { m, other, user, TRUE, 0, FALSE, NULL, 0 };
     GString *line = g_string_sized_new(1024);
 
     for (const char *at = text; *at && !p.foreign;) {
@@ -568,7 +769,7 @@ static void
 read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user,
     gboolean records)
 {
-    line_parser p = { m, other, user, records, 0, FALSE };
+    line_parser p = { m, other, user, records, 0, FALSE, NULL, 0 };
     gint64 limit = gal__limits.manifest_bytes, total = 0;
     GString *pending = g_string_sized_new(1 << 16);
     enum { CHUNK = 1 << 20 };
@@ -591,9 +792,12 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
         return;
     }
     chunk = g_malloc(CHUNK);
+    if (records)
+        p.file = about_file_new(fd);
     while (!problem && !p.foreign) {
         ssize_t n = read(fd, chunk, CHUNK);
         const char *at = chunk, *end;
+        gint64 chunk_at = total;
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -612,12 +816,17 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
             parse_line(&p, pending->str);
             g_string_truncate(pending, 0);
             at = end + 1;
+            p.line_at = chunk_at + (at - chunk);
         }
         g_string_append_len(pending, at, chunk + n - at);
     }
     if (!problem && !p.foreign && pending->len)
         parse_line(&p, pending->str);
-    close(fd);
+    /* The descriptor stays open while an about line read refers to it. */
+    if (p.file)
+        about_file_unref(p.file);
+    else
+        close(fd);
     g_string_free(pending, TRUE);
     if (problem) {
         manifest_clear(m);

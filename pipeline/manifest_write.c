@@ -153,6 +153,28 @@ sink_flush(text_sink *s)
     g_string_truncate(s->buf, 0);
 }
 
+/* A record's about line: the fields in memory; or, still in the file they
+ * were read from, as they are there (most are) or read anew. */
+static void
+append_about(GString *out, const gal_manifest_entry *e, GString *line)
+{
+    const char *const *fields = gal__about_in_memory(e->about);
+    g_auto(GStrv) read = NULL;
+    const char *verbatim = NULL;
+
+    if (!fields && !(verbatim = gal__about_verbatim(e->about, line)))
+        fields = (const char *const *) (read = gal__about_fields(e->about));
+    if (!verbatim && (!fields || !fields[0]))
+        return;
+    g_string_append(out, "about");
+    gal__manifest_append_field(out, e->output);
+    if (verbatim)
+        g_string_append(out, verbatim);
+    for (int a = 0; !verbatim && fields[a]; a++)
+        gal__manifest_append_field(out, fields[a]);
+    g_string_append_c(out, '\n');
+}
+
 static void
 emit_entries(gal_manifest *m, text_sink *s)
 {
@@ -161,6 +183,7 @@ emit_entries(gal_manifest *m, text_sink *s)
     g_autofree sort_slot *entries = g_new(sort_slot, MAX(1, n));
     g_autoptr(GHashTable) used = g_hash_table_new(g_str_hash, g_str_equal);
     g_autoptr(GPtrArray) digests = g_ptr_array_new();
+    g_autoptr(GString) about_line = g_string_new(NULL);
     const char *last_digest = NULL;
     GHashTableIter it;
     gpointer value;
@@ -228,13 +251,8 @@ emit_entries(gal_manifest *m, text_sink *s)
             gal__manifest_append_field(out, dep->exists ? dep->digest : "-");
             g_string_append_c(out, '\n');
         }
-        if (e->about && e->about[0]) {
-            g_string_append(out, "about");
-            gal__manifest_append_field(out, e->output);
-            for (int a = 0; e->about[a]; a++)
-                gal__manifest_append_field(out, e->about[a]);
-            g_string_append_c(out, '\n');
-        }
+        if (e->about)
+            append_about(out, e, about_line);
         if (out->len >= 1 << 20)
             sink_flush(s);
     }

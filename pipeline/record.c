@@ -12,7 +12,7 @@
 /* What a site shows of the photo (job->about), and its warnings, one
  * "warning=LINE" each: a rerun that finds the photo up to date, and the
  * merge of a sharded run, report them from here (report.c). */
-static char **
+static gal_about *
 about_with_warnings(const gal_job *job)
 {
     g_autoptr(GPtrArray) about = g_ptr_array_new_with_free_func(g_free);

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "fsio.h"
+#include "manifest.h"
 #include "pngio.h"
 #include "preset.h"
 
@@ -166,7 +167,7 @@ error_object(GString *out, const gal_error *err)
 
 /* The value of `name` in a "key=value" list; NULL when absent. */
 static const char *
-about_get(char *const *about, const char *name)
+about_get(const char *const *about, const char *name)
 {
     size_t len = strlen(name);
 
@@ -179,7 +180,7 @@ about_get(char *const *about, const char *name)
 /* A number, or null: the list may come from a manifest, which is not
  * trusted to hold numbers where numbers belong. */
 static void
-key_about_number(GString *out, const char *name, char *const *about, const char *field)
+key_about_number(GString *out, const char *name, const char *const *about, const char *field)
 {
     const char *text = about_get(about, field);
     char *end;
@@ -217,7 +218,7 @@ is_placeholder(const char *text)
 }
 
 static void
-about_fields(GString *out, char *const *about)
+about_fields(GString *out, const char *const *about)
 {
     const char *color = about_get(about, "color");
     const char *placeholder = about_get(about, "placeholder");
@@ -286,6 +287,9 @@ static void
 photo_fields(GString *out, const gal_photo_result *p)
 {
     const char *output_dir = p->output_dir;
+    /* A rerun's is read from the manifest file, a photo at a time. */
+    const char *const *about = gal__about_in_memory(p->about);
+    g_auto(GStrv) about_read = about ? NULL : gal_photo_about(p);
     gboolean has_output = p->output &&
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
 
@@ -347,15 +351,17 @@ photo_fields(GString *out, const gal_photo_result *p)
          * its record kept (record.c). */
         int n = 0;
 
-        for (int a = 0; p->about && p->about[a]; a++)
-            if (g_str_has_prefix(p->about[a], "warning=")) {
+        const char *const *fields = about ? about : (const char *const *) about_read;
+
+        for (int a = 0; fields && fields[a]; a++)
+            if (g_str_has_prefix(fields[a], "warning=")) {
                 if (n++)
                     g_string_append_c(out, ',');
-                json_string(out, p->about[a] + strlen("warning="));
+                json_string(out, fields[a] + strlen("warning="));
             }
     }
     g_string_append_c(out, ']');
-    about_fields(out, p->about);
+    about_fields(out, about ? about : (const char *const *) about_read);
     key(out, "error");
     error_object(out, p->error);
     key(out, "timings");

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gal_test.h"
 #include "gal_test_json.h"
@@ -116,14 +117,18 @@ Test(manifest, about_is_one_shared_block_read_back_as_written)
     const char *fields[] = { "camera=NIKON D750", taken, "warning=a \"quoted\"\tline", "x=" };
     gal_manifest *m = gal__manifest_new(dir);
     gal_manifest_entry *e = entry("a.jpg", "../in/a.jpg"), *copy, *got;
+    const char *const *in_memory;
     gal_manifest *back;
     gal_error err = { 0 };
-    char **shared;
+    gal_about *shared;
+    g_auto(GStrv) read = NULL, read_after = NULL;
 
     e->about = gal__about_new(fields, G_N_ELEMENTS(fields));
     taken[0] = 'T'; /* the block has its own copy */
-    cr_assert_str_eq(e->about[1], "taken=2014-04-11T11:25:09");
-    cr_assert_null(e->about[G_N_ELEMENTS(fields)]);
+    in_memory = gal__about_in_memory(e->about);
+    cr_assert_not_null(in_memory);
+    cr_assert_str_eq(in_memory[1], "taken=2014-04-11T11:25:09");
+    cr_assert_null(in_memory[G_N_ELEMENTS(fields)]);
     copy = gal__manifest_entry_copy(e);
     cr_expect_eq(copy->about, e->about, "a copy of the record shares its about");
     shared = gal__about_ref(e->about);
@@ -131,18 +136,117 @@ Test(manifest, about_is_one_shared_block_read_back_as_written)
     gal__manifest_put(m, e);
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     gal__manifest_free(m);
-    cr_expect_str_eq(shared[0], "camera=NIKON D750", "a result's reference outlives the record");
+    cr_expect_str_eq(gal__about_in_memory(shared)[0], "camera=NIKON D750",
+        "a result's reference outlives the record");
     gal__about_unref(shared);
 
     back = gal__manifest_load(dir);
     got = g_hash_table_lookup(back->entries, "a.jpg");
     cr_assert_not_null(got);
     cr_assert_not_null(got->about);
+    cr_expect_null(gal__about_in_memory(got->about), "an about read is left in its file");
+    read = gal__about_fields(got->about);
+    cr_assert_not_null(read);
     for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
-        cr_expect_str_eq(got->about[i], i == 1 ? "taken=2014-04-11T11:25:09" : fields[i]);
-    cr_expect_null(got->about[G_N_ELEMENTS(fields)]);
+        cr_expect_str_eq(read[i], i == 1 ? "taken=2014-04-11T11:25:09" : fields[i]);
+    cr_expect_null(read[G_N_ELEMENTS(fields)]);
+    shared = gal__about_ref(got->about);
+    gal__manifest_free(back);
+    read_after = gal__about_fields(shared);
+    cr_assert_not_null(read_after, "a result's reference outlives the manifest read");
+    cr_expect_str_eq(read_after[0], "camera=NIKON D750");
+    gal__about_unref(shared);
     cr_expect_null(gal__about_ref(NULL));
+    cr_expect_null(gal__about_fields(NULL));
     gal__about_unref(NULL);
+}
+
+/* About lines read from a file stay there: saved again, the manifest is
+ * the same text (lines as they were, or, when a field was refused or
+ * escaped, written anew without it); the file replaced by another (the
+ * run's own save) still gives what was read; changed in place, it gives
+ * nothing rather than what is there now. */
+Test(manifest, about_lines_stay_in_their_file_and_are_saved_as_they_were)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-about-file");
+    g_autofree char *again = g_build_filename(dir, "again", NULL);
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *path_again = g_build_filename(again, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *written = NULL, *damaged = NULL, *saved = NULL;
+    const char *escaped[] = { "camera=A\\B", "lens=tab\there" };
+    const char *plain[] = { "camera=NIKON D750", "placeholder=data:image/webp;base64,UklGRg==" };
+    gal_manifest *m = gal__manifest_new(dir), *back;
+    gal_manifest_entry *a = entry("a.jpg", "../in/a.jpg"), *b = entry("b.jpg", "../in/b.jpg");
+    gal_manifest_entry *c = entry("c.jpg", "../in/c.jpg");
+    gal_about *kept_a, *kept_b;
+    gal_error err = { 0 };
+    char *line;
+
+    a->about = gal__about_new(escaped, G_N_ELEMENTS(escaped));
+    b->about = gal__about_new(plain, G_N_ELEMENTS(plain));
+    c->about = gal__about_new(plain, G_N_ELEMENTS(plain));
+    gal__manifest_put(m, a);
+    gal__manifest_put(m, b);
+    gal__manifest_put(m, c);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+    cr_assert(g_file_get_contents(path, &written, NULL, NULL));
+    /* A field the manifest does not keep, in b's line. */
+    line = strstr(written, "\tcamera=NIKON D750");
+    cr_assert_not_null(line);
+    damaged = g_strdup_printf("%.*s\tBad Key=1%s", (int) (line - written), written, line);
+    cr_assert(g_file_set_contents(path, damaged, -1, NULL));
+
+    back = gal__manifest_load(dir);
+    cr_assert_eq(g_hash_table_size(back->entries), 3);
+    kept_a = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
+        "a.jpg"))->about);
+    kept_b = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
+        "b.jpg"))->about);
+    {
+        g_auto(GStrv) fields_a = gal__about_fields(kept_a);
+        g_auto(GStrv) fields_b = gal__about_fields(kept_b);
+
+        cr_assert_not_null(fields_a);
+        cr_assert_not_null(fields_b);
+        cr_expect_str_eq(fields_a[0], "camera=A\\B");
+        cr_expect_str_eq(fields_a[1], "lens=tab\there");
+        cr_expect_null(fields_a[2]);
+        cr_expect_eq(g_strv_length(fields_b), 2, "the refused field is left out");
+        cr_expect_str_eq(fields_b[1], plain[1]);
+    }
+    g_free(back->dir);
+    back->dir = g_strdup(again);
+    cr_assert_eq(gal__manifest_save(back, &err), 0, "%s", err.msg);
+    cr_assert(g_file_get_contents(path_again, &saved, NULL, NULL));
+    cr_expect_str_eq(saved, written, "saved again, the manifest is the text first written");
+
+    /* The file replaced, as a run's save replaces it: what was read stays. */
+    cr_assert_eq(rename(path_again, path), 0);
+    gal__manifest_free(back);
+    {
+        g_auto(GStrv) fields_b = gal__about_fields(kept_b);
+
+        cr_assert_not_null(fields_b);
+        cr_expect_str_eq(fields_b[0], plain[0]);
+    }
+    gal__about_unref(kept_a);
+    gal__about_unref(kept_b);
+
+    /* Changed in place under the run: nothing, not what is there now. */
+    back = gal__manifest_load(dir);
+    kept_b = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
+        "b.jpg"))->about);
+    cr_assert_eq(truncate(path, (off_t) (strstr(written, "about\tb.jpg") - written) + 3), 0);
+    cr_expect_null(gal__about_fields(kept_b), "a line no longer there reads as nothing");
+    g_free(back->dir);
+    back->dir = g_strdup(again);
+    cr_assert_eq(gal__manifest_save(back, &err), 0, "%s", err.msg);
+    g_free(saved);
+    cr_assert(g_file_get_contents(path_again, &saved, NULL, NULL));
+    cr_expect_null(strstr(saved, "about\tb.jpg"), "nor is it saved");
+    cr_expect_not_null(strstr(saved, "about\ta.jpg"));
+    gal__about_unref(kept_b);
     gal__manifest_free(back);
 }
 
