@@ -639,6 +639,46 @@ parse_about(line_parser *p, char **f, int n)
     g_ptr_array_unref(about);
 }
 
+/* An about line without an escape, read from a file (nearly all are):
+ * what parse_about takes from it, told without splitting and unescaping
+ * each field, which was a tenth of loading a manifest. FALSE: not such a
+ * line, for parse_line. */
+static gboolean
+parse_plain_about(line_parser *p, char *line)
+{
+    gal_manifest_entry *e;
+    char *tab, *name = line + strlen("about\t");
+    bool all_kept = true;
+    int n = 2, kept = 0;
+
+    if (!p->file || strncmp(line, "about\t", strlen("about\t")) != 0 || strchr(line, '\\') ||
+        strchr(line, '\r'))
+        return FALSE;
+    if (!(tab = strchr(name, '\t')))
+        return TRUE;
+    *tab = '\0';
+    for (const char *field = tab + 1;; field = tab + 1) {
+        const char *key_end = field;
+
+        /* As split_line refuses a line of too many fields. */
+        if (++n > MAX_FIELDS)
+            return TRUE;
+        while ((*key_end >= 'a' && *key_end <= 'z') || *key_end == '_')
+            key_end++;
+        if (key_end != field && *key_end == '=')
+            kept++;
+        else
+            all_kept = false;
+        if (!(tab = strchr(key_end, '\t')))
+            break;
+    }
+    if (!(e = g_hash_table_lookup(p->m->entries, name)) || e->sheet || e->item)
+        return TRUE;
+    gal__about_unref(e->about);
+    e->about = kept ? about_on_file(p->file, p->line_at, all_kept) : gal__about_new(NULL, 0);
+    return TRUE;
+}
+
 static void
 parse_dep(gal_manifest *m, char **f, int n)
 {
@@ -703,7 +743,7 @@ parse_line(line_parser *p, char *line)
         return;
     }
     if (p->foreign || !*line || (!p->records && is_record_line(line)) ||
-        (n = split_line(line, fields)) < 1)
+        parse_plain_about(p, line) || (n = split_line(line, fields)) < 1)
         return;
     if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
         strcmp(f[0], "item") == 0) {

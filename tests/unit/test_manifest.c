@@ -331,6 +331,94 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
     gal__manifest_free(back);
 }
 
+/* About lines of every shape are taken alike from a file (where plain ones
+ * are told without being split, and left there) and from text (split and
+ * kept in memory): the same fields for each record, the same lines saved. */
+Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-about-shapes");
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *records = NULL, *text = NULL, *from_file = NULL, *from_text = NULL;
+    static const char *const abouts[] = {
+        "about\ta.jpg\tcamera=X\tlens=Y Z\n",
+        "about\tb.jpg\tCamera=X\tcamera=ok\n",       /* a key in capitals: left out */
+        "about\tc.jpg\t=x\tno_equals\tk-ey=1\n",     /* none kept */
+        "about\td.jpg\n",                            /* no field */
+        "about\te.jpg\t\n",                          /* an empty one */
+        "about\tf.jpg\tcamera=back\\\\slash\tlens=tab\\there\n",  /* escaped */
+        "about\tg.jpg\tcamera=cr\r\n",               /* a carriage return */
+        "about\tnone.jpg\tcamera=for no record\n",
+        "about\th.jpg\tcamera=first\n",
+        "about\th.jpg\tcamera=second\n",             /* the last one counts */
+        "about\tk.jpg\tcamera=ok\tk-ey=1\n",           /* one kept, one not */
+    };
+    GString *many = g_string_new("about\ti.jpg");
+    GString *all;
+    gal_manifest *m = gal__manifest_new(dir), *file, *mem;
+
+    for (const char *name = "abcdefghijk"; *name; name++) {
+        g_autofree char *output = g_strdup_printf("%c.jpg", *name);
+        g_autofree char *input = g_strdup_printf("../in/%c.jpg", *name);
+
+        gal__manifest_put(m, entry(output, input));
+    }
+    records = gal__manifest_text(m);
+    gal__manifest_free(m);
+    /* i.jpg: 31 fields after the kind and name are more than a line has. */
+    for (int f = 0; f < 31; f++)
+        g_string_append_printf(many, "\tk%c=%d", 'a' + f % 26, f);
+    g_string_append(many, "\nabout\tj.jpg");
+    for (int f = 0; f < 30; f++)
+        g_string_append_printf(many, "\tk%c=%d", 'a' + f % 26, f);
+    g_string_append_c(many, '\n');
+    all = g_string_new(records);
+    for (size_t a = 0; a < G_N_ELEMENTS(abouts); a++)
+        g_string_append(all, abouts[a]);
+    g_string_append(all, many->str);
+    g_string_free(many, TRUE);
+    text = g_string_free(all, FALSE);
+    cr_assert(g_file_set_contents(path, text, -1, NULL));
+
+    file = gal__manifest_load(dir);
+    mem = gal__manifest_new(dir);
+    gal__manifest_parse(mem, text, NULL, NULL);
+    cr_assert_eq(g_hash_table_size(file->entries), 11);
+    cr_assert_eq(g_hash_table_size(mem->entries), 11);
+    for (const char *name = "abcdefghijk"; *name; name++) {
+        g_autofree char *output = g_strdup_printf("%c.jpg", *name);
+        gal_manifest_entry *in_file = g_hash_table_lookup(file->entries, output);
+        gal_manifest_entry *in_mem = g_hash_table_lookup(mem->entries, output);
+        g_auto(GStrv) a = gal__about_fields(in_file->about);
+        g_auto(GStrv) b = gal__about_fields(in_mem->about);
+        g_autofree char *joined_a = a ? g_strjoinv("|", a) : g_strdup("(none)");
+        g_autofree char *joined_b = b ? g_strjoinv("|", b) : g_strdup("(none)");
+
+        cr_expect_str_eq(joined_a, joined_b, "%s: from the file %s, from text %s", output,
+            joined_a, joined_b);
+    }
+    {
+        gal_manifest_entry *b = g_hash_table_lookup(file->entries, "b.jpg");
+        gal_manifest_entry *h = g_hash_table_lookup(file->entries, "h.jpg");
+        gal_manifest_entry *i = g_hash_table_lookup(file->entries, "i.jpg");
+        gal_manifest_entry *j = g_hash_table_lookup(file->entries, "j.jpg");
+        g_auto(GStrv) fields_b = gal__about_fields(b->about);
+        g_auto(GStrv) fields_h = gal__about_fields(h->about);
+        g_auto(GStrv) fields_j = gal__about_fields(j->about);
+
+        cr_expect(fields_b && g_strv_length(fields_b) == 1 && !strcmp(fields_b[0], "camera=ok"));
+        cr_expect(fields_h && !strcmp(fields_h[0], "camera=second"));
+        cr_expect_null(i->about, "a line of too many fields is refused whole");
+        cr_expect(fields_j && g_strv_length(fields_j) == 30);
+    }
+    from_file = gal__manifest_text(file);
+    from_text = gal__manifest_text(mem);
+    cr_expect_str_eq(from_file, from_text);
+    cr_expect_not_null(strstr(from_file, "about\tf.jpg\tcamera=back\\\\slash\tlens=tab\\there\n"));
+    cr_expect_not_null(strstr(from_file, "about\tg.jpg\tcamera=cr\\r\n"));
+    gal__manifest_free(file);
+    gal__manifest_free(mem);
+}
+
 /* The file's identity, to tell a rewrite (a new file renamed over it)
  * from a save that left it alone. */
 static ino_t
