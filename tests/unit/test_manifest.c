@@ -464,6 +464,55 @@ Test(manifest, a_save_rewrites_the_file_only_when_its_text_changes)
     gal__manifest_free(m);
 }
 
+/* A manifest of many chunks (each written on a thread of its own while the
+ * next is made): the file is its text, byte for byte; saved again the
+ * same, it is left alone; one record changed in the last chunk, or one
+ * fewer at the end, it is written. */
+Test(manifest, a_manifest_of_many_chunks_is_saved_whole_and_compared_whole)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-save-chunks");
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL, *file = NULL;
+    const char *fields[] = { "camera=NIKON D750", "placeholder=data:image/webp;base64,"
+        "UklGRoYAAABXRUJQVlA4IHoAAABwBACdASoQABQAPrVKnkonJCKhsAgA4BaJQBOmUI7gBUPrDadizoGqxQ" };
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_error err = { 0 };
+    gsize len;
+    ino_t before;
+
+    for (int i = 0; i < 12000; i++) {
+        g_autofree char *output = g_strdup_printf("%05d.jpg", i);
+        g_autofree char *input = g_strdup_printf("../in/%05d.jpg", i);
+        gal_manifest_entry *e = entry(output, input);
+
+        e->about = gal__about_new(fields, G_N_ELEMENTS(fields));
+        gal__manifest_put(m, e);
+    }
+    text = gal__manifest_text(m);
+    cr_assert_gt(strlen(text), 3 << 20, "the test needs a manifest of several 1 MB chunks");
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_assert(g_file_get_contents(path, &file, &len, NULL));
+    cr_expect_eq(len, strlen(text));
+    cr_expect(strcmp(file, text) == 0, "the file is not the manifest's text");
+    before = inode_of(path);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_eq(inode_of(path), before, "the same text is not written again");
+
+    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "11998.jpg"))->width = 1081;
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_neq(inode_of(path), before, "a change in the last chunk is written");
+    before = inode_of(path);
+    g_hash_table_remove(m->entries, "11999.jpg");
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_neq(inode_of(path), before, "one record fewer at the end is written");
+    g_clear_pointer(&text, g_free);
+    g_clear_pointer(&file, g_free);
+    text = gal__manifest_text(m);
+    cr_assert(g_file_get_contents(path, &file, NULL, NULL));
+    cr_expect(strcmp(file, text) == 0, "the file is not the manifest's text");
+    gal__manifest_free(m);
+}
+
 Test(manifest, numbers_read_as_strtoll_reads_them)
 {
     static const char *const texts[] = { "0", "7", "-0", "-42", "007", "999999999999999999",
