@@ -51,6 +51,12 @@ gal__solo_leave(gal_solo *solo)
     g_mutex_unlock(&solo->lock);
 }
 
+/* libvips' tile cache warns "error in tile X x Y" for each tile it was
+ * making when the decoder failed: which tiles, and how many, depend on its
+ * threads' timing, so a photo's reason would differ from run to run (a
+ * truncated JPEG gave one tile or two). The decoder's own words say why. */
+#define TILE_ERROR_PREFIX "error in tile "
+
 /* While a photo runs alone, libvips' warnings are this photo's reasons:
  * they join the error buffer (gal_init otherwise drops them, as the
  * library never prints). */
@@ -60,7 +66,8 @@ keep_warning(const char *domain, GLogLevelFlags level, const char *message, gpoi
     (void) domain;
     (void) level;
     (void) user;
-    vips_error(NULL, "%s", message);
+    if (!g_str_has_prefix(message, TILE_ERROR_PREFIX))
+        vips_error(NULL, "%s", message);
 }
 
 void

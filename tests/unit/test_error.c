@@ -4,7 +4,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include <vips/vips.h>
+
 #include "gal_test.h"
+#include "solo.h"
 
 TestSuite(error);
 
@@ -150,4 +153,25 @@ Test(error, template_errors_quote_the_start_and_count_columns_in_characters)
     cr_expect(strstr(error->message, ELLIPSIS "\" (did you mean \"{artist}\"?)") != NULL, "%s",
         error->message);
     g_string_free(text, TRUE);
+}
+
+/* A photo run alone has libvips' warnings as its reasons, but not the tile
+ * cache's "error in tile X x Y", whose count follows its threads' timing
+ * (a truncated JPEG's reason differed between runs). */
+Test(error, a_photo_alone_keeps_warnings_but_not_which_tiles_failed, .init = gal_test_setup,
+    .fini = gal_test_teardown)
+{
+    gal_solo *solo = gal__solo_new();
+    gal_error err = { 0 };
+
+    gal__solo_begin(solo);
+    vips_error("VipsJpeg", "%s", "Premature end of input file");
+    g_log("VIPS", G_LOG_LEVEL_WARNING, "error in tile %d x %d", 0, 80);
+    g_log("VIPS", G_LOG_LEVEL_WARNING, "%s", "read gave 2 warnings");
+    g_log("VIPS", G_LOG_LEVEL_WARNING, "error in tile %d x %d", 0, 88);
+    gal_error_from_vips(&err, GAL_ERR_INPUT, NULL, "decoding");
+    gal__solo_end(solo);
+    gal__solo_free(solo);
+    cr_expect_str_eq(err.msg,
+        "decoding: VipsJpeg: Premature end of input file read gave 2 warnings");
 }
