@@ -446,6 +446,53 @@ take(preset_run *pr, int i)
     pr->todo[pr->n_todo++] = i;
 }
 
+/* Is photo i's output up to date? Only its own plan, result and records
+ * are written (and the files it depends on read), so photos are decided
+ * on several threads. */
+static void
+decide_photo(preset_run *pr, const gal_run_options *opts, int i)
+{
+    photo_plan *plan = &pr->plans[i];
+    gal_photo_result *result = &pr->summary->photos[i];
+    char *detail = NULL;
+
+    gal__plan_stat(plan, &pr->inputs[i], result->input);
+    if (!plan->has_output)
+        return;
+    result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);
+    if (opts->force)
+        plan->stale_files = ~G_GUINT64_CONSTANT(0);
+    result->why_detail = detail;
+    plan->build_output = result->why != GAL_WHY_UP_TO_DATE;
+    if (!plan->build_output)
+        result->status = GAL_PHOTO_UP_TO_DATE;
+}
+
+/* Deciding is a stat of each photo's output at least, and a read of every
+ * photo whose time changed (a fresh checkout in CI: all of them): on one
+ * thread it was most of a rerun's wall time. */
+typedef struct {
+    preset_run *pr;
+    const gal_run_options *opts;
+    const int *members;
+    int n;
+    gint next;   /* atomic: the next member to take, DECIDE_BATCH at a time */
+} deciding;
+
+#define DECIDE_BATCH 16
+
+static gpointer
+decide_thread(gpointer data)
+{
+    deciding *d = data;
+    int from;
+
+    while ((from = g_atomic_int_add(&d->next, DECIDE_BATCH)) < d->n)
+        for (int k = from; k < MIN(from + DECIDE_BATCH, d->n); k++)
+            decide_photo(d->pr, d->opts, d->members[k]);
+    return NULL;
+}
+
 void
 gal__decide(preset_run *pr, const gal_run_options *opts)
 {
@@ -453,26 +500,18 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
     g_autofree int *members = g_memdup2(pr->todo, sizeof(int) * MAX(1, pr->n_todo));
     int n = pr->n_todo;
     gboolean any_output = FALSE, pages_stale = FALSE;
+    deciding d = { pr, opts, members, n, 0 };
+    int workers = gal__schedule_workers(opts->jobs, (n + DECIDE_BATCH - 1) / DECIDE_BATCH);
+    g_autofree GThread **threads = g_new0(GThread *, workers);
 
     pr->n_todo = 0;
-    for (int k = 0; k < n; k++) {
-        int i = members[k];
-        photo_plan *plan = &pr->plans[i];
-        gal_photo_result *result = &summary->photos[i];
-        char *detail = NULL;
-
-        gal__plan_stat(plan, &pr->inputs[i], result->input);
-        if (!plan->has_output)
-            continue;
-        result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);
-        if (opts->force)
-            plan->stale_files = ~G_GUINT64_CONSTANT(0);
-        result->why_detail = detail;
-        plan->build_output = result->why != GAL_WHY_UP_TO_DATE;
-        any_output |= plan->build_output;
-        if (!plan->build_output)
-            result->status = GAL_PHOTO_UP_TO_DATE;
-    }
+    for (int t = 1; t < workers; t++)
+        threads[t] = g_thread_new("gallop-decide", decide_thread, &d);
+    decide_thread(&d);
+    for (int t = 1; t < workers; t++)
+        g_thread_join(threads[t]);
+    for (int k = 0; k < n; k++)
+        any_output |= pr->plans[members[k]].build_output;
     if (pr->keep_items) {
         /* A shard: its members' items, each a product of its own. */
         for (int k = 0; k < n; k++) {

@@ -240,8 +240,17 @@ void gal__plan_stat(photo_plan *plan, const gal_input *in, const char *path);
 gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e,
     char **detail);
 
-/* Photos in flight for `jobs` (<= 0: one per core), at most n_photos. */
-int gal__schedule_workers(int jobs, int n_photos);
+/* Photos in flight for `jobs` (<= 0: one per core), at most n_photos
+ * (libvips' threads per photo are set once for the process, gal_set_jobs);
+ * also the threads that read parts and decide photos. Inline: the engine's
+ * files below exec.c use it too. */
+static inline int
+gal__schedule_workers(int jobs, int n_photos)
+{
+    int workers = jobs > 0 ? jobs : MAX(1, (int) g_get_num_processors());
+
+    return CLAMP(workers, 1, MAX(1, n_photos));
+}
 
 /* exec.c: run the workers over e->todo, watching the cancel. */
 void gal__exec(engine *e, const gal_run_options *opts);

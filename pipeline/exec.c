@@ -8,17 +8,6 @@
 
 #include "engine.h"
 
-/* Photos in flight: `jobs`, or one per core, and never more than there
- * are photos to open. libvips' threads per photo are set once for the
- * process (gal_set_jobs). */
-int
-gal__schedule_workers(int jobs, int n_photos)
-{
-    int workers = jobs > 0 ? jobs : MAX(1, (int) g_get_num_processors());
-
-    return CLAMP(workers, 1, MAX(1, n_photos));
-}
-
 void
 gal__report(preset_run *pr, const gal_photo_result *photo)
 {
