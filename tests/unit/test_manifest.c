@@ -331,6 +331,47 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
     gal__manifest_free(back);
 }
 
+/* Each manifest whose about lines stay in it holds its file open: past 256
+ * of them, the next ones are read into memory instead (a merge of more
+ * shards than that), and a file let go makes room again. */
+Test(manifest, past_256_open_manifests_about_lines_are_kept_in_memory)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-about-many");
+    g_autofree char *text = NULL;
+    const char *fields[] = { "camera=NIKON D750" };
+    gal_manifest *m = gal__manifest_new(dir), *loaded[300];
+    gal_manifest_entry *e = entry("a.jpg", "../in/a.jpg");
+    int on_file = 0;
+
+    e->about = gal__about_new(fields, 1);
+    gal__manifest_put(m, e);
+    text = gal__manifest_text(m);
+    gal__manifest_free(m);
+    for (int i = 0; i < 300; i++) {
+        g_autofree char *name = g_strdup_printf("m-%d.tsv", i);
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        gal_manifest_entry *got;
+        g_auto(GStrv) read = NULL;
+
+        cr_assert(g_file_set_contents(path, text, -1, NULL));
+        loaded[i] = gal__manifest_load_named(dir, name, NULL, NULL);
+        got = g_hash_table_lookup(loaded[i]->entries, "a.jpg");
+        cr_assert_not_null(got);
+        on_file += !gal__about_in_memory(got->about);
+        read = gal__about_fields(got->about);
+        cr_assert_not_null(read, "manifest %d: its about is lost", i);
+        cr_expect_str_eq(read[0], "camera=NIKON D750");
+    }
+    cr_expect_eq(on_file, 256, "%d of 300 manifests' about lines stayed in their files", on_file);
+    for (int i = 0; i < 300; i++)
+        gal__manifest_free(loaded[i]);
+    m = gal__manifest_load_named(dir, "m-0.tsv", NULL, NULL);
+    cr_expect_null(gal__about_in_memory(
+                       ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "a.jpg"))->about),
+        "the files let go, the next one's about stays in it again");
+    gal__manifest_free(m);
+}
+
 /* About lines of every shape are taken alike from a file (where plain ones
  * are told without being split, and left there) and from text (split and
  * kept in memory): the same fields for each record, the same lines saved. */
