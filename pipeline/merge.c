@@ -48,8 +48,22 @@ typedef struct {
     const int *shard_of;    /* the parts to read: their shard numbers */
     int n;
     gint next;              /* atomic */
+    int read_first;         /* a part read before the others (-1: none) */
     gal_error **errors;     /* per part to read: NULL, or why it could not be */
 } part_reading;
+
+static void
+read_part(part_reading *r, int p)
+{
+    int k = r->shard_of[p];
+    g_autofree char *file = gal__part_name(k, r->found->shards);
+    shard_part *part = &r->found->parts[k];
+    gal_error err = { 0 };
+
+    part->manifest = gal__part_load(r->dir, file, &part->info, NULL, &err);
+    if (err.code)
+        r->errors[p] = g_memdup2(&err, sizeof err);
+}
 
 static gpointer
 part_reader_thread(gpointer data)
@@ -57,29 +71,94 @@ part_reader_thread(gpointer data)
     part_reading *r = data;
     int p;
 
-    while ((p = g_atomic_int_add(&r->next, 1)) < r->n) {
-        int k = r->shard_of[p];
-        g_autofree char *file = gal__part_name(k, r->found->shards);
-        shard_part *part = &r->found->parts[k];
-        gal_error err = { 0 };
+    while ((p = g_atomic_int_add(&r->next, 1)) < r->n)
+        if (p != r->read_first)
+            read_part(r, p);
+    return NULL;
+}
 
-        part->manifest = gal__part_load(r->dir, file, &part->info, NULL, &err);
-        if (err.code)
-            r->errors[p] = g_memdup2(&err, sizeof err);
-    }
+/* The photos collected on a thread of their own while the parts are read
+ * (the folder's scan was a sixth of a merge, after the parts). With no
+ * photos named, they are those the parts say the shards were given: part
+ * 1's, as shards_inputs takes them once it has checked that every part
+ * says the same (a merge whose parts disagree fails, and then what was
+ * collected is dropped). */
+typedef struct {
+    preset_run *pr;
+    const gal_run_options *opts;
+    const char *skip_dir;
+    GPtrArray *inputs;   /* NULL: opts->inputs, or the preset's input.paths */
+    gal_errors *errs;    /* its own: the merge's only once the parts are good */
+    GThread *thread;
+    int failed;
+} early_collect;
+
+static gpointer
+collect_thread(gpointer data)
+{
+    early_collect *c = data;
+
+    c->failed = c->inputs
+        ? gal__collect(c->pr, c->opts, (const char *const *) c->inputs->pdata,
+              (int) c->inputs->len, c->skip_dir, c->errs)
+        : gal__collect(c->pr, c->opts, c->opts->inputs, c->opts->n_inputs, c->skip_dir,
+              c->errs);
     return NULL;
 }
 
 static void
-load_parts(const char *dir, parts_found *found, GArray *names, int jobs, gal_error **errors)
+collect_begin(early_collect *c, GPtrArray *inputs)
+{
+    c->inputs = inputs;
+    c->errs = g_new0(gal_errors, 1);
+    c->thread = g_thread_new("gallop-scan", collect_thread, c);
+}
+
+/* Wait for it; its errors join `errs` unless `drop`. FALSE: it never began. */
+static gboolean
+collect_end(early_collect *c, gboolean drop, gal_errors *errs)
+{
+    if (!c->thread)
+        return FALSE;
+    g_thread_join(g_steal_pointer(&c->thread));
+    for (int e = 0; !drop && e < c->errs->count; e++)
+        gal__errors_add(errs, &c->errs->items[e]);
+    if (!drop)
+        errs->dropped += c->errs->dropped;
+    g_clear_pointer(&c->errs, g_free);
+    g_clear_pointer(&c->inputs, g_ptr_array_unref);
+    return TRUE;
+}
+
+static GPtrArray *part_inputs(const gal_part_info *info, const char *cwd);
+
+static void
+load_parts(const char *dir, parts_found *found, GArray *names, int jobs, gal_error **errors,
+    early_collect *collect)
 {
     g_autofree int *shard_of = g_new(int, MAX(1, names->len));
-    part_reading r = { dir, found, shard_of, (int) names->len, 0, errors };
+    part_reading r = { dir, found, shard_of, (int) names->len, 0, -1, errors };
     int workers = gal__schedule_workers(jobs, r.n);
     g_autofree GThread **threads = g_new0(GThread *, MAX(1, workers));
 
-    for (guint p = 0; p < names->len; p++)
+    for (guint p = 0; p < names->len; p++) {
         shard_of[p] = g_array_index(names, int, p * 2);
+        if (shard_of[p] == 1)
+            r.read_first = (int) p;
+    }
+    /* Part 1 first, alone, when the photos are to come from it. */
+    if (!collect || collect->thread)
+        r.read_first = -1;
+    if (r.read_first >= 0) {
+        const shard_part *first = &found->parts[1];
+
+        read_part(&r, r.read_first);
+        if (!errors[r.read_first] && first->manifest && first->info.cwd) {
+            g_autofree char *cwd = g_get_current_dir();
+
+            collect_begin(collect, part_inputs(&first->info, cwd));
+        }
+    }
     for (int t = 1; t < workers; t++)
         threads[t] = g_thread_new("gallop-parts", part_reader_thread, &r);
     part_reader_thread(&r);
@@ -90,7 +169,8 @@ load_parts(const char *dir, parts_found *found, GArray *names, int jobs, gal_err
 /* The parts in the folder: all of one shard count, read and checked
  * against this preset. */
 static int
-read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs)
+read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
+    early_collect *collect)
 {
     g_autoptr(GDir) dir = g_dir_open(pr->out_dir, 0, NULL);
     g_autoptr(GString) counts = g_string_new(NULL);
@@ -120,7 +200,7 @@ read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs)
             found->shards, counts->str);
     found->parts = g_new0(shard_part, found->shards + 1);
     load_errors = g_new0(gal_error *, names->len);
-    load_parts(pr->out_dir, found, names, jobs, load_errors);
+    load_parts(pr->out_dir, found, names, jobs, load_errors, collect);
     /* Checked in the folder's order, as they were when read one by one. */
     for (guint p = 0; p < names->len; p++) {
         int k = g_array_index(names, int, p * 2);
@@ -210,14 +290,25 @@ shards_inputs(preset_run *pr, const parts_found *found, GPtrArray **inputs, gal_
                 paths->len ? (char *) paths->pdata[0] : "the preset's input.paths",
                 paths->len > 1 ? "..." : "");
     }
-    if (!first || !first->inputs[0])
-        return 0;
-    *inputs = g_ptr_array_new_with_free_func(g_free);
-    for (int p = 0; first->inputs[p]; p++)
-        g_ptr_array_add(*inputs, strcmp(cwd, first->cwd) == 0 || g_path_is_absolute(first->inputs[p])
-                ? g_strdup(first->inputs[p])
-                : g_build_filename(first->cwd, first->inputs[p], NULL));
+    *inputs = first ? part_inputs(first, cwd) : NULL;
     return 0;
+}
+
+/* The photos a part's shard was given, as this merge (in `cwd`) names
+ * them; NULL: none (the preset's input.paths). */
+static GPtrArray *
+part_inputs(const gal_part_info *info, const char *cwd)
+{
+    GPtrArray *inputs;
+
+    if (!info->inputs[0])
+        return NULL;
+    inputs = g_ptr_array_new_with_free_func(g_free);
+    for (int p = 0; info->inputs[p]; p++)
+        g_ptr_array_add(inputs, strcmp(cwd, info->cwd) == 0 || g_path_is_absolute(info->inputs[p])
+                ? g_strdup(info->inputs[p])
+                : g_build_filename(info->cwd, info->inputs[p], NULL));
+    return inputs;
 }
 
 /* Shards that did not finish, each with the photos it was to build. */
@@ -595,6 +686,7 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     g_autoptr(GPtrArray) clashes = g_ptr_array_new_with_free_func(
         (GDestroyNotify) gal__manifest_entry_free);
     gal_run_options merge_opts = *opts;
+    early_collect collect = { pr, opts, skip_dir, NULL, NULL, NULL, 0 };
     GThread *loading;
     int failed;
 
@@ -610,9 +702,13 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     /* The manifest there (a merge's again, or runs' before) is read while
      * the parts are and the photos collected. */
     loading = gal__manifest_load_begin(pr->out_dir);
-    failed = read_parts(pr, &found, opts->jobs, errs) ||
+    if (opts->n_inputs > 0)
+        collect_begin(&collect, NULL);
+    failed = read_parts(pr, &found, opts->jobs, errs, &collect) ||
         (opts->n_inputs == 0 && shards_inputs(pr, &found, &inputs, errs));
-    if (!failed && opts->n_inputs == 0 && inputs)
+    if (collect_end(&collect, failed, errs))
+        failed = failed || collect.failed;
+    else if (!failed && opts->n_inputs == 0 && inputs)
         failed = gal__collect(pr, opts, (const char *const *) inputs->pdata, (int) inputs->len,
             skip_dir, errs);
     else if (!failed)
