@@ -618,23 +618,19 @@ parse_about(line_parser *p, char **f, int n)
 {
     gal_manifest_entry *e;
     GPtrArray *about;
-    bool verbatim = true;
 
     if (n < 3 || !(e = g_hash_table_lookup(p->m->entries, f[1])) || e->sheet || e->item)
         return;
     about = g_ptr_array_sized_new(n);
-    for (int i = 2; i < n; i++) {
+    for (int i = 2; i < n; i++)
         if (about_field_kept(f[i]))
             g_ptr_array_add(about, f[i]);
-        else
-            verbatim = false;
-        /* What was escaped in the file is written back escaped anew. */
-        if (f[i][strcspn(f[i], "\t\n\r\\")])
-            verbatim = false;
-    }
     gal__about_unref(e->about);
+    /* A line from a file comes here only with an escape or a carriage
+     * return in it (parse_plain_about takes the others): never copied as
+     * it is, since "\x" reads as "x" and is written so. */
     e->about = p->file && about->len
-        ? about_on_file(p->file, p->line_at, verbatim)
+        ? about_on_file(p->file, p->line_at, false)
         : gal__about_new((const char *const *) about->pdata, about->len);
     g_ptr_array_unref(about);
 }

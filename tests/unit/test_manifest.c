@@ -392,12 +392,13 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
         "about\th.jpg\tcamera=first\n",
         "about\th.jpg\tcamera=second\n",             /* the last one counts */
         "about\tk.jpg\tcamera=ok\tk-ey=1\n",           /* one kept, one not */
+        "about\tl.jpg\tcamera=a\\qb\n",                /* "\q" reads as "q" */
     };
     GString *many = g_string_new("about\ti.jpg");
     GString *all;
     gal_manifest *m = gal__manifest_new(dir), *file, *mem;
 
-    for (const char *name = "abcdefghijk"; *name; name++) {
+    for (const char *name = "abcdefghijkl"; *name; name++) {
         g_autofree char *output = g_strdup_printf("%c.jpg", *name);
         g_autofree char *input = g_strdup_printf("../in/%c.jpg", *name);
 
@@ -423,9 +424,9 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
     file = gal__manifest_load(dir);
     mem = gal__manifest_new(dir);
     gal__manifest_parse(mem, text, NULL, NULL);
-    cr_assert_eq(g_hash_table_size(file->entries), 11);
-    cr_assert_eq(g_hash_table_size(mem->entries), 11);
-    for (const char *name = "abcdefghijk"; *name; name++) {
+    cr_assert_eq(g_hash_table_size(file->entries), 12);
+    cr_assert_eq(g_hash_table_size(mem->entries), 12);
+    for (const char *name = "abcdefghijkl"; *name; name++) {
         g_autofree char *output = g_strdup_printf("%c.jpg", *name);
         gal_manifest_entry *in_file = g_hash_table_lookup(file->entries, output);
         gal_manifest_entry *in_mem = g_hash_table_lookup(mem->entries, output);
@@ -456,6 +457,7 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
     cr_expect_str_eq(from_file, from_text);
     cr_expect_not_null(strstr(from_file, "about\tf.jpg\tcamera=back\\\\slash\tlens=tab\\there\n"));
     cr_expect_not_null(strstr(from_file, "about\tg.jpg\tcamera=cr\\r\n"));
+    cr_expect_not_null(strstr(from_file, "about\tl.jpg\tcamera=aqb\n"));
     gal__manifest_free(file);
     gal__manifest_free(mem);
 }
