@@ -4,10 +4,24 @@
  * damaged manifest settles after one run instead of changing every run;
  * and read from a file (where about lines stay, and plain ones are told
  * without being split) it is the same text as read from memory. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 #include "manifest.h"
+
+/* A folder of its own for the file read, removed at exit. */
+static char *scratch;
+
+static void
+remove_scratch(void)
+{
+    g_autofree char *path = g_build_filename(scratch, GAL_MANIFEST_NAME, NULL);
+
+    unlink(path);
+    rmdir(scratch);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -16,21 +30,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g_autofree char *text = g_strndup((const char *) data, size);
     gal_manifest *m = gal__manifest_new("/out");
     gal_manifest *again = gal__manifest_new("/out");
+    gal_manifest *loaded;
     g_autofree char *once = NULL;
     g_autofree char *twice = NULL;
-
-    static char *dir;
     g_autofree char *path = NULL;
     g_autofree char *from_file = NULL;
-    gal_manifest *loaded;
 
-    if (!dir)
-        dir = g_dir_make_tmp("fuzz-manifest-XXXXXX", NULL);
-    path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    if (!scratch) {
+        scratch = g_dir_make_tmp("fuzz-manifest-XXXXXX", NULL);
+        fuzz_check(scratch != NULL);
+        atexit(remove_scratch);
+    }
+    path = g_build_filename(scratch, GAL_MANIFEST_NAME, NULL);
     gal__manifest_parse(m, text, NULL, NULL);
     once = gal__manifest_text(m);
     fuzz_check(g_file_set_contents(path, text, -1, NULL));
-    loaded = gal__manifest_load(dir);
+    loaded = gal__manifest_load(scratch);
     from_file = gal__manifest_text(loaded);
     gal__manifest_free(loaded);
     fuzz_check(strcmp(once, from_file) == 0);
