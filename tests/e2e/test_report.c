@@ -188,6 +188,27 @@ Test(report, report_has_what_a_site_shows_of_each_photo)
         else
             cr_expect_str_eq(gal_json_string(p, "placeholder"), first_text);
     }
+    /* One photo changed: the run saves a new manifest over the one it read,
+     * and still reports the other from the file it read (kept open). */
+    {
+        g_autofree char *from = g_build_filename(TRIP_DIR, "trip-03.jpg", NULL);
+        g_autofree char *to = g_build_filename(in, "trip-02.jpg", NULL);
+        g_autofree char *text = NULL;
+        g_autoptr(gal_json) report = NULL;
+        const gal_json *p;
+
+        gal_test_copy_file(from, to);
+        cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
+        text = gal_test_read_bytes(report_path, NULL);
+        report = gal_json_parse(text, NULL);
+        cr_assert_not_null(report);
+        cr_expect_str_eq(gal_json_string(photo_named(report, "trip-02.jpg"), "status"), "done");
+        p = photo_named(report, "trip-01.jpg");
+        cr_expect_str_eq(gal_json_string(p, "status"), "up-to-date");
+        cr_expect_str_eq(gal_json_string(p, "camera"), "Apple iPhone 5s");
+        cr_expect_str_eq(gal_json_string(p, "taken"), "2014-04-11T11:25:09");
+        cr_expect_str_eq(gal_json_string(p, "placeholder"), first_text);
+    }
     {
         g_autofree char *text = NULL;
         g_autoptr(gal_json) report = NULL;
