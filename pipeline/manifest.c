@@ -26,7 +26,8 @@ struct gal_about_file {
     GMutex lock;     /* the window below is shared by the threads reading */
     char *window;    /* the file's bytes from window_at, window_len of them */
     gint64 window_at;
-    gsize window_len, window_size;
+    gsize window_len;
+    gint64 size;     /* as read: a last line without a newline ends there */
 };
 
 /* The fields in memory (`file` NULL, NULL-terminated `fields`), or where
@@ -42,6 +43,9 @@ struct gal_about {
     bool verbatim;
     char *fields[];
 };
+
+/* The most of a file read at once for its about lines. */
+#define ABOUT_WINDOW (1 << 16)
 
 /* Files whose about lines are still read, at most: each is a descriptor
  * held for the run (a merge of many shards holds one a part). Past it
@@ -155,7 +159,7 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
     g_mutex_lock(&f->lock);
     for (;;) {
         gint64 end = f->window_at + (gint64) f->window_len;
-        gboolean near = at >= f->window_at && at <= end + (1 << 16);
+        gboolean near = at >= f->window_at && at <= end + ABOUT_WINDOW;
         ssize_t n;
 
         if (at >= f->window_at && at < end) {
@@ -169,16 +173,17 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
             }
             at = end;   /* a line longer than the window: read on */
         }
-        f->window_size = near || line->len ? 1 << 16 : 1 << 12;
-        f->window = g_realloc(f->window, f->window_size);
+        if (!f->window)
+            f->window = g_malloc(ABOUT_WINDOW);
         do
-            n = pread(f->fd, f->window, f->window_size, at);
+            n = pread(f->fd, f->window, near || line->len ? ABOUT_WINDOW : ABOUT_WINDOW / 16, at);
         while (n < 0 && errno == EINTR);
         f->window_at = at;
         f->window_len = n > 0 ? (gsize) n : 0;
         if (n <= 0) {
-            /* The end of the file: the last line may have no newline. */
-            found = n == 0 && line->len > 0;
+            /* The end of the file: the last line may have no newline,
+             * where the file ended when it was read (not cut since). */
+            found = n == 0 && line->len > 0 && at == f->size;
             break;
         }
     }
@@ -862,8 +867,10 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
     if (!problem && !p.foreign && pending->len)
         parse_line(&p, pending->str);
     /* The descriptor stays open while an about line read refers to it. */
-    if (p.file)
+    if (p.file) {
+        p.file->size = total;
         about_file_unref(p.file);
+    }
     else
         close(fd);
     g_string_free(pending, TRUE);

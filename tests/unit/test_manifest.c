@@ -233,12 +233,15 @@ Test(manifest, about_lines_stay_in_their_file_and_are_saved_as_they_were)
     gal__about_unref(kept_a);
     gal__about_unref(kept_b);
 
-    /* Changed in place under the run: nothing, not what is there now. */
+    /* Changed in place under the run: nothing, not what is there now (b's
+     * line cut after its first field, which looks like a line of one). */
     back = gal__manifest_load(dir);
     kept_b = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
         "b.jpg"))->about);
-    cr_assert_eq(truncate(path, (off_t) (strstr(written, "about\tb.jpg") - written) + 3), 0);
-    cr_expect_null(gal__about_fields(kept_b), "a line no longer there reads as nothing");
+    cr_assert_eq(truncate(path, (off_t) (strstr(written, "about\tb.jpg") - written) +
+                                    (off_t) strlen("about\tb.jpg\tcamera=NIKON D750")),
+        0);
+    cr_expect_null(gal__about_fields(kept_b), "a line cut short reads as nothing");
     g_free(back->dir);
     back->dir = g_strdup(again);
     cr_assert_eq(gal__manifest_save(back, &err), 0, "%s", err.msg);
@@ -247,6 +250,18 @@ Test(manifest, about_lines_stay_in_their_file_and_are_saved_as_they_were)
     cr_expect_null(strstr(saved, "about\tb.jpg"), "nor is it saved");
     cr_expect_not_null(strstr(saved, "about\ta.jpg"));
     gal__about_unref(kept_b);
+    gal__manifest_free(back);
+
+    /* A file whose last line has no newline: that line is whole. */
+    cr_assert(g_file_set_contents(path, written, (gssize) strlen(written) - 1, NULL));
+    back = gal__manifest_load(dir);
+    {
+        g_auto(GStrv) fields_c = gal__about_fields(
+            ((gal_manifest_entry *) g_hash_table_lookup(back->entries, "c.jpg"))->about);
+
+        cr_assert_not_null(fields_c, "the last line, without its newline, is lost");
+        cr_expect_str_eq(fields_c[1], plain[1]);
+    }
     gal__manifest_free(back);
 }
 
