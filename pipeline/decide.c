@@ -287,8 +287,8 @@ decide_output(preset_run *pr, int i, char **detail)
     result->bytes = e->out_size;
     gal__digest_hex(&e->out_sha256, result->sha256);
     /* The report of a rerun still tells what each photo shows. */
-    result->caption = g_strdup(e->caption);
-    result->caption_source = g_strdup(e->caption_source);
+    result->caption = gal__shared_text_ref(e->caption);
+    result->caption_source = gal__shared_text_ref(e->caption_source);
     result->caption_cut = e->caption_cut;
     result->about = gal__about_ref(e->about);
     return GAL_WHY_UP_TO_DATE;

@@ -65,8 +65,8 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         ; /* still UP_TO_DATE: its own output was not touched */
     else if (!failed) {
         result->status = GAL_PHOTO_DONE;
-        result->caption = g_strdup(job->caption);
-        result->caption_source = g_strdup(job->caption_source);
+        result->caption = gal__shared_text(job->caption);
+        result->caption_source = gal__shared_text(job->caption_source);
         result->caption_cut = job->caption_cut;
         result->warnings = g_strdup(job->warnings);
         if (plan->build_output) {

@@ -304,8 +304,8 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     }
     ref_string_clear(&e->preset_digest);
     ref_string_clear(&e->version);
-    g_free(e->caption);
-    g_free(e->caption_source);
+    gal__shared_text_unref(e->caption);
+    gal__shared_text_unref(e->caption_source);
     gal__about_unref(e->about);
     for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
         g_free(e->facts[f]);
@@ -329,8 +329,8 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
     c->preset_digest = e->preset_digest ? g_ref_string_acquire(e->preset_digest) : NULL;
     c->version = e->version ? g_ref_string_acquire(e->version) : NULL;
     c->name_key = g_strdup(e->name_key);
-    c->caption = g_strdup(e->caption);
-    c->caption_source = g_strdup(e->caption_source);
+    c->caption = gal__shared_text_ref(e->caption);
+    c->caption_source = gal__shared_text_ref(e->caption_source);
     c->about = gal__about_ref(e->about);
     for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
         gal__manifest_entry_facts(c)[f] = g_strdup(e->facts[f]);
@@ -588,8 +588,8 @@ parse_entry(gal_manifest *m, char **f, int n)
     e->width = (int) parse_int(f[11], &ok);
     e->height = (int) parse_int(f[12], &ok);
     if (n >= 17) {
-        e->caption = *f[14] ? g_strdup(f[14]) : NULL;
-        e->caption_source = *f[15] ? g_strdup(f[15]) : NULL;
+        e->caption = *f[14] ? gal__shared_text(f[14]) : NULL;
+        e->caption_source = *f[15] ? gal__shared_text(f[15]) : NULL;
         e->caption_cut = strcmp(f[16], "1") == 0;
     }
     for (int k = 0; item && k < GAL_ITEM_FACTS; k++)

@@ -63,7 +63,11 @@ typedef struct gal_manifest_entry {
     char *preset_digest;
     char *version;
     char *name_key;       /* what the name was rendered from (template, index, count) */
-    char *caption;        /* what a caption stage showed, for reports of reruns; may be NULL */
+    /* What a caption stage showed, and where it came from, for reports of
+     * reruns; may be NULL. GRefStrings (gal__shared_text), which the
+     * photo's result shares instead of a copy each (a captioned rerun of
+     * a million photos held every caption twice). */
+    char *caption;
     char *caption_source;
     /* What a site shows of the photo ("key=value", the run report's
      * fields: taken, camera, placeholder...), for reports of reruns;
@@ -134,6 +138,27 @@ char **gal__about_fields(const gal_about *about);
  * after the output's ("\tkey=value..."); NULL otherwise (written anew
  * from gal__about_fields). */
 const char *gal__about_verbatim(const gal_about *about, GString *line);
+
+/* A caption or its source, shared by a record and a result (a GRefString):
+ * a new one of `text`, another reference, or one let go; NULL stays NULL. */
+static inline char *
+gal__shared_text(const char *text)
+{
+    return text ? g_ref_string_new(text) : NULL;
+}
+
+static inline char *
+gal__shared_text_ref(char *text)
+{
+    return text ? g_ref_string_acquire(text) : NULL;
+}
+
+static inline void
+gal__shared_text_unref(const char *text)
+{
+    if (text)
+        g_ref_string_release((char *) text);
+}
 
 gal_manifest *gal__manifest_new(const char *dir);
 /* Never fails: a missing, unreadable or foreign manifest reads as empty.

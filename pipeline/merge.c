@@ -454,8 +454,6 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
     result->height = r->height;
     result->bytes = r->bytes;
     memcpy(result->sha256, r->sha256, sizeof(result->sha256));
-    result->caption = g_strdup(r->caption);
-    result->caption_source = g_strdup(r->caption_source);
     result->caption_cut = r->caption_cut;
     /* What the report says of the photo is in its output's record: the
      * shard's part when it made it, else the manifest. */
@@ -467,7 +465,17 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
             e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
         if (e)
             result->about = gal__about_ref(e->about);
+        /* The record's caption, when it is the one reported: one copy. */
+        if (e && e->caption && r->caption && strcmp(e->caption, r->caption) == 0)
+            result->caption = gal__shared_text_ref(e->caption);
+        if (e && e->caption_source && r->caption_source &&
+            strcmp(e->caption_source, r->caption_source) == 0)
+            result->caption_source = gal__shared_text_ref(e->caption_source);
     }
+    if (!result->caption)
+        result->caption = gal__shared_text(r->caption);
+    if (!result->caption_source)
+        result->caption_source = gal__shared_text(r->caption_source);
     result->seconds = r->seconds;
     result->hash_seconds = r->hash_seconds;
     if (r->error)

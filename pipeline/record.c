@@ -41,8 +41,8 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->in_mtime_ns = plan->in_mtime_ns;
     first->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
-    first->caption = g_strdup(job->caption);
-    first->caption_source = g_strdup(job->caption_source);
+    first->caption = gal__shared_text(job->caption);
+    first->caption_source = gal__shared_text(job->caption_source);
     first->caption_cut = job->caption_cut;
     /* What a site shows of the photo: on its first file's record only. */
     first->about = about_with_warnings(job);

@@ -398,8 +398,8 @@ free_result(gal_photo_result *r)
     g_free((char *) r->input);
     g_free((char *) r->output);
     g_free((char *) r->why_detail);
-    g_free((char *) r->caption);
-    g_free((char *) r->caption_source);
+    gal__shared_text_unref(r->caption);
+    gal__shared_text_unref(r->caption_source);
     g_free((char *) r->warnings);
     gal__about_unref(r->about);
     g_free(r->error);

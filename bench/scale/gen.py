@@ -105,6 +105,9 @@ def main():
     ap.add_argument("--template", required=True, help="a part a real sharded run wrote")
     ap.add_argument("--shards", type=int, default=100)
     ap.add_argument("--per-folder", type=int, default=1000, help="photos per day folder")
+    ap.add_argument("--captions", action="store_true",
+                    help="give every photo a caption (~200 bytes, from an Instagram export), "
+                         "in its record and its result, as a preset with a caption stage keeps")
     ap.add_argument("--no-about", dest="about", action="store_false",
                     help="leave out the about line a run records per photo (camera, lens, "
                          "exposure, colour, a 16x20 WebP placeholder: ~400 bytes); as the "
@@ -150,12 +153,19 @@ def main():
             rel_in = f"{rel_tree}/{rel}"
             width, height = (683, 1024) if i % 5 == 4 else (1024, 683)
             name_key = escape(f"{{stem}}.{{ext}}\t{i + 1}\t{n}")
+            caption = source = ""
+            if args.captions:
+                caption = escape(f"Day {i % 28 + 1} of the trip, photo {i}: the marathon through "
+                                 f"Kim Il Sung Square at dawn, runners and the crowd. #pyongyang "
+                                 f"#marathon #dprk #running #northkorea @koryotours @runner{i % 97}")
+                source = escape(f"instagram:/srv/exports/trip/posts_{i % 7 + 1}.json")
+            record_caption = f"\t{caption}\t{source}\t0" if args.captions else ""
             # output OUTPUT INPUT in_size in_mtime in_sha DIGEST VERSION out_size out_mtime
             #        out_sha W H NAME_KEY                                   (manifest.c)
             entries[k].write(
                 f"output\t{escape(name)}\t{escape(rel_in)}\t0\t{in_mtime}\t{EMPTY_SHA256}\t"
                 f"{digest}\t{version}\t0\t{out_mtime}\t{EMPTY_SHA256}\t{width}\t{height}\t"
-                f"{name_key}\n")
+                f"{name_key}{record_caption}\n")
             if args.about:
                 entries[k].write(
                     f"about\t{escape(name)}\tcamera=NIKON D750\tlens=24.0-120.0 mm f/4.0\t"
@@ -171,7 +181,7 @@ def main():
             hash_seconds = 0.0001 + (i * 104729 % 1000) / 1e7
             results[k].write(
                 f"result\t{escape(rel_in)}\t{escape(name)}\tdone\tnew\t\t{width}\t{height}\t0\t"
-                f"{EMPTY_SHA256}\t\t\t0\t{dtostr(seconds)}\t{dtostr(hash_seconds)}\t0\t\t0\t0"
+                f"{EMPTY_SHA256}\t{caption}\t{source}\t0\t{dtostr(seconds)}\t{dtostr(hash_seconds)}\t0\t\t0\t0"
                 f"\t\t\t\t{EMPTY_SHA256}\n")
             counts[k] += 1
 

@@ -49,8 +49,8 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     const gal_dep_record *dep;
     char hex[GAL_SHA256_HEX_LEN + 1];
 
-    e->caption = g_strdup("two\tlines\nof \xea\xb3\xa0 caption");
-    e->caption_source = g_strdup("sidecar:/srv/captions/a.txt");
+    e->caption = gal__shared_text("two\tlines\nof \xea\xb3\xa0 caption");
+    e->caption_source = gal__shared_text("sidecar:/srv/captions/a.txt");
     e->caption_cut = TRUE;
     gal__manifest_add_dep(e, "/srv/captions/a.txt", TRUE, 10, 20, hash_a);
     gal__manifest_add_dep(e, "/srv/captions/none.txt", FALSE, 0, 0, NULL);
