@@ -26,6 +26,16 @@ about_with_warnings(const gal_job *job)
     return gal__about_new((const char *const *) about->pdata, about->len);
 }
 
+/* The photo's result's caption (or source), when it is the job's: one copy
+ * for both (exec.c sets the result's first). */
+static char *
+shared_with_result(const char *in_result, const char *text)
+{
+    if (in_result && text && strcmp(in_result, text) == 0)
+        return gal__shared_text_ref((char *) in_result);
+    return gal__shared_text(text);
+}
+
 /* The manifest records of a photo whose outputs were just written: one
  * per variant, each a product of its own (so --check, --prune and the
  * next run's decisions know every file), sharing what they are made from. */
@@ -33,6 +43,7 @@ void
 gal__record_output(preset_run *pr, int i, const gal_job *job)
 {
     const photo_plan *plan = &pr->plans[i];
+    const gal_photo_result *result = &pr->summary->photos[i];
     gal_manifest_entry *first = gal__manifest_entry_new();
     struct stat st;
 
@@ -41,8 +52,8 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->in_mtime_ns = plan->in_mtime_ns;
     first->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
-    first->caption = gal__shared_text(job->caption);
-    first->caption_source = gal__shared_text(job->caption_source);
+    first->caption = shared_with_result(result->caption, job->caption);
+    first->caption_source = shared_with_result(result->caption_source, job->caption_source);
     first->caption_cut = job->caption_cut;
     /* What a site shows of the photo: on its first file's record only. */
     first->about = about_with_warnings(job);
