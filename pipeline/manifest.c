@@ -38,8 +38,9 @@ struct gal_about {
     gal_about_file *file;
     gint64 line_at;
     gint refs;
-    /* The line's fields were all kept when it was read: written back as
-     * it was, not parsed again. */
+    /* The line is plain (no escape, no carriage return) and all its
+     * fields were kept when it was read: written back as it is, not
+     * parsed again. */
     bool verbatim;
     char *fields[];
 };
