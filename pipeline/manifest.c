@@ -194,14 +194,16 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
 
 /* Is this an about line's field the manifest keeps ("key=value", a key of
  * lower-case letters and _)? The report types each value again, so nothing
- * here reaches it as is. */
+ * here reaches it as is. Only the key is looked at, so the field may run on
+ * into the rest of its line (parse_plain_about's are not cut out). */
 static gboolean
 about_field_kept(const char *field)
 {
-    const char *eq = strchr(field, '=');
+    const char *key_end = field;
 
-    return eq && eq != field &&
-           strspn(field, "abcdefghijklmnopqrstuvwxyz_") == (size_t) (eq - field);
+    while ((*key_end >= 'a' && *key_end <= 'z') || *key_end == '_')
+        key_end++;
+    return key_end != field && *key_end == '=';
 }
 
 static int split_line(char *line, char **fields);
@@ -660,18 +662,14 @@ parse_plain_about(line_parser *p, char *line)
         return TRUE;
     *tab = '\0';
     for (const char *field = tab + 1;; field = tab + 1) {
-        const char *key_end = field;
-
         /* As split_line refuses a line of too many fields. */
         if (++n > MAX_FIELDS)
             return TRUE;
-        while ((*key_end >= 'a' && *key_end <= 'z') || *key_end == '_')
-            key_end++;
-        if (key_end != field && *key_end == '=')
+        if (about_field_kept(field))
             kept++;
         else
             all_kept = false;
-        if (!(tab = strchr(key_end, '\t')))
+        if (!(tab = strchr(field, '\t')))
             break;
     }
     if (!(e = g_hash_table_lookup(p->m->entries, name)) || e->sheet || e->item)
