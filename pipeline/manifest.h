@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "about.h"
 #include "digest.h"
 #include "error.h"
 
@@ -35,10 +36,6 @@ typedef enum gal_item_fact {
     GAL_ITEM_SORT_TIME,      /* seconds: the date taken, else the file's time */
     GAL_ITEM_FACTS
 } gal_item_fact;
-
-/* What a site shows of a photo (below). */
-typedef struct gal_about gal_about;
-typedef struct gal_about_file gal_about_file;
 
 typedef struct gal_dep_record {
     char *path;        /* absolute */
@@ -118,26 +115,6 @@ typedef struct gal_manifest {
  * shard, inputs, results, done), in order: its `n` unescaped fields, the
  * kind first (valid during the call only), and its line number. */
 typedef void (*gal_manifest_line_fn)(char **fields, int n, int line, void *user);
-
-/* What a site shows of a photo ("key=value" each: a record's `about`,
- * gal_photo_result.about), shared by a record and the results that report
- * it (reference-counted). Made from fields, it holds them; read from a
- * manifest file, it is where its line is in that file (the file stays
- * open), read again when asked: a million photos' about lines were half
- * a kilobyte each in memory in a merge or a rerun that never reads them. */
-gal_about *gal__about_new(const char *const *fields, gsize n);
-gal_about *gal__about_ref(gal_about *about);   /* NULL stays NULL */
-void gal__about_unref(gal_about *about);       /* NULL: nothing */
-/* Its fields, NULL-terminated, when they are in memory; NULL otherwise. */
-const char *const *gal__about_in_memory(const gal_about *about);
-/* Its fields: a new NULL-terminated array (g_strfreev); NULL for NULL, or
- * when its file no longer holds its line. */
-char **gal__about_fields(const gal_about *about);
-/* When it is a line of a file whose fields were all kept, as written
- * there: the line read into `line`, and a pointer into it to the fields
- * after the output's ("\tkey=value..."); NULL otherwise (written anew
- * from gal__about_fields). */
-const char *gal__about_verbatim(const gal_about *about, GString *line);
 
 /* A caption or its source, shared by a record and a result (a GRefString):
  * a new one of `text`, another reference, or one let go; NULL stays NULL. */

@@ -1,0 +1,249 @@
+/* about.c: what a site shows of a photo (about.h): its "key=value" fields
+ * in memory, or where its about line is in the manifest file it was read
+ * from, read again when a save or a report asks. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "about.h"
+#include "fields.h"
+
+/* The manifest file a run's about lines stay in (an open descriptor: the
+ * file may be replaced by the run's own save, or removed, as a merged part
+ * is, while it is still read). */
+struct gal_about_file {
+    int fd;
+    GMutex lock;     /* the window below is shared by the threads reading */
+    char *window;    /* the file's bytes from window_at, window_len of them */
+    gint64 window_at;
+    gsize window_len;
+    gint64 size;     /* as read: a last line without a newline ends there */
+};
+
+/* The fields in memory (`file` NULL, NULL-terminated `fields`), or where
+ * its line is in the file it was read from. Its own count, not a GLib
+ * reference-counted box: a million of them, and the box's header would
+ * have made each 48 bytes of memory, not 32. */
+struct gal_about {
+    gal_about_file *file;
+    gint64 line_at;
+    gint refs;
+    /* The line is plain (no escape, no carriage return) and all its
+     * fields were kept when it was read: written back as it is, not
+     * parsed again. */
+    bool verbatim;
+    char *fields[];
+};
+
+/* The most of a file read at once for its about lines. */
+#define ABOUT_WINDOW (1 << 16)
+
+/* Files whose about lines are still read, at most: each is a descriptor
+ * held for the run (a merge of many shards holds one a part). Past it
+ * they are read into memory, as before. */
+#define ABOUT_FILES_OPEN_MAX 256
+static gint about_files_open;
+
+gal_about_file *
+gal__about_file_new(int fd)
+{
+    gal_about_file *f;
+
+    if (g_atomic_int_add(&about_files_open, 1) >= ABOUT_FILES_OPEN_MAX) {
+        g_atomic_int_add(&about_files_open, -1);
+        return NULL;
+    }
+    f = g_atomic_rc_box_new0(gal_about_file);
+    f->fd = fd;
+    g_mutex_init(&f->lock);
+    return f;
+}
+
+static void
+about_file_clear(gpointer p)
+{
+    gal_about_file *f = p;
+
+    close(f->fd);
+    g_mutex_clear(&f->lock);
+    g_free(f->window);
+    g_atomic_int_add(&about_files_open, -1);
+}
+
+void
+gal__about_file_unref(gal_about_file *f)
+{
+    if (f)
+        g_atomic_rc_box_release_full(f, about_file_clear);
+}
+
+void
+gal__about_file_read_to(gal_about_file *f, gint64 size)
+{
+    f->size = size;
+}
+
+gal_about *
+gal__about_new(const char *const *fields, gsize n)
+{
+    gsize bytes = sizeof(gal_about) + (n + 1) * sizeof(char *);
+    gal_about *about;
+    char *at;
+
+    for (gsize i = 0; i < n; i++)
+        bytes += strlen(fields[i]) + 1;
+    about = g_malloc0(bytes);
+    about->refs = 1;
+    at = (char *) (about->fields + n + 1);
+    for (gsize i = 0; i < n; i++) {
+        size_t len = strlen(fields[i]) + 1;
+
+        about->fields[i] = memcpy(at, fields[i], len);
+        at += len;
+    }
+    about->fields[n] = NULL;
+    return about;
+}
+
+/* The about line at `line_at` of `file`, left there: a million photos'
+ * lines were 0.5 KB of memory each, and most runs never read them again
+ * (a dry run, a run that writes no report and leaves the manifest). */
+gal_about *
+gal__about_on_file(gal_about_file *file, gint64 line_at, bool verbatim)
+{
+    gal_about *about = g_new0(gal_about, 1);
+
+    about->refs = 1;
+    about->file = g_atomic_rc_box_acquire(file);
+    about->line_at = line_at;
+    about->verbatim = verbatim;
+    return about;
+}
+
+gal_about *
+gal__about_ref(gal_about *about)
+{
+    if (about)
+        g_atomic_int_inc(&about->refs);
+    return about;
+}
+
+void
+gal__about_unref(gal_about *about)
+{
+    if (about && g_atomic_int_dec_and_test(&about->refs)) {
+        gal__about_file_unref(about->file);
+        g_free(about);
+    }
+}
+
+const char *const *
+gal__about_in_memory(const gal_about *about)
+{
+    return about && !about->file ? (const char *const *) about->fields : NULL;
+}
+
+/* Read the line at `at` (without its newline) into `line`. Lines are
+ * asked for mostly in the file's order (a manifest is saved, and a report
+ * written, in output order), so the file is read a window at a time,
+ * large when the next line is near the last, small when it jumps. */
+static gboolean
+about_file_read_line(gal_about_file *f, gint64 at, GString *line)
+{
+    gboolean found = FALSE;
+
+    g_string_truncate(line, 0);
+    g_mutex_lock(&f->lock);
+    for (;;) {
+        gint64 end = f->window_at + (gint64) f->window_len;
+        gboolean near = at >= f->window_at && at <= end + ABOUT_WINDOW;
+        ssize_t n;
+
+        if (at >= f->window_at && at < end) {
+            const char *from = f->window + (at - f->window_at);
+            const char *nl = memchr(from, '\n', (gsize) (end - at));
+
+            g_string_append_len(line, from, nl ? nl - from : end - at);
+            if (nl) {
+                found = TRUE;
+                break;
+            }
+            at = end;   /* a line longer than the window: read on */
+        }
+        if (!f->window)
+            f->window = g_malloc(ABOUT_WINDOW);
+        do
+            n = pread(f->fd, f->window, near || line->len ? ABOUT_WINDOW : ABOUT_WINDOW / 16, at);
+        while (n < 0 && errno == EINTR);
+        f->window_at = at;
+        f->window_len = n > 0 ? (gsize) n : 0;
+        if (n <= 0) {
+            /* The end of the file: the last line may have no newline,
+             * where the file ended when it was read (not cut since). */
+            found = n == 0 && line->len > 0 && at == f->size;
+            break;
+        }
+    }
+    g_mutex_unlock(&f->lock);
+    return found;
+}
+
+/* Is this an about line's field the manifest keeps ("key=value", a key of
+ * lower-case letters and _)? The report types each value again, so nothing
+ * here reaches it as is. Only the key is looked at, so the field may run on
+ * into the rest of its line (parse_plain_about's are not cut out). */
+gboolean
+gal__about_field_kept(const char *field)
+{
+    const char *key_end = field;
+
+    while ((*key_end >= 'a' && *key_end <= 'z') || *key_end == '_')
+        key_end++;
+    return key_end != field && *key_end == '=';
+}
+
+char **
+gal__about_fields(const gal_about *about)
+{
+    g_autoptr(GString) line = NULL;
+    char *fields[GAL_FIELDS_MAX + 1];
+    GPtrArray *kept;
+    int n;
+
+    if (!about)
+        return NULL;
+    if (!about->file)
+        return g_strdupv((char **) about->fields);
+    line = g_string_sized_new(1024);
+    /* The file changed under the run (it is not the run's to change):
+     * what it says there now is as untrusted as on loading, or nothing. */
+    if (!about_file_read_line(about->file, about->line_at, line) ||
+        !g_str_has_prefix(line->str, "about\t") || (n = gal__fields_split(line->str, fields)) < 3)
+        return NULL;
+    kept = g_ptr_array_sized_new((guint) n);
+    for (int i = 2; i < n; i++)
+        if (gal__about_field_kept(fields[i]))
+            g_ptr_array_add(kept, g_strdup(fields[i]));
+    g_ptr_array_add(kept, NULL);
+    return (char **) g_ptr_array_free(kept, FALSE);
+}
+
+char **
+gal_photo_about(const gal_photo_result *photo)
+{
+    return gal__about_fields(photo->about);
+}
+
+const char *
+gal__about_verbatim(const gal_about *about, GString *line)
+{
+    const char *tab;
+
+    if (!about || !about->file || !about->verbatim ||
+        !about_file_read_line(about->file, about->line_at, line) ||
+        !g_str_has_prefix(line->str, "about\t") ||
+        !(tab = strchr(line->str + strlen("about\t"), '\t')))
+        return NULL;
+    return tab;
+}
