@@ -82,14 +82,15 @@ same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
 }
 
 gboolean
-gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
-    const gal_digest *sha256, gboolean *exists)
+gal__output_intact(preset_run *pr, const char *rel, gal_record_tail *recorded,
+    gboolean *exists)
 {
     file_ref f = { rel, pr->claim.fd };
     struct stat st;
 
     *exists = gal__stat_beneath(pr->claim.fd, rel, &st) == 0;
-    return *exists && S_ISREG(st.st_mode) && same_file(&f, size, mtime_ns, sha256, &st);
+    return *exists && S_ISREG(st.st_mode) && same_file(&f, &recorded->out_size,
+        &recorded->out_mtime_ns, &recorded->out_sha256, &st);
 }
 
 /* Is a file an output depends on what it was? Its change, in words, or
@@ -168,22 +169,22 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
 
     if (!e)
         return GAL_WHY_NEW;
-    if (strcmp(e->input, rel_in) != 0) {
-        *detail = g_strdup_printf("it was made from %s", e->input);
+    if (strcmp(e->tail->input, rel_in) != 0) {
+        *detail = g_strdup_printf("it was made from %s", e->tail->input);
         return GAL_WHY_OTHER_INPUT;
     }
-    if (strcmp(e->version, GAL_VERSION) != 0) {
-        *detail = g_strdup_printf("made by gallop %s, this is %s", e->version, GAL_VERSION);
+    if (strcmp(e->tail->version, GAL_VERSION) != 0) {
+        *detail = g_strdup_printf("made by gallop %s, this is %s", e->tail->version, GAL_VERSION);
         return GAL_WHY_VERSION_CHANGED;
     }
-    if (strcmp(e->preset_digest, pr->preset_digest) != 0) {
-        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->preset_digest), pr->keys);
+    if (strcmp(e->tail->preset_digest, pr->preset_digest) != 0) {
+        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->tail->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, plan, &e->in_size, &e->in_mtime_ns, &e->in_digest))
+    if (!same_photo(input, plan, &e->tail->in_size, &e->tail->in_mtime_ns, &e->tail->in_digest))
         return GAL_WHY_INPUT_CHANGED;
-    for (guint d = 0; e->deps && d < e->deps->len; d++) {
-        gal_dep_record *dep = e->deps->pdata[d];
+    for (guint d = 0; e->tail->deps && d < e->tail->deps->len; d++) {
+        gal_dep_record *dep = e->tail->deps->pdata[d];
         const char *change = dependency_change(pr->preset->captions, input, dep);
 
         if (change) {
@@ -191,9 +192,9 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (!gal__output_intact(pr, rel, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
+    if (!gal__output_intact(pr, rel, e->tail, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    plan->in_digest = e->in_digest;
+    plan->in_digest = e->tail->in_digest;
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -208,10 +209,10 @@ gal__files_from_records(preset_run *pr, int i)
 
         if (!e || e->sheet || e->item)
             continue;
-        result->files[f].width = e->width;
-        result->files[f].height = e->height;
-        result->files[f].bytes = e->out_size;
-        gal__digest_hex(&e->out_sha256, result->files[f].sha256);
+        result->files[f].width = e->tail->width;
+        result->files[f].height = e->tail->height;
+        result->files[f].bytes = e->tail->out_size;
+        gal__digest_hex(&e->tail->out_sha256, result->files[f].sha256);
     }
 }
 
@@ -224,7 +225,7 @@ same_variant(const preset_run *pr, int v, const gal_manifest_entry *e)
 {
     char buf[64];
     const char *want = gal__variant_key_suffix(pr, v, buf, sizeof(buf));
-    const char *key = e->name_key ? e->name_key : "";
+    const char *key = e->tail->name_key ? e->tail->name_key : "";
     int tabs = 0;
 
     for (const char *c = key; *c; c++)
@@ -282,14 +283,14 @@ decide_output(preset_run *pr, int i, char **detail)
     gal__files_from_records(pr, i);
     if (first != GAL_WHY_UP_TO_DATE)
         return first;
-    result->width = e->width;
-    result->height = e->height;
-    result->bytes = e->out_size;
-    gal__digest_hex(&e->out_sha256, result->sha256);
+    result->width = e->tail->width;
+    result->height = e->tail->height;
+    result->bytes = e->tail->out_size;
+    gal__digest_hex(&e->tail->out_sha256, result->sha256);
     /* The report of a rerun still tells what each photo shows. */
-    result->caption = gal__shared_text_ref(e->caption);
-    result->caption_source = gal__shared_text_ref(e->caption_source);
-    result->caption_cut = e->caption_cut;
+    result->caption = gal__shared_text_ref(e->tail->caption);
+    result->caption_source = gal__shared_text_ref(e->tail->caption_source);
+    result->caption_cut = e->tail->caption_cut;
     result->about = gal__about_ref(e->about);
     return GAL_WHY_UP_TO_DATE;
 }
@@ -426,13 +427,13 @@ gal__pages_current(preset_run *pr, const char *members)
         gal_manifest_entry *e = value;
         gboolean exists;
 
-        if (e->sheet && v1[0] && gal__digest_is(&e->in_digest, v1))
-            gal__digest_from_hex(&e->in_digest, members);
-        if (!e->sheet || !gal__digest_is(&e->in_digest, members) ||
-            strcmp(e->preset_digest, pr->preset_digest) != 0 ||
-            strcmp(e->version, GAL_VERSION) != 0)
+        if (e->sheet && v1[0] && gal__digest_is(&e->tail->in_digest, v1))
+            gal__digest_from_hex(&e->tail->in_digest, members);
+        if (!e->sheet || !gal__digest_is(&e->tail->in_digest, members) ||
+            strcmp(e->tail->preset_digest, pr->preset_digest) != 0 ||
+            strcmp(e->tail->version, GAL_VERSION) != 0)
             continue;
-        if (!gal__output_intact(pr, e->output, &e->out_size, &e->out_mtime_ns, &e->out_sha256, &exists))
+        if (!gal__output_intact(pr, e->output, e->tail, &exists))
             return FALSE;
         found++;
     }

@@ -219,11 +219,11 @@ void gal__decide(preset_run *pr, const gal_run_options *opts);
  * (by content when pr->members_by_content, else by size and time); ""
  * when a member's content is not known. */
 void gal__members_identity(preset_run *pr, char *hex);
-/* Is the output `rel` beneath the output folder what gallop recorded
+/* Is the output `rel` beneath the output folder what gallop `recorded`
  * (and a regular file)? *exists says whether there is anything there;
- * errno is ENOENT when not. A content match refreshes *mtime_ns. */
-gboolean gal__output_intact(preset_run *pr, const char *rel, gint64 *size, gint64 *mtime_ns,
-    const gal_digest *sha256, gboolean *exists);
+ * errno is ENOENT when not. A content match refreshes its out_mtime_ns. */
+gboolean gal__output_intact(preset_run *pr, const char *rel, gal_record_tail *recorded,
+    gboolean *exists);
 
 /* result->files of photo i from the records of its outputs (when its
  * preset makes several files per photo), for a photo up to date or one a

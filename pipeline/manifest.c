@@ -25,10 +25,19 @@ dep_free(gpointer p)
     g_free(d);
 }
 
+/* A record and its tail, allocated together (strings may follow). */
+typedef struct {
+    gal_manifest_entry head;
+    gal_record_tail tail;
+} record_block;
+
 gal_manifest_entry *
 gal__manifest_entry_new(void)
 {
-    return g_new0(gal_manifest_entry, 1);
+    record_block *b = g_new0(record_block, 1);
+
+    b->head.tail = &b->tail;
+    return &b->head;
 }
 
 static void
@@ -42,18 +51,18 @@ void
 gal__manifest_entry_set_recipe(gal_manifest_entry *e, const char *preset_digest,
     const char *version)
 {
-    ref_string_clear(&e->preset_digest);
-    ref_string_clear(&e->version);
-    e->preset_digest = g_ref_string_new(preset_digest ? preset_digest : "");
-    e->version = g_ref_string_new(version ? version : "");
+    ref_string_clear(&e->tail->preset_digest);
+    ref_string_clear(&e->tail->version);
+    e->tail->preset_digest = g_ref_string_new(preset_digest ? preset_digest : "");
+    e->tail->version = g_ref_string_new(version ? version : "");
 }
 
 char **
 gal__manifest_entry_facts(gal_manifest_entry *e)
 {
-    if (!e->facts)
-        e->facts = g_new0(char *, GAL_ITEM_FACTS + 1);
-    return e->facts;
+    if (!e->tail->facts)
+        e->tail->facts = g_new0(char *, GAL_ITEM_FACTS + 1);
+    return e->tail->facts;
 }
 
 void
@@ -63,19 +72,19 @@ gal__manifest_entry_free(gal_manifest_entry *e)
         return;
     if (!e->strings_inline) {
         g_free(e->output);
-        g_free(e->input);
-        g_free(e->name_key);
+        g_free(e->tail->input);
+        g_free(e->tail->name_key);
     }
-    ref_string_clear(&e->preset_digest);
-    ref_string_clear(&e->version);
-    gal__shared_text_unref(e->caption);
-    gal__shared_text_unref(e->caption_source);
+    ref_string_clear(&e->tail->preset_digest);
+    ref_string_clear(&e->tail->version);
+    gal__shared_text_unref(e->tail->caption);
+    gal__shared_text_unref(e->tail->caption_source);
     gal__about_unref(e->about);
-    for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
-        g_free(e->facts[f]);
-    g_free(e->facts);
-    if (e->deps)
-        g_ptr_array_unref(e->deps);
+    for (int f = 0; e->tail->facts && f < GAL_ITEM_FACTS; f++)
+        g_free(e->tail->facts[f]);
+    g_free(e->tail->facts);
+    if (e->tail->deps)
+        g_ptr_array_unref(e->tail->deps);
     g_free(e);
 }
 
@@ -83,23 +92,28 @@ gal_manifest_entry *
 gal__manifest_entry_copy(const gal_manifest_entry *e)
 {
     gal_manifest_entry *c = gal__manifest_entry_new();
+    gal_record_tail *tail = c->tail;
 
     *c = *e;
+    c->tail = tail;
+    *tail = *e->tail;
     c->strings_inline = false;
-    c->deps = NULL;
-    c->facts = NULL;
+    c->tail->deps = NULL;
+    c->tail->facts = NULL;
     c->output = g_strdup(e->output);
-    c->input = g_strdup(e->input);
-    c->preset_digest = e->preset_digest ? g_ref_string_acquire(e->preset_digest) : NULL;
-    c->version = e->version ? g_ref_string_acquire(e->version) : NULL;
-    c->name_key = g_strdup(e->name_key);
-    c->caption = gal__shared_text_ref(e->caption);
-    c->caption_source = gal__shared_text_ref(e->caption_source);
+    c->tail->input = g_strdup(e->tail->input);
+    if (tail->preset_digest)
+        g_ref_string_acquire(tail->preset_digest);
+    if (tail->version)
+        g_ref_string_acquire(tail->version);
+    c->tail->name_key = g_strdup(e->tail->name_key);
+    c->tail->caption = gal__shared_text_ref(e->tail->caption);
+    c->tail->caption_source = gal__shared_text_ref(e->tail->caption_source);
     c->about = gal__about_ref(e->about);
-    for (int f = 0; e->facts && f < GAL_ITEM_FACTS; f++)
-        gal__manifest_entry_facts(c)[f] = g_strdup(e->facts[f]);
-    for (guint d = 0; e->deps && d < e->deps->len; d++) {
-        const gal_dep_record *dep = e->deps->pdata[d];
+    for (int f = 0; e->tail->facts && f < GAL_ITEM_FACTS; f++)
+        gal__manifest_entry_facts(c)[f] = g_strdup(e->tail->facts[f]);
+    for (guint d = 0; e->tail->deps && d < e->tail->deps->len; d++) {
+        const gal_dep_record *dep = e->tail->deps->pdata[d];
 
         gal__manifest_add_dep(c, dep->path, dep->exists, dep->size, dep->mtime_ns,
             dep->digest);
@@ -118,9 +132,9 @@ gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, 
     d->size = size;
     d->mtime_ns = mtime_ns;
     g_strlcpy(d->digest, digest ? digest : "", sizeof(d->digest));
-    if (!e->deps)
-        e->deps = g_ptr_array_new_with_free_func(dep_free);
-    g_ptr_array_add(e->deps, d);
+    if (!e->tail->deps)
+        e->tail->deps = g_ptr_array_new_with_free_func(dep_free);
+    g_ptr_array_add(e->tail->deps, d);
 }
 
 static void
@@ -199,8 +213,8 @@ share(gal_manifest *m, char **s)
 void
 gal__manifest_put(gal_manifest *m, gal_manifest_entry *e)
 {
-    share(m, &e->preset_digest);
-    share(m, &e->version);
+    share(m, &e->tail->preset_digest);
+    share(m, &e->tail->version);
     g_hash_table_replace(m->entries, e->output, e);
 }
 
@@ -283,32 +297,34 @@ parse_entry(gal_manifest *m, char **f, int n)
         const char *name_key = n > 13 && *f[13] ? f[13] : NULL;
         size_t output_size = strlen(f[1]) + 1, input_size = strlen(f[2]) + 1;
         size_t key_size = name_key ? strlen(name_key) + 1 : 0;
+        /* The record, its tail and their three strings in one allocation. */
+        record_block *b = g_malloc0(sizeof(*b) + output_size + input_size + key_size);
         char *at;
 
-        /* The record and its three strings in one allocation. */
-        e = g_malloc0(sizeof(*e) + output_size + input_size + key_size);
-        at = (char *) (e + 1);
+        e = &b->head;
+        e->tail = &b->tail;
+        at = (char *) (b + 1);
         e->strings_inline = true;
         e->output = memcpy(at, f[1], output_size);
-        e->input = memcpy(at += output_size, f[2], input_size);
-        e->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
+        e->tail->input = memcpy(at += output_size, f[2], input_size);
+        e->tail->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
     }
     e->sheet = strcmp(f[0], "sheet") == 0;
     e->item = item;
-    e->in_size = parse_int(f[3], &ok);
-    e->in_mtime_ns = parse_int(f[4], &ok);
-    gal__digest_from_hex(&e->in_digest, f[5]);
-    e->preset_digest = shared_string(m, f[6]);
-    e->version = shared_string(m, f[7]);
-    e->out_size = parse_int(f[8], &ok);
-    e->out_mtime_ns = parse_int(f[9], &ok);
-    gal__digest_from_hex(&e->out_sha256, f[10]);
-    e->width = (int) parse_int(f[11], &ok);
-    e->height = (int) parse_int(f[12], &ok);
+    e->tail->in_size = parse_int(f[3], &ok);
+    e->tail->in_mtime_ns = parse_int(f[4], &ok);
+    gal__digest_from_hex(&e->tail->in_digest, f[5]);
+    e->tail->preset_digest = shared_string(m, f[6]);
+    e->tail->version = shared_string(m, f[7]);
+    e->tail->out_size = parse_int(f[8], &ok);
+    e->tail->out_mtime_ns = parse_int(f[9], &ok);
+    gal__digest_from_hex(&e->tail->out_sha256, f[10]);
+    e->tail->width = (int) parse_int(f[11], &ok);
+    e->tail->height = (int) parse_int(f[12], &ok);
     if (n >= 17) {
-        e->caption = *f[14] ? gal__shared_text(f[14]) : NULL;
-        e->caption_source = *f[15] ? gal__shared_text(f[15]) : NULL;
-        e->caption_cut = strcmp(f[16], "1") == 0;
+        e->tail->caption = *f[14] ? gal__shared_text(f[14]) : NULL;
+        e->tail->caption_source = *f[15] ? gal__shared_text(f[15]) : NULL;
+        e->tail->caption_cut = strcmp(f[16], "1") == 0;
     }
     for (int k = 0; item && k < GAL_ITEM_FACTS; k++)
         gal__manifest_entry_facts(e)[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;

@@ -47,11 +47,12 @@ typedef struct gal_dep_record {
     char digest[65];
 } gal_dep_record;
 
-/* One output, as written. Paths are relative to the output folder. The
+/* What a record says besides its output's name: everything a run reads
+ * only to decide, to report or to write the record back. Beside its
+ * record (`tail` points just past it), in the same allocation. The
  * fields are ordered by size (pointers, then 8-byte, then smaller ones):
  * a million records are held at once, and padding was bytes of each. */
-typedef struct gal_manifest_entry {
-    char *output;
+typedef struct gal_record_tail {
     char *input;          /* "" for a contact sheet */
     /* The recipe: the preset's digest and gallop's version. Shared
      * (GRefStrings, one per distinct value in a manifest, not one per
@@ -66,10 +67,6 @@ typedef struct gal_manifest_entry {
      * a million photos held every caption twice). */
     char *caption;
     char *caption_source;
-    /* What a site shows of the photo ("key=value", the run report's
-     * fields: taken, camera, placeholder...), for reports of reruns;
-     * NULL: none recorded. */
-    gal_about *about;
     GPtrArray *deps;      /* gal_dep_record; NULL: none (most photos) */
     /* A contact-sheet item a shard kept for the pages (a small lossless
      * file beneath the folder): its label's facts (GAL_ITEM_FACTS of
@@ -83,14 +80,24 @@ typedef struct gal_manifest_entry {
     gal_digest in_digest;
     gal_digest out_sha256;
     int width, height;
+    bool caption_cut;
+} gal_record_tail;
+
+/* One output, as written. Paths are relative to the output folder. */
+typedef struct gal_manifest_entry {
+    char *output;
+    /* What a site shows of the photo ("key=value", the run report's
+     * fields: taken, camera, placeholder...), for reports of reruns;
+     * NULL: none recorded. */
+    gal_about *about;
+    gal_record_tail *tail;
     /* Flags as bits of one byte, beside which made_by fits. */
-    bool caption_cut : 1;
     bool sheet : 1;
     bool item : 1;            /* a kept contact-sheet item (facts above) */
-    /* `output`, `input` and `name_key` are in the record's own allocation,
-     * after it (a record read from a file): freed with it, never alone,
-     * never replaced. Three allocations fewer a record, 48 bytes of each
-     * of a merge's million. */
+    /* `output`, and the tail's `input` and `name_key`, are in the
+     * record's own allocation, after the tail (a record read from a
+     * file): freed with it, never alone, never replaced. Three
+     * allocations fewer a record, 48 bytes of each of a merge's million. */
     bool strings_inline : 1;
     /* Scratch of the orphan check (record.c), which sets it for every
      * record before it reads it: who makes the output in this run. A set

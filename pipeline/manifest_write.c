@@ -279,14 +279,15 @@ emit_entries(gal_manifest *m, text_sink *s)
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
+        const char *digest = e->tail->preset_digest;
 
         entries[at++] = sort_slot_of(e);
         /* The records' digests are shared strings: one a run, nearly always. */
-        if (e->preset_digest != last_digest && !g_hash_table_contains(used, e->preset_digest)) {
-            g_hash_table_add(used, e->preset_digest);
-            g_ptr_array_add(digests, e->preset_digest);
+        if (digest != last_digest && !g_hash_table_contains(used, digest)) {
+            g_hash_table_add(used, (gpointer) digest);
+            g_ptr_array_add(digests, (gpointer) digest);
         }
-        last_digest = e->preset_digest;
+        last_digest = digest;
     }
     qsort(entries, n, sizeof *entries, compare_slots);
     g_ptr_array_sort(digests, compare_strings);
@@ -307,28 +308,28 @@ emit_entries(gal_manifest *m, text_sink *s)
 
         g_string_append(out, e->item ? "item" : e->sheet ? "sheet" : "output");
         gal__manifest_append_field(out, e->output);
-        gal__manifest_append_field(out, e->input);
-        append_int(out, e->in_size);
-        append_int(out, e->in_mtime_ns);
-        gal__manifest_append_field(out, gal__digest_hex(&e->in_digest, hex));
-        gal__manifest_append_field(out, e->preset_digest);
-        gal__manifest_append_field(out, e->version);
-        append_int(out, e->out_size);
-        append_int(out, e->out_mtime_ns);
-        gal__manifest_append_field(out, gal__digest_hex(&e->out_sha256, hex));
-        append_int(out, e->width);
-        append_int(out, e->height);
-        gal__manifest_append_field(out, e->name_key);
-        if (e->caption || e->caption_source || e->item) {
-            gal__manifest_append_field(out, e->caption);
-            gal__manifest_append_field(out, e->caption_source);
-            g_string_append(out, e->caption_cut ? "\t1" : "\t0");
+        gal__manifest_append_field(out, e->tail->input);
+        append_int(out, e->tail->in_size);
+        append_int(out, e->tail->in_mtime_ns);
+        gal__manifest_append_field(out, gal__digest_hex(&e->tail->in_digest, hex));
+        gal__manifest_append_field(out, e->tail->preset_digest);
+        gal__manifest_append_field(out, e->tail->version);
+        append_int(out, e->tail->out_size);
+        append_int(out, e->tail->out_mtime_ns);
+        gal__manifest_append_field(out, gal__digest_hex(&e->tail->out_sha256, hex));
+        append_int(out, e->tail->width);
+        append_int(out, e->tail->height);
+        gal__manifest_append_field(out, e->tail->name_key);
+        if (e->tail->caption || e->tail->caption_source || e->item) {
+            gal__manifest_append_field(out, e->tail->caption);
+            gal__manifest_append_field(out, e->tail->caption_source);
+            g_string_append(out, e->tail->caption_cut ? "\t1" : "\t0");
         }
         for (int f = 0; e->item && f < GAL_ITEM_FACTS; f++)
-            gal__manifest_append_field(out, e->facts ? e->facts[f] : NULL);
+            gal__manifest_append_field(out, e->tail->facts ? e->tail->facts[f] : NULL);
         g_string_append_c(out, '\n');
-        for (guint d = 0; e->deps && d < e->deps->len; d++) {
-            const gal_dep_record *dep = e->deps->pdata[d];
+        for (guint d = 0; e->tail->deps && d < e->tail->deps->len; d++) {
+            const gal_dep_record *dep = e->tail->deps->pdata[d];
 
             g_string_append(out, "depends");
             gal__manifest_append_field(out, e->output);

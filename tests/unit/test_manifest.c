@@ -23,16 +23,16 @@ entry(const char *output, const char *input)
     gal_manifest_entry *e = gal__manifest_entry_new();
 
     e->output = g_strdup(output);
-    e->input = g_strdup(input);
-    e->in_size = 123456789012LL;
-    e->in_mtime_ns = 1700000000123456789LL;
-    gal__digest_from_hex(&e->in_digest, hash_a);
+    e->tail->input = g_strdup(input);
+    e->tail->in_size = 123456789012LL;
+    e->tail->in_mtime_ns = 1700000000123456789LL;
+    gal__digest_from_hex(&e->tail->in_digest, hash_a);
     gal__manifest_entry_set_recipe(e, hash_b, "0.1.0");
-    e->out_size = 4242;
-    e->out_mtime_ns = 1700000001000000000LL;
-    gal__digest_from_hex(&e->out_sha256, hash_b);
-    e->width = 1080;
-    e->height = 1350;
+    e->tail->out_size = 4242;
+    e->tail->out_mtime_ns = 1700000001000000000LL;
+    gal__digest_from_hex(&e->tail->out_sha256, hash_b);
+    e->tail->width = 1080;
+    e->tail->height = 1350;
     return e;
 }
 
@@ -49,9 +49,9 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     const gal_dep_record *dep;
     char hex[GAL_SHA256_HEX_LEN + 1];
 
-    e->caption = gal__shared_text("two\tlines\nof \xea\xb3\xa0 caption");
-    e->caption_source = gal__shared_text("sidecar:/srv/captions/a.txt");
-    e->caption_cut = TRUE;
+    e->tail->caption = gal__shared_text("two\tlines\nof \xea\xb3\xa0 caption");
+    e->tail->caption_source = gal__shared_text("sidecar:/srv/captions/a.txt");
+    e->tail->caption_cut = TRUE;
     gal__manifest_add_dep(e, "/srv/captions/a.txt", TRUE, 10, 20, hash_a);
     gal__manifest_add_dep(e, "/srv/captions/none.txt", FALSE, 0, 0, NULL);
     gal__manifest_put(m, e);
@@ -69,32 +69,32 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_assert_eq(g_hash_table_size(back->entries), 3);
     got = g_hash_table_lookup(back->entries, "end\\");
     cr_assert_not_null(got, "the entry whose path ends with a backslash is lost");
-    cr_expect_str_eq(got->input, "../in/\\\\\\t\t\\");
-    cr_expect_eq(got->width, 1080, "the fields after it are read as they were");
+    cr_expect_str_eq(got->tail->input, "../in/\\\\\\t\t\\");
+    cr_expect_eq(got->tail->width, 1080, "the fields after it are read as they were");
     got = g_hash_table_lookup(back->entries, weird);
     cr_assert_not_null(got, "the entry with tabs and newlines in its path is lost");
-    cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
-    cr_expect_eq(got->in_size, 123456789012LL);
-    cr_expect_eq(got->in_mtime_ns, 1700000000123456789LL);
-    cr_expect_str_eq(gal__digest_hex(&got->in_digest, hex), hash_a);
-    cr_expect_str_eq(gal__digest_hex(&got->out_sha256, hex), hash_b);
-    cr_expect_str_eq(got->preset_digest, hash_b);
-    cr_expect_str_eq(got->version, "0.1.0");
-    cr_expect_eq(got->out_size, 4242);
-    cr_expect_eq(got->width, 1080);
-    cr_expect_eq(got->height, 1350);
+    cr_expect_str_eq(got->tail->input, "../in/a\tb\nc\\d.jpg");
+    cr_expect_eq(got->tail->in_size, 123456789012LL);
+    cr_expect_eq(got->tail->in_mtime_ns, 1700000000123456789LL);
+    cr_expect_str_eq(gal__digest_hex(&got->tail->in_digest, hex), hash_a);
+    cr_expect_str_eq(gal__digest_hex(&got->tail->out_sha256, hex), hash_b);
+    cr_expect_str_eq(got->tail->preset_digest, hash_b);
+    cr_expect_str_eq(got->tail->version, "0.1.0");
+    cr_expect_eq(got->tail->out_size, 4242);
+    cr_expect_eq(got->tail->width, 1080);
+    cr_expect_eq(got->tail->height, 1350);
     cr_expect_not(got->sheet);
-    cr_expect_str_eq(got->caption, "two\tlines\nof \xea\xb3\xa0 caption");
-    cr_expect_str_eq(got->caption_source, "sidecar:/srv/captions/a.txt");
-    cr_expect(got->caption_cut);
+    cr_expect_str_eq(got->tail->caption, "two\tlines\nof \xea\xb3\xa0 caption");
+    cr_expect_str_eq(got->tail->caption_source, "sidecar:/srv/captions/a.txt");
+    cr_expect(got->tail->caption_cut);
     cr_expect_null(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))
-                       ->caption);
-    cr_assert_eq(got->deps->len, 2);
-    dep = got->deps->pdata[0];
+                       ->tail->caption);
+    cr_assert_eq(got->tail->deps->len, 2);
+    dep = got->tail->deps->pdata[0];
     cr_expect_str_eq(dep->path, "/srv/captions/a.txt");
     cr_expect(dep->exists);
     cr_expect_str_eq(dep->digest, hash_a);
-    dep = got->deps->pdata[1];
+    dep = got->tail->deps->pdata[1];
     cr_expect_not(dep->exists);
     cr_expect(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))->sheet);
     {
@@ -505,7 +505,7 @@ Test(manifest, a_save_rewrites_the_file_only_when_its_text_changes)
     cr_expect_eq(inode_of(path), before, "the same text is not written again");
 
     /* The same length, one digit changed: written. */
-    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "b.jpg"))->width = 1081;
+    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "b.jpg"))->tail->width = 1081;
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_neq(inode_of(path), before);
     cr_assert(g_file_get_contents(path, &text, NULL, NULL));
@@ -556,7 +556,7 @@ Test(manifest, a_manifest_of_many_chunks_is_saved_whole_and_compared_whole)
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_eq(inode_of(path), before, "the same text is not written again");
 
-    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "11998.jpg"))->width = 1081;
+    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "11998.jpg"))->tail->width = 1081;
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_neq(inode_of(path), before, "a change in the last chunk is written");
     before = inode_of(path);
@@ -598,20 +598,20 @@ Test(manifest, numbers_of_every_size_read_back)
     gal_manifest *back;
     gal_error err = { 0 };
 
-    e->in_size = 0;
-    e->in_mtime_ns = -1;
-    e->out_size = G_MAXINT64;
-    e->out_mtime_ns = G_MININT64;
+    e->tail->in_size = 0;
+    e->tail->in_mtime_ns = -1;
+    e->tail->out_size = G_MAXINT64;
+    e->tail->out_mtime_ns = G_MININT64;
     gal__manifest_put(m, e);
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     gal__manifest_free(m);
     back = gal__manifest_load(dir);
     e = g_hash_table_lookup(back->entries, "n.jpg");
     cr_assert_not_null(e);
-    cr_expect_eq(e->in_size, 0);
-    cr_expect_eq(e->in_mtime_ns, -1);
-    cr_expect_eq(e->out_size, G_MAXINT64);
-    cr_expect_eq(e->out_mtime_ns, G_MININT64);
+    cr_expect_eq(e->tail->in_size, 0);
+    cr_expect_eq(e->tail->in_mtime_ns, -1);
+    cr_expect_eq(e->tail->out_size, G_MAXINT64);
+    cr_expect_eq(e->tail->out_mtime_ns, G_MININT64);
     gal__manifest_free(back);
 }
 
