@@ -189,6 +189,18 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
     return found;
 }
 
+gal_about_file *
+gal__about_file_ref(gal_about_file *f)
+{
+    return g_atomic_rc_box_acquire(f);
+}
+
+gboolean
+gal__about_file_line(gal_about_file *f, gint64 at, GString *line)
+{
+    return about_file_read_line(f, at, line);
+}
+
 /* Is this an about line's field the manifest keeps ("key=value", a key of
  * lower-case letters and _)? The report types each value again, so nothing
  * here reaches it as is. Only the key is looked at, so the field may run on

@@ -38,6 +38,12 @@ void gal__about_file_read_to(gal_about_file *f, gint64 size);
 /* The about line at `line_at` of `file`, left there; `verbatim`: plain,
  * every field kept, written back as it is. */
 gal_about *gal__about_on_file(gal_about_file *file, gint64 line_at, bool verbatim);
+/* Another reference to the file. */
+gal_about_file *gal__about_file_ref(gal_about_file *f);
+/* The line at `at` (without its newline) into `line`: FALSE when the file
+ * no longer holds a whole line there (a record left in its file reads its
+ * tail so, manifest.c). */
+gboolean gal__about_file_line(gal_about_file *f, gint64 at, GString *line);
 /* Is this an about line's field the manifest keeps? */
 gboolean gal__about_field_kept(const char *field);
 

@@ -169,22 +169,22 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
 
     if (!e)
         return GAL_WHY_NEW;
-    if (strcmp(e->tail->input, rel_in) != 0) {
-        *detail = g_strdup_printf("it was made from %s", e->tail->input);
+    if (strcmp(e->input, rel_in) != 0) {
+        *detail = g_strdup_printf("it was made from %s", e->input);
         return GAL_WHY_OTHER_INPUT;
     }
-    if (strcmp(e->tail->version, GAL_VERSION) != 0) {
-        *detail = g_strdup_printf("made by gallop %s, this is %s", e->tail->version, GAL_VERSION);
+    if (strcmp(gal__record_tail(e)->version, GAL_VERSION) != 0) {
+        *detail = g_strdup_printf("made by gallop %s, this is %s", gal__record_tail(e)->version, GAL_VERSION);
         return GAL_WHY_VERSION_CHANGED;
     }
-    if (strcmp(e->tail->preset_digest, pr->preset_digest) != 0) {
-        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, e->tail->preset_digest), pr->keys);
+    if (strcmp(gal__record_tail(e)->preset_digest, pr->preset_digest) != 0) {
+        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, gal__record_tail(e)->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, plan, &e->tail->in_size, &e->tail->in_mtime_ns, &e->tail->in_digest))
+    if (!same_photo(input, plan, &gal__record_tail(e)->in_size, &gal__record_tail(e)->in_mtime_ns, &gal__record_tail(e)->in_digest))
         return GAL_WHY_INPUT_CHANGED;
-    for (guint d = 0; e->tail->deps && d < e->tail->deps->len; d++) {
-        gal_dep_record *dep = e->tail->deps->pdata[d];
+    for (guint d = 0; gal__record_tail(e)->deps && d < gal__record_tail(e)->deps->len; d++) {
+        gal_dep_record *dep = gal__record_tail(e)->deps->pdata[d];
         const char *change = dependency_change(pr->preset->captions, input, dep);
 
         if (change) {
@@ -192,9 +192,9 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (!gal__output_intact(pr, rel, e->tail, &exists))
+    if (!gal__output_intact(pr, rel, gal__record_tail(e), &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    plan->in_digest = e->tail->in_digest;
+    plan->in_digest = gal__record_tail(e)->in_digest;
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -209,10 +209,10 @@ gal__files_from_records(preset_run *pr, int i)
 
         if (!e || e->sheet || e->item)
             continue;
-        result->files[f].width = e->tail->width;
-        result->files[f].height = e->tail->height;
-        result->files[f].bytes = e->tail->out_size;
-        gal__digest_hex(&e->tail->out_sha256, result->files[f].sha256);
+        result->files[f].width = gal__record_tail(e)->width;
+        result->files[f].height = gal__record_tail(e)->height;
+        result->files[f].bytes = gal__record_tail(e)->out_size;
+        gal__digest_hex(&gal__record_tail(e)->out_sha256, result->files[f].sha256);
     }
 }
 
@@ -221,13 +221,15 @@ gal__files_from_records(preset_run *pr, int i)
  * added makes only its own files; a record holds what it was made as at
  * the end of its NAME_KEY. */
 static gboolean
-same_variant(const preset_run *pr, int v, const gal_manifest_entry *e)
+same_variant(const preset_run *pr, int v, gal_manifest_entry *e)
 {
     char buf[64];
     const char *want = gal__variant_key_suffix(pr, v, buf, sizeof(buf));
-    const char *key = e->tail->name_key ? e->tail->name_key : "";
+    const char *key = gal__record_tail(e)->name_key;
     int tabs = 0;
 
+    if (!key)
+        key = "";
     for (const char *c = key; *c; c++)
         tabs += *c == '\t';
     /* "TEMPLATE\tINDEX\tCOUNT", then the variant's two fields if any. */
@@ -283,14 +285,14 @@ decide_output(preset_run *pr, int i, char **detail)
     gal__files_from_records(pr, i);
     if (first != GAL_WHY_UP_TO_DATE)
         return first;
-    result->width = e->tail->width;
-    result->height = e->tail->height;
-    result->bytes = e->tail->out_size;
-    gal__digest_hex(&e->tail->out_sha256, result->sha256);
+    result->width = gal__record_tail(e)->width;
+    result->height = gal__record_tail(e)->height;
+    result->bytes = gal__record_tail(e)->out_size;
+    gal__digest_hex(&gal__record_tail(e)->out_sha256, result->sha256);
     /* The report of a rerun still tells what each photo shows. */
-    result->caption = gal__shared_text_ref(e->tail->caption);
-    result->caption_source = gal__shared_text_ref(e->tail->caption_source);
-    result->caption_cut = e->tail->caption_cut;
+    result->caption = gal__shared_text_ref(gal__record_tail(e)->caption);
+    result->caption_source = gal__shared_text_ref(gal__record_tail(e)->caption_source);
+    result->caption_cut = gal__record_tail(e)->caption_cut;
     result->about = gal__about_ref(e->about);
     return GAL_WHY_UP_TO_DATE;
 }
@@ -427,13 +429,13 @@ gal__pages_current(preset_run *pr, const char *members)
         gal_manifest_entry *e = value;
         gboolean exists;
 
-        if (e->sheet && v1[0] && gal__digest_is(&e->tail->in_digest, v1))
-            gal__digest_from_hex(&e->tail->in_digest, members);
-        if (!e->sheet || !gal__digest_is(&e->tail->in_digest, members) ||
-            strcmp(e->tail->preset_digest, pr->preset_digest) != 0 ||
-            strcmp(e->tail->version, GAL_VERSION) != 0)
+        if (e->sheet && v1[0] && gal__digest_is(&gal__record_tail(e)->in_digest, v1))
+            gal__digest_from_hex(&gal__record_tail(e)->in_digest, members);
+        if (!e->sheet || !gal__digest_is(&gal__record_tail(e)->in_digest, members) ||
+            strcmp(gal__record_tail(e)->preset_digest, pr->preset_digest) != 0 ||
+            strcmp(gal__record_tail(e)->version, GAL_VERSION) != 0)
             continue;
-        if (!gal__output_intact(pr, e->output, e->tail, &exists))
+        if (!gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
             return FALSE;
         found++;
     }

@@ -31,6 +31,15 @@ typedef struct {
     gal_record_tail tail;
 } record_block;
 
+/* A record whose tail stays in its file (tail_in_file), its output and
+ * input after it: about 120 bytes of a merge's million records, not 280. */
+typedef struct {
+    gal_manifest_entry head;
+    gal_about_file *file;
+    gint64 line_at;
+    char *preset_digest;    /* shared, as a tail's */
+} record_in_file;
+
 gal_manifest_entry *
 gal__manifest_entry_new(void)
 {
@@ -65,26 +74,45 @@ gal__manifest_entry_facts(gal_manifest_entry *e)
     return e->tail->facts;
 }
 
+/* What a tail holds, let go (not the tail itself). */
+static void
+tail_clear(gal_record_tail *t)
+{
+    ref_string_clear(&t->preset_digest);
+    ref_string_clear(&t->version);
+    gal__shared_text_unref(t->caption);
+    gal__shared_text_unref(t->caption_source);
+    for (int f = 0; t->facts && f < GAL_ITEM_FACTS; f++)
+        g_free(t->facts[f]);
+    g_free(t->facts);
+    if (t->deps)
+        g_ptr_array_unref(t->deps);
+}
+
 void
 gal__manifest_entry_free(gal_manifest_entry *e)
 {
     if (!e)
         return;
+    gal__about_unref(e->about);
+    if (e->tail_in_file) {
+        record_in_file *r = (record_in_file *) e;
+
+        if (e->tail) {
+            tail_clear(e->tail);
+            g_free(e->tail);   /* its name key after it */
+        }
+        gal__about_file_unref(r->file);
+        ref_string_clear(&r->preset_digest);
+        g_free(r);
+        return;
+    }
     if (!e->strings_inline) {
         g_free(e->output);
-        g_free(e->tail->input);
+        g_free(e->input);
         g_free(e->tail->name_key);
     }
-    ref_string_clear(&e->tail->preset_digest);
-    ref_string_clear(&e->tail->version);
-    gal__shared_text_unref(e->tail->caption);
-    gal__shared_text_unref(e->tail->caption_source);
-    gal__about_unref(e->about);
-    for (int f = 0; e->tail->facts && f < GAL_ITEM_FACTS; f++)
-        g_free(e->tail->facts[f]);
-    g_free(e->tail->facts);
-    if (e->tail->deps)
-        g_ptr_array_unref(e->tail->deps);
+    tail_clear(e->tail);
     g_free(e);
 }
 
@@ -94,14 +122,15 @@ gal__manifest_entry_copy(const gal_manifest_entry *e)
     gal_manifest_entry *c = gal__manifest_entry_new();
     gal_record_tail *tail = c->tail;
 
+    *tail = *gal__record_tail((gal_manifest_entry *) e);
     *c = *e;
     c->tail = tail;
-    *tail = *e->tail;
     c->strings_inline = false;
+    c->tail_in_file = false;
     c->tail->deps = NULL;
     c->tail->facts = NULL;
     c->output = g_strdup(e->output);
-    c->tail->input = g_strdup(e->tail->input);
+    c->input = g_strdup(e->input);
     if (tail->preset_digest)
         g_ref_string_acquire(tail->preset_digest);
     if (tail->version)
@@ -126,15 +155,16 @@ gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, 
     gint64 mtime_ns, const char *digest)
 {
     gal_dep_record *d = g_new0(gal_dep_record, 1);
+    gal_record_tail *t = gal__record_tail(e);
 
     d->path = g_strdup(path);
     d->exists = exists;
     d->size = size;
     d->mtime_ns = mtime_ns;
     g_strlcpy(d->digest, digest ? digest : "", sizeof(d->digest));
-    if (!e->tail->deps)
-        e->tail->deps = g_ptr_array_new_with_free_func(dep_free);
-    g_ptr_array_add(e->tail->deps, d);
+    if (!t->deps)
+        t->deps = g_ptr_array_new_with_free_func(dep_free);
+    g_ptr_array_add(t->deps, d);
 }
 
 static void
@@ -213,8 +243,12 @@ share(gal_manifest *m, char **s)
 void
 gal__manifest_put(gal_manifest *m, gal_manifest_entry *e)
 {
-    share(m, &e->tail->preset_digest);
-    share(m, &e->tail->version);
+    if (e->tail_in_file)
+        share(m, &((record_in_file *) e)->preset_digest);
+    if (e->tail) {
+        share(m, &e->tail->preset_digest);
+        share(m, &e->tail->version);
+    }
     g_hash_table_replace(m->entries, e->output, e);
 }
 
@@ -282,59 +316,6 @@ is_row_digest(const char *text)
     return TRUE;
 }
 
-static void
-parse_entry(gal_manifest *m, char **f, int n)
-{
-    gboolean ok = TRUE;
-    gal_manifest_entry *e;
-
-    gboolean item = strcmp(f[0], "item") == 0;
-
-    if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] || !is_hex64(f[6]) || (*f[5] && !gal__is_content_digest(f[5])) ||
-        !is_hex64(f[10]))
-        return;
-    {
-        const char *name_key = n > 13 && *f[13] ? f[13] : NULL;
-        size_t output_size = strlen(f[1]) + 1, input_size = strlen(f[2]) + 1;
-        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
-        /* The record, its tail and their three strings in one allocation. */
-        record_block *b = g_malloc0(sizeof(*b) + output_size + input_size + key_size);
-        char *at;
-
-        e = &b->head;
-        e->tail = &b->tail;
-        at = (char *) (b + 1);
-        e->strings_inline = true;
-        e->output = memcpy(at, f[1], output_size);
-        e->tail->input = memcpy(at += output_size, f[2], input_size);
-        e->tail->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
-    }
-    e->sheet = strcmp(f[0], "sheet") == 0;
-    e->item = item;
-    e->tail->in_size = parse_int(f[3], &ok);
-    e->tail->in_mtime_ns = parse_int(f[4], &ok);
-    gal__digest_from_hex(&e->tail->in_digest, f[5]);
-    e->tail->preset_digest = shared_string(m, f[6]);
-    e->tail->version = shared_string(m, f[7]);
-    e->tail->out_size = parse_int(f[8], &ok);
-    e->tail->out_mtime_ns = parse_int(f[9], &ok);
-    gal__digest_from_hex(&e->tail->out_sha256, f[10]);
-    e->tail->width = (int) parse_int(f[11], &ok);
-    e->tail->height = (int) parse_int(f[12], &ok);
-    if (n >= 17) {
-        e->tail->caption = *f[14] ? gal__shared_text(f[14]) : NULL;
-        e->tail->caption_source = *f[15] ? gal__shared_text(f[15]) : NULL;
-        e->tail->caption_cut = strcmp(f[16], "1") == 0;
-    }
-    for (int k = 0; item && k < GAL_ITEM_FACTS; k++)
-        gal__manifest_entry_facts(e)[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;
-    if (!ok) {
-        gal__manifest_entry_free(e);
-        return;
-    }
-    gal__manifest_put(m, e);
-}
-
 /* Lines are parsed one at a time, as they are read: a manifest of a
  * million entries is never held whole besides what it says. */
 typedef struct {
@@ -349,6 +330,199 @@ typedef struct {
     gal_about_file *file;
     gint64 line_at;
 } line_parser;
+
+/* The fields of a record's tail from its line's `f` (n of them), but for
+ * its recipe and name key; FALSE when they are not a record's. */
+static gboolean
+parse_tail(char **f, int n, gal_record_tail *t)
+{
+    gboolean ok = TRUE;
+    gboolean item = strcmp(f[0], "item") == 0;
+
+    if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] ||
+        !is_hex64(f[6]) || (*f[5] && !gal__is_content_digest(f[5])) || !is_hex64(f[10]))
+        return FALSE;
+    t->in_size = parse_int(f[3], &ok);
+    t->in_mtime_ns = parse_int(f[4], &ok);
+    gal__digest_from_hex(&t->in_digest, f[5]);
+    t->out_size = parse_int(f[8], &ok);
+    t->out_mtime_ns = parse_int(f[9], &ok);
+    gal__digest_from_hex(&t->out_sha256, f[10]);
+    t->width = (int) parse_int(f[11], &ok);
+    t->height = (int) parse_int(f[12], &ok);
+    if (ok && n >= 17) {
+        t->caption = *f[14] ? gal__shared_text(f[14]) : NULL;
+        t->caption_source = *f[15] ? gal__shared_text(f[15]) : NULL;
+        t->caption_cut = strcmp(f[16], "1") == 0;
+    }
+    return ok;
+}
+
+/* A record of the line at p->line_at of p->file left there but for its
+ * names and preset (tail_in_file). */
+static gal_manifest_entry *
+record_in_file_new(gal_manifest *m, const line_parser *p, const char *output,
+    const char *input, const char *preset_digest)
+{
+    size_t output_size = strlen(output) + 1, input_size = strlen(input) + 1;
+    record_in_file *r = g_malloc0(sizeof(*r) + output_size + input_size);
+    char *at = (char *) (r + 1);
+
+    r->head.tail_in_file = true;
+    r->head.output = memcpy(at, output, output_size);
+    r->head.input = memcpy(at + output_size, input, input_size);
+    r->file = gal__about_file_ref(p->file);
+    r->line_at = p->line_at;
+    r->preset_digest = shared_string(m, preset_digest);
+    return &r->head;
+}
+
+/* Is `text` a number as gallop writes it (append_int: no sign but '-', no
+ * leading zero), of at most `digits` digits (19: and at most G_MAXINT64)? */
+static gboolean
+canonical_int(const char *text, size_t digits)
+{
+    size_t n;
+
+    text += *text == '-';
+    n = strspn(text, "0123456789");
+    return n > 0 && n <= digits && !text[n] && (text[0] != '0' || (n == 1 && text[-1] != '-')) &&
+        (n < 19 || strcmp(text, "9223372036854775807") <= 0);
+}
+
+static gboolean
+lower_hex(const char *text)
+{
+    return text[strspn(text, "0123456789abcdef")] == '\0';
+}
+
+/* Would a plain record line of `n` fields `f` be written back as it is
+ * (manifest_write.c)? Its numbers and digests spelled as gallop spells
+ * them, its caption fields there only with a caption. Only such a line is
+ * copied instead of written anew. */
+static gboolean
+canonical_record(char **f, int n)
+{
+    static const int numbers[] = { 3, 4, 8, 9 }, pixels[] = { 11, 12 };
+
+    if (n != 14 && !(n == 17 && (*f[14] || *f[15]) &&
+                       (strcmp(f[16], "0") == 0 || strcmp(f[16], "1") == 0)))
+        return FALSE;
+    for (size_t k = 0; k < G_N_ELEMENTS(numbers); k++)
+        if (!canonical_int(f[numbers[k]], 19))
+            return FALSE;
+    /* An int: nine digits always fit. */
+    for (size_t k = 0; k < G_N_ELEMENTS(pixels); k++)
+        if (!canonical_int(f[pixels[k]], 9))
+            return FALSE;
+    return lower_hex(f[5]) && lower_hex(f[10]);
+}
+
+/* `plain`: the line would be written back as it is (round_trips). */
+static void
+parse_entry(line_parser *p, char **f, int n, bool plain)
+{
+    gal_manifest *m = p->m;
+    gal_record_tail t = { 0 };
+    gal_manifest_entry *e;
+    gboolean item = strcmp(f[0], "item") == 0, sheet = strcmp(f[0], "sheet") == 0;
+
+    if (!parse_tail(f, n, &t)) {
+        tail_clear(&t);
+        return;
+    }
+    if (m->tails_in_file && p->file && plain && !item && !sheet && canonical_record(f, n)) {
+        /* What the tail holds is read again when asked. */
+        tail_clear(&t);
+        gal__manifest_put(m, record_in_file_new(m, p, f[1], f[2], f[6]));
+        return;
+    }
+    {
+        const char *name_key = n > 13 && *f[13] ? f[13] : NULL;
+        size_t output_size = strlen(f[1]) + 1, input_size = strlen(f[2]) + 1;
+        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
+        /* The record, its tail and their three strings in one allocation. */
+        record_block *b = g_malloc0(sizeof(*b) + output_size + input_size + key_size);
+        char *at = (char *) (b + 1);
+
+        e = &b->head;
+        e->tail = &b->tail;
+        *e->tail = t;
+        e->strings_inline = true;
+        e->output = memcpy(at, f[1], output_size);
+        e->input = memcpy(at += output_size, f[2], input_size);
+        e->tail->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
+    }
+    e->sheet = sheet;
+    e->item = item;
+    e->tail->preset_digest = shared_string(m, f[6]);
+    e->tail->version = shared_string(m, f[7]);
+    for (int k = 0; item && k < GAL_ITEM_FACTS; k++)
+        gal__manifest_entry_facts(e)[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;
+    gal__manifest_put(m, e);
+}
+
+gal_record_tail *
+gal__record_tail_read(gal_manifest_entry *e)
+{
+    record_in_file *r = (record_in_file *) e;
+    g_autoptr(GString) line = g_string_new(NULL);
+    char *fields[GAL_FIELDS_MAX + 1];
+    gal_record_tail t = { 0 };
+    int n;
+
+    g_return_val_if_fail(e->tail_in_file, e->tail);
+    /* The line as it was read: a part replaced since is still read through
+     * the descriptor kept; one changed in place may no longer say it. */
+    if (gal__about_file_line(r->file, r->line_at, line) &&
+        (n = gal__fields_split(line->str, fields)) >= 13 && strcmp(fields[0], "output") == 0 &&
+        strcmp(fields[1], e->output) == 0 && strcmp(fields[2], e->input) == 0 &&
+        strcmp(fields[6], r->preset_digest) == 0 && parse_tail(fields, n, &t)) {
+        const char *name_key = n > 13 && *fields[13] ? fields[13] : NULL;
+        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
+
+        e->tail = g_malloc(sizeof(*e->tail) + key_size);
+        *e->tail = t;
+        e->tail->name_key = name_key ? memcpy(e->tail + 1, name_key, key_size) : NULL;
+        e->tail->version = g_ref_string_new(fields[7]);
+    }
+    else {
+        tail_clear(&t);
+        e->tail = g_new0(gal_record_tail, 1);
+        e->tail->version = g_ref_string_new("");
+        e->lost = true;
+    }
+    e->tail->preset_digest = g_ref_string_acquire(r->preset_digest);
+    return e->tail;
+}
+
+gboolean
+gal__record_verbatim(gal_manifest_entry *e, GString *line)
+{
+    record_in_file *r = (record_in_file *) e;
+    size_t output_len = strlen(e->output), input_len = strlen(e->input);
+    const char *at = line->str;
+
+    if (!e->tail_in_file || e->tail)
+        return FALSE;
+    /* Its names checked: the file may have been changed in place. */
+    if (gal__about_file_line(r->file, r->line_at, line) &&
+        g_str_has_prefix(at = line->str, "output\t") &&
+        strncmp(at += strlen("output\t"), e->output, output_len) == 0 &&
+        at[output_len] == '\t' &&
+        strncmp(at += output_len + 1, e->input, input_len) == 0 && at[input_len] == '\t')
+        return TRUE;
+    e->lost = true;
+    return FALSE;
+}
+
+const char *
+gal__record_preset_digest(const gal_manifest_entry *e)
+{
+    return e->tail_in_file ? ((const record_in_file *) e)->preset_digest
+                           : e->tail->preset_digest;
+}
+
 
 /* An output's "key=value" facts for the report: only the fields that
  * look so (about_field_kept). */
@@ -458,6 +632,18 @@ is_record_line(const char *line)
     return FALSE;
 }
 
+/* Would `line` be written back as it is, once split and unescaped? Its
+ * escapes are those gallop writes (a name key's tabs are "\t"): "\q"
+ * reads as "q" and is written so; a carriage return is dropped. */
+static gboolean
+round_trips(const char *line)
+{
+    for (const char *p = strchr(line, '\\'); p; p = strchr(p + 2, '\\'))
+        if (!p[1] || !strchr("tnr\\", p[1]))
+            return FALSE;
+    return !strchr(line, '\r');
+}
+
 /* One line, without its newline (modified: split in place). */
 static void
 parse_line(line_parser *p, char *line)
@@ -465,6 +651,7 @@ parse_line(line_parser *p, char *line)
     gal_manifest *m = p->m;
     char *fields[GAL_FIELDS_MAX + 1];
     char **f = fields;
+    bool plain;
     int n;
 
     if (++p->number == 1) {
@@ -474,7 +661,10 @@ parse_line(line_parser *p, char *line)
         return;
     }
     if (p->foreign || !*line || (!p->records && is_record_line(line)) ||
-        parse_plain_about(p, line) || (n = gal__fields_split(line, fields)) < 1)
+        parse_plain_about(p, line))
+        return;
+    plain = m->tails_in_file && p->file && round_trips(line);
+    if ((n = gal__fields_split(line, fields)) < 1)
         return;
     if (strcmp(f[0], "output") == 0 || strcmp(f[0], "sheet") == 0 ||
         strcmp(f[0], "item") == 0) {
@@ -487,7 +677,7 @@ parse_line(line_parser *p, char *line)
             warn(m, p->number, "entry \"%s\" refused: not a relative path beneath the output "
                 "folder", f[1]);
         else
-            parse_entry(m, f, n);
+            parse_entry(p, f, n, plain);
     }
     else if (strcmp(f[0], "depends") == 0)
         parse_dep(m, f, n);
@@ -613,7 +803,7 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
 gal_manifest *
 gal__manifest_load(const char *dir)
 {
-    return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL);
+    return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, FALSE);
 }
 
 static gpointer
@@ -636,11 +826,12 @@ gal__manifest_load_end(GThread *loading)
 
 static gal_manifest *
 load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *user,
-    gboolean records)
+    gboolean records, gboolean tails_in_file)
 {
     gal_manifest *m = gal__manifest_new(dir);
     int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+    m->tails_in_file = tails_in_file;
     g_free(m->name);
     m->name = g_strdup(name);
     /* Missing, unreadable or from another format: as if empty, so every
@@ -654,14 +845,14 @@ load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *
 
 gal_manifest *
 gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
-    void *user)
+    void *user, gboolean tails_in_file)
 {
-    return load_named(dir, name, other, user, TRUE);
+    return load_named(dir, name, other, user, TRUE, tails_in_file);
 }
 
 void
 gal__manifest_read_others(const char *dir, const char *name, gal_manifest_line_fn other,
     void *user)
 {
-    gal__manifest_free(load_named(dir, name, other, user, FALSE));
+    gal__manifest_free(load_named(dir, name, other, user, FALSE, FALSE));
 }

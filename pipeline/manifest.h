@@ -47,13 +47,13 @@ typedef struct gal_dep_record {
     char digest[65];
 } gal_dep_record;
 
-/* What a record says besides its output's name: everything a run reads
- * only to decide, to report or to write the record back. Beside its
+/* What a record says besides its output's and its photo's names:
+ * everything a run reads only to decide, to report or to write the record
+ * back. Beside its
  * record (`tail` points just past it), in the same allocation. The
  * fields are ordered by size (pointers, then 8-byte, then smaller ones):
  * a million records are held at once, and padding was bytes of each. */
 typedef struct gal_record_tail {
-    char *input;          /* "" for a contact sheet */
     /* The recipe: the preset's digest and gallop's version. Shared
      * (GRefStrings, one per distinct value in a manifest, not one per
      * record: a million records hold a few): set them with
@@ -86,6 +86,7 @@ typedef struct gal_record_tail {
 /* One output, as written. Paths are relative to the output folder. */
 typedef struct gal_manifest_entry {
     char *output;
+    char *input;          /* "" for a contact sheet */
     /* What a site shows of the photo ("key=value", the run report's
      * fields: taken, camera, placeholder...), for reports of reruns;
      * NULL: none recorded. */
@@ -94,7 +95,7 @@ typedef struct gal_manifest_entry {
     /* Flags as bits of one byte, beside which made_by fits. */
     bool sheet : 1;
     bool item : 1;            /* a kept contact-sheet item (facts above) */
-    /* `output`, and the tail's `input` and `name_key`, are in the
+    /* `output`, `input` and the tail's `name_key` are in the
      * record's own allocation, after the tail (a record read from a
      * file): freed with it, never alone, never replaced. Three
      * allocations fewer a record, 48 bytes of each of a merge's million. */
@@ -106,10 +107,20 @@ typedef struct gal_manifest_entry {
     /* Scratch of a merge (merge.c): the record came from one of its parts,
      * not from the manifest there before. */
     bool from_part : 1;
+    /* Its tail was left in the file it was read from (a merge's part):
+     * `tail` is NULL until gal__record_tail reads it; saved, the record's
+     * line is copied as it is until then. */
+    bool tail_in_file : 1;
+    /* Its tail could not be read again (its file was changed in place):
+     * the record is not saved, and its photo is made again next time. */
+    bool lost : 1;
 } gal_manifest_entry;
 
 typedef struct gal_manifest {
     char *dir;            /* the output folder, canonical */
+    /* Its records' tails stay in its file (a merge's part: the merge reads
+     * a few of them, and copies the others' lines as they are). */
+    bool tails_in_file;
     char *name;           /* its file name in the folder (GAL_MANIFEST_NAME, or a part's) */
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
@@ -156,9 +167,11 @@ gal_manifest *gal__manifest_load(const char *dir);
 GThread *gal__manifest_load_begin(const char *dir);
 gal_manifest *gal__manifest_load_end(GThread *loading);
 /* The same for the manifest file `name` in the folder (a part), with
- * `other` (may be NULL) called for the lines of other kinds. */
+ * `other` (may be NULL) called for the lines of other kinds;
+ * `tails_in_file`: its records' tails stay in the file (tails_in_file
+ * above). */
 gal_manifest *gal__manifest_load_named(const char *dir, const char *name,
-    gal_manifest_line_fn other, void *user);
+    gal_manifest_line_fn other, void *user, gboolean tails_in_file);
 /* Only `other`'s lines of the manifest file `name` in the folder (a
  * part's results, read when they are needed): its records are skipped,
  * not kept. A file that cannot be read calls `other` for none. */
@@ -183,6 +196,22 @@ void gal__manifest_append_field(GString *out, const char *text);
  * does, plain digits without its machinery): FALSE when it is not one. */
 gboolean gal__manifest_int(const char *text, gint64 *v);
 gal_manifest_entry *gal__manifest_entry_new(void);
+/* Its tail, read from its file first when it was left there (another
+ * thread may read other records' tails meanwhile, not this one's). */
+gal_record_tail *gal__record_tail_read(gal_manifest_entry *e);
+
+static inline gal_record_tail *
+gal__record_tail(gal_manifest_entry *e)
+{
+    return e->tail ? e->tail : gal__record_tail_read(e);
+}
+
+/* A record whose tail is still in its file: its line there, as it is, into
+ * `line`. FALSE for any other record (written from its fields), or when
+ * the file no longer holds the line (the record is then lost). */
+gboolean gal__record_verbatim(gal_manifest_entry *e, GString *line);
+/* Its preset's digest, which a record left in its file also keeps. */
+const char *gal__record_preset_digest(const gal_manifest_entry *e);
 gal_manifest_entry *gal__manifest_entry_copy(const gal_manifest_entry *e);
 /* Set the record's recipe (copies of both). */
 void gal__manifest_entry_set_recipe(gal_manifest_entry *e, const char *preset_digest,

@@ -58,11 +58,11 @@ append_int(GString *out, gint64 v)
  * bytes do, a shorter name padded with zeros as its end does. */
 typedef struct {
     guint64 head[2];
-    const gal_manifest_entry *e;
+    gal_manifest_entry *e;
 } sort_slot;
 
 static sort_slot
-sort_slot_of(const gal_manifest_entry *e)
+sort_slot_of(gal_manifest_entry *e)
 {
     sort_slot slot = { { 0, 0 }, e };
     const unsigned char *name = (const unsigned char *) e->output;
@@ -262,6 +262,48 @@ append_about(GString *out, const gal_manifest_entry *e, GString *line)
     g_string_append_c(out, '\n');
 }
 
+/* A record's line (and its dependencies'), from its fields. */
+static void
+append_record(GString *out, const gal_manifest_entry *e)
+{
+    const gal_record_tail *t = e->tail;
+    char hex[GAL_SHA256_HEX_LEN + 1];
+
+    g_string_append(out, e->item ? "item" : e->sheet ? "sheet" : "output");
+    gal__manifest_append_field(out, e->output);
+    gal__manifest_append_field(out, e->input);
+    append_int(out, t->in_size);
+    append_int(out, t->in_mtime_ns);
+    gal__manifest_append_field(out, gal__digest_hex(&t->in_digest, hex));
+    gal__manifest_append_field(out, t->preset_digest);
+    gal__manifest_append_field(out, t->version);
+    append_int(out, t->out_size);
+    append_int(out, t->out_mtime_ns);
+    gal__manifest_append_field(out, gal__digest_hex(&t->out_sha256, hex));
+    append_int(out, t->width);
+    append_int(out, t->height);
+    gal__manifest_append_field(out, t->name_key);
+    if (t->caption || t->caption_source || e->item) {
+        gal__manifest_append_field(out, t->caption);
+        gal__manifest_append_field(out, t->caption_source);
+        g_string_append(out, t->caption_cut ? "\t1" : "\t0");
+    }
+    for (int f = 0; e->item && f < GAL_ITEM_FACTS; f++)
+        gal__manifest_append_field(out, t->facts ? t->facts[f] : NULL);
+    g_string_append_c(out, '\n');
+    for (guint d = 0; t->deps && d < t->deps->len; d++) {
+        const gal_dep_record *dep = t->deps->pdata[d];
+
+        g_string_append(out, "depends");
+        gal__manifest_append_field(out, e->output);
+        gal__manifest_append_field(out, dep->path);
+        append_int(out, dep->exists ? dep->size : -1);
+        append_int(out, dep->mtime_ns);
+        gal__manifest_append_field(out, dep->exists ? dep->digest : "-");
+        g_string_append_c(out, '\n');
+    }
+}
+
 static void
 emit_entries(gal_manifest *m, text_sink *s)
 {
@@ -271,6 +313,7 @@ emit_entries(gal_manifest *m, text_sink *s)
     g_autoptr(GHashTable) used = g_hash_table_new(g_str_hash, g_str_equal);
     g_autoptr(GPtrArray) digests = g_ptr_array_new();
     g_autoptr(GString) about_line = g_string_new(NULL);
+    g_autoptr(GString) record_line = g_string_new(NULL);
     const char *last_digest = NULL;
     GHashTableIter it;
     gpointer value;
@@ -279,7 +322,7 @@ emit_entries(gal_manifest *m, text_sink *s)
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
-        const char *digest = e->tail->preset_digest;
+        const char *digest = gal__record_preset_digest(e);
 
         entries[at++] = sort_slot_of(e);
         /* The records' digests are shared strings: one a run, nearly always. */
@@ -303,42 +346,19 @@ emit_entries(gal_manifest *m, text_sink *s)
         }
     }
     for (guint i = 0; i < n; i++) {
-        const gal_manifest_entry *e = entries[i].e;
-        char hex[GAL_SHA256_HEX_LEN + 1];
+        gal_manifest_entry *e = entries[i].e;
 
-        g_string_append(out, e->item ? "item" : e->sheet ? "sheet" : "output");
-        gal__manifest_append_field(out, e->output);
-        gal__manifest_append_field(out, e->tail->input);
-        append_int(out, e->tail->in_size);
-        append_int(out, e->tail->in_mtime_ns);
-        gal__manifest_append_field(out, gal__digest_hex(&e->tail->in_digest, hex));
-        gal__manifest_append_field(out, e->tail->preset_digest);
-        gal__manifest_append_field(out, e->tail->version);
-        append_int(out, e->tail->out_size);
-        append_int(out, e->tail->out_mtime_ns);
-        gal__manifest_append_field(out, gal__digest_hex(&e->tail->out_sha256, hex));
-        append_int(out, e->tail->width);
-        append_int(out, e->tail->height);
-        gal__manifest_append_field(out, e->tail->name_key);
-        if (e->tail->caption || e->tail->caption_source || e->item) {
-            gal__manifest_append_field(out, e->tail->caption);
-            gal__manifest_append_field(out, e->tail->caption_source);
-            g_string_append(out, e->tail->caption_cut ? "\t1" : "\t0");
-        }
-        for (int f = 0; e->item && f < GAL_ITEM_FACTS; f++)
-            gal__manifest_append_field(out, e->tail->facts ? e->tail->facts[f] : NULL);
-        g_string_append_c(out, '\n');
-        for (guint d = 0; e->tail->deps && d < e->tail->deps->len; d++) {
-            const gal_dep_record *dep = e->tail->deps->pdata[d];
-
-            g_string_append(out, "depends");
-            gal__manifest_append_field(out, e->output);
-            gal__manifest_append_field(out, dep->path);
-            append_int(out, dep->exists ? dep->size : -1);
-            append_int(out, dep->mtime_ns);
-            gal__manifest_append_field(out, dep->exists ? dep->digest : "-");
+        /* A record left in its file, as it is there (nearly all of a
+         * merge's); one whose file no longer holds it, not at all: its
+         * photo is made again. */
+        if (gal__record_verbatim(e, record_line)) {
+            g_string_append_len(out, record_line->str, (gssize) record_line->len);
             g_string_append_c(out, '\n');
         }
+        else if (e->lost)
+            continue;
+        else
+            append_record(out, e);
         if (e->about)
             append_about(out, e, about_line);
         if (out->len >= 1 << 20) {

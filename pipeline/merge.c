@@ -60,7 +60,7 @@ read_part(part_reading *r, int p)
     shard_part *part = &r->found->parts[k];
     gal_error err = { 0 };
 
-    part->manifest = gal__part_load(r->dir, file, &part->info, NULL, &err);
+    part->manifest = gal__part_load(r->dir, file, &part->info, NULL, TRUE, &err);
     if (err.code)
         r->errors[p] = g_memdup2(&err, sizeof err);
 }
@@ -364,7 +364,7 @@ join_records(preset_run *pr, parts_found *found, GPtrArray *clashes)
             g_hash_table_iter_steal(&it);
             /* An earlier part's record, not one the manifest had. */
             before = g_hash_table_lookup(pr->manifest->entries, e->output);
-            if (before && before->from_part && strcmp(before->tail->input, e->tail->input) != 0) {
+            if (before && before->from_part && strcmp(before->input, e->input) != 0) {
                 g_ptr_array_add(clashes, e);
                 continue;
             }
@@ -412,7 +412,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             continue;
         result = &pr->summary->photos[i];
         rel_in = gal__out_rel(pr, result->input);
-        if (strcmp(other->tail->input, rel_in) == 0) {
+        if (strcmp(other->input, rel_in) == 0) {
             /* The clashing record is the owner's: it takes the place. */
             g_ptr_array_index(clashes, c) = e;
             g_hash_table_steal(pr->manifest->entries, e->output);
@@ -420,15 +420,15 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             other = e;
             e = g_hash_table_lookup(pr->manifest->entries, other->output);
         }
-        if (gal__output_intact(pr, e->output, e->tail, &exists))
+        if (gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
             continue;
         result->status = GAL_PHOTO_FAILED;
         gal_error_set(gal__photo_error(result), GAL_ERR_OUTPUT, NULL, NULL,
             "its output %s was replaced by that of %s, another shard's photo that makes the "
             "same name (put {index} in output.name?); run again to make it",
-            e->output, g_hash_table_contains(photos, other->tail->input)
-                ? (const char *) g_hash_table_lookup(photos, other->tail->input)
-                : other->tail->input);
+            e->output, g_hash_table_contains(photos, other->input)
+                ? (const char *) g_hash_table_lookup(photos, other->input)
+                : other->input);
         gal_error_set_subject(result->error, result->input);
         g_hash_table_remove(pr->manifest->entries, e->output);
     }
@@ -465,12 +465,17 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
             e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
         if (e)
             result->about = gal__about_ref(e->about);
-        /* The record's caption, when it is the one reported: one copy. */
-        if (e && e->tail->caption && r->caption && strcmp(e->tail->caption, r->caption) == 0)
-            result->caption = gal__shared_text_ref(e->tail->caption);
-        if (e && e->tail->caption_source && r->caption_source &&
-            strcmp(e->tail->caption_source, r->caption_source) == 0)
-            result->caption_source = gal__shared_text_ref(e->tail->caption_source);
+        /* The record's caption, when it is the one reported: one copy.
+         * A record's tail left in its part is read only then. */
+        if (e && (r->caption || r->caption_source)) {
+            const gal_record_tail *t = gal__record_tail(e);
+
+            if (t->caption && r->caption && strcmp(t->caption, r->caption) == 0)
+                result->caption = gal__shared_text_ref(t->caption);
+            if (t->caption_source && r->caption_source &&
+                strcmp(t->caption_source, r->caption_source) == 0)
+                result->caption_source = gal__shared_text_ref(t->caption_source);
+        }
     }
     if (!result->caption)
         result->caption = gal__shared_text(r->caption);

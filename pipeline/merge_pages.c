@@ -33,9 +33,9 @@ kept_item(preset_run *pr, int i)
     g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
     gboolean exists;
 
-    if (!e || !e->item || strcmp(e->tail->input, rel_in) != 0 ||
-        strcmp(e->tail->preset_digest, pr->preset_digest) != 0 ||
-        !gal__output_intact(pr, rel, e->tail, &exists))
+    if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
+        strcmp(gal__record_tail(e)->preset_digest, pr->preset_digest) != 0 ||
+        !gal__output_intact(pr, rel, gal__record_tail(e), &exists))
         return NULL;
     return e;
 }
@@ -71,7 +71,7 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
                 k, k, shards);
             continue;
         }
-        const char *sort_time = e->tail->facts[GAL_ITEM_SORT_TIME];
+        const char *sort_time = gal__record_tail(e)->facts[GAL_ITEM_SORT_TIME];
 
         time = sort_time ? g_ascii_strtoll(sort_time, &end, 10) : 0;
         if (sort_time && !*end && end != sort_time)
@@ -113,13 +113,13 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     gal__facts_from_path(pr->preset, pr->summary->photos[i].input, gal__photo_number(pr, i),
         pr->run_total,
         &facts, strings);
-    facts.caption = e->tail->facts[GAL_ITEM_CAPTION];
-    facts.camera = e->tail->facts[GAL_ITEM_CAMERA];
-    facts.lens = e->tail->facts[GAL_ITEM_LENS];
-    facts.artist = e->tail->facts[GAL_ITEM_ARTIST];
-    facts.copyright = e->tail->facts[GAL_ITEM_COPYRIGHT];
-    facts.exposure = e->tail->facts[GAL_ITEM_EXPOSURE];
-    facts.has_date = gal__exif_date_parse(e->tail->facts[GAL_ITEM_DATE], &facts.date);
+    facts.caption = gal__record_tail(e)->facts[GAL_ITEM_CAPTION];
+    facts.camera = gal__record_tail(e)->facts[GAL_ITEM_CAMERA];
+    facts.lens = gal__record_tail(e)->facts[GAL_ITEM_LENS];
+    facts.artist = gal__record_tail(e)->facts[GAL_ITEM_ARTIST];
+    facts.copyright = gal__record_tail(e)->facts[GAL_ITEM_COPYRIGHT];
+    facts.exposure = gal__record_tail(e)->facts[GAL_ITEM_EXPOSURE];
+    facts.has_date = gal__exif_date_parse(gal__record_tail(e)->facts[GAL_ITEM_DATE], &facts.date);
     facts.index = gal__gather_index(pr->gather, pr->gather_id[i]);
     if (stage->def->label) {
         g_autofree char *label = stage->def->label(&sc, &facts);
@@ -239,7 +239,7 @@ gal__merge_drop_stale_items(preset_run *pr)
         gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, drop->pdata[d]);
         gboolean exists;
 
-        if (gal__output_intact(pr, e->output, e->tail, &exists))
+        if (gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
             gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
         g_hash_table_remove(pr->manifest->entries, drop->pdata[d]);
     }

@@ -372,13 +372,13 @@ keep_result(const char *rel_input, const gal_part_result *result, void *results)
 
 gal_manifest *
 gal__part_load(const char *dir, const char *name, gal_part_info *info, GHashTable *results,
-    gal_error *err)
+    gboolean tails_in_file, gal_error *err)
 {
     part_reader r = { info, results ? keep_result : NULL, results, 0, FALSE, 0, NULL };
     gal_manifest *part;
 
     *info = (gal_part_info) { 0 };
-    part = gal__manifest_load_named(dir, name, read_line, &r);
+    part = gal__manifest_load_named(dir, name, read_line, &r, tails_in_file);
     if (!r.fault && (!r.header || !info->cwd))
         fault(&r, 0, "no \"shard\" and \"inputs\" lines");
     if (r.fault)

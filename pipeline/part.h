@@ -58,9 +58,10 @@ void gal__part_result_free(gal_part_result *r);
  * gal_part_result, owned), or, with `results` NULL, only check and count
  * them. `err` is set, naming the line, when the part is damaged (a photo
  * with two results is); a part cut short before "done" is not damaged,
- * only not done. */
+ * only not done. `tails_in_file`: its records' tails stay in the file
+ * (a merge's parts, manifest.h). */
 gal_manifest *gal__part_load(const char *dir, const char *name, gal_part_info *info,
-    GHashTable *results, gal_error *err);
+    GHashTable *results, gboolean tails_in_file, gal_error *err);
 /* Given each result of a part as it is read: the photo (relative to the
  * output folder) and its result, both valid during the call only. FALSE:
  * the photo had a result already (the part is damaged). */

@@ -306,8 +306,8 @@ entries_by_input(gal_manifest *m)
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         gal_manifest_entry *e = value;
 
-        if (!e->sheet && !e->item && e->tail->name_key)
-            g_hash_table_insert(by_input, input_key(e->tail->input, e->tail->name_key), e);
+        if (!e->sheet && !e->item && gal__record_tail(e)->name_key)
+            g_hash_table_insert(by_input, input_key(e->input, gal__record_tail(e)->name_key), e);
     }
     return by_input;
 }
@@ -325,8 +325,8 @@ recorded_output(preset_run *pr, const out_paths *where, GHashTable *by_input, in
     gal_manifest_entry *e = g_hash_table_lookup(by_input, key);
     struct stat st;
 
-    if (!e || stat(input, &st) != 0 || st.st_size != e->tail->in_size ||
-        gal__mtime_ns(&st) != e->tail->in_mtime_ns)
+    if (!e || stat(input, &st) != 0 || st.st_size != gal__record_tail(e)->in_size ||
+        gal__mtime_ns(&st) != gal__record_tail(e)->in_mtime_ns)
         return NULL;
     /* As g_build_filename joins them, for a name with no empty, "." or
      * ".." part (the manifest's are so when it loads). */

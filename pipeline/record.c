@@ -47,14 +47,14 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     gal_manifest_entry *first = gal__manifest_entry_new();
     struct stat st;
 
-    first->tail->input = gal__out_rel(pr, job->input);
-    first->tail->in_size = plan->in_size;
-    first->tail->in_mtime_ns = plan->in_mtime_ns;
-    first->tail->in_digest = plan->in_digest;
+    first->input = gal__out_rel(pr, job->input);
+    gal__record_tail(first)->in_size = plan->in_size;
+    gal__record_tail(first)->in_mtime_ns = plan->in_mtime_ns;
+    gal__record_tail(first)->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
-    first->tail->caption = shared_with_result(result->caption, job->caption);
-    first->tail->caption_source = shared_with_result(result->caption_source, job->caption_source);
-    first->tail->caption_cut = job->caption_cut;
+    gal__record_tail(first)->caption = shared_with_result(result->caption, job->caption);
+    gal__record_tail(first)->caption_source = shared_with_result(result->caption_source, job->caption_source);
+    gal__record_tail(first)->caption_cut = job->caption_cut;
     /* What a site shows of the photo: on its first file's record only. */
     first->about = about_with_warnings(job);
     gal__job_record_deps(job, first);
@@ -72,14 +72,14 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
 
         g_free(e->output);
         e->output = g_strdup(job->variant_rels[v]);
-        e->tail->out_size = job->files[v].bytes;
-        e->tail->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
+        gal__record_tail(e)->out_size = job->files[v].bytes;
+        gal__record_tail(e)->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
             ? gal__mtime_ns(&st) : 0;
-        gal__digest_from_hex(&e->tail->out_sha256, job->files[v].sha256);
-        e->tail->width = job->files[v].width;
-        e->tail->height = job->files[v].height;
-        g_free(e->tail->name_key);
-        e->tail->name_key = gal__name_key(pr, i, v);
+        gal__digest_from_hex(&gal__record_tail(e)->out_sha256, job->files[v].sha256);
+        gal__record_tail(e)->width = job->files[v].width;
+        gal__record_tail(e)->height = job->files[v].height;
+        g_free(gal__record_tail(e)->name_key);
+        gal__record_tail(e)->name_key = gal__name_key(pr, i, v);
         gal__manifest_entry_free(pr->plans[i].entries[v]);
         pr->plans[i].entries[v] = e;
     }
@@ -154,14 +154,14 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e = gal__manifest_entry_new();
         e->sheet = TRUE;
         e->output = g_steal_pointer(&rel);
-        e->tail->input = g_strdup("");
-        gal__digest_from_hex(&e->tail->in_digest, members);
+        e->input = g_strdup("");
+        gal__digest_from_hex(&gal__record_tail(e)->in_digest, members);
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
-        e->tail->out_size = sheet->bytes;
-        e->tail->out_mtime_ns = gal__mtime_ns(&st);
-        gal__digest_from_hex(&e->tail->out_sha256, sheet->sha256);
-        e->tail->width = sheet->width;
-        e->tail->height = sheet->height;
+        gal__record_tail(e)->out_size = sheet->bytes;
+        gal__record_tail(e)->out_mtime_ns = gal__mtime_ns(&st);
+        gal__digest_from_hex(&gal__record_tail(e)->out_sha256, sheet->sha256);
+        gal__record_tail(e)->width = sheet->width;
+        gal__record_tail(e)->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
         gal__manifest_put(m, e);
     }
@@ -237,7 +237,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                     g_hash_table_lookup(m->entries, below ? below : rel_out);
 
                 if (e && e->made_by != MADE_BY_ITS_PHOTO)
-                    e->made_by = strcmp(e->tail->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
+                    e->made_by = strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
                                                                : MADE_BY_ANOTHER;
             }
         }
@@ -255,7 +255,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
 
         if (e->item || (e->sheet && (!sheets || g_hash_table_contains(sheets, e->output))) ||
             (!e->sheet && e->made_by == MADE_BY_ITS_PHOTO &&
-                !g_hash_table_contains(members, e->tail->input)))
+                !g_hash_table_contains(members, e->input)))
             continue;
         g_ptr_array_add(names, key);
     }
@@ -286,16 +286,16 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
             if (by == MADE_BY_NONE) {
                 if (!now)
                     now = photos_making_files(pr);
-                photo_here = g_hash_table_contains(now, e->tail->input);
+                photo_here = g_hash_table_contains(now, e->input);
             }
             o.renamed = photo_here && by == MADE_BY_NONE;
-            o.not_made = g_hash_table_contains(members, e->tail->input);
+            o.not_made = g_hash_table_contains(members, e->input);
             /* A photo of this run was there when it was scanned: only the
              * records of other photos cost a stat (one per photo was a
              * fifth of a merge's). */
             if (!o.renamed && !o.not_made && photo_here)
                 continue;
-            input = g_canonicalize_filename(e->tail->input, pr->out_dir);
+            input = g_canonicalize_filename(e->input, pr->out_dir);
             if (!o.renamed && !o.not_made && (lstat(input, &st) == 0 || errno != ENOENT))
                 continue;
         }
@@ -308,7 +308,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
             /* Only ever beneath the output folder (the manifest's names were
              * checked when it was read), never through a link, and only
              * what gallop wrote, unchanged. */
-            if (gal__output_intact(pr, e->output, e->tail, &exists))
+            if (gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
                 o.removed = gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output,
                                 &o.error) == 0;
             else if (!exists && errno == ENOENT)

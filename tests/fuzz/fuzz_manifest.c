@@ -3,7 +3,9 @@
  * written back from what was read reads back to the same text, so a
  * damaged manifest settles after one run instead of changing every run;
  * and read from a file (where about lines stay, and plain ones are told
- * without being split) it is the same text as read from memory. */
+ * without being split) it is the same text as read from memory, also with
+ * the records' tails left in the file (a merge's parts), both as their
+ * lines are copied and once every tail has been read back. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +37,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g_autofree char *twice = NULL;
     g_autofree char *path = NULL;
     g_autofree char *from_file = NULL;
+    g_autofree char *tails_copied = NULL;
+    g_autofree char *tails_read = NULL;
+    GHashTableIter it;
+    gpointer value;
 
     if (!scratch) {
         scratch = g_dir_make_tmp("fuzz-manifest-XXXXXX", NULL);
@@ -49,6 +55,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     from_file = gal__manifest_text(loaded);
     gal__manifest_free(loaded);
     fuzz_check(strcmp(once, from_file) == 0);
+    loaded = gal__manifest_load_named(scratch, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
+    tails_copied = gal__manifest_text(loaded);
+    g_hash_table_iter_init(&it, loaded->entries);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        gal__record_tail(value);
+    tails_read = gal__manifest_text(loaded);
+    gal__manifest_free(loaded);
+    fuzz_check(strcmp(once, tails_copied) == 0);
+    fuzz_check(strcmp(once, tails_read) == 0);
     gal__manifest_parse(again, once, NULL, NULL);
     twice = gal__manifest_text(again);
     fuzz_check(strcmp(once, twice) == 0);

@@ -23,7 +23,7 @@ entry(const char *output, const char *input)
     gal_manifest_entry *e = gal__manifest_entry_new();
 
     e->output = g_strdup(output);
-    e->tail->input = g_strdup(input);
+    e->input = g_strdup(input);
     e->tail->in_size = 123456789012LL;
     e->tail->in_mtime_ns = 1700000000123456789LL;
     gal__digest_from_hex(&e->tail->in_digest, hash_a);
@@ -69,11 +69,11 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_assert_eq(g_hash_table_size(back->entries), 3);
     got = g_hash_table_lookup(back->entries, "end\\");
     cr_assert_not_null(got, "the entry whose path ends with a backslash is lost");
-    cr_expect_str_eq(got->tail->input, "../in/\\\\\\t\t\\");
+    cr_expect_str_eq(got->input, "../in/\\\\\\t\t\\");
     cr_expect_eq(got->tail->width, 1080, "the fields after it are read as they were");
     got = g_hash_table_lookup(back->entries, weird);
     cr_assert_not_null(got, "the entry with tabs and newlines in its path is lost");
-    cr_expect_str_eq(got->tail->input, "../in/a\tb\nc\\d.jpg");
+    cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
     cr_expect_eq(got->tail->in_size, 123456789012LL);
     cr_expect_eq(got->tail->in_mtime_ns, 1700000000123456789LL);
     cr_expect_str_eq(gal__digest_hex(&got->tail->in_digest, hex), hash_a);
@@ -369,7 +369,7 @@ Test(manifest, past_256_open_manifests_about_lines_are_kept_in_memory)
         g_auto(GStrv) read = NULL;
 
         cr_assert(g_file_set_contents(path, text, -1, NULL));
-        loaded[i] = gal__manifest_load_named(dir, name, NULL, NULL);
+        loaded[i] = gal__manifest_load_named(dir, name, NULL, NULL, FALSE);
         got = g_hash_table_lookup(loaded[i]->entries, "a.jpg");
         cr_assert_not_null(got);
         on_file += !gal__about_in_memory(got->about);
@@ -380,7 +380,7 @@ Test(manifest, past_256_open_manifests_about_lines_are_kept_in_memory)
     cr_expect_eq(on_file, 256, "%d of 300 manifests' about lines stayed in their files", on_file);
     for (int i = 0; i < 300; i++)
         gal__manifest_free(loaded[i]);
-    m = gal__manifest_load_named(dir, "m-0.tsv", NULL, NULL);
+    m = gal__manifest_load_named(dir, "m-0.tsv", NULL, NULL, FALSE);
     cr_expect_null(gal__about_in_memory(
                        ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "a.jpg"))->about),
         "the files let go, the next one's about stays in it again");
@@ -473,6 +473,179 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
     cr_expect_not_null(strstr(from_file, "about\tf.jpg\tcamera=back\\\\slash\tlens=tab\\there\n"));
     cr_expect_not_null(strstr(from_file, "about\tg.jpg\tcamera=cr\\r\n"));
     cr_expect_not_null(strstr(from_file, "about\tl.jpg\tcamera=aqb\n"));
+    gal__manifest_free(file);
+    gal__manifest_free(mem);
+}
+
+/* A part's records, read by a merge with their tails left in the file
+ * (all but the output's and photo's names and the preset), are the records
+ * read whole: the same fields when asked, the same text when saved, the
+ * lines copied only when writing them anew would give the same bytes. */
+Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-tails");
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL, *from_text = NULL, *from_file = NULL, *loaded = NULL;
+    g_autofree char *replaced = g_build_filename(dir, "replaced", NULL);
+    /* Written anew, these lines differ from the file's: read whole. */
+    static const char *const rewritten[][2] = {
+        { "c.jpg", "aaaaaaaa" },        /* a digest in capitals */
+        { "d.jpg", "\t1700000000123456789\t" },   /* a number with a leading zero */
+        { "e.jpg", NULL },              /* no name key (13 fields) */
+        { "f.jpg", NULL },              /* caption fields, both empty */
+        { "g.jpg", NULL },              /* "\q" in its photo's name */
+        { "h.jpg", NULL },              /* a carriage return */
+        { "i.jpg", NULL },              /* a contact sheet */
+        { "l.jpg", NULL },              /* a time past what 64 bits hold */
+    };
+    gal_manifest *m = gal__manifest_new(dir), *mem, *file;
+    GString *all;
+
+    for (const char *name = "abcdefghijkl"; *name; name++) {
+        g_autofree char *output = g_strdup_printf("%c.jpg", *name);
+        g_autofree char *input = g_strdup_printf("../in/%c.jpg", *name);
+        gal_manifest_entry *e = entry(output, input);
+        const char *about[] = { "camera=NIKON D750" };
+
+        e->tail->name_key = g_strdup_printf("{stem}.{ext}\t%d\t12", (int) (*name - 'a' + 1));
+        e->about = gal__about_new(about, 1);
+        if (*name == 'b' || *name == 'k') {
+            e->tail->caption = gal__shared_text("Pyongyang #marathon");
+            e->tail->caption_source = gal__shared_text("sidecar:a.txt");
+            e->tail->caption_cut = *name == 'k';
+        }
+        e->sheet = *name == 'i';
+        gal__manifest_put(m, e);
+    }
+    gal__manifest_add_dep(g_hash_table_lookup(m->entries, "j.jpg"), "/t/captions.csv", TRUE,
+        10, 20, "row:0123456789abcdef");
+    text = gal__manifest_text(m);
+    gal__manifest_free(m);
+    all = g_string_new(text);
+    {
+        /* Each line of the rewritten records made so. */
+        char *c = strstr(all->str, "output\tc.jpg\t");
+        char *d = strstr(all->str, "output\td.jpg\t");
+
+        memcpy(strstr(c, hash_a), "AAAAAAAA", 8);
+        g_string_insert(all, strstr(d, rewritten[1][1]) - all->str + 1, "0");
+    }
+    {
+        const char *after[] = { "e.jpg", "f.jpg", "g.jpg", "h.jpg", "l.jpg" };
+        const char *with[] = { NULL, "\t\t\t0", NULL, NULL, NULL };
+
+        for (size_t k = 0; k < G_N_ELEMENTS(after); k++) {
+            g_autofree char *start = g_strdup_printf("output\t%s\t", after[k]);
+            char *line = strstr(all->str, start);
+            char *end = strchr(line, '\n');
+            gssize at = line - all->str;
+
+            if (k == 0) {       /* the name key dropped: 13 fields */
+                char *key = g_strrstr_len(line, end - line, "\t{stem}");
+
+                g_string_erase(all, key - all->str, end - key);
+            }
+            else if (with[k])
+                g_string_insert(all, end - all->str, with[k]);
+            else if (k == 2)
+                g_string_insert(all, at + (gssize) strlen(start) + strlen("../in/"), "\\q");
+            else if (k == 3)
+                g_string_insert(all, end - all->str, "\r");
+            else {
+                char *when = strstr(line, "\t1700000000123456789\t");
+
+                memcpy(when + 1, "9999999999999999999", 19);
+            }
+        }
+    }
+    loaded = g_string_free(all, FALSE);
+    cr_assert(g_file_set_contents(path, loaded, -1, NULL));
+
+    mem = gal__manifest_new(dir);
+    gal__manifest_parse(mem, loaded, NULL, NULL);
+    file = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
+    cr_assert_eq(g_hash_table_size(mem->entries), 12);
+    cr_assert_eq(g_hash_table_size(file->entries), 12);
+    for (const char *name = "abcdefghijkl"; *name; name++) {
+        g_autofree char *output = g_strdup_printf("%c.jpg", *name);
+        gal_manifest_entry *e = g_hash_table_lookup(file->entries, output);
+        gboolean whole = strchr("cdefghil", *name) != NULL;
+
+        cr_expect_eq(e->tail_in_file, !whole, "%s: %s", output,
+            whole ? "read whole" : "its tail left in the file");
+        /* j's dependency is read with it, into its tail. */
+        cr_expect_eq(e->tail == NULL, !whole && *name != 'j', "%s", output);
+    }
+    from_text = gal__manifest_text(mem);
+    from_file = gal__manifest_text(file);
+    cr_expect_str_eq(from_file, from_text, "the lines copied are the lines written");
+    /* Asked, a tail is the record's own, read again from its line. */
+    for (const char *name = "abcdefghijkl"; *name; name++) {
+        g_autofree char *output = g_strdup_printf("%c.jpg", *name);
+        gal_manifest_entry *a = g_hash_table_lookup(file->entries, output);
+        gal_manifest_entry *b = g_hash_table_lookup(mem->entries, output);
+        gal_record_tail *ta = gal__record_tail(a), *tb = gal__record_tail(b);
+        char hex_a[65], hex_b[65];
+
+        cr_expect(!a->lost, "%s", output);
+        cr_expect_eq(ta->in_size, tb->in_size, "%s", output);
+        cr_expect_eq(ta->in_mtime_ns, tb->in_mtime_ns, "%s", output);
+        cr_expect_eq(ta->out_mtime_ns, tb->out_mtime_ns, "%s", output);
+        cr_expect_eq(ta->width, tb->width, "%s", output);
+        cr_expect_str_eq(gal__digest_hex(&ta->in_digest, hex_a),
+            gal__digest_hex(&tb->in_digest, hex_b), "%s", output);
+        cr_expect_str_eq(ta->preset_digest, tb->preset_digest, "%s", output);
+        cr_expect_str_eq(ta->version, tb->version, "%s", output);
+        cr_expect_str_eq(ta->name_key ? ta->name_key : "-", tb->name_key ? tb->name_key : "-",
+            "%s", output);
+        cr_expect_str_eq(ta->caption ? ta->caption : "-", tb->caption ? tb->caption : "-",
+            "%s", output);
+        cr_expect_eq(ta->caption_cut, tb->caption_cut, "%s", output);
+    }
+    g_free(from_file);
+    from_file = gal__manifest_text(file);
+    cr_expect_str_eq(from_file, from_text, "the tails read are written as they were");
+    gal__manifest_free(file);
+
+    /* The file replaced (a shard run again renames its new part over it):
+     * what was read stays readable. */
+    file = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
+    cr_assert(g_file_set_contents(replaced, "gallop-manifest\t2\n", -1, NULL));
+    cr_assert_eq(rename(replaced, path), 0);
+    g_free(from_file);
+    from_file = gal__manifest_text(file);
+    cr_expect_str_eq(from_file, from_text);
+    cr_expect_eq(gal__record_tail(g_hash_table_lookup(file->entries, "a.jpg"))->width, 1080);
+    gal__manifest_free(file);
+
+    /* Changed in place under the merge: a record whose line is no longer
+     * there is lost, not saved (its photo is made again), whether its
+     * tail was asked for or not. */
+    cr_assert(g_file_set_contents(path, loaded, -1, NULL));
+    file = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
+    {
+        FILE *f = fopen(path, "r+");
+        long at_a = strstr(loaded, "output\ta.jpg\t") - loaded;
+        long at_b = strstr(loaded, "output\tb.jpg\t") - loaded;
+
+        cr_assert_not_null(f);
+        fseek(f, at_a, SEEK_SET);
+        fputs("outpux", f);
+        fseek(f, at_b + (long) strlen("output\t"), SEEK_SET);
+        fputs("x", f);
+        fclose(f);
+    }
+    {
+        gal_manifest_entry *b = g_hash_table_lookup(file->entries, "b.jpg");
+
+        cr_expect_eq(gal__record_tail(b)->width, 0, "nothing of a line changed since");
+        cr_expect(b->lost);
+    }
+    g_free(from_file);
+    from_file = gal__manifest_text(file);
+    cr_expect_null(strstr(from_file, "a.jpg\t../in/a.jpg"), "%s", from_file);
+    cr_expect_null(strstr(from_file, "b.jpg\t../in/b.jpg"), "%s", from_file);
+    cr_expect_not_null(strstr(from_file, "output\tk.jpg"));
     gal__manifest_free(file);
     gal__manifest_free(mem);
 }
@@ -970,7 +1143,7 @@ Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
 
     write_part(dir, name, 2, TRUE, FALSE);
     /* Checked without keeping the results... */
-    part = gal__part_load(dir, name, &info, NULL, &err);
+    part = gal__part_load(dir, name, &info, NULL, FALSE, &err);
     cr_assert_eq(err.code, GAL_OK, "%s", err.msg);
     cr_expect(info.done);
     cr_expect_eq(info.n_results, 2);
@@ -1012,9 +1185,9 @@ Test(manifest, a_part_with_two_results_for_one_photo_is_damaged)
     gal_error err = { 0 };
 
     write_part(dir, name, 2, TRUE, TRUE);
-    gal__manifest_free(gal__part_load(dir, name, &checked, NULL, &err));
+    gal__manifest_free(gal__part_load(dir, name, &checked, NULL, FALSE, &err));
     cr_assert_eq(err.code, GAL_OK, "only checked and counted: %s", err.msg);
-    gal__manifest_free(gal__part_load(dir, name, &info, results, &err));
+    gal__manifest_free(gal__part_load(dir, name, &info, results, FALSE, &err));
     cr_expect_eq(err.code, GAL_ERR_OUTPUT);
     cr_expect(strstr(err.msg, "a second result for one photo") != NULL, "%s", err.msg);
     err = (gal_error) { 0 };
