@@ -431,7 +431,10 @@ parse_entry(line_parser *p, char **f, int n, bool plain)
         tail_clear(&t);
         return;
     }
-    if (m->tails_in_file && p->file && plain && !item && !sheet && canonical_record(f, n)) {
+    /* Its names without an escape, so that what is there can be checked
+     * against them as it is (gal__record_verbatim). */
+    if (m->tails_in_file && p->file && plain && !item && !sheet && canonical_record(f, n) &&
+        !f[1][strcspn(f[1], "\t\n\r\\")] && !f[2][strcspn(f[2], "\t\n\r\\")]) {
         /* What the tail holds is read again when asked. */
         tail_clear(&t);
         gal__manifest_put(m, record_in_file_new(m, p, f[1], f[2], f[6]));

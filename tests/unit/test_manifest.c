@@ -519,6 +519,8 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
     }
     gal__manifest_add_dep(g_hash_table_lookup(m->entries, "j.jpg"), "/t/captions.csv", TRUE,
         10, 20, "row:0123456789abcdef");
+    /* A name with an escape ("\t" in the file): read whole. */
+    gal__manifest_put(m, entry("tab\there.jpg", "../in/m.jpg"));
     text = gal__manifest_text(m);
     gal__manifest_free(m);
     all = g_string_new(text);
@@ -564,8 +566,10 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
     mem = gal__manifest_new(dir);
     gal__manifest_parse(mem, loaded, NULL, NULL);
     file = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
-    cr_assert_eq(g_hash_table_size(mem->entries), 12);
-    cr_assert_eq(g_hash_table_size(file->entries), 12);
+    cr_assert_eq(g_hash_table_size(mem->entries), 13);
+    cr_assert_eq(g_hash_table_size(file->entries), 13);
+    cr_expect_not(((gal_manifest_entry *) g_hash_table_lookup(file->entries, "tab\there.jpg"))
+                      ->tail_in_file);
     for (const char *name = "abcdefghijkl"; *name; name++) {
         g_autofree char *output = g_strdup_printf("%c.jpg", *name);
         gal_manifest_entry *e = g_hash_table_lookup(file->entries, output);
