@@ -2,6 +2,7 @@
  * in memory, or where its about line is in the manifest file it was read
  * from, read again when a save or a report asks. */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,15 +10,30 @@
 #include "about.h"
 #include "fields.h"
 
-/* The manifest file a run's about lines stay in (an open descriptor: the
- * file may be replaced by the run's own save, or removed, as a merged part
- * is, while it is still read). */
+/* A part of a file read: its bytes from `at`, `len` of them. */
+typedef struct {
+    char *bytes;
+    gint64 at;
+    gsize len;
+    guint64 used;    /* when it was read from last (the file's clock) */
+} about_window;
+
+/* Windows a file is read through: a reader going through the file in
+ * order keeps to one, and threads reading apart (a rerun's decisions,
+ * each thread its own photos) each to their own, instead of taking one
+ * window from each other at every line. */
+#define ABOUT_WINDOWS 4
+
+/* The manifest file a run's about lines and records' tails stay in (an
+ * open descriptor: the file may be replaced by the run's own save, or
+ * removed, as a merged part is, while it is still read). */
 struct gal_about_file {
     int fd;
-    GMutex lock;     /* the window below is shared by the threads reading */
-    char *window;    /* the file's bytes from window_at, window_len of them */
-    gint64 window_at;
-    gsize window_len;
+    /* The windows below are shared by the threads reading (a rerun decides
+     * on several). pthread's, which ThreadSanitizer sees, not GLib's. */
+    pthread_mutex_t lock;
+    about_window windows[ABOUT_WINDOWS];
+    guint64 clock;
     gint64 size;     /* as read: a last line without a newline ends there */
 };
 
@@ -56,7 +72,7 @@ gal__about_file_new(int fd)
     }
     f = g_atomic_rc_box_new0(gal_about_file);
     f->fd = fd;
-    g_mutex_init(&f->lock);
+    pthread_mutex_init(&f->lock, NULL);
     return f;
 }
 
@@ -66,8 +82,9 @@ about_file_clear(gpointer p)
     gal_about_file *f = p;
 
     close(f->fd);
-    g_mutex_clear(&f->lock);
-    g_free(f->window);
+    pthread_mutex_destroy(&f->lock);
+    for (int w = 0; w < ABOUT_WINDOWS; w++)
+        g_free(f->windows[w].bytes);
     g_atomic_int_add(&about_files_open, -1);
 }
 
@@ -144,24 +161,59 @@ gal__about_in_memory(const gal_about *about)
     return about && !about->file ? (const char *const *) about->fields : NULL;
 }
 
+/* The window to read `at` through: the one holding it; else one whose
+ * reader goes on past its end (`near`: read a large window); else one not
+ * used yet, or the one used longest ago. */
+static about_window *
+window_for(gal_about_file *f, gint64 at, gboolean *near)
+{
+    about_window *pick = NULL;
+
+    *near = TRUE;
+    for (int w = 0; w < ABOUT_WINDOWS; w++) {
+        about_window *win = &f->windows[w];
+        gint64 end = win->at + (gint64) win->len;
+
+        if (win->bytes && at >= win->at && at < end)
+            return win;
+        if (win->bytes && at >= end && at <= end + ABOUT_WINDOW)
+            pick = win;
+    }
+    if (pick)
+        return pick;
+    *near = FALSE;
+    for (int w = 0; w < ABOUT_WINDOWS; w++) {
+        about_window *win = &f->windows[w];
+
+        if (!win->bytes)
+            return win;
+        if (!pick || win->used < pick->used)
+            pick = win;
+    }
+    return pick;
+}
+
 /* Read the line at `at` (without its newline) into `line`. Lines are
  * asked for mostly in the file's order (a manifest is saved, and a report
- * written, in output order), so the file is read a window at a time,
- * large when the next line is near the last, small when it jumps. */
+ * written, in output order; a rerun decides its photos in order, a few
+ * threads apart), so the file is read a window at a time, large when the
+ * next line is near the last, small when it jumps. */
 static gboolean
 about_file_read_line(gal_about_file *f, gint64 at, GString *line)
 {
-    gboolean found = FALSE;
+    gboolean found = FALSE, near;
+    about_window *win;
 
     g_string_truncate(line, 0);
-    g_mutex_lock(&f->lock);
+    pthread_mutex_lock(&f->lock);
+    win = window_for(f, at, &near);
+    win->used = ++f->clock;
     for (;;) {
-        gint64 end = f->window_at + (gint64) f->window_len;
-        gboolean near = at >= f->window_at && at <= end + ABOUT_WINDOW;
+        gint64 end = win->at + (gint64) win->len;
         ssize_t n;
 
-        if (at >= f->window_at && at < end) {
-            const char *from = f->window + (at - f->window_at);
+        if (win->bytes && at >= win->at && at < end) {
+            const char *from = win->bytes + (at - win->at);
             const char *nl = memchr(from, '\n', (gsize) (end - at));
 
             g_string_append_len(line, from, nl ? nl - from : end - at);
@@ -171,13 +223,14 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
             }
             at = end;   /* a line longer than the window: read on */
         }
-        if (!f->window)
-            f->window = g_malloc(ABOUT_WINDOW);
+        if (!win->bytes)
+            win->bytes = g_malloc(ABOUT_WINDOW);
         do
-            n = pread(f->fd, f->window, near || line->len ? ABOUT_WINDOW : ABOUT_WINDOW / 16, at);
+            n = pread(f->fd, win->bytes, near || line->len ? ABOUT_WINDOW : ABOUT_WINDOW / 16,
+                at);
         while (n < 0 && errno == EINTR);
-        f->window_at = at;
-        f->window_len = n > 0 ? (gsize) n : 0;
+        win->at = at;
+        win->len = n > 0 ? (gsize) n : 0;
         if (n <= 0) {
             /* The end of the file: the last line may have no newline,
              * where the file ended when it was read (not cut since). */
@@ -185,7 +238,7 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
             break;
         }
     }
-    g_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&f->lock);
     return found;
 }
 

@@ -248,12 +248,24 @@ decide_output(preset_run *pr, int i, char **detail)
     gal_photo_result *result = &pr->summary->photos[i];
     gal_manifest_entry *e = NULL;
     gal_why first = GAL_WHY_UP_TO_DATE;
+    /* The records whose tails are read from their file for this, let go
+     * again after (a rerun of a million photos held them all); past 64
+     * files a photo (stale_files' bits), kept. */
+    enum { READ_MAX = 64 };
+    gal_manifest_entry *read_now[READ_MAX];
+    gal_record_tail as_read[READ_MAX];
+    int n_read = 0;
 
     pr->plans[i].stale_files = 0;
     for (int v = 0; v < pr->n_variants; v++) {
         g_autofree char *rel_out = gal__out_rel(pr, gal__output_of(pr, i, v));
         gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
         char *why_detail = NULL;
+
+        if (ev && ev->tail_in_file && !ev->tail && n_read < READ_MAX) {
+            as_read[n_read] = *gal__record_tail(ev);
+            read_now[n_read++] = ev;
+        }
         gal_why why = gal__decide_record(pr, i, rel_out,
             ev && !ev->sheet && !ev->item ? ev : NULL, &why_detail);
 
@@ -283,18 +295,22 @@ decide_output(preset_run *pr, int i, char **detail)
     /* The figures of the files that stay, for the report; those built
      * replace theirs. */
     gal__files_from_records(pr, i);
-    if (first != GAL_WHY_UP_TO_DATE)
-        return first;
-    result->width = gal__record_tail(e)->width;
-    result->height = gal__record_tail(e)->height;
-    result->bytes = gal__record_tail(e)->out_size;
-    gal__digest_hex(&gal__record_tail(e)->out_sha256, result->sha256);
-    /* The report of a rerun still tells what each photo shows. */
-    result->caption = gal__shared_text_ref(gal__record_tail(e)->caption);
-    result->caption_source = gal__shared_text_ref(gal__record_tail(e)->caption_source);
-    result->caption_cut = gal__record_tail(e)->caption_cut;
-    result->about = gal__about_ref(e->about);
-    return GAL_WHY_UP_TO_DATE;
+    if (first == GAL_WHY_UP_TO_DATE) {
+        const gal_record_tail *t = gal__record_tail(e);
+
+        result->width = t->width;
+        result->height = t->height;
+        result->bytes = t->out_size;
+        gal__digest_hex(&t->out_sha256, result->sha256);
+        /* The report of a rerun still tells what each photo shows. */
+        result->caption = gal__shared_text_ref(t->caption);
+        result->caption_source = gal__shared_text_ref(t->caption_source);
+        result->caption_cut = t->caption_cut;
+        result->about = gal__about_ref(e->about);
+    }
+    for (int k = 0; k < n_read; k++)
+        gal__record_tail_forget(read_now[k], &as_read[k]);
+    return first;
 }
 
 /* A shard: is photo i's kept item up to date? */

@@ -427,17 +427,19 @@ parse_entry(line_parser *p, char **f, int n, bool plain)
     gal_manifest_entry *e;
     gboolean item = strcmp(f[0], "item") == 0, sheet = strcmp(f[0], "sheet") == 0;
 
-    if (!parse_tail(f, n, &t)) {
-        tail_clear(&t);
+    /* A record whose tail stays in its file is checked as parse_tail
+     * checks it, without reading what it would keep: its numbers are plain
+     * digits that fit (canonical_record). Its names without an escape, so
+     * that what is there can be checked against them as it is
+     * (gal__record_verbatim). */
+    if (m->tails_in_file && p->file && plain && !item && !sheet && canonical_record(f, n) &&
+        *f[1] && !f[1][strcspn(f[1], "\t\n\r\\")] && !f[2][strcspn(f[2], "\t\n\r\\")] &&
+        is_hex64(f[6]) && (!*f[5] || gal__is_content_digest(f[5])) && is_hex64(f[10])) {
+        gal__manifest_put(m, record_in_file_new(m, p, f[1], f[2], f[6]));
         return;
     }
-    /* Its names without an escape, so that what is there can be checked
-     * against them as it is (gal__record_verbatim). */
-    if (m->tails_in_file && p->file && plain && !item && !sheet && canonical_record(f, n) &&
-        !f[1][strcspn(f[1], "\t\n\r\\")] && !f[2][strcspn(f[2], "\t\n\r\\")]) {
-        /* What the tail holds is read again when asked. */
+    if (!parse_tail(f, n, &t)) {
         tail_clear(&t);
-        gal__manifest_put(m, record_in_file_new(m, p, f[1], f[2], f[6]));
         return;
     }
     {
@@ -517,6 +519,31 @@ gal__record_verbatim(gal_manifest_entry *e, GString *line)
         return TRUE;
     e->lost = true;
     return FALSE;
+}
+
+/* Does `t` say all that `as_read` said? Its pointers the same, its
+ * dependencies none (a check may have changed theirs). */
+static gboolean
+tail_same(const gal_record_tail *t, const gal_record_tail *as_read)
+{
+    return !t->deps && !t->facts && t->preset_digest == as_read->preset_digest &&
+        t->version == as_read->version && t->name_key == as_read->name_key &&
+        t->caption == as_read->caption && t->caption_source == as_read->caption_source &&
+        t->in_size == as_read->in_size && t->in_mtime_ns == as_read->in_mtime_ns &&
+        t->out_size == as_read->out_size && t->out_mtime_ns == as_read->out_mtime_ns &&
+        memcmp(&t->in_digest, &as_read->in_digest, sizeof(t->in_digest)) == 0 &&
+        memcmp(&t->out_sha256, &as_read->out_sha256, sizeof(t->out_sha256)) == 0 &&
+        t->width == as_read->width && t->height == as_read->height &&
+        t->caption_cut == as_read->caption_cut;
+}
+
+void
+gal__record_tail_forget(gal_manifest_entry *e, const gal_record_tail *as_read)
+{
+    if (!e->tail_in_file || !e->tail || e->lost || !tail_same(e->tail, as_read))
+        return;
+    tail_clear(e->tail);
+    g_clear_pointer(&e->tail, g_free);
 }
 
 const char *
@@ -809,10 +836,15 @@ gal__manifest_load(const char *dir)
     return gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, FALSE);
 }
 
+static gal_manifest *load_named(const char *dir, const char *name,
+    gal_manifest_line_fn other, void *user, gboolean records, gboolean tails_in_file);
+
+/* A run's or a merge's manifest, its records' tails left in the file (a
+ * rerun decides each record once, then lets its tail go again). */
 static gpointer
 load_on_thread(gpointer dir)
 {
-    return gal__manifest_load(dir);
+    return load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE, TRUE);
 }
 
 GThread *

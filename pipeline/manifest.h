@@ -162,8 +162,9 @@ gal_manifest *gal__manifest_new(const char *dir);
 gal_manifest *gal__manifest_load(const char *dir);
 /* gal__manifest_load on a thread of its own, while the caller does
  * something else (collects the photos: in a rerun of a large set the two
- * take about as long); `dir` must stay until gal__manifest_load_end,
- * which waits for it and gives the manifest. */
+ * take about as long), with its records' tails left in the file
+ * (tails_in_file); `dir` must stay until gal__manifest_load_end, which
+ * waits for it and gives the manifest. */
 GThread *gal__manifest_load_begin(const char *dir);
 gal_manifest *gal__manifest_load_end(GThread *loading);
 /* The same for the manifest file `name` in the folder (a part), with
@@ -210,6 +211,10 @@ gal__record_tail(gal_manifest_entry *e)
  * `line`. FALSE for any other record (written from its fields), or when
  * the file no longer holds the line (the record is then lost). */
 gboolean gal__record_verbatim(gal_manifest_entry *e, GString *line);
+/* Its tail, read (gal__record_tail) and saved as `as_read` was, let go
+ * again when nothing changed it: the record back to its line in the file.
+ * Not for a record whose tail was there before the read. */
+void gal__record_tail_forget(gal_manifest_entry *e, const gal_record_tail *as_read);
 /* Its preset's digest, which a record left in its file also keeps. */
 const char *gal__record_preset_digest(const gal_manifest_entry *e);
 gal_manifest_entry *gal__manifest_entry_copy(const gal_manifest_entry *e);

@@ -654,6 +654,44 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
     gal__manifest_free(mem);
 }
 
+/* A run's manifest leaves its records' tails in the file too: a tail read
+ * to decide goes back there when nothing changed it, and stays, to be
+ * saved as it now is, when something did (an output's time refreshed). */
+Test(manifest, a_tail_read_and_left_as_it_was_goes_back_to_its_file)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-tail-forget");
+    g_autofree char *written = NULL, *saved = NULL, *line_a = NULL;
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_manifest_entry *a, *b;
+    gal_record_tail as_read;
+    gal_error err = { 0 };
+
+    gal__manifest_put(m, entry("a.jpg", "../in/a.jpg"));
+    gal__manifest_put(m, entry("b.jpg", "../in/b.jpg"));
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    written = gal__manifest_text(m);
+    gal__manifest_free(m);
+
+    m = gal__manifest_load_end(gal__manifest_load_begin(dir));
+    a = g_hash_table_lookup(m->entries, "a.jpg");
+    b = g_hash_table_lookup(m->entries, "b.jpg");
+    cr_assert(a && a->tail_in_file && !a->tail);
+    as_read = *gal__record_tail(a);
+    cr_expect_eq(a->tail->width, 1080);
+    gal__record_tail_forget(a, &as_read);
+    cr_expect_null(a->tail, "read and left as it was: back in its file");
+    as_read = *gal__record_tail(b);
+    b->tail->out_mtime_ns = 42;
+    gal__record_tail_forget(b, &as_read);
+    cr_assert_not_null(b->tail, "changed: kept");
+    saved = gal__manifest_text(m);
+    cr_expect_not_null(strstr(saved, "\t4242\t42\t"), "saved as it now is: %s", saved);
+    line_a = g_strndup(strstr(written, "output\ta.jpg"),
+        strchr(strstr(written, "output\ta.jpg"), '\n') - strstr(written, "output\ta.jpg") + 1);
+    cr_expect_not_null(strstr(saved, line_a), "the other as it was");
+    gal__manifest_free(m);
+}
+
 /* The file's identity, to tell a rewrite (a new file renamed over it)
  * from a save that left it alone. */
 static ino_t
