@@ -165,6 +165,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     photo_plan *plan = &pr->plans[i];
     const char *input = pr->summary->photos[i].input;
     g_autofree char *rel_in = gal__out_rel(pr, input);
+    gal_record_tail *t;
     gboolean exists;
 
     if (!e)
@@ -173,18 +174,19 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         *detail = g_strdup_printf("it was made from %s", e->input);
         return GAL_WHY_OTHER_INPUT;
     }
-    if (strcmp(gal__record_tail(e)->version, GAL_VERSION) != 0) {
-        *detail = g_strdup_printf("made by gallop %s, this is %s", gal__record_tail(e)->version, GAL_VERSION);
+    t = gal__record_tail(e);
+    if (strcmp(t->version, GAL_VERSION) != 0) {
+        *detail = g_strdup_printf("made by gallop %s, this is %s", t->version, GAL_VERSION);
         return GAL_WHY_VERSION_CHANGED;
     }
-    if (strcmp(gal__record_tail(e)->preset_digest, pr->preset_digest) != 0) {
-        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, gal__record_tail(e)->preset_digest), pr->keys);
+    if (strcmp(t->preset_digest, pr->preset_digest) != 0) {
+        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, t->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, plan, &gal__record_tail(e)->in_size, &gal__record_tail(e)->in_mtime_ns, &gal__record_tail(e)->in_digest))
+    if (!same_photo(input, plan, &t->in_size, &t->in_mtime_ns, &t->in_digest))
         return GAL_WHY_INPUT_CHANGED;
-    for (guint d = 0; gal__record_tail(e)->deps && d < gal__record_tail(e)->deps->len; d++) {
-        gal_dep_record *dep = gal__record_tail(e)->deps->pdata[d];
+    for (guint d = 0; t->deps && d < t->deps->len; d++) {
+        gal_dep_record *dep = t->deps->pdata[d];
         const char *change = dependency_change(pr->preset->captions, input, dep);
 
         if (change) {
@@ -192,9 +194,9 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
     }
-    if (!gal__output_intact(pr, rel, gal__record_tail(e), &exists))
+    if (!gal__output_intact(pr, rel, t, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    plan->in_digest = gal__record_tail(e)->in_digest;
+    plan->in_digest = t->in_digest;
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -206,13 +208,15 @@ gal__files_from_records(preset_run *pr, int i)
     for (int f = 0; f < result->n_files; f++) {
         g_autofree char *rel = gal__out_rel(pr, result->files[f].path);
         gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+        const gal_record_tail *t;
 
         if (!e || e->sheet || e->item)
             continue;
-        result->files[f].width = gal__record_tail(e)->width;
-        result->files[f].height = gal__record_tail(e)->height;
-        result->files[f].bytes = gal__record_tail(e)->out_size;
-        gal__digest_hex(&gal__record_tail(e)->out_sha256, result->files[f].sha256);
+        t = gal__record_tail(e);
+        result->files[f].width = t->width;
+        result->files[f].height = t->height;
+        result->files[f].bytes = t->out_size;
+        gal__digest_hex(&t->out_sha256, result->files[f].sha256);
     }
 }
 
@@ -445,11 +449,16 @@ gal__pages_current(preset_run *pr, const char *members)
         gal_manifest_entry *e = value;
         gboolean exists;
 
-        if (e->sheet && v1[0] && gal__digest_is(&gal__record_tail(e)->in_digest, v1))
-            gal__digest_from_hex(&gal__record_tail(e)->in_digest, members);
-        if (!e->sheet || !gal__digest_is(&gal__record_tail(e)->in_digest, members) ||
-            strcmp(gal__record_tail(e)->preset_digest, pr->preset_digest) != 0 ||
-            strcmp(gal__record_tail(e)->version, GAL_VERSION) != 0)
+        gal_record_tail *t;
+
+        if (!e->sheet)
+            continue;
+        t = gal__record_tail(e);
+        if (v1[0] && gal__digest_is(&t->in_digest, v1))
+            gal__digest_from_hex(&t->in_digest, members);
+        if (!gal__digest_is(&t->in_digest, members) ||
+            strcmp(t->preset_digest, pr->preset_digest) != 0 ||
+            strcmp(t->version, GAL_VERSION) != 0)
             continue;
         if (!gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
             return FALSE;

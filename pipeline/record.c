@@ -48,13 +48,13 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     struct stat st;
 
     first->input = gal__out_rel(pr, job->input);
-    gal__record_tail(first)->in_size = plan->in_size;
-    gal__record_tail(first)->in_mtime_ns = plan->in_mtime_ns;
-    gal__record_tail(first)->in_digest = plan->in_digest;
+    first->tail->in_size = plan->in_size;
+    first->tail->in_mtime_ns = plan->in_mtime_ns;
+    first->tail->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
-    gal__record_tail(first)->caption = shared_with_result(result->caption, job->caption);
-    gal__record_tail(first)->caption_source = shared_with_result(result->caption_source, job->caption_source);
-    gal__record_tail(first)->caption_cut = job->caption_cut;
+    first->tail->caption = shared_with_result(result->caption, job->caption);
+    first->tail->caption_source = shared_with_result(result->caption_source, job->caption_source);
+    first->tail->caption_cut = job->caption_cut;
     /* What a site shows of the photo: on its first file's record only. */
     first->about = about_with_warnings(job);
     gal__job_record_deps(job, first);
@@ -72,14 +72,14 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
 
         g_free(e->output);
         e->output = g_strdup(job->variant_rels[v]);
-        gal__record_tail(e)->out_size = job->files[v].bytes;
-        gal__record_tail(e)->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
+        e->tail->out_size = job->files[v].bytes;
+        e->tail->out_mtime_ns = gal__stat_beneath(pr->claim.fd, e->output, &st) == 0
             ? gal__mtime_ns(&st) : 0;
-        gal__digest_from_hex(&gal__record_tail(e)->out_sha256, job->files[v].sha256);
-        gal__record_tail(e)->width = job->files[v].width;
-        gal__record_tail(e)->height = job->files[v].height;
-        g_free(gal__record_tail(e)->name_key);
-        gal__record_tail(e)->name_key = gal__name_key(pr, i, v);
+        gal__digest_from_hex(&e->tail->out_sha256, job->files[v].sha256);
+        e->tail->width = job->files[v].width;
+        e->tail->height = job->files[v].height;
+        g_free(e->tail->name_key);
+        e->tail->name_key = gal__name_key(pr, i, v);
         gal__manifest_entry_free(pr->plans[i].entries[v]);
         pr->plans[i].entries[v] = e;
     }
@@ -155,13 +155,13 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         e->sheet = TRUE;
         e->output = g_steal_pointer(&rel);
         e->input = g_strdup("");
-        gal__digest_from_hex(&gal__record_tail(e)->in_digest, members);
+        gal__digest_from_hex(&e->tail->in_digest, members);
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
-        gal__record_tail(e)->out_size = sheet->bytes;
-        gal__record_tail(e)->out_mtime_ns = gal__mtime_ns(&st);
-        gal__digest_from_hex(&gal__record_tail(e)->out_sha256, sheet->sha256);
-        gal__record_tail(e)->width = sheet->width;
-        gal__record_tail(e)->height = sheet->height;
+        e->tail->out_size = sheet->bytes;
+        e->tail->out_mtime_ns = gal__mtime_ns(&st);
+        gal__digest_from_hex(&e->tail->out_sha256, sheet->sha256);
+        e->tail->width = sheet->width;
+        e->tail->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
         gal__manifest_put(m, e);
     }

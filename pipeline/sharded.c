@@ -183,18 +183,18 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->item = TRUE;
     e->output = g_strdup(rel);
     e->input = gal__out_rel(pr, job->input);
-    gal__record_tail(e)->in_size = plan->in_size;
-    gal__record_tail(e)->in_mtime_ns = plan->in_mtime_ns;
-    gal__record_tail(e)->in_digest = plan->in_digest;
+    e->tail->in_size = plan->in_size;
+    e->tail->in_mtime_ns = plan->in_mtime_ns;
+    e->tail->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
-    gal__record_tail(e)->out_size = (gint64) len;
-    gal__record_tail(e)->width = job->gather_item->Xsize;
-    gal__record_tail(e)->height = job->gather_item->Ysize;
+    e->tail->out_size = (gint64) len;
+    e->tail->width = job->gather_item->Xsize;
+    e->tail->height = job->gather_item->Ysize;
     {
         g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 
         g_checksum_update(sum, png, (gssize) len);
-        gal__digest_from_hex(&gal__record_tail(e)->out_sha256, g_checksum_get_string(sum));
+        gal__digest_from_hex(&e->tail->out_sha256, g_checksum_get_string(sum));
     }
     if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
         g_free(png);
@@ -202,7 +202,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
         return -1;
     }
     g_free(png);
-    gal__record_tail(e)->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
+    e->tail->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
     keep_facts(e, &job->facts, job->input);
     gal__job_record_deps(job, e);
     gal__manifest_entry_free(pr->plans[i].item_entry);
