@@ -49,10 +49,11 @@ typedef struct gal_dep_record {
 
 /* What a record says besides its output's and its photo's names:
  * everything a run reads only to decide, to report or to write the record
- * back. Beside its
- * record (`tail` points just past it), in the same allocation. The
- * fields are ordered by size (pointers, then 8-byte, then smaller ones):
- * a million records are held at once, and padding was bytes of each. */
+ * back. Beside its record (`tail` points just past it), in the same
+ * allocation; or, for a record read from a file, left there and read
+ * again when asked (gal__record_tail). The fields are ordered by size
+ * (pointers, then 8-byte, then smaller ones): a million records are held
+ * at once, and padding was bytes of each. */
 typedef struct gal_record_tail {
     /* The recipe: the preset's digest and gallop's version. Shared
      * (GRefStrings, one per distinct value in a manifest, not one per
@@ -107,9 +108,10 @@ typedef struct gal_manifest_entry {
     /* Scratch of a merge (merge.c): the record came from one of its parts,
      * not from the manifest there before. */
     bool from_part : 1;
-    /* Its tail was left in the file it was read from (a merge's part):
-     * `tail` is NULL until gal__record_tail reads it; saved, the record's
-     * line is copied as it is until then. */
+    /* Its tail was left in the file it was read from (a merge's part, a
+     * run's manifest): `tail` is NULL until gal__record_tail reads it (and
+     * again once gal__record_tail_forget lets it go); saved, the record's
+     * line is copied as it is meanwhile. */
     bool tail_in_file : 1;
     /* Its tail could not be read again (its file was changed in place):
      * the record is not saved, and its photo is made again next time. */
@@ -118,8 +120,9 @@ typedef struct gal_manifest_entry {
 
 typedef struct gal_manifest {
     char *dir;            /* the output folder, canonical */
-    /* Its records' tails stay in its file (a merge's part: the merge reads
-     * a few of them, and copies the others' lines as they are). */
+    /* Its records' tails stay in its file (a merge's parts and a run's
+     * manifest: a merge reads a few of them, a run each once to decide,
+     * and a save copies the lines of the others as they are). */
     bool tails_in_file;
     char *name;           /* its file name in the folder (GAL_MANIFEST_NAME, or a part's) */
     GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
