@@ -92,8 +92,7 @@ tail_clear(gal_record_tail *t)
 /* The tail of a record left in its file, read: one block with its name
  * key, of one size when the key fits in TAIL_KEY_ROOM (nearly always). A
  * tail let go is kept for its thread's next read: a rerun reads and lets
- * go a million, and each freed beside the heap's top made malloc
- * consolidate its free lists (a tenth of a rerun's time). */
+ * go a million, and a malloc and a free for each showed in its time. */
 #define TAIL_KEY_ROOM 128
 
 static GPrivate spare_tail = G_PRIVATE_INIT(g_free);
