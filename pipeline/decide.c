@@ -265,13 +265,14 @@ decide_output(preset_run *pr, int i, char **detail)
         g_autofree char *rel_out = gal__out_rel(pr, gal__output_of(pr, i, v));
         gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
         char *why_detail = NULL;
+        gal_why why;
 
         if (ev && ev->tail_in_file && !ev->tail && n_read < READ_MAX) {
             as_read[n_read] = *gal__record_tail(ev);
             read_now[n_read++] = ev;
         }
-        gal_why why = gal__decide_record(pr, i, rel_out,
-            ev && !ev->sheet && !ev->item ? ev : NULL, &why_detail);
+        why = gal__decide_record(pr, i, rel_out, ev && !ev->sheet && !ev->item ? ev : NULL,
+            &why_detail);
 
         if (why == GAL_WHY_UP_TO_DATE && !same_variant(pr, v, ev)) {
             why = GAL_WHY_PRESET_CHANGED;

@@ -56,6 +56,7 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
     pr->sort_times = g_new(gint64, MAX(1, pr->summary->total));
     for (int i = 0; i < pr->summary->total; i++) {
         gal_manifest_entry *e;
+        const char *sort_time;
         gint64 time;
         char *end;
 
@@ -71,8 +72,7 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
                 k, k, shards);
             continue;
         }
-        const char *sort_time = gal__record_tail(e)->facts[GAL_ITEM_SORT_TIME];
-
+        sort_time = gal__record_tail(e)->facts[GAL_ITEM_SORT_TIME];
         time = sort_time ? g_ascii_strtoll(sort_time, &end, 10) : 0;
         if (sort_time && !*end && end != sort_time)
             pr->sort_times[i] = time;
