@@ -196,6 +196,9 @@ int gal__collect(preset_run *pr, const gal_run_options *opts, const char *const 
 int gal__claim(preset_run *pr, gal_claim how, gal_errors *errs);
 /* The summary's counts from its photos' statuses. */
 void gal__count(gal_run_summary *summary);
+/* Its photos' plans let go (pr->plans NULL), when nothing reads them any
+ * more: a merge before its save, whose sort would otherwise be its peak. */
+void gal__drop_plans(preset_run *pr);
 
 /* What variant v of a photo is, as the end of its record's NAME_KEY
  * ("\t1600\twebp"; "" with one file per photo and no widths). Static. */

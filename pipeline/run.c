@@ -237,6 +237,21 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
     gal__count(summary);
 }
 
+void
+gal__drop_plans(preset_run *pr)
+{
+    int total = pr->summary ? pr->summary->total : 0;
+
+    for (int i = 0; i < total && pr->plans; i++) {
+        for (int v = 0; v < pr->n_variants && pr->plans[i].entries; v++)
+            gal__manifest_entry_free(pr->plans[i].entries[v]);
+        g_free(pr->plans[i].entries);
+        gal__manifest_entry_free(pr->plans[i].item_entry);
+        g_free(pr->plans[i].in_sha256_v1);
+    }
+    g_clear_pointer(&pr->plans, g_free);
+}
+
 static void
 clear_run(preset_run *pr)
 {
@@ -251,24 +266,17 @@ clear_run(preset_run *pr)
     /* After the last save: the lock is held until the manifest is written. */
     gal__out_dir_release(&pr->claim);
     g_mutex_clear(&pr->manifest_lock);
-    for (int i = 0; i < total && pr->outputs; i++) {
-        for (int v = 0; v < pr->n_variants; v++) {
+    for (int i = 0; i < total && pr->outputs; i++)
+        for (int v = 0; v < pr->n_variants; v++)
             /* The summary keeps the first, as its result's output. */
             if (v > 0 || pr->summary->photos[i].output != pr->outputs[i * pr->n_variants])
                 g_free(pr->outputs[i * pr->n_variants + v]);
-            if (pr->plans[i].entries)
-                gal__manifest_entry_free(pr->plans[i].entries[v]);
-        }
-        g_free(pr->plans[i].entries);
-        gal__manifest_entry_free(pr->plans[i].item_entry);
-        g_free(pr->plans[i].in_sha256_v1);
-    }
+    gal__drop_plans(pr);
     g_free(pr->variants);
     if (pr->keys)
         g_ptr_array_unref(pr->keys);
     g_free(pr->gather_id);
     g_free(pr->sort_times);
-    g_free(pr->plans);
     g_free(pr->outputs);
     g_free(pr->todo);
     g_free(pr->run_index);
