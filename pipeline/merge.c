@@ -93,16 +93,23 @@ typedef struct {
     int failed;
 } early_collect;
 
+/* The photos from `inputs`; NULL: those named (opts->inputs), or the
+ * preset's input.paths. */
+static int
+collect_from(preset_run *pr, const gal_run_options *opts, GPtrArray *inputs,
+    const char *skip_dir, gal_errors *errs)
+{
+    return inputs ? gal__collect(pr, opts, (const char *const *) inputs->pdata,
+                        (int) inputs->len, skip_dir, errs)
+                  : gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs);
+}
+
 static gpointer
 collect_thread(gpointer data)
 {
     early_collect *c = data;
 
-    c->failed = c->inputs
-        ? gal__collect(c->pr, c->opts, (const char *const *) c->inputs->pdata,
-              (int) c->inputs->len, c->skip_dir, c->errs)
-        : gal__collect(c->pr, c->opts, c->opts->inputs, c->opts->n_inputs, c->skip_dir,
-              c->errs);
+    c->failed = collect_from(c->pr, c->opts, c->inputs, c->skip_dir, c->errs);
     return NULL;
 }
 
@@ -721,11 +728,9 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         (opts->n_inputs == 0 && shards_inputs(pr, &found, &inputs, errs));
     if (collect_end(&collect, failed, errs))
         failed = failed || collect.failed;
-    else if (!failed && opts->n_inputs == 0 && inputs)
-        failed = gal__collect(pr, opts, (const char *const *) inputs->pdata, (int) inputs->len,
-            skip_dir, errs);
     else if (!failed)
-        failed = gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs);
+        /* `inputs` only when no photo is named (shards_inputs). */
+        failed = collect_from(pr, opts, inputs, skip_dir, errs);
     if (!failed)
         failed = report_missing(pr, &found, errs);
     pr->manifest = gal__manifest_load_end(loading);

@@ -191,14 +191,7 @@ parse_why(const char *name, gal_why *why)
 static gboolean
 is_sha256(const char *text)
 {
-    if (!*text)
-        return TRUE;
-    if (strlen(text) != 64)
-        return FALSE;
-    for (const char *p = text; *p; p++)
-        if (!g_ascii_isxdigit(*p))
-            return FALSE;
-    return TRUE;
+    return !*text || gal__is_sha256_hex(text);
 }
 
 /* A "result" line's values that are not strings. */
