@@ -1,6 +1,7 @@
 /* manifest.c: what a run remembers in its output folder, so that the next
- * run rebuilds only what changed: the records, and the file read
- * (manifest_write.c writes it). */
+ * run rebuilds only what changed: the records (each one's own memory and
+ * tail: manifest_record.c), and the file read (manifest_write.c writes
+ * it). */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -13,190 +14,7 @@
 #include "fsio.h"
 #include "limit.h"
 #include "manifest.h"
-
-/* ---- the manifest file ------------------------------------------------------------ */
-
-static void
-dep_free(gpointer p)
-{
-    gal_dep_record *d = p;
-
-    g_free(d->path);
-    g_free(d);
-}
-
-/* A record and its tail, allocated together (strings may follow). */
-typedef struct {
-    gal_manifest_entry head;
-    gal_record_tail tail;
-} record_block;
-
-/* A record whose tail stays in its file (tail_in_file), its output and
- * input after it: about 120 bytes of a merge's million records, not 280. */
-typedef struct {
-    gal_manifest_entry head;
-    gal_about_file *file;
-    gint64 line_at;
-    char *preset_digest;    /* shared, as a tail's */
-} record_in_file;
-
-gal_manifest_entry *
-gal__manifest_entry_new(void)
-{
-    record_block *b = g_new0(record_block, 1);
-
-    b->head.tail = &b->tail;
-    return &b->head;
-}
-
-static void
-ref_string_clear(char **s)
-{
-    if (*s)
-        g_ref_string_release(g_steal_pointer(s));
-}
-
-void
-gal__manifest_entry_set_recipe(gal_manifest_entry *e, const char *preset_digest,
-    const char *version)
-{
-    ref_string_clear(&e->tail->preset_digest);
-    ref_string_clear(&e->tail->version);
-    e->tail->preset_digest = g_ref_string_new(preset_digest ? preset_digest : "");
-    e->tail->version = g_ref_string_new(version ? version : "");
-}
-
-char **
-gal__manifest_entry_facts(gal_manifest_entry *e)
-{
-    if (!e->tail->facts)
-        e->tail->facts = g_new0(char *, GAL_ITEM_FACTS + 1);
-    return e->tail->facts;
-}
-
-/* What a tail holds, let go (not the tail itself). */
-static void
-tail_clear(gal_record_tail *t)
-{
-    ref_string_clear(&t->preset_digest);
-    ref_string_clear(&t->version);
-    gal__shared_text_unref(t->caption);
-    gal__shared_text_unref(t->caption_source);
-    for (int f = 0; t->facts && f < GAL_ITEM_FACTS; f++)
-        g_free(t->facts[f]);
-    g_free(t->facts);
-    if (t->deps)
-        g_ptr_array_unref(t->deps);
-}
-
-/* The tail of a record left in its file, read: one block with its name
- * key, of one size when the key fits in TAIL_KEY_ROOM (nearly always). A
- * tail let go is kept for its thread's next read: a rerun reads and lets
- * go a million, and a malloc and a free for each showed in its time. */
-#define TAIL_KEY_ROOM 128
-
-static GPrivate spare_tail = G_PRIVATE_INIT(g_free);
-
-static gal_record_tail *
-tail_block_new(size_t key_size)
-{
-    gal_record_tail *t;
-
-    if (key_size > TAIL_KEY_ROOM)
-        return g_malloc0(sizeof(*t) + key_size);
-    if ((t = g_private_get(&spare_tail))) {
-        g_private_set(&spare_tail, NULL);
-        memset(t, 0, sizeof(*t));
-        return t;
-    }
-    return g_malloc0(sizeof(*t) + TAIL_KEY_ROOM);
-}
-
-static void
-tail_block_free(gal_record_tail *t)
-{
-    tail_clear(t);
-    if ((!t->name_key || strlen(t->name_key) < TAIL_KEY_ROOM) && !g_private_get(&spare_tail))
-        g_private_set(&spare_tail, t);
-    else
-        g_free(t);
-}
-
-void
-gal__manifest_entry_free(gal_manifest_entry *e)
-{
-    if (!e)
-        return;
-    gal__about_unref(e->about);
-    if (e->tail_in_file) {
-        record_in_file *r = (record_in_file *) e;
-
-        if (e->tail)
-            tail_block_free(e->tail);
-        gal__about_file_unref(r->file);
-        ref_string_clear(&r->preset_digest);
-        g_free(r);
-        return;
-    }
-    if (!e->strings_inline) {
-        g_free(e->output);
-        g_free(e->input);
-        g_free(e->tail->name_key);
-    }
-    tail_clear(e->tail);
-    g_free(e);
-}
-
-gal_manifest_entry *
-gal__manifest_entry_copy(const gal_manifest_entry *e)
-{
-    gal_manifest_entry *c = gal__manifest_entry_new();
-    gal_record_tail *tail = c->tail;
-
-    *tail = *gal__record_tail((gal_manifest_entry *) e);
-    *c = *e;
-    c->tail = tail;
-    c->strings_inline = false;
-    c->tail_in_file = false;
-    c->tail->deps = NULL;
-    c->tail->facts = NULL;
-    c->output = g_strdup(e->output);
-    c->input = g_strdup(e->input);
-    if (tail->preset_digest)
-        g_ref_string_acquire(tail->preset_digest);
-    if (tail->version)
-        g_ref_string_acquire(tail->version);
-    c->tail->name_key = g_strdup(e->tail->name_key);
-    c->tail->caption = gal__shared_text_ref(e->tail->caption);
-    c->tail->caption_source = gal__shared_text_ref(e->tail->caption_source);
-    c->about = gal__about_ref(e->about);
-    for (int f = 0; e->tail->facts && f < GAL_ITEM_FACTS; f++)
-        gal__manifest_entry_facts(c)[f] = g_strdup(e->tail->facts[f]);
-    for (guint d = 0; e->tail->deps && d < e->tail->deps->len; d++) {
-        const gal_dep_record *dep = e->tail->deps->pdata[d];
-
-        gal__manifest_add_dep(c, dep->path, dep->exists, dep->size, dep->mtime_ns,
-            dep->digest);
-    }
-    return c;
-}
-
-void
-gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists, gint64 size,
-    gint64 mtime_ns, const char *digest)
-{
-    gal_dep_record *d = g_new0(gal_dep_record, 1);
-    gal_record_tail *t = gal__record_tail(e);
-
-    d->path = g_strdup(path);
-    d->exists = exists;
-    d->size = size;
-    d->mtime_ns = mtime_ns;
-    g_strlcpy(d->digest, digest ? digest : "", sizeof(d->digest));
-    if (!t->deps)
-        t->deps = g_ptr_array_new_with_free_func(dep_free);
-    g_ptr_array_add(t->deps, d);
-}
+#include "manifest_record.h"
 
 static void
 keys_unref(gpointer p)
@@ -266,8 +84,8 @@ share(gal_manifest *m, char **s)
                   g_hash_table_lookup(m->shared, *s) == *s))
         return;
     shared = shared_string(m, *s);
-
-    ref_string_clear(s);
+    if (*s)
+        g_ref_string_release(*s);
     *s = shared;
 }
 
@@ -275,7 +93,7 @@ void
 gal__manifest_put(gal_manifest *m, gal_manifest_entry *e)
 {
     if (e->tail_in_file)
-        share(m, &((record_in_file *) e)->preset_digest);
+        share(m, gal__record_in_file_preset(e));
     if (e->tail) {
         share(m, &e->tail->preset_digest);
         share(m, &e->tail->version);
@@ -288,50 +106,6 @@ gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys)
 {
     if (!g_hash_table_contains(m->presets, digest))
         g_hash_table_insert(m->presets, g_strdup(digest), g_ptr_array_ref(keys));
-}
-
-gboolean
-gal__manifest_int(const char *text, gint64 *v)
-{
-    const char *p = text + (*text == '-');
-    guint64 u = 0;
-    char *end;
-    int n = 0;
-
-    /* Plain digits, as gallop writes them, read here (19 of them, as
-     * every time in nanoseconds since 2001 has, while they fit: 19 digits
-     * cannot overflow 64 unsigned bits); anything else (signs, spaces,
-     * more digits, what does not fit) as g_ascii_strtoll reads it, so that
-     * what is accepted does not change. */
-    for (; p[n] >= '0' && p[n] <= '9' && n < 19; n++)
-        u = u * 10 + (guint64) (p[n] - '0');
-    if (n > 0 && !p[n] && u <= (guint64) G_MAXINT64) {
-        *v = *text == '-' ? -(gint64) u : (gint64) u;
-        return TRUE;
-    }
-    *v = g_ascii_strtoll(text, &end, 10);
-    return end != text && !*end;
-}
-
-static gint64
-parse_int(const char *text, gboolean *ok)
-{
-    gint64 v;
-
-    if (!gal__manifest_int(text, &v))
-        *ok = FALSE;
-    return v;
-}
-
-static gboolean
-is_hex64(const char *text)
-{
-    if (strlen(text) != 64)
-        return FALSE;
-    for (const char *p = text; *p; p++)
-        if (!g_ascii_isxdigit(*p))
-            return FALSE;
-    return TRUE;
 }
 
 /* What a photo's output took from a captions table or export: "row:" and
@@ -362,97 +136,6 @@ typedef struct {
     gint64 line_at;
 } line_parser;
 
-/* The fields of a record's tail from its line's `f` (n of them), but for
- * its recipe and name key; FALSE when they are not a record's. */
-static gboolean
-parse_tail(char **f, int n, gal_record_tail *t)
-{
-    gboolean ok = TRUE;
-    gboolean item = strcmp(f[0], "item") == 0;
-
-    if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] ||
-        !is_hex64(f[6]))
-        return FALSE;
-    /* A digest that does not read is none: the photo's may be missing,
-     * the output's is SHA-256. */
-    gal__digest_from_hex(&t->in_digest, f[5]);
-    gal__digest_from_hex(&t->out_sha256, f[10]);
-    if ((*f[5] && !t->in_digest.len) || t->out_sha256.len != GAL_SHA256_HEX_LEN / 2)
-        return FALSE;
-    t->in_size = parse_int(f[3], &ok);
-    t->in_mtime_ns = parse_int(f[4], &ok);
-    t->out_size = parse_int(f[8], &ok);
-    t->out_mtime_ns = parse_int(f[9], &ok);
-    t->width = (int) parse_int(f[11], &ok);
-    t->height = (int) parse_int(f[12], &ok);
-    if (ok && n >= 17) {
-        t->caption = *f[14] ? gal__shared_text(f[14]) : NULL;
-        t->caption_source = *f[15] ? gal__shared_text(f[15]) : NULL;
-        t->caption_cut = strcmp(f[16], "1") == 0;
-    }
-    return ok;
-}
-
-/* A record of the line at p->line_at of p->file left there but for its
- * names and preset (tail_in_file). */
-static gal_manifest_entry *
-record_in_file_new(gal_manifest *m, const line_parser *p, const char *output,
-    const char *input, const char *preset_digest)
-{
-    size_t output_size = strlen(output) + 1, input_size = strlen(input) + 1;
-    record_in_file *r = g_malloc0(sizeof(*r) + output_size + input_size);
-    char *at = (char *) (r + 1);
-
-    r->head.tail_in_file = true;
-    r->head.output = memcpy(at, output, output_size);
-    r->head.input = memcpy(at + output_size, input, input_size);
-    r->file = gal__about_file_ref(p->file);
-    r->line_at = p->line_at;
-    r->preset_digest = shared_string(m, preset_digest);
-    return &r->head;
-}
-
-/* Is `text` a number as gallop writes it (append_int: no sign but '-', no
- * leading zero), of at most `digits` digits (19: and at most G_MAXINT64)? */
-static gboolean
-canonical_int(const char *text, size_t digits)
-{
-    size_t n;
-
-    text += *text == '-';
-    n = strspn(text, "0123456789");
-    return n > 0 && n <= digits && !text[n] && (text[0] != '0' || (n == 1 && text[-1] != '-')) &&
-        (n < 19 || strcmp(text, "9223372036854775807") <= 0);
-}
-
-static gboolean
-lower_hex(const char *text)
-{
-    return text[strspn(text, "0123456789abcdef")] == '\0';
-}
-
-/* Would a plain record line of `n` fields `f` be written back as it is
- * (manifest_write.c)? Its numbers and digests spelled as gallop spells
- * them, its caption fields there only with a caption. Only such a line is
- * copied instead of written anew. */
-static gboolean
-canonical_record(char **f, int n)
-{
-    static const int numbers[] = { 3, 4, 8, 9 }, pixels[] = { 11, 12 };
-
-    if (n != 14 && !(n == 17 && (*f[14] || *f[15]) &&
-                       (strcmp(f[16], "0") == 0 || strcmp(f[16], "1") == 0)))
-        return FALSE;
-    for (size_t k = 0; k < G_N_ELEMENTS(numbers); k++)
-        if (!canonical_int(f[numbers[k]], 19))
-            return FALSE;
-    /* An int: nine digits always fit. */
-    for (size_t k = 0; k < G_N_ELEMENTS(pixels); k++)
-        if (!canonical_int(f[pixels[k]], 9))
-            return FALSE;
-    return lower_hex(f[5]) && lower_hex(f[10]);
-}
-
 /* `plain`: the line would be written back as it is (round_trips). */
 static void
 parse_entry(line_parser *p, char **f, int n, bool plain)
@@ -460,143 +143,18 @@ parse_entry(line_parser *p, char **f, int n, bool plain)
     gal_manifest *m = p->m;
     gal_record_tail t = { 0 };
     gal_manifest_entry *e;
-    gboolean item = strcmp(f[0], "item") == 0, sheet = strcmp(f[0], "sheet") == 0;
 
-    /* A record whose tail stays in its file is checked as parse_tail
-     * checks it, without reading what it would keep: its numbers are plain
-     * digits that fit (canonical_record). Its names without an escape, so
-     * that what is there can be checked against them as it is
-     * (gal__record_verbatim). */
-    if (m->tails_in_file && p->file && plain && !item && !sheet && canonical_record(f, n) &&
-        *f[1] && !f[1][strcspn(f[1], "\t\n\r\\")] && !f[2][strcspn(f[2], "\t\n\r\\")] &&
-        is_hex64(f[6]) && (!*f[5] || gal__is_content_digest(f[5])) && is_hex64(f[10])) {
-        gal__manifest_put(m, record_in_file_new(m, p, f[1], f[2], f[6]));
+    if (m->tails_in_file && p->file && plain && gal__record_stays_in_file(f, n)) {
+        gal__manifest_put(m, gal__record_in_file_new(p->file, p->line_at, f[1], f[2],
+                                 shared_string(m, f[6])));
         return;
     }
-    if (!parse_tail(f, n, &t)) {
-        tail_clear(&t);
+    if (!gal__record_fields_read(f, n, &t))
         return;
-    }
-    {
-        const char *name_key = n > 13 && *f[13] ? f[13] : NULL;
-        size_t output_size = strlen(f[1]) + 1, input_size = strlen(f[2]) + 1;
-        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
-        /* The record, its tail and their three strings in one allocation. */
-        record_block *b = g_malloc0(sizeof(*b) + output_size + input_size + key_size);
-        char *at = (char *) (b + 1);
-
-        e = &b->head;
-        e->tail = &b->tail;
-        *e->tail = t;
-        e->strings_inline = true;
-        e->output = memcpy(at, f[1], output_size);
-        e->input = memcpy(at += output_size, f[2], input_size);
-        e->tail->name_key = name_key ? memcpy(at + input_size, name_key, key_size) : NULL;
-    }
-    e->sheet = sheet;
-    e->item = item;
+    e = gal__record_whole_new(f, n, &t);
     e->tail->preset_digest = shared_string(m, f[6]);
     e->tail->version = shared_string(m, f[7]);
-    for (int k = 0; item && k < GAL_ITEM_FACTS; k++)
-        gal__manifest_entry_facts(e)[k] = *f[17 + k] ? g_strdup(f[17 + k]) : NULL;
     gal__manifest_put(m, e);
-}
-
-static void
-line_free(gpointer line)
-{
-    g_string_free(line, TRUE);
-}
-
-/* Each thread's line read for a tail, kept for the next (a rerun reads a
- * million). */
-static GPrivate tail_line = G_PRIVATE_INIT(line_free);
-
-gal_record_tail *
-gal__record_tail_read(gal_manifest_entry *e)
-{
-    record_in_file *r = (record_in_file *) e;
-    GString *line = g_private_get(&tail_line);
-    char *fields[GAL_FIELDS_MAX + 1];
-    gal_record_tail t = { 0 };
-    int n;
-
-    g_return_val_if_fail(e->tail_in_file, e->tail);
-    if (!line)
-        g_private_set(&tail_line, line = g_string_sized_new(1024));
-    /* The line as it was read: a part replaced since is still read through
-     * the descriptor kept; one changed in place may no longer say it. */
-    if (gal__about_file_line(r->file, r->line_at, line) &&
-        (n = gal__fields_split(line->str, fields)) >= 13 && strcmp(fields[0], "output") == 0 &&
-        strcmp(fields[1], e->output) == 0 && strcmp(fields[2], e->input) == 0 &&
-        strcmp(fields[6], r->preset_digest) == 0 && parse_tail(fields, n, &t)) {
-        const char *name_key = n > 13 && *fields[13] ? fields[13] : NULL;
-        size_t key_size = name_key ? strlen(name_key) + 1 : 0;
-
-        e->tail = tail_block_new(key_size);
-        *e->tail = t;
-        e->tail->name_key = name_key ? memcpy(e->tail + 1, name_key, key_size) : NULL;
-        e->tail->version = g_ref_string_new(fields[7]);
-    }
-    else {
-        tail_clear(&t);
-        e->tail = tail_block_new(0);
-        e->tail->version = g_ref_string_new("");
-        e->lost = true;
-    }
-    e->tail->preset_digest = g_ref_string_acquire(r->preset_digest);
-    return e->tail;
-}
-
-gboolean
-gal__record_verbatim(gal_manifest_entry *e, GString *line)
-{
-    record_in_file *r = (record_in_file *) e;
-    size_t output_len = strlen(e->output), input_len = strlen(e->input);
-    const char *at = line->str;
-
-    if (!e->tail_in_file || e->tail)
-        return FALSE;
-    /* Its names checked: the file may have been changed in place. */
-    if (gal__about_file_line(r->file, r->line_at, line) &&
-        g_str_has_prefix(at = line->str, "output\t") &&
-        strncmp(at += strlen("output\t"), e->output, output_len) == 0 &&
-        at[output_len] == '\t' &&
-        strncmp(at += output_len + 1, e->input, input_len) == 0 && at[input_len] == '\t')
-        return TRUE;
-    e->lost = true;
-    return FALSE;
-}
-
-/* Does `t` say all that `as_read` said? Its pointers the same, its
- * dependencies none (a check may have changed theirs). */
-static gboolean
-tail_same(const gal_record_tail *t, const gal_record_tail *as_read)
-{
-    return !t->deps && !t->facts && t->preset_digest == as_read->preset_digest &&
-        t->version == as_read->version && t->name_key == as_read->name_key &&
-        t->caption == as_read->caption && t->caption_source == as_read->caption_source &&
-        t->in_size == as_read->in_size && t->in_mtime_ns == as_read->in_mtime_ns &&
-        t->out_size == as_read->out_size && t->out_mtime_ns == as_read->out_mtime_ns &&
-        memcmp(&t->in_digest, &as_read->in_digest, sizeof(t->in_digest)) == 0 &&
-        memcmp(&t->out_sha256, &as_read->out_sha256, sizeof(t->out_sha256)) == 0 &&
-        t->width == as_read->width && t->height == as_read->height &&
-        t->caption_cut == as_read->caption_cut;
-}
-
-void
-gal__record_tail_forget(gal_manifest_entry *e, const gal_record_tail *as_read)
-{
-    if (!e->tail_in_file || !e->tail || e->lost || !tail_same(e->tail, as_read))
-        return;
-    tail_block_free(g_steal_pointer(&e->tail));
-}
-
-const char *
-gal__record_preset_digest(const gal_manifest_entry *e)
-{
-    return e->tail_in_file ? ((const record_in_file *) e)->preset_digest
-                           : e->tail->preset_digest;
 }
 
 
@@ -664,14 +222,11 @@ static void
 parse_dep(gal_manifest *m, char **f, int n)
 {
     gal_manifest_entry *e;
-    gboolean ok = TRUE;
     gint64 size, mtime;
 
-    if (n != 6 || !(e = g_hash_table_lookup(m->entries, f[1])))
-        return;
-    size = parse_int(f[3], &ok);
-    mtime = parse_int(f[4], &ok);
-    if (!ok || (size >= 0 && !gal__is_content_digest(f[5]) && !is_row_digest(f[5])))
+    if (n != 6 || !(e = g_hash_table_lookup(m->entries, f[1])) ||
+        !gal__manifest_int(f[3], &size) || !gal__manifest_int(f[4], &mtime) ||
+        (size >= 0 && !gal__is_content_digest(f[5]) && !is_row_digest(f[5])))
         return;
     gal__manifest_add_dep(e, f[2], size >= 0, size, mtime, size >= 0 ? f[5] : NULL);
 }
@@ -763,7 +318,7 @@ parse_line(line_parser *p, char *line)
     else if (strcmp(f[0], "preset") == 0) {
         GPtrArray *keys;
 
-        if (n != 3 || !is_hex64(f[1]))
+        if (n != 3 || !gal__is_sha256_hex(f[1]))
             return;
         if (!(keys = g_hash_table_lookup(m->presets, f[1]))) {
             keys = g_ptr_array_new_with_free_func(g_free);
