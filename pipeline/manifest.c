@@ -392,7 +392,7 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
         p.file = gal__about_file_new(fd);
     while (!problem && !p.foreign) {
         ssize_t n = read(fd, chunk, CHUNK);
-        const char *at = chunk, *end;
+        char *at = chunk, *end;
         gint64 chunk_at = total;
 
         if (n < 0 && errno == EINTR)
@@ -408,9 +408,18 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
         /* Whole lines are parsed from the chunk; the part of a line it
          * ends with waits in `pending` for the next. */
         while (!p.foreign && (end = memchr(at, '\n', (size_t) (chunk + n - at)))) {
-            g_string_append_len(pending, at, end - at);
-            parse_line(&p, pending->str);
-            g_string_truncate(pending, 0);
+            /* A line whole in the chunk is parsed where it is (split in
+             * place, as nothing reads it again): copying each line first
+             * was a second pass over a merge's gigabyte of parts. */
+            if (pending->len) {
+                g_string_append_len(pending, at, end - at);
+                parse_line(&p, pending->str);
+                g_string_truncate(pending, 0);
+            }
+            else {
+                *end = '\0';
+                parse_line(&p, at);
+            }
             at = end + 1;
             p.line_at = chunk_at + (at - chunk);
         }
