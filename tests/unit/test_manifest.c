@@ -1239,3 +1239,62 @@ Test(manifest, a_part_with_two_results_for_one_photo_is_damaged)
     gal__part_info_clear(&info);
     gal__part_info_clear(&checked);
 }
+
+/* A result's seconds are told well formed without being read when a merge
+ * only checks its parts: exactly the texts it accepts when it reads
+ * them. */
+Test(manifest, a_results_seconds_are_checked_as_they_are_read)
+{
+    static const struct {
+        const char *seconds;
+        gboolean ok;
+    } cases[] = {
+        { "0.25", TRUE }, { "12", TRUE }, { "0", TRUE }, { "1.5e-05", TRUE }, { "1.", TRUE },
+        { ".5", TRUE }, { "0x10", TRUE }, { "99999999999.5", TRUE },
+        { "00000000000000000001.5", TRUE }, { "999999999999.99999999", FALSE },
+        { "1000000000000", FALSE }, { "1e12", FALSE }, { "-0.5", FALSE }, { "nan", FALSE },
+        { "inf", FALSE }, { "", FALSE }, { "12a", FALSE }, { "1.2.3", FALSE }, { " 1", TRUE },
+    };
+    g_autofree char *dir = gal_test_tmpdir("part-seconds");
+    g_autofree char *name = gal__part_name(1, 2);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        g_autoptr(GHashTable) results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+            (GDestroyNotify) gal__part_result_free);
+        g_autoptr(GString) text = g_string_new(NULL);
+        g_autofree char *written = NULL;
+        g_auto(GStrv) lines = NULL;
+        gal_part_info checked = { 0 }, read = { 0 };
+        gal_error check_err = { 0 }, read_err = { 0 };
+
+        write_part(dir, name, 1, TRUE, FALSE);
+        cr_assert(g_file_get_contents(path, &written, NULL, NULL));
+        lines = g_strsplit(written, "\n", -1);
+        for (int l = 0; lines[l]; l++) {
+            if (g_str_has_prefix(lines[l], "result\t")) {
+                g_auto(GStrv) f = g_strsplit(lines[l], "\t", -1);
+
+                cr_assert_eq(g_strv_length(f), 23);
+                g_free(f[13]);
+                f[13] = g_strdup(cases[c].seconds);
+                g_free(lines[l]);
+                lines[l] = g_strjoinv("\t", f);
+            }
+            g_string_append(text, lines[l]);
+            if (lines[l + 1])
+                g_string_append_c(text, '\n');
+        }
+        cr_assert(g_file_set_contents(path, text->str, (gssize) text->len, NULL));
+        /* Checked only, as a merge first reads every part... */
+        gal__manifest_free(gal__part_load(dir, name, &checked, NULL, FALSE, &check_err));
+        /* ...and read, as it takes them. */
+        gal__manifest_free(gal__part_load(dir, name, &read, results, FALSE, &read_err));
+        cr_expect_eq(check_err.code == GAL_OK, cases[c].ok, "\"%s\" checked: %s",
+            cases[c].seconds, check_err.msg);
+        cr_expect_eq(read_err.code == GAL_OK, cases[c].ok, "\"%s\" read: %s", cases[c].seconds,
+            read_err.msg);
+        gal__part_info_clear(&checked);
+        gal__part_info_clear(&read);
+    }
+}
