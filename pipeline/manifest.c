@@ -327,7 +327,7 @@ parse_line(line_parser *p, char *line)
         g_ptr_array_add(keys, g_strdup(f[2]));
     }
     else if (p->other)
-        p->other(f, n, p->number, p->user);
+        p->other(f, n, p->number, p->line_at, p->user);
 }
 
 void
@@ -342,6 +342,7 @@ gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn othe
 
         g_string_truncate(line, 0);
         g_string_append_len(line, at, (gssize) len);
+        p.line_at = at - text;
         parse_line(&p, line->str);
         at = end ? end + 1 : at + len;
     }
@@ -363,10 +364,10 @@ manifest_clear(gal_manifest *m)
  * A file that cannot be used is as if empty, with a warning saying why. */
 static void
 read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user,
-    gboolean records)
+    gboolean records, gint64 from, int from_line)
 {
-    line_parser p = { m, other, user, records, 0, FALSE, NULL, 0 };
-    gint64 limit = gal__limits.manifest_bytes, total = 0;
+    line_parser p = { m, other, user, records, MAX(from_line, 1) - 1, FALSE, NULL, from };
+    gint64 limit = gal__limits.manifest_bytes, total = from;
     GString *pending = g_string_sized_new(1 << 16);
     enum { CHUNK = 1 << 20 };
     g_autofree char *chunk = NULL;
@@ -383,6 +384,12 @@ read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *use
     }
     if (fstat(fd, &st) == 0 && st.st_size > limit) {
         warn(m, 0, "larger than the %" G_GINT64_FORMAT " MiB limit: ignored", limit >> 20);
+        close(fd);
+        g_string_free(pending, TRUE);
+        return;
+    }
+    if (from > 0 && lseek(fd, from, SEEK_SET) != from) {
+        warn(m, 0, "cannot be read from byte %" G_GINT64_FORMAT ": ignored", from);
         close(fd);
         g_string_free(pending, TRUE);
         return;
@@ -448,14 +455,15 @@ gal__manifest_load(const char *dir)
 }
 
 static gal_manifest *load_named(const char *dir, const char *name,
-    gal_manifest_line_fn other, void *user, gboolean records, gboolean tails_in_file);
+    gal_manifest_line_fn other, void *user, gboolean records, gboolean tails_in_file,
+    gint64 from, int from_line);
 
 /* A run's or a merge's manifest, its records' tails left in the file (a
  * rerun decides each record once, then lets its tail go again). */
 static gpointer
 load_on_thread(gpointer dir)
 {
-    return load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE, TRUE);
+    return load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE, TRUE, 0, 1);
 }
 
 GThread *
@@ -472,7 +480,7 @@ gal__manifest_load_end(GThread *loading)
 
 static gal_manifest *
 load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *user,
-    gboolean records, gboolean tails_in_file)
+    gboolean records, gboolean tails_in_file, gint64 from, int from_line)
 {
     gal_manifest *m = gal__manifest_new(dir);
     int dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -484,7 +492,7 @@ load_named(const char *dir, const char *name, gal_manifest_line_fn other, void *
      * output is rebuilt; never an error. */
     if (dir_fd < 0)
         return m;
-    read_manifest(m, dir_fd, other, user, records);
+    read_manifest(m, dir_fd, other, user, records, from, from_line);
     close(dir_fd);
     return m;
 }
@@ -493,12 +501,12 @@ gal_manifest *
 gal__manifest_load_named(const char *dir, const char *name, gal_manifest_line_fn other,
     void *user, gboolean tails_in_file)
 {
-    return load_named(dir, name, other, user, TRUE, tails_in_file);
+    return load_named(dir, name, other, user, TRUE, tails_in_file, 0, 1);
 }
 
 void
-gal__manifest_read_others(const char *dir, const char *name, gal_manifest_line_fn other,
-    void *user)
+gal__manifest_read_others(const char *dir, const char *name, gint64 from, int from_line,
+    gal_manifest_line_fn other, void *user)
 {
-    gal__manifest_free(load_named(dir, name, other, user, FALSE, FALSE));
+    gal__manifest_free(load_named(dir, name, other, user, FALSE, FALSE, from, from_line));
 }

@@ -134,8 +134,10 @@ typedef struct gal_manifest {
 
 /* Called for each line of a kind the manifest does not hold (a part's
  * shard, inputs, results, done), in order: its `n` unescaped fields, the
- * kind first (valid during the call only), and its line number. */
-typedef void (*gal_manifest_line_fn)(char **fields, int n, int line, void *user);
+ * kind first (valid during the call only), its line number and where it
+ * starts (the byte offset in the file or text). */
+typedef void (*gal_manifest_line_fn)(char **fields, int n, int line, gint64 offset,
+    void *user);
 
 /* A caption or its source, shared by a record and a result (a GRefString):
  * a new one of `text`, another reference, or one let go; NULL stays NULL. */
@@ -178,8 +180,10 @@ gal_manifest *gal__manifest_load_named(const char *dir, const char *name,
     gal_manifest_line_fn other, void *user, gboolean tails_in_file);
 /* Only `other`'s lines of the manifest file `name` in the folder (a
  * part's results, read when they are needed): its records are skipped,
- * not kept. A file that cannot be read calls `other` for none. */
-void gal__manifest_read_others(const char *dir, const char *name,
+ * not kept. Read from the byte offset `from`, the start of line
+ * `from_line` (0 and 1: the whole file, its first line checked as a
+ * manifest's); a file that cannot be read calls `other` for none. */
+void gal__manifest_read_others(const char *dir, const char *name, gint64 from, int from_line,
     gal_manifest_line_fn other, void *user);
 /* Add the entries of manifest text to `m` (as load does). */
 void gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other,

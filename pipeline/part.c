@@ -314,7 +314,7 @@ is_digest(const char *text)
 }
 
 static void
-read_line(char **f, int n, int line, void *user)
+read_line(char **f, int n, int line, gint64 offset, void *user)
 {
     part_reader *r = user;
     gal_part_info *info = r->info;
@@ -329,6 +329,8 @@ read_line(char **f, int n, int line, void *user)
             fault(r, line, "a bad \"shard\" line");
         else {
             r->header = TRUE;
+            info->results_at = offset;
+            info->results_line = line;
             info->shard = (int) k;
             info->shards = (int) shards;
             g_strlcpy(info->preset_digest, f[3], sizeof(info->preset_digest));
@@ -416,10 +418,12 @@ gal__part_read_results(const char *dir, const char *name, const gal_part_info *c
     part_reader r = { &info, take, user, 0, FALSE, 0, NULL };
     int failed = 0;
 
-    gal__manifest_read_others(dir, name, read_line, &r);
+    gal__manifest_read_others(dir, name, checked->results_at, checked->results_line, read_line,
+        &r);
     /* The part was checked a moment ago: read again, it must say the same. */
     if (!r.fault && (!r.header || !info.done || info.shard != checked->shard ||
-                        info.shards != checked->shards || info.n_results != checked->n_results))
+                        info.shards != checked->shards || info.n_results != checked->n_results ||
+                        info.results_at != checked->results_at))
         fault(&r, 0, "changed while the merge read it");
     if (r.fault)
         failed = part_damaged(&r, dir, name, err);

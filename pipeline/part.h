@@ -20,6 +20,11 @@ typedef struct gal_part_info {
     gboolean forced;     /* run with --force: the merge makes the pages again too */
     int n_results;       /* from the "done" line */
     gboolean done;       /* the shard finished (its last line) */
+    /* Where its "shard" line starts (the byte, the line), after its
+     * records: a merge reads its results again from there, not through
+     * the records' three quarters of the file. */
+    gint64 results_at;
+    int results_line;
 } gal_part_info;
 
 void gal__part_info_clear(gal_part_info *info);

@@ -1124,12 +1124,13 @@ Test(manifest, events_escape_every_awkward_character)
  * the part was checked, with no record kept; a part that changed in
  * between is refused. */
 static void
-count_kinds(char **fields, int n, int line, void *user)
+count_kinds(char **fields, int n, int line, gint64 offset, void *user)
 {
     GHashTable *kinds = user;
 
     (void) n;
     (void) line;
+    (void) offset;
     g_hash_table_replace(kinds, g_strdup(fields[0]),
         GINT_TO_POINTER(GPOINTER_TO_INT(g_hash_table_lookup(kinds, fields[0])) + 1));
 }
@@ -1141,7 +1142,8 @@ write_part(const char *dir, const char *name, int n_results, gboolean done,
     gal_manifest *m = gal__manifest_new(dir);
     g_autoptr(GString) extra = g_string_new(NULL);
     char *inputs[] = { "in", NULL };
-    gal_part_info info = { 1, 2, { 0 }, "0.1.0", "/srv", inputs, FALSE, 0, FALSE };
+    gal_part_info info = { .shard = 1, .shards = 2, .version = "0.1.0", .cwd = "/srv",
+        .inputs = inputs };
     gal_error err = { 0 };
 
     g_strlcpy(info.preset_digest, hash_b, sizeof(info.preset_digest));
@@ -1192,7 +1194,7 @@ Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
     cr_expect_eq(g_hash_table_size(part->entries), 1);
     gal__manifest_free(part);
     /* ...the other lines alone: no record's line reaches the reader... */
-    gal__manifest_read_others(dir, name, count_kinds, kinds);
+    gal__manifest_read_others(dir, name, 0, 1, count_kinds, kinds);
     cr_expect_eq(GPOINTER_TO_INT(g_hash_table_lookup(kinds, "result")), 2);
     cr_expect_eq(GPOINTER_TO_INT(g_hash_table_lookup(kinds, "done")), 1);
     cr_expect_null(g_hash_table_lookup(kinds, "output"));
@@ -1206,7 +1208,28 @@ Test(manifest, a_parts_results_are_read_again_alone_and_the_same)
     cr_assert_not_null(got);
     cr_expect_str_eq(got->rel_output, "a.jpg");
     cr_expect_eq(got->result.width, 10);
-    /* A part rewritten meanwhile (here: cut short) is refused. */
+    /* They are read from the part's "shard" line on, after its records. */
+    cr_expect_gt(info.results_at, 0);
+    cr_expect_gt(info.results_line, 2);
+    /* A part whose records grew meanwhile, so that its results moved, is
+     * refused... */
+    {
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_autofree char *text = NULL;
+        g_autofree char *longer = NULL;
+        char *second;
+
+        cr_assert(g_file_get_contents(path, &text, NULL, NULL));
+        second = strchr(text, '\n') + 1;
+        longer = g_strdup_printf("%.*s%.*s%s", (int) (second - text), text,
+            (int) (strchr(second, '\n') + 1 - second), second, second);
+        cr_assert(g_file_set_contents(path, longer, -1, NULL));
+        g_hash_table_remove_all(results);
+        cr_expect_eq(gal__part_read_results(dir, name, &info, keep_copy, results, &err), -1);
+        cr_expect(strstr(err.msg, "changed while the merge read it") != NULL, "%s", err.msg);
+        err = (gal_error) { 0 };
+    }
+    /* ...as is one cut short. */
     g_hash_table_remove_all(results);
     write_part(dir, name, 1, FALSE, FALSE);
     cr_expect_eq(gal__part_read_results(dir, name, &info, keep_copy, results, &err), -1);
