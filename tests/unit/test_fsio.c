@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -265,5 +266,66 @@ Test(fsio, removes_beneath_and_prunes_empty_folders)
     cr_expect_eq(gal__unlink_beneath(root, dir, "../fsio-unlink-outside.txt", &err), -1);
     cr_expect_eq(stat(outside, &st), 0, "removed outside the folder");
     unlink(outside);
+    close(root);
+}
+
+/* A file beneath the output folder is stat'ed and opened only through
+ * folders, never through a link in any part of its path, nor outside. */
+Test(fsio, stats_and_opens_beneath_never_through_a_link)
+{
+    g_autofree char *dir = gal_test_tmpdir("fsio-stat-beneath");
+    g_autofree char *out = g_build_filename(dir, "out", NULL);
+    g_autofree char *deep = g_build_filename(out, "real", "sub", NULL);
+    g_autofree char *photo = g_build_filename(deep, "a.jpg", NULL);
+    g_autofree char *elsewhere = g_build_filename(dir, "elsewhere", "sub", NULL);
+    g_autofree char *outside = g_build_filename(elsewhere, "a.jpg", NULL);
+    g_autofree char *file = g_build_filename(out, "f", NULL);
+    static const char *const refused[] = { "lnk/sub/a.jpg", "real/up/real/sub/a.jpg",
+        "ext/sub/a.jpg", "real/lnk/a.jpg", "f/a.jpg", "missing/sub/a.jpg", "real/sub/b.jpg",
+        "real/sub/link.jpg" };
+    g_autofree char *lnk = g_build_filename(out, "lnk", NULL);
+    g_autofree char *up = g_build_filename(out, "real", "up", NULL);
+    g_autofree char *real_lnk = g_build_filename(out, "real", "lnk", NULL);
+    g_autofree char *ext = g_build_filename(out, "ext", NULL);
+    g_autofree char *ext_target = g_build_filename(dir, "elsewhere", NULL);
+    g_autofree char *photo_link = g_build_filename(deep, "link.jpg", NULL);
+    struct stat st;
+    int root, fd;
+
+    cr_assert_eq(g_mkdir_with_parents(deep, 0700), 0);
+    cr_assert_eq(g_mkdir_with_parents(elsewhere, 0700), 0);
+    write_text(photo, "inside");
+    write_text(outside, "outside");
+    write_text(file, "a file, not a folder");
+    cr_assert_eq(symlink("real", lnk), 0);
+    cr_assert_eq(symlink("..", up), 0);
+    cr_assert_eq(symlink("sub", real_lnk), 0);
+    cr_assert_eq(symlink(ext_target, ext), 0);
+    cr_assert_eq(symlink("a.jpg", photo_link), 0);
+    cr_assert((root = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0);
+
+    cr_expect_eq(gal__stat_beneath(root, "real/sub/a.jpg", &st), 0, "%s", g_strerror(errno));
+    cr_expect_eq(st.st_size, 6);
+    fd = gal__open_beneath(root, "real/sub/a.jpg");
+    cr_expect_geq(fd, 0, "%s", g_strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+        gboolean link_itself = strcmp(refused[i], "real/sub/link.jpg") == 0;
+
+        /* A link as the last part is stat'ed as the link, not followed. */
+        if (link_itself)
+            cr_expect(gal__stat_beneath(root, refused[i], &st) == 0 && S_ISLNK(st.st_mode),
+                "%s", refused[i]);
+        else
+            cr_expect_eq(gal__stat_beneath(root, refused[i], &st), -1, "stat %s", refused[i]);
+        fd = gal__open_beneath(root, refused[i]);
+        cr_expect_eq(fd, -1, "open %s", refused[i]);
+        if (fd >= 0)
+            close(fd);
+    }
+    errno = 0;
+    cr_expect_eq(gal__stat_beneath(root, "missing/sub/a.jpg", &st), -1);
+    cr_expect_eq(errno, ENOENT, "%s", g_strerror(errno));
     close(root);
 }
