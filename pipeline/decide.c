@@ -49,34 +49,35 @@ same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const gal_digest *s
  * digest, whatever its kind: reading it just to convert the digest would
  * cost a no-op rerun what a touched one costs. */
 static gboolean
-same_photo(const char *path, photo_plan *plan, gint64 *size, gint64 *mtime_ns,
-    gal_digest *recorded)
+same_photo(const char *path, const gal_input *in, photo_plan *plan, int n_variants,
+    gint64 *size, gint64 *mtime_ns, gal_digest *recorded)
 {
     gboolean legacy = recorded->len == GAL_SHA256_HEX_LEN / 2;
     gboolean have = plan->in_digest.len == GAL_XXH3_HEX_LEN / 2;
     gal_error err = { 0 };
 
-    if (plan->in_size == *size && plan->in_mtime_ns == *mtime_ns)
+    if (in->size == *size && in->mtime_ns == *mtime_ns)
         return TRUE;
-    if (!have || (legacy && !plan->in_sha256_v1)) {
+    if (!have || (legacy && !(plan->made && plan->made->in_sha256_v1))) {
         char sha256[GAL_SHA256_HEX_LEN + 1], hex[GAL_SHA256_HEX_LEN + 1];
 
         /* Hashed even when the size differs: the new record needs it. */
-        g_clear_pointer(&plan->in_sha256_v1, g_free);
+        if (plan->made)
+            g_clear_pointer(&plan->made->in_sha256_v1, g_free);
         if (gal__file_digest(path, NULL, hex, legacy ? sha256 : NULL, NULL, &err)) {
             plan->in_digest.len = 0;
             return FALSE;
         }
         gal__digest_from_hex(&plan->in_digest, hex);
         if (legacy)
-            plan->in_sha256_v1 = g_strdup(sha256);
+            gal__plan_made(plan, n_variants)->in_sha256_v1 = g_strdup(sha256);
     }
-    if (plan->in_size != *size ||
-        (legacy ? !gal__digest_is(recorded, plan->in_sha256_v1)
+    if (in->size != *size ||
+        (legacy ? !gal__digest_is(recorded, plan->made->in_sha256_v1)
                 : recorded->len != plan->in_digest.len ||
                     memcmp(recorded->bytes, plan->in_digest.bytes, recorded->len) != 0))
         return FALSE;
-    *mtime_ns = plan->in_mtime_ns;
+    *mtime_ns = in->mtime_ns;
     *recorded = plan->in_digest;
     return TRUE;
 }
@@ -138,24 +139,24 @@ dependency_change(const gal_captions *captions, const char *photo, gal_dep_recor
 }
 
 void
-gal__plan_stat(photo_plan *plan, const gal_input *in, const char *path)
+gal__plan_stat(gal_input *in, const char *path)
 {
     struct stat st;
-    gboolean there;
 
     /* The scan's stat is moments old: a second one per photo was a fifth
      * of a merge's stats. A photo changed after it is stat'ed is the race
      * it always was (the record then holds an older size and time than
      * its digest's, so the next run reads it again), one step earlier. */
-    if (in && in->ino != 0) {
-        plan->in_size = in->size;
-        plan->in_mtime_ns = in->mtime_ns;
+    if (in->ino != 0)
+        return;
+    if (stat(path, &st) != 0) {
+        in->size = in->mtime_ns = 0;
         return;
     }
-    there = stat(path, &st) == 0;
-
-    plan->in_size = there ? st.st_size : 0;
-    plan->in_mtime_ns = there ? gal__mtime_ns(&st) : 0;
+    in->size = st.st_size;
+    in->mtime_ns = gal__mtime_ns(&st);
+    in->dev = st.st_dev;
+    in->ino = st.st_ino;
 }
 
 gal_why
@@ -183,7 +184,8 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
         *detail = gal__keys_diff(g_hash_table_lookup(m->presets, t->preset_digest), pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, plan, &t->in_size, &t->in_mtime_ns, &t->in_digest))
+    if (!same_photo(input, &pr->inputs[i], plan, pr->n_variants, &t->in_size, &t->in_mtime_ns,
+            &t->in_digest))
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; t->deps && d < t->deps->len; d++) {
         gal_dep_record *dep = t->deps->pdata[d];
@@ -351,8 +353,8 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
         g_checksum_update(sum,
-            (const guchar *) (v1 && pr->plans[i].in_sha256_v1
-                    ? pr->plans[i].in_sha256_v1
+            (const guchar *) (v1 && pr->plans[i].made && pr->plans[i].made->in_sha256_v1
+                    ? pr->plans[i].made->in_sha256_v1
                     : gal__digest_hex(&pr->plans[i].in_digest, digest)),
             -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
@@ -401,7 +403,7 @@ members_by_stat(preset_run *pr, char *hex)
             continue;
         rel = gal__out_rel(pr, pr->summary->photos[i].input);
         line = g_strdup_printf("%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT, rel,
-            plan->in_size, plan->in_mtime_ns);
+            pr->inputs[i].size, pr->inputs[i].mtime_ns);
         g_checksum_update(sum, (const guchar *) line, -1);
         if (captions) {
             g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
@@ -485,7 +487,7 @@ decide_photo(preset_run *pr, const gal_run_options *opts, int i)
     gal_photo_result *result = &pr->summary->photos[i];
     char *detail = NULL;
 
-    gal__plan_stat(plan, &pr->inputs[i], result->input);
+    gal__plan_stat(&pr->inputs[i], result->input);
     if (!plan->has_output)
         return;
     result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);

@@ -39,18 +39,24 @@
 #include "recipe.h"
 #include "solo.h"
 
+/* What a photo's plan holds only once its worker made something, or an
+ * old record asked for its SHA-256 (gal__plan_made): three pointers of
+ * every plan were 24 of its 88 bytes, and nearly all of a merge's and an
+ * up-to-date rerun's million photos make nothing. */
+typedef struct plan_made {
+    /* Its SHA-256 (64 hex digits), once a record of format 1 asked. */
+    char *in_sha256_v1;
+    gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
+    /* The new records of its outputs, one per variant; NULL until written. */
+    gal_manifest_entry *entries[];
+} plan_made;
+
 /* What one preset makes of one photo, and what its worker adds. */
 typedef struct photo_plan {
-    gint64 in_size, in_mtime_ns; /* the photo as planned (0: not there) */
+    /* The photo's size and time as planned are its input's
+     * (gal__plan_stat), not copies here. */
     guint64 stale_files;       /* its variant v is stale: bit v (output.widths x formats) */
-    /* The new records of its outputs (one per variant), when written;
-     * NULL until then. */
-    gal_manifest_entry **entries;
-    gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
-    /* Its SHA-256 (64 hex digits), once a record of format 1 asked; NULL
-     * until then: a field of its own cost every photo of a run 65 bytes
-     * for the few an old manifest names. */
-    char *in_sha256_v1;
+    plan_made *made;           /* NULL: nothing made yet, no SHA-256 asked */
     /* Its content digest (digest.h): none (len 0) until hashed. Bytes,
      * not 65 hex characters: a run holds a plan per photo. */
     gal_digest in_digest;
@@ -199,6 +205,18 @@ void gal__count(gal_run_summary *summary);
 /* Its photos' plans let go (pr->plans NULL), when nothing reads them any
  * more: a merge before its save, whose sort would otherwise be its peak. */
 void gal__drop_plans(preset_run *pr);
+/* What `plan` made (its records, its SHA-256), allocated on first use
+ * with a record's room for each of `n_variants` (inline: the decide, the
+ * record and the shard's steps each need it, below the run that frees
+ * it). */
+static inline plan_made *
+gal__plan_made(photo_plan *plan, int n_variants)
+{
+    if (!plan->made)
+        plan->made = g_malloc0(sizeof(plan_made) +
+            sizeof(gal_manifest_entry *) * (size_t) MAX(n_variants, 1));
+    return plan->made;
+}
 
 /* What variant v of a photo is, as the end of its record's NAME_KEY
  * ("\t1600\twebp"; "" with one file per photo and no widths). Static. */
@@ -235,9 +253,9 @@ void gal__files_from_records(preset_run *pr, int i);
 /* Are the pages recorded for exactly these `members` (an identity), and
  * intact? */
 gboolean gal__pages_current(preset_run *pr, const char *members);
-/* Take the photo `in` (at `path`) into `plan` (size and time): as the
- * scan found it, or as it is now when the scan did not stat it. */
-void gal__plan_stat(photo_plan *plan, const gal_input *in, const char *path);
+/* The photo `in` (at `path`) as planned, its size and time: as the scan
+ * found it, or as it is now when the scan did not stat it. */
+void gal__plan_stat(gal_input *in, const char *path);
 /* Is the record `e` of photo i's product at `rel` (beneath the output
  * folder) up to date? Why not, with details in *detail. */
 gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e,

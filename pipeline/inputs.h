@@ -17,7 +17,8 @@ typedef struct gal_input {
     dev_t dev;        /* its identity from the scan's stat; ino 0: not known */
     ino_t ino;
     /* Its size and time from the same stat, so that nothing stats the
-     * photo again before it is opened (ino 0: not known). */
+     * photo again before it is opened (ino 0: not known). Once planned
+     * (gal__plan_stat), the photo's as planned: 0 when it was not there. */
     gint64 size, mtime_ns;
     /* The flags as bits of one byte, after the 8-byte fields: 72 bytes a
      * photo, not 80 with a gboolean each (nor 96 with each padded to 8). */

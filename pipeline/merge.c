@@ -500,7 +500,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
         gal__files_from_records(pr, i);
     /* The pages know photos without files of their own by size and
      * time, as now. */
-    gal__plan_stat(&pr->plans[i], &pr->inputs[i], result->input);
+    gal__plan_stat(&pr->inputs[i], result->input);
     gal__digest_from_hex(&pr->plans[i].in_digest, taken->in_digest);
 }
 

@@ -45,11 +45,12 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     const photo_plan *plan = &pr->plans[i];
     const gal_photo_result *result = &pr->summary->photos[i];
     gal_manifest_entry *first = gal__manifest_entry_new();
+    plan_made *made;
     struct stat st;
 
     first->input = gal__out_rel(pr, job->input);
-    first->tail->in_size = plan->in_size;
-    first->tail->in_mtime_ns = plan->in_mtime_ns;
+    first->tail->in_size = pr->inputs[i].size;
+    first->tail->in_mtime_ns = pr->inputs[i].mtime_ns;
     first->tail->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->tail->caption = shared_with_result(result->caption, job->caption);
@@ -58,8 +59,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     /* What a site shows of the photo: on its first file's record only. */
     first->about = about_with_warnings(job);
     gal__job_record_deps(job, first);
-    if (!pr->plans[i].entries)
-        pr->plans[i].entries = g_new0(gal_manifest_entry *, pr->n_variants);
+    made = gal__plan_made(&pr->plans[i], pr->n_variants);
     for (int v = 0; v < pr->n_variants; v++) {
         gal_manifest_entry *e;
 
@@ -80,8 +80,8 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
         e->tail->height = job->files[v].height;
         g_free(e->tail->name_key);
         e->tail->name_key = gal__name_key(pr, i, v);
-        gal__manifest_entry_free(pr->plans[i].entries[v]);
-        pr->plans[i].entries[v] = e;
+        gal__manifest_entry_free(made->entries[v]);
+        made->entries[v] = e;
     }
     gal__manifest_entry_free(first);
 }
@@ -95,13 +95,14 @@ gal__record_now(preset_run *pr, int i)
     gal_error err = { 0 };
 
     gal_manifest *m = pr->part ? pr->part : pr->manifest;
+    plan_made *made = pr->plans[i].made;
 
     g_mutex_lock(&pr->manifest_lock);
-    for (int v = 0; pr->plans[i].entries && v < pr->n_variants; v++)
-        if (pr->plans[i].entries[v])
-            gal__manifest_put(m, g_steal_pointer(&pr->plans[i].entries[v]));
-    if (pr->plans[i].item_entry)
-        gal__manifest_put(m, g_steal_pointer(&pr->plans[i].item_entry));
+    for (int v = 0; made && v < pr->n_variants; v++)
+        if (made->entries[v])
+            gal__manifest_put(m, g_steal_pointer(&made->entries[v]));
+    if (made && made->item_entry)
+        gal__manifest_put(m, g_steal_pointer(&made->item_entry));
     gal__manifest_put_keys(m, pr->preset_digest, pr->keys);
     if (pr->built && pr->summary->photos[i].status == GAL_PHOTO_DONE)
         gal__shard_built(pr, i);

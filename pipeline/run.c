@@ -243,11 +243,15 @@ gal__drop_plans(preset_run *pr)
     int total = pr->summary ? pr->summary->total : 0;
 
     for (int i = 0; i < total && pr->plans; i++) {
-        for (int v = 0; v < pr->n_variants && pr->plans[i].entries; v++)
-            gal__manifest_entry_free(pr->plans[i].entries[v]);
-        g_free(pr->plans[i].entries);
-        gal__manifest_entry_free(pr->plans[i].item_entry);
-        g_free(pr->plans[i].in_sha256_v1);
+        plan_made *made = pr->plans[i].made;
+
+        if (!made)
+            continue;
+        for (int v = 0; v < pr->n_variants; v++)
+            gal__manifest_entry_free(made->entries[v]);
+        gal__manifest_entry_free(made->item_entry);
+        g_free(made->in_sha256_v1);
+        g_free(made);
     }
     g_clear_pointer(&pr->plans, g_free);
 }

@@ -169,6 +169,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     void *png = NULL;
     size_t len = 0;
     gal_manifest_entry *e;
+    plan_made *made;
     struct stat st;
 
     if (!job->gather_item)
@@ -183,8 +184,8 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->item = TRUE;
     e->output = g_strdup(rel);
     e->input = gal__out_rel(pr, job->input);
-    e->tail->in_size = plan->in_size;
-    e->tail->in_mtime_ns = plan->in_mtime_ns;
+    e->tail->in_size = pr->inputs[i].size;
+    e->tail->in_mtime_ns = pr->inputs[i].mtime_ns;
     e->tail->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->tail->out_size = (gint64) len;
@@ -205,8 +206,9 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->tail->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
     keep_facts(e, &job->facts, job->input);
     gal__job_record_deps(job, e);
-    gal__manifest_entry_free(pr->plans[i].item_entry);
-    pr->plans[i].item_entry = e;
+    made = gal__plan_made(&pr->plans[i], pr->n_variants);
+    gal__manifest_entry_free(made->item_entry);
+    made->item_entry = e;
     return 0;
 }
 
