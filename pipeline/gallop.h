@@ -347,6 +347,9 @@ typedef struct gal_run_summary {
      * sharded. */
     int shard, shards;
     int elsewhere;
+    /* Where the photos' paths are (each result's `input` and `output`),
+     * a block for many rather than an allocation each. Opaque. */
+    struct gal_path_arena *paths;
 } gal_run_summary;
 
 /* Called once per photo as it finishes, never concurrently with itself

@@ -153,7 +153,37 @@ typedef struct {
     GString *path;
     size_t rel_at;       /* where the path below the input folder starts in `path` */
     gboolean via_link;   /* the next photo taken is a link's target (gal_input.via_link) */
+    GStringChunk *arena; /* where the photos' paths go */
 } scan_ctx;
+
+gal_path_arena *
+gal__path_arena_new(void)
+{
+    gal_path_arena *arena = g_new(gal_path_arena, 1);
+
+    /* Blocks of 1 MiB: 16,000 paths each, and no path is longer than a
+     * block (GStringChunk gives a longer one a block of its own). */
+    arena->inputs = g_string_chunk_new(1 << 20);
+    arena->outputs = g_string_chunk_new(1 << 20);
+    return arena;
+}
+
+void
+gal__path_arena_free(gal_path_arena *arena)
+{
+    if (!arena)
+        return;
+    g_string_chunk_free(arena->inputs);
+    g_string_chunk_free(arena->outputs);
+    g_free(arena);
+}
+
+/* A photo's own string of `text` (`len` bytes), in the arena. */
+static char *
+own_path(const scan_ctx *ctx, const char *text, size_t len)
+{
+    return g_string_chunk_insert_len(ctx->arena, text, (gssize) len);
+}
 
 static void
 input_clear(gal_input *in)
@@ -162,7 +192,6 @@ input_clear(gal_input *in)
         g_ref_string_release(in->root);
     if (!in->rel_in_path)
         g_free(in->rel);
-    g_free(in->path);
     g_free(in->why);
 }
 
@@ -212,7 +241,7 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
 static char *
 entry_path(const scan_ctx *ctx)
 {
-    return g_memdup2(ctx->path->str, ctx->path->len + 1);
+    return own_path(ctx, ctx->path->str, ctx->path->len);
 }
 
 /* A folder's identity, to visit each once even through links. */
@@ -486,10 +515,11 @@ sort_inputs(GArray *found)
 
 int
 gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_paths,
-    const char *skip_dir, gboolean follow_symlinks, gal_input **out, int *n_out,
-    gal_errors *errs)
+    const char *skip_dir, gboolean follow_symlinks, GStringChunk *arena, gal_input **out,
+    int *n_out, gal_errors *errs)
 {
     scan_ctx ctx = { .opts = opts, .found = g_array_new(FALSE, TRUE, sizeof(gal_input)),
+        .arena = arena,
         .seen = g_hash_table_new(g_str_hash, g_str_equal),
         .seen_copies = g_ptr_array_new_with_free_func(g_free),
         .dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
@@ -521,7 +551,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
              * it fails, and the rest are built. A path that is not there at
              * all is a mistake on the command line. */
             if (is_link) {
-                gal_input in = { .path = g_strdup(paths[i]),
+                gal_input in = { .path = own_path(&ctx, paths[i], strlen(paths[i])),
                     .why = g_strdup(saved == ELOOP ? "a symbolic link loop"
                                                    : "a symbolic link to nothing (its target is missing)"),
                     .refused = TRUE, .rel = g_path_get_basename(paths[i]) };
@@ -548,7 +578,8 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
         }
         else {
             ctx.via_link = is_link;
-            add_input(&ctx, g_strdup(paths[i]), FALSE, S_ISREG(st.st_mode), NULL, &st);
+            add_input(&ctx, own_path(&ctx, paths[i], strlen(paths[i])), FALSE,
+                S_ISREG(st.st_mode), NULL, &st);
         }
     }
     g_hash_table_destroy(ctx.seen);
@@ -586,15 +617,26 @@ gal__inputs_free(gal_input *inputs, int n)
 }
 
 gal_input *
-gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep)
+gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep, GStringChunk **arena)
 {
+    GStringChunk *kept = g_string_chunk_new(1 << 20);
     int next = 0;
 
     for (int i = 0; i < n; i++) {
-        if (next < n_keep && keep[next] == i)
-            inputs[next++] = inputs[i];
-        else
-            input_clear(&inputs[i]);
+        gal_input *in = &inputs[i];
+        char *path;
+
+        if (!(next < n_keep && keep[next] == i)) {
+            input_clear(in);
+            continue;
+        }
+        path = g_string_chunk_insert(kept, in->path);
+        if (in->rel_in_path)
+            in->rel = path + (in->rel - in->path);
+        in->path = path;
+        inputs[next++] = *in;
     }
+    g_string_chunk_free(*arena);
+    *arena = kept;
     return g_renew(gal_input, inputs, MAX(1, n_keep));
 }

@@ -34,6 +34,21 @@ typedef struct gal_input {
     bool via_link : 1;
 } gal_input;
 
+/* A run's photos' paths in blocks of memory, not an allocation each
+ * (malloc's own 16 to 24 bytes a path, and two million frees for a
+ * million photos): the inputs' (every photo the scan found; a shard keeps
+ * its own once planned, gal__inputs_keep) and the planned outputs' (the
+ * run's own photos'). The run's summary owns it (gal_run_summary.paths),
+ * as its results point into it. */
+struct gal_path_arena {
+    GStringChunk *inputs;
+    GStringChunk *outputs;
+};
+typedef struct gal_path_arena gal_path_arena;
+
+gal_path_arena *gal__path_arena_new(void);
+void gal__path_arena_free(gal_path_arena *arena);
+
 /* Expand files and folders into a sorted, de-duplicated list of photos,
  * applying the include/exclude globs to folder contents (files named
  * explicitly are taken as given). Skips `skip_dir` (the output folder)
@@ -41,11 +56,16 @@ typedef struct gal_input {
  * list is a new array of *n_out photos, exactly as long (a GArray's room
  * is a power of two: a third of a million photos' list unused). */
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
-    int n_paths, const char *skip_dir, gboolean follow_symlinks, gal_input **out, int *n_out,
-    gal_errors *errs);
+    int n_paths, const char *skip_dir, gboolean follow_symlinks, GStringChunk *arena,
+    gal_input **out, int *n_out, gal_errors *errs);
+/* The photos' paths are in the arena given to gal__inputs_collect, never
+ * freed here. */
 void gal__inputs_free(gal_input *inputs, int n);
 /* The inputs at the places `keep` names (n_keep of them, ascending), in
- * that order; the others freed. The list, shrunk (`inputs` is gone). */
-gal_input *gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep);
+ * that order; the others freed. The list, shrunk (`inputs` is gone). The
+ * kept paths move to a new `arena`; the old one, with the others' paths,
+ * is freed. */
+gal_input *gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep,
+    GStringChunk **arena);
 
 #endif /* GAL_INPUTS_H */

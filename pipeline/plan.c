@@ -406,9 +406,13 @@ gal__plan_photos(preset_run *pr)
      * the next photo would allocate again. */
     g_autoptr(GStringChunk) strings = g_string_chunk_new(4096);
     g_autoptr(GString) name = g_string_new(NULL);
-    /* The photo's paths (until the plan takes them) and their keys. */
+    /* The photo's paths (until the plan takes them) and their keys. The
+     * run's own photos' are in the summary's arena at once (the keys
+     * point into them), others' are allocations of their own, freed. */
     g_autofree char **paths = g_new0(char *, pr->n_variants);
     g_autofree const char **keys = g_new0(const char *, pr->n_variants);
+    GStringChunk *arena = summary->paths ? summary->paths->outputs : NULL;
+    gboolean paths_owned = TRUE;
     int n_paths = 0;
     gboolean facts_were_read = FALSE;
     /* A shard names the other shards' photos too, for the clashes one run
@@ -434,9 +438,10 @@ gal__plan_photos(preset_run *pr)
             facts_were_read = FALSE;
         }
         /* A refused photo's paths, which the plan did not take. */
-        for (int k = 0; k < n_paths; k++)
+        for (int k = 0; k < n_paths && paths_owned; k++)
             g_clear_pointer(&paths[k], g_free);
         n_paths = 0;
+        paths_owned = elsewhere || !arena;
 
         /* The input's own string (the summary takes it at the end of the
          * run, gal__engine_end): a million photos' paths, once. */
@@ -473,6 +478,12 @@ gal__plan_photos(preset_run *pr)
             if (!path) {
                 refused = !skip;
                 break;
+            }
+            if (!paths_owned) {
+                char *owned = path;
+
+                path = g_string_chunk_insert(arena, owned);
+                g_free(owned);
             }
             paths[n_paths] = path;
             key = keys[n_paths++] = claim_key(&where, path, key_copies);
@@ -543,7 +554,7 @@ gal__plan_photos(preset_run *pr)
         }
         pr->todo[pr->n_todo++] = i;
     }
-    for (int k = 0; k < n_paths; k++)
+    for (int k = 0; k < n_paths && paths_owned; k++)
         g_free(paths[k]);
     out_paths_clear(&where);
     input_guard_clear(&guard);

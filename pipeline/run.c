@@ -97,8 +97,10 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     if (n_paths == 0)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "no photos to process: name files or folders, or set input.paths in the preset");
+    if (!summary->paths)
+        summary->paths = gal__path_arena_new();
     if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
-            &pr->inputs, &pr->n_inputs, errs))
+            summary->paths->inputs, &pr->inputs, &pr->n_inputs, errs))
         return -1;
     pr->run_total = summary->total = pr->n_inputs;
     if (opts->shards > 0)
@@ -259,8 +261,6 @@ gal__drop_plans(preset_run *pr)
 static void
 clear_run(preset_run *pr)
 {
-    int total = pr->summary ? pr->summary->total : 0;
-
     if (pr->gather)
         g_array_unref(gal__gather_free(g_steal_pointer(&pr->gather)));
     gal__manifest_free(pr->manifest);
@@ -270,11 +270,8 @@ clear_run(preset_run *pr)
     /* After the last save: the lock is held until the manifest is written. */
     gal__out_dir_release(&pr->claim);
     g_mutex_clear(&pr->manifest_lock);
-    for (int i = 0; i < total && pr->outputs; i++)
-        for (int v = 0; v < pr->n_variants; v++)
-            /* The summary keeps the first, as its result's output. */
-            if (v > 0 || pr->summary->photos[i].output != pr->outputs[i * pr->n_variants])
-                g_free(pr->outputs[i * pr->n_variants + v]);
+    /* The planned outputs' paths are in the summary's arena, as its
+     * results' outputs. */
     gal__drop_plans(pr);
     g_free(pr->variants);
     if (pr->keys)
@@ -286,11 +283,8 @@ clear_run(preset_run *pr)
     g_free(pr->run_index);
     g_free(pr->out_dir);
     g_free(pr->cwd);
-    /* The summary keeps each photo's path (its result's input, the
-     * input's own string since the plan), and outlives the inputs. */
-    for (int i = 0; pr->inputs && i < total && i < pr->n_inputs; i++)
-        if (pr->summary->photos[i].input == pr->inputs[i].path)
-            pr->inputs[i].path = NULL;
+    /* The photos' paths are in the summary's arena (its results' inputs),
+     * which outlives the inputs. */
     gal__inputs_free(pr->inputs, pr->n_inputs);
 }
 
@@ -405,10 +399,12 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
 }
 
 static void
-free_result(gal_photo_result *r)
+free_result(gal_photo_result *r, gboolean paths_owned)
 {
-    g_free((char *) r->input);
-    g_free((char *) r->output);
+    if (paths_owned) {
+        g_free((char *) r->input);
+        g_free((char *) r->output);
+    }
     g_free((char *) r->why_detail);
     gal__shared_text_unref(r->caption);
     gal__shared_text_unref(r->caption_source);
@@ -426,9 +422,10 @@ gal_run_summary_free(gal_run_summary *summary)
     if (!summary)
         return;
     for (int i = 0; i < summary->total; i++)
-        free_result(&summary->photos[i]);
+        /* A photo's paths are in the summary's arena. */
+        free_result(&summary->photos[i], !summary->paths);
     for (int i = 0; i < summary->n_sheets; i++)
-        free_result(&summary->sheets[i]);
+        free_result(&summary->sheets[i], TRUE);
     for (int i = 0; i < summary->n_orphans; i++) {
         g_free((char *) summary->orphans[i].output);
         g_free((char *) summary->orphans[i].input);
@@ -439,5 +436,6 @@ gal_run_summary_free(gal_run_summary *summary)
     g_free((char *) summary->preset);
     g_free(summary->sheets);
     g_free(summary->photos);
+    gal__path_arena_free(summary->paths);
     g_free(summary);
 }

@@ -125,9 +125,13 @@ gal__shard_select(preset_run *pr, int shard, int shards)
 void
 gal__shard_leave_others(preset_run *pr)
 {
-    /* Their shards plan them the same way, and report them. */
-    pr->inputs = gal__inputs_keep(pr->inputs, pr->n_inputs, pr->run_index, pr->summary->total);
+    /* Their shards plan them the same way, and report them. Their paths
+     * go with them: the kept ones move, so the results take them again. */
+    pr->inputs = gal__inputs_keep(pr->inputs, pr->n_inputs, pr->run_index, pr->summary->total,
+        &pr->summary->paths->inputs);
     pr->n_inputs = pr->summary->total;
+    for (int i = 0; i < pr->n_inputs; i++)
+        pr->summary->photos[i].input = pr->inputs[i].path;
 }
 
 char *

@@ -47,7 +47,15 @@ make_tree(void)
 typedef struct {
     gal_input *list;
     int n;
+    GStringChunk *paths; /* where the photos' paths are */
 } scan;
+
+static void
+scan_free(scan *s)
+{
+    gal__inputs_free(s->list, s->n);
+    g_string_chunk_free(s->paths);
+}
 
 static scan
 collect_with(const char *yaml, const char *const *paths, int n_paths, const char *skip,
@@ -55,11 +63,11 @@ collect_with(const char *yaml, const char *const *paths, int n_paths, const char
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     gal_preset *preset = gal_test_load(yaml, errs);
-    scan s = { 0 };
+    scan s = { .paths = g_string_chunk_new(256) };
 
     cr_assert_not_null(preset, "the preset did not load:\n%s", yaml);
-    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, &s.list, &s.n,
-                     errs),
+    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, s.paths, &s.list,
+                     &s.n, errs),
         0, "the scan failed");
     gal_preset_free(preset);
     return s;
@@ -127,7 +135,7 @@ Test(inputs, a_folder_alone_in_path_order_with_its_facts)
     cr_expect_not_null(x->root);
     cr_expect_not_null(strstr(find(&s, "d/dangling.jpg")->why, "a symbolic link to nothing"));
     cr_expect_not_null(strstr(find(&s, "d/to-other")->why, "outside the input folder"));
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, a_folder_given_with_slashes_at_its_end)
@@ -140,7 +148,7 @@ Test(inputs, a_folder_given_with_slashes_at_its_end)
     /* As g_build_filename joins them: one slash. */
     EXPECT_LISTED(s, ALL_OF_D("d/"));
     cr_expect_str_eq(find(&s, "d/a/y.jpg")->rel, "a/y.jpg");
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, the_same_folder_twice_lists_each_photo_once_as_first_named)
@@ -151,7 +159,7 @@ Test(inputs, the_same_folder_twice_lists_each_photo_once_as_first_named)
     make_tree();
     s = collect(paths, 2);
     EXPECT_LISTED(s, ALL_OF_D("./d/"));
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, a_photo_named_and_in_a_folder_is_listed_once_as_first_named)
@@ -166,13 +174,13 @@ Test(inputs, a_photo_named_and_in_a_folder_is_listed_once_as_first_named)
     cr_expect_null(find(&s, "d/x.jpg"), "listed twice");
     cr_expect_eq(s.n, 8);
     cr_expect_str_eq(find(&s, "d/./x.jpg")->rel, "x.jpg");
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 
     s = collect(folder_first, 2);
     cr_expect_not_null(find(&s, "d/x.jpg"));
     cr_expect_null(find(&s, "d/sub/../x.jpg"), "listed twice");
     cr_expect_eq(s.n, 8);
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, a_folder_inside_another_given_adds_nothing_twice)
@@ -185,7 +193,7 @@ Test(inputs, a_folder_inside_another_given_adds_nothing_twice)
     /* ./d/sub/z.jpg is d/sub/z.jpg, taken from d first. d10 only starts
      * like d: its photo is its own. */
     EXPECT_LISTED(s, ALL_OF_D("d/") "d10/q.jpg\n");
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, a_photo_named_twice_is_listed_once)
@@ -198,7 +206,7 @@ Test(inputs, a_photo_named_twice_is_listed_once)
     EXPECT_LISTED(s, "d/X.JPG\nd/x.jpg\nother/o.jpg\n");
     cr_expect_str_eq(find(&s, "d/x.jpg")->rel, "x.jpg");
     cr_expect(!find(&s, "d/x.jpg")->rel_in_path);
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, a_link_to_nothing_named_twice_fails_twice)
@@ -214,7 +222,7 @@ Test(inputs, a_link_to_nothing_named_twice_fails_twice)
     /* Named: refused, each time; found in d: listed, not taken. */
     cr_expect_eq(refused, 2);
     cr_expect_eq(s.n, 10);
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, links_inside_followed_once_and_outside_with_follow_symlinks)
@@ -230,7 +238,7 @@ Test(inputs, links_inside_followed_once_and_outside_with_follow_symlinks)
     cr_expect_not_null(find(&s, "d/to-other/o.jpg"));
     cr_expect_str_eq(find(&s, "d/to-other/o.jpg")->rel, "to-other/o.jpg");
     cr_expect_null(find(&s, "d/to-other"));
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, a_folder_given_as_a_link_is_followed)
@@ -242,7 +250,7 @@ Test(inputs, a_folder_given_as_a_link_is_followed)
     link_to("d", "dlink");
     s = collect(paths, 1);
     EXPECT_LISTED(s, ALL_OF_D("dlink/"));
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, globs_fold_case_and_characters_outside_ascii)
@@ -267,7 +275,7 @@ Test(inputs, globs_fold_case_and_characters_outside_ascii)
         paths, 1, NULL, FALSE);
     EXPECT_LISTED(s, "g/a.jpg\ng/b.JpG\ng/f.ti\xef\xac\x80\ng/sub/deep/m.png\n"
                      "g/\xc3\xa9t\xc3\xa9.JPG\n");
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, the_output_folder_inside_is_skipped)
@@ -280,7 +288,7 @@ Test(inputs, the_output_folder_inside_is_skipped)
     cr_expect_null(find(&s, "d/sub/z.jpg"));
     cr_expect_null(find(&s, "d/sub/deep/w.jpg"));
     cr_expect_not_null(find(&s, "d/a/y.jpg"));
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
 }
 
 Test(inputs, folders_deeper_than_the_scan_holds_open)
@@ -302,5 +310,40 @@ Test(inputs, folders_deeper_than_the_scan_holds_open)
     cr_expect_str_eq(s.list[0].path, photo);
     cr_expect_str_eq(s.list[0].rel, photo + 2);
     cr_expect_eq(s.list[0].size, 1);
-    gal__inputs_free(s.list, s.n);
+    scan_free(&s);
+}
+
+/* A shard keeps its own photos once planned: their paths move to a new
+ * block, whole, each relative path still the end of its path; the others'
+ * go with the old block. */
+Test(inputs, the_photos_kept_take_their_paths_along)
+{
+    const char *paths[] = { "d" };
+    const int keep[] = { 1, 4, 6 };
+    g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) before_rel = g_ptr_array_new_with_free_func(g_free);
+    GStringChunk *old;
+    scan s;
+
+    make_tree();
+    s = collect(paths, 1);
+    old = s.paths;
+    cr_assert_geq(s.n, 7);
+    for (size_t k = 0; k < G_N_ELEMENTS(keep); k++) {
+        g_ptr_array_add(before, g_strdup(s.list[keep[k]].path));
+        g_ptr_array_add(before_rel, g_strdup(s.list[keep[k]].rel));
+    }
+    s.list = gal__inputs_keep(s.list, s.n, keep, G_N_ELEMENTS(keep), &s.paths);
+    s.n = G_N_ELEMENTS(keep);
+    cr_expect_neq(s.paths, old, "the kept paths are in a new block");
+    for (int k = 0; k < s.n; k++) {
+        const gal_input *in = &s.list[k];
+
+        cr_expect_str_eq(in->path, before->pdata[k]);
+        cr_expect_str_eq(in->rel, before_rel->pdata[k]);
+        if (in->rel_in_path)
+            cr_expect(in->rel >= in->path && in->rel < in->path + strlen(in->path),
+                "%s: its relative path is the end of its path", in->path);
+    }
+    scan_free(&s);
 }
