@@ -161,8 +161,8 @@ gal__path_arena_new(void)
 {
     gal_path_arena *arena = g_new(gal_path_arena, 1);
 
-    /* Blocks of 1 MiB: 16,000 paths each, and no path is longer than a
-     * block (GStringChunk gives a longer one a block of its own). */
+    /* Blocks of 1 MiB, some 16,000 paths each (GStringChunk gives a path
+     * longer than a block one of its own). */
     arena->inputs = g_string_chunk_new(1 << 20);
     arena->outputs = g_string_chunk_new(1 << 20);
     return arena;
@@ -195,7 +195,7 @@ input_clear(gal_input *in)
     g_free(in->why);
 }
 
-/* Take the photo at `path` (ownership taken, a string of its exact size).
+/* Take the photo at `path` (a string in the scan's arena).
  * `scanned`: found in the folder being scanned, so its path within it is
  * the end of `path`; otherwise named itself. */
 static void

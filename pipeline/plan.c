@@ -411,7 +411,7 @@ gal__plan_photos(preset_run *pr)
      * point into them), others' are allocations of their own, freed. */
     g_autofree char **paths = g_new0(char *, pr->n_variants);
     g_autofree const char **keys = g_new0(const char *, pr->n_variants);
-    GStringChunk *arena = summary->paths ? summary->paths->outputs : NULL;
+    GStringChunk *arena = summary->paths->outputs;
     gboolean paths_owned = TRUE;
     int n_paths = 0;
     gboolean facts_were_read = FALSE;
@@ -441,10 +441,10 @@ gal__plan_photos(preset_run *pr)
         for (int k = 0; k < n_paths && paths_owned; k++)
             g_clear_pointer(&paths[k], g_free);
         n_paths = 0;
-        paths_owned = elsewhere || !arena;
+        paths_owned = elsewhere;
 
-        /* The input's own string (the summary takes it at the end of the
-         * run, gal__engine_end): a million photos' paths, once. */
+        /* The input's own string, in the summary's arena: a million
+         * photos' paths, once. */
         result->input = in->path;
         if ((in->why || !in->regular) && elsewhere)
             continue;
@@ -542,7 +542,7 @@ gal__plan_photos(preset_run *pr)
             continue;
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
-        /* The plan's own string, as the input's path (gal__engine_end). */
+        /* The plan's own string, in the summary's arena as the input's. */
         result->output = pr->outputs[i * pr->n_variants];
         if (pr->n_variants > 1) {
             result->n_files = pr->n_variants;

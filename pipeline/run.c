@@ -423,7 +423,7 @@ gal_run_summary_free(gal_run_summary *summary)
         return;
     for (int i = 0; i < summary->total; i++)
         /* A photo's paths are in the summary's arena. */
-        free_result(&summary->photos[i], !summary->paths);
+        free_result(&summary->photos[i], FALSE);
     for (int i = 0; i < summary->n_sheets; i++)
         free_result(&summary->sheets[i], TRUE);
     for (int i = 0; i < summary->n_orphans; i++) {
