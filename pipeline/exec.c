@@ -206,7 +206,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
         }
         gal__facts_from_path(pr->preset, input, gal__photo_number(pr, i), pr->run_total, &jobs[r].facts,
             jobs[r].strings);
-        gal__facts_set_dir(&jobs[r].facts, pr->inputs[i].rel,
+        gal__facts_set_dir(&jobs[r].facts, gal__input_rel(&pr->inputs[i]),
             jobs[r].strings);
         if (pr->gather)
             jobs[r].gather_index = gal__gather_index(pr->gather, pr->gather_id[i]);

@@ -190,9 +190,17 @@ input_clear(gal_input *in)
 {
     if (in->root)
         g_ref_string_release(in->root);
-    if (!in->rel_in_path)
-        g_free(in->rel);
     g_free(in->why);
+}
+
+/* Where the name of the file named `path` starts in it (no file's path
+ * ends with a slash). */
+static guint32
+name_at(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? (guint32) (slash + 1 - path) : 0;
 }
 
 /* Take the photo at `path` (a string in the scan's arena).
@@ -208,10 +216,9 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
         .regular = regular, .why = why, .dev = st ? st->st_dev : 0, .ino = st ? st->st_ino : 0,
         .size = st ? st->st_size : 0, .mtime_ns = st ? gal__mtime_ns(st) : 0 };
 
-    in.rel_in_path = scanned;
     in.via_link = ctx->via_link;
     ctx->via_link = FALSE;
-    in.rel = scanned ? path + ctx->rel_at : g_path_get_basename(path);
+    in.rel_at = scanned ? (guint32) ctx->rel_at : name_at(path);
     /* The photo's own string is its key when it is canonical already, as
      * every path beneath an absolute input folder is: a copy of each of a
      * million paths was held for the whole scan. */
@@ -554,7 +561,9 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
                 gal_input in = { .path = own_path(&ctx, paths[i], strlen(paths[i])),
                     .why = g_strdup(saved == ELOOP ? "a symbolic link loop"
                                                    : "a symbolic link to nothing (its target is missing)"),
-                    .refused = TRUE, .rel = g_path_get_basename(paths[i]) };
+                    .refused = TRUE };
+
+                in.rel_at = name_at(in.path);
 
                 g_array_append_val(ctx.found, in);
                 continue;
@@ -631,8 +640,6 @@ gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep, GStringC
             continue;
         }
         path = g_string_chunk_insert(kept, in->path);
-        if (in->rel_in_path)
-            in->rel = path + (in->rel - in->path);
         in->path = path;
         inputs[next++] = *in;
     }

@@ -11,28 +11,36 @@ typedef struct gal_input {
     char *path;       /* as given or found */
     char *root;       /* the input folder it was found in (real path); NULL: named itself */
     char *why;        /* not NULL: listed but not taken (a link not followed), and why */
-    char *rel;        /* the path within its input folder; a file named itself: its name.
-                       * The same wherever the folder is mounted or checked out: what
-                       * --shard partitions by */
     dev_t dev;        /* its identity from the scan's stat; ino 0: not known */
     ino_t ino;
     /* Its size and time from the same stat, so that nothing stats the
      * photo again before it is opened (ino 0: not known). Once planned
      * (gal__plan_stat), the photo's as planned: 0 when it was not there. */
     gint64 size, mtime_ns;
-    /* The flags as bits of one byte, after the 8-byte fields: 72 bytes a
+    /* Where in `path` its path within its input folder starts (a file named
+     * itself: its name), gal__input_rel: the end of `path`, not a string of
+     * its own, as `root` is shared by every photo of its folder (a
+     * GRefString); a million photos' paths, folders and relative paths were
+     * three strings each. */
+    guint32 rel_at;
+    /* The flags as bits of one byte, after the other fields: 64 bytes a
      * photo, not 80 with a gboolean each (nor 96 with each padded to 8). */
     bool regular : 1; /* FALSE: a FIFO, device or socket: never opened */
     bool refused : 1; /* named itself and unusable (a link to nothing): a failure, not a skip */
-    /* `rel` is the end of `path`, not a string of its own; `root` is
-     * shared by every photo of its folder (a GRefString): a million
-     * photos' paths, folders and relative paths were three strings each. */
-    bool rel_in_path : 1;
     /* `path` is a symbolic link, followed: its photo's own name is the
      * link's target, in the target's folder (plan.c's check that no output
      * replaces a photo looks there too). */
     bool via_link : 1;
 } gal_input;
+
+/* The photo's path within its input folder; a file named itself: its name.
+ * The same wherever the folder is mounted or checked out: what --shard
+ * partitions by. */
+static inline const char *
+gal__input_rel(const gal_input *in)
+{
+    return in->path + in->rel_at;
+}
 
 /* A run's photos' paths in blocks of memory, not an allocation each
  * (malloc's own 16 to 24 bytes a path, and two million frees for a

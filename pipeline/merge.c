@@ -332,7 +332,7 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
         if (part->manifest && part->info.done)
             continue;
         for (int i = 0; i < pr->summary->total; i++)
-            if (gal__shard_of(pr->inputs[i].rel, found->shards) == k) {
+            if (gal__shard_of(gal__input_rel(&pr->inputs[i]), found->shards) == k) {
                 if (n < 5)
                     g_string_append_printf(photos, "%s%s", n ? ", " : "",
                         pr->inputs[i].path);
@@ -645,7 +645,7 @@ take_results(preset_run *pr, const parts_found *found, int jobs, gal_errors *err
     g_autofree GThread **threads = g_new0(GThread *, MAX(1, workers));
 
     for (int i = 0; i < total; i++) {
-        shard_of[i] = gal__shard_of(pr->inputs[i].rel, found->shards);
+        shard_of[i] = gal__shard_of(gal__input_rel(&pr->inputs[i]), found->shards);
         first[shard_of[i] + 1]++;
     }
     for (int k = 1; k <= found->shards; k++)

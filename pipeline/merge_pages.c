@@ -64,7 +64,7 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
         if (!on_pages(pr, i))
             continue;
         if (!(e = kept_item(pr, i))) {
-            int k = gal__shard_of(pr->inputs[i].rel, shards);
+            int k = gal__shard_of(gal__input_rel(&pr->inputs[i]), shards);
 
             failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
                 "%s: its contact-sheet item is missing, or not what its shard (%d of %d) kept: "

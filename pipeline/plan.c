@@ -467,7 +467,7 @@ gal__plan_photos(preset_run *pr)
             continue;
         }
         gal__facts_from_path(preset, in->path, f + 1, pr->run_total, &facts, strings);
-        gal__facts_set_dir(&facts, in->rel, strings);
+        gal__facts_set_dir(&facts, gal__input_rel(in), strings);
         /* Every file the photo makes (output.widths x output.formats) is
          * named and checked; one that cannot be made fails the photo. */
         for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
@@ -570,7 +570,7 @@ gal__plan_pages(preset_run *pr)
     g_autofree gint64 *times = pr->sort_times ? g_new(gint64, pr->n_todo) : NULL;
 
     for (int k = 0; k < pr->n_todo; k++) {
-        const char *rel = pr->inputs[members[k]].rel;
+        const char *rel = gal__input_rel(&pr->inputs[members[k]]);
         g_autofree char *dir = rel ? g_path_get_dirname(rel) : NULL;
 
         paths[k] = pr->summary->photos[members[k]].input;

@@ -115,7 +115,7 @@ gal__shard_select(preset_run *pr, int shard, int shards)
 
     pr->run_index = g_new(int, MAX(1, pr->n_inputs));
     for (int f = 0; f < pr->n_inputs; f++)
-        if (gal__shard_of(pr->inputs[f].rel, shards) == shard)
+        if (gal__shard_of(gal__input_rel(&pr->inputs[f]), shards) == shard)
             pr->run_index[own++] = f;
     pr->run_index = g_renew(int, pr->run_index, MAX(1, own));
     pr->summary->total = own;
