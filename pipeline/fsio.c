@@ -100,6 +100,27 @@ inside(const char *root, const char *path)
     return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* Set once openat2 turned out missing (an old kernel) or refused (a
+ * container's seccomp filter): the callers' other ways are taken. */
+static gint openat2_unavailable;
+
+/* openat2(dir_fd, path, how): a descriptor, or -1 with errno set; -2 when
+ * openat2 is not available here. */
+static int
+openat2_if_available(int dir_fd, const char *path, const struct open_how *how)
+{
+    long fd;
+
+    if (g_atomic_int_get(&openat2_unavailable))
+        return -2;
+    fd = syscall(SYS_openat2, dir_fd, path, how, sizeof(*how));
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+        g_atomic_int_set(&openat2_unavailable, 1);
+        return -2;
+    }
+    return (int) fd;
+}
+
 /* Open a path known to contain no symbolic link, making sure none is
  * swapped in while it is opened. */
 static int
@@ -107,11 +128,9 @@ open_resolved(const char *resolved)
 {
     struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
         .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-    long fd = syscall(SYS_openat2, AT_FDCWD, resolved, &how, sizeof(how));
+    int fd = openat2_if_available(AT_FDCWD, resolved, &how);
 
-    if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-        fd = open(resolved, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-    return (int) fd;
+    return fd != -2 ? fd : open(resolved, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 }
 
 int
@@ -280,10 +299,6 @@ split_rel(const char *rel, char **folder, char **name)
     *name = g_strdup(slash ? slash + 1 : rel);
 }
 
-/* Set once openat2 turned out missing (an old kernel) or refused (a
- * container's seccomp filter): folders are then walked. */
-static gint openat2_unavailable;
-
 /* The existing folder `rel` beneath `root_fd` in one openat2 call, refusing
  * links and leaving the folder as the walk below does: a rerun stats every
  * output, and an output in {dir}/ three folders down cost the walk eight
@@ -293,16 +308,8 @@ open_folder_beneath(int root_fd, const char *rel)
 {
     struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-    long fd;
 
-    if (g_atomic_int_get(&openat2_unavailable))
-        return -2;
-    fd = syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
-    if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
-        g_atomic_int_set(&openat2_unavailable, 1);
-        return -2;
-    }
-    return (int) fd;
+    return openat2_if_available(root_fd, rel, &how);
 }
 
 /* The folder `rel` beneath `root_fd`, component by component, never
