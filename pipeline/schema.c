@@ -13,8 +13,6 @@
 #include "schema.h"
 #include "template.h"
 
-#define FIELD(opts, param, type) ((type *) ((char *) (opts) + (param)->offset))
-
 const char *const gal__bool_words[] = { "true", "yes", "on", "false", "no", "off", NULL };
 const char *const gal__choice_aliases[][2] = { { "center", "centre" }, { NULL, NULL } };
 
@@ -420,11 +418,11 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
 
     if (param->type == GAL_T_STRLIST || param->type == GAL_T_PATHLIST)
         return parse_list(sec, param, value, param->type == GAL_T_PATHLIST,
-            FIELD(opts, param, char **), err);
+            GAL_PARAM_FIELD(opts, param, char **), err);
     if (param->type == GAL_T_INTLIST || param->type == GAL_T_ENUMLIST)
-        return parse_int_list(sec, param, value, FIELD(opts, param, gal_int_list), err);
+        return parse_int_list(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_int_list), err);
     if (param->type == GAL_T_SIZE)
-        return parse_size(sec, param, value, FIELD(opts, param, gal_size), err);
+        return parse_size(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_size), err);
     if (value->kind != GAL_NODE_SCALAR) {
         const char *type = gal__type_name(param->type);
 
@@ -438,7 +436,7 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     case GAL_T_BOOL:
         for (int i = 0; gal__bool_words[i]; i++)
             if (g_ascii_strcasecmp(text, gal__bool_words[i]) == 0) {
-                *FIELD(opts, param, bool) = i < 3; /* the first three say yes */
+                *GAL_PARAM_FIELD(opts, param, bool) = i < 3; /* the first three say yes */
                 return 0;
             }
         return value_error(err, sec, param, value, "expected true or false, got \"%s\"", shown);
@@ -451,7 +449,7 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         if (v < param->min || v > param->max)
             return value_error(err, sec, param, value, "must be between %g and %g, got %lld",
                 param->min, param->max, v);
-        *FIELD(opts, param, int) = (int) v;
+        *GAL_PARAM_FIELD(opts, param, int) = (int) v;
         return 0;
     }
     case GAL_T_DOUBLE: {
@@ -462,12 +460,12 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         if (v < param->min || v > param->max)
             return value_error(err, sec, param, value, "must be between %g and %g, got %s",
                 param->min, param->max, shown);
-        *FIELD(opts, param, double) = v;
+        *GAL_PARAM_FIELD(opts, param, double) = v;
         return 0;
     }
     case GAL_T_STRING:
-        g_free(*FIELD(opts, param, char *));
-        *FIELD(opts, param, char *) = g_strdup(text);
+        g_free(*GAL_PARAM_FIELD(opts, param, char *));
+        *GAL_PARAM_FIELD(opts, param, char *) = g_strdup(text);
         return 0;
     case GAL_T_PATH:
     case GAL_T_DIR: {
@@ -484,25 +482,25 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
             if (gal__path_check(path, &any, FALSE, NULL, &kind))
                 return value_error(err, sec, param, value, "%s", kind.msg);
         }
-        g_free(*FIELD(opts, param, char *));
-        *FIELD(opts, param, char *) = g_steal_pointer(&path);
+        g_free(*GAL_PARAM_FIELD(opts, param, char *));
+        *GAL_PARAM_FIELD(opts, param, char *) = g_steal_pointer(&path);
         return 0;
     }
     case GAL_T_ENUM:
-        return parse_enum(sec, param, value, FIELD(opts, param, int), err);
+        return parse_enum(sec, param, value, GAL_PARAM_FIELD(opts, param, int), err);
     case GAL_T_COLOR:
         if ((param->flags & GAL_AUTO) && g_ascii_strcasecmp(text, "auto") == 0) {
-            *FIELD(opts, param, gal_color) = (gal_color) { .a = 255, .automatic = TRUE };
+            *GAL_PARAM_FIELD(opts, param, gal_color) = (gal_color) { .a = 255, .automatic = TRUE };
             return 0;
         }
-        if (gal__color_parse(text, FIELD(opts, param, gal_color)))
+        if (gal__color_parse(text, GAL_PARAM_FIELD(opts, param, gal_color)))
             return value_error(err, sec, param, value,
                 "expected a colour like \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", white, "
                 "black%s, got \"%s\"",
                 (param->flags & GAL_AUTO) ? ", transparent or auto" : " or transparent", shown);
         return 0;
     case GAL_T_LENGTH:
-        return parse_length(sec, param, value, FIELD(opts, param, gal_length), err);
+        return parse_length(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_length), err);
     case GAL_T_TEMPLATE: {
         g_autoptr(GError) error = NULL;
         gal_template *tpl;
@@ -519,12 +517,12 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         tpl = gal__template_parse(text, &error);
         if (!tpl)
             return value_error(err, sec, param, value, "%s", error->message);
-        gal__template_free(*FIELD(opts, param, gal_template *));
-        *FIELD(opts, param, gal_template *) = tpl;
+        gal__template_free(*GAL_PARAM_FIELD(opts, param, gal_template *));
+        *GAL_PARAM_FIELD(opts, param, gal_template *) = tpl;
         return 0;
     }
     case GAL_T_RATIO:
-        return parse_ratio(sec, param, value, FIELD(opts, param, gal_ratio), err);
+        return parse_ratio(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_ratio), err);
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
     case GAL_T_INTLIST:
@@ -582,10 +580,10 @@ gal__schema_check_files(const gal_section *sec, void *opts, const gal_loc *locs,
     for (const gal_param *p = sec->params; p->field; p++) {
         const gal_loc *loc = &locs[p - sec->params];
 
-        if (p->type == GAL_T_PATH && *FIELD(opts, p, char *))
-            failed |= check_file(sec, p, FIELD(opts, p, char *), loc, follow_links, errs);
+        if (p->type == GAL_T_PATH && *GAL_PARAM_FIELD(opts, p, char *))
+            failed |= check_file(sec, p, GAL_PARAM_FIELD(opts, p, char *), loc, follow_links, errs);
         else if (p->type == GAL_T_PATHLIST)
-            for (char **v = *FIELD(opts, p, char **); v && *v; v++)
+            for (char **v = *GAL_PARAM_FIELD(opts, p, char **); v && *v; v++)
                 failed |= check_file(sec, p, v, loc, follow_links, errs);
     }
     return failed;
@@ -723,184 +721,21 @@ gal__schema_free(const gal_section *sec, void *opts)
         case GAL_T_STRING:
         case GAL_T_PATH:
         case GAL_T_DIR:
-            g_free(*FIELD(opts, p, char *));
+            g_free(*GAL_PARAM_FIELD(opts, p, char *));
             break;
         case GAL_T_STRLIST:
         case GAL_T_PATHLIST:
-            g_strfreev(*FIELD(opts, p, char **));
+            g_strfreev(*GAL_PARAM_FIELD(opts, p, char **));
             break;
         case GAL_T_INTLIST:
         case GAL_T_ENUMLIST:
-            g_free(FIELD(opts, p, gal_int_list)->items);
+            g_free(GAL_PARAM_FIELD(opts, p, gal_int_list)->items);
             break;
         case GAL_T_TEMPLATE:
-            gal__template_free(*FIELD(opts, p, gal_template *));
+            gal__template_free(*GAL_PARAM_FIELD(opts, p, gal_template *));
             break;
         default:
             break;
         }
     g_free(opts);
-}
-
-static void
-append_quoted(GString *out, const char *text)
-{
-    gboolean plain = *text != '\0';
-
-    for (const char *c = text; *c; c++)
-        if (!g_ascii_isalnum(*c) && !strchr("._/-+%", *c) && !((guchar) *c & 0x80))
-            plain = FALSE;
-    if (plain) {
-        g_string_append(out, text);
-        return;
-    }
-    g_string_append_c(out, '"');
-    for (const char *c = text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            g_string_append_c(out, '\\');
-        g_string_append_c(out, *c);
-    }
-    g_string_append_c(out, '"');
-}
-
-static void
-append_value(GString *out, const gal_param *p, const void *opts)
-{
-    switch (p->type) {
-    case GAL_T_BOOL:
-        g_string_append(out, *FIELD(opts, p, bool) ? "true" : "false");
-        break;
-    case GAL_T_INT:
-        if (!p->def && *FIELD(opts, p, int) == 0)
-            g_string_append(out, "-");
-        else
-            g_string_append_printf(out, "%d", *FIELD(opts, p, int));
-        break;
-    case GAL_T_DOUBLE:
-        g_string_append_printf(out, "%g", *FIELD(opts, p, double));
-        break;
-    case GAL_T_STRING:
-    case GAL_T_PATH:
-    case GAL_T_DIR: {
-        const char *s = *FIELD(opts, p, char *);
-
-        if (s)
-            append_quoted(out, s);
-        else
-            g_string_append(out, "-");
-        break;
-    }
-    case GAL_T_ENUM:
-        g_string_append(out, p->choices[*FIELD(opts, p, int)]);
-        break;
-    case GAL_T_COLOR: {
-        const gal_color *c = FIELD(opts, p, gal_color);
-
-        if (c->automatic) {
-            g_string_append(out, "auto");
-            break;
-        }
-        g_string_append_printf(out, "#%02x%02x%02x%02x", (int) c->r, (int) c->g, (int) c->b,
-            (int) c->a);
-        break;
-    }
-    case GAL_T_LENGTH: {
-        const gal_length *l = FIELD(opts, p, gal_length);
-
-        g_string_append_printf(out, "%g%s", l->value, l->relative ? "%" : "px");
-        break;
-    }
-    case GAL_T_SIZE: {
-        const gal_size *z = FIELD(opts, p, gal_size);
-
-        g_string_append_printf(out, "%g%s", z->length.value, z->length.relative ? "%" : "px");
-        if (z->min_px || z->max_px)
-            g_string_append_printf(out, "[min %d, max %d]", z->min_px, z->max_px);
-        break;
-    }
-    case GAL_T_STRLIST:
-    case GAL_T_PATHLIST: {
-        char **list = *FIELD(opts, p, char **);
-
-        g_string_append_c(out, '[');
-        for (int i = 0; list && list[i]; i++) {
-            if (i)
-                g_string_append(out, ", ");
-            append_quoted(out, list[i]);
-        }
-        g_string_append_c(out, ']');
-        break;
-    }
-    case GAL_T_INTLIST:
-    case GAL_T_ENUMLIST: {
-        const gal_int_list *list = FIELD(opts, p, gal_int_list);
-
-        g_string_append_c(out, '[');
-        for (int i = 0; i < list->n; i++) {
-            if (i)
-                g_string_append(out, ", ");
-            if (p->type == GAL_T_INTLIST)
-                g_string_append_printf(out, "%d", list->items[i]);
-            else
-                g_string_append(out, p->choices[list->items[i]]);
-        }
-        g_string_append_c(out, ']');
-        break;
-    }
-    case GAL_T_TEMPLATE: {
-        const gal_template *t = *FIELD(opts, p, gal_template *);
-
-        if (t)
-            append_quoted(out, gal__template_text(t));
-        else
-            g_string_append(out, "-");
-        break;
-    }
-    case GAL_T_RATIO: {
-        const gal_ratio *r = FIELD(opts, p, gal_ratio);
-
-        g_string_append_printf(out, "%d:%d", r->w, r->h);
-        break;
-    }
-    }
-}
-
-void
-gal__schema_describe_values(const gal_section *sec, const void *opts, GString *out)
-{
-    for (const gal_param *p = sec->params; p->field; p++) {
-        g_autofree char *key = gal__param_key(p);
-
-        g_string_append_printf(out, "%s%s=", p == sec->params ? "" : " ", key);
-        append_value(out, p, opts);
-    }
-}
-
-void
-gal__schema_describe_params(const gal_section *sec, GString *out)
-{
-    g_string_append_printf(out, "%s: %s\n", sec->name, sec->summary);
-    for (const gal_param *p = sec->params; p->field; p++) {
-        g_autofree char *key = gal__param_key(p);
-        g_autofree char *range = NULL;
-
-        if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST)
-            range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
-        else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
-            range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
-        else if (p->type == GAL_T_RATIO)
-            range = g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
-        else if (p->type == GAL_T_TEMPLATE && p->max > 0)
-            range = g_strdup_printf("at most %g characters", p->max);
-        else if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST)
-            range = g_strjoinv("|", (char **) p->choices);
-        else if (p->type == GAL_T_COLOR && (p->flags & GAL_AUTO))
-            range = g_strdup("colour|auto");
-        else
-            range = g_strdup("");
-        g_string_append_printf(out, "  %-14s %-9s %-22s %-26s %s\n", key,
-            gal__type_name(p->type),
-            (p->flags & GAL_REQUIRED) ? "(required)" : p->def ? p->def : "(unset)", range,
-            p->help);
-    }
 }

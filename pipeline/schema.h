@@ -199,10 +199,14 @@ void gal__schema_free(const gal_section *sec, void *opts);
  * returns -1 if there was any. */
 int gal__schema_check_files(const gal_section *sec, void *opts, const gal_loc *locs,
     gboolean follow_links, gal_errors *errs);
+/* The field of `opts` (a section's options struct) that `param` describes,
+ * as a pointer to `type`. */
+#define GAL_PARAM_FIELD(opts, param, type) ((type *) ((char *) (opts) + (param)->offset))
+
 /* Parse one scalar or list node into one field (used by fill). */
 int gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     const gal_node *value, void *opts, gal_error *err);
-/* "width=1080 height=1350 fit=cover ..." */
+/* "width=1080 height=1350 fit=cover ..." (schema_describe.c, as the two below) */
 void gal__schema_describe_values(const gal_section *sec, const void *opts,
     GString *out);
 /* The table for `gallop stages`: key, type, default, range, help. */
