@@ -45,7 +45,7 @@ print_sheets(const gal_run_summary *s, gboolean quiet)
                 printf("sheet  %s (%dx%d)\n", sheet->output, sheet->width, sheet->height);
         }
         else {
-            print_error(sheet->error);
+            print_error(gal_photo_notes_of(sheet)->error);
             failed++;
         }
     }
@@ -138,7 +138,7 @@ captions_cut(const gal_run_summary *s)
     int n = 0;
 
     for (int i = 0; i < s->total; i++)
-        n += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
+        n += s->photos[i].status == GAL_PHOTO_DONE && gal_photo_notes_of(&s->photos[i])->caption_cut;
     return n;
 }
 
@@ -201,7 +201,7 @@ print_failures(gal_run_summary *const *runs, int n)
                 if (!header)
                     fprintf(stderr, "failed:\n");
                 header = TRUE;
-                fprintf(stderr, "  %s\n", gal_error_format(runs[r]->photos[i].error, line,
+                fprintf(stderr, "  %s\n", gal_error_format(gal_photo_notes_of(&runs[r]->photos[i])->error, line,
                     sizeof(line)));
             }
 }

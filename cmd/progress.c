@@ -83,9 +83,11 @@ draw_line(progress_state *st, gboolean force)
 static void
 print_why(const gal_photo_result *photo)
 {
+    const char *detail = gal_photo_notes_of(photo)->why_detail;
+
     printf(" (%s", gal_why_name(photo->why));
-    if (photo->why_detail)
-        printf(": %s", photo->why_detail);
+    if (detail)
+        printf(": %s", detail);
     printf(")\n");
 }
 
@@ -93,6 +95,7 @@ void
 on_photo(const gal_photo_result *photo, int done, int total, void *user)
 {
     progress_state *st = user;
+    const gal_photo_notes *notes = gal_photo_notes_of(photo);
 
     st->done = done;
     st->total = total;
@@ -110,7 +113,7 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
     case GAL_PHOTO_IGNORED:
         if (!st->json) {
             fflush(stdout);
-            print_error(photo->error);
+            print_error(notes->error);
         }
         break;
     /* A photo without an output (output.photos false) only gives its
@@ -136,24 +139,24 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
     case GAL_PHOTO_DONE:
         /* A caption cut short is the photographer's to know, photo by
          * photo: the rest of it is in the file's metadata, not on it. */
-        if (!st->quiet && photo->output && photo->n_files == 0)
+        if (!st->quiet && photo->output && notes->n_files == 0)
             printf("wrote  %s (%dx%d)%s\n", photo->output, photo->width, photo->height,
-                photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the band's "
+                notes->caption_cut ? "; caption cut at caption-burn.max-lines (or the band's "
                                      "room)" : "");
         /* Only the files written (a photo made again leaves its up-to-date
          * files as they are); the first of them notes a cut caption. */
-        for (int f = 0, first = 1; !st->quiet && f < photo->n_files; f++) {
-            if (!photo->files[f].written)
+        for (int f = 0, first = 1; !st->quiet && f < notes->n_files; f++) {
+            if (!notes->files[f].written)
                 continue;
-            printf("wrote  %s (%dx%d)%s\n", photo->files[f].path, photo->files[f].width,
-                photo->files[f].height,
-                first && photo->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
+            printf("wrote  %s (%dx%d)%s\n", notes->files[f].path, notes->files[f].width,
+                notes->files[f].height,
+                first && notes->caption_cut ? "; caption cut at caption-burn.max-lines (or the "
                                               "band's room)" : "");
             first = 0;
         }
         /* Even when quiet: the output was written, but not as asked. */
-        if (photo->warnings && !st->json) {
-            g_auto(GStrv) lines = g_strsplit(photo->warnings, "\n", -1);
+        if (notes->warnings && !st->json) {
+            g_auto(GStrv) lines = g_strsplit(notes->warnings, "\n", -1);
 
             fflush(stdout);
             for (int w = 0; lines[w]; w++)

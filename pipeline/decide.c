@@ -205,20 +205,21 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
 void
 gal__files_from_records(preset_run *pr, int i)
 {
-    gal_photo_result *result = &pr->summary->photos[i];
+    const gal_photo_notes *notes = gal_photo_notes_of(&pr->summary->photos[i]);
 
-    for (int f = 0; f < result->n_files; f++) {
-        g_autofree char *rel = gal__out_rel(pr, result->files[f].path);
+    for (int f = 0; f < notes->n_files; f++) {
+        gal_output_file *file = &notes->files[f];
+        g_autofree char *rel = gal__out_rel(pr, file->path);
         gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
         const gal_record_tail *t;
 
         if (!e || e->sheet || e->item)
             continue;
         t = gal__record_tail(e);
-        result->files[f].width = t->width;
-        result->files[f].height = t->height;
-        result->files[f].bytes = t->out_size;
-        gal__digest_hex(&t->out_sha256, result->files[f].sha256);
+        file->width = t->width;
+        file->height = t->height;
+        file->bytes = t->out_size;
+        gal__digest_hex(&t->out_sha256, file->sha256);
     }
 }
 
@@ -310,9 +311,13 @@ decide_output(preset_run *pr, int i, char **detail)
         result->bytes = t->out_size;
         gal__digest_hex(&t->out_sha256, result->sha256);
         /* The report of a rerun still tells what each photo shows. */
-        result->caption = gal__shared_text_ref(t->caption);
-        result->caption_source = gal__shared_text_ref(t->caption_source);
-        result->caption_cut = t->caption_cut;
+        if (t->caption || t->caption_source || t->caption_cut) {
+            gal_photo_notes *notes = gal__photo_notes(result);
+
+            notes->caption = gal__shared_text_ref(t->caption);
+            notes->caption_source = gal__shared_text_ref(t->caption_source);
+            notes->caption_cut = t->caption_cut;
+        }
         result->about = gal__about_ref(e->about);
     }
     for (int k = 0; k < n_read; k++)
@@ -493,7 +498,8 @@ decide_photo(preset_run *pr, const gal_run_options *opts, int i)
     result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);
     if (opts->force)
         plan->stale_files = ~G_GUINT64_CONSTANT(0);
-    result->why_detail = detail;
+    if (detail)
+        gal__photo_notes(result)->why_detail = detail;
     plan->build_output = result->why != GAL_WHY_UP_TO_DATE;
     if (!plan->build_output)
         result->status = GAL_PHOTO_UP_TO_DATE;

@@ -267,7 +267,39 @@ gal__did_you_mean(const char *word, const char *const *candidates)
 gal_error *
 gal__photo_error(gal_photo_result *result)
 {
-    if (!result->error)
-        result->error = g_new0(gal_error, 1);
-    return result->error;
+    gal_photo_notes *notes = gal__photo_notes(result);
+
+    if (!notes->error)
+        notes->error = g_new0(gal_error, 1);
+    return notes->error;
+}
+
+void
+gal__photo_error_clear(gal_photo_result *result)
+{
+    gal_photo_notes *notes = (gal_photo_notes *) result->notes;
+
+    if (!notes)
+        return;
+    g_clear_pointer(&notes->error, g_free);
+    if (!notes->why_detail && !notes->caption && !notes->caption_source && !notes->files &&
+        !notes->warnings && !notes->caption_cut)
+        g_clear_pointer((gal_photo_notes **) &result->notes, g_free);
+}
+
+gal_photo_notes *
+gal__photo_notes(gal_photo_result *result)
+{
+    if (!result->notes)
+        result->notes = g_new0(gal_photo_notes, 1);
+    /* The library's own: the public pointer is const for its callers. */
+    return (gal_photo_notes *) result->notes;
+}
+
+const gal_photo_notes *
+gal_photo_notes_of(const gal_photo_result *photo)
+{
+    static const gal_photo_notes none = { 0 };
+
+    return photo->notes ? photo->notes : &none;
 }

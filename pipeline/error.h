@@ -28,6 +28,11 @@ int gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
 
 /* The error of a photo's result, made (clear) when it has none yet. */
 gal_error *gal__photo_error(gal_photo_result *result);
+/* No error after all: the result's is freed (and its notes, when they
+ * held nothing else). */
+void gal__photo_error_clear(gal_photo_result *result);
+/* The notes of a photo's result, made (empty) when it has none yet. */
+gal_photo_notes *gal__photo_notes(gal_photo_result *result);
 
 /* Name the photo an error is about (first subject wins). */
 void gal_error_set_subject(gal_error *err, const char *subject);

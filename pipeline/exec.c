@@ -64,12 +64,21 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
     if (!reported)
         ; /* still UP_TO_DATE: its own output was not touched */
     else if (!failed) {
+        /* Allocated when the photo has any (a multi-file photo's files
+         * have them already from its plan). */
+        gal_photo_notes *notes = job->caption || job->caption_source || job->caption_cut ||
+            job->warnings || result->notes ? gal__photo_notes(result) : NULL;
+
         result->status = GAL_PHOTO_DONE;
-        result->caption = gal__shared_text(job->caption);
-        result->caption_source = gal__shared_text(job->caption_source);
-        result->caption_cut = job->caption_cut;
-        result->warnings = g_strdup(job->warnings);
+        if (notes) {
+            notes->caption = gal__shared_text(job->caption);
+            notes->caption_source = gal__shared_text(job->caption_source);
+            notes->caption_cut = job->caption_cut;
+            notes->warnings = g_strdup(job->warnings);
+        }
         if (plan->build_output) {
+            int n_files = notes ? notes->n_files : 0;
+
             result->about = gal__about_from_array(job->about);
             if (plan->stale_files & 1) {
                 result->width = job->out_width;
@@ -77,24 +86,25 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
                 result->bytes = job->out_bytes;
                 memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
             }
-            else if (result->n_files > 0) {
+            else if (n_files > 0) {
                 /* The first file stayed as it was: its record's figures. */
-                result->width = result->files[0].width;
-                result->height = result->files[0].height;
-                result->bytes = result->files[0].bytes;
-                memcpy(result->sha256, result->files[0].sha256, sizeof(result->sha256));
+                result->width = notes->files[0].width;
+                result->height = notes->files[0].height;
+                result->bytes = notes->files[0].bytes;
+                memcpy(result->sha256, notes->files[0].sha256, sizeof(result->sha256));
             }
-            for (int f = 0; f < result->n_files; f++) {
+            for (int f = 0; f < n_files; f++) {
+                gal_output_file *file = &notes->files[f];
+
                 /* Files left up to date keep the figures decide took from
                  * their records. */
                 if (!(plan->stale_files & (G_GUINT64_CONSTANT(1) << f)))
                     continue;
-                result->files[f].written = TRUE;
-                result->files[f].width = job->files[f].width;
-                result->files[f].height = job->files[f].height;
-                result->files[f].bytes = job->files[f].bytes;
-                memcpy(result->files[f].sha256, job->files[f].sha256,
-                    sizeof(result->files[f].sha256));
+                file->written = TRUE;
+                file->width = job->files[f].width;
+                file->height = job->files[f].height;
+                file->bytes = job->files[f].bytes;
+                memcpy(file->sha256, job->files[f].sha256, sizeof(file->sha256));
             }
             gal__record_output(pr, i, job);
         }
@@ -112,10 +122,10 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
             g_autofree char *subject = g_strdup_printf("%s (preset %s)", result->input,
                 pr->preset->name);
 
-            gal_error_set_subject(result->error, subject);
+            gal_error_set_subject(gal__photo_error(result), subject);
         }
         else
-            gal_error_set_subject(result->error, result->input);
+            gal_error_set_subject(gal__photo_error(result), result->input);
     }
     /* Timed before it is recorded: a shard's part keeps the result with
      * the record (gal__shard_built). */

@@ -250,17 +250,14 @@ typedef struct gal_output_file {
                           * were, up to date) */
 } gal_output_file;
 
-typedef struct gal_photo_result {
-    /* Pointers first, then 8-byte numbers, then the rest: a run holds a
-     * result per photo and preset, and padding between mixed fields was
-     * 24 of its 224 bytes. */
-    const char *input;  /* path as found; owned by the run summary */
-    const char *preset; /* the preset's name; owned by the run summary */
-    const char *output_dir; /* the run's output folder, absolute; owned by the run summary */
-    const char *output; /* final output path, NULL if none (always, with output.photos false) */
-    /* Why, when FAILED or IGNORED; NULL otherwise. Owned by the summary
-     * (a pointer, not a gal_error of 1.7 KB in every result: a shard of a
-     * run over a million photos holds a result for each). */
+/* What only some photos' results have: a failure, a reason's detail, a
+ * caption, several files, warnings. A result holds it by a pointer,
+ * NULL when it has none of it, as most of a rerun's or a merge's million
+ * do (inline, it was 56 of a result's 200 bytes). Read it with
+ * gal_photo_notes_of. Owned by the run summary. */
+typedef struct gal_photo_notes {
+    /* Why, when FAILED or IGNORED; NULL otherwise (a pointer, not a
+     * gal_error of 1.7 KB). */
     gal_error *error;
     const char *why_detail;  /* e.g. "output.quality 82 -> 90"; NULL: none */
     const char *caption;        /* set by a caption stage; NULL: none */
@@ -270,15 +267,27 @@ typedef struct gal_photo_result {
     const char *caption_source;
     /* Every file the photo makes when its preset makes several (each
      * width of output.widths in each format of output.formats), the
-     * largest first: files[0] is `output` (and width, height, bytes and
-     * sha256 below are its). 0 and NULL when the preset makes one file
-     * per photo. Owned by the run summary. */
+     * largest first: files[0] is the result's `output` (and its width,
+     * height, bytes and sha256 are the result's). 0 and NULL when the
+     * preset makes one file per photo. */
     gal_output_file *files;
     /* What the user should know about this photo's output although it was
      * written (a colour profile converted with another intent than asked
-     * for, a watermark too small to read), one per line; NULL: none. Owned
-     * by the summary. Only the run that built the output has them. */
+     * for, a watermark too small to read), one per line; NULL: none. Only
+     * the run that built the output has them. */
     const char *warnings;
+    int n_files;             /* of `files` above */
+    bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
+} gal_photo_notes;
+
+typedef struct gal_photo_result {
+    /* Pointers first, then 8-byte numbers, then the rest: a run holds a
+     * result per photo and preset, a million in a merge of a big archive. */
+    const char *input;  /* path as found; owned by the run summary */
+    const char *preset; /* the preset's name; owned by the run summary */
+    const char *output_dir; /* the run's output folder, absolute; owned by the run summary */
+    const char *output; /* final output path, NULL if none (always, with output.photos false) */
+    const gal_photo_notes *notes; /* NULL: none; see gal_photo_notes_of */
     /* What a site shows of the photo, "key=value" each (docs/report.md:
      * taken, camera, lens, f, shutter, iso, focal_mm, orientation, lat,
      * lon, alt, color, placeholder); NULL: not known (not built, or
@@ -291,10 +300,11 @@ typedef struct gal_photo_result {
     gal_photo_status status;
     gal_why why;             /* why it was (or would be) built, or not */
     int width, height;  /* output size when DONE */
-    int n_files;             /* of `files` above */
     char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
-    bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
 } gal_photo_result;
+
+/* A result's notes: never NULL (all empty when it has none). */
+const gal_photo_notes *gal_photo_notes_of(const gal_photo_result *photo);
 
 /* What a site shows of the photo (`about` above): a new NULL-terminated
  * array of "key=value" (g_strfreev), read from the manifest file when the

@@ -315,15 +315,15 @@ write_page(gal_gather *g, int p)
 
         failed = stage->def->build_text(&sc, present, n, &info, &text, gal__photo_error(&result)) ||
             gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, name, text->str, text->len,
-                FALSE, result.error);
+                FALSE, gal__photo_error(&result));
         if (text)
             g_string_free(text, TRUE);
         if (failed) {
             result.status = GAL_PHOTO_FAILED;
-            gal_error_set_subject(result.error, result.output);
+            gal_error_set_subject(gal__photo_error(&result), result.output);
         }
         else {
-            g_clear_pointer(&result.error, g_free);
+            gal__photo_error_clear(&result);
             result.status = GAL_PHOTO_DONE;
         }
         goto done;
@@ -332,14 +332,14 @@ write_page(gal_gather *g, int p)
     if (!failed) {
         strip_photo_metadata(sheet);
         failed = gal__output_write_info(&output, sheet, g->out_dir, name, &written,
-            result.error);
+            gal__photo_error(&result));
     }
     if (failed) {
         result.status = GAL_PHOTO_FAILED;
-        gal_error_set_subject(result.error, result.output);
+        gal_error_set_subject(gal__photo_error(&result), result.output);
     }
     else {
-        g_clear_pointer(&result.error, g_free);
+        gal__photo_error_clear(&result);
         result.status = GAL_PHOTO_DONE;
         result.width = sheet->Xsize;
         result.height = sheet->Ysize;

@@ -61,7 +61,7 @@ struct gal_job {
      * own first, so a broken photo is told from a failing stage or encoder. */
     gboolean solo;
     gboolean caption_cut;      /* a caption-burn stage cut the caption to fit */
-    /* Warnings about this photo (gal_photo_result.warnings), one per line,
+    /* Warnings about this photo (gal_photo_notes.warnings), one per line,
      * in `strings`; NULL: none. */
     const char *warnings;
     /* The photo's own size, upright (set when it is decoded): whether a

@@ -436,7 +436,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             e->output, g_hash_table_contains(photos, other->input)
                 ? (const char *) g_hash_table_lookup(photos, other->input)
                 : other->input);
-        gal_error_set_subject(result->error, result->input);
+        gal_error_set_subject(gal__photo_error(result), result->input);
         g_hash_table_remove(pr->manifest->entries, e->output);
     }
 }
@@ -448,6 +448,8 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
 {
     gal_photo_result *result = &pr->summary->photos[i];
     const gal_photo_result *r = &taken->result;
+    const gal_photo_notes *rn = gal_photo_notes_of(r);
+    gal_photo_notes *notes = NULL;
 
     /* Refused by the plan here as by its shard's (or here only: two
      * shards' photos whose names, from their EXIF, are the same; the
@@ -456,12 +458,15 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
         return;
     result->status = r->status;
     result->why = r->why;
-    result->why_detail = g_strdup(r->why_detail);
+    if (r->notes) {
+        notes = gal__photo_notes(result);
+        notes->why_detail = g_strdup(rn->why_detail);
+        notes->caption_cut = rn->caption_cut;
+    }
     result->width = r->width;
     result->height = r->height;
     result->bytes = r->bytes;
     memcpy(result->sha256, r->sha256, sizeof(result->sha256));
-    result->caption_cut = r->caption_cut;
     /* What the report says of the photo is in its output's record: the
      * shard's part when it made it, else the manifest. */
     if (taken->rel_output) {
@@ -474,24 +479,24 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
             result->about = gal__about_ref(e->about);
         /* The record's caption, when it is the one reported: one copy.
          * A record's tail left in its part is read only then. */
-        if (e && (r->caption || r->caption_source)) {
+        if (e && (rn->caption || rn->caption_source)) {
             const gal_record_tail *t = gal__record_tail(e);
 
-            if (t->caption && r->caption && strcmp(t->caption, r->caption) == 0)
-                result->caption = gal__shared_text_ref(t->caption);
-            if (t->caption_source && r->caption_source &&
-                strcmp(t->caption_source, r->caption_source) == 0)
-                result->caption_source = gal__shared_text_ref(t->caption_source);
+            if (t->caption && rn->caption && strcmp(t->caption, rn->caption) == 0)
+                notes->caption = gal__shared_text_ref(t->caption);
+            if (t->caption_source && rn->caption_source &&
+                strcmp(t->caption_source, rn->caption_source) == 0)
+                notes->caption_source = gal__shared_text_ref(t->caption_source);
         }
     }
-    if (!result->caption)
-        result->caption = gal__shared_text(r->caption);
-    if (!result->caption_source)
-        result->caption_source = gal__shared_text(r->caption_source);
+    if (notes && !notes->caption)
+        notes->caption = gal__shared_text(rn->caption);
+    if (notes && !notes->caption_source)
+        notes->caption_source = gal__shared_text(rn->caption_source);
     result->seconds = r->seconds;
     result->hash_seconds = r->hash_seconds;
-    if (r->error)
-        *gal__photo_error(result) = *r->error;
+    if (rn->error)
+        *gal__photo_error(result) = *rn->error;
     if (!taken->rel_output)
         result->output = NULL; /* the plan's string: the plan keeps it */
     /* Every file's size and digest, from the records the parts

@@ -130,21 +130,23 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     /* What the item links to, as its shard wrote it (a gallery's links). */
     if (pr->summary->photos[i].output && pr->summary->photos[i].width > 0) {
         const gal_photo_result *made = &pr->summary->photos[i];
+        const gal_photo_notes *notes = gal_photo_notes_of(made);
         g_autofree char *made_rel = gal__out_rel(pr, made->output);
 
         /* One file, or several (output.widths, output.formats): each. */
-        if (made->n_files == 0)
+        if (notes->n_files == 0)
             gal__item_set_outputs(item, made_rel, made->width, made->height,
                 pr->preset->output->format);
-        for (int f = 0; f < made->n_files; f++) {
-            g_autofree char *file_rel = gal__out_rel(pr, made->files[f].path);
+        for (int f = 0; f < notes->n_files; f++) {
+            const gal_output_file *file = &notes->files[f];
+            g_autofree char *file_rel = gal__out_rel(pr, file->path);
 
             if (f == 0)
-                gal__item_set_outputs(item, file_rel, made->files[f].width, made->files[f].height,
-                    gal__format_of_name(made->files[f].format));
+                gal__item_set_outputs(item, file_rel, file->width, file->height,
+                    gal__format_of_name(file->format));
             else
-                gal__item_add_output(item, file_rel, made->files[f].width, made->files[f].height,
-                    gal__format_of_name(made->files[f].format));
+                gal__item_add_output(item, file_rel, file->width, file->height,
+                    gal__format_of_name(file->format));
         }
     }
     return item;

@@ -80,21 +80,22 @@ gal__part_append_result(GString *out, const char *rel_input, const char *rel_out
     const char *in_digest, const gal_photo_result *r)
 {
     static const gal_error none = { 0 };
-    const gal_error *error = r->error ? r->error : &none;
+    const gal_photo_notes *notes = gal_photo_notes_of(r);
+    const gal_error *error = notes->error ? notes->error : &none;
 
     g_string_append(out, "result");
     gal__manifest_append_field(out, rel_input);
     gal__manifest_append_field(out, rel_output);
     gal__manifest_append_field(out, gal_status_name(r->status));
     gal__manifest_append_field(out, gal_why_name(r->why));
-    gal__manifest_append_field(out, r->why_detail);
+    gal__manifest_append_field(out, notes->why_detail);
     append_int(out, r->width);
     append_int(out, r->height);
     append_int(out, r->bytes);
     gal__manifest_append_field(out, r->sha256);
-    gal__manifest_append_field(out, r->caption);
-    gal__manifest_append_field(out, r->caption_source);
-    append_int(out, r->caption_cut);
+    gal__manifest_append_field(out, notes->caption);
+    gal__manifest_append_field(out, notes->caption_source);
+    append_int(out, notes->caption_cut);
     append_double(out, r->seconds);
     append_double(out, r->hash_seconds);
     append_int(out, error->code);
@@ -120,18 +121,18 @@ gal_part_result *
 gal__part_result_new(const gal_photo_result *r, const char *rel_output, const char *in_digest)
 {
     gal_part_result *copy = g_new0(gal_part_result, 1);
+    const gal_photo_notes *notes = gal_photo_notes_of(r);
 
     copy->result = *r;
     copy->result.input = copy->result.output = copy->result.preset = NULL;
     copy->result.output_dir = NULL;
-    copy->result.why_detail = g_strdup(r->why_detail);
-    copy->result.caption = g_strdup(r->caption);
-    copy->result.caption_source = g_strdup(r->caption_source);
-    copy->result.error = r->error ? g_memdup2(r->error, sizeof(*r->error)) : NULL;
-    /* Not kept in a part: the records hold them. */
-    copy->result.n_files = 0;
-    copy->result.files = NULL;
-    copy->result.warnings = NULL;
+    copy->result.notes = r->notes ? &copy->notes : NULL;
+    copy->notes.why_detail = g_strdup(notes->why_detail);
+    copy->notes.caption = g_strdup(notes->caption);
+    copy->notes.caption_source = g_strdup(notes->caption_source);
+    copy->notes.caption_cut = notes->caption_cut;
+    copy->notes.error = notes->error ? g_memdup2(notes->error, sizeof(*notes->error)) : NULL;
+    /* Not kept in a part (files, warnings): the records hold them. */
     copy->result.about = NULL;
     copy->rel_output = g_strdup(rel_output);
     g_strlcpy(copy->in_digest, in_digest ? in_digest : "", sizeof(copy->in_digest));
@@ -143,10 +144,10 @@ gal__part_result_free(gal_part_result *r)
 {
     if (!r)
         return;
-    g_free((char *) r->result.why_detail);
-    g_free((char *) r->result.caption);
-    g_free((char *) r->result.caption_source);
-    g_free(r->result.error);
+    g_free((char *) r->notes.why_detail);
+    g_free((char *) r->notes.caption);
+    g_free((char *) r->notes.caption_source);
+    g_free(r->notes.error);
     g_free(r->rel_output);
     g_free(r);
 }
@@ -266,14 +267,14 @@ result_borrow(char **f, int n, gal_part_result *out, gal_error *error)
     /* Both are checked: 64 hex digits or none (a copy of the exact
      * length; g_strlcpy went a character at a time). */
     memcpy(out->in_digest, f[22], strlen(f[22]) + 1);
-    r->why_detail = *f[5] ? f[5] : NULL;
+    out->notes.why_detail = *f[5] ? f[5] : NULL;
     r->width = (int) v.width;
     r->height = (int) v.height;
     r->bytes = v.bytes;
     memcpy(r->sha256, f[9], strlen(f[9]) + 1);
-    r->caption = *f[10] ? f[10] : NULL;
-    r->caption_source = *f[11] ? f[11] : NULL;
-    r->caption_cut = v.cut != 0;
+    out->notes.caption = *f[10] ? f[10] : NULL;
+    out->notes.caption_source = *f[11] ? f[11] : NULL;
+    out->notes.caption_cut = v.cut != 0;
     if (v.code != GAL_OK) {
         *error = (gal_error) { .code = (gal_code) v.code, .line = (int) v.line,
             .col = (int) v.col };
@@ -281,8 +282,11 @@ result_borrow(char **f, int n, gal_part_result *out, gal_error *error)
         gal__utf8_copy(error->key, f[19], sizeof(error->key));
         gal__utf8_copy(error->subject, f[20], sizeof(error->subject));
         gal__utf8_copy(error->msg, f[21], sizeof(error->msg));
-        r->error = error;
+        out->notes.error = error;
     }
+    if (out->notes.why_detail || out->notes.caption || out->notes.caption_source ||
+        out->notes.caption_cut || out->notes.error)
+        r->notes = &out->notes;
     return TRUE;
 }
 

@@ -49,6 +49,7 @@ typedef struct gal_part_result {
     /* input and output NULL; strings owned (borrowed from the line in
      * what a gal_part_result_fn is given) */
     gal_photo_result result;
+    gal_photo_notes notes;   /* result.notes, when it has any */
     char *rel_output;        /* NULL: none */
     char in_digest[65];      /* the photo's digest; "": not taken */
 } gal_part_result;

@@ -95,7 +95,7 @@ static void
 refuse(gal_photo_result *result, const char *message)
 {
     gal_error_set(gal__photo_error(result), GAL_ERR_OUTPUT, NULL, NULL, "%s", message);
-    gal_error_set_subject(result->error, result->input);
+    gal_error_set_subject(gal__photo_error(result), result->input);
     result->status = GAL_PHOTO_FAILED;
 }
 
@@ -451,7 +451,7 @@ gal__plan_photos(preset_run *pr)
         if (in->why || !in->regular) {
             gal_error_set(gal__photo_error(result), GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
-            gal_error_set_subject(result->error, result->input);
+            gal_error_set_subject(gal__photo_error(result), result->input);
             result->status = in->refused ? GAL_PHOTO_FAILED : GAL_PHOTO_IGNORED;
             continue;
         }
@@ -520,12 +520,12 @@ gal__plan_photos(preset_run *pr)
         }
         facts_were_read = facts_read;
         /* Another shard's photo refused: its shard says why. */
-        g_clear_pointer(&others_result.error, g_free);
+        gal__photo_error_clear(&others_result);
         if (skip || (refused && elsewhere))
             continue;
         if (refused) {
             if (result->status != GAL_PHOTO_FAILED) {
-                gal_error_set_subject(result->error, result->input);
+                gal_error_set_subject(gal__photo_error(result), result->input);
                 result->status = GAL_PHOTO_FAILED;
             }
             continue;
@@ -545,11 +545,13 @@ gal__plan_photos(preset_run *pr)
         /* The plan's own string, in the summary's arena as the input's. */
         result->output = pr->outputs[i * pr->n_variants];
         if (pr->n_variants > 1) {
-            result->n_files = pr->n_variants;
-            result->files = g_new0(gal_output_file, pr->n_variants);
+            gal_photo_notes *notes = gal__photo_notes(result);
+
+            notes->n_files = pr->n_variants;
+            notes->files = g_new0(gal_output_file, pr->n_variants);
             for (int v = 0; v < pr->n_variants; v++) {
-                result->files[v].path = g_strdup(pr->outputs[i * pr->n_variants + v]);
-                result->files[v].format = gal__format_name(pr->variants[v].format);
+                notes->files[v].path = g_strdup(pr->outputs[i * pr->n_variants + v]);
+                notes->files[v].format = gal__format_name(pr->variants[v].format);
             }
         }
         pr->todo[pr->n_todo++] = i;

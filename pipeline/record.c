@@ -53,8 +53,9 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->tail->in_mtime_ns = pr->inputs[i].mtime_ns;
     first->tail->in_digest = plan->in_digest;
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
-    first->tail->caption = shared_with_result(result->caption, job->caption);
-    first->tail->caption_source = shared_with_result(result->caption_source, job->caption_source);
+    first->tail->caption = shared_with_result(gal_photo_notes_of(result)->caption, job->caption);
+    first->tail->caption_source = shared_with_result(gal_photo_notes_of(result)->caption_source,
+        job->caption_source);
     first->tail->caption_cut = job->caption_cut;
     /* What a site shows of the photo: on its first file's record only. */
     first->about = about_with_warnings(job);

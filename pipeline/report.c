@@ -287,6 +287,7 @@ static void
 photo_fields(GString *out, const gal_photo_result *p)
 {
     const char *output_dir = p->output_dir;
+    const gal_photo_notes *notes = gal_photo_notes_of(p);
     /* A rerun's is read from the manifest file, a photo at a time. */
     const char *const *about = gal__about_in_memory(p->about);
     g_auto(GStrv) about_read = about ? NULL : gal_photo_about(p);
@@ -297,12 +298,12 @@ photo_fields(GString *out, const gal_photo_result *p)
     key_string(out, "preset", p->preset);
     key_string(out, "status", gal_status_name(p->status));
     key_string(out, "reason", p->why == GAL_WHY_NONE ? NULL : gal_why_name(p->why));
-    key_string(out, "reason_detail", p->why_detail);
+    key_string(out, "reason_detail", notes->why_detail);
     key(out, "outputs");
     g_string_append_c(out, '[');
     /* Several files per photo (output.widths, output.formats): each one. */
-    for (int f = 0; has_output && f < p->n_files; f++) {
-        const gal_output_file *file = &p->files[f];
+    for (int f = 0; has_output && f < notes->n_files; f++) {
+        const gal_output_file *file = &notes->files[f];
         g_autofree char *rel = relative_to(output_dir, file->path);
 
         g_string_append(out, f ? ",{" : "{");
@@ -316,7 +317,7 @@ photo_fields(GString *out, const gal_photo_result *p)
         key_string(out, "sha256", file->sha256[0] ? file->sha256 : NULL);
         g_string_append_c(out, '}');
     }
-    if (has_output && p->n_files == 0) {
+    if (has_output && notes->n_files == 0) {
         g_string_append_c(out, '{');
         g_autofree char *rel = relative_to(output_dir, p->output);
 
@@ -332,13 +333,13 @@ photo_fields(GString *out, const gal_photo_result *p)
     }
     g_string_append_c(out, ']');
     key_string(out, "planned_output", has_output ? NULL : p->output);
-    key_string(out, "caption", p->caption);
-    key_string(out, "caption_source", p->caption_source);
-    key_bool(out, "caption_cut", p->caption_cut);
+    key_string(out, "caption", notes->caption);
+    key_string(out, "caption_source", notes->caption_source);
+    key_bool(out, "caption_cut", notes->caption_cut);
     key(out, "warnings");
     g_string_append_c(out, '[');
-    if (p->warnings) {
-        g_auto(GStrv) lines = g_strsplit(p->warnings, "\n", -1);
+    if (notes->warnings) {
+        g_auto(GStrv) lines = g_strsplit(notes->warnings, "\n", -1);
 
         for (int w = 0; lines[w]; w++) {
             if (w)
@@ -363,7 +364,7 @@ photo_fields(GString *out, const gal_photo_result *p)
     g_string_append_c(out, ']');
     about_fields(out, about ? about : (const char *const *) about_read);
     key(out, "error");
-    error_object(out, p->error);
+    error_object(out, notes->error);
     key(out, "timings");
     g_string_append_c(out, '{');
     key_number(out, "total_seconds", p->seconds);
@@ -391,7 +392,8 @@ add_counts(counts *c, const gal_run_summary *s)
     c->sheets += s->n_sheets;
     c->orphans += s->n_orphans;
     for (int i = 0; i < s->total; i++)
-        c->captions_cut += s->photos[i].status == GAL_PHOTO_DONE && s->photos[i].caption_cut;
+        c->captions_cut += s->photos[i].status == GAL_PHOTO_DONE &&
+            gal_photo_notes_of(&s->photos[i])->caption_cut;
 }
 
 static void

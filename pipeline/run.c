@@ -401,19 +401,24 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
 static void
 free_result(gal_photo_result *r, gboolean paths_owned)
 {
+    gal_photo_notes *notes = (gal_photo_notes *) r->notes;
+
     if (paths_owned) {
         g_free((char *) r->input);
         g_free((char *) r->output);
     }
-    g_free((char *) r->why_detail);
-    gal__shared_text_unref(r->caption);
-    gal__shared_text_unref(r->caption_source);
-    g_free((char *) r->warnings);
     gal__about_unref(r->about);
-    g_free(r->error);
-    for (int f = 0; f < r->n_files; f++)
-        g_free((char *) r->files[f].path);
-    g_free(r->files);
+    if (!notes)
+        return;
+    g_free((char *) notes->why_detail);
+    gal__shared_text_unref(notes->caption);
+    gal__shared_text_unref(notes->caption_source);
+    g_free((char *) notes->warnings);
+    g_free(notes->error);
+    for (int f = 0; f < notes->n_files; f++)
+        g_free((char *) notes->files[f].path);
+    g_free(notes->files);
+    g_free(notes);
 }
 
 void

@@ -1052,6 +1052,8 @@ Test(manifest, a_big_report_is_written_in_pieces_as_made)
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     gal_preset *preset = gal_test_load("gallop: 1\nname: big\n", errs);
     gal_run_summary summary = { .total = 6000, .preset = "big", .output_dir = "/srv/out" };
+    const gal_photo_notes captioned = {
+        .caption = "a caption of the trip, #pyongyang @marathon \\ \"quoted\"" };
     const gal_run_summary *runs[] = { &summary };
     g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *text = NULL;
@@ -1070,7 +1072,7 @@ Test(manifest, a_big_report_is_written_in_pieces_as_made)
         photo->preset = "big";
         photo->output_dir = "/srv/out";
         photo->status = i % 3 ? GAL_PHOTO_PLANNED : GAL_PHOTO_UP_TO_DATE;
-        photo->caption = "a caption of the trip, #pyongyang @marathon \\ \"quoted\"";
+        photo->notes = &captioned;
     }
     text = gal_runs_report_json((const gal_preset *const *) &preset, runs, 1);
     cr_assert_gt(strlen(text), 2 << 20, "more than two pieces: %zu bytes", strlen(text));
@@ -1101,7 +1103,7 @@ Test(manifest, events_escape_every_awkward_character)
     photo.why = GAL_WHY_INPUT_CHANGED;
     gal_error_set(gal__photo_error(&photo), GAL_ERR_INPUT, NULL, NULL, "cannot read: \"%s\"",
         "x\ty");
-    gal_error_set_subject(photo.error, input);
+    gal_error_set_subject(gal__photo_error(&photo), input);
     photo.seconds = 0.25;
     line = gal_photo_event_json(&photo, 3, 7);
     cr_expect_null(strchr(line, '\n'), "an event spans lines: %s", line);
@@ -1118,6 +1120,8 @@ Test(manifest, events_escape_every_awkward_character)
     cr_expect_eq(gal_json_number(j, "timings.total_seconds"), 0.25);
     cr_expect_eq(gal_json_get(j, "outputs")->items->len, 0, "a failed photo has no output");
     cr_expect_eq(gal_json_get(j, "caption")->type, GAL_JSON_NULL);
+    gal__photo_error_clear(&photo);
+    cr_expect_null(photo.notes, "notes holding only the error are freed with it");
 }
 
 /* A part's results, read again when a merge takes them: the same as when
@@ -1320,4 +1324,60 @@ Test(manifest, a_results_seconds_are_checked_as_they_are_read)
         gal__part_info_clear(&checked);
         gal__part_info_clear(&read);
     }
+}
+
+/* A result keeps what few photos have (a caption, a failure, a reason's
+ * detail) behind `notes`, and a photo that has none of it has no notes
+ * block at all: a merge or a rerun holds a million results. Both, built
+ * and up to date. */
+Test(manifest, a_result_has_notes_only_when_it_has_something_to_note)
+{
+    g_autofree char *dir = gal_test_tmpdir("notes");
+    g_autofree char *in = g_build_filename(dir, "in", NULL);
+    g_autofree char *out = g_build_filename(dir, "out", NULL);
+    g_autofree char *sidecar = g_build_filename(in, "a.jpg.txt", NULL);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\n"
+                                       "name: notes\n"
+                                       "captions: {sources: [sidecar]}\n"
+                                       "stages:\n"
+                                       "  - resize: {width: 64, height: 64}\n"
+                                       "  - caption-burn: {size: 6px, padding: 1px}\n"
+                                       "output: {format: png}\n",
+        errs);
+    const char *inputs[] = { in };
+
+    cr_assert_not_null(preset);
+    gal_test_copy_trip(in, 1, "a.jpg");
+    gal_test_copy_trip(in, 2, "b.jpg");
+    cr_assert(g_file_set_contents(sidecar, "a #pyongyang caption", -1, NULL));
+    for (int pass = 0; pass < 2; pass++) {
+        gal_run_options opts = { .inputs = inputs, .n_inputs = 1, .output_dir = out, .jobs = 2,
+            .dry_run = pass == 1 };
+        gal_run_summary *summary = NULL;
+        const gal_preset *presets[] = { preset };
+
+        cr_assert_eq(gal_run_presets(presets, 1, &opts, &summary, errs), 0);
+        cr_assert_eq(summary->total, 2);
+        for (int i = 0; i < 2; i++) {
+            const gal_photo_result *photo = &summary->photos[i];
+            gboolean captioned = g_str_has_suffix(photo->input, "a.jpg");
+
+            cr_expect_eq(photo->status, pass ? GAL_PHOTO_UP_TO_DATE : GAL_PHOTO_DONE,
+                "pass %d: %s is %s", pass, photo->input, gal_status_name(photo->status));
+            if (captioned) {
+                cr_assert_not_null(photo->notes, "pass %d: %s has no notes", pass, photo->input);
+                cr_expect_str_eq(photo->notes->caption, "a #pyongyang caption");
+                cr_expect_null(photo->notes->error);
+            }
+            else {
+                cr_expect_null(photo->notes, "pass %d: %s has notes with nothing in them", pass,
+                    photo->input);
+                cr_expect_null(gal_photo_notes_of(photo)->caption);
+                cr_expect_eq(gal_photo_notes_of(photo)->n_files, 0);
+            }
+        }
+        gal_run_summary_free(summary);
+    }
+    gal_preset_free(preset);
 }
