@@ -71,7 +71,8 @@ int errors_status(const gal_errors *errs, gboolean json);
 /* progress.c */
 void catch_signals(void);
 void clear_line(progress_state *st);
-void on_photo(const gal_photo_result *photo, int done, int total, void *user);
+void on_photo(const gal_run_summary *run, const gal_photo_result *photo, int done, int total,
+    void *user);
 
 /* args.c */
 int parse_jobs(const char *text, int *jobs);

@@ -92,7 +92,8 @@ print_why(const gal_photo_result *photo)
 }
 
 void
-on_photo(const gal_photo_result *photo, int done, int total, void *user)
+on_photo(const gal_run_summary *run, const gal_photo_result *photo, int done, int total,
+    void *user)
 {
     progress_state *st = user;
     const gal_photo_notes *notes = gal_photo_notes_of(photo);
@@ -102,7 +103,7 @@ on_photo(const gal_photo_result *photo, int done, int total, void *user)
     if (photo->status == GAL_PHOTO_FAILED)
         st->failed++;
     if (st->json) {
-        g_autofree char *line = gal_photo_event_json(photo, done, total);
+        g_autofree char *line = gal_photo_event_json(run, photo, done, total);
 
         fflush(stdout);
         fprintf(stderr, "%s\n", line);

@@ -17,7 +17,7 @@ gal__report(preset_run *pr, const gal_photo_result *photo)
     if (!e->progress)
         return;
     g_mutex_lock(&e->progress_lock);
-    e->progress(photo, done, e->total, e->user);
+    e->progress(pr->summary, photo, done, e->total, e->user);
     g_mutex_unlock(&e->progress_lock);
 }
 

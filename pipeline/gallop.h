@@ -283,9 +283,8 @@ typedef struct gal_photo_notes {
 typedef struct gal_photo_result {
     /* Pointers first, then 8-byte numbers, then the rest: a run holds a
      * result per photo and preset, a million in a merge of a big archive. */
+    /* Its preset's name and output folder are its run summary's. */
     const char *input;  /* path as found; owned by the run summary */
-    const char *preset; /* the preset's name; owned by the run summary */
-    const char *output_dir; /* the run's output folder, absolute; owned by the run summary */
     const char *output; /* final output path, NULL if none (always, with output.photos false) */
     const gal_photo_notes *notes; /* NULL: none; see gal_photo_notes_of */
     /* What a site shows of the photo, "key=value" each (docs/report.md:
@@ -365,10 +364,12 @@ typedef struct gal_run_summary {
 /* Called once per photo as it finishes, never concurrently with itself
  * (the library serialises calls): from the calling thread for photos
  * refused by the plan or up to date (first), from a worker thread for the
- * others. Not called for photos a cancel kept from starting. `done`
+ * others. Not called for photos a cancel kept from starting. `run` is
+ * the summary of the photo's preset, still being filled: its `preset`
+ * and `output_dir` are final, its counts and photos not yet. `done`
  * counts finished photos so far out of `total`. */
-typedef void (*gal_progress_fn)(const gal_photo_result *photo, int done,
-    int total, void *user);
+typedef void (*gal_progress_fn)(const gal_run_summary *run, const gal_photo_result *photo,
+    int done, int total, void *user);
 
 typedef struct gal_run_options {
     /* Files and/or folders; NULL/0: the preset's input.paths. Borrowed. */
@@ -409,7 +410,7 @@ typedef struct gal_run_options {
  * that decode (scaled down to the preset's own size). `out` is an array
  * of `n` the caller provides; on return out[r] is preset r's summary, a
  * new one owned by the caller (also on -1). Photos run in parallel;
- * progress calls come for each output (photo and preset, `photo->preset`
+ * progress calls come for each output (photo and preset, `run->preset`
  * says which), with `done` and `total` counting outputs over all presets.
  *
  * Returns 0 when the run happened (some photos may have failed: see the
@@ -479,7 +480,8 @@ int gal_runs_report_write(const gal_preset *const *presets,
 /* One event as a single line of JSON (no newline), for `--log json`:
  * {"event":"photo","status":"done",...} for a photo result as the
  * progress callback gets it, with `done` and `total`. Caller frees. */
-char *gal_photo_event_json(const gal_photo_result *photo, int done, int total);
+char *gal_photo_event_json(const gal_run_summary *run, const gal_photo_result *photo,
+    int done, int total);
 
 /* {"event":"error",...} for an error outside any photo. Caller frees. */
 char *gal_error_event_json(const gal_error *err);

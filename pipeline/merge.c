@@ -773,10 +773,6 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
 
         summary->n_sheets = (int) sheets->len;
         summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
-        for (int k = 0; k < summary->n_sheets; k++) {
-            summary->sheets[k].preset = summary->preset;
-            summary->sheets[k].output_dir = summary->output_dir;
-        }
     }
     summary->interrupted = gal__cancelled(pr->engine->cancel);
     if (summary->interrupted) {

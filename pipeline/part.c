@@ -124,8 +124,7 @@ gal__part_result_new(const gal_photo_result *r, const char *rel_output, const ch
     const gal_photo_notes *notes = gal_photo_notes_of(r);
 
     copy->result = *r;
-    copy->result.input = copy->result.output = copy->result.preset = NULL;
-    copy->result.output_dir = NULL;
+    copy->result.input = copy->result.output = NULL;
     copy->result.notes = r->notes ? &copy->notes : NULL;
     copy->notes.why_detail = g_strdup(notes->why_detail);
     copy->notes.caption = g_strdup(notes->caption);

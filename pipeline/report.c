@@ -284,9 +284,9 @@ relative_to(const char *dir, const char *path)
 /* The fields a photo has in the report and in its log event; its run's
  * output folder makes each output's rel_path. */
 static void
-photo_fields(GString *out, const gal_photo_result *p)
+photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p)
 {
-    const char *output_dir = p->output_dir;
+    const char *output_dir = run->output_dir;
     const gal_photo_notes *notes = gal_photo_notes_of(p);
     /* A rerun's is read from the manifest file, a photo at a time. */
     const char *const *about = gal__about_in_memory(p->about);
@@ -295,7 +295,7 @@ photo_fields(GString *out, const gal_photo_result *p)
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
 
     key_string(out, "input", p->input);
-    key_string(out, "preset", p->preset);
+    key_string(out, "preset", run->preset);
     key_string(out, "status", gal_status_name(p->status));
     key_string(out, "reason", p->why == GAL_WHY_NONE ? NULL : gal_why_name(p->why));
     key_string(out, "reason_detail", notes->why_detail);
@@ -309,7 +309,7 @@ photo_fields(GString *out, const gal_photo_result *p)
         g_string_append(out, f ? ",{" : "{");
         key_string(out, "path", file->path);
         key_string(out, "rel_path", rel);
-        key_string(out, "preset", p->preset);
+        key_string(out, "preset", run->preset);
         key_string(out, "format", file->format);
         key_int(out, "width", file->width);
         key_int(out, "height", file->height);
@@ -324,7 +324,7 @@ photo_fields(GString *out, const gal_photo_result *p)
         key_string(out, "path", p->output);
         key_string(out, "rel_path", rel);
         key_string(out, "format", format_of(p->output));
-        key_string(out, "preset", p->preset);
+        key_string(out, "preset", run->preset);
         key_int(out, "width", p->width);
         key_int(out, "height", p->height);
         key_int(out, "bytes", p->bytes);
@@ -548,7 +548,7 @@ report_json(const gal_preset *const *presets, const gal_run_summary *const *runs
     for (int r = 0; r < n; r++)
         for (int i = 0; i < runs[r]->total; i++) {
             list_item(out, &first);
-            photo_fields(out, &runs[r]->photos[i]);
+            photo_fields(out, runs[r], &runs[r]->photos[i]);
             g_string_append_c(out, '}');
             flush_piece(out, to, FALSE);
         }
@@ -559,7 +559,7 @@ report_json(const gal_preset *const *presets, const gal_run_summary *const *runs
     for (int r = 0; r < n; r++)
         for (int i = 0; i < runs[r]->n_sheets; i++) {
             list_item(out, &first);
-            photo_fields(out, &runs[r]->sheets[i]);
+            photo_fields(out, runs[r], &runs[r]->sheets[i]);
             g_string_append_c(out, '}');
         }
     g_string_append(out, "\n]");
@@ -617,14 +617,15 @@ gal_runs_report_write(const gal_preset *const *presets, const gal_run_summary *c
 }
 
 char *
-gal_photo_event_json(const gal_photo_result *photo, int done, int total)
+gal_photo_event_json(const gal_run_summary *run, const gal_photo_result *photo, int done,
+    int total)
 {
     GString *out = g_string_new("{");
 
     key_string(out, "event", "photo");
     key_int(out, "done", done);
     key_int(out, "total", total);
-    photo_fields(out, photo);
+    photo_fields(out, run, photo);
     g_string_append_c(out, '}');
     return g_string_free(out, FALSE);
 }

@@ -106,10 +106,6 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     if (opts->shards > 0)
         gal__shard_select(pr, opts->shard, opts->shards);
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
-    for (int i = 0; i < summary->total; i++) {
-        summary->photos[i].preset = summary->preset;
-        summary->photos[i].output_dir = summary->output_dir;
-    }
     pr->variants = gal__output_variants(preset->output, &pr->n_variants);
     pr->outputs = g_new0(char *, MAX(1, summary->total) * pr->n_variants);
     pr->todo = g_new0(int, MAX(1, summary->total));
@@ -206,10 +202,6 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
 
         summary->n_sheets = (int) sheets->len;
         summary->sheets = (gal_photo_result *) g_array_free(sheets, FALSE);
-        for (int k = 0; k < summary->n_sheets; k++) {
-            summary->sheets[k].preset = summary->preset;
-            summary->sheets[k].output_dir = summary->output_dir;
-        }
     }
     summary->interrupted = gal__cancelled(pr->engine->cancel);
     for (int k = 0; k < pr->n_todo && !opts->dry_run; k++) {

@@ -1069,8 +1069,6 @@ Test(manifest, a_big_report_is_written_in_pieces_as_made)
 
         g_ptr_array_add(inputs, g_strdup_printf("in/\"%04d\"\t\xea\xb3\xa0\xff.jpg", i));
         photo->input = inputs->pdata[i];
-        photo->preset = "big";
-        photo->output_dir = "/srv/out";
         photo->status = i % 3 ? GAL_PHOTO_PLANNED : GAL_PHOTO_UP_TO_DATE;
         photo->notes = &captioned;
     }
@@ -1092,6 +1090,7 @@ Test(manifest, a_big_report_is_written_in_pieces_as_made)
 
 Test(manifest, events_escape_every_awkward_character)
 {
+    const gal_run_summary run = { .preset = "web\t\"", .output_dir = "/srv/out" };
     gal_photo_result photo = { 0 };
     g_autofree char *line = NULL;
     g_autoptr(gal_json) j = NULL;
@@ -1105,7 +1104,7 @@ Test(manifest, events_escape_every_awkward_character)
         "x\ty");
     gal_error_set_subject(gal__photo_error(&photo), input);
     photo.seconds = 0.25;
-    line = gal_photo_event_json(&photo, 3, 7);
+    line = gal_photo_event_json(&run, &photo, 3, 7);
     cr_expect_null(strchr(line, '\n'), "an event spans lines: %s", line);
     j = parse_ok(line);
     cr_expect_str_eq(gal_json_string(j, "event"), "photo");
@@ -1117,6 +1116,8 @@ Test(manifest, events_escape_every_awkward_character)
     cr_expect_str_eq(gal_json_string(j, "input"), "we\"ird\\pa\tth\n\x01\xef\xbf\xbd.jpg");
     cr_expect_str_eq(gal_json_string(j, "error.message"), "cannot read: \"x\ty\"");
     cr_expect_str_eq(gal_json_string(j, "error.code"), "input");
+    /* The preset is its run's. */
+    cr_expect_str_eq(gal_json_string(j, "preset"), "web\t\"");
     cr_expect_eq(gal_json_number(j, "timings.total_seconds"), 0.25);
     cr_expect_eq(gal_json_get(j, "outputs")->items->len, 0, "a failed photo has no output");
     cr_expect_eq(gal_json_get(j, "caption")->type, GAL_JSON_NULL);
