@@ -219,7 +219,7 @@ gal__files_from_records(preset_run *pr, int i)
         file->width = t->width;
         file->height = t->height;
         file->bytes = t->out_size;
-        gal__digest_hex(&t->out_sha256, file->sha256);
+        gal__sha256_from_digest(&file->sha256, &t->out_sha256);
     }
 }
 
@@ -309,7 +309,7 @@ decide_output(preset_run *pr, int i, char **detail)
         result->width = t->width;
         result->height = t->height;
         result->bytes = t->out_size;
-        gal__digest_hex(&t->out_sha256, result->sha256);
+        gal__sha256_from_digest(&result->sha256, &t->out_sha256);
         /* The report of a rerun still tells what each photo shows. */
         if (t->caption || t->caption_source || t->caption_cut) {
             gal_photo_notes *notes = gal__photo_notes(result);

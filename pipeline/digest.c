@@ -74,6 +74,41 @@ gal__digest_hex(const gal_digest *d, char *hex)
     return hex;
 }
 
+void
+gal__sha256_from_digest(gal_sha256 *out, const gal_digest *d)
+{
+    *out = (gal_sha256) { .known = d->len == sizeof(out->bytes) };
+    if (out->known)
+        memcpy(out->bytes, d->bytes, sizeof(out->bytes));
+}
+
+void
+gal__sha256_from_hex(gal_sha256 *out, const char *hex)
+{
+    gal_digest d;
+
+    gal__digest_from_hex(&d, hex);
+    gal__sha256_from_digest(out, &d);
+}
+
+gboolean
+gal__sha256_same(const gal_sha256 *a, const gal_sha256 *b)
+{
+    return a->known == b->known &&
+        (!a->known || memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0);
+}
+
+const char *
+gal_sha256_hex(const gal_sha256 *digest, char hex[65])
+{
+    gal_digest d = { .len = sizeof(digest->bytes) };
+
+    if (!digest->known)
+        return NULL;
+    memcpy(d.bytes, digest->bytes, sizeof(d.bytes));
+    return gal__digest_hex(&d, hex);
+}
+
 gboolean
 gal__digest_is(const gal_digest *d, const char *hex)
 {

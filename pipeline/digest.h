@@ -45,6 +45,14 @@ char *gal__digest_hex(const gal_digest *d, char *hex);
 /* Is it the digest `hex` spells (NULL and "" spell none)? */
 gboolean gal__digest_is(const gal_digest *d, const char *hex);
 
+/* A SHA-256 as a result reports it, from a digest (a record's: known
+ * when it is a SHA-256) or from 64 hex digits (anything else: not
+ * known). */
+void gal__sha256_from_digest(gal_sha256 *out, const gal_digest *d);
+void gal__sha256_from_hex(gal_sha256 *out, const char *hex);
+/* The same SHA-256 (or both not known)? */
+gboolean gal__sha256_same(const gal_sha256 *a, const gal_sha256 *b);
+
 /* XXH3-128 of `len` bytes as 32 hex digits into `hex` (33 bytes). */
 void gal__xxh3_hex(const void *data, gsize len, char *hex);
 

@@ -84,14 +84,14 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
                 result->width = job->out_width;
                 result->height = job->out_height;
                 result->bytes = job->out_bytes;
-                memcpy(result->sha256, job->out_sha256, sizeof(result->sha256));
+                gal__sha256_from_hex(&result->sha256, job->out_sha256);
             }
             else if (n_files > 0) {
                 /* The first file stayed as it was: its record's figures. */
                 result->width = notes->files[0].width;
                 result->height = notes->files[0].height;
                 result->bytes = notes->files[0].bytes;
-                memcpy(result->sha256, notes->files[0].sha256, sizeof(result->sha256));
+                result->sha256 = notes->files[0].sha256;
             }
             for (int f = 0; f < n_files; f++) {
                 gal_output_file *file = &notes->files[f];
@@ -104,7 +104,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
                 file->width = job->files[f].width;
                 file->height = job->files[f].height;
                 file->bytes = job->files[f].bytes;
-                memcpy(file->sha256, job->files[f].sha256, sizeof(file->sha256));
+                gal__sha256_from_hex(&file->sha256, job->files[f].sha256);
             }
             gal__record_output(pr, i, job);
         }

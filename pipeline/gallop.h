@@ -238,6 +238,17 @@ typedef enum gal_why {
 /* "up-to-date", "new", "input-changed", ...: static. */
 const char *gal_why_name(gal_why why);
 
+/* An output's SHA-256: its 32 bytes (as hex, 65 bytes were a third of a
+ * result), `known` false when none was taken (the output not made). */
+typedef struct gal_sha256 {
+    unsigned char bytes[32];
+    bool known;
+} gal_sha256;
+
+/* Its 64 hex digits (lower case) into `hex`; NULL when not known.
+ * Returns `hex` otherwise. */
+const char *gal_sha256_hex(const gal_sha256 *digest, char hex[65]);
+
 /* One file of a photo's, when its preset makes several (output.widths,
  * output.formats). */
 typedef struct gal_output_file {
@@ -245,7 +256,7 @@ typedef struct gal_output_file {
     const char *format;  /* "jpeg", "png", "webp" or "avif"; static */
     int width, height;   /* pixels, when DONE or UP_TO_DATE (0 otherwise) */
     long long bytes;     /* when DONE or UP_TO_DATE */
-    char sha256[65];     /* hex, when DONE or UP_TO_DATE; "" otherwise */
+    gal_sha256 sha256;   /* when DONE or UP_TO_DATE */
     bool written;        /* this run wrote it (a DONE photo may leave some files as they
                           * were, up to date) */
 } gal_output_file;
@@ -299,7 +310,7 @@ typedef struct gal_photo_result {
     gal_photo_status status;
     gal_why why;             /* why it was (or would be) built, or not */
     int width, height;  /* output size when DONE */
-    char sha256[65];         /* output SHA-256 in hex, when DONE or UP_TO_DATE */
+    gal_sha256 sha256;       /* the output's, when DONE or UP_TO_DATE */
 } gal_photo_result;
 
 /* A result's notes: never NULL (all empty when it has none). */

@@ -345,7 +345,7 @@ write_page(gal_gather *g, int p)
         result.height = sheet->Ysize;
         /* As written: the record need not read the page back. */
         result.bytes = written.bytes;
-        memcpy(result.sha256, written.sha256, sizeof(result.sha256));
+        gal__sha256_from_hex(&result.sha256, written.sha256);
     }
 done:
     for (int i = 0; i < page->n; i++)

@@ -466,7 +466,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
     result->width = r->width;
     result->height = r->height;
     result->bytes = r->bytes;
-    memcpy(result->sha256, r->sha256, sizeof(result->sha256));
+    result->sha256 = r->sha256;
     /* What the report says of the photo is in its output's record: the
      * shard's part when it made it, else the manifest. */
     if (taken->rel_output) {

@@ -82,6 +82,7 @@ gal__part_append_result(GString *out, const char *rel_input, const char *rel_out
     static const gal_error none = { 0 };
     const gal_photo_notes *notes = gal_photo_notes_of(r);
     const gal_error *error = notes->error ? notes->error : &none;
+    char sha256[65];
 
     g_string_append(out, "result");
     gal__manifest_append_field(out, rel_input);
@@ -92,7 +93,7 @@ gal__part_append_result(GString *out, const char *rel_input, const char *rel_out
     append_int(out, r->width);
     append_int(out, r->height);
     append_int(out, r->bytes);
-    gal__manifest_append_field(out, r->sha256);
+    gal__manifest_append_field(out, gal_sha256_hex(&r->sha256, sha256));
     gal__manifest_append_field(out, notes->caption);
     gal__manifest_append_field(out, notes->caption_source);
     append_int(out, notes->caption_cut);
@@ -270,7 +271,7 @@ result_borrow(char **f, int n, gal_part_result *out, gal_error *error)
     r->width = (int) v.width;
     r->height = (int) v.height;
     r->bytes = v.bytes;
-    memcpy(r->sha256, f[9], strlen(f[9]) + 1);
+    gal__sha256_from_hex(&r->sha256, f[9]);
     out->notes.caption = *f[10] ? f[10] : NULL;
     out->notes.caption_source = *f[11] ? f[11] : NULL;
     out->notes.caption_cut = v.cut != 0;

@@ -144,15 +144,18 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         gal_manifest_entry *e;
         gint64 bytes = sheet->bytes;
         struct stat st;
+        char hex[65];
 
         /* A picture page's digest was taken as it was written (gather.c);
          * a text page (a gallery's HTML) is read back. */
         if (sheet->status != GAL_PHOTO_DONE ||
-            (!sheet->sha256[0] &&
-                gal__sha256_beneath(pr->claim.fd, rel, sheet->sha256, &bytes)) ||
+            (!sheet->sha256.known &&
+                gal__sha256_beneath(pr->claim.fd, rel, hex, &bytes)) ||
             gal__stat_beneath(pr->claim.fd, rel, &st) != 0)
             continue;
         sheet->bytes = bytes;
+        if (!sheet->sha256.known)
+            gal__sha256_from_hex(&sheet->sha256, hex);
         e = gal__manifest_entry_new();
         e->sheet = TRUE;
         e->output = g_steal_pointer(&rel);
@@ -161,7 +164,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->tail->out_size = sheet->bytes;
         e->tail->out_mtime_ns = gal__mtime_ns(&st);
-        gal__digest_from_hex(&e->tail->out_sha256, sheet->sha256);
+        gal__digest_from_hex(&e->tail->out_sha256, gal_sha256_hex(&sheet->sha256, hex));
         e->tail->width = sheet->width;
         e->tail->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));

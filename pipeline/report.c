@@ -288,6 +288,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
 {
     const char *output_dir = run->output_dir;
     const gal_photo_notes *notes = gal_photo_notes_of(p);
+    char hex[65];
     /* A rerun's is read from the manifest file, a photo at a time. */
     const char *const *about = gal__about_in_memory(p->about);
     g_auto(GStrv) about_read = about ? NULL : gal_photo_about(p);
@@ -314,7 +315,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
         key_int(out, "width", file->width);
         key_int(out, "height", file->height);
         key_int(out, "bytes", file->bytes);
-        key_string(out, "sha256", file->sha256[0] ? file->sha256 : NULL);
+        key_string(out, "sha256", gal_sha256_hex(&file->sha256, hex));
         g_string_append_c(out, '}');
     }
     if (has_output && notes->n_files == 0) {
@@ -328,7 +329,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
         key_int(out, "width", p->width);
         key_int(out, "height", p->height);
         key_int(out, "bytes", p->bytes);
-        key_string(out, "sha256", p->sha256[0] ? p->sha256 : NULL);
+        key_string(out, "sha256", gal_sha256_hex(&p->sha256, hex));
         g_string_append_c(out, '}');
     }
     g_string_append_c(out, ']');

@@ -241,7 +241,7 @@ result_to_save(const preset_run *pr, int i, const char *rel_in, const char *rel_
     if (result->status != GAL_PHOTO_UP_TO_DATE ||
         !(earlier = g_hash_table_lookup(pr->built, rel_in)) ||
         g_strcmp0(earlier->rel_output, rel_out) != 0 ||
-        strcmp(earlier->result.sha256, result->sha256) != 0)
+        !gal__sha256_same(&earlier->result.sha256, &result->sha256))
         return result;
     return &earlier->result;
 }

@@ -142,3 +142,35 @@ Test(digest, held_as_bytes_and_written_back_as_hex)
         cr_expect(gal__digest_is(&d, NULL));
     }
 }
+
+/* A result's SHA-256 is held as its bytes and given back as the same hex;
+ * what is not a SHA-256 (none, an XXH3, a stray character) is not known,
+ * and two are the same only digit for digit. */
+Test(digest, a_results_sha256_round_trips_its_hex)
+{
+    static const char hex[] = "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855";
+    g_autofree char *lower = g_ascii_strdown(hex, -1);
+    const char *not_sha256[] = { NULL, "", "e3b0c44298fc1c149afbf4c8996fb924",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b85g",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855a" };
+    gal_sha256 d, other;
+    gal_digest record;
+    char out[65];
+
+    gal__sha256_from_hex(&d, hex);
+    cr_assert(d.known);
+    cr_expect_str_eq(gal_sha256_hex(&d, out), lower);
+    gal__digest_from_hex(&record, lower);
+    gal__sha256_from_digest(&other, &record);
+    cr_expect(gal__sha256_same(&d, &other), "the record's digest is not the same");
+    other.bytes[31] ^= 1;
+    cr_expect_not(gal__sha256_same(&d, &other), "one bit apart, the same");
+    for (gsize k = 0; k < G_N_ELEMENTS(not_sha256); k++) {
+        gal__sha256_from_hex(&other, not_sha256[k]);
+        cr_expect_not(other.known, "%s is taken for a SHA-256", not_sha256[k]);
+        cr_expect_null(gal_sha256_hex(&other, out));
+        cr_expect_not(gal__sha256_same(&d, &other));
+    }
+    gal__sha256_from_hex(&d, NULL);
+    cr_expect(gal__sha256_same(&d, &other), "two not known are not the same");
+}
