@@ -210,7 +210,7 @@ gal__files_from_records(preset_run *pr, int i)
     for (int f = 0; f < notes->n_files; f++) {
         gal_output_file *file = &notes->files[f];
         g_autofree char *rel = gal__out_rel(pr, file->path);
-        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+        gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
         const gal_record_tail *t;
 
         if (!e || e->sheet || e->item)
@@ -266,7 +266,7 @@ decide_output(preset_run *pr, int i, char **detail)
     pr->plans[i].stale_files = 0;
     for (int v = 0; v < pr->n_variants; v++) {
         g_autofree char *rel_out = gal__out_rel(pr, gal__output_of(pr, i, v));
-        gal_manifest_entry *ev = g_hash_table_lookup(pr->manifest->entries, rel_out);
+        gal_manifest_entry *ev = gal__manifest_find(pr->manifest, rel_out);
         char *why_detail = NULL;
         gal_why why;
 
@@ -330,7 +330,7 @@ static gboolean
 item_current(preset_run *pr, int i)
 {
     g_autofree char *rel = gal__item_rel(pr, i);
-    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
     g_autofree char *detail = NULL;
 
     return gal__decide_record(pr, i, rel, e && e->item ? e : NULL, &detail) ==

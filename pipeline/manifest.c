@@ -22,6 +22,22 @@ keys_unref(gpointer p)
     g_ptr_array_unref(p);
 }
 
+/* The records' table is a set of records keyed by their output (a table
+ * of output -> record held the output's pointer twice: 8 bytes a slot, 17
+ * MB for a million records in 2^21 slots). */
+static guint
+record_hash(gconstpointer record)
+{
+    return g_str_hash(((const gal_manifest_entry *) record)->output);
+}
+
+static gboolean
+record_equal(gconstpointer a, gconstpointer b)
+{
+    return strcmp(((const gal_manifest_entry *) a)->output,
+               ((const gal_manifest_entry *) b)->output) == 0;
+}
+
 gal_manifest *
 gal__manifest_new(const char *dir)
 {
@@ -29,7 +45,7 @@ gal__manifest_new(const char *dir)
 
     m->dir = g_canonicalize_filename(dir, NULL);
     m->name = g_strdup(GAL_MANIFEST_NAME);
-    m->entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+    m->entries = g_hash_table_new_full(record_hash, record_equal, NULL,
         (GDestroyNotify) gal__manifest_entry_free);
     m->presets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, keys_unref);
     m->shared = g_hash_table_new_full(g_str_hash, g_str_equal,
@@ -98,7 +114,32 @@ gal__manifest_put(gal_manifest *m, gal_manifest_entry *e)
         share(m, &e->tail->preset_digest);
         share(m, &e->tail->version);
     }
-    g_hash_table_replace(m->entries, e->output, e);
+    /* The record is its own key: the table stays a set. */
+    g_hash_table_add(m->entries, e);
+}
+
+gal_manifest_entry *
+gal__manifest_find(const gal_manifest *m, const char *output)
+{
+    const gal_manifest_entry probe = { .output = (char *) output };
+
+    return g_hash_table_lookup(m->entries, &probe);
+}
+
+gboolean
+gal__manifest_remove(gal_manifest *m, const char *output)
+{
+    const gal_manifest_entry probe = { .output = (char *) output };
+
+    return g_hash_table_remove(m->entries, &probe);
+}
+
+gboolean
+gal__manifest_steal(gal_manifest *m, const char *output)
+{
+    const gal_manifest_entry probe = { .output = (char *) output };
+
+    return g_hash_table_steal(m->entries, &probe);
 }
 
 void
@@ -166,7 +207,7 @@ parse_about(line_parser *p, char **f, int n)
     gal_manifest_entry *e;
     GPtrArray *about;
 
-    if (n < 3 || !(e = g_hash_table_lookup(p->m->entries, f[1])) || e->sheet || e->item)
+    if (n < 3 || !(e = gal__manifest_find(p->m, f[1])) || e->sheet || e->item)
         return;
     about = g_ptr_array_sized_new(n);
     for (int i = 2; i < n; i++)
@@ -211,7 +252,7 @@ parse_plain_about(line_parser *p, char *line)
         if (!(tab = strchr(field, '\t')))
             break;
     }
-    if (!(e = g_hash_table_lookup(p->m->entries, name)) || e->sheet || e->item)
+    if (!(e = gal__manifest_find(p->m, name)) || e->sheet || e->item)
         return TRUE;
     gal__about_unref(e->about);
     e->about = kept ? gal__about_on_file(p->file, p->line_at, all_kept) : gal__about_new(NULL, 0);
@@ -224,7 +265,7 @@ parse_dep(gal_manifest *m, char **f, int n)
     gal_manifest_entry *e;
     gint64 size, mtime;
 
-    if (n != 6 || !(e = g_hash_table_lookup(m->entries, f[1])) ||
+    if (n != 6 || !(e = gal__manifest_find(m, f[1])) ||
         !gal__manifest_int(f[3], &size) || !gal__manifest_int(f[4], &mtime) ||
         (size >= 0 && !gal__is_content_digest(f[5]) && !is_row_digest(f[5])))
         return;

@@ -125,7 +125,9 @@ typedef struct gal_manifest {
      * and a save copies the lines of the others as they are). */
     bool tails_in_file;
     char *name;           /* its file name in the folder (GAL_MANIFEST_NAME, or a part's) */
-    GHashTable *entries;  /* output -> gal_manifest_entry (owned) */
+    /* Its records (owned), a set keyed by each one's output: look one up
+     * with gal__manifest_find; iterated, key and value are the record. */
+    GHashTable *entries;
     GHashTable *presets;  /* digest -> GPtrArray of "key=value" */
     GHashTable *shared;   /* the records' recipe strings, one GRefString per value */
     char *recent[2];      /* the two of them asked for last (borrowed from `shared`) */
@@ -234,6 +236,12 @@ void gal__manifest_entry_free(gal_manifest_entry *e);
 /* Add or replace (ownership taken). The record's recipe strings become
  * the manifest's shared ones. */
 void gal__manifest_put(gal_manifest *m, gal_manifest_entry *e);
+/* The record of `output` (relative to the output folder); NULL: none. */
+gal_manifest_entry *gal__manifest_find(const gal_manifest *m, const char *output);
+/* Remove (and free) or steal (not free) the record of `output`; FALSE:
+ * there was none. */
+gboolean gal__manifest_remove(gal_manifest *m, const char *output);
+gboolean gal__manifest_steal(gal_manifest *m, const char *output);
 /* Remember the key lines of a digest (a reference is taken). */
 void gal__manifest_put_keys(gal_manifest *m, const char *digest, GPtrArray *keys);
 void gal__manifest_add_dep(gal_manifest_entry *e, const char *path, gboolean exists,

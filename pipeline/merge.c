@@ -370,7 +370,7 @@ join_records(preset_run *pr, parts_found *found, GPtrArray *clashes)
 
             g_hash_table_iter_steal(&it);
             /* An earlier part's record, not one the manifest had. */
-            before = g_hash_table_lookup(pr->manifest->entries, e->output);
+            before = gal__manifest_find(pr->manifest, e->output);
             if (before && before->from_part && strcmp(before->input, e->input) != 0) {
                 g_ptr_array_add(clashes, e);
                 continue;
@@ -410,7 +410,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     for (guint c = 0; c < clashes->len; c++) {
         gal_manifest_entry *other = clashes->pdata[c];
         int i = GPOINTER_TO_INT(g_hash_table_lookup(owners, other->output)) - 1;
-        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, other->output);
+        gal_manifest_entry *e = gal__manifest_find(pr->manifest, other->output);
         gal_photo_result *result;
         g_autofree char *rel_in = NULL;
         gboolean exists;
@@ -422,10 +422,10 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
         if (strcmp(other->input, rel_in) == 0) {
             /* The clashing record is the owner's: it takes the place. */
             g_ptr_array_index(clashes, c) = e;
-            g_hash_table_steal(pr->manifest->entries, e->output);
+            gal__manifest_steal(pr->manifest, e->output);
             gal__manifest_put(pr->manifest, other);
             other = e;
-            e = g_hash_table_lookup(pr->manifest->entries, other->output);
+            e = gal__manifest_find(pr->manifest, other->output);
         }
         if (gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
             continue;
@@ -437,7 +437,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
                 ? (const char *) g_hash_table_lookup(photos, other->input)
                 : other->input);
         gal_error_set_subject(gal__photo_error(result), result->input);
-        g_hash_table_remove(pr->manifest->entries, e->output);
+        gal__manifest_remove(pr->manifest, e->output);
     }
 }
 
@@ -471,10 +471,10 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
      * shard's part when it made it, else the manifest. */
     if (taken->rel_output) {
         gal_manifest_entry *e = found->parts[k].manifest
-            ? g_hash_table_lookup(found->parts[k].manifest->entries, taken->rel_output) : NULL;
+            ? gal__manifest_find(found->parts[k].manifest, taken->rel_output) : NULL;
 
         if (!e || !e->about)
-            e = g_hash_table_lookup(pr->manifest->entries, taken->rel_output);
+            e = gal__manifest_find(pr->manifest, taken->rel_output);
         if (e)
             result->about = gal__about_ref(e->about);
         /* The record's caption, when it is the one reported: one copy.

@@ -29,7 +29,7 @@ static gal_manifest_entry *
 kept_item(preset_run *pr, int i)
 {
     g_autofree char *rel = gal__item_rel(pr, i);
-    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
     g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
     gboolean exists;
 
@@ -87,7 +87,7 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     static const gal_read_rules rules = { "contact-sheet item", NULL, FALSE, 0, GAL_ERR_OUTPUT };
     gal_read_rules capped = rules;
     g_autofree char *rel = gal__item_rel(pr, i);
-    gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, rel);
+    gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
     g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
     g_autoptr(VipsImage) png = NULL;
     g_autofree char *data = NULL;
@@ -238,11 +238,11 @@ gal__merge_drop_stale_items(preset_run *pr)
     }
     for (guint d = 0; d < drop->len; d++) {
         gal_error err = { 0 };
-        gal_manifest_entry *e = g_hash_table_lookup(pr->manifest->entries, drop->pdata[d]);
+        gal_manifest_entry *e = gal__manifest_find(pr->manifest, drop->pdata[d]);
         gboolean exists;
 
         if (gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
             gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
-        g_hash_table_remove(pr->manifest->entries, drop->pdata[d]);
+        gal__manifest_remove(pr->manifest, drop->pdata[d]);
     }
 }

@@ -223,7 +223,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     /* Sheets only: the run's photos, which make no file of their own now. */
     g_autoptr(GHashTable) members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTableIter it;
-    gpointer key, value;
+    gpointer value;
 
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value))
@@ -239,7 +239,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                 const char *below = gal__path_below(pr->out_dir, out);
                 g_autofree char *rel_out = below ? NULL : gal__out_rel(pr, out);
                 gal_manifest_entry *e =
-                    g_hash_table_lookup(m->entries, below ? below : rel_out);
+                    gal__manifest_find(m, below ? below : rel_out);
 
                 if (e && e->made_by != MADE_BY_ITS_PHOTO)
                     e->made_by = strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
@@ -255,18 +255,18 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
      * photos' own files (the loop below passes them by too), which are
      * nearly all: a million names were sorted to list none. */
     g_hash_table_iter_init(&it, m->entries);
-    while (g_hash_table_iter_next(&it, &key, &value)) {
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
         const gal_manifest_entry *e = value;
 
         if (e->item || (e->sheet && (!sheets || g_hash_table_contains(sheets, e->output))) ||
             (!e->sheet && e->made_by == MADE_BY_ITS_PHOTO &&
                 !g_hash_table_contains(members, e->input)))
             continue;
-        g_ptr_array_add(names, key);
+        g_ptr_array_add(names, e->output);
     }
     g_ptr_array_sort(names, compare_strings);
     for (guint k = 0; k < names->len; k++) {
-        gal_manifest_entry *e = g_hash_table_lookup(m->entries, names->pdata[k]);
+        gal_manifest_entry *e = gal__manifest_find(m, names->pdata[k]);
         g_autofree char *input = NULL;
         g_autofree char *output = NULL;
         gal_orphan o = { 0 };
@@ -322,7 +322,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
                 gal_error_set(&o.error, GAL_ERR_OUTPUT, NULL, NULL,
                     "%s changed since gallop wrote it: not removed", output);
             if (o.removed)
-                g_hash_table_remove(m->entries, e->output);
+                gal__manifest_remove(m, e->output);
         }
         g_array_append_val(orphans, o);
     }

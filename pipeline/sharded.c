@@ -312,14 +312,14 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
              v++) {
             g_autofree char *rel = gal__out_rel(pr, gal__output_of(pr, i, v));
 
-            if ((e = g_hash_table_lookup(pr->manifest->entries, rel)) &&
-                !g_hash_table_contains(pr->part->entries, rel))
+            if ((e = gal__manifest_find(pr->manifest, rel)) &&
+                !gal__manifest_find(pr->part, rel))
                 gal__manifest_put(pr->part, gal__manifest_entry_copy(e));
         }
         item = gal__item_rel(pr, i);
         if (pr->keep_items && !plan->build_item &&
-            (e = g_hash_table_lookup(pr->manifest->entries, item)) &&
-            !g_hash_table_contains(pr->part->entries, item))
+            (e = gal__manifest_find(pr->manifest, item)) &&
+            !gal__manifest_find(pr->part, item))
             gal__manifest_put(pr->part, gal__manifest_entry_copy(e));
     }
     gal__manifest_put_keys(pr->part, pr->preset_digest, pr->keys);

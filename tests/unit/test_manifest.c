@@ -56,7 +56,7 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     gal__manifest_add_dep(e, "/srv/captions/none.txt", FALSE, 0, 0, NULL);
     gal__manifest_put(m, e);
     gal__manifest_put(m, entry("sheet-1.jpg", ""));
-    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "sheet-1.jpg"))->sheet = TRUE;
+    gal__manifest_find(m, "sheet-1.jpg")->sheet = TRUE;
     /* Backslashes at a field's end, doubled, and before a 't'. */
     gal__manifest_put(m, entry("end\\", "../in/\\\\\\t\t\\"));
     g_ptr_array_add(keys, g_strdup("output.quality=82"));
@@ -67,11 +67,11 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
 
     back = gal__manifest_load(dir);
     cr_assert_eq(g_hash_table_size(back->entries), 3);
-    got = g_hash_table_lookup(back->entries, "end\\");
+    got = gal__manifest_find(back, "end\\");
     cr_assert_not_null(got, "the entry whose path ends with a backslash is lost");
     cr_expect_str_eq(got->input, "../in/\\\\\\t\t\\");
     cr_expect_eq(got->tail->width, 1080, "the fields after it are read as they were");
-    got = g_hash_table_lookup(back->entries, weird);
+    got = gal__manifest_find(back, weird);
     cr_assert_not_null(got, "the entry with tabs and newlines in its path is lost");
     cr_expect_str_eq(got->input, "../in/a\tb\nc\\d.jpg");
     cr_expect_eq(got->tail->in_size, 123456789012LL);
@@ -87,7 +87,7 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_expect_str_eq(got->tail->caption, "two\tlines\nof \xea\xb3\xa0 caption");
     cr_expect_str_eq(got->tail->caption_source, "sidecar:/srv/captions/a.txt");
     cr_expect(got->tail->caption_cut);
-    cr_expect_null(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))
+    cr_expect_null(gal__manifest_find(back, "sheet-1.jpg")
                        ->tail->caption);
     cr_assert_eq(got->tail->deps->len, 2);
     dep = got->tail->deps->pdata[0];
@@ -96,7 +96,7 @@ Test(manifest, reads_back_what_it_wrote_whatever_the_paths)
     cr_expect_str_eq(dep->digest, hash_a);
     dep = got->tail->deps->pdata[1];
     cr_expect_not(dep->exists);
-    cr_expect(((gal_manifest_entry *) g_hash_table_lookup(back->entries, "sheet-1.jpg"))->sheet);
+    cr_expect(gal__manifest_find(back, "sheet-1.jpg")->sheet);
     {
         GPtrArray *k = g_hash_table_lookup(back->presets, hash_b);
 
@@ -141,7 +141,7 @@ Test(manifest, about_is_one_shared_block_read_back_as_written)
     gal__about_unref(shared);
 
     back = gal__manifest_load(dir);
-    got = g_hash_table_lookup(back->entries, "a.jpg");
+    got = gal__manifest_find(back, "a.jpg");
     cr_assert_not_null(got);
     cr_assert_not_null(got->about);
     cr_expect_null(gal__about_in_memory(got->about), "an about read is left in its file");
@@ -199,10 +199,8 @@ Test(manifest, about_lines_stay_in_their_file_and_are_saved_as_they_were)
 
     back = gal__manifest_load(dir);
     cr_assert_eq(g_hash_table_size(back->entries), 3);
-    kept_a = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
-        "a.jpg"))->about);
-    kept_b = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
-        "b.jpg"))->about);
+    kept_a = gal__about_ref(gal__manifest_find(back, "a.jpg")->about);
+    kept_b = gal__about_ref(gal__manifest_find(back, "b.jpg")->about);
     {
         g_auto(GStrv) fields_a = gal__about_fields(kept_a);
         g_auto(GStrv) fields_b = gal__about_fields(kept_b);
@@ -236,8 +234,7 @@ Test(manifest, about_lines_stay_in_their_file_and_are_saved_as_they_were)
     /* Changed in place under the run: nothing, not what is there now (b's
      * line cut after its first field, which looks like a line of one). */
     back = gal__manifest_load(dir);
-    kept_b = gal__about_ref(((gal_manifest_entry *) g_hash_table_lookup(back->entries,
-        "b.jpg"))->about);
+    kept_b = gal__about_ref(gal__manifest_find(back, "b.jpg")->about);
     cr_assert_eq(truncate(path, (off_t) (strstr(written, "about\tb.jpg") - written) +
                                     (off_t) strlen("about\tb.jpg\tcamera=NIKON D750")),
         0);
@@ -257,7 +254,7 @@ Test(manifest, about_lines_stay_in_their_file_and_are_saved_as_they_were)
     back = gal__manifest_load(dir);
     {
         g_auto(GStrv) fields_c = gal__about_fields(
-            ((gal_manifest_entry *) g_hash_table_lookup(back->entries, "c.jpg"))->about);
+            gal__manifest_find(back, "c.jpg")->about);
 
         cr_assert_not_null(fields_c, "the last line, without its newline, is lost");
         cr_expect_str_eq(fields_c[1], plain[1]);
@@ -337,7 +334,7 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
     }
     back = gal__manifest_load(dir);
     cr_expect_eq(g_hash_table_size(back->entries), 1);
-    cr_expect_not_null(g_hash_table_lookup(back->entries, "ok.jpg"));
+    cr_expect_not_null(gal__manifest_find(back, "ok.jpg"));
     gal__manifest_free(back);
 
     cr_assert(g_file_set_contents(path, "gallop-manifest\t3\n", -1, NULL));
@@ -370,7 +367,7 @@ Test(manifest, past_256_open_manifests_about_lines_are_kept_in_memory)
 
         cr_assert(g_file_set_contents(path, text, -1, NULL));
         loaded[i] = gal__manifest_load_named(dir, name, NULL, NULL, FALSE);
-        got = g_hash_table_lookup(loaded[i]->entries, "a.jpg");
+        got = gal__manifest_find(loaded[i], "a.jpg");
         cr_assert_not_null(got);
         on_file += !gal__about_in_memory(got->about);
         read = gal__about_fields(got->about);
@@ -382,7 +379,7 @@ Test(manifest, past_256_open_manifests_about_lines_are_kept_in_memory)
         gal__manifest_free(loaded[i]);
     m = gal__manifest_load_named(dir, "m-0.tsv", NULL, NULL, FALSE);
     cr_expect_null(gal__about_in_memory(
-                       ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "a.jpg"))->about),
+                       gal__manifest_find(m, "a.jpg")->about),
         "the files let go, the next one's about stays in it again");
     gal__manifest_free(m);
 }
@@ -443,8 +440,8 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
     cr_assert_eq(g_hash_table_size(mem->entries), 12);
     for (const char *name = "abcdefghijkl"; *name; name++) {
         g_autofree char *output = g_strdup_printf("%c.jpg", *name);
-        gal_manifest_entry *in_file = g_hash_table_lookup(file->entries, output);
-        gal_manifest_entry *in_mem = g_hash_table_lookup(mem->entries, output);
+        gal_manifest_entry *in_file = gal__manifest_find(file, output);
+        gal_manifest_entry *in_mem = gal__manifest_find(mem, output);
         g_auto(GStrv) a = gal__about_fields(in_file->about);
         g_auto(GStrv) b = gal__about_fields(in_mem->about);
         g_autofree char *joined_a = a ? g_strjoinv("|", a) : g_strdup("(none)");
@@ -454,10 +451,10 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
             joined_a, joined_b);
     }
     {
-        gal_manifest_entry *b = g_hash_table_lookup(file->entries, "b.jpg");
-        gal_manifest_entry *h = g_hash_table_lookup(file->entries, "h.jpg");
-        gal_manifest_entry *i = g_hash_table_lookup(file->entries, "i.jpg");
-        gal_manifest_entry *j = g_hash_table_lookup(file->entries, "j.jpg");
+        gal_manifest_entry *b = gal__manifest_find(file, "b.jpg");
+        gal_manifest_entry *h = gal__manifest_find(file, "h.jpg");
+        gal_manifest_entry *i = gal__manifest_find(file, "i.jpg");
+        gal_manifest_entry *j = gal__manifest_find(file, "j.jpg");
         g_auto(GStrv) fields_b = gal__about_fields(b->about);
         g_auto(GStrv) fields_h = gal__about_fields(h->about);
         g_auto(GStrv) fields_j = gal__about_fields(j->about);
@@ -517,7 +514,7 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
         e->sheet = *name == 'i';
         gal__manifest_put(m, e);
     }
-    gal__manifest_add_dep(g_hash_table_lookup(m->entries, "j.jpg"), "/t/captions.csv", TRUE,
+    gal__manifest_add_dep(gal__manifest_find(m, "j.jpg"), "/t/captions.csv", TRUE,
         10, 20, "row:0123456789abcdef");
     /* A name with an escape ("\t" in the file): read whole. */
     gal__manifest_put(m, entry("tab\there.jpg", "../in/m.jpg"));
@@ -568,11 +565,11 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
     file = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
     cr_assert_eq(g_hash_table_size(mem->entries), 13);
     cr_assert_eq(g_hash_table_size(file->entries), 13);
-    cr_expect_not(((gal_manifest_entry *) g_hash_table_lookup(file->entries, "tab\there.jpg"))
+    cr_expect_not(gal__manifest_find(file, "tab\there.jpg")
                       ->tail_in_file);
     for (const char *name = "abcdefghijkl"; *name; name++) {
         g_autofree char *output = g_strdup_printf("%c.jpg", *name);
-        gal_manifest_entry *e = g_hash_table_lookup(file->entries, output);
+        gal_manifest_entry *e = gal__manifest_find(file, output);
         gboolean whole = strchr("cdefghil", *name) != NULL;
 
         cr_expect_eq(e->tail_in_file, !whole, "%s: %s", output,
@@ -586,8 +583,8 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
     /* Asked, a tail is the record's own, read again from its line. */
     for (const char *name = "abcdefghijkl"; *name; name++) {
         g_autofree char *output = g_strdup_printf("%c.jpg", *name);
-        gal_manifest_entry *a = g_hash_table_lookup(file->entries, output);
-        gal_manifest_entry *b = g_hash_table_lookup(mem->entries, output);
+        gal_manifest_entry *a = gal__manifest_find(file, output);
+        gal_manifest_entry *b = gal__manifest_find(mem, output);
         gal_record_tail *ta = gal__record_tail(a), *tb = gal__record_tail(b);
         char hex_a[65], hex_b[65];
 
@@ -619,7 +616,7 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
     g_free(from_file);
     from_file = gal__manifest_text(file);
     cr_expect_str_eq(from_file, from_text);
-    cr_expect_eq(gal__record_tail(g_hash_table_lookup(file->entries, "a.jpg"))->width, 1080);
+    cr_expect_eq(gal__record_tail(gal__manifest_find(file, "a.jpg"))->width, 1080);
     gal__manifest_free(file);
 
     /* Changed in place under the merge: a record whose line is no longer
@@ -640,7 +637,7 @@ Test(manifest, records_read_alike_with_their_tails_left_in_the_file)
         fclose(f);
     }
     {
-        gal_manifest_entry *b = g_hash_table_lookup(file->entries, "b.jpg");
+        gal_manifest_entry *b = gal__manifest_find(file, "b.jpg");
 
         cr_expect_eq(gal__record_tail(b)->width, 0, "nothing of a line changed since");
         cr_expect(b->lost);
@@ -673,8 +670,8 @@ Test(manifest, a_tail_read_and_left_as_it_was_goes_back_to_its_file)
     gal__manifest_free(m);
 
     m = gal__manifest_load_end(gal__manifest_load_begin(dir));
-    a = g_hash_table_lookup(m->entries, "a.jpg");
-    b = g_hash_table_lookup(m->entries, "b.jpg");
+    a = gal__manifest_find(m, "a.jpg");
+    b = gal__manifest_find(m, "b.jpg");
     cr_assert(a && a->tail_in_file && !a->tail);
     as_read = *gal__record_tail(a);
     cr_expect_eq(a->tail->width, 1080);
@@ -720,7 +717,7 @@ Test(manifest, a_save_rewrites_the_file_only_when_its_text_changes)
     cr_expect_eq(inode_of(path), before, "the same text is not written again");
 
     /* The same length, one digit changed: written. */
-    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "b.jpg"))->tail->width = 1081;
+    gal__manifest_find(m, "b.jpg")->tail->width = 1081;
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_neq(inode_of(path), before);
     cr_assert(g_file_get_contents(path, &text, NULL, NULL));
@@ -729,7 +726,7 @@ Test(manifest, a_save_rewrites_the_file_only_when_its_text_changes)
 
     /* What was there is longer, and the new text its beginning: written. */
     before = inode_of(path);
-    g_hash_table_remove(m->entries, "b.jpg");
+    gal__manifest_remove(m, "b.jpg");
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_neq(inode_of(path), before);
     cr_assert(g_file_get_contents(path, &text, NULL, NULL));
@@ -771,11 +768,11 @@ Test(manifest, a_manifest_of_many_chunks_is_saved_whole_and_compared_whole)
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_eq(inode_of(path), before, "the same text is not written again");
 
-    ((gal_manifest_entry *) g_hash_table_lookup(m->entries, "11998.jpg"))->tail->width = 1081;
+    gal__manifest_find(m, "11998.jpg")->tail->width = 1081;
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_neq(inode_of(path), before, "a change in the last chunk is written");
     before = inode_of(path);
-    g_hash_table_remove(m->entries, "11999.jpg");
+    gal__manifest_remove(m, "11999.jpg");
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     cr_expect_neq(inode_of(path), before, "one record fewer at the end is written");
     g_clear_pointer(&text, g_free);
@@ -821,7 +818,7 @@ Test(manifest, numbers_of_every_size_read_back)
     cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
     gal__manifest_free(m);
     back = gal__manifest_load(dir);
-    e = g_hash_table_lookup(back->entries, "n.jpg");
+    e = gal__manifest_find(back, "n.jpg");
     cr_assert_not_null(e);
     cr_expect_eq(e->tail->in_size, 0);
     cr_expect_eq(e->tail->in_mtime_ns, -1);
@@ -1155,7 +1152,7 @@ write_part(const char *dir, const char *name, int n_results, gboolean done,
     g_free(m->name);
     m->name = g_strdup(name);
     gal__manifest_put(m, entry("a.jpg", "../in/a.jpg"));
-    gal__manifest_add_dep(g_hash_table_lookup(m->entries, "a.jpg"), "/srv/a.txt", TRUE, 1, 2,
+    gal__manifest_add_dep(gal__manifest_find(m, "a.jpg"), "/srv/a.txt", TRUE, 1, 2,
         hash_a);
     gal__part_append_header(extra, &info);
     for (int r = 0; r < n_results; r++) {
@@ -1381,4 +1378,38 @@ Test(manifest, a_result_has_notes_only_when_it_has_something_to_note)
         gal_run_summary_free(summary);
     }
     gal_preset_free(preset);
+}
+
+/* The records' table is a set: each record is its own key (a table of
+ * output -> record held every output's pointer twice, 17 MB at a
+ * million), found, replaced, removed and stolen by its output. */
+Test(manifest, records_are_their_own_keys_found_by_output)
+{
+    g_autofree char *dir = gal_test_tmpdir("record-set");
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_manifest_entry *a = entry("a.jpg", "../in/a.jpg"), *b = entry("b.jpg", "../in/b.jpg");
+    gal_manifest_entry *again = entry("a.jpg", "../in/again.jpg");
+    g_autofree char *name = g_strdup("b.jpg");
+    GHashTableIter it;
+    gpointer key, value;
+
+    gal__manifest_put(m, a);
+    gal__manifest_put(m, b);
+    cr_expect_eq(gal__manifest_find(m, "a.jpg"), a);
+    cr_expect_eq(gal__manifest_find(m, name), b, "found by another string of its output");
+    cr_expect_null(gal__manifest_find(m, "c.jpg"));
+    gal__manifest_put(m, again); /* a is freed: replaced */
+    cr_expect_eq(g_hash_table_size(m->entries), 2);
+    cr_expect_eq(gal__manifest_find(m, "a.jpg"), again);
+    g_hash_table_iter_init(&it, m->entries);
+    while (g_hash_table_iter_next(&it, &key, &value))
+        cr_expect_eq(key, value, "a record is not its own key: %s", (char *) key);
+    cr_expect(gal__manifest_steal(m, "b.jpg"));
+    cr_expect_not(gal__manifest_steal(m, "b.jpg"));
+    cr_expect_null(gal__manifest_find(m, "b.jpg"));
+    gal__manifest_entry_free(b);
+    cr_expect(gal__manifest_remove(m, "a.jpg"));
+    cr_expect_not(gal__manifest_remove(m, "a.jpg"));
+    cr_expect_eq(g_hash_table_size(m->entries), 0);
+    gal__manifest_free(m);
 }
