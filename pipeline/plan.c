@@ -393,7 +393,9 @@ gal__plan_photos(preset_run *pr)
     /* Output path -> the photo that has it, keyed by claim_key(): for
      * every rendered path a pointer into the plan's own string of it
      * (pr->outputs); only the others' keys are copies, kept in
-     * `key_copies`. */
+     * `key_copies`. The photo is its index in `inputs` plus 1, not its
+     * path: a GHashTable keeps values that fit in 32 bits in 4 bytes a
+     * slot (8 MB of a million photos' plan). */
     g_autoptr(GHashTable) claimed = g_hash_table_new(g_str_hash, g_str_equal);
     g_autoptr(GPtrArray) key_copies = g_ptr_array_new_with_free_func(g_free);
     input_guard guard = { inputs, pr->n_inputs, pr->claim.fd, NULL, NULL, -1, NULL, FALSE };
@@ -473,7 +475,8 @@ gal__plan_photos(preset_run *pr)
         for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
             char *path = variant_path(pr, &where, by_input, f + 1, elsewhere, v, result, &facts,
                 &facts_read, strings, name, &skip);
-            const char *owner, *key;
+            const char *key;
+            guint owner;
 
             if (!path) {
                 refused = !skip;
@@ -499,9 +502,10 @@ gal__plan_photos(preset_run *pr)
                 refuse(result, msg);
                 refused = TRUE;
             }
-            else if ((owner = g_hash_table_lookup(claimed, key))) {
+            else if ((owner = GPOINTER_TO_UINT(g_hash_table_lookup(claimed, key)))) {
                 g_autofree char *msg = g_strdup_printf("its output %s is already the output of "
-                    "%s (put {dir}, {index} or {ext} in output.name?)", path, owner);
+                    "%s (put {dir}, {index} or {ext} in output.name?)", path,
+                    inputs[owner - 1].path);
 
                 refuse(result, msg);
                 refused = TRUE;
@@ -535,7 +539,7 @@ gal__plan_photos(preset_run *pr)
                 g_ptr_array_add(others_names, g_steal_pointer(&paths[v]));
             else
                 pr->outputs[i * pr->n_variants + v] = g_steal_pointer(&paths[v]);
-            g_hash_table_insert(claimed, (gpointer) keys[v], (gpointer) result->input);
+            g_hash_table_insert(claimed, (gpointer) keys[v], GUINT_TO_POINTER(f + 1));
         }
         n_paths = 0;
         if (elsewhere)
