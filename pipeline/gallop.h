@@ -293,8 +293,8 @@ typedef struct gal_photo_notes {
 
 typedef struct gal_photo_result {
     /* Pointers first, then 8-byte numbers, then the rest: a run holds a
-     * result per photo and preset, a million in a merge of a big archive. */
-    /* Its preset's name and output folder are its run summary's. */
+     * result per photo and preset, a million in a merge of a big archive.
+     * Its preset's name and output folder are its run summary's. */
     const char *input;  /* path as found; owned by the run summary */
     const char *output; /* final output path, NULL if none (always, with output.photos false) */
     const gal_photo_notes *notes; /* NULL: none; see gal_photo_notes_of */
