@@ -3,6 +3,7 @@
  * fixed, and a JSON library would be one more dependency for it. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -57,7 +58,29 @@ json_string(GString *out, const char *text)
     g_string_append_c(out, '"');
 }
 
-/* A number with JSON's syntax whatever the locale: no NaN or infinity. */
+/* A whole number below a million, in decimal by hand: what "%.6g" gives
+ * for it. FALSE: not such a number (-0 is, printed "-0"). */
+static gboolean
+json_small_integer(GString *out, double v)
+{
+    char digits[8], *at = digits + sizeof(digits);
+    long magnitude;
+
+    if (!(v > -1e6 && v < 1e6) || v != (double) (long) v || (v == 0 && signbit(v)))
+        return FALSE;
+    magnitude = labs((long) v);
+    do
+        *--at = (char) ('0' + magnitude % 10);
+    while ((magnitude /= 10) != 0);
+    if (v < 0)
+        *--at = '-';
+    g_string_append_len(out, at, digits + sizeof(digits) - at);
+    return TRUE;
+}
+
+/* A number with JSON's syntax whatever the locale: no NaN or infinity.
+ * Six significant digits; a whole one (an ISO, a focal length) without
+ * printf's machinery, which took a twentieth of a merge with a report. */
 static void
 json_number(GString *out, double v)
 {
@@ -65,7 +88,8 @@ json_number(GString *out, double v)
 
     if (!isfinite(v))
         v = 0;
-    g_string_append(out, g_ascii_formatd(buf, sizeof(buf), "%.6g", v));
+    if (!json_small_integer(out, v))
+        g_string_append(out, g_ascii_formatd(buf, sizeof(buf), "%.6g", v));
 }
 
 /* `name` is one of the report's own keys: plain ASCII, nothing to

@@ -1413,3 +1413,23 @@ Test(manifest, records_are_their_own_keys_found_by_output)
     cr_expect_eq(g_hash_table_size(m->entries), 0);
     gal__manifest_free(m);
 }
+
+/* A report's numbers are "%.6g", whole ones written by hand: the same
+ * text as printf's for each, whole or not, either side of a million. */
+Test(manifest, report_numbers_are_printfs_six_digits)
+{
+    const gal_run_summary run = { .preset = "web", .output_dir = "/srv/out" };
+    const double values[] = { 0, -0.0, 1, 8, 100, 35, 999999, -999999, 1000000, 1234567,
+        -1000000, 0.5, 5.6, 0.0123456789, 123456.5, 999999.5, 1e-7, 2.5e9, -42, 1e15 };
+
+    for (gsize k = 0; k < G_N_ELEMENTS(values); k++) {
+        gal_photo_result photo = { .input = "a.jpg", .status = GAL_PHOTO_DONE,
+            .seconds = values[k] };
+        g_autofree char *line = gal_photo_event_json(&run, &photo, 1, 1);
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        g_autofree char *want = g_strdup_printf("\"total_seconds\":%s,",
+            g_ascii_formatd(buf, sizeof(buf), "%.6g", values[k]));
+
+        cr_expect_not_null(strstr(line, want), "%g: %s not in %s", values[k], want, line);
+    }
+}
