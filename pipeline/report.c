@@ -3,6 +3,7 @@
  * fixed, and a JSON library would be one more dependency for it. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,24 +190,52 @@ error_object(GString *out, const gal_error *err)
 
 /* ---- what a site shows of a photo (gal_photo_result.about) ---------------------- */
 
-/* The value of `name` in a "key=value" list; NULL when absent. */
-static const char *
-about_get(const char *const *about, const char *name)
-{
-    size_t len = strlen(name);
+/* The fields of a "key=value" list a report shows, each NULL when
+ * absent (the first of a name counts), found in one pass: looked up a
+ * name at a time, each of a million photos' lists was scanned fourteen
+ * times. */
+typedef struct {
+    const char *taken, *camera, *lens, *f, *shutter, *iso, *focal_mm, *orientation, *lat, *lon,
+        *alt, *color, *placeholder;
+} about_view;
 
-    for (int i = 0; about && about[i]; i++)
-        if (strncmp(about[i], name, len) == 0 && about[i][len] == '=')
-            return about[i] + len + 1;
-    return NULL;
+static void
+about_view_of(const char *const *about, about_view *view)
+{
+#define ABOUT_NAME(field) { #field, sizeof(#field) - 1, offsetof(about_view, field) }
+    static const struct {
+        const char *name;
+        size_t len, at;
+    } names[] = {
+        ABOUT_NAME(taken), ABOUT_NAME(camera), ABOUT_NAME(lens), ABOUT_NAME(f),
+        ABOUT_NAME(shutter), ABOUT_NAME(iso), ABOUT_NAME(focal_mm), ABOUT_NAME(orientation),
+        ABOUT_NAME(lat), ABOUT_NAME(lon), ABOUT_NAME(alt), ABOUT_NAME(color),
+        ABOUT_NAME(placeholder),
+    };
+#undef ABOUT_NAME
+
+    *view = (about_view) { 0 };
+    for (int i = 0; about && about[i]; i++) {
+        const char *eq = strchr(about[i], '=');
+        size_t len = eq ? (size_t) (eq - about[i]) : 0;
+
+        for (size_t k = 0; eq && k < G_N_ELEMENTS(names); k++) {
+            const char **slot = (const char **) ((char *) view + names[k].at);
+
+            if (names[k].len == len && memcmp(about[i], names[k].name, len) == 0) {
+                if (!*slot)
+                    *slot = eq + 1;
+                break;
+            }
+        }
+    }
 }
 
 /* A number, or null: the list may come from a manifest, which is not
  * trusted to hold numbers where numbers belong. */
 static void
-key_about_number(GString *out, const char *name, const char *const *about, const char *field)
+key_about_number(GString *out, const char *name, const char *text)
 {
-    const char *text = about_get(about, field);
     char *end;
     double v = text ? g_ascii_strtod(text, &end) : 0;
 
@@ -244,32 +273,40 @@ is_placeholder(const char *text)
 static void
 about_fields(GString *out, const char *const *about)
 {
-    const char *color = about_get(about, "color");
-    const char *placeholder = about_get(about, "placeholder");
+    about_view v;
 
-    key_string(out, "taken", about_get(about, "taken"));
-    key_string(out, "camera", about_get(about, "camera"));
-    key_string(out, "lens", about_get(about, "lens"));
+    about_view_of(about, &v);
+    key_string(out, "taken", v.taken);
+    key_string(out, "camera", v.camera);
+    key_string(out, "lens", v.lens);
     key(out, "exposure");
     g_string_append_c(out, '{');
-    key_about_number(out, "f", about, "f");
-    key_string(out, "shutter", about_get(about, "shutter"));
-    key_about_number(out, "iso", about, "iso");
-    key_about_number(out, "focal_mm", about, "focal_mm");
+    key_about_number(out, "f", v.f);
+    key_string(out, "shutter", v.shutter);
+    key_about_number(out, "iso", v.iso);
+    key_about_number(out, "focal_mm", v.focal_mm);
     g_string_append_c(out, '}');
-    key_about_number(out, "orientation", about, "orientation");
+    key_about_number(out, "orientation", v.orientation);
     key(out, "gps");
-    if (about_get(about, "lat") && about_get(about, "lon")) {
+    if (v.lat && v.lon) {
         g_string_append_c(out, '{');
-        key_about_number(out, "lat", about, "lat");
-        key_about_number(out, "lon", about, "lon");
-        key_about_number(out, "alt", about, "alt");
+        key_about_number(out, "lat", v.lat);
+        key_about_number(out, "lon", v.lon);
+        key_about_number(out, "alt", v.alt);
         g_string_append_c(out, '}');
     }
     else
         g_string_append(out, "null");
-    key_string(out, "color", is_color(color) ? color : NULL);
-    key_string(out, "placeholder", is_placeholder(placeholder) ? placeholder : NULL);
+    key_string(out, "color", is_color(v.color) ? v.color : NULL);
+    key(out, "placeholder");
+    if (is_placeholder(v.placeholder)) {
+        /* Base64 after an ASCII prefix: valid UTF-8, nothing to escape. */
+        g_string_append_c(out, '"');
+        g_string_append(out, v.placeholder);
+        g_string_append_c(out, '"');
+    }
+    else
+        g_string_append(out, "null");
 }
 
 /* The output's format, from its extension (as gallop chose it). */

@@ -1433,3 +1433,45 @@ Test(manifest, report_numbers_are_printfs_six_digits)
         cr_expect_not_null(strstr(line, want), "%g: %s not in %s", values[k], want, line);
     }
 }
+
+/* What a site shows of a photo, from its about list: the first of each
+ * name, numbers only where they are numbers, a placeholder only as a
+ * base64 WebP data URI; names that merely start alike are not taken. */
+Test(manifest, report_takes_each_about_field_by_its_whole_name)
+{
+    const gal_run_summary run = { .preset = "web", .output_dir = "/srv/out" };
+    const char *fields[] = { "camera=A", "camera=B", "f=5.6", "focal=9", "focal_mm=35", "iso=abc",
+        "lat=1.5", "lon=2", "orientation=6", "junk", "=v", "color=#12abEF",
+        "placeholder=data:image/webp;base64,AAAA+/==", "lens=" };
+    const char *bad[] = { "lat=1", "placeholder=data:image/webp;base64,\"><script>",
+        "color=#12abEG" };
+    gal_photo_result photo = { .input = "a.jpg", .status = GAL_PHOTO_UP_TO_DATE };
+    g_autofree char *line = NULL;
+    g_autofree char *bad_line = NULL;
+    g_autoptr(gal_json) j = NULL;
+    g_autoptr(gal_json) b = NULL;
+
+    photo.about = gal__about_new(fields, G_N_ELEMENTS(fields));
+    line = gal_photo_event_json(&run, &photo, 1, 1);
+    gal__about_unref(photo.about);
+    j = parse_ok(line);
+    cr_expect_str_eq(gal_json_string(j, "camera"), "A");
+    cr_expect_str_eq(gal_json_string(j, "lens"), "");
+    cr_expect_eq(gal_json_number(j, "exposure.f"), 5.6);
+    cr_expect_eq(gal_json_number(j, "exposure.focal_mm"), 35);
+    cr_expect_eq(gal_json_get(j, "exposure.iso")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_get(j, "exposure.shutter")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_number(j, "orientation"), 6);
+    cr_expect_eq(gal_json_number(j, "gps.lat"), 1.5);
+    cr_expect_eq(gal_json_number(j, "gps.lon"), 2);
+    cr_expect_eq(gal_json_get(j, "gps.alt")->type, GAL_JSON_NULL);
+    cr_expect_str_eq(gal_json_string(j, "color"), "#12abEF");
+    cr_expect_str_eq(gal_json_string(j, "placeholder"), "data:image/webp;base64,AAAA+/==");
+    photo.about = gal__about_new(bad, G_N_ELEMENTS(bad));
+    bad_line = gal_photo_event_json(&run, &photo, 1, 1);
+    gal__about_unref(photo.about);
+    b = parse_ok(bad_line);
+    cr_expect_eq(gal_json_get(b, "gps")->type, GAL_JSON_NULL, "a latitude without longitude");
+    cr_expect_eq(gal_json_get(b, "placeholder")->type, GAL_JSON_NULL);
+    cr_expect_eq(gal_json_get(b, "color")->type, GAL_JSON_NULL);
+}
