@@ -1475,3 +1475,28 @@ Test(manifest, report_takes_each_about_field_by_its_whole_name)
     cr_expect_eq(gal_json_get(b, "placeholder")->type, GAL_JSON_NULL);
     cr_expect_eq(gal_json_get(b, "color")->type, GAL_JSON_NULL);
 }
+
+/* A string in the report: plain ASCII as it is, UTF-8 as it is, anything
+ * else repaired, wherever the first odd byte is. */
+Test(manifest, report_strings_are_valid_utf8_wherever_the_odd_byte_is)
+{
+    const gal_run_summary run = { .preset = "web", .output_dir = "/srv/out" };
+    const char *cases[][2] = {
+        { "plain.jpg", "plain.jpg" },
+        { "", "" },
+        { "\xea\xb3\xa0\xeb\xa0\xa4.jpg", "\xea\xb3\xa0\xeb\xa0\xa4.jpg" },
+        { "abc\xff.jpg", "abc\xef\xbf\xbd.jpg" },
+        { "\xff", "\xef\xbf\xbd" },
+        { "a\"b\xea\xb3", "a\"b\xef\xbf\xbd\xef\xbf\xbd" }, /* a replacement a byte */
+        { "tab\there \xc3\xa9", "tab\there \xc3\xa9" },
+    };
+
+    for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+        gal_photo_result photo = { .input = cases[k][0], .status = GAL_PHOTO_PLANNED };
+        g_autofree char *line = gal_photo_event_json(&run, &photo, 1, 1);
+        g_autoptr(gal_json) j = parse_ok(line);
+
+        cr_expect(g_utf8_validate(line, -1, NULL), "case %zu: not UTF-8: %s", k, line);
+        cr_expect_str_eq(gal_json_string(j, "input"), cases[k][1], "case %zu", k);
+    }
+}
