@@ -73,7 +73,7 @@ json_string(GString *out, const char *text)
 }
 
 /* A whole number below a million, in decimal by hand: what "%.6g" gives
- * for it. FALSE: not such a number (-0 is, printed "-0"). */
+ * for it. FALSE for anything else, -0 too (printf writes it "-0"). */
 static gboolean
 json_small_integer(GString *out, double v)
 {
