@@ -185,12 +185,24 @@ own_path(const scan_ctx *ctx, const char *text, size_t len)
     return g_string_chunk_insert_len(ctx->arena, text, (gssize) len);
 }
 
+/* A path and, after its NUL, why it was not taken (gal__input_why), as
+ * one string of `chunk`'s. */
+static char *
+path_with_why(GStringChunk *chunk, const char *path, const char *why)
+{
+    size_t path_size = strlen(path) + 1, why_len = strlen(why);
+    g_autofree char *both = g_malloc(path_size + why_len + 1);
+
+    memcpy(both, path, path_size);
+    memcpy(both + path_size, why, why_len + 1);
+    return g_string_chunk_insert_len(chunk, both, (gssize) (path_size + why_len));
+}
+
 static void
 input_clear(gal_input *in)
 {
     if (in->root)
         g_ref_string_release(in->root);
-    g_free(in->why);
 }
 
 /* Where the name of the file named `path` starts in it (no file's path
@@ -203,7 +215,8 @@ name_at(const char *path)
     return slash ? (guint32) (slash + 1 - path) : 0;
 }
 
-/* Take the photo at `path` (a string in the scan's arena).
+/* Take the photo at `path` (a string in the scan's arena), or list it
+ * with `why` it is not taken (freed here).
  * `scanned`: found in the folder being scanned, so its path within it is
  * the end of `path`; otherwise named itself. */
 static void
@@ -211,10 +224,14 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
     const struct stat *st)
 {
     char *canonical;
-    gal_input in = { .path = path,
+    gal_input in = { .path = why ? path_with_why(ctx->arena, path, why) : path,
         .root = ctx->root_shared ? g_ref_string_acquire(ctx->root_shared) : NULL,
-        .regular = regular, .why = why, .dev = st ? st->st_dev : 0, .ino = st ? st->st_ino : 0,
-        .size = st ? st->st_size : 0, .mtime_ns = st ? gal__mtime_ns(st) : 0 };
+        .regular = regular, .has_why = why != NULL, .dev = st ? st->st_dev : 0,
+        .ino = st ? st->st_ino : 0, .size = st ? st->st_size : 0,
+        .mtime_ns = st ? gal__mtime_ns(st) : 0 };
+
+    g_free(why);
+    path = in.path;
 
     in.via_link = ctx->via_link;
     ctx->via_link = FALSE;
@@ -558,10 +575,10 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
              * it fails, and the rest are built. A path that is not there at
              * all is a mistake on the command line. */
             if (is_link) {
-                gal_input in = { .path = own_path(&ctx, paths[i], strlen(paths[i])),
-                    .why = g_strdup(saved == ELOOP ? "a symbolic link loop"
-                                                   : "a symbolic link to nothing (its target is missing)"),
-                    .refused = TRUE };
+                gal_input in = { .path = path_with_why(ctx.arena, paths[i],
+                                     saved == ELOOP ? "a symbolic link loop"
+                                                    : "a symbolic link to nothing (its target is missing)"),
+                    .has_why = TRUE, .refused = TRUE };
 
                 in.rel_at = name_at(in.path);
 
@@ -639,7 +656,8 @@ gal__inputs_keep(gal_input *inputs, int n, const int *keep, int n_keep, GStringC
             input_clear(in);
             continue;
         }
-        path = g_string_chunk_insert(kept, in->path);
+        path = in->has_why ? path_with_why(kept, in->path, gal__input_why(in))
+                           : g_string_chunk_insert(kept, in->path);
         in->path = path;
         inputs[next++] = *in;
     }

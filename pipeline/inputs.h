@@ -10,7 +10,6 @@
 typedef struct gal_input {
     char *path;       /* as given or found */
     char *root;       /* the input folder it was found in (real path); NULL: named itself */
-    char *why;        /* not NULL: listed but not taken (a link not followed), and why */
     dev_t dev;        /* its identity from the scan's stat; ino 0: not known */
     ino_t ino;
     /* Its size and time from the same stat, so that nothing stats the
@@ -31,7 +30,19 @@ typedef struct gal_input {
      * link's target, in the target's folder (plan.c's check that no output
      * replaces a photo looks there too). */
     bool via_link : 1;
+    /* Listed but not taken (a link not followed): why, gal__input_why. The
+     * reason follows the path in its arena (rare: a pointer in every
+     * photo's input was 8 of its 64 bytes). */
+    bool has_why : 1;
 } gal_input;
+
+/* Why the photo was listed but not taken (a link not followed); NULL:
+ * taken. */
+static inline const char *
+gal__input_why(const gal_input *in)
+{
+    return in->has_why ? in->path + strlen(in->path) + 1 : NULL;
+}
 
 /* The photo's path within its input folder; a file named itself: its name.
  * The same wherever the folder is mounted or checked out: what --shard

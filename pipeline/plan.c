@@ -448,10 +448,11 @@ gal__plan_photos(preset_run *pr)
         /* The input's own string, in the summary's arena: a million
          * photos' paths, once. */
         result->input = in->path;
-        if ((in->why || !in->regular) && elsewhere)
+        if ((in->has_why || !in->regular) && elsewhere)
             continue;
-        if (in->why || !in->regular) {
-            gal_error_set(gal__photo_error(result), GAL_ERR_INPUT, NULL, NULL, "%s", in->why ? in->why
+        if (in->has_why || !in->regular) {
+            gal_error_set(gal__photo_error(result), GAL_ERR_INPUT, NULL, NULL, "%s", in->has_why
+                ? gal__input_why(in)
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
             gal_error_set_subject(gal__photo_error(result), result->input);
             result->status = in->refused ? GAL_PHOTO_FAILED : GAL_PHOTO_IGNORED;

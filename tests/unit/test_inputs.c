@@ -126,15 +126,15 @@ Test(inputs, a_folder_alone_in_path_order_with_its_facts)
     cr_expect_str_eq(gal__input_rel(x), "sub/z.jpg");
     cr_expect_eq(gal__input_rel(x), x->path + strlen("d/"), "the end of its path");
     cr_expect(x->regular);
-    cr_expect_null(x->why);
+    cr_expect_null(gal__input_why(x));
     cr_assert_eq(stat("d/sub/z.jpg", &st), 0);
     cr_expect_eq(x->dev, st.st_dev);
     cr_expect_eq(x->ino, st.st_ino);
     cr_expect_eq(x->size, 1);
     cr_expect_eq(x->mtime_ns, gal__mtime_ns(&st));
     cr_expect_not_null(x->root);
-    cr_expect_not_null(strstr(find(&s, "d/dangling.jpg")->why, "a symbolic link to nothing"));
-    cr_expect_not_null(strstr(find(&s, "d/to-other")->why, "outside the input folder"));
+    cr_expect_not_null(strstr(gal__input_why(find(&s, "d/dangling.jpg")), "a symbolic link to nothing"));
+    cr_expect_not_null(strstr(gal__input_why(find(&s, "d/to-other")), "outside the input folder"));
     scan_free(&s);
 }
 
@@ -318,28 +318,44 @@ Test(inputs, folders_deeper_than_the_scan_holds_open)
 Test(inputs, the_photos_kept_take_their_paths_along)
 {
     const char *paths[] = { "d" };
-    const int keep[] = { 1, 4, 6 };
+    g_autoptr(GArray) keep = g_array_new(FALSE, FALSE, sizeof(int));
     g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) before_rel = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) before_why = g_ptr_array_new_with_free_func(g_free);
     GStringChunk *old;
+    int whys = 0;
     scan s;
 
     make_tree();
     s = collect(paths, 1);
     old = s.paths;
     cr_assert_geq(s.n, 7);
-    for (size_t k = 0; k < G_N_ELEMENTS(keep); k++) {
-        g_ptr_array_add(before, g_strdup(s.list[keep[k]].path));
-        g_ptr_array_add(before_rel, g_strdup(gal__input_rel(&s.list[keep[k]])));
+    /* Every other photo, and each one listed with why it was not taken
+     * (its reason follows its path). */
+    for (int i = 0; i < s.n; i++)
+        if (i % 2 || gal__input_why(&s.list[i]))
+            g_array_append_val(keep, i);
+    for (guint k = 0; k < keep->len; k++) {
+        const gal_input *in = &s.list[g_array_index(keep, int, k)];
+
+        g_ptr_array_add(before, g_strdup(in->path));
+        g_ptr_array_add(before_rel, g_strdup(gal__input_rel(in)));
+        g_ptr_array_add(before_why, g_strdup(gal__input_why(in)));
+        whys += gal__input_why(in) != NULL;
     }
-    s.list = gal__inputs_keep(s.list, s.n, keep, G_N_ELEMENTS(keep), &s.paths);
-    s.n = G_N_ELEMENTS(keep);
+    cr_assert_geq(whys, 2, "the tree has links not followed");
+    s.list = gal__inputs_keep(s.list, s.n, (const int *) keep->data, (int) keep->len, &s.paths);
+    s.n = (int) keep->len;
     cr_expect_neq(s.paths, old, "the kept paths are in a new block");
     for (int k = 0; k < s.n; k++) {
         const gal_input *in = &s.list[k];
 
         cr_expect_str_eq(in->path, before->pdata[k]);
         cr_expect_str_eq(gal__input_rel(in), before_rel->pdata[k]);
+        if (before_why->pdata[k])
+            cr_expect_str_eq(gal__input_why(in), before_why->pdata[k], "%s", in->path);
+        else
+            cr_expect_null(gal__input_why(in), "%s", in->path);
     }
     scan_free(&s);
 }
