@@ -15,8 +15,8 @@ The parts are written in the exact format gallop writes (pipeline/manifest.c,
 pipeline/part.c); what only gallop knows -- the preset's digest and key lines,
 gallop's version -- is taken from TEMPLATE, a part a real sharded run of the same
 preset wrote (bench/scale/run makes one from three fixture photos). Every record
-is true: the files are empty, so sizes are 0, contents hash to SHA-256(""), and
-times are those set on the files; after `gallop merge`, `gallop run --check` is 0.
+is true: the files are empty, so sizes are 0, a photo's content digest is XXH3-128("")
+and an output's SHA-256(""), as gallop records them, and times are those set on the files; after `gallop merge`, `gallop run --check` is 0.
 
 A photo's shard is gallop's (pipeline/shard.c): jump consistent hash of the 64-bit
 FNV-1a of its path within the input folder.
@@ -33,6 +33,9 @@ FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
 MASK64 = (1 << 64) - 1
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+# What gallop records an (empty) photo by: its XXH3-128 (pipeline/digest.h; Python's
+# hashlib has no XXH3, and every photo here is empty). An output is recorded by SHA-256.
+EMPTY_XXH3 = "99aa06d3014798d86001c324468d497f"
 
 
 def fnv1a64(data, h=FNV_OFFSET):
@@ -163,7 +166,7 @@ def main():
             # output OUTPUT INPUT in_size in_mtime in_sha DIGEST VERSION out_size out_mtime
             #        out_sha W H NAME_KEY                                   (manifest.c)
             entries[k].write(
-                f"output\t{escape(name)}\t{escape(rel_in)}\t0\t{in_mtime}\t{EMPTY_SHA256}\t"
+                f"output\t{escape(name)}\t{escape(rel_in)}\t0\t{in_mtime}\t{EMPTY_XXH3}\t"
                 f"{digest}\t{version}\t0\t{out_mtime}\t{EMPTY_SHA256}\t{width}\t{height}\t"
                 f"{name_key}{record_caption}\n")
             if args.about:
@@ -182,7 +185,7 @@ def main():
             results[k].write(
                 f"result\t{escape(rel_in)}\t{escape(name)}\tdone\tnew\t\t{width}\t{height}\t0\t"
                 f"{EMPTY_SHA256}\t{caption}\t{source}\t0\t{dtostr(seconds)}\t{dtostr(hash_seconds)}\t0\t\t0\t0"
-                f"\t\t\t\t{EMPTY_SHA256}\n")
+                f"\t\t\t\t{EMPTY_XXH3}\n")
             counts[k] += 1
 
     for f in entries[1:] + results[1:]:
