@@ -53,8 +53,9 @@ same_photo(const char *path, const gal_input *in, photo_plan *plan, int n_varian
     gint64 *size, gint64 *mtime_ns, gal_digest *recorded)
 {
     gboolean legacy = recorded->len == GAL_SHA256_HEX_LEN / 2;
-    gboolean have = plan->in_digest.len == GAL_XXH3_HEX_LEN / 2;
+    gboolean have = plan->in_digest_len == GAL_XXH3_HEX_LEN / 2;
     gal_error err = { 0 };
+    gal_digest mine;
 
     if (in->size == *size && in->mtime_ns == *mtime_ns)
         return TRUE;
@@ -65,20 +66,22 @@ same_photo(const char *path, const gal_input *in, photo_plan *plan, int n_varian
         if (plan->made)
             g_clear_pointer(&plan->made->in_sha256_v1, g_free);
         if (gal__file_digest(path, NULL, hex, legacy ? sha256 : NULL, NULL, &err)) {
-            plan->in_digest.len = 0;
+            plan->in_digest_len = 0;
             return FALSE;
         }
-        gal__digest_from_hex(&plan->in_digest, hex);
+        gal__digest_from_hex(&mine, hex);
+        gal__plan_set_digest(plan, n_variants, &mine);
         if (legacy)
             gal__plan_made(plan, n_variants)->in_sha256_v1 = g_strdup(sha256);
     }
+    gal__plan_digest(plan, &mine);
     if (in->size != *size ||
         (legacy ? !gal__digest_is(recorded, plan->made->in_sha256_v1)
-                : recorded->len != plan->in_digest.len ||
-                    memcmp(recorded->bytes, plan->in_digest.bytes, recorded->len) != 0))
+                : recorded->len != mine.len ||
+                    memcmp(recorded->bytes, mine.bytes, recorded->len) != 0))
         return FALSE;
     *mtime_ns = in->mtime_ns;
-    *recorded = plan->in_digest;
+    *recorded = mine;
     return TRUE;
 }
 
@@ -198,7 +201,7 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e
     }
     if (!gal__output_intact(pr, rel, t, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    plan->in_digest = t->in_digest;
+    gal__plan_set_digest(plan, pr->n_variants, &t->in_digest);
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -352,7 +355,7 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
 
         if (!pr->plans[i].member)
             continue;
-        if (!pr->plans[i].in_digest.len)
+        if (!pr->plans[i].in_digest_len)
             return;
         rel = gal__out_rel(pr, pr->summary->photos[i].input);
         g_checksum_update(sum, (const guchar *) rel, -1);
@@ -360,7 +363,7 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
         g_checksum_update(sum,
             (const guchar *) (v1 && pr->plans[i].made && pr->plans[i].made->in_sha256_v1
                     ? pr->plans[i].made->in_sha256_v1
-                    : gal__digest_hex(&pr->plans[i].in_digest, digest)),
+                    : gal__plan_digest_hex(&pr->plans[i], digest)),
             -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }

@@ -22,6 +22,7 @@
 #define GAL_ENGINE_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -46,6 +47,10 @@
 typedef struct plan_made {
     /* Its SHA-256 (64 hex digits), once a record of format 1 asked. */
     char *in_sha256_v1;
+    /* Its content digest when it is a record's SHA-256 (format 1, kept
+     * while the photo's size and time match), not an XXH3: see
+     * gal__plan_digest. */
+    gal_digest in_digest_v1;
     gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
     /* The new records of its outputs, one per variant; NULL until written. */
     gal_manifest_entry *entries[];
@@ -57,9 +62,13 @@ typedef struct photo_plan {
      * (gal__plan_stat), not copies here. */
     guint64 stale_files;       /* its variant v is stale: bit v (output.widths x formats) */
     plan_made *made;           /* NULL: nothing made yet, no SHA-256 asked */
-    /* Its content digest (digest.h): none (len 0) until hashed. Bytes,
-     * not 65 hex characters: a run holds a plan per photo. */
-    gal_digest in_digest;
+    /* Its content digest (digest.h), read and set with gal__plan_digest
+     * and gal__plan_set_digest: none (len 0) until hashed. An XXH3-128's
+     * 16 bytes here; a format-1 record's SHA-256 (32 bytes, rare) in
+     * `made`: a run holds a plan per photo, and room for 32 in each was
+     * 16 of its 56 bytes. */
+    guint8 in_digest_len;
+    guint8 in_xxh3[GAL_XXH3_HEX_LEN / 2];
     /* Flags as bytes, not gbooleans: a run holds a plan per photo and
      * preset, a million of them in a big one. */
     bool member;               /* taken into the run: neither refused nor ignored */
@@ -216,6 +225,42 @@ gal__plan_made(photo_plan *plan, int n_variants)
         plan->made = g_malloc0(sizeof(plan_made) +
             sizeof(gal_manifest_entry *) * (size_t) MAX(n_variants, 1));
     return plan->made;
+}
+
+/* The photo's content digest as its plan holds it (len 0: none yet). */
+static inline void
+gal__plan_digest(const photo_plan *plan, gal_digest *out)
+{
+    if (plan->in_digest_len == sizeof(plan->in_xxh3)) {
+        out->len = plan->in_digest_len;
+        memcpy(out->bytes, plan->in_xxh3, sizeof(plan->in_xxh3));
+    }
+    else if (plan->in_digest_len && plan->made)
+        *out = plan->made->in_digest_v1;
+    else
+        out->len = 0;
+}
+
+/* The same in hex (lower case) into `hex` (65 bytes): "" when none. */
+static inline char *
+gal__plan_digest_hex(const photo_plan *plan, char *hex)
+{
+    gal_digest d;
+
+    gal__plan_digest(plan, &d);
+    return gal__digest_hex(&d, hex);
+}
+
+/* Set it: an XXH3 inline, a SHA-256 in `made` (made for `n_variants`
+ * when it is not yet). */
+static inline void
+gal__plan_set_digest(photo_plan *plan, int n_variants, const gal_digest *d)
+{
+    plan->in_digest_len = d->len;
+    if (d->len == sizeof(plan->in_xxh3))
+        memcpy(plan->in_xxh3, d->bytes, sizeof(plan->in_xxh3));
+    else if (d->len)
+        gal__plan_made(plan, n_variants)->in_digest_v1 = *d;
 }
 
 /* What variant v of a photo is, as the end of its record's NAME_KEY

@@ -175,8 +175,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             continue;
         input = pr->summary->photos[i].input;
         pr->plans[i].started = TRUE;
-        if (pr->plans[i].in_digest.len)
-            gal__digest_hex(&pr->plans[i].in_digest, digest.hex);
+        if (pr->plans[i].in_digest_len)
+            gal__plan_digest_hex(&pr->plans[i], digest.hex);
         want_digest |= pr->plans[i].build_output;
     }
     /* One decode serves every preset, so the photo gets the most generous
@@ -245,8 +245,12 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
 
         if (i < 0 || !pr->plans[i].build_output)
             continue;
-        if (!pr->plans[i].in_digest.len)
-            gal__digest_from_hex(&pr->plans[i].in_digest, digest.hex);
+        if (!pr->plans[i].in_digest_len) {
+            gal_digest taken;
+
+            gal__digest_from_hex(&taken, digest.hex);
+            gal__plan_set_digest(&pr->plans[i], pr->n_variants, &taken);
+        }
         pr->summary->photos[i].hash_seconds = digest.seconds;
     }
     for (int r = 0; r < n; r++) {

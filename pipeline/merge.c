@@ -450,6 +450,7 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
     const gal_photo_result *r = &taken->result;
     const gal_photo_notes *rn = gal_photo_notes_of(r);
     gal_photo_notes *notes = NULL;
+    gal_digest digest;
 
     /* Refused by the plan here as by its shard's (or here only: two
      * shards' photos whose names, from their EXIF, are the same; the
@@ -506,7 +507,8 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
     /* The pages know photos without files of their own by size and
      * time, as now. */
     gal__plan_stat(&pr->inputs[i], result->input);
-    gal__digest_from_hex(&pr->plans[i].in_digest, taken->in_digest);
+    gal__digest_from_hex(&digest, taken->in_digest);
+    gal__plan_set_digest(&pr->plans[i], pr->n_variants, &digest);
 }
 
 /* Taking one shard's results as its part gives them, in its photos'

@@ -51,7 +51,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     first->input = gal__out_rel(pr, job->input);
     first->tail->in_size = pr->inputs[i].size;
     first->tail->in_mtime_ns = pr->inputs[i].mtime_ns;
-    first->tail->in_digest = plan->in_digest;
+    gal__plan_digest(plan, &first->tail->in_digest);
     gal__manifest_entry_set_recipe(first, pr->preset_digest, GAL_VERSION);
     first->tail->caption = shared_with_result(gal_photo_notes_of(result)->caption, job->caption);
     first->tail->caption_source = shared_with_result(gal_photo_notes_of(result)->caption_source,

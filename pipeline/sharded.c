@@ -190,7 +190,7 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     e->input = gal__out_rel(pr, job->input);
     e->tail->in_size = pr->inputs[i].size;
     e->tail->in_mtime_ns = pr->inputs[i].mtime_ns;
-    e->tail->in_digest = plan->in_digest;
+    gal__plan_digest(plan, &e->tail->in_digest);
     gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
     e->tail->out_size = (gint64) len;
     e->tail->width = job->gather_item->Xsize;
@@ -226,7 +226,7 @@ gal__shard_built(preset_run *pr, int i)
 
     g_hash_table_replace(pr->built, gal__out_rel(pr, result->input),
         gal__part_result_new(result, rel_out,
-            gal__digest_hex(&pr->plans[i].in_digest, digest)));
+            gal__plan_digest_hex(&pr->plans[i], digest)));
 }
 
 /* Photo i's result as the part gives it: an earlier try's, when that try
@@ -278,7 +278,7 @@ gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
         rel_out = gal__output_of(pr, i, 0)
             ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
         gal__part_append_result(extra, rel_in, rel_out,
-            gal__digest_hex(&pr->plans[i].in_digest, digest),
+            gal__plan_digest_hex(&pr->plans[i], digest),
             result_to_save(pr, i, rel_in, rel_out));
         results++;
     }
