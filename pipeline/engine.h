@@ -61,7 +61,7 @@ typedef struct photo_plan {
     /* The photo's size and time as planned are its input's
      * (gal__plan_stat), not copies here. */
     guint64 stale_files;       /* its variant v is stale: bit v (output.widths x formats) */
-    plan_made *made;           /* NULL: nothing made yet, no SHA-256 asked */
+    plan_made *made;           /* NULL: nothing made yet, no SHA-256 asked or kept */
     /* Its content digest (digest.h), read and set with gal__plan_digest
      * and gal__plan_set_digest: none (len 0) until hashed. An XXH3-128's
      * 16 bytes here; a format-1 record's SHA-256 (32 bytes, rare) in
