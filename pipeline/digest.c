@@ -98,14 +98,22 @@ gal__sha256_same(const gal_sha256 *a, const gal_sha256 *b)
         (!a->known || memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0);
 }
 
+void
+gal__digest_from_sha256(gal_digest *out, const gal_sha256 *sha256)
+{
+    *out = (gal_digest) { .len = sha256->known ? sizeof(sha256->bytes) : 0 };
+    if (sha256->known)
+        memcpy(out->bytes, sha256->bytes, sizeof(sha256->bytes));
+}
+
 const char *
 gal_sha256_hex(const gal_sha256 *digest, char hex[65])
 {
-    gal_digest d = { .len = sizeof(digest->bytes) };
+    gal_digest d;
 
     if (!digest->known)
         return NULL;
-    memcpy(d.bytes, digest->bytes, sizeof(d.bytes));
+    gal__digest_from_sha256(&d, digest);
     return gal__digest_hex(&d, hex);
 }
 

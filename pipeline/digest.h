@@ -49,6 +49,9 @@ gboolean gal__digest_is(const gal_digest *d, const char *hex);
  * when it is a SHA-256) or from 64 hex digits (anything else: not
  * known). */
 void gal__sha256_from_digest(gal_sha256 *out, const gal_digest *d);
+/* The other way: a record's digest from a result's SHA-256 (none when
+ * not known). */
+void gal__digest_from_sha256(gal_digest *out, const gal_sha256 *sha256);
 void gal__sha256_from_hex(gal_sha256 *out, const char *hex);
 /* The same SHA-256 (or both not known)? */
 gboolean gal__sha256_same(const gal_sha256 *a, const gal_sha256 *b);

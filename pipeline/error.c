@@ -282,9 +282,15 @@ gal__photo_error_clear(gal_photo_result *result)
     if (!notes)
         return;
     g_clear_pointer(&notes->error, g_free);
-    if (!notes->why_detail && !notes->caption && !notes->caption_source && !notes->files &&
-        !notes->warnings && !notes->caption_cut)
+    if (gal__photo_notes_empty(notes))
         g_clear_pointer((gal_photo_notes **) &result->notes, g_free);
+}
+
+gboolean
+gal__photo_notes_empty(const gal_photo_notes *notes)
+{
+    return !notes->error && !notes->why_detail && !notes->caption && !notes->caption_source &&
+        !notes->files && !notes->warnings && !notes->caption_cut;
 }
 
 gal_photo_notes *

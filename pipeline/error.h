@@ -28,6 +28,8 @@ int gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
 
 /* The error of a photo's result, made (clear) when it has none yet. */
 gal_error *gal__photo_error(gal_photo_result *result);
+/* Do the notes hold nothing at all? */
+gboolean gal__photo_notes_empty(const gal_photo_notes *notes);
 /* No error after all: the result's is freed (and its notes, when they
  * held nothing else). */
 void gal__photo_error_clear(gal_photo_result *result);

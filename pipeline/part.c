@@ -284,8 +284,7 @@ result_borrow(char **f, int n, gal_part_result *out, gal_error *error)
         gal__utf8_copy(error->msg, f[21], sizeof(error->msg));
         out->notes.error = error;
     }
-    if (out->notes.why_detail || out->notes.caption || out->notes.caption_source ||
-        out->notes.caption_cut || out->notes.error)
+    if (!gal__photo_notes_empty(&out->notes))
         r->notes = &out->notes;
     return TRUE;
 }

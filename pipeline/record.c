@@ -164,7 +164,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
         e->tail->out_size = sheet->bytes;
         e->tail->out_mtime_ns = gal__mtime_ns(&st);
-        gal__digest_from_hex(&e->tail->out_sha256, gal_sha256_hex(&sheet->sha256, hex));
+        gal__digest_from_sha256(&e->tail->out_sha256, &sheet->sha256);
         e->tail->width = sheet->width;
         e->tail->height = sheet->height;
         g_hash_table_add(written, g_strdup(e->output));
