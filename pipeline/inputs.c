@@ -216,7 +216,8 @@ name_at(const char *path)
 }
 
 /* Take the photo at `path` (a string in the scan's arena), or list it
- * with `why` it is not taken (freed here).
+ * with `why` it is not taken (freed here; `path` is then copied into the
+ * arena with it, and may be any string).
  * `scanned`: found in the folder being scanned, so its path within it is
  * the end of `path`; otherwise named itself. */
 static void
@@ -307,7 +308,7 @@ check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
 
     if (!target || stat(target, &st) != 0) {
         if (any_match(&ctx->include, name, rel) && !any_match(&ctx->exclude, name, rel))
-            add_input(ctx, entry_path(ctx), TRUE, FALSE,
+            add_input(ctx, ctx->path->str, TRUE, FALSE,
                 g_strdup(!target && saved == ELOOP
                         ? "a symbolic link loop: skipped"
                         : "a symbolic link to nothing (its target is missing): skipped"), NULL);
@@ -318,7 +319,7 @@ check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
         g_autofree char *id = dir_id(&st);
 
         if (on_stack(ctx, id)) {
-            add_input(ctx, entry_path(ctx), TRUE, FALSE, g_strdup_printf(
+            add_input(ctx, ctx->path->str, TRUE, FALSE, g_strdup_printf(
                 "a symbolic link loop (it leads back to %s): not followed", target), NULL);
             return TRUE;
         }
@@ -326,7 +327,7 @@ check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
     else if (!any_match(&ctx->include, name, rel) || any_match(&ctx->exclude, name, rel))
         return TRUE;
     if (!ctx->follow && !inside(ctx->root, target)) {
-        add_input(ctx, entry_path(ctx), TRUE, FALSE, g_strdup_printf(
+        add_input(ctx, ctx->path->str, TRUE, FALSE, g_strdup_printf(
             "a symbolic link to %s, outside the input folder: not followed "
             "(--follow-symlinks follows it)", target), NULL);
         return TRUE;
