@@ -1,5 +1,6 @@
 /* fields.c: a manifest line's fields (fields.h), split at its tabs and
  * unescaped, as manifest_write.c escapes them. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "fields.h"
@@ -28,6 +29,9 @@ unescape_in_place(char *text)
 int
 gal__fields_split(char *line, char **fields)
 {
+    /* Nearly every line has no escape: told once for the whole line,
+     * before it is split, not field by field. */
+    bool escaped = strchr(line, '\\') != NULL;
     int n = 0;
 
     for (char *p = line;; p++) {
@@ -42,7 +46,7 @@ gal__fields_split(char *line, char **fields)
         p = tab;
     }
     fields[n] = NULL;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && escaped; i++)
         unescape_in_place(fields[i]);
     return n;
 }
