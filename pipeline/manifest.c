@@ -175,6 +175,11 @@ typedef struct {
      * given, or too many files open (about lines are then kept in memory). */
     gal_about_file *file;
     gint64 line_at;
+    /* The record last put: an about line follows its record's, so this
+     * is nearly always the one it is for, found without hashing its name
+     * (a million lookups of a merge's parts). Valid while parsing: a
+     * record is only freed by another of its name, which becomes this. */
+    gal_manifest_entry *last_put;
 } line_parser;
 
 /* `plain`: the line would be written back as it is (round_trips). */
@@ -186,8 +191,9 @@ parse_entry(line_parser *p, char **f, int n, bool plain)
     gal_manifest_entry *e;
 
     if (m->tails_in_file && p->file && plain && gal__record_stays_in_file(f, n)) {
-        gal__manifest_put(m, gal__record_in_file_new(p->file, p->line_at, f[1], f[2],
-                                 shared_string(m, f[6])));
+        e = gal__record_in_file_new(p->file, p->line_at, f[1], f[2], shared_string(m, f[6]));
+        gal__manifest_put(m, e);
+        p->last_put = e;
         return;
     }
     if (!gal__record_fields_read(f, n, &t))
@@ -196,6 +202,16 @@ parse_entry(line_parser *p, char **f, int n, bool plain)
     e->tail->preset_digest = shared_string(m, f[6]);
     e->tail->version = shared_string(m, f[7]);
     gal__manifest_put(m, e);
+    p->last_put = e;
+}
+
+/* The record of output `name`, for its about line. */
+static gal_manifest_entry *
+about_record(const line_parser *p, const char *name)
+{
+    return p->last_put && strcmp(p->last_put->output, name) == 0
+        ? p->last_put
+        : gal__manifest_find(p->m, name);
 }
 
 
@@ -207,7 +223,7 @@ parse_about(line_parser *p, char **f, int n)
     gal_manifest_entry *e;
     GPtrArray *about;
 
-    if (n < 3 || !(e = gal__manifest_find(p->m, f[1])) || e->sheet || e->item)
+    if (n < 3 || !(e = about_record(p, f[1])) || e->sheet || e->item)
         return;
     about = g_ptr_array_sized_new(n);
     for (int i = 2; i < n; i++)
@@ -252,7 +268,7 @@ parse_plain_about(line_parser *p, char *line)
         if (!(tab = strchr(field, '\t')))
             break;
     }
-    if (!(e = gal__manifest_find(p->m, name)) || e->sheet || e->item)
+    if (!(e = about_record(p, name)) || e->sheet || e->item)
         return TRUE;
     gal__about_unref(e->about);
     e->about = kept ? gal__about_on_file(p->file, p->line_at, all_kept) : gal__about_new(NULL, 0);
@@ -374,7 +390,7 @@ parse_line(line_parser *p, char *line)
 void
 gal__manifest_parse(gal_manifest *m, const char *text, gal_manifest_line_fn other, void *user)
 {
-    line_parser p = { m, other, user, TRUE, 0, FALSE, NULL, 0 };
+    line_parser p = { m, other, user, TRUE, 0, FALSE, NULL, 0, NULL };
     GString *line = g_string_sized_new(1024);
 
     for (const char *at = text; *at && !p.foreign;) {
@@ -407,7 +423,7 @@ static void
 read_manifest(gal_manifest *m, int dir_fd, gal_manifest_line_fn other, void *user,
     gboolean records, gint64 from, int from_line)
 {
-    line_parser p = { m, other, user, records, MAX(from_line, 1) - 1, FALSE, NULL, from };
+    line_parser p = { m, other, user, records, MAX(from_line, 1) - 1, FALSE, NULL, from, NULL };
     gint64 limit = gal__limits.manifest_bytes, total = from;
     GString *pending = g_string_sized_new(1 << 16);
     enum { CHUNK = 1 << 20 };
