@@ -746,8 +746,8 @@ gal__path_below(const char *dir, const char *path)
     return path + n + 1;
 }
 
-char *
-gal__relative_path_from(const char *cwd, const char *dir, const char *path)
+static char *
+relative_path_made(const char *cwd, const char *dir, const char *path)
 {
     g_autofree char *from_made = gal__path_is_canonical(dir) ? NULL : canonical(dir, cwd);
     g_autofree char *to_made = gal__path_is_canonical(path) ? NULL : canonical(path, cwd);
@@ -790,6 +790,104 @@ gal__relative_path_from(const char *cwd, const char *dir, const char *path)
         *at++ = '/';
     memcpy(at, rest, rest_len + 1);
     return out;
+}
+
+/* The folders a thread asked about last, and their paths relative to
+ * `dir`: a run asks for each photo's path and its output's (three times a
+ * photo in a rerun), photos come folder by folder, and the folder's part
+ * was most of the work. */
+typedef struct {
+    char *cwd, *dir;
+    char *folder;   /* up to and with its last slash, as asked */
+    char *rel;      /* relative_path_made(cwd, dir, folder); NULL: of no use (below) */
+} folder_relative;
+
+/* The photo's folder and its output's, and room for two more. */
+#define FOLDERS_KEPT 4
+
+typedef struct {
+    folder_relative kept[FOLDERS_KEPT];
+    int next;       /* the one to replace */
+} folder_relatives_kept;
+
+static void
+folder_relative_clear(folder_relative *c)
+{
+    g_free(c->cwd);
+    g_free(c->dir);
+    g_free(c->folder);
+    g_free(c->rel);
+}
+
+static void
+folder_relative_free(gpointer data)
+{
+    folder_relatives_kept *k = data;
+
+    for (int f = 0; f < FOLDERS_KEPT; f++)
+        folder_relative_clear(&k->kept[f]);
+    g_free(k);
+}
+
+static GPrivate folder_relatives = G_PRIVATE_INIT(folder_relative_free);
+
+/* "..", "../..", ...: the path of a folder `dir` is beneath. */
+static gboolean
+only_ups(const char *rel)
+{
+    for (;; rel += 3) {
+        if (rel[0] != '.' || rel[1] != '.' || (rel[2] && rel[2] != '/'))
+            return FALSE;
+        if (!rel[2])
+            return TRUE;
+    }
+}
+
+char *
+gal__relative_path_from(const char *cwd, const char *dir, const char *path)
+{
+    const char *name = strrchr(path, '/');
+    size_t folder_len;
+    folder_relatives_kept *k;
+    folder_relative *c = NULL;
+
+    /* A plain name in a folder: its path is the folder's and the name,
+     * unless `dir` is the folder or beneath it (the name may then be a
+     * part of `dir`'s own). With no working folder known it is asked each
+     * time, and so never kept. */
+    if (!cwd || !name || !gal__path_is_beneath(name + 1))
+        return relative_path_made(cwd, dir, path);
+    folder_len = (size_t) (name - path) + 1;
+    if (!(k = g_private_get(&folder_relatives))) {
+        k = g_new0(folder_relatives_kept, 1);
+        g_private_set(&folder_relatives, k);
+    }
+    for (int f = 0; f < FOLDERS_KEPT && !c; f++) {
+        folder_relative *kept = &k->kept[f];
+
+        if (kept->folder && strncmp(kept->folder, path, folder_len) == 0 &&
+            !kept->folder[folder_len] && strcmp(kept->dir, dir) == 0 &&
+            strcmp(kept->cwd, cwd) == 0)
+            c = kept;
+    }
+    if (!c) {
+        c = &k->kept[k->next];
+        k->next = (k->next + 1) % FOLDERS_KEPT;
+        folder_relative_clear(c);
+        c->cwd = g_strdup(cwd);
+        c->dir = g_strdup(dir);
+        c->folder = g_strndup(path, folder_len);
+        c->rel = relative_path_made(cwd, dir, c->folder);
+        /* "//" at the start is a root of its own (POSIX leaves it to the
+         * system; GLib keeps it): its relative path ends with a slash. */
+        if (only_ups(c->rel) || g_str_has_suffix(c->rel, "/"))
+            g_clear_pointer(&c->rel, g_free);
+    }
+    if (!c->rel)
+        return relative_path_made(cwd, dir, path);
+    if (strcmp(c->rel, ".") == 0)
+        return g_strdup(name + 1);
+    return g_strconcat(c->rel, "/", name + 1, NULL);
 }
 
 gint64

@@ -890,6 +890,47 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
     }
 }
 
+/* With the working folder given, a thread keeps the last folder's relative
+ * path for the next photo in it: what it makes is what is made without
+ * (the folder asked for each time), whatever the order of the paths, and
+ * wherever the folder asked from is: beneath the photo's folder, the
+ * folder itself, above it or beside it. */
+Test(manifest, relative_paths_of_a_folders_photos_are_the_same_kept_or_not)
+{
+    g_autofree char *cwd = g_get_current_dir();
+    static const char *const dirs[] = {
+        "/srv/site/out", "/srv/site/out/", "/srv/site", "/srv/site/out/sub", "/", "/srv/site/outer",
+        "out", ".", "..", "/srv/site/out/..",
+    };
+    static const char *const paths[] = {
+        "/srv/site/out/a.jpg", "/srv/site/out/b.jpg", "/srv/site/out/sub/c.jpg",
+        "/srv/site/out/sub/d.jpg", "/srv/site/a.jpg", "/srv/site/out", "/srv/site/outer/x.jpg",
+        "/srv/photos/2024/a.jpg", "/srv/photos/2024/b.jpg", "/srv//site/./out/a/../b.jpg",
+        "/srv/site/out/sub/..", "/srv/site/out/.hidden", "/srv/site/out/..x/.../a.jpg", "/a.jpg",
+        "//a.jpg", "a.jpg", "out/a.jpg", "out/sub/a.jpg", "photos/./a.jpg", "../x/a.jpg",
+        "out/", "out/..", "/srv/site/sub", "/srv/site/out/sub/",
+    };
+
+    /* Every folder after every other: each path twice in a row, then each
+     * two neighbours in turn, twice (a thread keeps a few folders). */
+    for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++)
+        for (size_t p = 0; p < G_N_ELEMENTS(paths) * 6; p++) {
+            size_t n = G_N_ELEMENTS(paths), at = p / 2;
+            const char *path = p < 2 * n ? paths[at] : paths[(p / 4 + p % 2) % n];
+            g_autofree char *kept = gal__relative_path_from(cwd, dirs[d], path);
+            g_autofree char *made = gal__relative_path_from(NULL, dirs[d], path);
+
+            cr_expect_str_eq(kept, made, "%s from %s: %s, not %s", path, dirs[d], kept, made);
+        }
+    {
+        g_autofree char *a = gal__relative_path_from("/", "/srv/site", "out/a.jpg");
+        g_autofree char *b = gal__relative_path_from("/srv", "/srv/site", "out/a.jpg");
+
+        cr_expect_str_eq(a, "../../out/a.jpg", "the folder is relative to the working one");
+        cr_expect_str_eq(b, "../out/a.jpg", "another working folder, another folder");
+    }
+}
+
 /* gal__path_below is gal__relative_path_from for a canonical path beneath a
  * canonical folder, and nothing for any other. */
 Test(manifest, path_below_is_the_relative_path_or_nothing, .fini = free_relatives)
