@@ -24,6 +24,54 @@ typedef struct {
  * window from each other at every line. */
 #define ABOUT_WINDOWS 4
 
+/* Memory handed out from blocks, all freed at once: the records and about
+ * lines read from a file were each an allocation of their own, a million
+ * of each in a merge (malloc's 8 to 16 bytes each, and a free each at the
+ * end). Taken only by the file's reader, on its thread. */
+typedef struct memory_block {
+    struct memory_block *next;
+    gsize used, size;       /* `size` bytes follow */
+} memory_block;
+
+/* A file's first block, and the largest (a manifest of a few photos
+ * takes a page, a million-photo one blocks malloc gives back whole). */
+#define BLOCK_FIRST (4096 - sizeof(memory_block))
+#define BLOCK_MOST (512 * 1024 - sizeof(memory_block))
+
+static void *
+blocks_take(memory_block **blocks, gsize size)
+{
+    memory_block *b = *blocks;
+    char *at;
+
+    /* 8-byte aligned, as malloc's would be for what is kept there
+     * (pointers and 64-bit numbers): the header is 24 bytes. */
+    size = (size + 7) & ~(gsize) 7;
+    if (!b || b->size - b->used < size) {
+        gsize room = MAX(b ? MIN(b->size * 2 + sizeof *b, BLOCK_MOST) : BLOCK_FIRST, size);
+
+        b = g_malloc(sizeof *b + room);
+        b->next = *blocks;
+        b->used = 0;
+        b->size = room;
+        *blocks = b;
+    }
+    at = (char *) (b + 1) + b->used;
+    b->used += size;
+    return memset(at, 0, size);
+}
+
+static void
+blocks_free(memory_block **blocks)
+{
+    while (*blocks) {
+        memory_block *next = (*blocks)->next;
+
+        g_free(*blocks);
+        *blocks = next;
+    }
+}
+
 /* The manifest file a run's about lines and records' tails stay in (an
  * open descriptor: the file may be replaced by the run's own save, or
  * removed, as a merged part is, while it is still read). */
@@ -35,6 +83,13 @@ struct gal_about_file {
     about_window windows[ABOUT_WINDOWS];
     guint64 clock;
     gint64 size;     /* as read: a last line without a newline ends there */
+    /* The records read from it (gal__about_file_record_memory), freed when
+     * the last goes (`records_alive`, plus one while the file is read):
+     * a run's results keep its about lines, not its records. */
+    memory_block *records;
+    gint records_alive;
+    /* Its about lines (gal__about_on_file), freed with the file. */
+    memory_block *abouts;
 };
 
 /* The fields in memory (`file` NULL, NULL-terminated `fields`), or where
@@ -72,6 +127,7 @@ gal__about_file_new(int fd)
     }
     f = g_atomic_rc_box_new0(gal_about_file);
     f->fd = fd;
+    f->records_alive = 1;
     pthread_mutex_init(&f->lock, NULL);
     return f;
 }
@@ -85,6 +141,8 @@ about_file_clear(gpointer p)
     pthread_mutex_destroy(&f->lock);
     for (int w = 0; w < ABOUT_WINDOWS; w++)
         g_free(f->windows[w].bytes);
+    blocks_free(&f->records);
+    blocks_free(&f->abouts);
     g_atomic_int_add(&about_files_open, -1);
 }
 
@@ -99,6 +157,21 @@ void
 gal__about_file_read_to(gal_about_file *f, gint64 size)
 {
     f->size = size;
+    gal__about_file_record_gone(f);
+}
+
+void *
+gal__about_file_record_memory(gal_about_file *f, gsize size)
+{
+    g_atomic_int_inc(&f->records_alive);
+    return blocks_take(&f->records, size);
+}
+
+void
+gal__about_file_record_gone(gal_about_file *f)
+{
+    if (g_atomic_int_dec_and_test(&f->records_alive))
+        blocks_free(&f->records);
 }
 
 gal_about *
@@ -129,7 +202,7 @@ gal__about_new(const char *const *fields, gsize n)
 gal_about *
 gal__about_on_file(gal_about_file *file, gint64 line_at, bool verbatim)
 {
-    gal_about *about = g_new0(gal_about, 1);
+    gal_about *about = blocks_take(&file->abouts, sizeof *about);
 
     about->refs = 1;
     about->file = g_atomic_rc_box_acquire(file);
@@ -149,10 +222,13 @@ gal__about_ref(gal_about *about)
 void
 gal__about_unref(gal_about *about)
 {
-    if (about && g_atomic_int_dec_and_test(&about->refs)) {
+    if (!about || !g_atomic_int_dec_and_test(&about->refs))
+        return;
+    /* One on a file is in its memory, freed with it. */
+    if (about->file)
         gal__about_file_unref(about->file);
+    else
         g_free(about);
-    }
 }
 
 const char *const *

@@ -33,8 +33,13 @@ const char *gal__about_verbatim(const gal_about *about, GString *line);
  * NULL past that: its about lines are then kept in memory). */
 gal_about_file *gal__about_file_new(int fd);
 void gal__about_file_unref(gal_about_file *f);
-/* How much of it was read: a last line without a newline ends there. */
+/* How much of it was read: a last line without a newline ends there. Its
+ * reading is over. */
 void gal__about_file_read_to(gal_about_file *f, gint64 size);
+/* Room for a record read from it, zeroed, while it is read: freed when
+ * every such record is gone (each says so) and the reading is over. */
+void *gal__about_file_record_memory(gal_about_file *f, gsize size);
+void gal__about_file_record_gone(gal_about_file *f);
 /* The about line at `line_at` of `file`, left there; `verbatim`: plain,
  * every field kept, written back as it is. */
 gal_about *gal__about_on_file(gal_about_file *file, gint64 line_at, bool verbatim);

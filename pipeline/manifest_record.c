@@ -125,11 +125,14 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     if (e->tail_in_file) {
         record_in_file *r = (record_in_file *) e;
 
+        gal_about_file *file = r->file;
+
         if (e->tail)
             tail_block_free(e->tail);
-        gal__about_file_unref(r->file);
         ref_string_clear(&r->preset_digest);
-        g_free(r);
+        /* Its memory is its file's (and may go now): the file last. */
+        gal__about_file_record_gone(file);
+        gal__about_file_unref(file);
         return;
     }
     if (!e->strings_inline) {
@@ -259,7 +262,8 @@ gal__record_in_file_new(gal_about_file *file, gint64 line_at, const char *output
     const char *input, char *preset_digest)
 {
     size_t output_size = strlen(output) + 1, input_size = strlen(input) + 1;
-    record_in_file *r = g_malloc0(sizeof(*r) + output_size + input_size);
+    record_in_file *r = gal__about_file_record_memory(file,
+        sizeof(*r) + output_size + input_size);
     char *at = (char *) (r + 1);
 
     r->head.tail_in_file = true;

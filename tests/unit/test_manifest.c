@@ -474,6 +474,75 @@ Test(manifest, about_lines_read_alike_from_a_file_and_from_text)
     gal__manifest_free(mem);
 }
 
+/* Records read from a file with their tails left there, and their about
+ * lines, are kept in the file's own memory (blocks, not an allocation
+ * each): thousands of them, across many blocks, each its own; let go one
+ * by one in any order, the others are whole; the about lines a run's
+ * results keep outlive every record (ASan: no use after free, no leak). */
+Test(manifest, records_read_from_a_file_share_its_memory_and_go_one_by_one)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-file-memory");
+    gal_manifest *m = gal__manifest_new(dir), *back;
+    gal_error err = { 0 };
+    gal_about *kept[3];
+    static const int kept_at[3] = { 1, 1001, 4999 };   /* records not removed */
+    enum { N = 5000 };
+
+    for (int k = 0; k < N; k++) {
+        /* Names of every length, so that records are of many sizes. */
+        g_autofree char *output = g_strdup_printf("%0*d.jpg", 1 + k % 40, k);
+        g_autofree char *input = g_strdup_printf("../in/%d/%0*d.jpg", k % 7, 1 + k % 23, k);
+        g_autofree char *camera = g_strdup_printf("camera=C%d", k);
+        const char *about[] = { camera };
+        gal_manifest_entry *e = entry(output, input);
+
+        e->about = gal__about_new(about, 1);
+        gal__manifest_put(m, e);
+    }
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+
+    back = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
+    cr_assert_eq(g_hash_table_size(back->entries), N);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < N; k++) {
+            g_autofree char *output = g_strdup_printf("%0*d.jpg", 1 + k % 40, k);
+            g_autofree char *input = g_strdup_printf("../in/%d/%0*d.jpg", k % 7, 1 + k % 23, k);
+            gal_manifest_entry *e = gal__manifest_find(back, output);
+
+            /* The second pass: every third record went after the first. */
+            if (pass == 1 && k % 3 == 0) {
+                cr_expect_null(e, "%s was removed", output);
+                continue;
+            }
+            cr_assert_not_null(e, "%s", output);
+            cr_expect(e->tail_in_file, "%s: its tail is left in the file", output);
+            cr_expect_str_eq(e->output, output);
+            cr_expect_str_eq(e->input, input);
+            if (k % 5 == 0)
+                cr_expect_eq(gal__record_tail(e)->out_size, 4242, "%s", output);
+            if (pass == 0 && k % 3 == 0)
+                gal__manifest_remove(back, output);
+        }
+    for (int k = 0; k < 3; k++) {
+        int at = kept_at[k];
+        g_autofree char *output = g_strdup_printf("%0*d.jpg", 1 + at % 40, at);
+        gal_manifest_entry *e = gal__manifest_find(back, output);
+
+        cr_assert_not_null(e, "%s", output);
+        kept[k] = gal__about_ref(e->about);
+    }
+    gal__manifest_free(back);
+    for (int k = 0; k < 3; k++) {
+        g_auto(GStrv) fields = gal__about_fields(kept[k]);
+        g_autofree char *camera = g_strdup_printf("camera=C%d", kept_at[k]);
+
+        cr_assert_not_null(fields, "an about line outlives its record");
+        cr_expect_str_eq(fields[0], camera);
+        gal__about_unref(kept[k]);
+    }
+}
+
 /* A part's records, read by a merge with their tails left in the file
  * (all but the output's and photo's names and the preset), are the records
  * read whole: the same fields when asked, the same text when saved, the
