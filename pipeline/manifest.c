@@ -123,6 +123,10 @@ gal__manifest_find(const gal_manifest *m, const char *output)
 {
     const gal_manifest_entry probe = { .output = (char *) output };
 
+    /* GLib hashes the name even when there is nothing to find: a merge's
+     * parts, once their records joined the manifest, are asked a million. */
+    if (g_hash_table_size(m->entries) == 0)
+        return NULL;
     return g_hash_table_lookup(m->entries, &probe);
 }
 
