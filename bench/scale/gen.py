@@ -67,8 +67,13 @@ def escape(text):
 
 
 def dtostr(v):
-    """A double as gallop writes it (g_ascii_dtostr: %.17g)."""
-    return "%.17g" % v
+    """A photo's seconds as gallop writes them (part.c's append_double): the
+    shortest of 15, 16 or 17 digits that reads back as the same double."""
+    for digits in (15, 16, 17):
+        text = "%.*g" % (digits, v)
+        if float(text) == v:
+            break
+    return text
 
 
 def read_template(path):
@@ -180,8 +185,9 @@ def main():
                     f"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n")
             # result INPUT OUTPUT status why detail W H bytes sha caption source cut
             #        seconds hash_seconds code file line col key subject msg in_sha (part.c)
-            seconds = 0.05 + (i * 7919 % 1000) / 20000
-            hash_seconds = 0.0001 + (i * 104729 % 1000) / 1e7
+            # Timed as gallop times them: microseconds over 1e6 (exec.c, job.c).
+            seconds = (50000 + i * 7919 % 1000 * 50) / 1e6
+            hash_seconds = (100 + i * 104729 % 1000 // 10) / 1e6
             results[k].write(
                 f"result\t{escape(rel_in)}\t{escape(name)}\tdone\tnew\t\t{width}\t{height}\t0\t"
                 f"{EMPTY_SHA256}\t{caption}\t{source}\t0\t{dtostr(seconds)}\t{dtostr(hash_seconds)}\t0\t\t0\t0"

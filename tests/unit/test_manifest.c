@@ -4,6 +4,7 @@
  * report and log events (report.c), checked with a strict parser. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
@@ -1432,6 +1433,80 @@ Test(manifest, a_results_seconds_are_checked_as_they_are_read)
         gal__part_info_clear(&checked);
         gal__part_info_clear(&read);
     }
+}
+
+/* A part's seconds are read as the double its shard measured, whatever it
+ * is (written in the fewest digits that give it back: a time taken in
+ * microseconds is a few), and any decimal written there is read as strtod
+ * reads it, however many digits it has. */
+Test(manifest, a_results_seconds_read_back_as_the_same_double)
+{
+    static const char *const decimals[] = {
+        "0", "0.0", "12", "1.5", "0.05295", "00000000000000000001.5", "99999999999.9999",
+        "0.000000000000000000001", "0.0000000000000000000001", "0.00000000000000000000001",
+        "0.1234567890123456", "0.30000000000000004", "7.000000000000001", "1.", ".5",
+        "0.052950000000000004", "1.5e-05", "4.94065645841247e-324", "999999999999.9",
+        "0.000146899999999999", "8.999999999999999", "0.123456789012345",
+    };
+    enum { N_DOUBLES = 3000 };
+    int n = N_DOUBLES + (int) G_N_ELEMENTS(decimals);
+    g_autofree char *dir = gal_test_tmpdir("part-doubles");
+    g_autofree char *name = gal__part_name(1, 1);
+    g_autofree double *wrote = g_new(double, n);
+    g_autoptr(GString) text = g_string_new(NULL);
+    g_autoptr(GHashTable) results = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        (GDestroyNotify) gal__part_result_free);
+    char *inputs[] = { "in", NULL };
+    gal_part_info info = { .shard = 1, .shards = 1, .version = "0.1.0", .cwd = "/srv",
+        .inputs = inputs }, read = { 0 };
+    gal_error err = { 0 };
+    GRand *rand = g_rand_new_with_seed(16);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    char *at;
+
+    g_strlcpy(info.preset_digest, hash_b, sizeof(info.preset_digest));
+    g_string_append(text, GAL_MANIFEST_MAGIC "\n");
+    gal__part_append_header(text, &info);
+    for (int r = 0; r < n; r++) {
+        g_autofree char *rel = g_strdup_printf("../in/%05d.jpg", r);
+        gal_photo_result result = { .status = GAL_PHOTO_DONE, .why = GAL_WHY_NEW };
+
+        /* Times as a clock in microseconds gives them, then any double. */
+        if (r < N_DOUBLES / 2)
+            result.seconds = g_rand_int_range(rand, 0, 100000000) / 1e6;
+        else if (r < N_DOUBLES)
+            result.seconds = g_rand_double(rand) * pow(10, g_rand_int_range(rand, -20, 12));
+        else
+            result.seconds = 123456789 + r;  /* its text replaced below */
+        wrote[r] = r < N_DOUBLES ? result.seconds : g_ascii_strtod(decimals[r - N_DOUBLES], NULL);
+        gal__part_append_result(text, rel, NULL, "", &result);
+    }
+    gal__part_append_done(text, n);
+    for (int d = 0; d < (int) G_N_ELEMENTS(decimals); d++) {
+        g_autofree char *placeholder = g_strdup_printf("\t%d\t", 123456789 + N_DOUBLES + d);
+        g_autofree char *decimal = g_strdup_printf("\t%s\t", decimals[d]);
+        gssize start;
+
+        cr_assert_not_null(at = strstr(text->str, placeholder), "%s", placeholder);
+        start = at - text->str;
+        g_string_erase(text, start, (gssize) strlen(placeholder));
+        g_string_insert(text, start, decimal);
+    }
+    cr_expect_not_null(strstr(text->str, "\t0.05295\t"), "a time is written in few digits");
+    cr_assert(g_file_set_contents(path, text->str, (gssize) text->len, NULL));
+    gal__manifest_free(gal__part_load(dir, name, &read, results, FALSE, &err));
+    cr_assert_eq(err.code, GAL_OK, "%s", err.msg);
+    cr_assert_eq(g_hash_table_size(results), n);
+    for (int r = 0; r < n; r++) {
+        g_autofree char *rel = g_strdup_printf("../in/%05d.jpg", r);
+        const gal_part_result *got = g_hash_table_lookup(results, rel);
+
+        cr_assert_not_null(got, "%s", rel);
+        cr_expect(got->result.seconds == wrote[r], "%s: read %.17g, wrote %.17g (%s)", rel,
+            got->result.seconds, wrote[r], r < N_DOUBLES ? "a double" : decimals[r - N_DOUBLES]);
+    }
+    gal__part_info_clear(&read);
+    g_rand_free(rand);
 }
 
 /* A result keeps what few photos have (a caption, a failure, a reason's
