@@ -11,6 +11,7 @@
 
 #include "gal_test.h"
 #include "gal_test_json.h"
+#include "fields.h"
 #include "part.h"
 
 TestSuite(manifest, .init = gal_test_setup, .fini = gal_test_teardown);
@@ -958,6 +959,77 @@ Test(manifest, relative_paths_are_lexical_and_relocatable, .fini = free_relative
         cr_expect_str_eq(relative(cwd, "../x/a.jpg"), "../x/a.jpg");
         cr_expect_str_eq(relative("/srv/site/out", "a.jpg"), relative("/srv/site/out", absolute));
     }
+}
+
+/* gal__fields_split as its contract says it, one field at a time: split
+ * at every tab, each field unescaped; -1 past GAL_FIELDS_MAX fields. */
+static int
+fields_by_hand(const char *line, char ***out)
+{
+    /* g_strsplit makes nothing of "": it is one empty field. */
+    g_auto(GStrv) parts = *line ? g_strsplit(line, "\t", -1) : g_strdupv((char *[]) { "", NULL });
+    gboolean escaped = strchr(line, '\\') != NULL;
+    int n = (int) g_strv_length(parts);
+
+    if (n > GAL_FIELDS_MAX)
+        return -1;
+    for (int i = 0; escaped && i < n; i++) {
+        GString *plain = g_string_new(NULL);
+
+        for (const char *p = parts[i]; *p; p++) {
+            if (*p == '\\' && p[1]) {
+                p++;
+                g_string_append_c(plain, *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r'
+                    : *p);
+            }
+            else
+                g_string_append_c(plain, *p);
+        }
+        g_free(parts[i]);
+        parts[i] = g_string_free(plain, FALSE);
+    }
+    *out = g_steal_pointer(&parts);
+    return n;
+}
+
+/* A line is split at its tabs wherever they fall, with escapes at the
+ * start, the middle or the end of a field, lines of up to ~170 bytes and
+ * of one to 40 fields (more than GAL_FIELDS_MAX: -1): 20,000 of them,
+ * against the contract done by hand. */
+Test(manifest, lines_split_at_every_tab_wherever_it_falls)
+{
+    static const char *const pieces[] = { "", "a", "bc", "def", "0123456789abcde",
+        "0123456789abcdef", "0123456789abcdef0", "back\\\\slash", "tab\\there", "\\q",
+        "end\\", "output", "99aa06d3014798d86001c324468d497f" };
+    GRand *rand = g_rand_new_with_seed(2026);
+
+    for (int l = 0; l < 20000; l++) {
+        int n_fields = g_rand_int_range(rand, 1, 41);
+        GString *line = g_string_new(NULL);
+        g_auto(GStrv) expected = NULL;
+        char *fields[GAL_FIELDS_MAX + 1];
+        char *copy;
+        int n, want;
+
+        for (int f = 0; f < n_fields && line->len < 160; f++) {
+            g_string_append(line, f ? "\t" : "");
+            g_string_append(line, pieces[g_rand_int_range(rand, 0, G_N_ELEMENTS(pieces))]);
+        }
+        /* A backslash mostly at no place at all. */
+        if (g_rand_int_range(rand, 0, 4) && strchr(line->str, '\\'))
+            for (char *p = line->str; *p; p++)
+                *p = *p == '\\' ? 'x' : *p;
+        want = fields_by_hand(line->str, &expected);
+        copy = g_strdup(line->str);
+        n = gal__fields_split(copy, fields);
+        cr_assert_eq(n, want, "\"%s\": %d fields, not %d", line->str, n, want);
+        for (int f = 0; f < n; f++)
+            cr_assert_str_eq(fields[f], expected[f], "\"%s\", field %d", line->str, f);
+        cr_assert(n < 0 || !fields[n], "\"%s\": the list ends", line->str);
+        g_free(copy);
+        g_string_free(line, TRUE);
+    }
+    g_rand_free(rand);
 }
 
 /* With the working folder given, a thread keeps the last folder's relative
