@@ -193,14 +193,16 @@ parse_entry(line_parser *p, char **f, int n, bool plain)
     gal_manifest *m = p->m;
     gal_record_tail t = { 0 };
     gal_manifest_entry *e;
+    /* The record before's preset digest was checked when it was put. */
+    const char *checked = p->last_put ? gal__record_preset_digest(p->last_put) : NULL;
 
-    if (m->tails_in_file && p->file && plain && gal__record_stays_in_file(f, n)) {
+    if (m->tails_in_file && p->file && plain && gal__record_stays_in_file(f, n, checked)) {
         e = gal__record_in_file_new(p->file, p->line_at, f[1], f[2], shared_string(m, f[6]));
         gal__manifest_put(m, e);
         p->last_put = e;
         return;
     }
-    if (!gal__record_fields_read(f, n, &t))
+    if (!gal__record_fields_read(f, n, &t, checked))
         return;
     e = gal__record_whole_new(f, n, &t);
     e->tail->preset_digest = shared_string(m, f[6]);

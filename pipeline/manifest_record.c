@@ -228,14 +228,21 @@ parse_int(const char *text, gboolean *ok)
     return v;
 }
 
+/* A preset's digest: `checked`, or 64 hex digits. */
+static gboolean
+preset_digest_ok(const char *digest, const char *checked)
+{
+    return (checked && strcmp(digest, checked) == 0) || gal__is_sha256_hex(digest);
+}
+
 gboolean
-gal__record_fields_read(char **f, int n, gal_record_tail *t)
+gal__record_fields_read(char **f, int n, gal_record_tail *t, const char *checked)
 {
     gboolean ok = TRUE;
     gboolean item = strcmp(f[0], "item") == 0;
 
     if ((item ? n != 17 + GAL_ITEM_FACTS : (n != 13 && n != 14 && n != 17)) || !*f[1] ||
-        !gal__is_sha256_hex(f[6]))
+        !preset_digest_ok(f[6], checked))
         return FALSE;
     /* A digest that does not read is none: the photo's may be missing,
      * the output's is SHA-256. */
@@ -317,7 +324,7 @@ canonical_record(char **f, int n)
 }
 
 gboolean
-gal__record_stays_in_file(char **f, int n)
+gal__record_stays_in_file(char **f, int n, const char *checked)
 {
     /* Checked as gal__record_fields_read checks it, without reading what
      * it would keep: its numbers are plain digits that fit
@@ -325,7 +332,7 @@ gal__record_stays_in_file(char **f, int n)
      * there can be checked against them as it is (gal__record_verbatim). */
     return strcmp(f[0], "output") == 0 && canonical_record(f, n) && *f[1] &&
         !f[1][strcspn(f[1], "\t\n\r\\")] && !f[2][strcspn(f[2], "\t\n\r\\")] &&
-        gal__is_sha256_hex(f[6]) && (!*f[5] || gal__is_content_digest(f[5])) &&
+        preset_digest_ok(f[6], checked) && (!*f[5] || gal__is_content_digest(f[5])) &&
         gal__is_sha256_hex(f[10]);
 }
 
@@ -381,7 +388,8 @@ gal__record_tail_read(gal_manifest_entry *e)
     if (gal__about_file_line(r->file, r->line_at, line) &&
         (n = gal__fields_split(line->str, fields)) >= 13 && strcmp(fields[0], "output") == 0 &&
         strcmp(fields[1], e->output) == 0 && strcmp(fields[2], e->input) == 0 &&
-        strcmp(fields[6], r->preset_digest) == 0 && gal__record_fields_read(fields, n, &t)) {
+        strcmp(fields[6], r->preset_digest) == 0 &&
+        gal__record_fields_read(fields, n, &t, r->preset_digest)) {
         const char *name_key = n > 13 && *fields[13] ? fields[13] : NULL;
         size_t key_size = name_key ? strlen(name_key) + 1 : 0;
 

@@ -8,13 +8,15 @@
 
 /* The fields of a record's tail from its line's `f` (n of them), but for
  * its recipe and name key; FALSE (nothing kept) when they are not a
- * record's. */
-gboolean gal__record_fields_read(char **f, int n, gal_record_tail *t);
+ * record's. `checked`: a preset digest found well formed already (NULL:
+ * none), which f[6] need only equal: nearly every record has the one the
+ * record before had. */
+gboolean gal__record_fields_read(char **f, int n, gal_record_tail *t, const char *checked);
 /* Can the record of these fields leave its tail in its file: an `output`
  * line that written anew would be the same bytes (its line must also
  * round-trip its escapes, which the caller knows), valid as
- * gal__record_fields_read would find it? */
-gboolean gal__record_stays_in_file(char **f, int n);
+ * gal__record_fields_read would find it? `checked` as there. */
+gboolean gal__record_stays_in_file(char **f, int n, const char *checked);
 /* A record of the line at `line_at` of `file`, left there but for its
  * names and its preset's digest (`preset_digest`: a shared string, whose
  * reference it takes). */

@@ -330,14 +330,25 @@ Test(manifest, damaged_lines_and_foreign_files_read_as_nothing)
             "\t3\t4\n",
             "output\tnan.jpg\t../n.jpg\tx\t2\t", hash_a, "\t", hash_b, "\t0.1.0\t1\t2\t", hash_b,
             "\t3\t4\n",
+            /* A preset digest that is none, after a record whose is one. */
+            "output\tok2.jpg\t../ok2.jpg\t1\t2\t", hash_a, "\t", hash_b, "\t0.1.0\t1\t2\t",
+            hash_b, "\t3\t4\n",
+            "output\tbadpreset.jpg\t../p.jpg\t1\t2\t", hash_a, "\tg", hash_b + 1,
+            "\t0.1.0\t1\t2\t", hash_b, "\t3\t4\n",
+            "output\tshortpreset.jpg\t../s.jpg\t1\t2\t", hash_a, "\t", hash_b + 1,
+            "\t0.1.0\t1\t2\t", hash_b, "\t3\t4\n",
             "future-kind\twhatever\n", NULL);
 
         cr_assert(g_file_set_contents(path, text, -1, NULL));
     }
-    back = gal__manifest_load(dir);
-    cr_expect_eq(g_hash_table_size(back->entries), 1);
-    cr_expect_not_null(gal__manifest_find(back, "ok.jpg"));
-    gal__manifest_free(back);
+    for (int in_file = 0; in_file < 2; in_file++) {
+        back = in_file ? gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE)
+                       : gal__manifest_load(dir);
+        cr_expect_eq(g_hash_table_size(back->entries), 2, "tails in the file: %d", in_file);
+        cr_expect_not_null(gal__manifest_find(back, "ok.jpg"));
+        cr_expect_not_null(gal__manifest_find(back, "ok2.jpg"));
+        gal__manifest_free(back);
+    }
 
     cr_assert(g_file_set_contents(path, "gallop-manifest\t3\n", -1, NULL));
     back = gal__manifest_load(dir);
