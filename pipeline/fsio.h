@@ -140,6 +140,7 @@ int gal__atomic_begin_path(const char *path, gal_atomic *a, gal_error *err);
 int gal__write_all(int fd, const void *data, gsize len);
 
 /* ---- paths ------------------------------------------------------------------ */
+/* (paths.c: no file is opened for these.) */
 
 /* `path` relative to the folder `dir` ("../photos/a.jpg"), lexically; a
  * relative one of either against the working folder `cwd` (absolute,
