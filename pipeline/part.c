@@ -212,31 +212,6 @@ parse_double(const char *text, double *v)
     return *v >= 0 && *v < 1e12;
 }
 
-/* Would parse_double take `text`? A plain decimal of at most 11 digits
- * before its point (as g_ascii_dtostr writes a photo's seconds) is told
- * without strtod, which was a twentieth of a merge's checking of its
- * parts' results; anything else is asked of parse_double. */
-static gboolean
-double_ok(const char *text)
-{
-    const char *p = text, *fraction;
-    double v;
-
-    while (g_ascii_isdigit(*p))
-        p++;
-    if (p > text && p - text <= 11) {
-        if (!*p)
-            return TRUE;
-        if (*p == '.') {
-            for (fraction = ++p; g_ascii_isdigit(*p);)
-                p++;
-            if (p > fraction && !*p)
-                return TRUE;
-        }
-    }
-    return parse_double(text, &v);
-}
-
 static gboolean
 parse_status(const char *name, gal_photo_status *status)
 {
@@ -274,19 +249,17 @@ typedef struct {
 } result_values;
 
 /* Is the "result" line (f[0] is "result") well formed? Its values into
- * `v`, the seconds only `with_seconds` (a check alone needs them well
- * formed, not read). Nothing is allocated: a merge checks every part's
- * results before it keeps any. */
+ * `v` (a photo's seconds are read without strtod: plain_decimal). Nothing
+ * is allocated: a merge checks every part's results before it keeps any. */
 static gboolean
-result_check(char **f, int n, result_values *v, gboolean with_seconds)
+result_check(char **f, int n, result_values *v)
 {
     return n == 23 && (!*f[22] || gal__is_content_digest(f[22])) && *f[1] &&
         parse_status(f[3], &v->status) && parse_why(f[4], &v->why) &&
         parse_int(f[6], 0, G_MAXINT, &v->width) && parse_int(f[7], 0, G_MAXINT, &v->height) &&
         parse_int(f[8], 0, G_MAXINT64, &v->bytes) && is_sha256(f[9]) &&
         parse_int(f[12], 0, 1, &v->cut) &&
-        (with_seconds ? parse_double(f[13], &v->seconds) && parse_double(f[14], &v->hash_seconds)
-                      : double_ok(f[13]) && double_ok(f[14])) &&
+        parse_double(f[13], &v->seconds) && parse_double(f[14], &v->hash_seconds) &&
         parse_int(f[15], GAL_OK, GAL_ERR_INTERNAL, &v->code) &&
         parse_int(f[17], 0, G_MAXINT, &v->line) && parse_int(f[18], 0, G_MAXINT, &v->col) &&
         (!*f[2] || gal__path_is_beneath(f[2]));
@@ -301,7 +274,7 @@ result_borrow(char **f, int n, gal_part_result *out, gal_error *error)
     gal_photo_result *r = &out->result;
     result_values v;
 
-    if (!result_check(f, n, &v, TRUE))
+    if (!result_check(f, n, &v))
         return FALSE;
     *out = (gal_part_result) { 0 };
     r->status = v.status;
@@ -402,7 +375,7 @@ read_line(char **f, int n, int line, gint64 offset, void *user)
         result_values checked;
 
         if (!r->header || !(r->take ? result_borrow(f, n, &result, &error)
-                                    : result_check(f, n, &checked, FALSE)))
+                                    : result_check(f, n, &checked)))
             fault(r, line, "a bad \"result\" line");
         else {
             r->n_results++;
