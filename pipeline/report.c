@@ -311,15 +311,7 @@ about_fields(GString *out, const char *const *about)
     else
         g_string_append(out, "null");
     key_string(out, "color", is_color(v.color) ? v.color : NULL);
-    key(out, "placeholder");
-    if (is_placeholder(v.placeholder)) {
-        /* Base64 after an ASCII prefix: valid UTF-8, nothing to escape. */
-        g_string_append_c(out, '"');
-        g_string_append(out, v.placeholder);
-        g_string_append_c(out, '"');
-    }
-    else
-        g_string_append(out, "null");
+    key_string(out, "placeholder", is_placeholder(v.placeholder) ? v.placeholder : NULL);
 }
 
 /* The output's format, from its extension (as gallop chose it). */
