@@ -124,7 +124,6 @@ gal__manifest_entry_free(gal_manifest_entry *e)
     gal__about_unref(e->about);
     if (e->tail_in_file) {
         record_in_file *r = (record_in_file *) e;
-
         gal_about_file *file = r->file;
 
         if (e->tail)
