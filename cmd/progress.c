@@ -120,6 +120,10 @@ on_photo(const gal_run_summary *run, const gal_photo_result *photo, int done, in
     /* A photo without an output (output.photos false) only gives its
      * contact-sheet tile; the sheets get their own lines. */
     case GAL_PHOTO_PLANNED:
+        /* A quiet dry run says only its summary (--check lists what is
+         * stale: that list is its answer). */
+        if (st->quiet && !st->check)
+            break;
         if (!photo->output) {
             /* --check: the "stale  contact sheets" line says it all. */
             if (!st->check) {
@@ -132,6 +136,8 @@ on_photo(const gal_run_summary *run, const gal_photo_result *photo, int done, in
         print_why(photo);
         break;
     case GAL_PHOTO_UP_TO_DATE:
+        if (st->quiet)
+            break;
         if (st->dry_run && !st->check && photo->output)
             printf("skip   %s -> %s (up to date)\n", photo->input, photo->output);
         else if (st->dry_run && !st->check)
