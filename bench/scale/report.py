@@ -2,8 +2,9 @@
 """report.py: bench/SCALE.md from the rows bench/scale/run measured (bench/scale/README.md).
 
 Each row: photos, then "wall cpu rss_kb" of the plan, the merge and the rerun (the best of
-the runs), the merged manifest's bytes and lines, the generator's seconds, and the load
-average before and after the row. Hand-written notes of the previous report (from the
+the runs), the merged manifest's bytes and lines, the generator's seconds, the load
+average before and after the row, and "wall cpu rss_kb" of the peer (find stat'ing every
+photo and output: the floor). Hand-written notes of the previous report (from the
 marker line on) are kept.
 """
 import argparse
@@ -95,12 +96,18 @@ def main():
             rows.append({"n": int(c[0]), "plan": fig(c[1]), "merge": fig(c[2]),
                          "rerun": fig(c[3]), "manifest_bytes": int(c[4]),
                          "manifest_lines": int(c[5]), "gen_s": float(c[6]),
-                         "load": (c[7], c[8])})
+                         "load": (c[7], c[8]), "floor": fig(c[9])})
 
     manifest_cols = [
         ("manifest MB", lambda r, p: f"{r['manifest_bytes'] / 2**20:.1f}"),
         ("manifest bytes / photo", lambda r, p: f"{r['manifest_bytes'] / r['n']:.0f}"),
     ]
+    # Against the peer of the same row: how much more than stat'ing the files it costs.
+    floor_cols = [
+        ("× find wall", lambda r, p, k: ratio(r[k][0], r["floor"][0])),
+        ("× find CPU", lambda r, p, k: ratio(r[k][1], r["floor"][1])),
+    ]
+    against_floor = lambda key: [(h, lambda r, p, f=f: f(r, p, key)) for h, f in floor_cols]
     now = datetime.datetime.now().astimezone()
     out = [
         "# gallop at scale, by simulation",
@@ -131,11 +138,17 @@ def main():
         "",
         table(rows, "merge",
               f"Merging the {args.shards} parts: `gallop merge scale.yaml -o OUT`",
-              manifest_cols),
+              manifest_cols + against_floor("merge")),
         "",
         table(rows, "rerun",
               "A plain dry run with the merged manifest in place: `gallop run scale.yaml "
-              "TREE -o OUT --dry-run -q` (every photo up to date)"),
+              "TREE -o OUT --dry-run -q` (every photo up to date)",
+              against_floor("rerun")),
+        "",
+        table(rows, "floor",
+              "The peer, the filesystem's floor: `find TREE OUT -type f -printf '%s %T@\\n'` "
+              "(each photo's and each output's size and time: one stat a file, the least "
+              "an incremental run or a merge that checks its photos must read; one thread)"),
         "",
         "### The rows' circumstances",
         "",
