@@ -273,21 +273,26 @@ window_for(gal_about_file *f, gint64 at, gboolean *near)
  * asked for mostly in the file's order (a manifest is saved, and a report
  * written, in output order; a rerun decides its photos in order, a few
  * threads apart), so the file is read a window at a time, large when the
- * next line is near the last, small when it jumps. */
+ * next line is near the last, small when it jumps. The lock is not held
+ * while a window is read from the file: a rerun's threads waited on each
+ * other's reads (a tenth of deciding), so each reads into bytes of its own
+ * and puts them in a window after, unless another thread's read has
+ * brought the line meanwhile. */
 static gboolean
 about_file_read_line(gal_about_file *f, gint64 at, GString *line)
 {
     gboolean found = FALSE, near;
-    about_window *win;
+    char *read_into = NULL;     /* bytes read outside the lock */
 
     g_string_truncate(line, 0);
     pthread_mutex_lock(&f->lock);
-    win = window_for(f, at, &near);
-    win->used = ++f->clock;
     for (;;) {
+        about_window *win = window_for(f, at, &near);
         gint64 end = win->at + (gint64) win->len;
+        gsize size = near || line->len ? ABOUT_WINDOW : ABOUT_WINDOW / 16;
         ssize_t n;
 
+        win->used = ++f->clock;
         if (win->bytes && at >= win->at && at < end) {
             const char *from = win->bytes + (at - win->at);
             const char *nl = memchr(from, '\n', (gsize) (end - at));
@@ -298,23 +303,37 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
                 break;
             }
             at = end;   /* a line longer than the window: read on */
+            continue;
         }
-        if (!win->bytes)
-            win->bytes = g_malloc(ABOUT_WINDOW);
+        pthread_mutex_unlock(&f->lock);
+        if (!read_into)
+            read_into = g_malloc(ABOUT_WINDOW);
         do
-            n = pread(f->fd, win->bytes, near || line->len ? ABOUT_WINDOW : ABOUT_WINDOW / 16,
-                at);
+            n = pread(f->fd, read_into, size, at);
         while (n < 0 && errno == EINTR);
-        win->at = at;
-        win->len = n > 0 ? (gsize) n : 0;
+        pthread_mutex_lock(&f->lock);
         if (n <= 0) {
             /* The end of the file: the last line may have no newline,
              * where the file ended when it was read (not cut since). */
             found = n == 0 && line->len > 0 && at == f->size;
             break;
         }
+        /* The window for it now (another thread's read may have given
+         * one): these bytes go in it, and its old ones are the next read's. */
+        win = window_for(f, at, &near);
+        if (win->bytes && at >= win->at && at < win->at + (gint64) win->len)
+            continue;
+        {
+            char *old = win->bytes;
+
+            win->bytes = read_into;
+            read_into = old;
+        }
+        win->at = at;
+        win->len = (gsize) n;
     }
     pthread_mutex_unlock(&f->lock);
+    g_free(read_into);
     return found;
 }
 

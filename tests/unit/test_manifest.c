@@ -556,6 +556,87 @@ Test(manifest, records_read_from_a_file_share_its_memory_and_go_one_by_one)
     }
 }
 
+/* Threads reading one file's lines at once (a rerun decides on several):
+ * each its own records' tails, and all of them every about line, in
+ * orders that go forward, back and apart, so windows are read and taken
+ * from each other while lines are copied out of them. */
+typedef struct {
+    gal_manifest *m;
+    int thread, n;
+    gint wrong;     /* atomic */
+} reading_together;
+
+enum { READERS = 4 };
+
+static gpointer
+read_lines_in_an_order(gpointer data)
+{
+    reading_together *r = data;
+
+    for (int step = 0; step < r->n; step++) {
+        /* Forward, backward, by a stride, and forward from the middle. */
+        int k = r->thread == 0 ? step
+            : r->thread == 1   ? r->n - 1 - step
+            : r->thread == 2   ? (int) (((gint64) step * 7919) % r->n)
+                               : (step + r->n / 2) % r->n;
+        g_autofree char *output = g_strdup_printf("%06d.jpg", k);
+        g_autofree char *camera = g_strdup_printf("camera=C%d-%s", k, k % 2 ? "odd" : "even");
+        gal_manifest_entry *e = gal__manifest_find(r->m, output);
+        g_auto(GStrv) fields = e ? gal__about_fields(e->about) : NULL;
+
+        if (!fields || !fields[0] || strcmp(fields[0], camera) != 0)
+            g_atomic_int_inc(&r->wrong);
+        /* A record's tail is its reader's alone, as a photo's is. */
+        if (e && k % READERS == r->thread &&
+            (gal__record_tail(e)->out_size != 4242 + k || e->lost))
+            g_atomic_int_inc(&r->wrong);
+    }
+    return NULL;
+}
+
+Test(manifest, lines_read_on_several_threads_at_once_are_each_their_own)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-threads");
+    gal_manifest *m = gal__manifest_new(dir), *back;
+    gal_error err = { 0 };
+    reading_together r[READERS];
+    GThread *threads[READERS];
+    enum { N = 20000 };
+
+    for (int k = 0; k < N; k++) {
+        g_autofree char *output = g_strdup_printf("%06d.jpg", k);
+        g_autofree char *input = g_strdup_printf("../in/%d.jpg", k);
+        /* Lines of many lengths, so that they straddle windows. */
+        g_autofree char *camera = g_strdup_printf("camera=C%d-%s", k, k % 2 ? "odd" : "even");
+        GString *padding = g_string_new("lens=");
+        const char *about[2];
+        gal_manifest_entry *e = entry(output, input);
+
+        for (int c = 0; c < k % 300; c++)
+            g_string_append_c(padding, (char) ('a' + c % 26));
+        about[0] = camera;
+        about[1] = padding->str;
+        e->about = gal__about_new(about, 2);
+        e->tail->out_size = 4242 + k;
+        gal__manifest_put(m, e);
+        g_string_free(padding, TRUE);
+    }
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    gal__manifest_free(m);
+
+    back = gal__manifest_load_named(dir, GAL_MANIFEST_NAME, NULL, NULL, TRUE);
+    cr_assert_eq(g_hash_table_size(back->entries), N);
+    for (int t = 0; t < READERS; t++) {
+        r[t] = (reading_together) { back, t, N, 0 };
+        threads[t] = g_thread_new("reader", read_lines_in_an_order, &r[t]);
+    }
+    for (int t = 0; t < READERS; t++) {
+        g_thread_join(threads[t]);
+        cr_expect_eq(r[t].wrong, 0, "reader %d: %d lines read wrong", t, r[t].wrong);
+    }
+    gal__manifest_free(back);
+}
+
 /* A part's records, read by a merge with their tails left in the file
  * (all but the output's and photo's names and the preset), are the records
  * read whole: the same fields when asked, the same text when saved, the
