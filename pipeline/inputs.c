@@ -154,7 +154,57 @@ typedef struct {
     size_t rel_at;       /* where the path below the input folder starts in `path` */
     gboolean via_link;   /* the next photo taken is a link's target (gal_input.via_link) */
     GStringChunk *arena; /* where the photos' paths go */
+    int lookup_helpers;  /* threads besides the scan's own that look entries up */
 } scan_ctx;
+
+/* A folder's entries are looked up (lstat) ahead of the scan, a chunk of
+ * them at a time, by the scan's thread and helpers: a lookup per photo
+ * was three quarters of a scan, and a second core halves it. The scan then
+ * goes through the entries in order as before, with what was found. */
+#define LOOKUP_CHUNK 2048
+/* Fewer entries than this are looked up by the scan's thread alone: a
+ * helper costs a thread's start. */
+#define LOOKUP_SHARED 256
+#define LOOKUP_BATCH 32
+
+typedef struct {
+    int fd;
+    const char *const *names;
+    struct stat *st;
+    int *error;          /* per entry: 0, or why its lstat failed */
+    int n;
+    gint next;           /* atomic: the next entry to look up */
+} lookahead;
+
+static gpointer
+look_up_entries(gpointer data)
+{
+    lookahead *la = data;
+    int from;
+
+    while ((from = g_atomic_int_add(&la->next, LOOKUP_BATCH)) < la->n)
+        for (int k = from; k < MIN(from + LOOKUP_BATCH, la->n); k++)
+            la->error[k] = fstatat(la->fd, la->names[k], &la->st[k], AT_SYMLINK_NOFOLLOW) == 0
+                ? 0 : errno;
+    return NULL;
+}
+
+/* Look up `n` entries, `names` in the folder `fd`. */
+static void
+look_ahead(lookahead *la, const char *const *names, int n, int helpers)
+{
+    GThread *threads[8];
+    int started = n >= LOOKUP_SHARED ? MIN(helpers, (int) G_N_ELEMENTS(threads)) : 0;
+
+    la->names = names;
+    la->n = n;
+    la->next = 0;
+    for (int t = 0; t < started; t++)
+        threads[t] = g_thread_new("gallop-lookup", look_up_entries, la);
+    look_up_entries(la);
+    for (int t = 0; t < started; t++)
+        g_thread_join(threads[t]);
+}
 
 gal_path_arena *
 gal__path_arena_new(void)
@@ -362,6 +412,9 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
     g_autofree const char **names = NULL;
     struct dirent *entry;
     int at_fd;
+    lookahead ahead = { 0 };
+    g_autofree struct stat *ahead_st = NULL;
+    g_autofree int *ahead_error = NULL;
 
     if (!d) {
         if (fd >= 0)
@@ -384,6 +437,13 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
     if (fd < 0)
         g_clear_pointer(&d, closedir);
     at_fd = d ? dirfd(d) : AT_FDCWD;
+    if (d && starts->len > 0) {
+        guint room = MIN(starts->len, LOOKUP_CHUNK);
+
+        ahead.fd = at_fd;
+        ahead.st = ahead_st = g_new(struct stat, room);
+        ahead.error = ahead_error = g_new(int, room);
+    }
 
     for (guint i = 0; i < starts->len; i++) {
         const char *rel;
@@ -391,12 +451,20 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         gboolean is_dir = FALSE, link;
         struct stat st;
 
+        if (d && i % LOOKUP_CHUNK == 0)
+            look_ahead(&ahead, names + i, (int) MIN(starts->len - i, LOOKUP_CHUNK),
+                ctx->lookup_helpers);
         g_string_truncate(ctx->path, dir_len);
         g_string_append_c(ctx->path, '/');
         g_string_append(ctx->path, names[i]);
         rel = ctx->path->str + ctx->rel_at;
         at_name = d ? names[i] : ctx->path->str;
-        if (fstatat(at_fd, at_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        if (d) {
+            if (ahead.error[i % LOOKUP_CHUNK] != 0)
+                continue;
+            st = ahead.st[i % LOOKUP_CHUNK];
+        }
+        else if (fstatat(at_fd, at_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         link = S_ISLNK(st.st_mode);
         if (link) {
@@ -540,8 +608,8 @@ sort_inputs(GArray *found)
 
 int
 gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_paths,
-    const char *skip_dir, gboolean follow_symlinks, GStringChunk *arena, gal_input **out,
-    int *n_out, gal_errors *errs)
+    const char *skip_dir, gboolean follow_symlinks, int jobs, GStringChunk *arena,
+    gal_input **out, int *n_out, gal_errors *errs)
 {
     scan_ctx ctx = { .opts = opts, .found = g_array_new(FALSE, TRUE, sizeof(gal_input)),
         .arena = arena,
@@ -549,7 +617,8 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
         .seen_copies = g_ptr_array_new_with_free_func(g_free),
         .dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         .follow = follow_symlinks, .stack = g_ptr_array_new_with_free_func(g_free),
-        .cwd = g_get_current_dir(), .path = g_string_new(NULL) };
+        .cwd = g_get_current_dir(), .path = g_string_new(NULL),
+        .lookup_helpers = (jobs > 0 ? jobs : (int) g_get_num_processors()) - 1 };
     g_autofree gboolean *check = g_new(gboolean, MAX(1, n_paths));
     g_autofree gboolean *record = g_new(gboolean, MAX(1, n_paths));
     int failed = 0;

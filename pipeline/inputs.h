@@ -75,7 +75,7 @@ void gal__path_arena_free(gal_path_arena *arena);
  * list is a new array of *n_out photos, exactly as long (a GArray's room
  * is a power of two: a third of a million photos' list unused). */
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
-    int n_paths, const char *skip_dir, gboolean follow_symlinks, GStringChunk *arena,
+    int n_paths, const char *skip_dir, gboolean follow_symlinks, int jobs, GStringChunk *arena,
     gal_input **out, int *n_out, gal_errors *errs);
 /* The photos' paths are in the arena given to gal__inputs_collect, never
  * freed here. */

@@ -100,7 +100,7 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     if (!summary->paths)
         summary->paths = gal__path_arena_new();
     if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
-            summary->paths->inputs, &pr->inputs, &pr->n_inputs, errs))
+            opts->jobs, summary->paths->inputs, &pr->inputs, &pr->n_inputs, errs))
         return -1;
     pr->run_total = summary->total = pr->n_inputs;
     if (opts->shards > 0)

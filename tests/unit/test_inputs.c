@@ -57,20 +57,28 @@ scan_free(scan *s)
     g_string_chunk_free(s->paths);
 }
 
+/* The scan with `jobs` threads looking entries up (0: one a core). */
 static scan
-collect_with(const char *yaml, const char *const *paths, int n_paths, const char *skip,
-    gboolean follow)
+collect_on(const char *yaml, const char *const *paths, int n_paths, const char *skip,
+    gboolean follow, int jobs)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     gal_preset *preset = gal_test_load(yaml, errs);
     scan s = { .paths = g_string_chunk_new(256) };
 
     cr_assert_not_null(preset, "the preset did not load:\n%s", yaml);
-    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, s.paths, &s.list,
-                     &s.n, errs),
+    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, jobs, s.paths,
+                     &s.list, &s.n, errs),
         0, "the scan failed");
     gal_preset_free(preset);
     return s;
+}
+
+static scan
+collect_with(const char *yaml, const char *const *paths, int n_paths, const char *skip,
+    gboolean follow)
+{
+    return collect_on(yaml, paths, n_paths, skip, follow, 0);
 }
 
 static scan
@@ -310,6 +318,61 @@ Test(inputs, folders_deeper_than_the_scan_holds_open)
     cr_expect_str_eq(gal__input_rel(&s.list[0]), photo + 2);
     cr_expect_eq(s.list[0].size, 1);
     scan_free(&s);
+}
+
+/* A folder's entries are looked up on several threads, a chunk at a
+ * time: the list is the one a single thread makes, whatever falls at a
+ * chunk's edge (a folder, a link, a special file, a file the globs leave
+ * out, a hidden one). */
+Test(inputs, a_large_folder_lists_alike_looked_up_on_one_thread_or_several)
+{
+    const char *paths[] = { "big" };
+    g_autofree char *one_text = NULL, *many_text = NULL;
+    scan one, many;
+    int photos = 0;
+
+    make_tree();
+    for (int k = 0; k < 5000; k++) {
+        g_autofree char *name = g_strdup_printf("big/%05d%s", k,
+            k % 997 == 0 ? "" : k % 13 == 0 ? ".txt" : ".jpg");
+
+        if (k % 997 == 0) {
+            /* A folder, around every chunk's edge too (2048, 4096). */
+            g_autofree char *inner = g_strdup_printf("%s/in.jpg", name);
+
+            touch(inner);
+            photos++;
+        }
+        else if (k % 1001 == 0 || k == 2047 || k == 2048 || k == 4095)
+            link_to(k % 2 ? "../other/o.jpg" : "00001.jpg", name);
+        else
+            touch(name);
+        photos += k % 997 != 0 && k % 13 != 0;
+    }
+    cr_assert_eq(mkfifo("big/02049.jpg.fifo.jpg", 0600), 0);
+    touch("big/.hidden.jpg");
+    one = collect_on("gallop: 1\ninput: {exclude: ['*.txt']}\n", paths, 1, NULL, FALSE, 1);
+    many = collect_on("gallop: 1\ninput: {exclude: ['*.txt']}\n", paths, 1, NULL, FALSE, 4);
+    one_text = listed(&one);
+    many_text = listed(&many);
+    /* The photos (links among them), the folders' own and the special
+     * file (listed, to be refused); not the hidden file nor the .txt. */
+    cr_expect_geq(one.n, photos, "%d listed of %d photos", one.n, photos);
+    cr_expect_leq(one.n, photos + 8, "%d listed of %d photos", one.n, photos);
+    cr_expect_str_eq(many_text, one_text);
+    for (int i = 0; i < MIN(one.n, many.n); i++) {
+        cr_expect_eq(many.list[i].size, one.list[i].size, "%s", one.list[i].path);
+        cr_expect_eq(many.list[i].mtime_ns, one.list[i].mtime_ns, "%s", one.list[i].path);
+        cr_expect_eq(many.list[i].regular, one.list[i].regular, "%s", one.list[i].path);
+        cr_expect_eq(many.list[i].ino, one.list[i].ino, "%s", one.list[i].path);
+        cr_expect_eq(many.list[i].has_why, one.list[i].has_why, "%s", one.list[i].path);
+    }
+    cr_assert_not_null(find(&many, "big/02049.jpg.fifo.jpg"), "the FIFO is listed");
+    cr_expect_not(find(&many, "big/02049.jpg.fifo.jpg")->regular);
+    cr_expect_null(find(&many, "big/.hidden.jpg"));
+    cr_expect_null(find(&many, "big/00013.txt"));
+    scan_free(&one);
+    scan_free(&many);
 }
 
 /* A shard keeps its own photos once planned: their paths move to a new
