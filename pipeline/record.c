@@ -205,6 +205,64 @@ photos_making_files(const preset_run *pr)
 /* A record's output, as this run's photos make it. */
 enum { MADE_BY_NONE, MADE_BY_ITS_PHOTO, MADE_BY_ANOTHER };
 
+/* The records of photo i's files say who makes them. */
+static void
+mark_made_by(const preset_run *pr, int i)
+{
+    g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
+
+    for (int v = 0; v < pr->n_variants; v++) {
+        const char *out = gal__output_of(pr, i, v);
+        /* The planned path's end, when it is one (nearly always). */
+        const char *below = gal__path_below(pr->out_dir, out);
+        g_autofree char *rel_out = below ? NULL : gal__out_rel(pr, out);
+        gal_manifest_entry *e = gal__manifest_find(pr->manifest, below ? below : rel_out);
+
+        if (e && e->made_by != MADE_BY_ITS_PHOTO)
+            e->made_by = strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO : MADE_BY_ANOTHER;
+    }
+}
+
+/* Marking the records on several threads, a batch of photos at a time:
+ * no two photos that make files have a file of the same name (the plan
+ * refused the second), so each record is marked by one photo's thread
+ * only, and the manifest is only read. On one thread it was the last
+ * stretch of a merge before its save (and of a rerun before its end) on
+ * one core. */
+typedef struct {
+    const preset_run *pr;
+    gint next;      /* atomic: the next photo to take */
+} marking;
+
+#define MARK_BATCH 512
+
+static gpointer
+mark_thread(gpointer data)
+{
+    marking *mk = data;
+    int total = mk->pr->summary->total, from;
+
+    while ((from = g_atomic_int_add(&mk->next, MARK_BATCH)) < total)
+        for (int i = from; i < MIN(from + MARK_BATCH, total); i++)
+            if (makes_files(mk->pr, i))
+                mark_made_by(mk->pr, i);
+    return NULL;
+}
+
+static void
+mark_records(const preset_run *pr, int jobs)
+{
+    marking mk = { pr, 0 };
+    int workers = gal__schedule_workers(jobs, pr->summary->total / MARK_BATCH + 1);
+    g_autofree GThread **threads = g_new0(GThread *, workers);
+
+    for (int t = 1; t < workers; t++)
+        threads[t] = g_thread_new("gallop-orphans", mark_thread, &mk);
+    mark_thread(&mk);
+    for (int t = 1; t < workers; t++)
+        g_thread_join(threads[t]);
+}
+
 /* Outputs whose photo is gone (and, after new contact sheets, old sheets
  * not made again): listed, and removed with --prune. */
 void
@@ -228,28 +286,10 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     g_hash_table_iter_init(&it, m->entries);
     while (g_hash_table_iter_next(&it, NULL, &value))
         ((gal_manifest_entry *) value)->made_by = MADE_BY_NONE;
-    for (int i = 0; i < pr->summary->total; i++) {
-        if (makes_files(pr, i)) {
-            g_autofree char *rel_in =
-                gal__out_rel(pr, pr->summary->photos[i].input);
-
-            for (int v = 0; v < pr->n_variants; v++) {
-                const char *out = gal__output_of(pr, i, v);
-                /* The planned path's end, when it is one (nearly always). */
-                const char *below = gal__path_below(pr->out_dir, out);
-                g_autofree char *rel_out = below ? NULL : gal__out_rel(pr, out);
-                gal_manifest_entry *e =
-                    gal__manifest_find(m, below ? below : rel_out);
-
-                if (e && e->made_by != MADE_BY_ITS_PHOTO)
-                    e->made_by = strcmp(e->input, rel_in) == 0 ? MADE_BY_ITS_PHOTO
-                                                               : MADE_BY_ANOTHER;
-            }
-        }
+    mark_records(pr, opts->jobs);
+    for (int i = 0; i < pr->summary->total; i++)
         if (pr->plans[i].member && !pr->plans[i].has_output)
-            g_hash_table_add(members,
-                gal__out_rel(pr, pr->summary->photos[i].input));
-    }
+            g_hash_table_add(members, gal__out_rel(pr, pr->summary->photos[i].input));
     /* Only the records that may be orphans are sorted, to be listed in
      * order: not those of items, of the pages made, or of this run's
      * photos' own files (the loop below passes them by too), which are
