@@ -81,6 +81,7 @@ struct gal_about_file {
      * on several). pthread's, which ThreadSanitizer sees, not GLib's. */
     pthread_mutex_t lock;
     about_window windows[ABOUT_WINDOWS];
+    char *spare;     /* bytes a window let go, for the next read */
     guint64 clock;
     gint64 size;     /* as read: a last line without a newline ends there */
     /* The records read from it (gal__about_file_record_memory), freed when
@@ -141,6 +142,7 @@ about_file_clear(gpointer p)
     pthread_mutex_destroy(&f->lock);
     for (int w = 0; w < ABOUT_WINDOWS; w++)
         g_free(f->windows[w].bytes);
+    g_free(f->spare);
     blocks_free(&f->records);
     blocks_free(&f->abouts);
     g_atomic_int_add(&about_files_open, -1);
@@ -305,6 +307,8 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
             at = end;   /* a line longer than the window: read on */
             continue;
         }
+        if (!read_into)
+            read_into = g_steal_pointer(&f->spare);
         pthread_mutex_unlock(&f->lock);
         if (!read_into)
             read_into = g_malloc(ABOUT_WINDOW);
@@ -332,6 +336,10 @@ about_file_read_line(gal_about_file *f, gint64 at, GString *line)
         win->at = at;
         win->len = (gsize) n;
     }
+    /* Kept: a reader alone goes through the file with two buffers, not
+     * one allocated (and given back to the system) for every read. */
+    if (!f->spare)
+        f->spare = g_steal_pointer(&read_into);
     pthread_mutex_unlock(&f->lock);
     g_free(read_into);
     return found;
