@@ -129,8 +129,9 @@ def main():
         "",
         "The machine is shared: **wall** time counts waiting for a core behind other "
         "people's work (load average below), so linearity is read from **CPU** time; "
-        "a plan runs on one thread (wall ≈ CPU on an idle machine); a merge reads its parts, "
-        "and a run its manifest, on more than one, so their wall time can be below their CPU time.",
+        "a plan looks its photos up on as many threads as cores, a merge reads its parts, "
+        "and a run its manifest, on more than one, so their wall time can be below their CPU time; "
+        "the peer, find, runs on one.",
         "",
         table(rows, "plan",
               f"Planning one shard of {args.shards}: `gallop run scale.yaml TREE -o EMPTY "
