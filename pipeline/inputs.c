@@ -189,7 +189,7 @@ look_up_entries(gpointer data)
     return NULL;
 }
 
-/* Look up `n` entries, `names` in the folder `fd`. */
+/* Look up the `n` entries `names` of the folder `la->fd`, into `la`. */
 static void
 look_ahead(lookahead *la, const char *const *names, int n, int helpers)
 {
