@@ -173,6 +173,17 @@ load_parts(const char *dir, parts_found *found, GArray *names, int jobs, gal_err
         g_thread_join(threads[t]);
 }
 
+/* Is `n` one of `counts`? Each other count is named once ("3, 2", not
+ * "3, 2, 2": the test was against the part's file name). */
+static gboolean
+count_seen(GArray *counts, int n)
+{
+    for (guint c = 0; c < counts->len; c++)
+        if (g_array_index(counts, int, c) == n)
+            return TRUE;
+    return FALSE;
+}
+
 /* The parts in the folder: all of one shard count, read and checked
  * against this preset. */
 static int
@@ -182,6 +193,7 @@ read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
     g_autoptr(GDir) dir = g_dir_open(pr->out_dir, 0, NULL);
     g_autoptr(GString) counts = g_string_new(NULL);
     g_autoptr(GArray) names = g_array_new(FALSE, FALSE, sizeof(int) * 2);
+    g_autoptr(GArray) other_counts = g_array_new(FALSE, FALSE, sizeof(int));
     g_autofree gal_error **load_errors = NULL;
     const char *name;
     int failed = 0;
@@ -192,8 +204,10 @@ read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
         if (!gal__part_name_parse(name, &kn[0], &kn[1]))
             continue;
         g_array_append_val(names, kn);
-        if (found->shards && found->shards != kn[1] && !strstr(counts->str, name))
+        if (found->shards && found->shards != kn[1] && !count_seen(other_counts, kn[1])) {
+            g_array_append_val(other_counts, kn[1]);
             g_string_append_printf(counts, ", %d", kn[1]);
+        }
         found->shards = found->shards ? found->shards : kn[1];
     }
     if (names->len == 0)

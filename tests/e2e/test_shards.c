@@ -855,6 +855,37 @@ Test(shards, folders_and_counts)
     cr_expect(strstr(err, "holds 2 parts of a sharded run of 2 shards, not merged") &&
             strstr(err, "this run is shard 1 of 1"),
         "%s", err);
+    /* A part of another count beside them, or part 1 damaged, fails the
+     * merge, which then leaves everything as it was. */
+    {
+        g_autofree char *first = g_build_filename(out, ".gallop-manifest.1-of-2.tsv", NULL);
+        g_autofree char *other = g_build_filename(out, ".gallop-manifest.1-of-3.tsv", NULL);
+        g_autofree char *another = g_build_filename(out, ".gallop-manifest.2-of-3.tsv", NULL);
+        g_autofree char *kept = NULL;
+        gsize len;
+
+        kept = gal_test_read_bytes(first, &len);
+        cr_assert(g_file_set_contents(other, kept, (gssize) len, NULL));
+        cr_assert(g_file_set_contents(another, kept, (gssize) len, NULL));
+        g_clear_pointer(&err, g_free);
+        cr_expect_neq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL,
+                          &err),
+            0, "%s", err);
+        cr_expect(strstr(err, "merge one sharded run at a time") != NULL, "%s", err);
+        /* Each count once, whichever part the folder lists first (two of
+         * each count: the first listed may be of either). */
+        cr_expect(strstr(err, "runs of 3, 2 shards") || strstr(err, "runs of 2, 3 shards"), "%s",
+            err);
+        cr_assert_eq(unlink(other), 0);
+        cr_assert_eq(unlink(another), 0);
+        cr_assert(g_file_set_contents(first, "not a part\n", -1, NULL));
+        g_clear_pointer(&err, g_free);
+        cr_expect_neq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL,
+                          &err),
+            0, "%s", err);
+        cr_expect(strstr(err, ".gallop-manifest.1-of-2.tsv") != NULL, "%s", err);
+        cr_assert(g_file_set_contents(first, kept, (gssize) len, NULL));
+    }
     cr_expect_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &merged),
         0, "%s", merged);
 }
