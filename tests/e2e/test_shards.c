@@ -856,7 +856,7 @@ Test(shards, folders_and_counts)
             strstr(err, "this run is shard 1 of 1"),
         "%s", err);
     /* A part of another count beside them, or part 1 damaged, fails the
-     * merge, which then leaves everything as it was. */
+     * merge; once they are gone, it merges (below). */
     {
         g_autofree char *first = g_build_filename(out, ".gallop-manifest.1-of-2.tsv", NULL);
         g_autofree char *other = g_build_filename(out, ".gallop-manifest.1-of-3.tsv", NULL);
