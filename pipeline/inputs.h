@@ -70,12 +70,22 @@ void gal__path_arena_free(gal_path_arena *arena);
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,
  * applying the include/exclude globs to folder contents (files named
- * explicitly are taken as given). Skips `skip_dir` (the output folder)
- * when it lies inside an input folder. A missing path is an error. The
+ * explicitly are taken as given). Skips `scan->skip_dir` (the output
+ * folder) when it lies inside an input folder. A missing path is an error. The
  * list is a new array of *n_out photos, exactly as long (a GArray's room
  * is a power of two: a third of a million photos' list unused). */
+typedef struct {
+    const char *skip_dir;     /* the output folder, or NULL */
+    gboolean follow_symlinks; /* follow links out of the input folders */
+    int jobs;                 /* threads looking entries up (0: one a core) */
+    /* A shard's scan: shard `shard` of `shards` (0: not sharded). Another
+     * shard's photo found in a folder is listed without a stat (ino 0):
+     * its size and time are its own shard's to read. */
+    int shard, shards;
+} gal_scan_options;
+
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
-    int n_paths, const char *skip_dir, gboolean follow_symlinks, int jobs, GStringChunk *arena,
+    int n_paths, const gal_scan_options *scan, GStringChunk *arena,
     gal_input **out, int *n_out, gal_errors *errs);
 /* The photos' paths are in the arena given to gal__inputs_collect, never
  * freed here. */

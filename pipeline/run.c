@@ -89,6 +89,7 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
 {
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
+    gal_scan_options scan;
 
     if (n_paths == 0 && preset->input->paths) {
         paths = (const char *const *) preset->input->paths;
@@ -99,8 +100,10 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
             "no photos to process: name files or folders, or set input.paths in the preset");
     if (!summary->paths)
         summary->paths = gal__path_arena_new();
-    if (gal__inputs_collect(preset->input, paths, n_paths, skip_dir, opts->follow_symlinks,
-            opts->jobs, summary->paths->inputs, &pr->inputs, &pr->n_inputs, errs))
+    scan = (gal_scan_options) { skip_dir, opts->follow_symlinks, opts->jobs, opts->shard,
+        opts->shards };
+    if (gal__inputs_collect(preset->input, paths, n_paths, &scan, summary->paths->inputs,
+            &pr->inputs, &pr->n_inputs, errs))
         return -1;
     pr->run_total = summary->total = pr->n_inputs;
     if (opts->shards > 0)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gal_test.h"
+#include "shard.h"
 
 TestSuite(inputs, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -57,21 +58,29 @@ scan_free(scan *s)
     g_string_chunk_free(s->paths);
 }
 
-/* The scan with `jobs` threads looking entries up (0: one a core). */
 static scan
-collect_on(const char *yaml, const char *const *paths, int n_paths, const char *skip,
-    gboolean follow, int jobs)
+collect_as(const char *yaml, const char *const *paths, int n_paths, const gal_scan_options *how)
 {
     g_autofree gal_errors *errs = g_new0(gal_errors, 1);
     gal_preset *preset = gal_test_load(yaml, errs);
     scan s = { .paths = g_string_chunk_new(256) };
 
     cr_assert_not_null(preset, "the preset did not load:\n%s", yaml);
-    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, skip, follow, jobs, s.paths,
+    cr_assert_eq(gal__inputs_collect(preset->input, paths, n_paths, how, s.paths,
                      &s.list, &s.n, errs),
         0, "the scan failed");
     gal_preset_free(preset);
     return s;
+}
+
+/* The scan with `jobs` threads looking entries up (0: one a core). */
+static scan
+collect_on(const char *yaml, const char *const *paths, int n_paths, const char *skip,
+    gboolean follow, int jobs)
+{
+    gal_scan_options how = { skip, follow, jobs, 0, 0 };
+
+    return collect_as(yaml, paths, n_paths, &how);
 }
 
 static scan
@@ -421,4 +430,62 @@ Test(inputs, the_photos_kept_take_their_paths_along)
             cr_expect_null(gal__input_why(in), "%s", in->path);
     }
     scan_free(&s);
+}
+
+/* A shard's scan lists what the whole scan lists, in the same order, and
+ * looks up only what it takes: its own photos have their facts, another
+ * shard's plain files none (ino 0), while links and folders are looked up
+ * whoever's they are (what they lead to is not known from their name). */
+Test(inputs, a_shards_scan_lists_alike_and_looks_up_only_its_own)
+{
+    const char *paths[] = { "big" };
+    const char *yaml = "gallop: 1\ninput: {exclude: ['*.txt']}\n";
+    scan whole;
+    int shards = 3;
+
+    make_tree();
+    for (int k = 0; k < 3000; k++) {
+        g_autofree char *name = g_strdup_printf("big/%s%05d%s", k % 7 == 0 ? "in/" : "", k,
+            k % 11 == 0 ? ".txt" : ".jpg");
+
+        if (k % 500 == 1)
+            link_to("../other/o.jpg", name);
+        else
+            touch(name);
+    }
+    whole = collect_on(yaml, paths, 1, NULL, FALSE, 2);
+    cr_assert_gt(whole.n, 2000);
+    for (int shard = 1; shard <= shards; shard++) {
+        gal_scan_options how = { NULL, FALSE, 2, shard, shards };
+        scan part = collect_as(yaml, paths, 1, &how);
+        g_autofree char *part_text = listed(&part), *whole_text = listed(&whole);
+        int own = 0, unknown = 0;
+
+        cr_expect_str_eq(part_text, whole_text, "shard %d", shard);
+        for (int i = 0; i < MIN(part.n, whole.n); i++) {
+            const gal_input *got = &part.list[i], *all = &whole.list[i];
+            gboolean mine = gal__shard_of(gal__input_rel(all), shards) == shard;
+            gboolean link = g_file_test(all->path, G_FILE_TEST_IS_SYMLINK);
+
+            cr_expect_eq(got->regular, all->regular, "%s", all->path);
+            cr_expect_eq(got->has_why, all->has_why, "%s", all->path);
+            cr_expect_str_eq(gal__input_rel(got), gal__input_rel(all));
+            if (mine || link) {
+                cr_expect_eq(got->ino, all->ino, "%s (shard %d)", all->path, shard);
+                cr_expect_eq(got->size, all->size, "%s (shard %d)", all->path, shard);
+                cr_expect_eq(got->mtime_ns, all->mtime_ns, "%s (shard %d)", all->path, shard);
+                own += mine;
+            }
+            else {
+                cr_expect_eq(got->ino, 0, "%s is shard %d's: not looked up by shard %d",
+                    all->path, gal__shard_of(gal__input_rel(all), shards), shard);
+                unknown++;
+            }
+        }
+        /* Each shard takes about a third, folders' photos among them. */
+        cr_expect_gt(own, whole.n / 5, "shard %d takes %d of %d", shard, own, whole.n);
+        cr_expect_gt(unknown, whole.n / 2, "shard %d leaves %d of %d", shard, unknown, whole.n);
+        scan_free(&part);
+    }
+    scan_free(&whole);
 }
