@@ -204,9 +204,11 @@ int gal__engine_begin(engine *e, preset_run *prs, const gal_preset *const *prese
 /* Times, memory, and everything freed but the summaries. */
 void gal__engine_end(engine *e);
 /* A preset's photos collected from `paths` (none: its input.paths), not
- * from inside `skip_dir`; its plans made room for. -1 with `errs` filled. */
+ * from inside `skip_dir`; its plans made room for. `look_up` FALSE: the
+ * photos in folders are listed by name and type alone (gal_scan_options
+ * list_only). -1 with `errs` filled. */
 int gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *paths,
-    int n_paths, const char *skip_dir, gal_errors *errs);
+    int n_paths, const char *skip_dir, gboolean look_up, gal_errors *errs);
 /* Its output folder claimed as `how` says (outdir.h). */
 int gal__claim(preset_run *pr, gal_claim how, gal_errors *errs);
 /* The summary's counts from its photos' statuses. */

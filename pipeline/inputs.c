@@ -157,6 +157,7 @@ typedef struct {
     GStringChunk *arena; /* where the photos' paths go */
     int lookup_helpers;  /* threads besides the scan's own that look entries up */
     int shard, shards;   /* a shard's scan (gal_scan_options) */
+    gboolean list_only;  /* no photo looked up (gal_scan_options) */
 } scan_ctx;
 
 /* A folder's entries are looked up (lstat) ahead of the scan, a chunk of
@@ -432,7 +433,7 @@ need_of(scan_ctx *ctx, size_t dir_len, const char *name, unsigned char type)
     rel = path_to_entry(ctx, dir_len, name);
     if (!any_match(&ctx->include, name, rel) || any_match(&ctx->exclude, name, rel))
         return ENTRY_PASS;
-    if (ctx->shards > 0 && gal__shard_of(rel, ctx->shards) != ctx->shard)
+    if (ctx->list_only || (ctx->shards > 0 && gal__shard_of(rel, ctx->shards) != ctx->shard))
         return ENTRY_ELSEWHERE;
     return ENTRY_LOOK_UP;
 }
@@ -680,7 +681,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
         .follow = scan->follow_symlinks, .stack = g_ptr_array_new_with_free_func(g_free),
         .cwd = g_get_current_dir(), .path = g_string_new(NULL),
         .lookup_helpers = (scan->jobs > 0 ? scan->jobs : (int) g_get_num_processors()) - 1,
-        .shard = scan->shard, .shards = scan->shards };
+        .shard = scan->shard, .shards = scan->shards, .list_only = scan->list_only };
     g_autofree gboolean *check = g_new(gboolean, MAX(1, n_paths));
     g_autofree gboolean *record = g_new(gboolean, MAX(1, n_paths));
     int failed = 0;

@@ -82,6 +82,9 @@ typedef struct {
      * shard's photo found in a folder is listed without a stat (ino 0):
      * its size and time are its own shard's to read. */
     int shard, shards;
+    /* Every photo found in a folder listed so (ino 0): a merge takes what
+     * it needs of each as it takes the photo's result. */
+    gboolean list_only;
 } gal_scan_options;
 
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,

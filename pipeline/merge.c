@@ -94,14 +94,19 @@ typedef struct {
 } early_collect;
 
 /* The photos from `inputs`; NULL: those named (opts->inputs), or the
- * preset's input.paths. */
+ * preset's input.paths. Only pages need the photos' size and time (their
+ * members are known by them, take_result): without pages the folders'
+ * photos are listed by name alone, not looked up (the lookups were half
+ * a merge's system time at a million photos). */
 static int
 collect_from(preset_run *pr, const gal_run_options *opts, GPtrArray *inputs,
     const char *skip_dir, gal_errors *errs)
 {
+    gboolean look_up = pr->has_pages;
+
     return inputs ? gal__collect(pr, opts, (const char *const *) inputs->pdata,
-                        (int) inputs->len, skip_dir, errs)
-                  : gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs);
+                        (int) inputs->len, skip_dir, look_up, errs)
+                  : gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, look_up, errs);
 }
 
 static gpointer
@@ -519,8 +524,10 @@ take_result(preset_run *pr, const parts_found *found, int i, int k,
     if (r->status == GAL_PHOTO_DONE || r->status == GAL_PHOTO_UP_TO_DATE)
         gal__files_from_records(pr, i);
     /* The pages know photos without files of their own by size and
-     * time, as now. */
-    gal__plan_stat(&pr->inputs[i], result->input);
+     * time, as now (the scan's, when it looked the photo up); nothing
+     * else in a merge reads them (collect_from). */
+    if (pr->has_pages)
+        gal__plan_stat(&pr->inputs[i], result->input);
     gal__digest_from_hex(&digest, taken->in_digest);
     gal__plan_set_digest(&pr->plans[i], pr->n_variants, &digest);
 }

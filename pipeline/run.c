@@ -85,7 +85,7 @@ check_presets(const gal_preset *const *presets, int n, gal_errors *errs)
 
 int
 gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *paths, int n_paths,
-    const char *skip_dir, gal_errors *errs)
+    const char *skip_dir, gboolean look_up, gal_errors *errs)
 {
     const gal_preset *preset = pr->preset;
     gal_run_summary *summary = pr->summary;
@@ -101,7 +101,7 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     if (!summary->paths)
         summary->paths = gal__path_arena_new();
     scan = (gal_scan_options) { skip_dir, opts->follow_symlinks, opts->jobs, opts->shard,
-        opts->shards };
+        opts->shards, !look_up };
     if (gal__inputs_collect(preset->input, paths, n_paths, &scan, summary->paths->inputs,
             &pr->inputs, &pr->n_inputs, errs))
         return -1;
@@ -150,7 +150,7 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
             return -1;
         loading = gal__manifest_load_begin(pr->out_dir);
     }
-    if (gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, errs) ||
+    if (gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, TRUE, errs) ||
         (!there && gal__claim(pr, how, errs))) {
         if (loading)
             gal__manifest_free(gal__manifest_load_end(loading));
