@@ -3,9 +3,9 @@
 
 Each row: photos, then "wall cpu rss_kb" of the plan, the merge and the rerun (the best of
 the runs), the merged manifest's bytes and lines, the generator's seconds, the load
-average before and after the row, and "wall cpu rss_kb" of the peer (find stat'ing every
-photo and output: the floor). Hand-written notes of the previous report (from the
-marker line on) are kept.
+average before and after the row, and "wall cpu rss_kb" of the two peers (find stat'ing
+every photo and output, the rerun's floor; sort -m joining the parts' lines, the merge's).
+Hand-written notes of the previous report (from the marker line on) are kept.
 """
 import argparse
 import datetime
@@ -96,18 +96,17 @@ def main():
             rows.append({"n": int(c[0]), "plan": fig(c[1]), "merge": fig(c[2]),
                          "rerun": fig(c[3]), "manifest_bytes": int(c[4]),
                          "manifest_lines": int(c[5]), "gen_s": float(c[6]),
-                         "load": (c[7], c[8]), "floor": fig(c[9])})
+                         "load": (c[7], c[8]), "floor": fig(c[9]), "bytes": fig(c[10])})
 
     manifest_cols = [
         ("manifest MB", lambda r, p: f"{r['manifest_bytes'] / 2**20:.1f}"),
         ("manifest bytes / photo", lambda r, p: f"{r['manifest_bytes'] / r['n']:.0f}"),
     ]
-    # Against the peer of the same row: how much more than stat'ing the files it costs.
-    floor_cols = [
-        ("× find wall", lambda r, p, k: ratio(r[k][0], r["floor"][0])),
-        ("× find CPU", lambda r, p, k: ratio(r[k][1], r["floor"][1])),
-    ]
-    against_floor = lambda key: [(h, lambda r, p, f=f: f(r, p, key)) for h, f in floor_cols]
+    # Against a peer of the same row: how much more than stat'ing the files (find), or
+    # than merging the parts' lines into one file (sort -m), it costs.
+    def against(key, peer, name):
+        return [(f"× {name} wall", lambda r, p: ratio(r[key][0], r[peer][0])),
+                (f"× {name} CPU", lambda r, p: ratio(r[key][1], r[peer][1]))]
     now = datetime.datetime.now().astimezone()
     out = [
         "# gallop at scale, by simulation",
@@ -131,7 +130,7 @@ def main():
         "people's work (load average below), so linearity is read from **CPU** time; "
         "a plan looks its photos up on as many threads as cores, a merge reads its parts, "
         "and a run its manifest, on more than one, so their wall time can be below their CPU time; "
-        "the peer, find, runs on one.",
+        "the peers, find and sort -m, run on one.",
         "",
         table(rows, "plan",
               f"Planning one shard of {args.shards}: `gallop run scale.yaml TREE -o EMPTY "
@@ -139,17 +138,23 @@ def main():
         "",
         table(rows, "merge",
               f"Merging the {args.shards} parts: `gallop merge scale.yaml -o OUT`",
-              manifest_cols + against_floor("merge")),
+              manifest_cols + against("merge", "bytes", "sort -m")),
         "",
         table(rows, "rerun",
               "A plain dry run with the merged manifest in place: `gallop run scale.yaml "
               "TREE -o OUT --dry-run -q` (every photo up to date)",
-              against_floor("rerun")),
+              against("rerun", "floor", "find")),
         "",
         table(rows, "floor",
-              "The peer, the filesystem's floor: `find TREE OUT -type f -printf '%s %T@\\n'` "
-              "(each photo's and each output's size and time: one stat a file, the least "
-              "an incremental run or a merge that checks its photos must read; one thread)"),
+              "The rerun's peer, the filesystem's floor: `find TREE OUT -type f -printf "
+              "'%s %T@\\n'` (each photo's and each output's size and time: one stat a file, "
+              "the least an incremental run must read; one thread)"),
+        "",
+        table(rows, "bytes",
+              f"The merge's peer: `LC_ALL=C sort -m PARTS -o FILE` (the {args.shards} parts' "
+              "lines merged in order into one file, as a script joining sorted parts would, "
+              "without a check; a merge without contact sheets stats no photo, so find is no "
+              "floor for it; one thread)"),
         "",
         "### The rows' circumstances",
         "",
