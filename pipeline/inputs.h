@@ -68,12 +68,7 @@ typedef struct gal_path_arena gal_path_arena;
 gal_path_arena *gal__path_arena_new(void);
 void gal__path_arena_free(gal_path_arena *arena);
 
-/* Expand files and folders into a sorted, de-duplicated list of photos,
- * applying the include/exclude globs to folder contents (files named
- * explicitly are taken as given). Skips `scan->skip_dir` (the output
- * folder) when it lies inside an input folder. A missing path is an error. The
- * list is a new array of *n_out photos, exactly as long (a GArray's room
- * is a power of two: a third of a million photos' list unused). */
+/* How gal__inputs_collect scans. */
 typedef struct {
     const char *skip_dir;     /* the output folder, or NULL */
     gboolean follow_symlinks; /* follow links out of the input folders */
@@ -82,11 +77,17 @@ typedef struct {
      * shard's photo found in a folder is listed without a stat (ino 0):
      * its size and time are its own shard's to read. */
     int shard, shards;
-    /* Every photo found in a folder listed so (ino 0): a merge takes what
-     * it needs of each as it takes the photo's result. */
+    /* TRUE: every photo found in a folder is listed so, none looked up (a
+     * merge without pages, which reads no photo's size or time). */
     gboolean list_only;
 } gal_scan_options;
 
+/* Expand files and folders into a sorted, de-duplicated list of photos,
+ * applying the include/exclude globs to folder contents (files named
+ * explicitly are taken as given). Skips `scan->skip_dir` (the output
+ * folder) when it lies inside an input folder. A missing path is an error. The
+ * list is a new array of *n_out photos, exactly as long (a GArray's room
+ * is a power of two: a third of a million photos' list unused). */
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
     int n_paths, const gal_scan_options *scan, GStringChunk *arena,
     gal_input **out, int *n_out, gal_errors *errs);
