@@ -546,7 +546,9 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
             g_ptr_array_remove_index(ctx->stack, ctx->stack->len - 1);
             continue;
         }
-        if (!any_match(&ctx->include, names[i], rel) || any_match(&ctx->exclude, names[i], rel))
+        /* A plain file's name passed the globs in need_of already. */
+        if (names[i][-1] != DT_REG &&
+            (!any_match(&ctx->include, names[i], rel) || any_match(&ctx->exclude, names[i], rel)))
             continue;
         ctx->via_link = link;
         add_input(ctx, entry_path(ctx), TRUE, S_ISREG(st.st_mode), NULL, &st);
