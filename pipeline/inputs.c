@@ -491,9 +491,12 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         guint room = MIN(starts->len, LOOKUP_CHUNK);
 
         need = g_new(guint8, room);
-        ahead.fd = at_fd;
-        ahead.st = ahead_st = g_new(struct stat, room);
-        ahead.error = ahead_error = g_new(int, room);
+        /* A folder read by its path is looked up entry by entry, below. */
+        if (d) {
+            ahead.fd = at_fd;
+            ahead.st = ahead_st = g_new(struct stat, room);
+            ahead.error = ahead_error = g_new(int, room);
+        }
     }
 
     for (guint i = 0; i < starts->len; i++) {
