@@ -54,13 +54,14 @@ same_photo(const char *path, const gal_input *in, photo_plan *plan, int n_varian
 {
     gboolean legacy = recorded->len == GAL_SHA256_HEX_LEN / 2;
     gboolean have = plan->in_digest_len == GAL_XXH3_HEX_LEN / 2;
-    gal_error err = { 0 };
     gal_digest mine;
 
     if (in->size == *size && in->mtime_ns == *mtime_ns)
         return TRUE;
     if (!have || (legacy && !(plan->made && plan->made->in_sha256_v1))) {
         char sha256[GAL_SHA256_HEX_LEN + 1], hex[GAL_SHA256_HEX_LEN + 1];
+        /* Here, not above: an error is 1.7 KB to zero, for every photo. */
+        gal_error err = { 0 };
 
         /* Hashed even when the size differs: the new record needs it. */
         if (plan->made)

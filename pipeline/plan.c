@@ -339,19 +339,17 @@ recorded_output(preset_run *pr, const out_paths *where, GHashTable *by_input, in
  * from its facts (with its EXIF ones when the name shows them, read into
  * `facts` once) into `name`, the buffer every name is rendered in. NULL
  * with `result` failed, or the photo left to its shard (`*skip`: another
- * shard's, `elsewhere`). */
+ * shard's, `elsewhere`). `err` is the caller's, empty, and left so: an
+ * error is 1.7 KB, which zeroed for every name was a fifth of a merge's
+ * planning. */
 static char *
 variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int number,
     gboolean elsewhere, int v, gal_photo_result *result, gal_facts *facts,
-    gboolean *facts_read, GStringChunk *strings, GString *name, gboolean *skip)
+    gboolean *facts_read, GStringChunk *strings, GString *name, gboolean *skip, gal_error *err)
 {
     const gal_preset *preset = pr->preset;
     const gal_input *in = &pr->inputs[number - 1];
     gboolean needs_exif = by_input != NULL;
-    /* On the stack: a result's error is allocated only for a photo that
-     * fails (a million-photo plan would otherwise hold a kilobyte and a
-     * half of empty error per photo). */
-    gal_error err = { 0 };
     char *path;
 
     *skip = FALSE;
@@ -368,14 +366,17 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int n
     }
     if (needs_exif && !*facts_read) {
         if (gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
-                facts, strings, &err)) {
-            *gal__photo_error(result) = err;
+                facts, strings, err)) {
+            *gal__photo_error(result) = *err;
+            *err = (gal_error) { 0 };
             return NULL;
         }
         *facts_read = TRUE;
     }
-    if (!(path = gal__output_path_after(preset->output, where->prefix, facts, name, &err)))
-        *gal__photo_error(result) = err;
+    if (!(path = gal__output_path_after(preset->output, where->prefix, facts, name, err))) {
+        *gal__photo_error(result) = *err;
+        *err = (gal_error) { 0 };
+    }
     return path;
 }
 
@@ -422,6 +423,10 @@ gal__plan_photos(preset_run *pr)
      * until the plan is made. */
     g_autoptr(GPtrArray) others_names = g_ptr_array_new_with_free_func(g_free);
     int next_own = 0;
+    /* A name's error, before it is the photo's: a result's error is
+     * allocated only for a photo that fails (a million-photo plan would
+     * otherwise hold a kilobyte and a half of empty error per photo). */
+    gal_error name_err = { 0 };
 
     out_paths_init(&where, pr->out_dir);
     /* Every photo of the run, f; a shard's own are its photo i too. */
@@ -475,7 +480,7 @@ gal__plan_photos(preset_run *pr)
          * named and checked; one that cannot be made fails the photo. */
         for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
             char *path = variant_path(pr, &where, by_input, f + 1, elsewhere, v, result, &facts,
-                &facts_read, strings, name, &skip);
+                &facts_read, strings, name, &skip, &name_err);
             const char *key;
             guint owner;
 
