@@ -195,7 +195,10 @@ static int
 read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
     early_collect *collect)
 {
-    g_autoptr(GDir) dir = g_dir_open(pr->out_dir, 0, NULL);
+    /* The hidden files the claim's sweep listed; the folder, if it did not. */
+    GPtrArray *hidden = pr->claim.hidden_files;
+    g_autoptr(GDir) dir = hidden ? NULL : g_dir_open(pr->out_dir, 0, NULL);
+    guint at = 0;
     g_autoptr(GString) counts = g_string_new(NULL);
     g_autoptr(GArray) names = g_array_new(FALSE, FALSE, sizeof(int) * 2);
     g_autoptr(GArray) other_counts = g_array_new(FALSE, FALSE, sizeof(int));
@@ -203,7 +206,8 @@ read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
     const char *name;
     int failed = 0;
 
-    while (dir && (name = g_dir_read_name(dir))) {
+    while ((name = hidden ? (at < hidden->len ? hidden->pdata[at++] : NULL)
+                          : dir ? g_dir_read_name(dir) : NULL)) {
         int kn[2];
 
         if (!gal__part_name_parse(name, &kn[0], &kn[1]))

@@ -30,9 +30,10 @@ is_leftover(const char *name)
 }
 
 /* Depth-first through the folder and its sub-folders (output names may hold
- * folders); symbolic links are not followed, so nothing outside is touched. */
+ * folders); symbolic links are not followed, so nothing outside is touched.
+ * The top folder's other hidden files' names go to `hidden`. */
 static int
-sweep(int dir_fd, int depth)
+sweep(int dir_fd, int depth, GPtrArray *hidden)
 {
     DIR *dir;
     struct dirent *entry;
@@ -55,8 +56,11 @@ sweep(int dir_fd, int depth)
          * would: a link is a link), so only a leftover's name or a file
          * system that does not say costs a stat: a folder of a million
          * outputs is swept without a million stats. */
-        if (entry->d_type == DT_REG && !is_leftover(entry->d_name))
+        if (entry->d_type == DT_REG && !is_leftover(entry->d_name)) {
+            if (depth == 0 && entry->d_name[0] == '.')
+                g_ptr_array_add(hidden, g_strdup(entry->d_name));
             continue;
+        }
         if (entry->d_type == DT_DIR)
             st.st_mode = S_IFDIR;
         else if ((entry->d_type != DT_REG && entry->d_type != DT_UNKNOWN) ||
@@ -64,12 +68,14 @@ sweep(int dir_fd, int depth)
             continue;
         if (S_ISREG(st.st_mode) && is_leftover(entry->d_name))
             removed += unlinkat(dirfd(dir), entry->d_name, 0) == 0;
+        else if (S_ISREG(st.st_mode) && depth == 0 && entry->d_name[0] == '.')
+            g_ptr_array_add(hidden, g_strdup(entry->d_name));
         else if (S_ISDIR(st.st_mode)) {
             int sub = openat(dirfd(dir), entry->d_name,
                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
             if (sub >= 0) {
-                removed += sweep(sub, depth + 1);
+                removed += sweep(sub, depth + 1, hidden);
                 close(sub);
             }
         }
@@ -106,7 +112,7 @@ gal__out_dir_claim(const char *dir, gal_claim how, gal_out_dir *claim, gal_error
 
     *claim = (gal_out_dir) { -1, g_canonicalize_filename(dir, NULL), 0, FALSE,
         how != GAL_CLAIM_LOOK ? missing_folders(dir) : g_ptr_array_new_with_free_func(g_free),
-        0 };
+        0, NULL };
     if (how == GAL_CLAIM_LOOK) {
         /* A dry run looks at what is there and makes nothing. */
         claim->fd = open(claim->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -136,8 +142,10 @@ gal__out_dir_claim(const char *dir, gal_claim how, gal_out_dir *claim, gal_error
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot lock the output folder %s: %s",
             dir, g_strerror(saved));
     }
-    if (how == GAL_CLAIM_OWN)
-        claim->leftovers_removed = sweep(fd, 0);
+    if (how == GAL_CLAIM_OWN) {
+        claim->hidden_files = g_ptr_array_new_with_free_func(g_free);
+        claim->leftovers_removed = sweep(fd, 0, claim->hidden_files);
+    }
     claim->fd = fd;
     claim->locked = TRUE;
     return 0;
@@ -155,5 +163,6 @@ gal__out_dir_release(gal_out_dir *claim)
         if (rmdir(claim->created->pdata[i]) != 0)
             break;
     g_clear_pointer(&claim->created, g_ptr_array_unref);
+    g_clear_pointer(&claim->hidden_files, g_ptr_array_unref);
     g_clear_pointer(&claim->path, g_free);
 }
