@@ -273,6 +273,10 @@ const char *gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size
  * unusable, collides or would overwrite an input); todo lists the
  * members. */
 void gal__plan_photos(preset_run *pr);
+/* Does gal__plan_photos read pr->manifest? Only for names from EXIF,
+ * each taken from its record while the photo is as it was; otherwise
+ * nothing else may change the manifest while it plans. */
+gboolean gal__plan_reads_manifest(const preset_run *pr);
 /* Put todo in the pages' order (so pages complete one after another) and
  * start the pages (pr->gather). */
 void gal__plan_pages(preset_run *pr);

@@ -409,6 +409,22 @@ join_records(preset_run *pr, parts_found *found, GPtrArray *clashes)
     }
 }
 
+/* join_records on a thread of its own, beside the plan. */
+typedef struct {
+    preset_run *pr;
+    parts_found *found;
+    GPtrArray *clashes;
+} records_joining;
+
+static gpointer
+join_thread(gpointer data)
+{
+    records_joining *j = data;
+
+    join_records(j->pr, j->found, j->clashes);
+    return NULL;
+}
+
 /* An output two shards' photos both wrote is the photo's the plan gave
  * it to (the first in input order, as in one run; the other is refused),
  * if the file is still that photo's; if the other shard renamed its file
@@ -771,10 +787,22 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         return -1;
     }
     pr->shards = found.shards;
-    join_records(pr, &found, clashes);
     /* Names as the shards planned them (the parts' records spare the
-     * headers a name from EXIF would need). */
-    gal__plan_photos(pr);
+     * headers a name from EXIF would need: then the records join first).
+     * Otherwise the two are apart (the plan writes the photos' results
+     * and plans, the joining the manifest and the parts), and were a
+     * sixth of a merge one after the other. */
+    if (gal__plan_reads_manifest(pr)) {
+        join_records(pr, &found, clashes);
+        gal__plan_photos(pr);
+    }
+    else {
+        records_joining joining = { pr, &found, clashes };
+        GThread *joiner = g_thread_new("gallop-join", join_thread, &joining);
+
+        gal__plan_photos(pr);
+        g_thread_join(joiner);
+    }
     if (take_results(pr, &found, opts->jobs, errs)) {
         parts_clear(&found);
         return -1;

@@ -380,6 +380,12 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int n
     return path;
 }
 
+gboolean
+gal__plan_reads_manifest(const preset_run *pr)
+{
+    return pr->preset->output->photos && name_needs_exif(pr->preset->output);
+}
+
 /* Photos whose facts' strings are kept at most before they are let go. */
 #define STRINGS_KEPT 64
 
@@ -401,7 +407,7 @@ gal__plan_photos(preset_run *pr)
     g_autoptr(GPtrArray) key_copies = g_ptr_array_new_with_free_func(g_free);
     input_guard guard = { inputs, pr->n_inputs, pr->claim.fd, NULL, NULL, -1, NULL, FALSE };
     out_paths where;
-    gboolean needs_exif = preset->output->photos && name_needs_exif(preset->output);
+    gboolean needs_exif = gal__plan_reads_manifest(pr);
     g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
     /* The photos' facts' strings: a few dozen bytes each, unless the
      * header was read. Emptied after such a photo and every
