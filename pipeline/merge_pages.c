@@ -226,8 +226,8 @@ gal__merge_drop_stale_items(preset_run *pr)
     GHashTableIter it;
     gpointer value;
 
-    for (int i = 0; i < pr->summary->total; i++)
-        if (pr->plans[i].member && pr->has_pages)
+    for (int i = 0; pr->has_pages && i < pr->summary->total; i++)
+        if (pr->plans[i].member)
             g_hash_table_add(keep, gal__item_rel(pr, i));
     g_hash_table_iter_init(&it, pr->manifest->entries);
     while (g_hash_table_iter_next(&it, NULL, &value)) {

@@ -272,7 +272,9 @@ compare_c_strings(gconstpointer a, gconstpointer b)
 
 /* Records are written in the byte order of their outputs (strcmp's),
  * whatever their lengths about the 16 bytes compared first and whatever
- * bytes they hold: names that end, or differ, before, at and after it. */
+ * bytes they hold: names that end, or differ, before, at and after it;
+ * and as many as are sorted in two halves on two threads, the names
+ * above among them. */
 Test(manifest, records_are_written_in_the_byte_order_of_their_names)
 {
     static const char *const names[] = { "a", "a/b", "a.jpg", "ab", "abcdefghijklmno",
@@ -286,12 +288,21 @@ Test(manifest, records_are_written_in_the_byte_order_of_their_names)
     g_autoptr(GPtrArray) want = g_ptr_array_new();
     g_autofree char *text = NULL;
     g_auto(GStrv) lines = NULL;
+    g_autoptr(GPtrArray) many = g_ptr_array_new_with_free_func(g_free);
     guint got = 0;
 
     /* Put in an order of their own (the table's is its own anyway). */
     for (int i = (int) G_N_ELEMENTS(names) - 1; i >= 0; i--) {
         gal__manifest_put(m, entry(names[i], "../in/a.jpg"));
         g_ptr_array_add(want, (gpointer) names[i]);
+    }
+    for (int i = 0; i < 40000; i++) {
+        /* 7919 is prime: every number below 40000 once, scrambled. */
+        char *name = g_strdup_printf("abcdefghijklmnop%05d.jpg", (i * 7919) % 40000);
+
+        g_ptr_array_add(many, name);
+        gal__manifest_put(m, entry(name, "../in/a.jpg"));
+        g_ptr_array_add(want, name);
     }
     g_ptr_array_sort(want, compare_c_strings);
     text = gal__manifest_text(m);
