@@ -93,7 +93,10 @@ typedef struct gal_manifest_entry {
      * NULL: none recorded. */
     gal_about *about;
     gal_record_tail *tail;
-    /* Flags as bits of one byte, beside which made_by fits. */
+    /* Flags as bits of one byte, set as the record is read or made; the
+     * two a run writes later have bytes of their own (which fit in the
+     * record's padding), so that the orphan check may mark records while
+     * a save reads them (merge.c). */
     bool sheet : 1;
     bool item : 1;            /* a kept contact-sheet item (facts above) */
     /* `output`, `input` and the tail's `name_key` are in the
@@ -101,10 +104,6 @@ typedef struct gal_manifest_entry {
      * file): freed with it, never alone, never replaced. Three
      * allocations fewer a record, 48 bytes of each of a merge's million. */
     bool strings_inline : 1;
-    /* Scratch of the orphan check (record.c), which sets it for every
-     * record before it reads it: who makes the output in this run. A set
-     * of a million records beside them was 40 MB at a merge's end. */
-    unsigned char made_by : 2;
     /* Scratch of a merge (merge.c): the record came from one of its parts,
      * not from the manifest there before. */
     bool from_part : 1;
@@ -113,10 +112,17 @@ typedef struct gal_manifest_entry {
      * again once gal__record_tail_forget lets it go); saved, the record's
      * line is copied as it is meanwhile. */
     bool tail_in_file : 1;
+    /* Scratch of the orphan check (record.c), which sets it for every
+     * record before it reads it: who makes the output in this run. A set
+     * of a million records beside them was 40 MB at a merge's end. */
+    unsigned char made_by;
     /* Its tail could not be read again (its file was changed in place):
      * the record is not saved, and its photo is made again next time. */
-    bool lost : 1;
+    bool lost;
 } gal_manifest_entry;
+
+/* The flags in one word after the four pointers, as before. */
+G_STATIC_ASSERT(sizeof(gal_manifest_entry) <= 5 * sizeof(void *));
 
 typedef struct gal_manifest {
     char *dir;            /* the output folder, canonical */

@@ -731,6 +731,22 @@ take_results(preset_run *pr, const parts_found *found, int jobs, gal_errors *err
     return failed;
 }
 
+/* The orphan check on a thread of its own, beside the save. */
+typedef struct {
+    preset_run *pr;
+    const gal_run_options *opts;
+    GHashTable *sheets;
+} orphans_finding;
+
+static gpointer
+orphans_thread(gpointer data)
+{
+    orphans_finding *f = data;
+
+    gal__find_orphans(f->pr, f->opts, f->sheets);
+    return NULL;
+}
+
 static void
 remove_parts(preset_run *pr, const parts_found *found)
 {
@@ -842,11 +858,20 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     }
     gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
     gal__merge_drop_stale_items(pr);
-    gal__find_orphans(pr, &merge_opts, new_sheets);
-    /* 88 bytes a photo less while the save sorts the records. */
+    /* A merge does not prune (merge_opts), so the orphan check only reads
+     * the records, and marks them in a byte of their own that the save
+     * does not read: the two run side by side (the save waits on its
+     * writer about half its time; the check, one after the other, was a
+     * tenth of a merge). The plans it reads go after it. */
+    {
+        orphans_finding finding = { pr, &merge_opts, new_sheets };
+        GThread *finder = g_thread_new("gallop-orphans", orphans_thread, &finding);
+
+        if (gal__manifest_save(pr->manifest, &summary->manifest_error) == 0)
+            remove_parts(pr, &found);
+        g_thread_join(finder);
+    }
     gal__drop_plans(pr);
-    if (gal__manifest_save(pr->manifest, &summary->manifest_error) == 0)
-        remove_parts(pr, &found);
     summary->leftovers_removed = pr->claim.leftovers_removed;
     g_ptr_array_add(pr->manifest->warnings, NULL);
     summary->warnings = g_strdupv((char **) pr->manifest->warnings->pdata);
