@@ -195,9 +195,9 @@ static int
 read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
     early_collect *collect)
 {
-    /* The hidden files the claim's sweep listed; the folder, if it did not. */
-    GPtrArray *hidden = pr->claim.hidden_files;
-    g_autoptr(GDir) dir = hidden ? NULL : g_dir_open(pr->out_dir, 0, NULL);
+    /* The manifest files the claim's sweep listed; the folder, if it did not. */
+    GPtrArray *listed = pr->claim.manifest_files;
+    g_autoptr(GDir) dir = listed ? NULL : g_dir_open(pr->out_dir, 0, NULL);
     guint at = 0;
     g_autoptr(GString) counts = g_string_new(NULL);
     g_autoptr(GArray) names = g_array_new(FALSE, FALSE, sizeof(int) * 2);
@@ -206,7 +206,7 @@ read_parts(preset_run *pr, parts_found *found, int jobs, gal_errors *errs,
     const char *name;
     int failed = 0;
 
-    while ((name = hidden ? (at < hidden->len ? hidden->pdata[at++] : NULL)
+    while ((name = listed ? (at < listed->len ? listed->pdata[at++] : NULL)
                           : dir ? g_dir_read_name(dir) : NULL)) {
         int kn[2];
 

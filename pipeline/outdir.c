@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "fsio.h"
+#include "manifest.h"
 #include "outdir.h"
 
 /* Output files and the manifest are written as ".NAME.XXXXXX.gallop-tmp". */
@@ -29,11 +30,18 @@ is_leftover(const char *name)
     return name[0] == '.' && g_str_has_suffix(name, GAL_TMP_SUFFIX);
 }
 
+/* Is it, in the top folder, a manifest's file that the sweep keeps? */
+static gboolean
+is_manifest_file(const char *name, int depth)
+{
+    return depth == 0 && g_str_has_prefix(name, GAL_MANIFEST_PREFIX);
+}
+
 /* Depth-first through the folder and its sub-folders (output names may hold
  * folders); symbolic links are not followed, so nothing outside is touched.
- * The top folder's other hidden files' names go to `hidden`. */
+ * The top folder's manifest files' names go to `manifests`. */
 static int
-sweep(int dir_fd, int depth, GPtrArray *hidden)
+sweep(int dir_fd, int depth, GPtrArray *manifests)
 {
     DIR *dir;
     struct dirent *entry;
@@ -57,8 +65,8 @@ sweep(int dir_fd, int depth, GPtrArray *hidden)
          * system that does not say costs a stat: a folder of a million
          * outputs is swept without a million stats. */
         if (entry->d_type == DT_REG && !is_leftover(entry->d_name)) {
-            if (depth == 0 && entry->d_name[0] == '.')
-                g_ptr_array_add(hidden, g_strdup(entry->d_name));
+            if (is_manifest_file(entry->d_name, depth))
+                g_ptr_array_add(manifests, g_strdup(entry->d_name));
             continue;
         }
         if (entry->d_type == DT_DIR)
@@ -68,14 +76,14 @@ sweep(int dir_fd, int depth, GPtrArray *hidden)
             continue;
         if (S_ISREG(st.st_mode) && is_leftover(entry->d_name))
             removed += unlinkat(dirfd(dir), entry->d_name, 0) == 0;
-        else if (S_ISREG(st.st_mode) && depth == 0 && entry->d_name[0] == '.')
-            g_ptr_array_add(hidden, g_strdup(entry->d_name));
+        else if (S_ISREG(st.st_mode) && is_manifest_file(entry->d_name, depth))
+            g_ptr_array_add(manifests, g_strdup(entry->d_name));
         else if (S_ISDIR(st.st_mode)) {
             int sub = openat(dirfd(dir), entry->d_name,
                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
             if (sub >= 0) {
-                removed += sweep(sub, depth + 1, hidden);
+                removed += sweep(sub, depth + 1, manifests);
                 close(sub);
             }
         }
@@ -143,8 +151,8 @@ gal__out_dir_claim(const char *dir, gal_claim how, gal_out_dir *claim, gal_error
             dir, g_strerror(saved));
     }
     if (how == GAL_CLAIM_OWN) {
-        claim->hidden_files = g_ptr_array_new_with_free_func(g_free);
-        claim->leftovers_removed = sweep(fd, 0, claim->hidden_files);
+        claim->manifest_files = g_ptr_array_new_with_free_func(g_free);
+        claim->leftovers_removed = sweep(fd, 0, claim->manifest_files);
     }
     claim->fd = fd;
     claim->locked = TRUE;
@@ -163,6 +171,6 @@ gal__out_dir_release(gal_out_dir *claim)
         if (rmdir(claim->created->pdata[i]) != 0)
             break;
     g_clear_pointer(&claim->created, g_ptr_array_unref);
-    g_clear_pointer(&claim->hidden_files, g_ptr_array_unref);
+    g_clear_pointer(&claim->manifest_files, g_ptr_array_unref);
     g_clear_pointer(&claim->path, g_free);
 }

@@ -13,11 +13,11 @@ typedef struct gal_out_dir {
     gboolean locked;       /* fd holds the run's lock */
     GPtrArray *created;    /* folders made for the run, deepest first */
     int leftovers_removed; /* temporary files of a killed run, removed */
-    /* GAL_CLAIM_OWN: the names of the folder's hidden files (not in its
-     * sub-folders) as the sweep found them, the manifest and the shards'
-     * parts among them: a merge finds its parts without listing a folder
-     * of a million outputs again. NULL: not swept. */
-    GPtrArray *hidden_files;
+    /* GAL_CLAIM_OWN: the names of the folder's manifest files (not in its
+     * sub-folders: GAL_MANIFEST_PREFIX, the manifest and the shards'
+     * parts) as the sweep found them: a merge finds its parts without
+     * listing a folder of a million outputs again. NULL: not swept. */
+    GPtrArray *manifest_files;
 } gal_out_dir;
 
 /* How a run holds its output folder. */

@@ -336,15 +336,16 @@ compare_names(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* A merge finds the shards' parts among the hidden files the claim's
- * sweep listed: the folder's own (not a sub-folder's), files only, the
- * killed run's temporary files removed rather than listed. */
-Test(fsio, a_claim_lists_the_folders_own_hidden_files_as_it_sweeps)
+/* A merge finds the shards' parts among the manifest files the claim's
+ * sweep listed: the folder's own (not a sub-folder's), files only (no
+ * link), no other hidden file, and the killed run's temporary files
+ * removed rather than listed. */
+Test(fsio, a_claim_lists_the_folders_own_manifest_files_as_it_sweeps)
 {
-    g_autofree char *tmp = gal_test_tmpdir("fsio-hidden");
+    g_autofree char *tmp = gal_test_tmpdir("fsio-manifests");
     const char *files[] = { ".gallop-manifest.tsv", ".gallop-manifest.2-of-3.tsv",
         ".trip-01.jpg.Ab12Cd.gallop-tmp", "sub/.gallop-manifest.1-of-3.tsv", "photo.jpg",
-        ".thumbs/a.jpg" };
+        ".thumbs/a.jpg", ".DS_Store", ".gallop-manifest.tsv.Zz99Yy.gallop-tmp" };
     g_autofree char *sub = g_build_filename(tmp, "sub", NULL);
     g_autofree char *thumbs = g_build_filename(tmp, ".thumbs", NULL);
     g_autofree char *link = g_build_filename(tmp, ".gallop-manifest.3-of-3.tsv", NULL);
@@ -361,18 +362,18 @@ Test(fsio, a_claim_lists_the_folders_own_hidden_files_as_it_sweeps)
     cr_assert_eq(symlink("/etc/passwd", link), 0);
 
     cr_assert_eq(gal__out_dir_claim(tmp, GAL_CLAIM_OWN, &claim, &err), 0, "%s", err.msg);
-    cr_assert_not_null(claim.hidden_files);
-    g_ptr_array_sort(claim.hidden_files, compare_names);
-    cr_expect_eq(claim.leftovers_removed, 1);
-    cr_expect_eq(claim.hidden_files->len, 2, "%u names", claim.hidden_files->len);
-    if (claim.hidden_files->len == 2) {
-        cr_expect_str_eq(claim.hidden_files->pdata[0], ".gallop-manifest.2-of-3.tsv");
-        cr_expect_str_eq(claim.hidden_files->pdata[1], ".gallop-manifest.tsv");
+    cr_assert_not_null(claim.manifest_files);
+    g_ptr_array_sort(claim.manifest_files, compare_names);
+    cr_expect_eq(claim.leftovers_removed, 2);
+    cr_expect_eq(claim.manifest_files->len, 2, "%u names", claim.manifest_files->len);
+    if (claim.manifest_files->len == 2) {
+        cr_expect_str_eq(claim.manifest_files->pdata[0], ".gallop-manifest.2-of-3.tsv");
+        cr_expect_str_eq(claim.manifest_files->pdata[1], ".gallop-manifest.tsv");
     }
     gal__out_dir_release(&claim);
 
     /* A shard neither sweeps nor lists. */
     cr_assert_eq(gal__out_dir_claim(tmp, GAL_CLAIM_SHARE, &claim, &err), 0, "%s", err.msg);
-    cr_expect_null(claim.hidden_files);
+    cr_expect_null(claim.manifest_files);
     gal__out_dir_release(&claim);
 }
