@@ -342,6 +342,27 @@ void gal__record_pages(preset_run *pr, GHashTable *written);
  * not made again, given `pages`): listed, and removed with --prune. */
 void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *pages);
 
+/* merge.c, merge_results.c: the shards' parts as a merge read them. */
+typedef struct {
+    gal_manifest *manifest; /* NULL: no part for this shard */
+    gal_part_info info;
+    /* Its results are checked when it is read, and read again one part at
+     * a time when they are taken (gal__merge_take_results): held for
+     * every part at once, they were a fifth of a merge's memory. */
+} shard_part;
+
+typedef struct {
+    int shards;
+    shard_part *parts;      /* [1..shards] */
+} parts_found;
+
+/* merge_results.c: each photo's result, from its shard's part: a part at
+ * a time, on `jobs` threads, its results read and taken as they come.
+ * -1 naming each part that could not be taken, and each photo that its
+ * shard's part lacks. */
+int gal__merge_take_results(preset_run *pr, const parts_found *found, int jobs,
+    gal_errors *errs);
+
 /* merge_pages.c: the pages of a merge, from the items its shards kept. */
 /* Every photo going on the pages (the plan's, `shards` of them) has its
  * item, as recorded: -1 naming each that has not, before any page is
