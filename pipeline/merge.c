@@ -466,6 +466,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     }
 }
 
+/* The orphan check on a thread of its own, beside the save. */
 typedef struct {
     preset_run *pr;
     const gal_run_options *opts;
