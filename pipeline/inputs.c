@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "bigarray.h"
 #include "error.h"
 #include "fsio.h"
 #include "inputs.h"
@@ -766,7 +767,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     /* Exactly as long as the list: the array grew by doubling, and a
      * million photos left 54 MB of room unused for the whole run. */
     *n_out = (int) ctx.found->len;
-    *out = g_new(gal_input, MAX(1, ctx.found->len));
+    *out = gal__big_array_new0(MAX(1, ctx.found->len), sizeof(gal_input));
     memcpy(*out, ctx.found->data, sizeof(gal_input) * ctx.found->len);
     g_array_free(ctx.found, TRUE);
     return 0;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "bigarray.h"
 
 void
 gal__count(gal_run_summary *summary)
@@ -108,11 +109,11 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     pr->run_total = summary->total = pr->n_inputs;
     if (opts->shards > 0)
         gal__shard_select(pr, opts->shard, opts->shards);
-    summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
+    summary->photos = gal__big_array_new0(MAX(1, summary->total), sizeof(gal_photo_result));
     pr->variants = gal__output_variants(preset->output, &pr->n_variants);
-    pr->outputs = g_new0(char *, MAX(1, summary->total) * pr->n_variants);
+    pr->outputs = gal__big_array_new0(MAX(1, summary->total) * pr->n_variants, sizeof(char *));
     pr->todo = g_new0(int, MAX(1, summary->total));
-    pr->plans = g_new0(photo_plan, MAX(1, summary->total));
+    pr->plans = gal__big_array_new0(MAX(1, summary->total), sizeof(photo_plan));
     return 0;
 }
 
