@@ -90,3 +90,41 @@ Test(bigarray, a_large_array_is_advised_huge_pages)
     g_free(array);
     g_free(small);
 }
+
+/* Pushed one at a time past many growths (the last ones advised), every
+ * element is where it was put, zeroed but for what was written. */
+Test(bigarray, a_vector_keeps_every_element_through_its_growths)
+{
+    typedef struct {
+        gsize index;
+        char name[16];
+    } element;
+    gal_big_vector v;
+    element *all;
+    gsize n = 0, want = 300000;
+
+    gal__big_vector_init(&v, sizeof(element));
+    for (gsize i = 0; i < want; i++) {
+        element *e = gal__big_vector_push(&v);
+
+        cr_assert(all_zero((const guint8 *) e, sizeof *e), "slot %zu not zeroed", i);
+        e->index = i;
+        g_snprintf(e->name, sizeof e->name, "p%zu", i);
+    }
+    all = gal__big_vector_steal(&v, &n);
+    cr_assert_eq(n, want);
+    cr_expect_eq(v.len, 0, "the vector is empty after its elements are taken");
+    for (gsize i = 0; i < n; i++) {
+        char name[16];
+
+        g_snprintf(name, sizeof name, "p%zu", i);
+        cr_assert_eq(all[i].index, i, "element %zu moved", i);
+        cr_assert_str_eq(all[i].name, name);
+    }
+    g_free(all);
+    /* Nothing pushed: an empty array to free all the same. */
+    all = gal__big_vector_steal(&v, &n);
+    cr_expect_eq(n, 0);
+    cr_expect_not_null(all);
+    g_free(all);
+}
