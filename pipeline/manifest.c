@@ -59,6 +59,7 @@ gal__manifest_free(gal_manifest *m)
 {
     if (!m)
         return;
+    gal__manifest_ahead_drop(m);
     g_hash_table_unref(m->entries);
     g_hash_table_unref(m->presets);
     g_hash_table_unref(m->shared);

@@ -138,6 +138,8 @@ typedef struct gal_manifest {
     GHashTable *shared;   /* the records' recipe strings, one GRefString per value */
     char *recent[2];      /* the two of them asked for last (borrowed from `shared`) */
     GPtrArray *warnings;  /* lines refused and why ("DIR/.gallop-manifest.tsv:12: ...") */
+    /* Its next save's file, begun ahead (gal__manifest_save_ahead); NULL: none. */
+    struct gal_manifest_ahead *ahead;
 } gal_manifest;
 
 /* Called for each line of a kind the manifest does not hold (a part's
@@ -201,6 +203,18 @@ void gal__manifest_free(gal_manifest *m);
 char *gal__manifest_text(gal_manifest *m);
 /* Write it atomically into the folder, as m->name. */
 int gal__manifest_save(gal_manifest *m, gal_error *err);
+/* Begin the next save's file now, and make room in it for about `bytes`
+ * on a thread of its own, while the caller goes on to what comes before
+ * the save (a merge: the plan and the results). On a tmpfs the room is
+ * memory zeroed and mapped; a first write to fresh pages was most of a
+ * 1M merge's save (its writer waited on them), so it is taken where a
+ * core is idle. Only a head start: the save writes what it writes, and
+ * gives back what room is left; without a save (an error, an interrupted
+ * merge), gal__manifest_free removes the file. Nothing happens when the
+ * file cannot be begun: the save tries again and says why. */
+void gal__manifest_save_ahead(gal_manifest *m, gint64 bytes);
+/* Called by gal__manifest_free: a save begun ahead and not made, undone. */
+void gal__manifest_ahead_drop(gal_manifest *m);
 /* The same with `extra` (lines of other kinds, may be NULL) after the
  * entries; `durable`: fsync'd before the rename. */
 int gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable,

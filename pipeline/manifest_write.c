@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -414,12 +415,86 @@ gal__manifest_save(gal_manifest *m, gal_error *err)
     return gal__manifest_save_with(m, NULL, TRUE, err);
 }
 
+/* The room is made a step at a time, so that a save that comes before it
+ * is all made waits for one step at most. */
+#define AHEAD_STEP ((gint64) 16 << 20)
+
+struct gal_manifest_ahead {
+    gal_atomic file;
+    gint64 bytes;
+    gint stop;          /* atomic: the save has come */
+    GThread *thread;
+};
+
+static gpointer
+make_room_thread(gpointer data)
+{
+    struct gal_manifest_ahead *ahead = data;
+
+    /* Room past the end (the file's size stays what is written). A
+     * filesystem that cannot (EOPNOTSUPP: some NFS) has the save
+     * allocate as it writes, as always. */
+    for (gint64 at = 0; at < ahead->bytes && !g_atomic_int_get(&ahead->stop); at += AHEAD_STEP)
+        if (fallocate(ahead->file.fd, FALLOC_FL_KEEP_SIZE, (off_t) at,
+                (off_t) MIN(AHEAD_STEP, ahead->bytes - at)) != 0)
+            break;
+    return NULL;
+}
+
+void
+gal__manifest_save_ahead(gal_manifest *m, gint64 bytes)
+{
+    struct gal_manifest_ahead *ahead;
+    gal_error err = { 0 };
+    int dir_fd;
+
+    if (m->ahead || bytes <= 0 ||
+        (dir_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return;
+    ahead = g_new0(struct gal_manifest_ahead, 1);
+    if (gal__atomic_begin(dir_fd, m->dir, m->name, NULL, &ahead->file, &err) != 0) {
+        close(dir_fd);
+        g_free(ahead);
+        return;
+    }
+    close(dir_fd);
+    ahead->bytes = bytes;
+    ahead->thread = g_thread_new("gallop-room", make_room_thread, ahead);
+    m->ahead = ahead;
+}
+
+/* The file begun ahead, its room-making stopped; FALSE: none. */
+static gboolean
+ahead_take(gal_manifest *m, gal_atomic *a)
+{
+    struct gal_manifest_ahead *ahead = g_steal_pointer(&m->ahead);
+
+    if (!ahead)
+        return FALSE;
+    g_atomic_int_set(&ahead->stop, 1);
+    g_thread_join(ahead->thread);
+    *a = ahead->file;
+    g_free(ahead);
+    return TRUE;
+}
+
+void
+gal__manifest_ahead_drop(gal_manifest *m)
+{
+    gal_atomic a;
+
+    if (ahead_take(m, &a))
+        gal__atomic_abort(&a);
+}
+
 int
 gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, gal_error *err)
 {
     text_sink s = { .buf = g_string_sized_new(1 << 20), .fd = -1, .before_fd = -1 };
     char last;
     gal_atomic a;
+    struct stat st;
+    gboolean begun_ahead;
     int dir_fd, failed;
 
     if (g_mkdir_with_parents(m->dir, 0777) != 0 ||
@@ -432,11 +507,13 @@ gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, ga
     s.before_fd = gal__open_beneath(dir_fd, m->name);
     s.differs = s.before_fd < 0;
     if (g_hash_table_size(m->entries) == 0 && s.before_fd < 0 && !extra) {
+        gal__manifest_ahead_drop(m);
         g_string_free(s.buf, TRUE);
         close(dir_fd);
         return 0;
     }
-    if (gal__atomic_begin(dir_fd, m->dir, m->name, NULL, &a, err)) {
+    if (!(begun_ahead = ahead_take(m, &a)) &&
+        gal__atomic_begin(dir_fd, m->dir, m->name, NULL, &a, err)) {
         g_string_free(s.buf, TRUE);
         if (s.before_fd >= 0)
             close(s.before_fd);
@@ -455,6 +532,10 @@ gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, ga
     if (s.before_fd >= 0)
         close(s.before_fd);
     close(dir_fd);
+    /* The room made ahead and not written goes (its size is what was). */
+    if (begun_ahead && !s.write_errno && fstat(a.fd, &st) == 0 &&
+        ftruncate(a.fd, st.st_size) != 0)
+        s.write_errno = errno;
     if (s.write_errno) {
         gal__atomic_abort(&a);
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot write %s/%s: %s", m->dir,

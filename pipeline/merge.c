@@ -538,6 +538,16 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         return -1;
     }
     pr->shards = found.shards;
+    /* The merged manifest is about the parts' records (each part's lines
+     * up to its results), so room for it is made while the plan and the
+     * results are taken (gal__manifest_save_ahead). */
+    {
+        gint64 records_bytes = 0;
+
+        for (int k = 1; k <= found.shards; k++)
+            records_bytes += found.parts[k].info.results_at;
+        gal__manifest_save_ahead(pr->manifest, records_bytes);
+    }
     /* Names as the shards planned them (the parts' records spare the
      * headers a name from EXIF would need: then the records join first).
      * Otherwise the two are apart (the plan writes the photos' results

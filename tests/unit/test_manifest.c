@@ -957,6 +957,67 @@ Test(manifest, a_manifest_of_many_chunks_is_saved_whole_and_compared_whole)
     gal__manifest_free(m);
 }
 
+/* Files in `dir` whose names end in GAL_TMP_SUFFIX: a save's temporary. */
+static int
+temporaries_in(const char *dir)
+{
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    int n = 0;
+
+    while (d && (name = g_dir_read_name(d)))
+        n += g_str_has_suffix(name, GAL_TMP_SUFFIX);
+    return n;
+}
+
+/* A save begun ahead (room made for far more than is written) leaves the
+ * manifest's text and no more: the room not written is given back; one
+ * that changes nothing leaves the file as it was; one never made leaves
+ * no temporary file behind. */
+Test(manifest, a_save_begun_ahead_writes_its_text_and_gives_back_the_room_left)
+{
+    g_autofree char *dir = gal_test_tmpdir("manifest-save-ahead");
+    g_autofree char *path = g_build_filename(dir, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *text = NULL, *file = NULL;
+    gal_manifest *m = gal__manifest_new(dir);
+    gal_error err = { 0 };
+    struct stat st;
+    ino_t before;
+
+    for (int i = 0; i < 2000; i++) {
+        g_autofree char *output = g_strdup_printf("%05d.jpg", i);
+        g_autofree char *input = g_strdup_printf("../in/%05d.jpg", i);
+
+        gal__manifest_put(m, entry(output, input));
+    }
+    gal__manifest_save_ahead(m, 64 << 20);
+    cr_expect_eq(temporaries_in(dir), 1, "the save's file is begun at once");
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_eq(temporaries_in(dir), 0);
+    text = gal__manifest_text(m);
+    cr_assert(g_file_get_contents(path, &file, NULL, NULL));
+    cr_expect(strcmp(file, text) == 0, "the file is not the manifest's text");
+    cr_assert_eq(stat(path, &st), 0);
+    cr_expect_eq(st.st_size, (off_t) strlen(text));
+    cr_expect_lt((gint64) st.st_blocks * 512, st.st_size + (1 << 20),
+        "%" G_GINT64_FORMAT " bytes kept for a file of %" G_GINT64_FORMAT,
+        (gint64) st.st_blocks * 512, (gint64) st.st_size);
+
+    /* The same text again: begun ahead, and not written. */
+    before = inode_of(path);
+    gal__manifest_save_ahead(m, 64 << 20);
+    cr_assert_eq(gal__manifest_save(m, &err), 0, "%s", err.msg);
+    cr_expect_eq(inode_of(path), before, "the same text is not written again");
+    cr_expect_eq(temporaries_in(dir), 0);
+
+    /* Begun, then the manifest let go without a save (a merge that failed). */
+    gal__manifest_find(m, "00001.jpg")->tail->width = 1081;
+    gal__manifest_save_ahead(m, 1 << 20);
+    gal__manifest_free(m);
+    cr_expect_eq(temporaries_in(dir), 0, "a save never made leaves no file");
+    cr_expect_eq(inode_of(path), before, "nor touches the manifest");
+}
+
 Test(manifest, numbers_read_as_strtoll_reads_them)
 {
     static const char *const texts[] = { "0", "7", "-0", "-42", "007", "999999999999999999",
