@@ -91,10 +91,3 @@ gal__big_vector_steal(gal_big_vector *v, gsize *len)
     gal__big_vector_init(v, v->element);
     return data;
 }
-
-void
-gal__big_vector_clear(gal_big_vector *v)
-{
-    g_free(v->data);
-    gal__big_vector_init(v, v->element);
-}

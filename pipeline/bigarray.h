@@ -24,6 +24,5 @@ void gal__big_vector_init(gal_big_vector *v, gsize element);
 gpointer gal__big_vector_push(gal_big_vector *v);
 /* The elements (never NULL), the caller's to g_free; `v` is empty after. */
 gpointer gal__big_vector_steal(gal_big_vector *v, gsize *len);
-void gal__big_vector_clear(gal_big_vector *v);
 
 #endif

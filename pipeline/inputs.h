@@ -86,8 +86,8 @@ typedef struct {
  * applying the include/exclude globs to folder contents (files named
  * explicitly are taken as given). Skips `scan->skip_dir` (the output
  * folder) when it lies inside an input folder. A missing path is an error. The
- * list is a new array of *n_out photos, exactly as long (a GArray's room
- * is a power of two: a third of a million photos' list unused). */
+ * list is a new array of *n_out photos (a big vector's, bigarray.h: the
+ * room it did not fill at the end is never written, so costs nothing). */
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,
     int n_paths, const gal_scan_options *scan, GStringChunk *arena,
     gal_input **out, int *n_out, gal_errors *errs);

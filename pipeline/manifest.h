@@ -206,9 +206,9 @@ int gal__manifest_save(gal_manifest *m, gal_error *err);
 /* Begin the next save's file now, and make room in it for about `bytes`
  * on a thread of its own, while the caller goes on to what comes before
  * the save (a merge: the plan and the results). On a tmpfs the room is
- * memory zeroed and mapped; a first write to fresh pages was most of a
- * 1M merge's save (its writer waited on them), so it is taken where a
- * core is idle. Only a head start: the save writes what it writes, and
+ * pages of memory allocated to the file; the writer's first writes to
+ * fresh pages were most of a 1M merge's save, and this is where a core
+ * is idle. Only a head start: the save writes what it writes, and
  * gives back what room is left; without a save (an error, an interrupted
  * merge), gal__manifest_free removes the file. Nothing happens when the
  * file cannot be begun: the save tries again and says why. */
