@@ -20,8 +20,8 @@
 /* Below this, no stretch of whole huge pages is worth asking for. */
 #define WORTH_ADVISING (2 * HUGE_PAGE)
 
-/* `bytes` not zeroed, the whole huge pages inside advised before any is
- * written: the advice covers pages, and the ends share theirs with
+/* `bytes` not zeroed, the whole huge pages inside (if it is large enough
+ * to hold any worth it) advised before any is written: the advice covers pages, and the ends share theirs with
  * whatever lies beside. Whether malloc maps the memory afresh or reuses
  * its own (it keeps blocks up to 32 MB once it has freed one as large),
  * no page of it is written here, so none is faulted in small before. */
@@ -70,8 +70,7 @@ gal__big_vector_push(gal_big_vector *v)
 
         if (room > G_MAXSIZE / v->element)
             g_error("gallop: a list of %" G_GSIZE_FORMAT " elements overflows", room);
-        data = room * v->element < WORTH_ADVISING ? g_malloc(room * v->element)
-                                                  : advised_alloc(room * v->element);
+        data = advised_alloc(room * v->element);
         if (v->len)
             memcpy(data, v->data, v->len * v->element);
         g_free(v->data);
