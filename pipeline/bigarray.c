@@ -20,11 +20,12 @@
 /* Below this, no stretch of whole huge pages is worth asking for. */
 #define WORTH_ADVISING (2 * HUGE_PAGE)
 
-/* `bytes` not zeroed, the whole huge pages inside (if it is large enough
- * to hold any worth it) advised before any is written: the advice covers pages, and the ends share theirs with
- * whatever lies beside. Whether malloc maps the memory afresh or reuses
- * its own (it keeps blocks up to 32 MB once it has freed one as large),
- * no page of it is written here, so none is faulted in small before. */
+/* `bytes` not zeroed, the whole huge pages inside (when it is large
+ * enough to hold any worth it) advised before any is written: the advice
+ * covers pages, and the ends share theirs with whatever lies beside.
+ * Whether malloc maps the memory afresh or reuses its own (it keeps
+ * blocks up to 32 MB once it has freed one as large), no page of it is
+ * written here, so none is faulted in small before. */
 static gpointer
 advised_alloc(gsize bytes)
 {
@@ -48,8 +49,6 @@ gal__big_array_new0(gsize n, gsize size)
         g_error("gallop: an array of %" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT
                 " bytes overflows", n, size);
     bytes = MAX(n * size, 1);
-    if (bytes < WORTH_ADVISING)
-        return g_malloc0(bytes);
     return memset(advised_alloc(bytes), 0, bytes);
 }
 

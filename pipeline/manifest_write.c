@@ -532,7 +532,8 @@ gal__manifest_save_with(gal_manifest *m, const char *extra, gboolean durable, ga
     if (s.before_fd >= 0)
         close(s.before_fd);
     close(dir_fd);
-    /* The room made ahead and not written goes (its size is what was). */
+    /* The room made ahead and not written goes: the file's size is what
+     * was written (FALLOC_FL_KEEP_SIZE), the room past it is cut off. */
     if (begun_ahead && !s.write_errno && fstat(a.fd, &st) == 0 &&
         ftruncate(a.fd, st.st_size) != 0)
         s.write_errno = errno;
