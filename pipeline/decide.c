@@ -1,5 +1,5 @@
 /* decide.c: which products are stale and why (engine.h), from the
- * manifest the previous runs left in the output folder. A photo's output
+ * records the previous runs left in the output folder (store.h). A photo's output
  * is up to date when its record names the same photo (size and time, else
  * content), preset digest, gallop version and files it depends on, and the
  * file is still what gallop wrote. The pages of a many-input stage are one
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "parallel.h"
 
 /* An output the incremental decisions compare with its record: `path`
  * relative beneath the output folder `root_fd`, never read through a
@@ -39,56 +40,38 @@ same_file(const file_ref *f, gint64 *size, gint64 *mtime_ns, const gal_digest *s
     return TRUE;
 }
 
-/* Is the photo still the one recorded in `recorded` (size and time, else
- * content)? The photo is hashed at most once for all of its records:
- * `plan` keeps its XXH3 and, once a record of format 1 (a SHA-256) asked
- * for it, its SHA-256, taken in the same read. On a content match the
- * record is refreshed (its time, and a SHA-256 becomes the XXH3), so the
- * next run takes the fast path again and the manifest written next holds
- * XXH3 only. A photo whose record matches by size and time keeps its
- * digest, whatever its kind: reading it just to convert the digest would
- * cost a no-op rerun what a touched one costs. */
+/* Is the photo still the one recorded in `r` (size and time, else
+ * content)? The photo is hashed at most once for all of its records: its
+ * plan keeps the digest. On a content match the record's time is
+ * refreshed, so the next run takes the fast path again. */
 static gboolean
-same_photo(const char *path, const gal_input *in, photo_plan *plan, int n_variants,
-    gint64 *size, gint64 *mtime_ns, gal_digest *recorded)
+same_photo(const char *path, const gal_input *in, photo_plan *plan, gal_record *r)
 {
-    gboolean legacy = recorded->len == GAL_SHA256_HEX_LEN / 2;
-    gboolean have = plan->in_digest_len == GAL_XXH3_HEX_LEN / 2;
     gal_digest mine;
 
-    if (in->size == *size && in->mtime_ns == *mtime_ns)
+    if (in->size == r->in_size && in->mtime_ns == r->in_mtime_ns)
         return TRUE;
-    if (!have || (legacy && !(plan->made && plan->made->in_sha256_v1))) {
-        char sha256[GAL_SHA256_HEX_LEN + 1], hex[GAL_SHA256_HEX_LEN + 1];
+    if (!plan->has_digest) {
+        char hex[GAL_XXH3_HEX_LEN + 1];
         /* Here, not above: an error is 1.7 KB to zero, for every photo. */
         gal_error err = { 0 };
 
         /* Hashed even when the size differs: the new record needs it. */
-        if (plan->made)
-            g_clear_pointer(&plan->made->in_sha256_v1, g_free);
-        if (gal__file_digest(path, NULL, hex, legacy ? sha256 : NULL, NULL, &err)) {
-            plan->in_digest_len = 0;
+        if (gal__file_digest(path, NULL, hex, NULL, NULL, &err))
             return FALSE;
-        }
         gal__digest_from_hex(&mine, hex);
-        gal__plan_set_digest(plan, n_variants, &mine);
-        if (legacy)
-            gal__plan_made(plan, n_variants)->in_sha256_v1 = g_strdup(sha256);
+        gal__plan_set_digest(plan, &mine);
     }
     gal__plan_digest(plan, &mine);
-    if (in->size != *size ||
-        (legacy ? !gal__digest_is(recorded, plan->made->in_sha256_v1)
-                : recorded->len != mine.len ||
-                    memcmp(recorded->bytes, mine.bytes, recorded->len) != 0))
+    if (in->size != r->in_size || r->in_digest.len != mine.len ||
+        memcmp(r->in_digest.bytes, mine.bytes, mine.len) != 0)
         return FALSE;
-    *mtime_ns = in->mtime_ns;
-    *recorded = mine;
+    r->in_mtime_ns = in->mtime_ns;
     return TRUE;
 }
 
 gboolean
-gal__output_intact(preset_run *pr, const char *rel, gal_record_tail *recorded,
-    gboolean *exists)
+gal__output_intact(preset_run *pr, const char *rel, gal_record *recorded, gboolean *exists)
 {
     file_ref f = { rel, pr->claim.fd };
     struct stat st;
@@ -103,22 +86,21 @@ gal__output_intact(preset_run *pr, const char *rel, gal_record_tail *recorded,
  * table or export is compared by the row this photo takes from it, as
  * the preset read it: an edit of other rows changes nothing here, and the
  * record takes the file's new size and time, so the next run is fast
- * again. */
+ * again. `path` is the file's, `dep->path` relative to the output folder. */
 static const char *
-dependency_change(const gal_captions *captions, const char *photo, gal_dep_record *dep)
+dependency_change(const gal_captions *captions, const char *photo, const char *path,
+    gal_dep_record *dep)
 {
-    char hex[65], sha256[65];
+    char hex[65];
     struct stat st;
-    gboolean exists = stat(dep->path, &st) == 0 && S_ISREG(st.st_mode);
-    /* A record of format 1 holds the file's SHA-256 (digest.h). */
-    gboolean legacy;
+    gboolean exists = stat(path, &st) == 0 && S_ISREG(st.st_mode);
 
     if (g_str_has_prefix(dep->digest, "row:")) {
         gal_caption_row row;
 
         if (exists && st.st_size == dep->size && gal__mtime_ns(&st) == dep->mtime_ns)
             return NULL;
-        if (!gal__caption_row(captions, dep->path, photo, &row))
+        if (!gal__caption_row(captions, path, photo, &row))
             return "is no longer read";
         if (strcmp(row.digest, dep->digest) != 0)
             return "changed its row for this photo";
@@ -133,12 +115,10 @@ dependency_change(const gal_captions *captions, const char *photo, gal_dep_recor
         return NULL;
     if (st.st_size != dep->size)
         return "changed";
-    legacy = gal__is_sha256_hex(dep->digest);
-    gal__dependency_state(dep->path, &st, &exists, hex, legacy ? sha256 : NULL);
-    if (!exists || strcmp(legacy ? sha256 : hex, dep->digest) != 0)
+    gal__dependency_state(path, &st, &exists, hex, NULL);
+    if (!exists || strcmp(hex, dep->digest) != 0)
         return "changed";
     dep->mtime_ns = gal__mtime_ns(&st);
-    g_strlcpy(dep->digest, hex, sizeof(dep->digest));
     return NULL;
 }
 
@@ -164,45 +144,53 @@ gal__plan_stat(gal_input *in, const char *path)
 }
 
 gal_why
-gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e, char **detail)
+gal__decide_record(preset_run *pr, int i, const char *rel, gal_record *r, char **detail,
+    gboolean *refreshed)
 {
-    gal_manifest *m = pr->manifest;
     photo_plan *plan = &pr->plans[i];
     const char *input = pr->summary->photos[i].input;
     g_autofree char *rel_in = gal__out_rel(pr, input);
-    gal_record_tail *t;
+    gint64 in_mtime, out_mtime;
     gboolean exists;
 
-    if (!e)
+    if (!r)
         return GAL_WHY_NEW;
-    if (strcmp(e->input, rel_in) != 0) {
-        *detail = g_strdup_printf("it was made from %s", e->input);
+    if (strcmp(r->input, rel_in) != 0) {
+        *detail = g_strdup_printf("it was made from %s", r->input);
         return GAL_WHY_OTHER_INPUT;
     }
-    t = gal__record_tail(e);
-    if (strcmp(t->version, GAL_VERSION) != 0) {
-        *detail = g_strdup_printf("made by gallop %s, this is %s", t->version, GAL_VERSION);
+    if (strcmp(r->version, GAL_VERSION) != 0) {
+        *detail = g_strdup_printf("made by gallop %s, this is %s", r->version, GAL_VERSION);
         return GAL_WHY_VERSION_CHANGED;
     }
-    if (strcmp(t->preset_digest, pr->preset_digest) != 0) {
-        *detail = gal__keys_diff(g_hash_table_lookup(m->presets, t->preset_digest), pr->keys);
+    if (strcmp(r->recipe, pr->preset_digest) != 0) {
+        g_autoptr(GPtrArray) before = gal__store_recipe(pr->store, r->recipe);
+
+        if (!before && pr->part)
+            before = gal__store_recipe(pr->part, r->recipe);
+        *detail = gal__keys_diff(before, pr->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
-    if (!same_photo(input, &pr->inputs[i], plan, pr->n_variants, &t->in_size, &t->in_mtime_ns,
-            &t->in_digest))
+    in_mtime = r->in_mtime_ns;
+    out_mtime = r->out_mtime_ns;
+    if (!same_photo(input, &pr->inputs[i], plan, r))
         return GAL_WHY_INPUT_CHANGED;
-    for (guint d = 0; t->deps && d < t->deps->len; d++) {
-        gal_dep_record *dep = t->deps->pdata[d];
-        const char *change = dependency_change(pr->preset->captions, input, dep);
+    for (guint d = 0; r->deps && d < r->deps->len; d++) {
+        gal_dep_record *dep = r->deps->pdata[d];
+        g_autofree char *path = g_canonicalize_filename(dep->path, pr->out_dir);
+        gint64 size = dep->size, mtime = dep->mtime_ns;
+        const char *change = dependency_change(pr->preset->captions, input, path, dep);
 
         if (change) {
             *detail = g_strdup_printf("%s %s", dep->path, change);
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
+        *refreshed |= size != dep->size || mtime != dep->mtime_ns;
     }
-    if (!gal__output_intact(pr, rel, t, &exists))
+    if (!gal__output_intact(pr, rel, r, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
-    gal__plan_set_digest(plan, pr->n_variants, &t->in_digest);
+    *refreshed |= in_mtime != r->in_mtime_ns || out_mtime != r->out_mtime_ns;
+    gal__plan_set_digest(plan, &r->in_digest);
     return GAL_WHY_UP_TO_DATE;
 }
 
@@ -214,33 +202,32 @@ gal__files_from_records(preset_run *pr, int i)
     for (int f = 0; f < notes->n_files; f++) {
         gal_output_file *file = &notes->files[f];
         g_autofree char *rel = gal__out_rel(pr, file->path);
-        gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
-        const gal_record_tail *t;
+        gal_record r;
 
-        if (!e || e->sheet || e->item)
+        if (!gal__record_find(pr, rel, &r))
             continue;
-        t = gal__record_tail(e);
-        file->width = t->width;
-        file->height = t->height;
-        file->bytes = t->out_size;
-        gal__sha256_from_digest(&file->sha256, &t->out_sha256);
+        if (r.kind == GAL_RECORD_FILE) {
+            file->width = r.width;
+            file->height = r.height;
+            file->bytes = r.out_size;
+            gal__sha256_from_digest(&file->sha256, &r.out_sha256);
+        }
+        gal__record_clear(&r);
     }
 }
 
-/* Was the record `e` made as variant v (its width and format)? The
+/* Was the record `r` made as variant v (its width and format)? The
  * recipe leaves output.widths and output.formats out, so that a width
  * added makes only its own files; a record holds what it was made as at
- * the end of its NAME_KEY. */
+ * the end of its name key. */
 static gboolean
-same_variant(const preset_run *pr, int v, gal_manifest_entry *e)
+same_variant(const preset_run *pr, int v, const gal_record *r)
 {
     char buf[64];
     const char *want = gal__variant_key_suffix(pr, v, buf, sizeof(buf));
-    const char *key = gal__record_tail(e)->name_key;
+    const char *key = r->name_key ? r->name_key : "";
     int tabs = 0;
 
-    if (!key)
-        key = "";
     for (const char *c = key; *c; c++)
         tabs += *c == '\t';
     /* "TEMPLATE\tINDEX\tCOUNT", then the variant's two fields if any. */
@@ -252,46 +239,41 @@ same_variant(const preset_run *pr, int v, gal_manifest_entry *e)
 /* Are photo i's outputs up to date (each of its variants a product with
  * its own record)? plans[i].stale_files gets those that are not; why,
  * for the first of them, with details in *detail. The others are left as
- * they are when the photo is built again. */
+ * they are when the photo is built again. Records found the same by
+ * content are kept refreshed, unless `look` (a dry run writes nothing). */
 static gal_why
-decide_output(preset_run *pr, int i, char **detail)
+decide_output(preset_run *pr, int i, gboolean look, char **detail)
 {
     gal_photo_result *result = &pr->summary->photos[i];
-    gal_manifest_entry *e = NULL;
     gal_why first = GAL_WHY_UP_TO_DATE;
-    /* The records whose tails are read from their file for this, let go
-     * again after (a rerun of a million photos held them all); past 64
-     * files a photo (stale_files' bits), kept. */
-    enum { READ_MAX = 64 };
-    gal_manifest_entry *read_now[READ_MAX];
-    gal_record_tail as_read[READ_MAX];
-    int n_read = 0;
+    gal_record kept = { 0 }; /* the first file's record, while it is up to date */
 
     pr->plans[i].stale_files = 0;
     for (int v = 0; v < pr->n_variants; v++) {
         g_autofree char *rel_out = gal__out_rel(pr, gal__output_of(pr, i, v));
-        gal_manifest_entry *ev = gal__manifest_find(pr->manifest, rel_out);
+        gal_record r;
+        gboolean found = gal__record_find(pr, rel_out, &r), refreshed = FALSE;
         char *why_detail = NULL;
-        gal_why why;
+        gal_why why = gal__decide_record(pr, i, rel_out,
+            found && r.kind == GAL_RECORD_FILE ? &r : NULL, &why_detail, &refreshed);
 
-        if (ev && ev->tail_in_file && !ev->tail && n_read < READ_MAX) {
-            as_read[n_read] = *gal__record_tail(ev);
-            read_now[n_read++] = ev;
-        }
-        why = gal__decide_record(pr, i, rel_out, ev && !ev->sheet && !ev->item ? ev : NULL,
-            &why_detail);
-
-        if (why == GAL_WHY_UP_TO_DATE && !same_variant(pr, v, ev)) {
+        if (why == GAL_WHY_UP_TO_DATE && !same_variant(pr, v, &r)) {
             why = GAL_WHY_PRESET_CHANGED;
             why_detail = g_strdup_printf("%s was made at another width or in another format "
                                          "(output.widths, output.formats)",
                 rel_out);
         }
         if (why == GAL_WHY_UP_TO_DATE) {
+            if (refreshed && !look)
+                gal__record_keep(pr, &r);
             if (v == 0)
-                e = ev;
+                kept = r;
+            else
+                gal__record_clear(&r);
             continue;
         }
+        if (found)
+            gal__record_clear(&r);
         pr->plans[i].stale_files |= G_GUINT64_CONSTANT(1) << v;
         if (first != GAL_WHY_UP_TO_DATE) {
             g_free(why_detail);
@@ -308,44 +290,45 @@ decide_output(preset_run *pr, int i, char **detail)
      * replace theirs. */
     gal__files_from_records(pr, i);
     if (first == GAL_WHY_UP_TO_DATE) {
-        const gal_record_tail *t = gal__record_tail(e);
-
-        result->width = t->width;
-        result->height = t->height;
-        result->bytes = t->out_size;
-        gal__sha256_from_digest(&result->sha256, &t->out_sha256);
+        result->width = kept.width;
+        result->height = kept.height;
+        result->bytes = kept.out_size;
+        gal__sha256_from_digest(&result->sha256, &kept.out_sha256);
         /* The report of a rerun still tells what each photo shows. */
-        if (t->caption || t->caption_source || t->caption_cut) {
+        if (kept.caption || kept.caption_source || kept.caption_cut) {
             gal_photo_notes *notes = gal__photo_notes(result);
 
-            notes->caption = gal__shared_text_ref(t->caption);
-            notes->caption_source = gal__shared_text_ref(t->caption_source);
-            notes->caption_cut = t->caption_cut;
+            notes->caption = gal__shared_text(kept.caption);
+            notes->caption_source = gal__shared_text(kept.caption_source);
+            notes->caption_cut = kept.caption_cut;
         }
-        result->about = gal__about_ref(e->about);
+        result->about = gal__about_ref(kept.about);
     }
-    for (int k = 0; k < n_read; k++)
-        gal__record_tail_forget(read_now[k], &as_read[k]);
+    gal__record_clear(&kept);
     return first;
 }
 
 /* A shard: is photo i's kept item up to date? */
 static gboolean
-item_current(preset_run *pr, int i)
+item_current(preset_run *pr, int i, gboolean look)
 {
     g_autofree char *rel = gal__item_rel(pr, i);
-    gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
     g_autofree char *detail = NULL;
+    gal_record r;
+    gboolean found = gal__record_find(pr, rel, &r), refreshed = FALSE;
+    gboolean current = gal__decide_record(pr, i, rel, found && r.kind == GAL_RECORD_ITEM ? &r : NULL,
+                           &detail, &refreshed) == GAL_WHY_UP_TO_DATE;
 
-    return gal__decide_record(pr, i, rel, e && e->item ? e : NULL, &detail) ==
-        GAL_WHY_UP_TO_DATE;
+    if (current && refreshed && !look)
+        gal__record_keep(pr, &r);
+    if (found)
+        gal__record_clear(&r);
+    return current;
 }
 
-/* The members by their photos' digests. `v1`: each by the SHA-256 a
- * record of format 1 was checked with, where there was one, to recognise
- * the record of pages made by a gallop that recorded photos by SHA-256. */
+/* The members by their photos' digests. */
 static void
-members_by_content(preset_run *pr, gboolean v1, char *hex)
+members_by_content(preset_run *pr, char *hex)
 {
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 
@@ -356,16 +339,12 @@ members_by_content(preset_run *pr, gboolean v1, char *hex)
 
         if (!pr->plans[i].member)
             continue;
-        if (!pr->plans[i].in_digest_len)
+        if (!pr->plans[i].has_digest)
             return;
         rel = gal__out_rel(pr, pr->summary->photos[i].input);
         g_checksum_update(sum, (const guchar *) rel, -1);
         g_checksum_update(sum, (const guchar *) "\t", 1);
-        g_checksum_update(sum,
-            (const guchar *) (v1 && pr->plans[i].made && pr->plans[i].made->in_sha256_v1
-                    ? pr->plans[i].made->in_sha256_v1
-                    : gal__plan_digest_hex(&pr->plans[i], digest)),
-            -1);
+        g_checksum_update(sum, (const guchar *) gal__plan_digest_hex(&pr->plans[i], digest), -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }
     g_strlcpy(hex, g_checksum_get_string(sum), 65);
@@ -430,53 +409,49 @@ void
 gal__members_identity(preset_run *pr, char *hex)
 {
     if (pr->members_by_content)
-        members_by_content(pr, FALSE, hex);
+        members_by_content(pr, hex);
     else
         members_by_stat(pr, hex);
+}
+
+/* Looking for pages recorded for some members. */
+typedef struct {
+    preset_run *pr;
+    const char *members;
+    int found;
+    gboolean broken;   /* one of them is not as recorded */
+} pages_looking;
+
+static gboolean
+page_matches(const gal_record *r, void *user)
+{
+    pages_looking *p = user;
+    gal_record copy;
+    gboolean exists, intact;
+
+    if (!gal__digest_is(&r->in_digest, p->members) || strcmp(r->recipe, p->pr->preset_digest) != 0 ||
+        strcmp(r->version, GAL_VERSION) != 0)
+        return TRUE;
+    gal__record_copy(&copy, r);
+    intact = gal__output_intact(p->pr, copy.output, &copy, &exists);
+    gal__record_clear(&copy);
+    if (!intact) {
+        p->broken = TRUE;
+        return FALSE;
+    }
+    p->found++;
+    return TRUE;
 }
 
 gboolean
 gal__pages_current(preset_run *pr, const char *members)
 {
-    gal_manifest *m = pr->manifest;
-    GHashTableIter it;
-    gpointer value;
-    int found = 0;
-    char v1[65] = "";
+    pages_looking p = { pr, members, 0, FALSE };
 
     if (!members[0])
         return FALSE;
-    /* Photos whose record of format 1 was checked by SHA-256 this run
-     * (they were touched) are recorded by XXH3 from now on, which changes
-     * the members' identity, not the members: the pages' record is
-     * recognised by the identity the SHA-256 digests give, and takes the
-     * new one. */
-    if (pr->members_by_content) {
-        members_by_content(pr, TRUE, v1);
-        if (strcmp(v1, members) == 0)
-            v1[0] = '\0';
-    }
-    g_hash_table_iter_init(&it, m->entries);
-    while (g_hash_table_iter_next(&it, NULL, &value)) {
-        gal_manifest_entry *e = value;
-        gboolean exists;
-
-        gal_record_tail *t;
-
-        if (!e->sheet)
-            continue;
-        t = gal__record_tail(e);
-        if (v1[0] && gal__digest_is(&t->in_digest, v1))
-            gal__digest_from_hex(&t->in_digest, members);
-        if (!gal__digest_is(&t->in_digest, members) ||
-            strcmp(t->preset_digest, pr->preset_digest) != 0 ||
-            strcmp(t->version, GAL_VERSION) != 0)
-            continue;
-        if (!gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
-            return FALSE;
-        found++;
-    }
-    return found > 0;
+    gal__store_each(pr->store, 1u << GAL_RECORD_PAGE, page_matches, &p);
+    return p.found > 0 && !p.broken;
 }
 
 /* Mark photo i for opening. */
@@ -499,7 +474,7 @@ decide_photo(preset_run *pr, const gal_run_options *opts, int i)
     gal__plan_stat(&pr->inputs[i], result->input);
     if (!plan->has_output)
         return;
-    result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, &detail);
+    result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, opts->dry_run, &detail);
     if (opts->force)
         plan->stale_files = ~G_GUINT64_CONSTANT(0);
     if (detail)
@@ -511,27 +486,23 @@ decide_photo(preset_run *pr, const gal_run_options *opts, int i)
 
 /* Deciding is a stat of each photo's output at least, and a read of every
  * photo whose time changed (a fresh checkout in CI: all of them): on one
- * thread it was most of a rerun's wall time. */
+ * thread it was most of a rerun's wall time. Each photo's decision writes
+ * only its own plan, result and records. */
 typedef struct {
     preset_run *pr;
     const gal_run_options *opts;
     const int *members;
-    int n;
-    gint next;   /* atomic: the next member to take, DECIDE_BATCH at a time */
 } deciding;
 
 #define DECIDE_BATCH 16
 
-static gpointer
-decide_thread(gpointer data)
+static void
+decide_range(int from, int to, void *user)
 {
-    deciding *d = data;
-    int from;
+    deciding *d = user;
 
-    while ((from = g_atomic_int_add(&d->next, DECIDE_BATCH)) < d->n)
-        for (int k = from; k < MIN(from + DECIDE_BATCH, d->n); k++)
-            decide_photo(d->pr, d->opts, d->members[k]);
-    return NULL;
+    for (int k = from; k < to; k++)
+        decide_photo(d->pr, d->opts, d->members[k]);
 }
 
 void
@@ -541,16 +512,10 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
     g_autofree int *members = g_memdup2(pr->todo, sizeof(int) * MAX(1, pr->n_todo));
     int n = pr->n_todo;
     gboolean any_output = FALSE, pages_stale = FALSE;
-    deciding d = { pr, opts, members, n, 0 };
-    int workers = gal__schedule_workers(opts->jobs, (n + DECIDE_BATCH - 1) / DECIDE_BATCH);
-    g_autofree GThread **threads = g_new0(GThread *, workers);
+    deciding d = { pr, opts, members };
 
     pr->n_todo = 0;
-    for (int t = 1; t < workers; t++)
-        threads[t] = g_thread_new("gallop-decide", decide_thread, &d);
-    decide_thread(&d);
-    for (int t = 1; t < workers; t++)
-        g_thread_join(threads[t]);
+    gal__parallel_for(n, DECIDE_BATCH, gal__schedule_workers(opts->jobs, n), decide_range, &d);
     for (int k = 0; k < n; k++)
         any_output |= pr->plans[members[k]].build_output;
     if (pr->keep_items) {
@@ -559,7 +524,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
             photo_plan *plan = &pr->plans[members[k]];
 
             plan->build_item = opts->force || plan->build_output ||
-                !item_current(pr, members[k]);
+                !item_current(pr, members[k], opts->dry_run);
             summary->sheets_stale |= plan->build_item;
         }
     }
@@ -595,4 +560,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
             result->why = GAL_WHY_UP_TO_DATE;
         }
     }
+    /* The records refreshed on the way (found the same by content). */
+    if (!opts->dry_run)
+        gal__record_commit(pr, FALSE);
 }

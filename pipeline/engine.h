@@ -32,42 +32,21 @@
 #include "gather.h"
 #include "inputs.h"
 #include "job.h"
-#include "manifest.h"
 #include "outdir.h"
 #include "output.h"
-#include "part.h"
 #include "preset.h"
 #include "recipe.h"
 #include "solo.h"
-
-/* What a photo's plan holds only once its worker made something, or an
- * old record asked for its SHA-256 (gal__plan_made): three pointers of
- * every plan were 24 of its 88 bytes, and nearly all of a merge's and an
- * up-to-date rerun's million photos make nothing. */
-typedef struct plan_made {
-    /* Its SHA-256 (64 hex digits), once a record of format 1 asked. */
-    char *in_sha256_v1;
-    /* Its content digest when it is a record's SHA-256 (format 1, kept
-     * while the photo's size and time match), not an XXH3: see
-     * gal__plan_digest. */
-    gal_digest in_digest_v1;
-    gal_manifest_entry *item_entry; /* the new record of its kept item (a shard) */
-    /* The new records of its outputs, one per variant; NULL until written. */
-    gal_manifest_entry *entries[];
-} plan_made;
+#include "store.h"
 
 /* What one preset makes of one photo, and what its worker adds. */
 typedef struct photo_plan {
     /* The photo's size and time as planned are its input's
      * (gal__plan_stat), not copies here. */
     guint64 stale_files;       /* its variant v is stale: bit v (output.widths x formats) */
-    plan_made *made;           /* NULL: nothing made yet, no SHA-256 asked or kept */
-    /* Its content digest (digest.h), read and set with gal__plan_digest
-     * and gal__plan_set_digest: none (len 0) until hashed. An XXH3-128's
-     * 16 bytes here; a format-1 record's SHA-256 (32 bytes, rare) in
-     * `made`: a run holds a plan per photo, and room for 32 in each was
-     * 16 of its 56 bytes. */
-    guint8 in_digest_len;
+    /* Its content digest (XXH3-128, digest.h), once known: read and set
+     * with gal__plan_digest and gal__plan_set_digest. */
+    bool has_digest;
     guint8 in_xxh3[GAL_XXH3_HEX_LEN / 2];
     /* Flags as bytes, not gbooleans: a run holds a plan per photo and
      * preset, a million of them in a big one. */
@@ -77,12 +56,6 @@ typedef struct photo_plan {
     bool build_item;           /* its item is needed: the pages it is on are stale */
     bool started;              /* a worker took it */
 } photo_plan;
-
-/* A killed run (a second Ctrl-C, SIGKILL, a power cut) keeps what the
- * last save recorded; saving after every photo would cost an fsync each,
- * so the manifest is saved at most this often while workers run (and
- * always at the end). */
-#define MANIFEST_SAVE_INTERVAL_US (2 * G_USEC_PER_SEC)
 
 typedef struct engine engine;
 
@@ -134,20 +107,26 @@ typedef struct preset_run {
     gboolean follow_links; /* --follow-symlinks */
     char preset_digest[65];
     GPtrArray *keys;       /* the effective preset's key lines */
-    gal_manifest *manifest;
-    /* A sharded run: shard `shard` of `shards`, and its part of the
-     * manifest, where its records go (pr->manifest then holds the
-     * manifest and the part, for its decisions). */
+    /* The folder's records (store.h): read to decide, written as photos
+     * finish; a shard only reads them (a snapshot of the last merge's). */
+    gal_store *store;
+    /* A sharded run: shard `shard` of `shards`, and its part, where its
+     * records and results go (and what an earlier try of it made is read
+     * from). NULL: not sharded. */
     int shard, shards;
-    gal_manifest *part;
+    gal_store *part;
     gal_part_info part_info;
     /* What this sharded run built, by this try or an earlier one of the
      * shard (its part's results): rel input -> gal_part_result. A photo
      * an earlier try built is up to date now, but was built all the same:
      * the merge reports it so, as one run would. */
     GHashTable *built;
-    GMutex manifest_lock;  /* workers add records while others read it */
-    gint64 manifest_saved; /* monotonic time of the last save, microseconds */
+    /* What the stores refused, for the summary's warnings. */
+    GPtrArray *warnings;
+    /* Workers record a photo's products together (its records, a shard's
+     * item and result) and commit them: a killed run keeps every photo it
+     * committed. */
+    GMutex record_lock;
 } preset_run;
 
 /* What every preset of a run shares: the workers, the photos they take,
@@ -209,38 +188,21 @@ void gal__engine_end(engine *e);
  * list_only). -1 with `errs` filled. */
 int gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *paths,
     int n_paths, const char *skip_dir, gboolean look_up, gal_errors *errs);
+/* Its folder's records opened as `mode` says (an earlier gallop's text
+ * manifest carried over when the folder has no database yet). -1 with
+ * `errs` filled. */
+int gal__open_records(preset_run *pr, gal_store_mode mode, gal_errors *errs);
 /* Its output folder claimed as `how` says (outdir.h). */
 int gal__claim(preset_run *pr, gal_claim how, gal_errors *errs);
 /* The summary's counts from its photos' statuses. */
 void gal__count(gal_run_summary *summary);
-/* Its photos' plans let go (pr->plans NULL), when nothing reads them any
- * more: a merge before its save, whose sort would otherwise be its peak. */
-void gal__drop_plans(preset_run *pr);
-/* What `plan` made (its records, its SHA-256), allocated on first use
- * with a record's room for each of `n_variants` (inline: the decide, the
- * record and the shard's steps each need it, below the run that frees
- * it). */
-static inline plan_made *
-gal__plan_made(photo_plan *plan, int n_variants)
-{
-    if (!plan->made)
-        plan->made = g_malloc0(sizeof(plan_made) +
-            sizeof(gal_manifest_entry *) * (size_t) MAX(n_variants, 1));
-    return plan->made;
-}
-
 /* The photo's content digest as its plan holds it (len 0: none yet). */
 static inline void
 gal__plan_digest(const photo_plan *plan, gal_digest *out)
 {
-    if (plan->in_digest_len == sizeof(plan->in_xxh3)) {
-        out->len = plan->in_digest_len;
+    out->len = plan->has_digest ? sizeof(plan->in_xxh3) : 0;
+    if (plan->has_digest)
         memcpy(out->bytes, plan->in_xxh3, sizeof(plan->in_xxh3));
-    }
-    else if (plan->in_digest_len && plan->made)
-        *out = plan->made->in_digest_v1;
-    else
-        out->len = 0;
 }
 
 /* The same in hex (lower case) into `hex` (65 bytes): "" when none. */
@@ -253,16 +215,22 @@ gal__plan_digest_hex(const photo_plan *plan, char *hex)
     return gal__digest_hex(&d, hex);
 }
 
-/* Set it: an XXH3 inline, a SHA-256 in `made` (made for `n_variants`
- * when it is not yet). */
+/* Set it: an XXH3-128 (anything else: none). */
 static inline void
-gal__plan_set_digest(photo_plan *plan, int n_variants, const gal_digest *d)
+gal__plan_set_digest(photo_plan *plan, const gal_digest *d)
 {
-    plan->in_digest_len = d->len;
-    if (d->len == sizeof(plan->in_xxh3))
+    plan->has_digest = d->len == sizeof(plan->in_xxh3);
+    if (plan->has_digest)
         memcpy(plan->in_xxh3, d->bytes, sizeof(plan->in_xxh3));
-    else if (d->len)
-        gal__plan_made(plan, n_variants)->in_digest_v1 = *d;
+}
+
+/* The record of the product at `rel` (beneath the output folder): a
+ * shard's part first (what an earlier try made), then the folder's. TRUE
+ * with `out` filled (clear it). */
+static inline gboolean
+gal__record_find(preset_run *pr, const char *rel, gal_record *out)
+{
+    return (pr->part && gal__store_get(pr->part, rel, out)) || gal__store_get(pr->store, rel, out);
 }
 
 /* What variant v of a photo is, as the end of its record's NAME_KEY
@@ -273,10 +241,9 @@ const char *gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size
  * unusable, collides or would overwrite an input); todo lists the
  * members. */
 void gal__plan_photos(preset_run *pr);
-/* Does gal__plan_photos read pr->manifest? Only for names from EXIF,
- * each taken from its record while the photo is as it was; otherwise
- * nothing else may change the manifest while it plans. */
-gboolean gal__plan_reads_manifest(const preset_run *pr);
+/* Does gal__plan_photos read the records? Only for names from EXIF,
+ * each taken from its record while the photo is as it was. */
+gboolean gal__plan_reads_records(const preset_run *pr);
 /* Put todo in the pages' order (so pages complete one after another) and
  * start the pages (pr->gather). */
 void gal__plan_pages(preset_run *pr);
@@ -294,7 +261,7 @@ void gal__members_identity(preset_run *pr, char *hex);
 /* Is the output `rel` beneath the output folder what gallop `recorded`
  * (and a regular file)? *exists says whether there is anything there;
  * errno is ENOENT when not. A content match refreshes its out_mtime_ns. */
-gboolean gal__output_intact(preset_run *pr, const char *rel, gal_record_tail *recorded,
+gboolean gal__output_intact(preset_run *pr, const char *rel, gal_record *recorded,
     gboolean *exists);
 
 /* result->files of photo i from the records of its outputs (when its
@@ -307,10 +274,11 @@ gboolean gal__pages_current(preset_run *pr, const char *members);
 /* The photo `in` (at `path`) as planned, its size and time: as the scan
  * found it, or as it is now when the scan did not stat it. */
 void gal__plan_stat(gal_input *in, const char *path);
-/* Is the record `e` of photo i's product at `rel` (beneath the output
- * folder) up to date? Why not, with details in *detail. */
-gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_manifest_entry *e,
-    char **detail);
+/* Is the record `r` of photo i's product at `rel` (beneath the output
+ * folder) up to date? Why not, with details in *detail. What was found
+ * the same by content is refreshed in `r` (its times), and *refreshed set. */
+gal_why gal__decide_record(preset_run *pr, int i, const char *rel, gal_record *r,
+    char **detail, gboolean *refreshed);
 
 /* Photos in flight for `jobs` (<= 0: one per core), at most n_photos
  * (libvips' threads per photo are set once for the process, gal_set_jobs);
@@ -329,26 +297,31 @@ void gal__exec(engine *e, const gal_run_options *opts);
 /* A progress call, serialised. */
 void gal__report(preset_run *pr, const gal_photo_result *photo);
 
+/* sink.c: where the run's records go */
+/* Keep `r` where this run's records go (a shard's part, else the
+ * folder's store), in the pending transaction; a failure is the
+ * summary's manifest_error (the first). */
+void gal__record_keep(preset_run *pr, const gal_record *r);
+/* End the pending transaction: what was kept is on disk. */
+void gal__record_commit(preset_run *pr, gboolean durable);
+/* The records of the files an output depends on, as `job` read them,
+ * into `r`. */
+void gal__record_deps(const preset_run *pr, const gal_job *job, gal_record *r);
+
 /* record.c */
-/* The manifest records of photo i, whose outputs `job` just wrote, into
- * plans[i].entries. */
+/* The records of photo i, whose outputs `job` just wrote (a record per
+ * file written), kept; under pr->record_lock. */
 void gal__record_output(preset_run *pr, int i, const gal_job *job);
-/* Put plan i's records into the manifest (a shard's part) now, so a
- * killed run keeps them. */
-void gal__record_now(preset_run *pr, int i);
 /* Records of the pages written; `written` gets their names. */
 void gal__record_pages(preset_run *pr, GHashTable *written);
-/* Outputs the manifest lists that no photo makes any more (and old pages
+/* Outputs the store lists that no photo makes any more (and old pages
  * not made again, given `pages`): listed, and removed with --prune. */
 void gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *pages);
 
 /* merge.c, merge_results.c: the shards' parts as a merge read them. */
 typedef struct {
-    gal_manifest *manifest; /* NULL: no part for this shard */
+    gal_store *store;       /* NULL: no part for this shard */
     gal_part_info info;
-    /* Its results are checked when it is read, and read again one part at
-     * a time when they are taken (gal__merge_take_results): held for
-     * every part at once, they were a fifth of a merge's memory. */
 } shard_part;
 
 typedef struct {
@@ -356,12 +329,10 @@ typedef struct {
     shard_part *parts;      /* [1..shards] */
 } parts_found;
 
-/* merge_results.c: each photo's result, from its shard's part: a part at
- * a time, on `jobs` threads, its results read and taken as they come.
- * -1 naming each part that could not be taken, and each photo that its
- * shard's part lacks. */
-int gal__merge_take_results(preset_run *pr, const parts_found *found, int jobs,
-    gal_errors *errs);
+/* merge_results.c: each photo's result, from its shard's part. -1 naming
+ * each part that could not be taken, and each photo that its shard's
+ * part lacks. */
+int gal__merge_take_results(preset_run *pr, const parts_found *found, gal_errors *errs);
 
 /* merge_pages.c: the pages of a merge, from the items its shards kept. */
 /* Every photo going on the pages (the plan's, `shards` of them) has its
@@ -380,8 +351,8 @@ void gal__merge_drop_stale_items(preset_run *pr);
  * `shard`'s own: pr->run_index, and the summary's count of them and of
  * the others. */
 void gal__shard_select(preset_run *pr, int shard, int shards);
-/* Start shard opts->shard of opts->shards: read its part (what an earlier
- * try of it made). After the manifest is loaded, before the photos are
+/* Start shard opts->shard of opts->shards: open its part (what an earlier
+ * try of it made), which says the shard started. Before the photos are
  * planned. -1 with `errs` filled when the folder holds another sharded
  * run's parts, not merged. */
 int gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs);
@@ -390,17 +361,13 @@ int gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *er
 void gal__shard_leave_others(preset_run *pr);
 /* Where photo i's item is kept, beneath the output folder. New string. */
 char *gal__item_rel(const preset_run *pr, int i);
-/* Keep the item `job` made of photo i (a small lossless file); its record
- * goes into plans[i].item_entry. -1 with `err` set. */
+/* Keep the item `job` made of photo i (a small lossless file) and its
+ * record. -1 with `err` set. */
 int gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err);
-/* Remember that photo i was built, with its result (the worker that
- * built it, under pr->manifest_lock), for the part. */
+/* Photo i was built: its result into the part (under pr->record_lock). */
 void gal__shard_built(preset_run *pr, int i);
-/* Save the part: its records, and with `finished` every photo's result
- * and "done". Under pr->manifest_lock or with no worker running. */
-int gal__part_save(preset_run *pr, gboolean finished, gal_error *err);
 /* The end of a shard: records of its up-to-date products copied into the
- * part, which is saved, done unless the run was interrupted. */
+ * part, every photo's result and, unless the run was interrupted, done. */
 void gal__shard_conclude(preset_run *pr, const gal_run_options *opts);
 
 #endif /* GAL_ENGINE_H */

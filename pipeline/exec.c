@@ -50,6 +50,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
      * (output.photos false), its item's. An up-to-date photo read only for
      * its item stays UP_TO_DATE. */
     gboolean reported = plan->build_output || !plan->has_output;
+    gboolean record_outputs = FALSE;
 
     /* A shard keeps the item for the merge; the photo fails without it,
      * or its pages would be made without it. */
@@ -106,7 +107,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
                 file->bytes = job->files[f].bytes;
                 gal__sha256_from_hex(&file->sha256, job->files[f].sha256);
             }
-            gal__record_output(pr, i, job);
+            record_outputs = TRUE;
         }
     }
     else if (gal__cancelled(pr->engine->cancel)) {
@@ -130,8 +131,17 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
     /* Timed before it is recorded: a shard's part keeps the result with
      * the record (gal__shard_built). */
     result->seconds = (g_get_monotonic_time() - start) / 1e6;
-    if (!failed)
-        gal__record_now(pr, i);
+    if (!failed) {
+        /* The photo's records (and a shard's result) in one commit: a run
+         * killed at any moment keeps every photo it finished. */
+        g_mutex_lock(&pr->record_lock);
+        if (record_outputs)
+            gal__record_output(pr, i, job);
+        if (pr->built && result->status == GAL_PHOTO_DONE)
+            gal__shard_built(pr, i);
+        gal__record_commit(pr, FALSE);
+        g_mutex_unlock(&pr->record_lock);
+    }
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
     if (pr->gather && !gal__cancelled(pr->engine->cancel))
@@ -175,7 +185,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             continue;
         input = pr->summary->photos[i].input;
         pr->plans[i].started = TRUE;
-        if (pr->plans[i].in_digest_len)
+        if (pr->plans[i].has_digest)
             gal__plan_digest_hex(&pr->plans[i], digest.hex);
         want_digest |= pr->plans[i].build_output;
     }
@@ -245,11 +255,11 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
 
         if (i < 0 || !pr->plans[i].build_output)
             continue;
-        if (!pr->plans[i].in_digest_len) {
+        if (!pr->plans[i].has_digest) {
             gal_digest taken;
 
             gal__digest_from_hex(&taken, digest.hex);
-            gal__plan_set_digest(&pr->plans[i], pr->n_variants, &taken);
+            gal__plan_set_digest(&pr->plans[i], &taken);
         }
         pr->summary->photos[i].hash_seconds = digest.seconds;
     }

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "fsio.h"
+#include "digest.h"
 #include "gather.h"
 #include "job.h"
 #include "outdir.h"

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "bigarray.h"
 #include "error.h"
 #include "fsio.h"
 #include "inputs.h"
+#include "parallel.h"
 #include "preset.h"
 #include "schema.h"
 #include "shard.h"
@@ -133,7 +133,7 @@ any_match(const glob_set *set, const char *base, const char *relative)
 typedef struct {
     const gal_input_opts *opts;
     glob_set include, exclude;
-    gal_big_vector found;   /* gal_input */
+    GArray *found;       /* gal_input */
     GHashTable *seen;    /* canonical path -> NULL, to de-duplicate: the photos' own */
     GPtrArray *seen_copies; /* ... or these, when a photo's path is not canonical */
     /* For the path given being taken: may an earlier one have taken the
@@ -189,21 +189,18 @@ typedef struct {
     struct stat *st;
     int *error;          /* per entry looked up: 0, or why its lstat failed */
     int n;
-    gint next;           /* atomic: the next entry to look up */
 } lookahead;
 
-static gpointer
-look_up_entries(gpointer data)
+static void
+look_up_entries(int from, int to, void *data)
 {
     lookahead *la = data;
-    int from;
 
-    while ((from = g_atomic_int_add(&la->next, LOOKUP_BATCH)) < la->n)
-        for (int k = from; k < MIN(from + LOOKUP_BATCH, la->n); k++)
-            if (la->need[k] == ENTRY_LOOK_UP)
-                la->error[k] = fstatat(la->fd, la->names[k], &la->st[k],
-                                   AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
-    return NULL;
+    for (int k = from; k < to; k++)
+        if (la->need[k] == ENTRY_LOOK_UP)
+            la->error[k] = fstatat(la->fd, la->names[k], &la->st[k], AT_SYMLINK_NOFOLLOW) == 0
+                ? 0
+                : errno;
 }
 
 /* Look up those of the `n` entries `names` of the folder `la->fd` that
@@ -212,18 +209,11 @@ static void
 look_ahead(lookahead *la, const char *const *names, const guint8 *need, int n, int wanted,
     int helpers)
 {
-    GThread *threads[8];
-    int started = wanted >= LOOKUP_SHARED ? MIN(helpers, (int) G_N_ELEMENTS(threads)) : 0;
-
     la->names = names;
     la->need = need;
     la->n = n;
-    la->next = 0;
-    for (int t = 0; t < started; t++)
-        threads[t] = g_thread_new("gallop-lookup", look_up_entries, la);
-    look_up_entries(la);
-    for (int t = 0; t < started; t++)
-        g_thread_join(threads[t]);
+    gal__parallel_for(n, LOOKUP_BATCH, wanted >= LOOKUP_SHARED ? MIN(helpers, 8) + 1 : 1,
+        look_up_entries, la);
 }
 
 gal_path_arena *
@@ -328,7 +318,7 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
             g_hash_table_add(ctx->seen, canonical);
         }
     }
-    *(gal_input *) gal__big_vector_push(&ctx->found) = in;
+    g_array_append_val(ctx->found, in);
 }
 
 /* The entry of the folder being scanned that `ctx->path` names, as a photo's
@@ -696,7 +686,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     glob_set_init(&ctx.include, opts->include);
     glob_set_init(&ctx.exclude, opts->exclude);
     ctx.have_skip = scan->skip_dir && stat(scan->skip_dir, &ctx.skip) == 0;
-    gal__big_vector_init(&ctx.found, sizeof(gal_input));
+    ctx.found = g_array_new(FALSE, FALSE, sizeof(gal_input));
     for (int i = 0; i < n_paths; i++) {
         struct stat st;
         /* The path's own stat, then its target's when it is a link: one
@@ -722,7 +712,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
 
                 in.rel_at = name_at(in.path);
 
-                *(gal_input *) gal__big_vector_push(&ctx.found) = in;
+                g_array_append_val(ctx.found, in);
                 continue;
             }
             gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "%s: no such file or folder",
@@ -756,7 +746,8 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     g_string_free(ctx.path, TRUE);
     glob_set_clear(&ctx.include);
     glob_set_clear(&ctx.exclude);
-    found = gal__big_vector_steal(&ctx.found, &n_found);
+    n_found = ctx.found->len;
+    found = (gal_input *) g_array_free(ctx.found, FALSE);
     sort_inputs(found, n_found);
     if (failed) {
         for (gsize i = 0; i < n_found; i++)
@@ -766,8 +757,6 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
         *n_out = 0;
         return -1;
     }
-    /* The room the list did not fill is never written: it costs no
-     * memory (copying it to an array of its length did, 56 MB a million). */
     *n_out = (int) n_found;
     *out = found;
     return 0;

@@ -28,7 +28,6 @@
 #include "icc.h"
 #include "glance.h"
 #include "job.h"
-#include "manifest.h"
 #include "output.h"
 #include "preset.h"
 #include "resample.h"
@@ -112,33 +111,6 @@ gal__facts_from_path(const gal_preset *preset, const char *path, int index, int 
     facts->preset = preset->name;
     facts->index = index;
     facts->count = count;
-}
-
-void
-gal__job_record_deps(const gal_job *job, gal_manifest_entry *e)
-{
-    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(gal_caption_row));
-    struct stat st;
-
-    for (guint d = 0; job->depends && d < job->depends->len; d++) {
-        g_autofree char *path = g_canonicalize_filename(job->depends->pdata[d], NULL);
-        char hex[65];
-        gboolean exists;
-
-        gal__dependency_state(path, &st, &exists, hex, NULL);
-        gal__manifest_add_dep(e, path, exists, exists ? st.st_size : 0,
-            exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
-    }
-    /* The table and the export are shared by every photo: each output
-     * depends on its own row of them (decide.c compares it again when the
-     * file's size or time changed). */
-    if (job->depends)
-        gal__caption_rows(job->preset->captions, job->input, rows);
-    for (guint r = 0; r < rows->len; r++) {
-        const gal_caption_row *row = &g_array_index(rows, gal_caption_row, r);
-
-        gal__manifest_add_dep(e, row->path, TRUE, row->size, row->mtime_ns, row->digest);
-    }
 }
 
 void

@@ -4,7 +4,7 @@
 #define GAL_JOB_H
 
 #include "internal.h"
-#include "manifest.h"
+#include "about.h"
 #include "cancel.h"
 #include "captions.h"
 #include "outdir.h"
@@ -95,11 +95,6 @@ void gal__item_add_output(VipsImage *item, const char *rel, int width, int heigh
 void gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,
     gal_facts *facts, GStringChunk *strings);
 
-/* Put into `e` (the record of an output or item the job made) what it
- * depends on besides the photo and the preset: each file in
- * job->depends by its state now (a sidecar), and the caption table's and
- * Instagram export's rows for the photo (when the preset shows a caption). */
-void gal__job_record_deps(const gal_job *job, gal_manifest_entry *e);
 
 /* {dir}: the folder of `rel` (a photo's path within its input folder),
  * "" at the top. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "parallel.h"
 #include "exif.h"
 #include "limit.h"
 #include "shard.h"
@@ -24,20 +25,22 @@ gather_stage(const gal_preset *preset)
     return NULL;
 }
 
-/* The record of photo i's kept item, when it is there as recorded. */
-static gal_manifest_entry *
-kept_item(preset_run *pr, int i)
+/* The record of photo i's kept item, when it is there as recorded: TRUE
+ * with `r` filled (clear it). */
+static gboolean
+kept_item(preset_run *pr, int i, gal_record *r)
 {
     g_autofree char *rel = gal__item_rel(pr, i);
-    gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
     g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
     gboolean exists;
 
-    if (!e || !e->item || strcmp(e->input, rel_in) != 0 ||
-        strcmp(gal__record_tail(e)->preset_digest, pr->preset_digest) != 0 ||
-        !gal__output_intact(pr, rel, gal__record_tail(e), &exists))
-        return NULL;
-    return e;
+    if (!gal__store_get(pr->store, rel, r))
+        return FALSE;
+    if (r->kind == GAL_RECORD_ITEM && strcmp(r->input, rel_in) == 0 &&
+        strcmp(r->recipe, pr->preset_digest) == 0 && gal__output_intact(pr, rel, r, &exists))
+        return TRUE;
+    gal__record_clear(r);
+    return FALSE;
 }
 
 /* Does photo i go on the pages with an item? A photo that failed leaves
@@ -55,7 +58,7 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
 
     pr->sort_times = g_new(gint64, MAX(1, pr->summary->total));
     for (int i = 0; i < pr->summary->total; i++) {
-        gal_manifest_entry *e;
+        gal_record r;
         const char *sort_time;
         gint64 time;
         char *end;
@@ -63,7 +66,7 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
         pr->sort_times[i] = GAL_SORT_TIME_UNKNOWN;
         if (!on_pages(pr, i))
             continue;
-        if (!(e = kept_item(pr, i))) {
+        if (!kept_item(pr, i, &r)) {
             int k = gal__shard_of(gal__input_rel(&pr->inputs[i]), shards);
 
             failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
@@ -72,10 +75,11 @@ gal__merge_check_items(preset_run *pr, int shards, gal_errors *errs)
                 k, k, shards);
             continue;
         }
-        sort_time = gal__record_tail(e)->facts[GAL_ITEM_SORT_TIME];
+        sort_time = r.facts ? r.facts[GAL_ITEM_SORT_TIME] : NULL;
         time = sort_time ? g_ascii_strtoll(sort_time, &end, 10) : 0;
         if (sort_time && !*end && end != sort_time)
             pr->sort_times[i] = time;
+        gal__record_clear(&r);
     }
     return failed;
 }
@@ -87,7 +91,7 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     static const gal_read_rules rules = { "contact-sheet item", NULL, FALSE, 0, GAL_ERR_OUTPUT };
     gal_read_rules capped = rules;
     g_autofree char *rel = gal__item_rel(pr, i);
-    gal_manifest_entry *e = gal__manifest_find(pr->manifest, rel);
+    g_auto(gal_record) r = { 0 };
     g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
     g_autoptr(VipsImage) png = NULL;
     g_autofree char *data = NULL;
@@ -98,6 +102,12 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     int fd = gal__open_beneath(pr->claim.fd, rel);
 
     capped.max_bytes = gal__limits.item_bytes;
+    if (!gal__store_get(pr->store, rel, &r) || !r.facts) {
+        if (fd >= 0)
+            close(fd);
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: its record is gone",
+                   pr->out_dir, rel), NULL;
+    }
     if (fd < 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s", pr->out_dir, rel,
                    g_strerror(errno)), NULL;
@@ -113,13 +123,13 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     gal__facts_from_path(pr->preset, pr->summary->photos[i].input, gal__photo_number(pr, i),
         pr->run_total,
         &facts, strings);
-    facts.caption = gal__record_tail(e)->facts[GAL_ITEM_CAPTION];
-    facts.camera = gal__record_tail(e)->facts[GAL_ITEM_CAMERA];
-    facts.lens = gal__record_tail(e)->facts[GAL_ITEM_LENS];
-    facts.artist = gal__record_tail(e)->facts[GAL_ITEM_ARTIST];
-    facts.copyright = gal__record_tail(e)->facts[GAL_ITEM_COPYRIGHT];
-    facts.exposure = gal__record_tail(e)->facts[GAL_ITEM_EXPOSURE];
-    facts.has_date = gal__exif_date_parse(gal__record_tail(e)->facts[GAL_ITEM_DATE], &facts.date);
+    facts.caption = r.facts[GAL_ITEM_CAPTION];
+    facts.camera = r.facts[GAL_ITEM_CAMERA];
+    facts.lens = r.facts[GAL_ITEM_LENS];
+    facts.artist = r.facts[GAL_ITEM_ARTIST];
+    facts.copyright = r.facts[GAL_ITEM_COPYRIGHT];
+    facts.exposure = r.facts[GAL_ITEM_EXPOSURE];
+    facts.has_date = gal__exif_date_parse(r.facts[GAL_ITEM_DATE], &facts.date);
     facts.index = gal__gather_index(pr->gather, pr->gather_id[i]);
     if (stage->def->label) {
         g_autofree char *label = stage->def->label(&sc, &facts);
@@ -155,21 +165,19 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
 typedef struct {
     preset_run *pr;
     const gal_stage_instance *stage;
-    gint next;
     gint failed;      /* an item that was checked could not be read */
     gal_error first;  /* why, for the first */
     GMutex lock;
 } page_work;
 
-static gpointer
-page_worker(gpointer data)
+/* The items of todo[from..to), each to its page as it is read. */
+static void
+load_items(int from, int to, void *data)
 {
     page_work *w = data;
     preset_run *pr = w->pr;
-    int k;
 
-    while (!gal__cancelled(pr->engine->cancel) &&
-        (k = g_atomic_int_add(&w->next, 1)) < pr->n_todo) {
+    for (int k = from; k < to && !gal__cancelled(pr->engine->cancel); k++) {
         int i = pr->todo[k];
         VipsImage *item = NULL;
         gal_error err = { 0 };
@@ -184,16 +192,12 @@ page_worker(gpointer data)
         }
         gal__gather_done(pr->gather, pr->gather_id[i], item);
     }
-    vips_thread_shutdown();
-    return NULL;
 }
 
 int
 gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
-    page_work w = { pr, gather_stage(pr->preset), 0, 0, { 0 }, { 0 } };
-    int workers;
-    GThread **threads;
+    page_work w = { pr, gather_stage(pr->preset), 0, { 0 }, { 0 } };
 
     pr->n_todo = 0;
     for (int i = 0; i < pr->summary->total; i++)
@@ -202,14 +206,11 @@ gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *e
     if (pr->n_todo == 0 || !w.stage)
         return 0;
     gal__plan_pages(pr);
-    workers = gal__schedule_workers(opts->jobs, pr->n_todo);
-    threads = g_new0(GThread *, workers);
     g_mutex_init(&w.lock);
-    for (int t = 0; t < workers; t++)
-        threads[t] = g_thread_new("gallop-merge", page_worker, &w);
-    for (int t = 0; t < workers; t++)
-        g_thread_join(threads[t]);
-    g_free(threads);
+    /* One item a batch: the pages complete in their order as the items
+     * come, on the run's workers' number of threads. */
+    gal__parallel_for(pr->n_todo, 1, gal__schedule_workers(opts->jobs, pr->n_todo), load_items,
+        &w);
     g_mutex_clear(&w.lock);
     if (w.failed) {
         gal__errors_add(errs, &w.first);
@@ -218,31 +219,43 @@ gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *e
     return 0;
 }
 
+/* Items of photos no longer on the pages. */
+typedef struct {
+    GHashTable *keep;
+    GPtrArray *drop;
+} items_dropping;
+
+static gboolean
+item_to_drop(const gal_record *r, void *user)
+{
+    items_dropping *d = user;
+
+    if (!g_hash_table_contains(d->keep, r->output))
+        g_ptr_array_add(d->drop, g_strdup(r->output));
+    return TRUE;
+}
+
 void
 gal__merge_drop_stale_items(preset_run *pr)
 {
     g_autoptr(GHashTable) keep = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    g_autoptr(GPtrArray) drop = g_ptr_array_new();
-    GHashTableIter it;
-    gpointer value;
+    g_autoptr(GPtrArray) drop = g_ptr_array_new_with_free_func(g_free);
+    items_dropping d = { keep, drop };
 
     for (int i = 0; pr->has_pages && i < pr->summary->total; i++)
         if (pr->plans[i].member)
             g_hash_table_add(keep, gal__item_rel(pr, i));
-    g_hash_table_iter_init(&it, pr->manifest->entries);
-    while (g_hash_table_iter_next(&it, NULL, &value)) {
-        gal_manifest_entry *e = value;
-
-        if (e->item && !g_hash_table_contains(keep, e->output))
-            g_ptr_array_add(drop, e->output);
-    }
-    for (guint d = 0; d < drop->len; d++) {
+    gal__store_each(pr->store, 1u << GAL_RECORD_ITEM, item_to_drop, &d);
+    for (guint k = 0; k < drop->len; k++) {
         gal_error err = { 0 };
-        gal_manifest_entry *e = gal__manifest_find(pr->manifest, drop->pdata[d]);
+        gal_record r;
         gboolean exists;
 
-        if (gal__output_intact(pr, e->output, gal__record_tail(e), &exists))
-            gal__unlink_beneath(pr->claim.fd, pr->out_dir, e->output, &err);
-        gal__manifest_remove(pr->manifest, drop->pdata[d]);
+        if (!gal__store_get(pr->store, drop->pdata[k], &r))
+            continue;
+        if (gal__output_intact(pr, r.output, &r, &exists))
+            gal__unlink_beneath(pr->claim.fd, pr->out_dir, r.output, &err);
+        gal__store_remove(pr->store, r.output, &err);
+        gal__record_clear(&r);
     }
 }

@@ -20,7 +20,7 @@
 
 #include "internal.h"
 #include "fsio.h"
-#include "manifest.h"
+#include "store.h"
 #include "outdir.h"
 
 /* Output files and the manifest are written as ".NAME.XXXXXX.gallop-tmp". */

@@ -293,22 +293,48 @@ claim_key(const out_paths *where, const char *path, GPtrArray *copies)
     return canon;
 }
 
+/* What a record says of the name it was given: its output, and the
+ * photo's size and time then. */
+typedef struct {
+    char *output;
+    gint64 in_size, in_mtime_ns;
+} named_output;
+
+static void
+named_output_free(gpointer p)
+{
+    named_output *n = p;
+
+    g_free(n->output);
+    g_free(n);
+}
+
+static gboolean
+add_named(const gal_record *r, void *by_input)
+{
+    named_output *n;
+
+    if (!r->name_key)
+        return TRUE;
+    n = g_new0(named_output, 1);
+    n->output = g_strdup(r->output);
+    n->in_size = r->in_size;
+    n->in_mtime_ns = r->in_mtime_ns;
+    g_hash_table_insert(by_input, input_key(r->input, r->name_key), n);
+    return TRUE;
+}
+
 /* Records by photo and what their names were rendered from (a photo has
  * one per variant). */
 static GHashTable *
-entries_by_input(gal_manifest *m)
+records_by_input(preset_run *pr)
 {
-    GHashTable *by_input = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GHashTableIter it;
-    gpointer value;
+    GHashTable *by_input = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        named_output_free);
 
-    g_hash_table_iter_init(&it, m->entries);
-    while (g_hash_table_iter_next(&it, NULL, &value)) {
-        gal_manifest_entry *e = value;
-
-        if (!e->sheet && !e->item && gal__record_tail(e)->name_key)
-            g_hash_table_insert(by_input, input_key(e->input, gal__record_tail(e)->name_key), e);
-    }
+    gal__store_each(pr->store, 1u << GAL_RECORD_FILE, add_named, by_input);
+    if (pr->part)
+        gal__store_each(pr->part, 1u << GAL_RECORD_FILE, add_named, by_input);
     return by_input;
 }
 
@@ -322,17 +348,15 @@ recorded_output(preset_run *pr, const out_paths *where, GHashTable *by_input, in
     g_autofree char *rel = gal__out_rel(pr, input);
     g_autofree char *name_key = name_key_of(pr, number, v);
     g_autofree char *key = input_key(rel, name_key);
-    gal_manifest_entry *e = g_hash_table_lookup(by_input, key);
+    const named_output *n = g_hash_table_lookup(by_input, key);
     struct stat st;
 
-    if (!e || stat(input, &st) != 0 || st.st_size != gal__record_tail(e)->in_size ||
-        gal__mtime_ns(&st) != gal__record_tail(e)->in_mtime_ns)
+    if (!n || stat(input, &st) != 0 || st.st_size != n->in_size ||
+        gal__mtime_ns(&st) != n->in_mtime_ns)
         return NULL;
     /* As g_build_filename joins them, for a name with no empty, "." or
-     * ".." part (the manifest's are so when it loads). */
-    if (gal__path_is_beneath(e->output))
-        return g_strconcat(where->prefix, e->output, NULL);
-    return g_build_filename(pr->out_dir, e->output, NULL);
+     * ".." part (the store's are so when read). */
+    return g_strconcat(where->prefix, n->output, NULL);
 }
 
 /* The run's photo `number`'s path for variant v: recorded, or rendered
@@ -381,7 +405,7 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int n
 }
 
 gboolean
-gal__plan_reads_manifest(const preset_run *pr)
+gal__plan_reads_records(const preset_run *pr)
 {
     return pr->preset->output->photos && name_needs_exif(pr->preset->output);
 }
@@ -407,8 +431,8 @@ gal__plan_photos(preset_run *pr)
     g_autoptr(GPtrArray) key_copies = g_ptr_array_new_with_free_func(g_free);
     input_guard guard = { inputs, pr->n_inputs, pr->claim.fd, NULL, NULL, -1, NULL, FALSE };
     out_paths where;
-    gboolean needs_exif = gal__plan_reads_manifest(pr);
-    g_autoptr(GHashTable) by_input = needs_exif ? entries_by_input(pr->manifest) : NULL;
+    gboolean needs_exif = gal__plan_reads_records(pr);
+    g_autoptr(GHashTable) by_input = needs_exif ? records_by_input(pr) : NULL;
     /* The photos' facts' strings: a few dozen bytes each, unless the
      * header was read. Emptied after such a photo and every
      * STRINGS_KEPT photos, not for each: emptying frees its block, which

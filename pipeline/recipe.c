@@ -29,34 +29,46 @@ digest_skips(const gal_section *sec, const gal_param *p)
             strcmp(p->field, "formats") == 0);
 }
 
-/* Append a "sha256:..." of every regular file the value names. */
-static void
-append_file_digests(GString *line, const gal_param *p, const void *opts)
+/* The paths a path-valued key holds (borrowed; NULL-terminated in
+ * `one` for a single path). */
+static const char *const *
+path_values(const gal_param *p, const void *opts, const char *one[2])
 {
-    const char *one[2] = { NULL, NULL };
-    const char *const *paths = NULL;
-
     if (p->type == GAL_T_PATH) {
         one[0] = *(char *const *) ((const char *) opts + p->offset);
-        paths = one;
+        one[1] = NULL;
+        return one;
     }
-    else if (p->type == GAL_T_PATHLIST)
-        paths = *(const char *const *const *) ((const char *) opts + p->offset);
-    for (int i = 0; paths && paths[i]; i++) {
-        char hex[65];
-        gal_error err = { 0 };
+    return *(const char *const *const *) ((const char *) opts + p->offset);
+}
 
-        if (!g_file_test(paths[i], G_FILE_TEST_IS_REGULAR))
-            continue;
-        if (gal__file_sha256(paths[i], NULL, hex, NULL, &err) == 0)
-            g_string_append_printf(line, " sha256:%s", hex);
-        else
-            g_string_append(line, " sha256:unreadable");
+/* A file a preset names, as its recipe line says it, so that a tree
+ * moved or copied elsewhere keeps its records: a logo by its content
+ * alone ("sha256:..."; a renamed copy of it makes the same pictures); a
+ * captions table or export by its path relative to the output folder,
+ * since each photo's row of it is recorded apart (job.c, decide.c). */
+static void
+append_path_value(GString *line, gboolean by_path, const char *path, const char *out_dir)
+{
+    char hex[65];
+    gal_error err = { 0 };
+
+    if (by_path) {
+        g_autofree char *rel = gal__relative_path_from(NULL, out_dir, path);
+
+        g_string_append(line, rel);
     }
+    else if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+        g_string_append(line, "missing");
+    else if (gal__file_sha256(path, NULL, hex, NULL, &err) == 0)
+        g_string_append_printf(line, "sha256:%s", hex);
+    else
+        g_string_append(line, "sha256:unreadable");
 }
 
 static void
-add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, const void *opts)
+add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, const void *opts,
+    const char *out_dir)
 {
     for (const gal_param *p = sec->params; p->field; p++) {
         gal_param one[2] = { *p, GAL_PARAM_END };
@@ -67,18 +79,32 @@ add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, co
             continue;
         line = g_string_new(prefix);
         g_string_append_c(line, '.');
-        gal__schema_describe_values(&single, opts, line);
-        /* A captions table or export counts per photo, by the row each
-         * photo takes from it (job.c, decide.c): its content here would
-         * make every photo stale when one row changes. */
-        if (sec != &gal__captions_section)
-            append_file_digests(line, p, opts);
+        if (p->type == GAL_T_PATH || p->type == GAL_T_PATHLIST) {
+            const char *single_path[2];
+            const char *const *paths = path_values(p, opts, single_path);
+            g_autofree char *key = gal__param_key(p);
+
+            g_string_append_printf(line, "%s=", key);
+            if (p->type == GAL_T_PATHLIST)
+                g_string_append_c(line, '[');
+            for (int i = 0; paths && paths[i]; i++) {
+                if (i)
+                    g_string_append(line, ", ");
+                append_path_value(line, sec == &gal__captions_section, paths[i], out_dir);
+            }
+            if (p->type == GAL_T_PATHLIST)
+                g_string_append_c(line, ']');
+            else if (!paths || !paths[0])
+                g_string_append_c(line, '-');
+        }
+        else
+            gal__schema_describe_values(&single, opts, line);
         g_ptr_array_add(keys, g_string_free(line, FALSE));
     }
 }
 
 GPtrArray *
-gal__preset_keys(const gal_preset *preset)
+gal__preset_keys(const gal_preset *preset, const char *out_dir)
 {
     GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -90,13 +116,13 @@ gal__preset_keys(const gal_preset *preset)
             n == 1 ? g_strdup(st->def->name) : g_strdup_printf("%s#%d", st->def->name, n);
 
         g_hash_table_insert(seen, (gpointer) st->def->name, GINT_TO_POINTER(n));
-        add_section_keys(keys, &st->section, prefix, st->opts);
+        add_section_keys(keys, &st->section, prefix, st->opts, out_dir);
     }
-    add_section_keys(keys, &gal__output_section, "output", preset->output);
+    add_section_keys(keys, &gal__output_section, "output", preset->output, out_dir);
     /* Where captions come from matters only to a preset that shows one. */
     if (gal__preset_uses_field(preset, "caption"))
         add_section_keys(keys, &gal__captions_section, "captions",
-            gal__captions_options(preset->captions));
+            gal__captions_options(preset->captions), out_dir);
     /* Another libvips resamples, encodes and lays out text differently. */
     g_ptr_array_add(keys, g_strdup_printf("libvips=%s", vips_version_string()));
     return keys;
@@ -161,5 +187,76 @@ gal__keys_diff(GPtrArray *before, GPtrArray *now)
     }
     if (!before)
         g_string_append(out, "earlier values unknown");
+    return g_string_free(out, FALSE);
+}
+
+/* One path of an old recipe line's value, quoted or not, from `*at`:
+ * NULL when there is none there. New string; *at moves past it. */
+static char *
+old_path(const char **at)
+{
+    const char *c = *at;
+    GString *path;
+
+    if (*c != '"') {
+        size_t n = strcspn(c, " ,]");
+
+        *at = c + n;
+        return n ? g_strndup(c, n) : NULL;
+    }
+    path = g_string_new(NULL);
+    for (c++; *c && *c != '"'; c++)
+        g_string_append_c(path, *c == '\\' && c[1] ? *++c : *c);
+    *at = *c ? c + 1 : c;
+    return g_string_free(path, FALSE);
+}
+
+char *
+gal__recipe_line_portable(const char *line, const char *out_dir)
+{
+    const char *eq = strchr(line, '=');
+    const char *value = eq ? eq + 1 : NULL;
+    gboolean captions = FALSE;
+    GString *out;
+
+    /* The captions section's files (a table, exports) by their paths. */
+    for (const gal_param *p = gal__captions_section.params; eq && p->field; p++) {
+        g_autofree char *key = gal__param_key(p);
+        g_autofree char *full = g_strconcat("captions.", key, NULL);
+
+        if ((p->type == GAL_T_PATH || p->type == GAL_T_PATHLIST) &&
+            strlen(full) == (size_t) (eq - line) && strncmp(line, full, eq - line) == 0)
+            captions = TRUE;
+    }
+
+    /* Paths were written whole: an absolute one, as the preset resolved it. */
+    if (!value || !(value[0] == '/' || g_str_has_prefix(value, "\"/") ||
+                      (captions && value[0] == '[')))
+        return g_strdup(line);
+    out = g_string_new_len(line, value - line);
+    if (!captions) {
+        /* "PATH sha256:X": the digest alone. */
+        const char *digest = strstr(value, " sha256:");
+
+        g_string_append(out, digest ? digest + 1 : "missing");
+        return g_string_free(out, FALSE);
+    }
+    if (*value == '[')
+        g_string_append_c(out, '[');
+    for (const char *at = value + (*value == '['); *at && *at != ']';) {
+        g_autofree char *path = old_path(&at);
+        g_autofree char *rel = path ? gal__relative_path_from(NULL, out_dir, path) : NULL;
+
+        if (rel)
+            g_string_append(out, rel);
+        if (g_str_has_prefix(at, ", ")) {
+            g_string_append(out, ", ");
+            at += 2;
+        }
+        else if (*at != ']')
+            break;
+    }
+    if (*value == '[')
+        g_string_append_c(out, ']');
     return g_string_free(out, FALSE);
 }

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 #include "fsio.h"
-#include "manifest.h"
+#include "store.h"
 #include "pngio.h"
 #include "preset.h"
 
@@ -355,9 +355,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
     const char *output_dir = run->output_dir;
     const gal_photo_notes *notes = gal_photo_notes_of(p);
     char hex[65];
-    /* A rerun's is read from the manifest file, a photo at a time. */
-    const char *const *about = gal__about_in_memory(p->about);
-    g_auto(GStrv) about_read = about ? NULL : gal_photo_about(p);
+    const char *const *about = gal__about_fields(p->about);
     gboolean has_output = p->output &&
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
 
@@ -419,7 +417,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
          * its record kept (record.c). */
         int n = 0;
 
-        const char *const *fields = about ? about : (const char *const *) about_read;
+        const char *const *fields = about;
 
         for (int a = 0; fields && fields[a]; a++)
             if (g_str_has_prefix(fields[a], "warning=")) {
@@ -429,7 +427,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
             }
     }
     g_string_append_c(out, ']');
-    about_fields(out, about ? about : (const char *const *) about_read);
+    about_fields(out, about);
     key(out, "error");
     error_object(out, notes->error);
     key(out, "timings");

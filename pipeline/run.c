@@ -7,8 +7,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include "engine.h"
-#include "bigarray.h"
+#include "legacy.h"
 
 void
 gal__count(gal_run_summary *summary)
@@ -109,11 +111,11 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     pr->run_total = summary->total = pr->n_inputs;
     if (opts->shards > 0)
         gal__shard_select(pr, opts->shard, opts->shards);
-    summary->photos = gal__big_array_new0(MAX(1, summary->total), sizeof(gal_photo_result));
+    summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
     pr->variants = gal__output_variants(preset->output, &pr->n_variants);
-    pr->outputs = gal__big_array_new0(MAX(1, summary->total) * pr->n_variants, sizeof(char *));
+    pr->outputs = g_new0(char *, MAX(1, summary->total) * pr->n_variants);
     pr->todo = g_new0(int, MAX(1, summary->total));
-    pr->plans = gal__big_array_new0(MAX(1, summary->total), sizeof(photo_plan));
+    pr->plans = g_new0(photo_plan, MAX(1, summary->total));
     return 0;
 }
 
@@ -129,42 +131,53 @@ gal__claim(preset_run *pr, gal_claim how, gal_errors *errs)
     return 0;
 }
 
+int
+gal__open_records(preset_run *pr, gal_store_mode mode, gal_errors *errs)
+{
+    gal_error err = { 0 };
+    int dir_fd = open(pr->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    gboolean carry_over = dir_fd >= 0 &&
+        faccessat(dir_fd, GAL_STORE_NAME, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+        faccessat(dir_fd, GAL_LEGACY_MANIFEST_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+
+    pr->store = gal__store_open(pr->out_dir, GAL_STORE_NAME, mode, pr->warnings, &err);
+    if (!pr->store) {
+        if (dir_fd >= 0)
+            close(dir_fd);
+        gal__errors_add(errs, &err);
+        return -1;
+    }
+    /* A folder an earlier gallop made: its text manifest, carried over
+     * once (into memory, when this run may not write). */
+    if (carry_over && gal__legacy_import(pr->store, pr->out_dir, dir_fd, pr->warnings) >= 0 &&
+        gal__store_commit(pr->store, TRUE, &err) == 0 && mode == GAL_STORE_WRITE)
+        unlinkat(dir_fd, GAL_LEGACY_MANIFEST_NAME, 0);
+    if (dir_fd >= 0)
+        close(dir_fd);
+    return 0;
+}
+
 /* Plan one preset's part: inputs, output names, what is up to date. A dry
  * run writes nothing and may look while another run works; shards share
- * the folder. */
+ * the folder, and read its records as the last merge left them. */
 static int
 prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal_errors *errs)
 {
     gal_claim how = opts->dry_run ? GAL_CLAIM_LOOK
         : opts->shards > 0        ? GAL_CLAIM_SHARE
                                   : GAL_CLAIM_OWN;
-
-    /* Claimed before the manifest is read, so no other run changes it
-     * between this run's reading and writing it. A folder already there
-     * is claimed first (which makes nothing), and its manifest read while
-     * the photos are collected; a new one only once there are photos. */
+    gal_store_mode mode = opts->dry_run || opts->shards > 0 ? GAL_STORE_READ : GAL_STORE_WRITE;
+    /* Claimed before the records are read, so no other run changes them
+     * between this run's reading and writing them. A new folder is made
+     * only once there are photos. */
     gboolean there = g_file_test(pr->out_dir, G_FILE_TEST_IS_DIR);
-    GThread *loading = NULL;
 
-    if (there) {
-        if (gal__claim(pr, how, errs))
-            return -1;
-        loading = gal__manifest_load_begin(pr->out_dir);
-    }
-    if (gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, TRUE, errs) ||
-        (!there && gal__claim(pr, how, errs))) {
-        if (loading)
-            gal__manifest_free(gal__manifest_load_end(loading));
+    if ((there && gal__claim(pr, how, errs)) ||
+        gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, TRUE, errs) ||
+        (!there && gal__claim(pr, how, errs)) || gal__open_records(pr, mode, errs))
         return -1;
-    }
-    pr->manifest = loading ? gal__manifest_load_end(loading) : gal__manifest_load(pr->out_dir);
     if (opts->shards > 0 && gal__shard_begin(pr, opts, errs))
         return -1;
-    /* A shard says it started before it makes anything: killed at any
-     * moment after, its part names it as unfinished to the merge. A
-     * failure here is reported by the save at the end. */
-    if (opts->shards > 0 && !opts->dry_run)
-        gal__part_save(pr, FALSE, &(gal_error) { 0 });
     gal__plan_photos(pr);
     if (pr->shards > 0)
         gal__shard_leave_others(pr);
@@ -218,40 +231,23 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
     if (summary->n_sheets > 0 && !summary->interrupted) {
         new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         gal__record_pages(pr, new_sheets);
-        gal__manifest_put_keys(pr->manifest, pr->preset_digest, pr->keys);
     }
     if (pr->shards > 0)
-        /* Orphans and the manifest are the merge's. */
+        /* Orphans and the folder's records are the merge's. */
         gal__shard_conclude(pr, opts);
     else {
         gal__find_orphans(pr, opts, new_sheets);
-        if (!opts->dry_run)
-            gal__manifest_save(pr->manifest, &summary->manifest_error);
+        if (!opts->dry_run) {
+            gal_error err = { 0 };
+
+            if (gal__store_put_recipe(pr->store, pr->preset_digest, pr->keys, &err) &&
+                !summary->manifest_error.code)
+                summary->manifest_error = err;
+            gal__record_commit(pr, FALSE);
+        }
     }
     summary->leftovers_removed = pr->claim.leftovers_removed;
-    g_ptr_array_add(pr->manifest->warnings, NULL);
-    summary->warnings = g_strdupv((char **) pr->manifest->warnings->pdata);
-    g_ptr_array_set_size(pr->manifest->warnings, pr->manifest->warnings->len - 1);
     gal__count(summary);
-}
-
-void
-gal__drop_plans(preset_run *pr)
-{
-    int total = pr->summary ? pr->summary->total : 0;
-
-    for (int i = 0; i < total && pr->plans; i++) {
-        plan_made *made = pr->plans[i].made;
-
-        if (!made)
-            continue;
-        for (int v = 0; v < pr->n_variants; v++)
-            gal__manifest_entry_free(made->entries[v]);
-        gal__manifest_entry_free(made->item_entry);
-        g_free(made->in_sha256_v1);
-        g_free(made);
-    }
-    g_clear_pointer(&pr->plans, g_free);
 }
 
 static void
@@ -259,16 +255,22 @@ clear_run(preset_run *pr)
 {
     if (pr->gather)
         g_array_unref(gal__gather_free(g_steal_pointer(&pr->gather)));
-    gal__manifest_free(pr->manifest);
-    gal__manifest_free(pr->part);
+    gal_error err = { 0 };
+
+    /* Closed before the lock goes: no other run may write meanwhile. */
+    if (gal__store_close(pr->part, &err) == 0)
+        gal__store_close(pr->store, &err);
+    else
+        gal__store_close(pr->store, NULL);
+    if (err.code && !pr->summary->manifest_error.code)
+        pr->summary->manifest_error = err;
     gal__part_info_clear(&pr->part_info);
     g_clear_pointer(&pr->built, g_hash_table_unref);
-    /* After the last save: the lock is held until the manifest is written. */
     gal__out_dir_release(&pr->claim);
-    g_mutex_clear(&pr->manifest_lock);
+    g_mutex_clear(&pr->record_lock);
     /* The planned outputs' paths are in the summary's arena, as its
      * results' outputs. */
-    gal__drop_plans(pr);
+    g_free(pr->plans);
     g_free(pr->variants);
     if (pr->keys)
         g_ptr_array_unref(pr->keys);
@@ -320,13 +322,12 @@ gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets
         pr->summary->sheets_only = !presets[r]->output->photos;
         pr->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
         pr->cwd = working_folder();
-        pr->keys = gal__preset_keys(presets[r]);
+        pr->keys = gal__preset_keys(presets[r], pr->out_dir);
         gal__keys_digest(pr->keys, pr->preset_digest);
         pr->summary->output_dir = g_strdup(pr->out_dir);
-        g_mutex_init(&pr->manifest_lock);
+        pr->warnings = g_ptr_array_new_with_free_func(g_free);
+        g_mutex_init(&pr->record_lock);
         pr->claim = (gal_out_dir) { .fd = -1 };
-        /* The first output is saved at once, then at most every interval. */
-        pr->manifest_saved = run->start - MANIFEST_SAVE_INTERVAL_US;
     }
     if (n < 1)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");
@@ -350,6 +351,11 @@ gal__engine_end(engine *run)
         pr->summary->seconds = (g_get_monotonic_time() - run->start) / 1e6;
         pr->summary->peak_rss_bytes = peak_rss_bytes();
         clear_run(pr);
+        /* What the stores refused, said once the stores are closed. */
+        if (pr->warnings) {
+            g_ptr_array_add(pr->warnings, NULL);
+            pr->summary->warnings = (char **) g_ptr_array_free(pr->warnings, FALSE);
+        }
     }
     g_mutex_clear(&run->progress_lock);
     g_mutex_clear(&run->wait_lock);

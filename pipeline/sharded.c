@@ -6,10 +6,10 @@
  * between hosts: so it writes only files of its own. Its outputs, as any
  * run's; the items the pages will be made of, kept as small lossless
  * files under .gallop-items/ (the pages themselves need every photo, so
- * the merge makes them); and its part of the manifest, where its records
- * and each photo's result go instead of into the manifest, which only a
- * run that is not sharded, or the merge, writes. A shard tried again reads
- * its part back and finds what it made up to date. */
+ * the merge makes them); and its part (store.h), where its records and
+ * each photo's result go instead of into the folder's records, which only
+ * a run that is not sharded, or the merge, writes. A shard tried again
+ * reads its part back and finds what it made up to date. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,17 +51,24 @@ refuse_other_counts(preset_run *pr, const gal_run_options *opts, gal_errors *err
         opts->shards);
 }
 
+/* The results of what an earlier try of this shard built (a killed try's
+ * too: a photo's result is committed with its records): its photos are
+ * up to date now, but were built all the same. */
+static void
+keep_built(const char *rel_input, const gal_part_result *result, void *built)
+{
+    if (result->result.status == GAL_PHOTO_DONE)
+        g_hash_table_replace(built, g_strdup(rel_input),
+            gal__part_result_new(&result->result, result->rel_output, result->in_digest));
+}
+
 int
 gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
     g_autofree char *name = gal__part_name(opts->shard, opts->shards);
     g_autofree char *cwd = g_get_current_dir();
-    g_autoptr(GHashTable) earlier = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-        (GDestroyNotify) gal__part_result_free);
-    gal_part_info earlier_info = { 0 };
-    gal_error damaged = { 0 };
-    GHashTableIter it;
-    gpointer key, value;
+    gal_part_info earlier = { 0 };
+    gal_error err = { 0 };
 
     pr->shard = opts->shard;
     pr->shards = opts->shards;
@@ -70,41 +77,47 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     pr->keep_items = pr->has_pages;
     if (refuse_other_counts(pr, opts, errs))
         return -1;
-    /* What an earlier try of this shard recorded counts as made: its
-     * records join the manifest's for the decisions. Its results are made
-     * again. */
-    pr->part = gal__part_load(pr->out_dir, name, &earlier_info, earlier, FALSE, &damaged);
-    gal__part_info_clear(&earlier_info);
-    /* ...and what it built, its results say (a killed try's too: a photo's
-     * result is saved with its records). A damaged part's results are not
-     * taken; its records are checked as any. */
     pr->built = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
         (GDestroyNotify) gal__part_result_free);
-    g_hash_table_iter_init(&it, earlier);
-    while (!damaged.code && g_hash_table_iter_next(&it, &key, &value))
-        if (((gal_part_result *) value)->result.status == GAL_PHOTO_DONE) {
-            g_hash_table_iter_steal(&it);
-            g_hash_table_insert(pr->built, key, value);
-        }
-    g_hash_table_iter_init(&it, pr->part->entries);
-    while (g_hash_table_iter_next(&it, NULL, &value))
-        gal__manifest_put(pr->manifest, gal__manifest_entry_copy(value));
-    g_hash_table_iter_init(&it, pr->part->presets);
-    while (g_hash_table_iter_next(&it, &value, NULL))
-        gal__manifest_put_keys(pr->manifest, value,
-            g_hash_table_lookup(pr->part->presets, value));
-    for (guint w = 0; w < pr->part->warnings->len; w++)
-        g_ptr_array_add(pr->manifest->warnings, g_strdup(pr->part->warnings->pdata[w]));
-    g_ptr_array_set_size(pr->part->warnings, 0);
+    if (opts->dry_run) {
+        /* A look at what an earlier try made, if it left a part. */
+        g_autofree char *path = g_build_filename(pr->out_dir, name, NULL);
+
+        if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+            pr->part = gal__store_open(pr->out_dir, name, GAL_STORE_READ, pr->warnings, &err);
+        return 0;
+    }
+    /* What an earlier try of this shard recorded counts as made: its
+     * records are read before the folder's. A damaged part's results are
+     * not taken; its records are checked as any. */
+    if (!(pr->part = gal__store_open(pr->out_dir, name, GAL_STORE_PART, pr->warnings, &err))) {
+        gal__errors_add(errs, &err);
+        return -1;
+    }
+    if (gal__part_get_info(pr->part, &earlier, &err) == 0 &&
+        gal__part_each_result(pr->part, keep_built, pr->built, &err) != 0)
+        g_hash_table_remove_all(pr->built);
+    gal__part_info_clear(&earlier);
 
     pr->part_info.shard = opts->shard;
     pr->part_info.shards = opts->shards;
+    g_strlcpy(pr->part_info.recipe, pr->preset_digest, sizeof(pr->part_info.recipe));
     pr->part_info.version = g_strdup(GAL_VERSION);
     pr->part_info.forced = opts->force;
-    pr->part_info.cwd = g_steal_pointer(&cwd);
+    /* Relative to the output folder, so that a folder copied with its
+     * photos still merges. */
+    pr->part_info.cwd = gal__relative_path_from(NULL, pr->out_dir, cwd);
     pr->part_info.inputs = g_new0(char *, opts->n_inputs + 1);
     for (int p = 0; p < opts->n_inputs; p++)
         pr->part_info.inputs[p] = g_strdup(opts->inputs[p]);
+    /* The shard says it started before it makes anything: killed at any
+     * moment after, its part names it as unfinished to the merge. A
+     * failure here is reported by the commits after. */
+    g_mutex_lock(&pr->record_lock);
+    gal__part_put_info(pr->part, &pr->part_info, &err);
+    gal__store_put_recipe(pr->part, pr->preset_digest, pr->keys, &err);
+    gal__record_commit(pr, FALSE);
+    g_mutex_unlock(&pr->record_lock);
     return 0;
 }
 
@@ -147,33 +160,31 @@ gal__item_rel(const preset_run *pr, int i)
 
 /* The facts an item's label may show, as the item's record keeps them. */
 static void
-keep_facts(gal_manifest_entry *e, const gal_facts *facts, const char *input)
+keep_facts(gal_record *r, const gal_facts *facts, const char *input)
 {
-    char **facts_kept = gal__manifest_entry_facts(e);
+    char **kept = gal__record_facts(r);
 
-    facts_kept[GAL_ITEM_CAPTION] = g_strdup(facts->caption);
-    facts_kept[GAL_ITEM_CAMERA] = g_strdup(facts->camera);
-    facts_kept[GAL_ITEM_LENS] = g_strdup(facts->lens);
-    facts_kept[GAL_ITEM_ARTIST] = g_strdup(facts->artist);
-    facts_kept[GAL_ITEM_COPYRIGHT] = g_strdup(facts->copyright);
-    facts_kept[GAL_ITEM_EXPOSURE] = g_strdup(facts->exposure);
+    kept[GAL_ITEM_CAPTION] = g_strdup(facts->caption);
+    kept[GAL_ITEM_CAMERA] = g_strdup(facts->camera);
+    kept[GAL_ITEM_LENS] = g_strdup(facts->lens);
+    kept[GAL_ITEM_ARTIST] = g_strdup(facts->artist);
+    kept[GAL_ITEM_COPYRIGHT] = g_strdup(facts->copyright);
+    kept[GAL_ITEM_EXPOSURE] = g_strdup(facts->exposure);
     if (facts->has_date)
-        facts_kept[GAL_ITEM_DATE] = g_strdup_printf("%04d:%02d:%02d %02d:%02d:%02d",
+        kept[GAL_ITEM_DATE] = g_strdup_printf("%04d:%02d:%02d %02d:%02d:%02d",
             facts->date.tm_year + 1900, facts->date.tm_mon + 1, facts->date.tm_mday,
             facts->date.tm_hour, facts->date.tm_min, facts->date.tm_sec);
-    facts_kept[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
+    kept[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
         gal__sort_time(facts, input));
 }
 
 int
 gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
 {
-    photo_plan *plan = &pr->plans[i];
     g_autofree char *rel = gal__item_rel(pr, i);
+    gal_record r = { .kind = GAL_RECORD_ITEM };
     void *png = NULL;
     size_t len = 0;
-    gal_manifest_entry *e;
-    plan_made *made;
     struct stat st;
 
     if (!job->gather_item)
@@ -184,49 +195,56 @@ gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     if (vips_pngsave_buffer(job->gather_item, &png, &len, "compression", 1, "strip", TRUE,
             NULL))
         return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
-    e = gal__manifest_entry_new();
-    e->item = TRUE;
-    e->output = g_strdup(rel);
-    e->input = gal__out_rel(pr, job->input);
-    e->tail->in_size = pr->inputs[i].size;
-    e->tail->in_mtime_ns = pr->inputs[i].mtime_ns;
-    gal__plan_digest(plan, &e->tail->in_digest);
-    gal__manifest_entry_set_recipe(e, pr->preset_digest, GAL_VERSION);
-    e->tail->out_size = (gint64) len;
-    e->tail->width = job->gather_item->Xsize;
-    e->tail->height = job->gather_item->Ysize;
+    if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
+        g_free(png);
+        return -1;
+    }
+    r.output = g_strdup(rel);
+    r.input = gal__out_rel(pr, job->input);
+    r.in_size = pr->inputs[i].size;
+    r.in_mtime_ns = pr->inputs[i].mtime_ns;
+    gal__plan_digest(&pr->plans[i], &r.in_digest);
+    g_strlcpy(r.recipe, pr->preset_digest, sizeof(r.recipe));
+    r.version = g_strdup(GAL_VERSION);
+    r.out_size = (gint64) len;
+    r.width = job->gather_item->Xsize;
+    r.height = job->gather_item->Ysize;
     {
         g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 
         g_checksum_update(sum, png, (gssize) len);
-        gal__digest_from_hex(&e->tail->out_sha256, g_checksum_get_string(sum));
-    }
-    if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
-        g_free(png);
-        gal__manifest_entry_free(e);
-        return -1;
+        gal__digest_from_hex(&r.out_sha256, g_checksum_get_string(sum));
     }
     g_free(png);
-    e->tail->out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
-    keep_facts(e, &job->facts, job->input);
-    gal__job_record_deps(job, e);
-    made = gal__plan_made(&pr->plans[i], pr->n_variants);
-    gal__manifest_entry_free(made->item_entry);
-    made->item_entry = e;
+    r.out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
+    keep_facts(&r, &job->facts, job->input);
+    gal__record_deps(pr, job, &r);
+    gal__record_keep(pr, &r);
+    gal__record_clear(&r);
     return 0;
+}
+
+/* Photo i's result as the part keeps it. */
+static gal_part_result *
+part_result(const preset_run *pr, int i, const gal_photo_result *result)
+{
+    g_autofree char *rel_out = gal__output_of(pr, i, 0)
+        ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
+    char digest[GAL_SHA256_HEX_LEN + 1];
+
+    return gal__part_result_new(result, rel_out, gal__plan_digest_hex(&pr->plans[i], digest));
 }
 
 void
 gal__shard_built(preset_run *pr, int i)
 {
-    const gal_photo_result *result = &pr->summary->photos[i];
-    g_autofree char *rel_out = gal__output_of(pr, i, 0)
-        ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
-    char digest[GAL_SHA256_HEX_LEN + 1];
+    g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
+    gal_part_result *built = part_result(pr, i, &pr->summary->photos[i]);
+    gal_error err = { 0 };
 
-    g_hash_table_replace(pr->built, gal__out_rel(pr, result->input),
-        gal__part_result_new(result, rel_out,
-            gal__plan_digest_hex(&pr->plans[i], digest)));
+    if (gal__part_put_result(pr->part, rel_in, built, &err) && !pr->summary->manifest_error.code)
+        pr->summary->manifest_error = err;
+    g_hash_table_replace(pr->built, g_steal_pointer(&rel_in), built);
 }
 
 /* Photo i's result as the part gives it: an earlier try's, when that try
@@ -246,52 +264,29 @@ result_to_save(const preset_run *pr, int i, const char *rel_in, const char *rel_
     return &earlier->result;
 }
 
-int
-gal__part_save(preset_run *pr, gboolean finished, gal_error *err)
+/* Copy the folder's record of `rel` into the part, unless the part has
+ * one. */
+static void
+copy_record(preset_run *pr, const char *rel)
 {
-    g_autoptr(GString) extra = g_string_new(NULL);
-    int results = 0;
+    gal_record r;
 
-    g_strlcpy(pr->part_info.preset_digest, pr->preset_digest,
-        sizeof(pr->part_info.preset_digest));
-    gal__part_append_header(extra, &pr->part_info);
-    if (!finished) {
-        /* Not done: the results of what was built so far, so that the
-         * shard tried again still knows it built them. */
-        GHashTableIter it;
-        gpointer key, value;
-
-        g_hash_table_iter_init(&it, pr->built);
-        while (g_hash_table_iter_next(&it, &key, &value)) {
-            const gal_part_result *built = value;
-
-            gal__part_append_result(extra, key, built->rel_output, built->in_digest,
-                &built->result);
-        }
+    if (gal__store_get(pr->part, rel, &r)) {
+        gal__record_clear(&r);
+        return;
     }
-    for (int i = 0; finished && i < pr->summary->total; i++) {
-        g_autofree char *rel_in = NULL;
-        g_autofree char *rel_out = NULL;
-        char digest[GAL_SHA256_HEX_LEN + 1];
-
-        rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
-        rel_out = gal__output_of(pr, i, 0)
-            ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
-        gal__part_append_result(extra, rel_in, rel_out,
-            gal__plan_digest_hex(&pr->plans[i], digest),
-            result_to_save(pr, i, rel_in, rel_out));
-        results++;
+    if (gal__store_get(pr->store, rel, &r)) {
+        gal__record_keep(pr, &r);
+        gal__record_clear(&r);
     }
-    if (finished)
-        gal__part_append_done(extra, results);
-    /* Durable once finished: the merge trusts a part that says "done". */
-    return gal__manifest_save_with(pr->part, extra->str, finished, err);
 }
 
 void
 gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
 {
     gal_run_summary *summary = pr->summary;
+    gal_error err = { 0 };
+    int results = 0;
 
     if (opts->dry_run)
         return;
@@ -299,29 +294,43 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
      * merge has every record of the shard's photos in one place. */
     for (int i = 0; i < summary->total; i++) {
         const photo_plan *plan = &pr->plans[i];
-        g_autofree char *item = NULL;
-        gal_manifest_entry *e;
+        gal_photo_status status = summary->photos[i].status;
 
         if (!plan->member)
             continue;
         /* A photo built again may have left some of its files as they
          * were (output.widths): their records too. */
         for (int v = 0; gal__output_of(pr, i, 0) && v < pr->n_variants &&
-             (summary->photos[i].status == GAL_PHOTO_UP_TO_DATE ||
-                 summary->photos[i].status == GAL_PHOTO_DONE);
+             (status == GAL_PHOTO_UP_TO_DATE || status == GAL_PHOTO_DONE);
              v++) {
             g_autofree char *rel = gal__out_rel(pr, gal__output_of(pr, i, v));
 
-            if ((e = gal__manifest_find(pr->manifest, rel)) &&
-                !gal__manifest_find(pr->part, rel))
-                gal__manifest_put(pr->part, gal__manifest_entry_copy(e));
+            copy_record(pr, rel);
         }
-        item = gal__item_rel(pr, i);
-        if (pr->keep_items && !plan->build_item &&
-            (e = gal__manifest_find(pr->manifest, item)) &&
-            !gal__manifest_find(pr->part, item))
-            gal__manifest_put(pr->part, gal__manifest_entry_copy(e));
+        if (pr->keep_items && !plan->build_item) {
+            g_autofree char *item = gal__item_rel(pr, i);
+
+            copy_record(pr, item);
+        }
     }
-    gal__manifest_put_keys(pr->part, pr->preset_digest, pr->keys);
-    gal__part_save(pr, !summary->interrupted, &summary->manifest_error);
+    /* Every photo's result, and "done": the merge trusts a part that says
+     * so, so it is on disk first. */
+    for (int i = 0; !summary->interrupted && i < summary->total; i++) {
+        g_autofree char *rel_in = gal__out_rel(pr, summary->photos[i].input);
+        g_autofree char *rel_out = gal__output_of(pr, i, 0)
+            ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL;
+        g_autoptr(gal_part_result) saved = part_result(pr, i,
+            result_to_save(pr, i, rel_in, rel_out));
+
+        if (gal__part_put_result(pr->part, rel_in, saved, &err))
+            break;
+        results++;
+    }
+    pr->part_info.done = !summary->interrupted && !err.code;
+    pr->part_info.n_results = results;
+    gal__part_put_info(pr->part, &pr->part_info, &err);
+    gal__store_put_recipe(pr->part, pr->preset_digest, pr->keys, &err);
+    if (err.code && !summary->manifest_error.code)
+        summary->manifest_error = err;
+    gal__record_commit(pr, TRUE);
 }

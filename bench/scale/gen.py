@@ -5,16 +5,16 @@ Makes, under ROOT (a tmpfs is best):
 
   ROOT/in/YYYY/MM/DD/DSC_0000000.jpg   COUNT empty photos, PER_FOLDER a day
   ROOT/out/DSC_0000000.jpg             the empty output each would have
-  ROOT/parts/.gallop-manifest.K-of-N.tsv
+  ROOT/parts/.gallop-manifest.K-of-N.db
                                        the N parts a finished `gallop run PRESET
                                        ROOT/in -o ROOT/out --shard K/N` would
-                                       have left: per photo one `output` record
-                                       and one `result` line, in shard K's part
+                                       have left: per photo one `product` row and
+                                       one `result` row, in shard K's part
 
-The parts are written in the exact format gallop writes (pipeline/manifest.c,
-pipeline/part.c); what only gallop knows -- the preset's digest and key lines,
-gallop's version -- is taken from TEMPLATE, a part a real sharded run of the same
-preset wrote (bench/scale/run makes one from three fixture photos). Every record
+The parts are SQLite databases of gallop's schema (pipeline/store.c), each a copy
+of TEMPLATE, a part a real sharded run of the same preset wrote (bench/scale/run
+makes one from three fixture photos), emptied and filled: what only gallop knows --
+the schema, the preset's digest and recipe lines, gallop's version -- is its. Every record
 is true: the files are empty, so sizes are 0, a photo's content digest is XXH3-128("")
 and an output's SHA-256(""), as gallop records them, and times are those set on the files; after `gallop merge`, `gallop run --check` is 0.
 
@@ -26,6 +26,7 @@ import datetime
 import hashlib
 import os
 import shutil
+import sqlite3
 import sys
 import time
 
@@ -60,42 +61,17 @@ def shard_of(rel, shards):
     return 1 if shards <= 1 else jump_hash(fnv1a64(rel.encode()), shards) + 1
 
 
-def escape(text):
-    """A manifest field (gal__manifest_append_field)."""
-    return (text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
-            .replace("\r", "\\r"))
-
-
-def dtostr(v):
-    """A photo's seconds as gallop writes them (part.c's append_double): the
-    shortest of 15, 16 or 17 digits that reads back as the same double."""
-    for digits in (15, 16, 17):
-        text = "%.*g" % (digits, v)
-        if float(text) == v:
-            break
-    return text
-
-
 def read_template(path):
-    """The preset's digest and key lines, and gallop's version, from a real part."""
-    digest = version = None
-    preset_lines = []
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    if lines[0] not in ("gallop-manifest\t1", "gallop-manifest\t2"):
-        sys.exit(f"gen.py: {path}: not a gallop manifest part")
-    for line in lines[1:]:
-        fields = line.split("\t")
-        if fields[0] == "preset":
-            preset_lines.append(line + "\n")
-        elif fields[0] == "shard":
-            digest, version = fields[3], fields[4]
-    if not digest or not preset_lines:
-        sys.exit(f"gen.py: {path}: no \"shard\" line or no preset lines (a part of a shard "
-                 "that made something is needed)")
-    if any(l.split("\t")[1] != digest for l in preset_lines):
-        sys.exit(f"gen.py: {path}: preset lines of another digest")
-    return digest, version, preset_lines
+    """The preset's digest and gallop's version, from a real part."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        row = db.execute("SELECT recipe, version FROM shard").fetchone()
+        db.close()
+    except sqlite3.Error as e:
+        sys.exit(f"gen.py: {path}: not a gallop part ({e})")
+    if not row:
+        sys.exit(f"gen.py: {path}: no shard row (a part of a shard that ran is needed)")
+    return row
 
 
 def touch(path, mtime_ns):
@@ -124,7 +100,7 @@ def main():
                     help="the folder the shards ran from (their parts' inputs line)")
     args = ap.parse_args()
 
-    digest, version, preset_lines = read_template(args.template)
+    digest, version = read_template(args.template)
     root = os.path.abspath(args.root)
     tree, out, parts = (os.path.join(root, d) for d in ("in", "out", "parts"))
     for d in (tree, out, parts):
@@ -133,15 +109,31 @@ def main():
     n, shards = args.count, args.shards
     started = time.monotonic()
 
-    # Each shard's records and results, streamed to scratch files, then joined.
-    entries = [None] + [open(os.path.join(parts, f".{k}.entries"), "w", encoding="utf-8")
-                        for k in range(1, shards + 1)]
-    results = [None] + [open(os.path.join(parts, f".{k}.results"), "w", encoding="utf-8")
-                        for k in range(1, shards + 1)]
+    dbs = [None]
+    for k in range(1, shards + 1):
+        path = os.path.join(parts, f".gallop-manifest.{k}-of-{shards}.db")
+        shutil.copyfile(args.template, path)
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute("PRAGMA synchronous = OFF")
+        db.execute("DELETE FROM product")
+        db.execute("DELETE FROM depend")
+        db.execute("DELETE FROM result")
+        dbs.append(db)
+    products = [None] + [[] for _ in range(shards)]
+    results = [None] + [[] for _ in range(shards)]
     counts = [0] * (shards + 1)
     day0 = datetime.date(2000, 1, 1)
     shot0 = 1_500_000_000 * 10**9         # first photo taken, ns
     made0 = 1_700_000_000 * 10**9         # outputs made, ns
+
+    def flush(k):
+        dbs[k].executemany("INSERT INTO product VALUES (?, 'file', ?, 0, ?, ?, ?, ?, 0, ?, ?, ?, "
+                           "?, ?, ?, ?, 0, ?, NULL)", products[k])
+        dbs[k].executemany("INSERT INTO result VALUES (?, ?, 'done', 'new', NULL, ?, ?, 0, ?, "
+                           "?, ?, 0, ?, ?, 0, NULL, 0, 0, NULL, NULL, NULL, ?)", results[k])
+        products[k].clear()
+        results[k].clear()
 
     for first in range(0, n, args.per_folder):
         day = day0 + datetime.timedelta(days=first // args.per_folder)
@@ -160,61 +152,47 @@ def main():
             touch(os.path.join(out, name), out_mtime)
             rel_in = f"{rel_tree}/{rel}"
             width, height = (683, 1024) if i % 5 == 4 else (1024, 683)
-            name_key = escape(f"{{stem}}.{{ext}}\t{i + 1}\t{n}")
-            caption = source = ""
+            name_key = f"{{stem}}.{{ext}}\t{i + 1}\t{n}"
+            caption = source = None
             if args.captions:
-                caption = escape(f"Day {i % 28 + 1} of the trip, photo {i}: the marathon through "
-                                 f"Kim Il Sung Square at dawn, runners and the crowd. #pyongyang "
-                                 f"#marathon #dprk #running #northkorea @koryotours @runner{i % 97}")
-                source = escape(f"instagram:/srv/exports/trip/posts_{i % 7 + 1}.json")
-            record_caption = f"\t{caption}\t{source}\t0" if args.captions else ""
-            # output OUTPUT INPUT in_size in_mtime in_sha DIGEST VERSION out_size out_mtime
-            #        out_sha W H NAME_KEY                                   (manifest.c)
-            entries[k].write(
-                f"output\t{escape(name)}\t{escape(rel_in)}\t0\t{in_mtime}\t{EMPTY_XXH3}\t"
-                f"{digest}\t{version}\t0\t{out_mtime}\t{EMPTY_SHA256}\t{width}\t{height}\t"
-                f"{name_key}{record_caption}\n")
+                caption = (f"Day {i % 28 + 1} of the trip, photo {i}: the marathon through "
+                           f"Kim Il Sung Square at dawn, runners and the crowd. #pyongyang "
+                           f"#marathon #dprk #running #northkorea @koryotours @runner{i % 97}")
+                source = f"instagram:/srv/exports/trip/posts_{i % 7 + 1}.json"
+            about = None
             if args.about:
-                entries[k].write(
-                    f"about\t{escape(name)}\tcamera=NIKON D750\tlens=24.0-120.0 mm f/4.0\t"
-                    f"taken=2014-04-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{i * 7 % 60:02d}"
-                    f"\tf=8\tshutter=1/{250 + i % 750}\tiso={100 + i % 1500}\tfocal_mm=35"
-                    f"\torientation=1\tcolor=#{i * 2654435761 % 16777216:06x}\tplaceholder="
-                    f"data:image/webp;base64,UklGRoYAAABXRUJQVlA4IHoAAABwBACdASoQABQAPrVKnkon"
-                    f"JCKhsAgA4BaJQBOmUI7gBUPrDadizoGqxQuuAADNb{i:010d}AAAAAAAAAAAAAAAAAAAAAA"
-                    f"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n")
-            # result INPUT OUTPUT status why detail W H bytes sha caption source cut
-            #        seconds hash_seconds code file line col key subject msg in_sha (part.c)
+                about = "\n".join([
+                    "camera=NIKON D750", "lens=24.0-120.0 mm f/4.0",
+                    f"taken=2014-04-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{i * 7 % 60:02d}",
+                    "f=8", f"shutter=1/{250 + i % 750}", f"iso={100 + i % 1500}", "focal_mm=35",
+                    "orientation=1", f"color=#{i * 2654435761 % 16777216:06x}",
+                    "placeholder=data:image/webp;base64,UklGRoYAAABXRUJQVlA4IHoAAABwBACdASoQABQ"
+                    "APrVKnkonJCKhsAgA4BaJQBOmUI7gBUPrDadizoGqxQuuAADNb"
+                    f"{i:010d}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"])
+            # product: output input in_mtime in_digest recipe version out_mtime out_sha
+            #          W H name_key caption source about                    (store.c)
+            products[k].append((name, rel_in, in_mtime, EMPTY_XXH3, digest, version, out_mtime,
+                                EMPTY_SHA256, width, height, name_key, caption, source, about))
             # Timed as gallop times them: microseconds over 1e6 (exec.c, job.c).
             seconds = (50000 + i * 7919 % 1000 * 50) / 1e6
             hash_seconds = (100 + i * 104729 % 1000 // 10) / 1e6
-            results[k].write(
-                f"result\t{escape(rel_in)}\t{escape(name)}\tdone\tnew\t\t{width}\t{height}\t0\t"
-                f"{EMPTY_SHA256}\t{caption}\t{source}\t0\t{dtostr(seconds)}\t{dtostr(hash_seconds)}\t0\t\t0\t0"
-                f"\t\t\t\t{EMPTY_XXH3}\n")
+            results[k].append((rel_in, name, width, height, EMPTY_SHA256, caption, source,
+                               seconds, hash_seconds, EMPTY_XXH3))
             counts[k] += 1
+            if len(products[k]) >= 4096:
+                flush(k)
 
-    for f in entries[1:] + results[1:]:
-        f.close()
     total_bytes = 0
+    cwd = os.path.relpath(os.path.abspath(args.cwd), out)
     for k in range(1, shards + 1):
-        path = os.path.join(parts, f".gallop-manifest.{k}-of-{shards}.tsv")
-        scratch_e = os.path.join(parts, f".{k}.entries")
-        scratch_r = os.path.join(parts, f".{k}.results")
-        with open(path, "w", encoding="utf-8") as part:
-            part.write("gallop-manifest\t2\n")
-            if counts[k]:  # only the presets some entry refers to
-                part.writelines(preset_lines)
-            with open(scratch_e, encoding="utf-8") as f:
-                shutil.copyfileobj(f, part, 1 << 20)
-            part.write(f"shard\t{k}\t{shards}\t{digest}\t{version}\n")
-            part.write(f"inputs\t{escape(args.cwd)}\t{escape(tree)}\n")
-            with open(scratch_r, encoding="utf-8") as f:
-                shutil.copyfileobj(f, part, 1 << 20)
-            part.write(f"done\t{counts[k]}\n")
-        os.unlink(scratch_e)
-        os.unlink(scratch_r)
-        total_bytes += os.path.getsize(path)
+        flush(k)
+        dbs[k].execute("UPDATE shard SET k = ?, n = ?, cwd = ?, inputs = ?, forced = 0, "
+                       "done = 1, results = ?", (k, shards, cwd, tree, counts[k]))
+        dbs[k].commit()
+        dbs[k].execute("VACUUM")
+        dbs[k].close()
+        total_bytes += os.path.getsize(os.path.join(parts, f".gallop-manifest.{k}-of-{shards}.db"))
     print(f"gen.py: {n} photos in {tree}, their outputs in {out}, {shards} parts "
           f"({total_bytes / 2**20:.1f} MiB, {min(counts[1:])}..{max(counts[1:])} photos each) "
           f"in {parts}; {time.monotonic() - started:.1f} s", file=sys.stderr)

@@ -286,7 +286,7 @@ Test(contact_sheet, contact_proof_writes_the_sheet_and_no_file_per_photo)
     g_autofree char *tmp = gal_test_tmpdir("proof-only");
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autofree char *report = g_build_filename(tmp, "report.json", NULL);
     g_autofree char *files = NULL;
     g_autofree char *text = NULL;
@@ -308,7 +308,7 @@ Test(contact_sheet, contact_proof_writes_the_sheet_and_no_file_per_photo)
     sheet = gal_test_load_image(sheet_path, FALSE);
     cr_expect_eq(sheet->Xsize, 8 + 6 * 248);
 
-    text = gal_test_read_bytes(manifest, NULL);
+    text = gal_test_read_manifest(manifest);
     cr_expect_eq(gal_test_count_lines(text, "output\t", NULL), 0, "no per-photo record:\n%s",
         text);
     cr_expect_eq(gal_test_count_lines(text, "sheet\tcontact-1.jpg\t", NULL), 1, "%s", text);
@@ -360,7 +360,7 @@ Test(contact_sheet, contact_proof_reruns_make_the_sheet_again_only_when_a_photo_
     g_autofree char *in = trip_copies(tmp, 5);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *sheet_path = g_build_filename(out, "contact-1.jpg", NULL);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autofree char *touched = g_build_filename(in, "trip-03.jpg", NULL);
     g_autofree char *stdout_text = NULL;
     g_autofree char *err = NULL;

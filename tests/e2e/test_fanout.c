@@ -210,7 +210,7 @@ Test(fanout, a_rerun_is_up_to_date_in_every_preset_and_in_a_run_of_one)
     for (int p = 0; p < 3; p++) {
         g_autofree char *line = g_strdup_printf("gallop: %s: 5 photos: 0 written, 0 failed, "
             "0 skipped, 5 up to date", names[p]);
-        g_autofree char *manifest = g_build_filename(b.out, names[p], GAL_MANIFEST_NAME, NULL);
+        g_autofree char *manifest = g_build_filename(b.out, names[p], GAL_STORE_NAME, NULL);
 
         cr_expect(strstr(err, line) != NULL, "no \"%s\" in:\n%s", line, err);
         cr_expect(g_file_test(manifest, G_FILE_TEST_IS_REGULAR), "%s missing", manifest);

@@ -37,7 +37,7 @@ Test(faults, a_full_disk_fails_the_photos_it_hits_and_keeps_the_rest)
     g_autofree char *probe = g_build_filename(tmp, "probe", NULL);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     const int photos[] = { 1, 3, 10, 18, 19, 22 };
     gint64 sizes[G_N_ELEMENTS(photos)], smallest = G_MAXINT64, largest = 0, limit;
     g_autofree char *command = NULL;
@@ -66,7 +66,7 @@ Test(faults, a_full_disk_fails_the_photos_it_hits_and_keeps_the_rest)
         limit, GAL_BINARY, preset, in, out);
     sh[2] = command;
     cr_assert_eq(gal_test_spawn(sh, NULL, &err), 1, "%s", err);
-    text = gal_test_read_bytes(manifest, NULL);
+    text = gal_test_read_manifest(manifest);
     for (guint i = 0; i < G_N_ELEMENTS(photos); i++) {
         g_autofree char *name = g_strdup_printf("trip-%02d.jpg", photos[i]);
         g_autofree char *path = g_build_filename(out, name, NULL);

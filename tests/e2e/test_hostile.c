@@ -59,43 +59,38 @@ Test(hostile, prune_refuses_manifest_entries_outside_the_output_folder)
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *victim = g_build_filename(tmp, "victim.txt", NULL);
     g_autofree char *victim_abs = g_build_filename(tmp, "victim-abs.txt", NULL);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", plain_preset);
     g_autofree char *photo = g_build_filename(in, "trip-01.jpg", NULL);
     g_autofree char *err = NULL;
-    g_autofree char *text = NULL;
     g_autofree char *sha = NULL;
     g_autofree char *sha_abs = NULL;
     g_autofree char *tampered = NULL;
     const char *first_run[] = { "run", preset, in, "-o", out, "-q", NULL };
     const char *prune[] = { "run", preset, in, "-o", out, "--prune", NULL };
-    char *line;
 
     gal_test_copy_trip(in, 1, NULL);
     cr_assert(g_file_set_contents(victim, "keep", -1, NULL));
     cr_assert(g_file_set_contents(victim_abs, "keep too", -1, NULL));
     cr_assert_eq(run(first_run, NULL, NULL), 0);
-    /* Entries that would have matched the victims exactly: photo gone,
-     * file unchanged since "written". */
-    text = gal_test_read_bytes(manifest, NULL);
-    line = strstr(text, "\noutput\t");
-    cr_assert_not_null(line, "%s", text);
+    /* Records that would have matched the victims exactly: photo gone,
+     * file unchanged since "written"; the real record's recipe, so only
+     * the path is wrong. */
     sha = sha256_of(victim);
     sha_abs = sha256_of(victim_abs);
-    {
-        /* The preset digest of the real entry, so only the path is wrong. */
-        g_auto(GStrv) f = g_strsplit(line + 1, "\t", -1);
-
-        tampered = g_strdup_printf("%soutput\t../victim.txt\t../gone.jpg\t1\t1\t%s\t%s\t%s\t4\t0\t%s"
-                                   "\t1\t1\t\n"
-                                   "output\t%s\t../gone2.jpg\t1\t1\t%s\t%s\t%s\t8\t0\t%s\t1\t1\t\n",
-            text, f[5], f[6], f[7], sha, victim_abs, f[5], f[6], f[7], sha_abs);
-    }
-    cr_assert(g_file_set_contents(manifest, tampered, -1, NULL));
+    tampered = g_strdup_printf(
+        "INSERT INTO product SELECT '../victim.txt', kind, '../gone.jpg', 1, 1, in_digest, "
+        "recipe, version, 4, 0, '%s', 1, 1, NULL, NULL, NULL, 0, NULL, NULL FROM product "
+        "WHERE kind = 'file';"
+        "INSERT INTO product SELECT '%s', kind, '../gone2.jpg', 1, 1, in_digest, recipe, "
+        "version, 8, 0, '%s', 1, 1, NULL, NULL, NULL, 0, NULL, NULL FROM product "
+        "WHERE kind = 'file' AND output = 'trip-01.jpg';",
+        sha, victim_abs, sha_abs);
+    gal_test_manifest_exec(manifest, tampered);
     cr_expect_eq(run(prune, NULL, &err), 0, "%s", err);
     cr_expect(exists(victim), "--prune deleted %s", victim);
     cr_expect(exists(victim_abs), "--prune deleted %s", victim_abs);
-    cr_expect(strstr(err, "entry \"../victim.txt\" refused: not a relative path beneath the "
+    cr_expect(strstr(err, "record \"../victim.txt\" refused: not a relative path beneath the "
                           "output folder") != NULL, "%s", err);
     cr_expect(strstr(err, "refused") && strstr(err, "victim-abs.txt"), "%s", err);
     cr_expect(exists(photo));
@@ -161,7 +156,7 @@ Test(hostile, sidecars_that_are_no_files_fail_their_photo_alone)
     g_autofree char *fifo = g_build_filename(in, "fifo.jpg.txt", NULL);
     g_autofree char *zero = g_build_filename(in, "zero.txt", NULL);
     g_autofree char *passwd = g_build_filename(in, "passwd.jpg.txt", NULL);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autofree char *good_out = g_build_filename(out, "good.jpg", NULL);
     g_autofree char *err = NULL;
     g_autofree char *json = NULL;
@@ -183,7 +178,7 @@ Test(hostile, sidecars_that_are_no_files_fail_their_photo_alone)
     cr_expect(strstr(err, "passwd.jpg.txt is reached through a symbolic link that leads out of")
             != NULL, "%s", err);
     json = gal_test_read_bytes(report, NULL);
-    recorded = gal_test_read_bytes(manifest, NULL);
+    recorded = gal_test_read_manifest(manifest);
     cr_expect(strstr(json, "root:") == NULL, "/etc/passwd in the report");
     cr_expect(strstr(recorded, "root:") == NULL, "/etc/passwd in the manifest");
 }

@@ -234,7 +234,7 @@ Test(report, about_lines_of_a_tampered_manifest_are_typed_again)
     g_autofree char *in = g_build_filename(tmp, "in", NULL);
     g_autofree char *photo = g_build_filename(in, "trip-01.jpg", NULL);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    g_autofree char *manifest = g_build_filename(out_dir, ".gallop-manifest.tsv", NULL);
+    g_autofree char *manifest = g_build_filename(out_dir, GAL_STORE_NAME, NULL);
     g_autofree char *report_path = g_build_filename(tmp, "report.json", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "small.yaml", small_preset);
     const char *run[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
@@ -252,15 +252,33 @@ Test(report, about_lines_of_a_tampered_manifest_are_typed_again)
     cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
     gal_test_copy_file(TRIP_DIR "/trip-01.jpg", photo);
     cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
-    text = gal_test_read_bytes(manifest, NULL);
-    cr_assert(strstr(text, "\nabout\ttrip-01.jpg\t"), "no about line:\n%s", text);
-    tampered = g_regex_replace_literal(placeholder, text, -1, 0,
-        "\tplaceholder=javascript:alert(1)", 0, NULL);
-    step = g_regex_replace_literal(color, tampered, -1, 0, "\tcolor=red;x:url(y)", 0, NULL);
-    g_free(tampered);
-    tampered = g_regex_replace_literal(f, step, -1, 0, "\tf=2.2abc", 0, NULL);
-    g_free(step);
-    cr_assert(g_file_set_contents(manifest, tampered, -1, NULL));
+    text = gal_test_read_manifest(manifest);
+    cr_assert((step = strstr(text, "\nabout\ttrip-01.jpg\t")), "no about line:\n%s", text);
+    {
+        /* The record's about fields (one a line in the database), edited. */
+        g_autofree char *line = g_strndup(step + strlen("\nabout\ttrip-01.jpg"),
+            strcspn(step + 1, "\n") - strlen("about\ttrip-01.jpg"));
+        g_autofree char *edited = NULL;
+        g_auto(GStrv) fields = NULL;
+        g_auto(GStrv) quoted = NULL;
+        g_autofree char *value = NULL;
+        g_autofree char *sql = NULL;
+
+        tampered = g_regex_replace_literal(placeholder, line, -1, 0,
+            "\tplaceholder=javascript:alert(1)", 0, NULL);
+        edited = g_regex_replace_literal(color, tampered, -1, 0, "\tcolor=red;x:url(y)", 0,
+            NULL);
+        g_free(tampered);
+        tampered = g_regex_replace_literal(f, edited, -1, 0, "\tf=2.2abc", 0, NULL);
+        fields = g_strsplit(tampered + 1, "\t", -1);
+        value = g_strjoinv("\n", fields);
+        quoted = g_strsplit(value, "'", -1);
+        g_free(value);
+        value = g_strjoinv("''", quoted);
+        sql = g_strdup_printf("UPDATE product SET about = '%s' WHERE output = 'trip-01.jpg'",
+            value);
+        gal_test_manifest_exec(manifest, sql);
+    }
     cr_assert_eq(gal_test_spawn(run, NULL, NULL), 0);
     report_text = gal_test_read_bytes(report_path, NULL);
     report = gal_json_parse(report_text, NULL);
@@ -556,7 +574,7 @@ Test(report, contact_sheet_pages_report_the_sha256_of_their_file)
                                                 "tile: 80, per-page: 2}\n",
             files[f]);
         g_autofree char *preset = gal_test_write_preset(tmp, "sheet.yaml", yaml);
-        g_autofree char *manifest_path = g_build_filename(out_dir, GAL_MANIFEST_NAME, NULL);
+        g_autofree char *manifest_path = g_build_filename(out_dir, GAL_STORE_NAME, NULL);
         g_autofree char *manifest = NULL;
         const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "--report",
             report_path, NULL };
@@ -569,7 +587,7 @@ Test(report, contact_sheet_pages_report_the_sha256_of_their_file)
         text = gal_test_read_bytes(report_path, NULL);
         report = gal_json_parse(text, NULL);
         cr_assert_not_null(report);
-        manifest = gal_test_read_bytes(manifest_path, NULL);
+        manifest = gal_test_read_manifest(manifest_path);
         sheets = gal_json_get(report, "sheets");
         cr_assert_not_null(sheets);
         cr_assert_eq(sheets->items->len, 2, "%s", text);

@@ -229,7 +229,7 @@ Test(shards, merged_equals_one_run, .timeout = 600)
         run_shards(presets, trip, out, n, tmp, 0);
         /* Each shard left its part, and no manifest or sheet yet. */
         for (int k = 1; k <= n; k++) {
-            g_autofree char *part = g_strdup_printf("%s/.gallop-manifest.%d-of-%d.tsv",
+            g_autofree char *part = g_strdup_printf("%s/.gallop-manifest.%d-of-%d.db",
                 posts_out, k, n);
 
             cr_expect(g_file_test(part, G_FILE_TEST_IS_REGULAR), "no %s", part);
@@ -254,7 +254,7 @@ Test(shards, merged_equals_one_run, .timeout = 600)
                          NULL, &check_err),
             0, "--check after merging %d shards: %s", n, check_err);
         g_free(parts);
-        parts = g_strdup_printf("%s/.gallop-manifest.1-of-%d.tsv", posts_out, n);
+        parts = g_strdup_printf("%s/.gallop-manifest.1-of-%d.db", posts_out, n);
         cr_expect_not(g_file_test(parts, G_FILE_TEST_EXISTS), "the merge left %s", parts);
     }
 }
@@ -304,7 +304,7 @@ Test(shards, retried_shard_rebuilds_nothing)
             struct stat st;
 
             cr_assert_eq(stat(path, &st), 0);
-            now = S_ISREG(st.st_mode) && strcmp(after->pdata[i], ".gallop-manifest.2-of-3.tsv")
+            now = S_ISREG(st.st_mode) && strcmp(after->pdata[i], ".gallop-manifest.2-of-3.db")
                 ? g_strdup_printf("%s %ld.%09ld", (char *) after->pdata[i],
                       (long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec)
                 : NULL;
@@ -316,11 +316,9 @@ Test(shards, retried_shard_rebuilds_nothing)
 
 /* Whether the file at `path` holds `text` (FALSE while it is not there). */
 static gboolean
-recorded(const char *path, const char *text)
+recorded(const char *path, const char *where)
 {
-    g_autofree char *contents = NULL;
-
-    return g_file_get_contents(path, &contents, NULL, NULL) && strstr(contents, text);
+    return gal_test_manifest_count(path, where) > 0;
 }
 
 /* A shard tried again after it built photos, whether its first try
@@ -344,7 +342,7 @@ Test(shards, retried_shard_reports_as_one_run, .timeout = 600)
     for (int killed = 0; killed <= 1; killed++) {
         g_autofree char *out = g_build_filename(tmp, killed ? "killed" : "finished", NULL);
         g_autofree char *report = g_strdup_printf("%s.json", out);
-        g_autofree char *part = g_build_filename(out, ".gallop-manifest.1-of-2.tsv", NULL);
+        g_autofree char *part = g_build_filename(out, ".gallop-manifest.1-of-2.db", NULL);
         g_autofree char *log = g_strdup_printf("%s.log", out);
         g_autofree char *again = NULL;
         g_autofree char *err = NULL;
@@ -355,7 +353,7 @@ Test(shards, retried_shard_reports_as_one_run, .timeout = 600)
 
         if (killed) {
             /* Killed once it has recorded a photo it built. */
-            for (int wait = 0; wait < 3000 && !recorded(part, "\noutput\t"); wait++)
+            for (int wait = 0; wait < 3000 && !recorded(part, "kind = 'file'"); wait++)
                 g_usleep(10000);
             kill(pid, SIGKILL);
         }
@@ -394,14 +392,14 @@ Test(shards, killed_shard_is_named_then_resumed, .timeout = 300)
     g_autofree char *resumed = NULL;
     g_autofree char *merged = NULL;
     g_autofree char *first_output = g_build_filename(out, "trip-01.jpg", NULL);
-    g_autofree char *part = g_build_filename(out, ".gallop-manifest.1-of-1.tsv", NULL);
+    g_autofree char *part = g_build_filename(out, ".gallop-manifest.1-of-1.db", NULL);
     GPid pid = start((const char *const[]) { "run", posts, trip, "-o", out, "-j", "1",
                          "--shard", "1/1", NULL },
         log);
     int written = 0;
 
     /* Killed once its first output is there and recorded in its part. */
-    for (int wait = 0; wait < 3000 && !recorded(part, "output\ttrip-01.jpg\t"); wait++)
+    for (int wait = 0; wait < 3000 && !recorded(part, "output = 'trip-01.jpg'"); wait++)
         g_usleep(10000);
     cr_assert(g_file_test(first_output, G_FILE_TEST_EXISTS));
     kill(pid, SIGKILL);
@@ -455,7 +453,7 @@ Test(shards, missing_shard_is_named_with_its_photos)
     g_autofree char *posts = gal_test_write_preset(tmp, "posts.yaml", photos_preset);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *err = NULL;
-    g_autofree char *manifest = g_build_filename(out, ".gallop-manifest.tsv", NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autoptr(GPtrArray) names = NULL;
     int missing = 0;
 
@@ -722,68 +720,31 @@ Test(shards, shard_lists_its_own_photos_and_refuses_names_others_took)
     cr_expect_eq(owners, 1);
 }
 
-/* The result lines of part `k` of 2 in `out`, reordered by `edit`. */
-static void
-edit_results(const char *out, int k, void (*edit)(GPtrArray *results))
-{
-    g_autofree char *path = g_strdup_printf("%s/.gallop-manifest.%d-of-2.tsv", out, k);
-    g_autofree char *text = read_text(path);
-    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-    g_autoptr(GPtrArray) results = g_ptr_array_new();
-    g_autoptr(GString) edited = g_string_new(NULL);
-    guint next = 0;
-
-    for (int l = 0; lines[l]; l++)
-        if (g_str_has_prefix(lines[l], "result\t"))
-            g_ptr_array_add(results, lines[l]);
-    cr_assert_gt(results->len, 1, "%s", text);
-    edit(results);
-    for (int l = 0; lines[l]; l++) {
-        g_string_append(edited, g_str_has_prefix(lines[l], "result\t") && next < results->len
-                ? (const char *) results->pdata[next++] : lines[l]);
-        if (lines[l + 1])
-            g_string_append_c(edited, '\n');
-    }
-    /* Every result line is still there, however reordered. */
-    while (next < results->len)
-        g_string_append_printf(edited, "%s\n", (const char *) results->pdata[next++]);
-    cr_assert(g_file_set_contents(path, edited->str, -1, NULL));
-}
-
-static void
-reverse(GPtrArray *results)
-{
-    for (guint a = 0, b = results->len - 1; a < b; a++, b--) {
-        gpointer first = results->pdata[a];
-
-        results->pdata[a] = results->pdata[b];
-        results->pdata[b] = first;
-    }
-}
-
-static void
-first_twice(GPtrArray *results)
-{
-    results->pdata[results->len - 1] = results->pdata[0];
-}
-
-/* A part's results in another order than its photos' (an older gallop,
- * a hand-made part) merge as they do in order; a photo's second result
- * is a damaged part. */
-Test(shards, results_out_of_order_merge_alike_and_twice_is_damaged, .timeout = 300)
+/* A shard's part is as untrusted as any file the folder holds: a result
+ * that does not check makes it damaged, named, with the shard to run
+ * again; a photo whose result is gone from it is named as not built; put
+ * back, the merge gives one run's report. */
+Test(shards, a_tampered_part_is_named, .timeout = 300)
 {
     static const char preset[] = "gallop: 1\n"
                                  "name: small\n"
                                  "stages:\n"
                                  "  - resize: {width: 32, height: 32, fit: inside}\n"
                                  "output: {name: \"{stem}.{ext}\", format: jpeg}\n";
-    g_autofree char *tmp = gal_test_tmpdir("shards-order");
+    g_autofree char *tmp = gal_test_tmpdir("shards-tampered");
     g_autofree char *in = g_build_filename(tmp, "in", NULL);
     g_autofree char *p = gal_test_write_preset(tmp, "small.yaml", preset);
     g_autofree char *one = g_build_filename(tmp, "one", NULL);
     g_autofree char *one_report = g_build_filename(tmp, "one.json", NULL);
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *part = g_build_filename(out, ".gallop-manifest.1-of-2.db", NULL);
+    g_autofree char *kept = g_build_filename(tmp, "kept.db", NULL);
+    g_autofree char *report = g_build_filename(tmp, "merged.json", NULL);
     g_autofree char *one_text = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *err = NULL;
     const char *presets[] = { p, NULL };
+    int files = 0;
 
     for (int i = 1; i <= 8; i++)
         gal_test_copy_trip(in, i, NULL);
@@ -792,34 +753,37 @@ Test(shards, results_out_of_order_merge_alike_and_twice_is_damaged, .timeout = 3
                      NULL, NULL),
         0);
     one_text = comparable_report(one_report, one);
-    for (int twice = 0; twice <= 1; twice++) {
-        g_autofree char *out = g_strdup_printf("%s/out-%d", tmp, twice);
-        g_autofree char *report = g_strdup_printf("%s.json", out);
-        g_autofree char *err = NULL;
-        g_autofree char *text = NULL;
-        int files = 0;
+    run_shards(presets, in, out, 2, tmp, 0);
+    gal_test_copy_file(part, kept);
 
-        run_shards(presets, in, out, 2, tmp, 0);
-        edit_results(out, 1, twice ? first_twice : reverse);
-        edit_results(out, 2, reverse);
-        if (twice) {
-            cr_expect_eq(gallop((const char *const[]) { "merge", p, "-o", out, NULL }, NULL,
-                             &err),
-                1, "%s", err);
-            cr_expect(strstr(err, ".gallop-manifest.1-of-2.tsv") &&
-                    strstr(err, "a second result for") && strstr(err, "the part is damaged"),
-                "%s", err);
-            continue;
-        }
-        cr_assert_eq(gallop((const char *const[]) { "merge", p, "-o", out, "--report", report,
-                                NULL },
-                         NULL, &err),
-            0, "%s", err);
-        text = comparable_report(report, out);
-        cr_expect_str_eq(text, one_text, "the report of parts out of order differs from one run's");
-        expect_same_files(one, out, &files);
-        cr_expect_eq(files, 8);
-    }
+    gal_test_manifest_exec(part, "UPDATE result SET status = 'exploded' "
+                                 "WHERE input = (SELECT min(input) FROM result)");
+    cr_expect_eq(gallop((const char *const[]) { "merge", p, "-o", out, NULL }, NULL, &err), 1,
+        "%s", err);
+    cr_expect(strstr(err, ".gallop-manifest.1-of-2.db") && strstr(err, "a bad result row") &&
+            strstr(err, "the part is damaged; run its shard again"),
+        "%s", err);
+
+    gal_test_copy_file(kept, part);
+    gal_test_manifest_exec(part, "DELETE FROM result WHERE input = (SELECT min(input) FROM "
+                                 "result); UPDATE shard SET results = results - 1");
+    g_clear_pointer(&err, g_free);
+    cr_expect_eq(gallop((const char *const[]) { "merge", p, "-o", out, NULL }, NULL, &err), 1,
+        "%s", err);
+    cr_expect(strstr(err, "not in the part of its shard (1 of 2)") &&
+            strstr(err, "run shard 1 again (--shard 1/2)"),
+        "%s", err);
+
+    gal_test_copy_file(kept, part);
+    g_clear_pointer(&err, g_free);
+    cr_assert_eq(gallop((const char *const[]) { "merge", p, "-o", out, "--report", report,
+                            NULL },
+                     NULL, &err),
+        0, "%s", err);
+    text = comparable_report(report, out);
+    cr_expect_str_eq(text, one_text, "the report of the merge differs from one run's");
+    expect_same_files(one, out, &files);
+    cr_expect_eq(files, 8);
 }
 
 /* Shards started from different folders, given the photos by absolute
@@ -858,9 +822,9 @@ Test(shards, folders_and_counts)
     /* A part of another count beside them, or part 1 damaged, fails the
      * merge; once they are gone, it merges (below). */
     {
-        g_autofree char *first = g_build_filename(out, ".gallop-manifest.1-of-2.tsv", NULL);
-        g_autofree char *other = g_build_filename(out, ".gallop-manifest.1-of-3.tsv", NULL);
-        g_autofree char *another = g_build_filename(out, ".gallop-manifest.2-of-3.tsv", NULL);
+        g_autofree char *first = g_build_filename(out, ".gallop-manifest.1-of-2.db", NULL);
+        g_autofree char *other = g_build_filename(out, ".gallop-manifest.1-of-3.db", NULL);
+        g_autofree char *another = g_build_filename(out, ".gallop-manifest.2-of-3.db", NULL);
         g_autofree char *kept = NULL;
         gsize len;
 
@@ -879,11 +843,12 @@ Test(shards, folders_and_counts)
         cr_assert_eq(unlink(other), 0);
         cr_assert_eq(unlink(another), 0);
         cr_assert(g_file_set_contents(first, "not a part\n", -1, NULL));
+        /* (a text file where the part was: no database at all) */
         g_clear_pointer(&err, g_free);
         cr_expect_neq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL,
                           &err),
             0, "%s", err);
-        cr_expect(strstr(err, ".gallop-manifest.1-of-2.tsv") != NULL, "%s", err);
+        cr_expect(strstr(err, ".gallop-manifest.1-of-2.db") != NULL, "%s", err);
         cr_assert(g_file_set_contents(first, kept, (gssize) len, NULL));
     }
     cr_expect_eq(gallop((const char *const[]) { "merge", posts, "-o", out, NULL }, NULL, &merged),

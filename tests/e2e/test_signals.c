@@ -131,7 +131,7 @@ stops_cleanly_on(int sig, int status)
     g_autofree char *in = g_build_filename(tmp, "in", NULL);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autofree char *text = NULL;
     g_autoptr(GHashTable) finals = NULL;
     g_auto(GStrv) lines = NULL;
@@ -149,7 +149,7 @@ stops_cleanly_on(int sig, int status)
     finals = check_outputs(out, FALSE);
     cr_expect_gt(g_hash_table_size(finals), 2);
     cr_expect_lt(g_hash_table_size(finals), 230, "the run was not interrupted");
-    text = gal_test_read_bytes(manifest, NULL);
+    text = gal_test_read_manifest(manifest);
     lines = g_strsplit(text, "\n", -1);
     for (int i = 0; lines[i]; i++) {
         g_auto(GStrv) f = NULL;
@@ -198,16 +198,16 @@ Test(signals, second_sigterm_exits_at_once_without_half_written_files)
     cr_expect_gt(g_hash_table_size(finals), 1);
 }
 
-/* SIGKILL (or a power cut) cannot be caught: the manifest is saved while
- * the run goes (the first output at once, then every few seconds), so what
- * it lists is finished and is not rebuilt next time. */
+/* SIGKILL (or a power cut) cannot be caught: each photo's records are
+ * committed as it finishes, so what the records list is finished and is
+ * not rebuilt next time. */
 Test(signals, sigkill_keeps_the_outputs_recorded_so_far)
 {
     g_autofree char *tmp = gal_test_tmpdir("signals-kill");
     g_autofree char *in = g_build_filename(tmp, "in", NULL);
     g_autofree char *out = g_build_filename(tmp, "out", NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", preset_yaml);
-    g_autofree char *manifest = g_build_filename(out, GAL_MANIFEST_NAME, NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
     g_autofree char *text = NULL;
     g_autofree char *dry = NULL;
     g_autoptr(GHashTable) finals = NULL;
@@ -220,15 +220,15 @@ Test(signals, sigkill_keeps_the_outputs_recorded_so_far)
 
     trip_times_ten(in);
     pid = start(preset, in, out);
-    while (!g_file_test(manifest, G_FILE_TEST_EXISTS)) {
-        cr_assert_lt(g_get_monotonic_time(), deadline, "no manifest appeared in %s", out);
+    while (gal_test_manifest_count(manifest, "kind = 'file'") < 1) {
+        cr_assert_lt(g_get_monotonic_time(), deadline, "no record appeared in %s", out);
         g_usleep(5000);
     }
     cr_assert_eq(kill(pid, SIGKILL), 0);
     cr_assert_eq(wait_exit(pid, &seconds), 128 + SIGKILL);
 
     finals = check_outputs(out, TRUE);
-    text = gal_test_read_bytes(manifest, NULL);
+    text = gal_test_read_manifest(manifest);
     lines = g_strsplit(text, "\n", -1);
     for (int i = 0; lines[i]; i++) {
         g_auto(GStrv) f = NULL;

@@ -104,8 +104,8 @@ Test(variants, every_width_in_every_format_is_written_never_enlarged)
     cr_expect_eq(gal_test_count_lines(out, "wrote  ", NULL), 12, "%s", out);
 
     /* Each file is a product with its own record. */
-    manifest_path = g_build_filename(b.out, ".gallop-manifest.tsv", NULL);
-    manifest = gal_test_read_bytes(manifest_path, NULL);
+    manifest_path = g_build_filename(b.out, GAL_STORE_NAME, NULL);
+    manifest = gal_test_read_manifest(manifest_path);
     cr_expect_eq(gal_test_count_lines(manifest, "output\t", NULL), 12, "%s", manifest);
     cr_expect(strstr(manifest, "output\ttrip-02-120.jpg\t") != NULL, "%s", manifest);
 
@@ -288,7 +288,7 @@ Test(variants, widths_above_the_picture_give_the_same_file)
         "output: {widths: [900, 600, 200], formats: [webp, jpeg]}\n");
     g_autofree char *a = g_build_filename(b.out, "trip-02-900.webp", NULL);
     g_autofree char *c = g_build_filename(b.out, "trip-02-600.webp", NULL);
-    g_autofree char *manifest_path = g_build_filename(b.out, ".gallop-manifest.tsv", NULL);
+    g_autofree char *manifest_path = g_build_filename(b.out, GAL_STORE_NAME, NULL);
     g_autofree char *manifest = NULL;
     g_autofree char *da = NULL;
     g_autofree char *dc = NULL;
@@ -303,7 +303,7 @@ Test(variants, widths_above_the_picture_give_the_same_file)
     dc = gal_test_read_bytes(c, &lc);
     cr_assert_gt(la, 1000);
     cr_expect(la == lc && memcmp(da, dc, la) == 0);
-    manifest = gal_test_read_bytes(manifest_path, NULL);
+    manifest = gal_test_read_manifest(manifest_path);
     cr_expect_eq(gal_test_count_lines(manifest, "output\ttrip-02-600.webp\t", NULL), 1);
     cr_expect_eq(gal_test_count_lines(manifest, "output\t", NULL), 12);
     /* A rerun finds the copy up to date. */

@@ -58,7 +58,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_check((rc == 0) == (preset != NULL));
     if (preset) {
         g_autofree char *described = gal_preset_describe(preset);
-        g_autoptr(GPtrArray) keys = gal__preset_keys(preset);
+        g_autoptr(GPtrArray) keys = gal__preset_keys(preset, "/out");
         char digest[65];
 
         gal__keys_digest(keys, digest);

@@ -1,5 +1,6 @@
 /* gal_test.c: helpers shared by the unit and end-to-end tests. */
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -261,9 +262,11 @@ gal_test_list_dir(const char *dir)
     const char *name;
 
     cr_assert_not_null(d, "cannot list %s", dir);
-    /* The manifest every run keeps in its output folder is not an output. */
+    /* The records every run keeps in its output folder are not outputs:
+     * the database, and the log SQLite keeps beside it while it is open
+     * (or after a run was killed, for the next one to take up). */
     while ((name = g_dir_read_name(d)))
-        if (strcmp(name, GAL_MANIFEST_NAME) != 0)
+        if (!g_str_has_prefix(name, GAL_STORE_NAME))
             g_ptr_array_add(names, g_strdup(name));
     g_dir_close(d);
     g_ptr_array_sort(names, compare_names);
@@ -375,4 +378,123 @@ gal_test_perceptual_only_profile(gsize *len)
     cmsCloseProfile(lab);
     cmsCloseProfile(srgb);
     return mem;
+}
+
+/* A value as the text manifest wrote it: tabs, line ends and backslashes
+ * escaped. */
+static void
+append_escaped(GString *out, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        switch (*c) {
+        case '\t': g_string_append(out, "\\t"); break;
+        case '\n': g_string_append(out, "\\n"); break;
+        case '\r': g_string_append(out, "\\r"); break;
+        case '\\': g_string_append(out, "\\\\"); break;
+        default: g_string_append_c(out, *c);
+        }
+}
+
+static void
+append_column(GString *out, sqlite3_stmt *st, int c)
+{
+    g_string_append_c(out, '\t');
+    if (sqlite3_column_type(st, c) != SQLITE_NULL)
+        append_escaped(out, (const char *) sqlite3_column_text(st, c));
+}
+
+char *
+gal_test_read_manifest(const char *path)
+{
+    GString *out = g_string_new(NULL);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    g_autofree char *uri = NULL;
+
+    if (!g_file_test(path, G_FILE_TEST_EXISTS))
+        return g_string_free(out, FALSE);
+    uri = g_strconcat("file:", path, "?mode=ro", NULL);
+    cr_assert_eq(sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL),
+        SQLITE_OK, "%s: %s", path, sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT digest, keys FROM recipe ORDER BY digest", -1,
+                     &st, NULL),
+        SQLITE_OK, "%s: %s", path, sqlite3_errmsg(db));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        g_auto(GStrv) lines = g_strsplit((const char *) sqlite3_column_text(st, 1), "\n", -1);
+
+        for (int i = 0; lines[i]; i++)
+            g_string_append_printf(out, "preset\t%s\t%s\n", sqlite3_column_text(st, 0), lines[i]);
+    }
+    sqlite3_finalize(st);
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                     "SELECT CASE kind WHEN 'file' THEN 'output' WHEN 'page' THEN 'sheet' "
+                     "ELSE kind END, output, input, in_size, in_mtime_ns, in_digest, recipe, "
+                     "version, out_size, out_mtime_ns, out_sha256, width, height, name_key, "
+                     "caption, caption_source, caption_cut, about FROM product ORDER BY output",
+                     -1, &st, NULL),
+        SQLITE_OK, "%s: %s", path, sqlite3_errmsg(db));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_stmt *deps = NULL;
+
+        g_string_append(out, (const char *) sqlite3_column_text(st, 0));
+        for (int c = 1; c <= 16; c++)
+            append_column(out, st, c);
+        g_string_append_c(out, '\n');
+        cr_assert_eq(sqlite3_prepare_v2(db, "SELECT output, path, size, mtime_ns, digest FROM "
+                                            "depend WHERE output = ?1 ORDER BY path",
+                         -1, &deps, NULL),
+            SQLITE_OK);
+        sqlite3_bind_text(deps, 1, (const char *) sqlite3_column_text(st, 1), -1,
+            SQLITE_TRANSIENT);
+        while (sqlite3_step(deps) == SQLITE_ROW) {
+            g_string_append(out, "depends");
+            for (int c = 0; c < 5; c++)
+                append_column(out, deps, c);
+            g_string_append_c(out, '\n');
+        }
+        sqlite3_finalize(deps);
+        if (sqlite3_column_type(st, 17) != SQLITE_NULL) {
+            g_auto(GStrv) fields = g_strsplit((const char *) sqlite3_column_text(st, 17), "\n", -1);
+
+            g_string_append_printf(out, "about\t%s", sqlite3_column_text(st, 1));
+            for (int f = 0; fields[f]; f++) {
+                g_string_append_c(out, '\t');
+                append_escaped(out, fields[f]);
+            }
+            g_string_append_c(out, '\n');
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return g_string_free(out, FALSE);
+}
+
+int
+gal_test_manifest_count(const char *path, const char *where)
+{
+    g_autofree char *uri = g_strconcat("file:", path, "?mode=ro", NULL);
+    g_autofree char *sql = g_strdup_printf("SELECT count(*) FROM product WHERE %s", where);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = 0;
+
+    if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+void
+gal_test_manifest_exec(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+
+    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK, "%s", path);
+    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s: %s", path, sql,
+        msg ? msg : "");
+    sqlite3_close(db);
 }

@@ -16,7 +16,7 @@
 #include "inputs.h"
 #include "job.h"
 #include "limit.h"
-#include "manifest.h"
+#include "store.h"
 #include "node.h"
 #include "outdir.h"
 #include "output.h"
@@ -83,8 +83,26 @@ int gal_test_spawn_limited(const char *const *argv, double limit_seconds, char *
 char *gal_test_write_preset(const char *dir, const char *name, const char *yaml);
 
 /* Sorted names of everything in `dir`, hidden files included, except gallop's
- * manifest (a g_free'ing array). */
+ * record database and its log (a g_free'ing array). */
 GPtrArray *gal_test_list_dir(const char *dir);
+
+/* The record database at `path` (an output folder's GAL_STORE_NAME) as
+ * the text manifest of earlier gallops gave it, one line per row, for
+ * tests to look at (values as written, tab-separated, escapes none):
+ *   preset DIGEST LINE (each recipe line)
+ *   output|sheet|item OUTPUT INPUT IN_SIZE IN_MTIME_NS IN_DIGEST DIGEST VERSION OUT_SIZE
+ *     OUT_MTIME_NS OUT_SHA256 WIDTH HEIGHT NAME_KEY CAPTION CAPTION_SOURCE CAPTION_CUT
+ *   depends OUTPUT PATH SIZE MTIME_NS DIGEST
+ *   about OUTPUT KEY=VALUE...
+ * "" when there is none; fails the test when it cannot be read. */
+char *gal_test_read_manifest(const char *path);
+/* How many records the database at `path` holds now that match the SQL
+ * condition `where` ("kind = 'file'"), read beside a run that writes it;
+ * 0 when it cannot be read (yet). */
+int gal_test_manifest_count(const char *path, const char *where);
+/* Run `sql` on the record database at `path` (tampering with it, as a
+ * shared folder might); fails the test on an error. */
+void gal_test_manifest_exec(const char *path, const char *sql);
 
 /* Lines of `text` (may be NULL) starting with `prefix`; the first, copied, in *first if given. */
 int gal_test_count_lines(const char *text, const char *prefix, char **first);
