@@ -301,8 +301,8 @@ typedef struct gal_photo_result {
     /* What a site shows of the photo, "key=value" each (docs/report.md:
      * taken, camera, lens, f, shutter, iso, focal_mm, orientation, lat,
      * lon, alt, color, placeholder); NULL: not known (not built, or
-     * recorded by an older gallop). Opaque, owned by the summary: a
-     * rerun's is still in the manifest file, read by gal_photo_about. */
+     * recorded by an older gallop). Opaque, owned by the summary: read
+     * it with gal_photo_about. */
     struct gal_about *about;
     double seconds;     /* wall time spent on this photo */
     double hash_seconds;     /* part of `seconds` spent hashing the photo */
@@ -317,8 +317,8 @@ typedef struct gal_photo_result {
 const gal_photo_notes *gal_photo_notes_of(const gal_photo_result *photo);
 
 /* What a site shows of the photo (`about` above): a new NULL-terminated
- * array of "key=value" (g_strfreev), read from the manifest file when the
- * photo was up to date; NULL when not known. */
+ * array of "key=value" (g_strfreev), as recorded when the photo was up
+ * to date; NULL when not known. */
 char **gal_photo_about(const gal_photo_result *photo);
 
 /* An output the manifest lists whose photo no longer exists, or no longer
@@ -407,8 +407,8 @@ typedef struct gal_run_options {
     /* Shard `shard` of `shards` (1 <= shard <= shards; 0: not sharded):
      * only the photos of this shard are built (a photo's shard is a fixed
      * hash of its path within its input folder), and what the shard made
-     * is recorded in a part of the manifest of its own
-     * (.gallop-manifest.K-of-N.tsv) instead of the manifest, so shards may
+     * is recorded in a part of the records of its own
+     * (.gallop-manifest.K-of-N.db) instead of the folder's, so shards may
      * run at once into one folder, on several hosts. Products made from
      * every photo (contact sheets) are not made: each shard keeps its
      * photos' items for them, and gal_merge_presets makes them and joins
@@ -430,12 +430,11 @@ typedef struct gal_run_options {
  * start (no inputs, an input path that does not exist, two presets of one
  * name), in which case no output file was written.
  *
- * Incremental: the manifest in the output folder (docs/report.md) says
- * which outputs are up to date; those photos are not processed, and the
- * others carry the reason in `why`. Unless `dry_run`, the manifest is
- * rewritten at the end (atomically) with every output written, also after
- * a cancel, unless it would read the same; `summary->manifest_error` says
- * if that failed. With output.photos false, the contact sheets are the only
+ * Incremental: the records in the output folder (its manifest, an SQLite
+ * database: docs/report.md) say which outputs are up to date; those
+ * photos are not processed, and the others carry the reason in `why`.
+ * Unless `dry_run`, each photo's records are committed as it finishes,
+ * also up to a cancel; `summary->manifest_error` says if that failed. With output.photos false, the contact sheets are the only
  * outputs and one decision covers every photo (`summary->sheets_only`).
  *
  * One preset writes into `output_dir` (else its output.dir). Several write
