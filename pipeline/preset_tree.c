@@ -302,6 +302,60 @@ check_size(gal_load_ctx *ctx, const char *file, goffset bytes)
         bytes / 1048576.0, (gint64) bytes, (int) (gal__limits.preset_bytes >> 20));
 }
 
+/* Does `text` begin as a gallop preset: is its first key `gallop`, after
+ * comments, blank lines, a byte order mark, `%YAML`/`%TAG` directives and
+ * `---`? Told from the raw text, before it is parsed: a file that is no
+ * preset (`extends: /etc/shadow`, a stray file named on the command line)
+ * never reaches the parser, whose errors would quote it ("unknown
+ * top-level key" at each of its "word:" lines, an unknown alias...). The
+ * key's value is left to check_version (preset.c): "gallop: 2" is a
+ * preset, of a version this gallop does not read. */
+static gboolean
+is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static gboolean
+begins_as_preset(const char *text, size_t len)
+{
+    const char *c = text, *end = text + len, *start;
+
+    if (len >= 3 && memcmp(c, "\xef\xbb\xbf", 3) == 0)
+        c += 3;
+    start = c;
+    for (;;) {
+        while (c < end && is_blank(*c))
+            c++;
+        /* A comment, or a directive (at the start of a line). */
+        if (c < end && (*c == '#' || (*c == '%' && (c == start || c[-1] == '\n')))) {
+            while (c < end && *c != '\n')
+                c++;
+            continue;
+        }
+        /* "---" starts the document; what follows on its line may be the
+         * first key. */
+        if (end - c >= 3 && memcmp(c, "---", 3) == 0 && (end - c == 3 || is_blank(c[3]))) {
+            c += 3;
+            continue;
+        }
+        break;
+    }
+    /* A flow mapping, "{gallop: 1, ...}", is a preset too. */
+    if (c < end && *c == '{')
+        for (c++; c < end && is_blank(*c); c++)
+            ;
+    if (end - c >= 8 && (memcmp(c, "\"gallop\"", 8) == 0 || memcmp(c, "'gallop'", 8) == 0))
+        c += 8;
+    else if (end - c >= 6 && memcmp(c, "gallop", 6) == 0)
+        c += 6;
+    else
+        return FALSE;
+    while (c < end && (*c == ' ' || *c == '\t'))
+        c++;
+    return c < end && *c == ':' && (c + 1 == end || is_blank(c[1]));
+}
+
 gal_node *
 gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len, const char *file,
     GPtrArray *chain)
@@ -404,6 +458,18 @@ gal__preset_tree_load(gal_load_ctx *ctx, const char *path, const gal_loc *from,
     rules.max_bytes = gal__limits.preset_bytes;
     if (gal__file_read(path, &rules, &text, &len, NULL, &err)) {
         gal__errors_push(ctx->errs, rules.code, from, from ? "extends" : NULL, "%s", err.msg);
+        return NULL;
+    }
+    /* One line that quotes nothing of it: the file may be anyone's. */
+    if (!begins_as_preset(text, len)) {
+        gal_loc whole = { gal__load_intern(ctx, path), 0, 0 };
+
+        if (from)
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, from, "extends",
+                "%s is not a gallop preset (its first key is not \"gallop: 1\")", path);
+        else
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &whole, NULL,
+                "not a gallop preset (its first key is not \"gallop: 1\")");
         return NULL;
     }
     g_ptr_array_add(chain, g_strdup(real));

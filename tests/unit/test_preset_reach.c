@@ -1,0 +1,235 @@
+/* What a preset can reach (issue 38): a file that is not a preset is
+ * refused without a word of it being quoted, whether `extends` names it or
+ * the command line does; a preset's output.dir stays beneath its own
+ * folder; --set takes values, not control characters or escapes that the
+ * shell passed on as they are. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+TestSuite(preset_reach, .init = gal_test_setup, .fini = gal_test_teardown);
+
+#define TEST_YAML GAL_TEST_TMP "/test.yaml"
+
+/* A shadow-like file: every line ends in ':', so YAML reads each one as a
+ * key, and every word of it is a secret. */
+#define SHADOW                                                                                     \
+    "rootsecret:$6$saltsecret$hashsecret:19000:0:99999:7:::\n"                                     \
+    "daemonsecret:*:19000:0:99999:7:::\n"                                                          \
+    "tokensecret:\n"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static char *
+write_file(const char *dir, const char *name, const char *text, gssize len)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *folder = g_path_get_dirname(path);
+
+    cr_assert_eq(g_mkdir_with_parents(folder, 0777), 0);
+    cr_assert(g_file_set_contents(path, text, len, NULL), "cannot write %s", path);
+    return path;
+}
+
+static int
+load_file(const char *path, const gal_load_options *given, gal_errors *errs)
+{
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
+    gal_preset *preset = NULL;
+    int status = gal_preset_load(path, given ? given : &opts, &preset, errs);
+
+    gal_preset_free(preset);
+    return status;
+}
+
+/* One error in full: code, place, key, a part of the message, and the line
+ * gal_error_format() makes of it. */
+static void
+expect_error_in(const gal_error *e, gal_code code, const char *file, int line, int col,
+    const char *key, const char *msg_part)
+{
+    char formatted[2048];
+    g_autofree char *want = NULL;
+
+    cr_expect_eq(e->code, code, "code %d, want %d (%s)", e->code, code, e->msg);
+    cr_expect_str_eq(e->file, file);
+    cr_expect_eq(e->line, line, "line %d, want %d (%s)", e->line, line, e->msg);
+    cr_expect_eq(e->col, col, "col %d, want %d (%s)", e->col, col, e->msg);
+    cr_expect_str_eq(e->key, key);
+    cr_expect(strstr(e->msg, msg_part) != NULL, "message \"%s\" lacks \"%s\"", e->msg, msg_part);
+    gal_error_format(e, formatted, sizeof(formatted));
+    if (line > 0)
+        want = g_strdup_printf("%s:%d:%d: %s%s%s", file, line, col, key, *key ? ": " : "", e->msg);
+    else
+        want = g_strdup_printf("%s: %s%s%s", file, key, *key ? ": " : "", e->msg);
+    cr_expect_str_eq(formatted, want);
+}
+
+/* No error of `errs` holds `word`, formatted or not. */
+static void
+expect_no_word(const gal_errors *errs, const char *word)
+{
+    for (int i = 0; i < errs->count; i++) {
+        char line[2048];
+
+        gal_error_format(&errs->items[i], line, sizeof(line));
+        cr_expect(strstr(line, word) == NULL, "error %d quotes \"%s\": %s", i, word, line);
+    }
+}
+
+static void
+expect_nothing_of_shadow(const gal_errors *errs)
+{
+    static const char *const words[] = { "rootsecret", "saltsecret", "hashsecret", "daemonsecret",
+        "tokensecret", "19000", "99999" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+        expect_no_word(errs, words[i]);
+}
+
+/* ---- a file that is not a preset ---------------------------------------------- */
+
+Test(preset_reach, extends_of_a_file_that_is_no_preset_is_one_error_that_quotes_nothing)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-extends-shadow");
+    g_autofree char *shadow = write_file(dir, "shadow", SHADOW, -1);
+    g_autofree char *child = write_file(dir, "child.yaml", "gallop: 1\nextends: ./shadow\n", -1);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree char *want =
+        g_strdup_printf("%s is not a gallop preset (its first key is not \"gallop: 1\")", shadow);
+
+    cr_assert_eq(load_file(child, NULL, errs), -1);
+    /* Today's main: one "unknown top-level key" error per line of it. */
+    cr_assert_eq(errs->count, 1, "%d errors, the first: %s", errs->count, errs->items[0].msg);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 2, 10, "extends", want);
+    cr_expect_str_eq(errs->items[0].msg, want);
+    expect_nothing_of_shadow(errs);
+}
+
+Test(preset_reach, a_file_named_on_the_command_line_that_is_no_preset_quotes_nothing)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-command-line-shadow");
+    g_autofree char *shadow = write_file(dir, "shadow", SHADOW, -1);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_assert_eq(load_file(shadow, NULL, errs), -1);
+    cr_assert_eq(errs->count, 1, "%d errors, the first: %s", errs->count, errs->items[0].msg);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, shadow, 0, 0, "",
+        "not a gallop preset (its first key is not \"gallop: 1\")");
+    expect_nothing_of_shadow(errs);
+}
+
+Test(preset_reach, a_file_that_is_no_preset_is_refused_before_yaml_can_quote_it)
+{
+    /* Neither a syntax error ("unknown alias \"*...\"") nor a mapping that
+     * is no preset may show a word of it. */
+    static const char *const texts[] = {
+        "*aliassecret\n",
+        "- listsecret\n- another\n",
+        "plain scalarsecret\n",
+        "\"quoted scalarsecret\n",
+        "name: namesecret\ngallop: 1\n",
+        "gallopsecret: 1\n",
+        "gallop_secret: 1\n",
+        "\n# only a comment\n",
+        "",
+    };
+    g_autofree char *dir = gal_test_tmpdir("reach-not-yaml");
+
+    for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+        g_autofree char *name = g_strdup_printf("case-%zu.yaml", i);
+        g_autofree char *path = write_file(dir, name, texts[i], -1);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+        cr_assert_eq(load_file(path, NULL, errs), -1, "%s", texts[i]);
+        cr_expect_eq(errs->count, 1, "%s: %d errors, the first: %s", texts[i], errs->count,
+            errs->items[0].msg);
+        cr_expect(strstr(errs->items[0].msg, "not a gallop preset") != NULL, "%s: %s", texts[i],
+            errs->items[0].msg);
+        expect_no_word(errs, "secret");
+    }
+}
+
+Test(preset_reach, a_preset_may_begin_with_comments_a_directive_or_a_document_marker)
+{
+    static const char *const texts[] = {
+        "gallop: 1\n",
+        "# web\n\n# more\ngallop: 1\n",
+        "\xef\xbb\xbfgallop: 1\n",
+        "%YAML 1.1\n---\ngallop: 1\n",
+        "--- # a comment\ngallop: 1\n",
+        "---\n  gallop: 1\n  name: indented\n",
+        "\"gallop\": 1\n",
+        "'gallop' : 1\n",
+        "gallop:   1   # version\r\nname: crlf\r\n",
+        "{gallop: 1, name: flow}\n",
+        "--- {gallop: 1}\n",
+        "gallop:\n  1\n",
+    };
+    g_autofree char *dir = gal_test_tmpdir("reach-preset-starts");
+
+    for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+        g_autofree char *name = g_strdup_printf("case-%zu.yaml", i);
+        g_autofree char *path = write_file(dir, name, texts[i], -1);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+        cr_expect_eq(load_file(path, NULL, errs), 0, "%s: %s", texts[i],
+            errs->count ? errs->items[0].msg : "");
+    }
+}
+
+Test(preset_reach, a_preset_of_another_version_is_told_so_not_called_no_preset)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-version-2");
+    g_autofree char *path = write_file(dir, "v2.yaml", "gallop: 2\nname: next\n", -1);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_assert_eq(load_file(path, NULL, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(
+        &errs->items[0], GAL_ERR_PRESET, path, 1, 9, "gallop", "unsupported schema version \"2\"");
+}
+
+Test(preset_reach, a_child_preset_without_gallop_first_is_refused_too)
+{
+    /* It used to inherit gallop: 1 from its parent. */
+    g_autofree char *dir = gal_test_tmpdir("reach-child-no-version");
+    g_autofree char *child =
+        write_file(dir, "child.yaml", "extends: instagram-portrait\nname: mine\n", -1);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_assert_eq(load_file(child, NULL, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 0, 0, "",
+        "not a gallop preset (its first key is not \"gallop: 1\")");
+}
+
+Test(preset_reach, a_parent_without_gallop_first_is_refused_at_the_extends_line)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-parent-no-version");
+    g_autofree char *parent =
+        write_file(dir, "parent.yaml", "output: { quality: 70 }\ngallop: 1\n", -1);
+    g_autofree char *child =
+        write_file(dir, "child.yaml", "gallop: 1\nname: c\nextends: parent.yaml\n", -1);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+    cr_assert_eq(load_file(child, NULL, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 3, 10, "extends",
+        "parent.yaml is not a gallop preset");
+    expect_no_word(errs, "quality");
+}
+
+Test(preset_reach, text_loaded_from_memory_is_not_held_to_the_first_key)
+{
+    /* gal_preset_load_string takes text its caller holds (tests, the
+     * fuzzer): nothing of it can be read out that the caller lacks. Only
+     * files are held to the first key; the version is checked as ever. */
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("name: x\ngallop: 1\n", errs);
+
+    cr_expect_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    gal_preset_free(preset);
+}
