@@ -175,6 +175,75 @@ gal__expand_home(gal_load_ctx *ctx, gal_node *value, const char *key)
     return 0;
 }
 
+/* ---- where a preset may write ------------------------------------------------ */
+
+/* Does the folder `dir` (a relative path) have a ".." part? */
+static gboolean
+goes_up(const char *dir)
+{
+    for (const char *part = dir;; part++) {
+        const char *end = strchrnul(part, '/');
+
+        if (end - part == 2 && part[0] == '.' && part[1] == '.')
+            return TRUE;
+        if (!*end)
+            return FALSE;
+        part = end;
+    }
+}
+
+int
+gal__check_output_dir(gal_load_ctx *ctx, const gal_node *root)
+{
+    const gal_node *output = root->kind == GAL_NODE_MAP ? gal__node_get(root, "output") : NULL;
+    const gal_node *dir =
+        output && output->kind == GAL_NODE_MAP ? gal__node_get(output, "dir") : NULL;
+    const char *why = NULL;
+    g_autofree char *shown = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *existing = NULL;
+    g_autofree char *folder = NULL;
+    gal_read_rules rules = { NULL, NULL, gal__load_follow_links(ctx), 0, GAL_ERR_PRESET };
+    gal_error err = { 0 };
+
+    /* A --set value (no line) is typed at the terminal, as -o is; the
+     * schema reports a value that is no text. */
+    if (!dir || dir->kind != GAL_NODE_SCALAR || dir->is_null || dir->loc.line <= 0 ||
+        !dir->loc.file)
+        return 0;
+    if (g_path_is_absolute(dir->text))
+        why = "is an absolute folder";
+    else if (home_prefix(dir->text))
+        why = "is in the home folder";
+    else if (goes_up(dir->text))
+        why = "has a \"..\" part";
+    if (why) {
+        shown = gal__excerpt(dir->text, GAL_EXCERPT_CHARS);
+        return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &dir->loc, "output.dir",
+            "\"%s\" %s: a preset's output folder lies beneath the preset's own folder (a "
+            "folder elsewhere is for the person at the terminal: -o DIR)",
+            shown, why);
+    }
+    /* Written as it should be, but a symbolic link on the way (one a
+     * shared checkout brings along, "out -> /etc") may still lead out:
+     * the part of the folder that exists already is checked as a file
+     * the preset names is. The writes later follow the same links. */
+    path = gal__path_beside(dir->loc.file, dir->text);
+    folder = g_path_get_dirname(dir->loc.file);
+    rules.within = folder;
+    existing = g_strdup(path);
+    while (!g_file_test(existing, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK) &&
+        strcmp(existing, "/") != 0) {
+        char *parent = g_path_get_dirname(existing);
+
+        g_free(existing);
+        existing = parent;
+    }
+    if (gal__path_check(existing, &rules, TRUE, NULL, &err) == 0)
+        return 0;
+    return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &dir->loc, "output.dir", "%s", err.msg);
+}
+
 /* `key` of stage `stage` is one of its alternatives (GAL_ALTERNATIVE):
  * remove the others from `map`, the stage's keys as a parent or the
  * preset so far set them, and the keys only another alternative uses

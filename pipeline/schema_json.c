@@ -525,8 +525,12 @@ value_schema(const gal_param *p)
         return j_any_of(j_range("number", p->min, p->max), j_ref("number-text"), NULL);
     case GAL_T_STRING:
     case GAL_T_PATH:
-    case GAL_T_DIR:
         return j_ref("text");
+    case GAL_T_DIR:
+        /* A preset's output folder lies beneath its own folder
+         * (gal__check_output_dir); links on the way only gallop can tell. */
+        return j_set(j_ref("text"), "not",
+            j_pattern("^(/|~(/|$)|\\$HOME(/|$)|\\$\\{HOME\\}(/|$))|(^|/)\\.\\.(/|$)"));
     case GAL_T_ENUM: {
         jv *names = j_new(J_ARRAY);
         GPtrArray *words = g_ptr_array_new();

@@ -233,3 +233,192 @@ Test(preset_reach, text_loaded_from_memory_is_not_held_to_the_first_key)
     cr_expect_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
     gal_preset_free(preset);
 }
+
+/* ---- output.dir stays beneath the preset's folder ---------------------------------- */
+
+static gal_errors *
+load_fails_with(const char *yaml, const gal_load_options *opts)
+{
+    gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = NULL;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert_neq(gal_preset_load_string(yaml, TEST_YAML, opts, &preset, errs), 0,
+        "the preset loaded but should not have:\n%s", yaml);
+    cr_assert_null(preset);
+    cr_assert_gt(errs->count, 0, "load failed without an error");
+    return errs;
+}
+
+static gal_preset *
+load_ok_with(const char *yaml, const char *path, const gal_load_options *opts)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = NULL;
+    char line[1024] = "";
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    if (gal_preset_load_string(yaml, path, opts, &preset, errs))
+        gal_error_format(&errs->items[0], line, sizeof(line));
+    cr_assert_not_null(preset, "the preset did not load: %s", line);
+    return preset;
+}
+
+Test(preset_reach, output_dir_may_not_leave_the_presets_folder)
+{
+    static const struct {
+        const char *dir, *why;
+    } cases[] = {
+        { "/etc", "\"/etc\" is an absolute folder" },
+        { "/", "\"/\" is an absolute folder" },
+        { "//srv/www", "\"//srv/www\" is an absolute folder" },
+        { "~/gallery", "\"~/gallery\" is in the home folder" },
+        { "~", "\"~\" is in the home folder" },
+        { "$HOME/gallery", "\"$HOME/gallery\" is in the home folder" },
+        { "${HOME}", "\"${HOME}\" is in the home folder" },
+        { "..", "\"..\" has a \"..\" part" },
+        { "../shared", "\"../shared\" has a \"..\" part" },
+        { "site/../../etc", "\"site/../../etc\" has a \"..\" part" },
+        { "site/..", "\"site/..\" has a \"..\" part" },
+    };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR, .home_dir = "/home/ana" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\noutput: {dir: \"%s\"}\n", cases[i].dir);
+        g_autofree gal_errors *errs = load_fails_with(yaml, &opts);
+
+        cr_expect_eq(errs->count, 1, "%s: %d errors", cases[i].dir, errs->count);
+        expect_error_in(
+            &errs->items[0], GAL_ERR_PRESET, TEST_YAML, 2, 15, "output.dir", cases[i].why);
+        cr_expect(strstr(errs->items[0].msg,
+                      ": a preset's output folder lies beneath the preset's own folder (a "
+                      "folder elsewhere is for the person at the terminal: -o DIR)") != NULL,
+            "%s", errs->items[0].msg);
+    }
+}
+
+Test(preset_reach, output_dir_in_block_style_is_refused_at_its_value)
+{
+    g_autofree gal_errors *errs =
+        load_fails_with("gallop: 1\noutput:\n  quality: 80\n  dir: /etc\n", NULL);
+
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, 4, 8, "output.dir",
+        "\"/etc\" is an absolute folder");
+}
+
+Test(preset_reach, output_dir_beneath_the_presets_folder_is_kept)
+{
+    static const char *const dirs[] = { "site", "site/photos", ".", "./out", "a..b", "...",
+        "..hidden", "2024" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\noutput: {dir: \"%s\"}\n", dirs[i]);
+        gal_preset *preset = load_ok_with(yaml, TEST_YAML, NULL);
+        g_autofree char *want = g_canonicalize_filename(dirs[i], GAL_TEST_TMP);
+
+        cr_expect_str_eq(preset->output->dir, want);
+        gal_preset_free(preset);
+    }
+}
+
+Test(preset_reach, output_dir_typed_at_the_terminal_may_be_anywhere)
+{
+    /* --set is the person at the terminal, as -o is; it also replaces the
+     * preset's own value, which is then not checked. */
+    static const char *const set[] = { "output.dir=/var/tmp/gallop-out" };
+    static const char *const home_set[] = { "output.dir=~/gallery" };
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR, .overrides = set, .n_overrides = 1 };
+    gal_preset *preset = load_ok_with("gallop: 1\noutput: {dir: /etc}\n", TEST_YAML, &opts);
+
+    cr_expect_str_eq(preset->output->dir, "/var/tmp/gallop-out");
+    gal_preset_free(preset);
+    opts.overrides = home_set;
+    opts.home_dir = "/home/ana";
+    preset = load_ok_with("gallop: 1\n", TEST_YAML, &opts);
+    cr_expect_str_eq(preset->output->dir, "/home/ana/gallery");
+    gal_preset_free(preset);
+}
+
+Test(preset_reach, a_parents_output_dir_stays_beneath_the_parents_folder)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-parent-dir");
+    g_autofree char *parent =
+        write_file(dir, "base/parent.yaml", "gallop: 1\noutput: {dir: site}\n", -1);
+    g_autofree char *bad =
+        write_file(dir, "base/bad.yaml", "gallop: 1\noutput:\n  dir: /etc\n", -1);
+    g_autofree char *child =
+        write_file(dir, "child.yaml", "gallop: 1\nextends: base/parent.yaml\n", -1);
+    g_autofree char *bad_child =
+        write_file(dir, "bad-child.yaml", "gallop: 1\nextends: base/bad.yaml\n", -1);
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = NULL;
+    g_autofree char *want = g_build_filename(dir, "base", "site", NULL);
+
+    cr_assert_eq(gal_preset_load(child, &opts, &preset, errs), 0, "%s",
+        errs->count ? errs->items[0].msg : "");
+    cr_expect_str_eq(preset->output->dir, want);
+    gal_preset_free(preset);
+    cr_assert_eq(gal_preset_load(bad_child, &opts, &preset, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(
+        &errs->items[0], GAL_ERR_PRESET, bad, 3, 8, "output.dir", "\"/etc\" is an absolute folder");
+}
+
+Test(preset_reach, output_dir_through_a_link_out_of_the_presets_folder_is_refused)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-dir-link");
+    g_autofree char *elsewhere = gal_test_tmpdir("reach-dir-link-elsewhere");
+    g_autofree char *inner = g_build_filename(dir, "inner", NULL);
+    g_autofree char *out_link = g_build_filename(dir, "out", NULL);
+    g_autofree char *in_link = g_build_filename(dir, "in", NULL);
+    g_autofree char *bad = write_file(dir, "bad.yaml", "gallop: 1\noutput: {dir: out/web}\n", -1);
+    g_autofree char *good = write_file(dir, "good.yaml", "gallop: 1\noutput: {dir: in/web}\n", -1);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_load_options opts = { .presets_dir = GAL_PRESETS_DIR };
+    g_autofree char *want = g_strdup_printf("%s is reached through a symbolic link that leads "
+                                            "out of %s (to %s)",
+        out_link, dir, elsewhere);
+
+    cr_assert_eq(g_mkdir_with_parents(inner, 0777), 0);
+    cr_assert_eq(symlink(elsewhere, out_link), 0);
+    cr_assert_eq(symlink("inner", in_link), 0);
+    cr_assert_eq(load_file(bad, &opts, errs), -1);
+    cr_assert_eq(errs->count, 1);
+    expect_error_in(&errs->items[0], GAL_ERR_PRESET, bad, 2, 15, "output.dir", want);
+    errs->count = 0;
+    cr_expect_eq(load_file(good, &opts, errs), 0, "%s", errs->count ? errs->items[0].msg : "");
+    opts.follow_symlinks = true;
+    cr_expect_eq(load_file(bad, &opts, errs), 0, "%s", errs->count ? errs->items[0].msg : "");
+}
+
+Test(preset_reach, no_other_key_names_a_file_outside_the_output_folder)
+{
+    /* What else a preset names for writing: output.name (checked for every
+     * photo, and at load with sample fields) and contact-sheet.file (a
+     * plain name); the gallery's pages have names of their own. These
+     * held before issue 38 too. */
+    static const struct {
+        const char *yaml, *key, *words;
+        int line, col;
+    } cases[] = {
+        { "gallop: 1\noutput: {name: \"../{stem}.{ext}\"}\n", "output.name",
+            "outside the output folder", 2, 16 },
+        { "gallop: 1\noutput: {name: \"{dir}/../../{stem}.{ext}\"}\n", "output.name",
+            "outside the output folder", 2, 16 },
+        { "gallop: 1\noutput: {name: \"/etc/{stem}.{ext}\"}\n", "output.name", "is absolute", 2,
+            16 },
+        { "gallop: 1\nstages:\n  - contact-sheet: {file: \"../sheet-{page}.jpg\"}\n",
+            "contact-sheet.file", "a sheet is a plain file name in the output folder", 3, 5 },
+        { "gallop: 1\nstages:\n  - contact-sheet: {file: \"/etc/sheet-{page}.jpg\"}\n",
+            "contact-sheet.file", "a sheet is a plain file name in the output folder", 3, 5 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree gal_errors *errs = load_fails_with(cases[i].yaml, NULL);
+
+        expect_error_in(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, cases[i].line, cases[i].col,
+            cases[i].key, cases[i].words);
+    }
+}
