@@ -422,3 +422,62 @@ Test(preset_reach, no_other_key_names_a_file_outside_the_output_folder)
             cases[i].key, cases[i].words);
     }
 }
+
+/* ---- an input that is not an image names its kind, not its bytes ------------------- */
+
+TestSuite(input_kind, .init = gal_test_setup, .fini = gal_test_teardown);
+
+static const char *
+kind_of(const void *bytes, gsize len)
+{
+    const char *hint = NULL;
+
+    cr_assert_eq(gal__image_sniff(bytes, len, &hint), GAL_IMAGE_UNKNOWN);
+    cr_assert_not_null(hint, "no words for %zu bytes", len);
+    return hint;
+}
+
+Test(input_kind, a_file_nothing_reads_is_named_by_its_kind)
+{
+    /* 69 bytes: the 64 looked at end inside the three bytes of "日". */
+    static const char cut[] = "Ça va, naïve café: text long enough to end in the character 日本";
+    static const guint8 elf[] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+    static const guint8 zip[] = { 'P', 'K', 3, 4, 20, 0, 0, 0, 8, 0 };
+    static const guint8 bmp[] = { 'B', 'M', 0x36, 0x10, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0 };
+    static const guint8 binary[] = { 0, 1, 2, 3, 4, 5, 6, 7, 'g', 'a', 'r', 'b', 'a', 'g', 'e' };
+    guint8 program[128] = { 'M', 'Z', 0x90, 0, 3, 0, 0, 0, 4, 0 };
+
+    cr_assert_gt(strlen(cut), 64);
+    cr_expect_str_eq(kind_of("root:x:0:0:root:/root:/bin/bash\n", 32), "text");
+    cr_expect_str_eq(kind_of("just some text, no image here\n", 30), "text");
+    cr_expect_str_eq(kind_of(cut, strlen(cut)), "text");
+    cr_expect_str_eq(kind_of("line\tone\r\nline two\f\n", 20), "text");
+    cr_expect_str_eq(kind_of("BMW notes: no zero bytes\n", 25), "text");
+    cr_expect_str_eq(kind_of("text with an \x1b[31mescape\n", 26), "data of an unknown kind");
+    cr_expect_str_eq(kind_of("\xc3\x28 invalid UTF-8 text\n", 22), "data of an unknown kind");
+    cr_expect_str_eq(kind_of(binary, sizeof(binary)), "data of an unknown kind");
+    cr_expect_str_eq(kind_of(elf, sizeof(elf)), "an executable program");
+    cr_expect_str_eq(kind_of(program, sizeof(program)), "a Windows program");
+    cr_expect_str_eq(kind_of(zip, sizeof(zip)), "a ZIP archive");
+    cr_expect_str_eq(kind_of(bmp, sizeof(bmp)), "a BMP image");
+    cr_expect_str_eq(kind_of("#!/bin/sh\necho hi\n", 18), "a script");
+    cr_expect_str_eq(kind_of("BZh91AY&SY", 10), "bzip2-compressed data");
+    cr_expect_str_eq(kind_of("", 0), "an empty file");
+}
+
+Test(input_kind, a_photo_that_is_text_is_refused_without_its_bytes)
+{
+    g_autofree char *dir = gal_test_tmpdir("reach-input-text");
+    g_autofree char *path =
+        write_file(dir, "trip-01.jpg", "rootsecret:x:0:0:root:/root:/bin/bash\n", -1);
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    cr_assert_eq(gal__photo_open(path, &file, &err), -1);
+    cr_expect_eq(err.code, GAL_ERR_INPUT);
+    cr_expect_str_eq(err.msg,
+        "not a photo gallop reads: it is text (gallop reads JPEG, PNG, "
+        "WebP, TIFF, HEIF/AVIF and GIF)");
+    /* Main: "it starts with bytes 72 6f 6f 74 73 65 63 72", which spells it. */
+    cr_expect(strstr(err.msg, "72 6f") == NULL && strstr(err.msg, "secret") == NULL, "%s", err.msg);
+}
