@@ -150,3 +150,37 @@ Test(reach, a_file_that_is_no_preset_is_one_line_that_quotes_nothing)
         cr_expect_not(g_file_test(out, G_FILE_TEST_EXISTS), "%s was made", out);
     }
 }
+
+Test(reach, a_set_value_with_an_escape_or_a_control_character_writes_nothing)
+{
+    g_autofree char *base = gal_test_tmpdir("e2e-reach-set");
+    g_autofree char *out = g_build_filename(base, "out", NULL);
+    g_autofree char *preset =
+        gal_test_write_preset(base, "p.yaml", "gallop: 1\nstages:\n  - resize: { width: 64 }\n");
+    const struct {
+        const char *set, *words;
+    } cases[] = {
+        /* Main wrote out/"trip-01\0.jpg", quotes and backslash in the name. */
+        { "output.name=\"{stem}\\0.{ext}\"", "output.name: a NUL character (\\0) in a value" },
+        /* Main wrote out/trip-01\0.jpg. */
+        { "output.name={stem}\\0.{ext}", "output.name: \"\\0\" would be kept as a backslash" },
+        { "output.name=\"{stem}\\n.{ext}\"", "output.name: a control character (U+000A)" },
+        { "output.name={stem}\t.{ext}", "output.name: a control character (U+0009)" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        const char *argv[] = { GAL_BINARY, "run", preset, TRIP_DIR "/trip-01.jpg", "-o", out, "-q",
+            "--set", cases[i].set, NULL };
+        g_autofree char *err = NULL;
+        g_autofree char *written = NULL;
+
+        cr_expect_eq(gal_test_spawn(argv, NULL, &err), 2, "%s: %s", cases[i].set, err);
+        cr_expect(strstr(err, cases[i].words) != NULL, "%s: %s", cases[i].set, err);
+        /* One line: the --set, its key and why. */
+        cr_expect(
+            g_str_has_prefix(err, "--set output.name=") && strchr(err, '\n') == strrchr(err, '\n'),
+            "%s: %s", cases[i].set, err);
+        written = listing(out);
+        cr_expect_str_empty(written, "%s: wrote %s", cases[i].set, written);
+    }
+}

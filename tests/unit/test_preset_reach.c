@@ -481,3 +481,148 @@ Test(input_kind, a_photo_that_is_text_is_refused_without_its_bytes)
     /* Main: "it starts with bytes 72 6f 6f 74 73 65 63 72", which spells it. */
     cr_expect(strstr(err.msg, "72 6f") == NULL && strstr(err.msg, "secret") == NULL, "%s", err.msg);
 }
+
+/* ---- --set takes values, not control characters ------------------------------------ */
+
+/* Load "gallop: 1\n" with one --set; NULL on error, with `errs` filled. */
+static gal_preset *
+load_set(const char *set, gal_errors *errs)
+{
+    const char *const overrides[] = { set };
+    gal_load_options opts = {
+        .presets_dir = GAL_PRESETS_DIR, .overrides = overrides, .n_overrides = 1
+    };
+    gal_preset *preset = NULL;
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    if (gal_preset_load_string("gallop: 1\n", TEST_YAML, &opts, &preset, errs))
+        return NULL;
+    return preset;
+}
+
+/* The one error of a refused --set: usage, named by the argument and the key. */
+static void
+expect_set_refused(const char *set, const char *label, const char *key, const char *msg_part)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    g_autofree char *file = g_strdup_printf("--set %s", label ? label : set);
+
+    cr_expect_null(load_set(set, errs), "%s loaded", set);
+    cr_assert_eq(errs->count, 1, "%s: %d errors", set, errs->count);
+    expect_error_in(&errs->items[0], GAL_ERR_USAGE, file, 0, 0, key, msg_part);
+}
+
+Test(preset_reach, set_a_nul_in_double_quotes_gives_the_presets_own_words)
+{
+    /* Main took the text as it is when YAML refused it, quotes and
+     * backslash included, and wrote a file named "trip-01\0.jpg". */
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\noutput: {name: \"{stem}\\0.{ext}\"}\n", errs);
+    const char *preset_words;
+
+    cr_assert_null(preset);
+    cr_assert_eq(errs->count, 1);
+    preset_words = errs->items[0].msg;
+    cr_assert(strstr(preset_words, "a NUL character (\\0) in a value") != NULL, "%s", preset_words);
+    expect_set_refused("output.name=\"{stem}\\0.{ext}\"", NULL, "output.name", preset_words);
+    expect_set_refused("name=\"a\\0b\"", NULL, "name", preset_words);
+    expect_set_refused("name=\"a\\x00b\"", NULL, "name", preset_words);
+    expect_set_refused("caption-burn.text=\"\\u0000\"", NULL, "caption-burn.text", "");
+}
+
+Test(preset_reach, set_refuses_control_characters_typed_or_escaped)
+{
+    static const struct {
+        const char *set, *label, *key, *words;
+    } cases[] = {
+        { "name=a\tb", "name=a\u2409b", "name", "(U+0009) in the argument" },
+        { "name=line\nnext", "name=line\u240anext", "name", "(U+000A) in the argument" },
+        { "output.name={stem}\x1b[31m.{ext}", "output.name={stem}\u241b[31m.{ext}", "output.name",
+            "(U+001B) in the argument" },
+        { "name=a\x7f", "name=a\u2421", "name", "(U+007F) in the argument" },
+        { "name=a\xc2\x85z", "name=a\ufffdz", "name", "(U+0085) in the argument" },
+        { "na\x01me=x", "na\u2401me=x", "", "(U+0001) in the argument" },
+        { "name=\"a\\tb\"", NULL, "name", "(U+0009) in a value" },
+        { "name=\"a\\nb\"", NULL, "name", "(U+000A) in a value" },
+        { "name=\"\\e[31m\"", NULL, "name", "(U+001B) in a value" },
+        { "name=\"\\x7f\"", NULL, "name", "(U+007F) in a value" },
+        { "name=\"\\N\"", NULL, "name", "(U+0085) in a value" },
+        { "input.include=[\"a\\rb\", \"*.png\"]", NULL, "input.include", "(U+000D) in a value" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+        expect_set_refused(cases[i].set, cases[i].label, cases[i].key, cases[i].words);
+    expect_set_refused("name=a\tb", "name=a\u2409b", "name",
+        "a control character (U+0009) in the argument: --set takes text, not control "
+        "characters");
+}
+
+Test(preset_reach, set_refuses_a_backslash_that_would_stay_one)
+{
+    static const struct {
+        const char *set, *key, *shown;
+    } cases[] = {
+        { "output.name={stem}\\0.{ext}", "output.name", "\"\\0\" would be kept as a backslash" },
+        { "name=a\\0b", "name", "\"\\0\" would be kept as a backslash" },
+        { "name=a\\tb", "name", "\"\\t\" would be kept as a backslash" },
+        { "output.dir=C:\\photos", "output.dir", "\"\\p\" would be kept as a backslash" },
+        { "input.include=[a\\b, *.png]", "input.include", "\"\\b\" would be kept as a backslash" },
+        { "name=\"quoted\" and \\n", "name", "\"\\n\" would be kept as a backslash" },
+        { "name=trailing\\", "name", "\"\\\" would be kept as a backslash" },
+        { "name=a\\é", "name", "\"\\é\" would be kept as a backslash" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+        expect_set_refused(cases[i].set, NULL, cases[i].key, cases[i].shown);
+    expect_set_refused("name=a\\0b", NULL, "name",
+        "\"\\0\" would be kept as a backslash, not read as an escape (only a value in double "
+        "quotes has escapes); to keep a backslash, quote the value ('a\\b' or \"a\\\\b\")");
+    /* An escape YAML does not know, in double quotes: YAML's words. */
+    expect_set_refused("name=\"a\\qb\"", NULL, "name", "unknown escape character");
+}
+
+Test(preset_reach, set_keeps_legitimate_values)
+{
+    static const struct {
+        const char *set, *name;
+    } names[] = {
+        { "name=quoted", "quoted" },
+        { "name=\"quoted text\"", "quoted text" },
+        { "name=Ça va — ✓ 日本", "Ça va — ✓ 日本" },
+        { "name=Ana's trip", "Ana's trip" },
+        { "name='a\\b'", "a\\b" },
+        { "name=\"a\\\\b\"", "a\\b" },
+        { "name=\"\\u00e9t\\u00e9 \\\"ok\\\"\"", "été \"ok\"" },
+        { "name=[a, 'b\\c']", NULL },
+    };
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        errs->count = 0;
+        preset = load_set(names[i].set, errs);
+        if (!names[i].name) {
+            /* A list is no name: the schema's error, not a backslash's. */
+            cr_expect_null(preset);
+            cr_expect(errs->count > 0 && strstr(errs->items[0].msg, "backslash") == NULL, "%s",
+                errs->count ? errs->items[0].msg : "");
+            continue;
+        }
+        cr_assert_not_null(preset, "%s: %s", names[i].set, errs->count ? errs->items[0].msg : "");
+        cr_expect_str_eq(gal_preset_name(preset), names[i].name);
+        gal_preset_free(preset);
+    }
+    preset = load_set("output.name={stem}-web.{ext}", errs);
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    cr_expect_str_eq(gal__template_text(preset->output->name), "{stem}-web.{ext}");
+    gal_preset_free(preset);
+    preset = load_set("input.include=[*.png, *.jpg]", errs);
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    cr_expect_str_eq(preset->input->include[0], "*.png");
+    cr_expect_str_eq(preset->input->include[1], "*.jpg");
+    gal_preset_free(preset);
+    preset = load_set("output.dir=/var/tmp/gallop photos", errs);
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    cr_expect_str_eq(preset->output->dir, "/var/tmp/gallop photos");
+    gal_preset_free(preset);
+}
