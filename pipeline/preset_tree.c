@@ -227,7 +227,7 @@ gal__check_output_dir(gal_load_ctx *ctx, const gal_node *root)
     /* Written as it should be, but a symbolic link on the way (one a
      * shared checkout brings along, "out -> /etc") may still lead out:
      * the part of the folder that exists already is checked as a file
-     * the preset names is. The writes later follow the same links. */
+     * the preset names is. A link made after the load is not seen. */
     path = gal__path_beside(dir->loc.file, dir->text);
     folder = g_path_get_dirname(dir->loc.file);
     rules.within = folder;
@@ -371,6 +371,12 @@ check_size(gal_load_ctx *ctx, const char *file, goffset bytes)
         bytes / 1048576.0, (gint64) bytes, (int) (gal__limits.preset_bytes >> 20));
 }
 
+static gboolean
+is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 /* Does `text` begin as a gallop preset: is its first key `gallop`, after
  * comments, blank lines, a byte order mark, `%YAML`/`%TAG` directives and
  * `---`? Told from the raw text, before it is parsed: a file that is no
@@ -379,12 +385,6 @@ check_size(gal_load_ctx *ctx, const char *file, goffset bytes)
  * top-level key" at each of its "word:" lines, an unknown alias...). The
  * key's value is left to check_version (preset.c): "gallop: 2" is a
  * preset, of a version this gallop does not read. */
-static gboolean
-is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 static gboolean
 begins_as_preset(const char *text, size_t len)
 {
