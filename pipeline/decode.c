@@ -62,6 +62,91 @@ looks_like_markup(const guint8 *head, gsize len)
     return i < len && head[i] == '<';
 }
 
+/* Is the start of a file text: UTF-8 (ASCII included) with no control
+ * character but tab, line ends and form feed? Only the first 64 bytes are
+ * looked at; a character cut by that end, or by a short read, counts. */
+static gboolean
+looks_like_text(const guint8 *head, gsize len)
+{
+    const gchar *end;
+    gsize n = MIN(len, 64);
+
+    if (!g_utf8_validate((const gchar *) head, (gssize) n, &end)) {
+        const guint8 *rest = (const guint8 *) end;
+        gsize left = n - (gsize) (rest - head);
+        gsize want = rest[0] >= 0xf0 ? 4 : rest[0] >= 0xe0 ? 3 : rest[0] >= 0xc2 ? 2 : 0;
+
+        /* The end of the window inside a character: a lead byte that wants
+         * more bytes than are left, then only continuation bytes. */
+        if (n < 64 || want == 0 || left >= want)
+            return FALSE;
+        for (gsize i = 1; i < left; i++)
+            if ((rest[i] & 0xc0) != 0x80)
+                return FALSE;
+        n -= left;
+    }
+    for (gsize i = 0; i < n; i++)
+        if ((head[i] < 0x20 && !strchr("\t\n\r\f", head[i])) || head[i] == 0x7f)
+            return FALSE;
+    return TRUE;
+}
+
+/* What a file nothing reads is, from its first bytes, in words that name
+ * its kind and never show its content (a text file's bytes spell it out:
+ * "72 6f 6f 74" is "root"). Only what its signature says for certain;
+ * NULL when nothing does. */
+static const char *
+file_kind(const guint8 *head, gsize len)
+{
+    static const struct {
+        gsize at;
+        const char *bytes;
+        gsize n;
+        const char *kind;
+    } signatures[] = {
+        { 0, "\x1f\x8b", 2, "gzip-compressed data (an .svgz?)" },
+        { 0, "%PDF", 4, "a PDF document" },
+        { 0, "%!PS", 4, "a PostScript document" },
+        { 0, "\177ELF", 4, "an executable program" },
+        { 0, "#!", 2, "a script" },
+        { 0, "PK\x03\x04", 4, "a ZIP archive" },
+        { 0, "PK\x05\x06", 4, "a ZIP archive" },
+        { 0, "7z\xbc\xaf\x27\x1c", 6, "a 7-Zip archive" },
+        { 0, "Rar!\x1a\x07", 6, "a RAR archive" },
+        { 0, "\3757zXZ\0", 6, "xz-compressed data" },
+        { 0, "\x28\xb5\x2f\xfd", 4, "zstd-compressed data" },
+        { 257, "ustar", 5, "a tar archive" },
+        { 0, "SQLite format 3", 16, "an SQLite database" },
+        { 0, "8BPS", 4, "a Photoshop document (PSD)" },
+        { 0, "\xff\x0a", 2, "a JPEG XL image" },
+        { 0, "\0\0\0\x0cJXL \r\n\x87\n", 12, "a JPEG XL image" },
+        { 0, "FUJIFILMCCD-RAW", 15, "a Fujifilm RAF raw photo" },
+        { 4, "ftypcrx ", 8, "a Canon CR3 raw photo" },
+        { 0, "IIRO", 4, "an Olympus ORF raw photo" },
+        { 0, "IIRS", 4, "an Olympus ORF raw photo" },
+        { 0, "IIU\0", 4, "a Panasonic RW2 raw photo" },
+        { 0, "OggS", 4, "an Ogg audio or video file" },
+        { 0, "ID3", 3, "an MP3 audio file" },
+        { 0, "fLaC", 4, "a FLAC audio file" },
+        { 0, "\x1a\x45\xdf\xa3", 4, "a Matroska or WebM video" },
+        { 4, "ftyp", 4, "an ISO media file that is no HEIF or AVIF image (a video?)" },
+        { 0, "RIFF", 4, "a RIFF file that is no WebP image, such as WAV or AVI" },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS(signatures); i++)
+        if (starts(head, len, signatures[i].at, signatures[i].bytes, signatures[i].n))
+            return signatures[i].kind;
+    /* "BM" then the size, then two reserved fields, zero: text that starts
+     * with "BM" has no zero bytes. */
+    if (starts(head, len, 0, "BM", 2) && starts(head, len, 6, "\0\0\0\0", 4))
+        return "a BMP image";
+    if (starts(head, len, 0, "BZh", 3) && len > 3 && head[3] >= '1' && head[3] <= '9')
+        return "bzip2-compressed data";
+    if (starts(head, len, 0, "MZ", 2) && len >= 64 && !looks_like_text(head, len))
+        return "a Windows program";
+    return NULL;
+}
+
 gal_image_format
 gal__image_sniff(const guint8 *head, gsize len, const char **hint)
 {
@@ -85,28 +170,15 @@ gal__image_sniff(const guint8 *head, gsize len, const char **hint)
         return GAL_IMAGE_GIF;
     if (len == 0)
         *hint = "an empty file";
-    else if (starts(head, len, 0, "\x1f\x8b", 2))
-        *hint = "gzip-compressed data (an .svgz?)";
-    else if (starts(head, len, 0, "%PDF", 4))
-        *hint = "a PDF document";
+    else if ((*hint = file_kind(head, len)))
+        ;
     else if (looks_like_markup(head, len))
         *hint = "text markup (SVG, HTML or XML)";
-    else if (starts(head, len, 4, "ftyp", 4))
-        *hint = "an ISO media file that is no HEIF or AVIF image (a video?)";
-    else if (starts(head, len, 0, "BM", 2))
-        *hint = "a BMP image";
+    else if (looks_like_text(head, len))
+        *hint = "text";
+    else
+        *hint = "data of an unknown kind";
     return GAL_IMAGE_UNKNOWN;
-}
-
-/* The first bytes, as hex, for a file nothing recognises. */
-static char *
-hex_head(const guint8 *head, gsize len)
-{
-    GString *out = g_string_new(NULL);
-
-    for (gsize i = 0; i < MIN(len, 8); i++)
-        g_string_append_printf(out, "%s%02x", i ? " " : "", head[i]);
-    return g_string_free(out, FALSE);
 }
 
 int
@@ -132,18 +204,11 @@ gal__photo_open(const char *path, gal_photo_file *file, gal_error *err)
     }
     file->format = gal__image_sniff(head, (gsize) n, &hint);
     if (file->format == GAL_IMAGE_UNKNOWN) {
-        g_autofree char *bytes = hex_head(head, (gsize) n);
-
         gal__photo_close(file);
-        if (hint)
-            return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
-                "not a photo gallop reads: it is %s (gallop reads JPEG, PNG, WebP, TIFF, "
-                "HEIF/AVIF and GIF)",
-                hint);
         return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
-            "not a photo gallop reads: it starts with bytes %s (gallop reads JPEG, PNG, WebP, "
-            "TIFF, HEIF/AVIF and GIF)",
-            bytes);
+            "not a photo gallop reads: it is %s (gallop reads JPEG, PNG, WebP, TIFF, "
+            "HEIF/AVIF and GIF)",
+            hint);
     }
     return 0;
 }

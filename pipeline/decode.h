@@ -30,8 +30,9 @@ typedef enum gal_image_format {
 const char *gal__image_format_name(gal_image_format format);
 
 /* The format `head` (the first `len` bytes of a file) starts like; when
- * it is none gallop reads, *hint (may be NULL) receives words for what it
- * looks like instead ("gzip-compressed data (an .svgz?)"), static. */
+ * it is none gallop reads, *hint (may be NULL) receives words for its kind
+ * instead ("gzip-compressed data (an .svgz?)", "text", "data of an unknown
+ * kind"; static), which never show its content. */
 gal_image_format gal__image_sniff(const guint8 *head, gsize len, const char **hint);
 
 /* A photo file, open: regular (never a FIFO or device, never blocking),

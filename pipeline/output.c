@@ -29,8 +29,9 @@ static const char *const gal_sharpen_names[] = { "none", "low", "standard", "hig
 
 static const gal_param output_params[] = {
     GAL_PARAM_DIR(gal_output_opts, dir,
-        "output folder (relative to the preset's folder; the default and -o are relative to "
-        "the working folder)",
+        "output folder, beneath the preset's folder (a relative path without ..); the "
+        "default, --set output.dir and -o are relative to the working folder, and may be "
+        "anywhere",
         "out"),
     GAL_PARAM_TEMPLATE(gal_output_opts, name,
         "file name template: {stem} {ext} {dir} {width} {index} {count} {preset} "

@@ -506,6 +506,7 @@ load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **ou
 
     for (int i = 0; ctx->opts && i < ctx->opts->n_overrides; i++)
         gal__preset_override(ctx, root, ctx->opts->overrides[i]);
+    gal__check_output_dir(ctx, root);
     expand_home_paths(ctx, root);
     preset = preset_from_tree(ctx, root, path);
     gal__node_free(root);

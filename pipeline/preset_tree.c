@@ -175,6 +175,75 @@ gal__expand_home(gal_load_ctx *ctx, gal_node *value, const char *key)
     return 0;
 }
 
+/* ---- where a preset may write ------------------------------------------------ */
+
+/* Does the folder `dir` (a relative path) have a ".." part? */
+static gboolean
+goes_up(const char *dir)
+{
+    for (const char *part = dir;; part++) {
+        const char *end = strchrnul(part, '/');
+
+        if (end - part == 2 && part[0] == '.' && part[1] == '.')
+            return TRUE;
+        if (!*end)
+            return FALSE;
+        part = end;
+    }
+}
+
+int
+gal__check_output_dir(gal_load_ctx *ctx, const gal_node *root)
+{
+    const gal_node *output = root->kind == GAL_NODE_MAP ? gal__node_get(root, "output") : NULL;
+    const gal_node *dir =
+        output && output->kind == GAL_NODE_MAP ? gal__node_get(output, "dir") : NULL;
+    const char *why = NULL;
+    g_autofree char *shown = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *existing = NULL;
+    g_autofree char *folder = NULL;
+    gal_read_rules rules = { NULL, NULL, gal__load_follow_links(ctx), 0, GAL_ERR_PRESET };
+    gal_error err = { 0 };
+
+    /* A --set value (no line) is typed at the terminal, as -o is; the
+     * schema reports a value that is no text. */
+    if (!dir || dir->kind != GAL_NODE_SCALAR || dir->is_null || dir->loc.line <= 0 ||
+        !dir->loc.file)
+        return 0;
+    if (g_path_is_absolute(dir->text))
+        why = "is an absolute folder";
+    else if (home_prefix(dir->text))
+        why = "is in the home folder";
+    else if (goes_up(dir->text))
+        why = "has a \"..\" part";
+    if (why) {
+        shown = gal__excerpt(dir->text, GAL_EXCERPT_CHARS);
+        return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &dir->loc, "output.dir",
+            "\"%s\" %s: a preset's output folder lies beneath the preset's own folder (a "
+            "folder elsewhere is for the person at the terminal: -o DIR)",
+            shown, why);
+    }
+    /* Written as it should be, but a symbolic link on the way (one a
+     * shared checkout brings along, "out -> /etc") may still lead out:
+     * the part of the folder that exists already is checked as a file
+     * the preset names is. A link made after the load is not seen. */
+    path = gal__path_beside(dir->loc.file, dir->text);
+    folder = g_path_get_dirname(dir->loc.file);
+    rules.within = folder;
+    existing = g_strdup(path);
+    while (!g_file_test(existing, G_FILE_TEST_EXISTS | G_FILE_TEST_IS_SYMLINK) &&
+        strcmp(existing, "/") != 0) {
+        char *parent = g_path_get_dirname(existing);
+
+        g_free(existing);
+        existing = parent;
+    }
+    if (gal__path_check(existing, &rules, TRUE, NULL, &err) == 0)
+        return 0;
+    return gal__errors_push(ctx->errs, GAL_ERR_PRESET, &dir->loc, "output.dir", "%s", err.msg);
+}
+
 /* `key` of stage `stage` is one of its alternatives (GAL_ALTERNATIVE):
  * remove the others from `map`, the stage's keys as a parent or the
  * preset so far set them, and the keys only another alternative uses
@@ -302,6 +371,60 @@ check_size(gal_load_ctx *ctx, const char *file, goffset bytes)
         bytes / 1048576.0, (gint64) bytes, (int) (gal__limits.preset_bytes >> 20));
 }
 
+static gboolean
+is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Does `text` begin as a gallop preset: is its first key `gallop`, after
+ * comments, blank lines, a byte order mark, `%YAML`/`%TAG` directives and
+ * `---`? Told from the raw text, before it is parsed: a file that is no
+ * preset (`extends: /etc/shadow`, a stray file named on the command line)
+ * never reaches the parser, whose errors would quote it ("unknown
+ * top-level key" at each of its "word:" lines, an unknown alias...). The
+ * key's value is left to check_version (preset.c): "gallop: 2" is a
+ * preset, of a version this gallop does not read. */
+static gboolean
+begins_as_preset(const char *text, size_t len)
+{
+    const char *c = text, *end = text + len, *start;
+
+    if (len >= 3 && memcmp(c, "\xef\xbb\xbf", 3) == 0)
+        c += 3;
+    start = c;
+    for (;;) {
+        while (c < end && is_blank(*c))
+            c++;
+        /* A comment, or a directive (at the start of a line). */
+        if (c < end && (*c == '#' || (*c == '%' && (c == start || c[-1] == '\n')))) {
+            while (c < end && *c != '\n')
+                c++;
+            continue;
+        }
+        /* "---" starts the document; what follows on its line may be the
+         * first key. */
+        if (end - c >= 3 && memcmp(c, "---", 3) == 0 && (end - c == 3 || is_blank(c[3]))) {
+            c += 3;
+            continue;
+        }
+        break;
+    }
+    /* A flow mapping, "{gallop: 1, ...}", is a preset too. */
+    if (c < end && *c == '{')
+        for (c++; c < end && is_blank(*c); c++)
+            ;
+    if (end - c >= 8 && (memcmp(c, "\"gallop\"", 8) == 0 || memcmp(c, "'gallop'", 8) == 0))
+        c += 8;
+    else if (end - c >= 6 && memcmp(c, "gallop", 6) == 0)
+        c += 6;
+    else
+        return FALSE;
+    while (c < end && (*c == ' ' || *c == '\t'))
+        c++;
+    return c < end && *c == ':' && (c + 1 == end || is_blank(c[1]));
+}
+
 gal_node *
 gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len, const char *file,
     GPtrArray *chain)
@@ -406,6 +529,18 @@ gal__preset_tree_load(gal_load_ctx *ctx, const char *path, const gal_loc *from,
         gal__errors_push(ctx->errs, rules.code, from, from ? "extends" : NULL, "%s", err.msg);
         return NULL;
     }
+    /* One line that quotes nothing of it: the file may be anyone's. */
+    if (!begins_as_preset(text, len)) {
+        gal_loc whole = { gal__load_intern(ctx, path), 0, 0 };
+
+        if (from)
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, from, "extends",
+                "%s is not a gallop preset (its first key is not \"gallop: 1\")", path);
+        else
+            gal__errors_push(ctx->errs, GAL_ERR_PRESET, &whole, NULL,
+                "not a gallop preset (its first key is not \"gallop: 1\")");
+        return NULL;
+    }
     g_ptr_array_add(chain, g_strdup(real));
     root = gal__preset_tree_text(ctx, text, len, path, chain);
     g_free(g_ptr_array_steal_index(chain, chain->len - 1));
@@ -443,21 +578,116 @@ find_stage_value(gal_node *root, const char *name, gal_node **item_out)
     return NULL;
 }
 
+/* The first control character (C0, DEL, or C1 written in UTF-8) of
+ * `text`, as a code point; 0 when there is none. */
+static gunichar
+control_char(const char *text)
+{
+    for (const guchar *c = (const guchar *) text; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            return *c;
+        if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f)
+            return c[1];
+    }
+    return 0;
+}
+
+static gunichar
+control_in_node(const gal_node *node)
+{
+    gunichar found = node->kind == GAL_NODE_SCALAR && node->text ? control_char(node->text) : 0;
+
+    for (guint i = 0; !found && node->items && i < node->items->len; i++)
+        found = control_in_node(node->items->pdata[i]);
+    return found;
+}
+
+/* The first backslash of `text` (a --set value, as YAML reads it) that is
+ * not inside a quoted scalar; NULL when there is none. A quote starts a
+ * scalar only where one may start: at the start, or after '[', '{' or ','
+ * (and spaces); "Ana's" is plain text. */
+static const char *
+unquoted_backslash(const char *text)
+{
+    gboolean may_start = TRUE;
+    char quote = 0;
+
+    for (const char *c = text; *c; c++) {
+        if (quote == '"' && *c == '\\' && c[1])
+            c++;
+        else if (quote == '\'' && *c == '\'' && c[1] == '\'')
+            c++;
+        else if (quote && *c == quote)
+            quote = 0;
+        else if (quote)
+            continue;
+        else if (*c == '\\')
+            return c;
+        else if (may_start && (*c == '"' || *c == '\''))
+            quote = *c;
+        else if (*c != ' ')
+            may_start = *c == '[' || *c == '{' || *c == ',';
+    }
+    return NULL;
+}
+
+/* "a control character (U+0009) in WHERE ...", the words for a --set
+ * argument or value that holds one; -1. */
+static int
+control_error(
+    gal_load_ctx *ctx, const gal_loc *loc, const char *key, const char *where, gunichar ch)
+{
+    return gal__errors_push(ctx->errs, GAL_ERR_USAGE, loc, key,
+        "a control character (U+%04X) in %s: --set takes text, not control characters",
+        (unsigned) ch, where);
+}
+
 /* A --set value is YAML ("[a, b]", "~", "\"quoted\""), except that a
  * mapping is set key by key (output.quality=80), so a value that reads as
  * one ("{stem}", "a: b") is text. Text that is not YAML is taken as it is,
  * and "[...]" as a comma-separated list: globs such as [*.png] are not YAML
- * (a '*' starts an alias). */
+ * (a '*' starts an alias). A shell passes a backslash on as it is, so one
+ * outside YAML's double quotes, where it would stay a backslash
+ * ({stem}\0.{ext}), is refused rather than kept: it was meant as an
+ * escape; so is a value whose escapes YAML refuses ("a\0b": the preset's
+ * own words for it), and a control character that an escape makes.
+ * NULL with the error added. */
 static gal_node *
-override_value(const char *text, const char *file, const gal_loc *loc)
+override_value(gal_load_ctx *ctx, const char *text, const char *file, const gal_loc *loc,
+    const char *key)
 {
     g_autofree gal_errors *local = g_new0(gal_errors, 1);
     gal_node *value = gal__yaml_document(text, strlen(text), file, local);
     size_t n = strlen(text);
+    const char *unquoted = unquoted_backslash(text);
+    const char *backslash = unquoted ? unquoted : strchr(text, '\\');
+    size_t shown;
+    gunichar ch;
 
-    if (value && value->kind != GAL_NODE_MAP)
+    if (value && value->kind != GAL_NODE_MAP && (ch = control_in_node(value))) {
+        gal__node_free(value);
+        control_error(ctx, loc, key, "a value", ch);
+        return NULL;
+    }
+    if (value && value->kind != GAL_NODE_MAP && !unquoted)
         return value;
     gal__node_free(value);
+    /* From here the text is kept as it is, and so would a backslash be. */
+    if (backslash && !unquoted && local->count > 0) {
+        /* In double quotes, where YAML refused the escape: its words. */
+        gal__errors_push(ctx->errs, GAL_ERR_USAGE, loc, key, "%s", local->items[0].msg);
+        return NULL;
+    }
+    if (backslash) {
+        /* The backslash and the whole character after it. */
+        shown = backslash[1] ? (size_t) (g_utf8_next_char(backslash + 1) - backslash) : 1;
+        gal__errors_push(ctx->errs, GAL_ERR_USAGE, loc, key,
+            "\"%.*s\" would be kept as a backslash, not read as an escape (only a value in "
+            "double quotes has escapes); to keep a backslash, quote the value ('a\\b' or "
+            "\"a\\\\b\")",
+            (int) shown, backslash);
+        return NULL;
+    }
     if (n >= 2 && text[0] == '[' && text[n - 1] == ']') {
         g_autofree char *inner = g_strndup(text + 1, n - 2);
         g_auto(GStrv) items = g_strsplit(inner, ",", -1);
@@ -473,19 +703,53 @@ override_value(const char *text, const char *file, const gal_loc *loc)
     return gal__node_new_scalar(text, loc);
 }
 
+/* `arg` as it may be shown: each control character as its picture
+ * (U+2400 + code, U+2421 for DEL), a C1 one as U+FFFD. */
+static char *
+visible(const char *arg)
+{
+    GString *out = g_string_new(NULL);
+
+    for (const guchar *c = (const guchar *) arg; *c; c++) {
+        if (*c < 0x20)
+            g_string_append_unichar(out, 0x2400 + *c);
+        else if (*c == 0x7f)
+            g_string_append_unichar(out, 0x2421);
+        else if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+            g_string_append_unichar(out, 0xfffd);
+            c++;
+        }
+        else
+            g_string_append_c(out, (char) *c);
+    }
+    return g_string_free(out, FALSE);
+}
+
 void
 gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     g_autofree char *key = NULL;
     g_auto(GStrv) path = NULL;
-    g_autofree char *label = g_strdup_printf("--set %s", arg);
+    g_autofree char *arg_shown = visible(arg);
+    g_autofree char *label = g_strdup_printf("--set %s", arg_shown);
     const char *file = gal__load_intern(ctx, label);
     gal_loc loc = { file, 0, 0 };
     gal_node *value, *map = root;
     char **keys;
+    gunichar ch;
     int n;
 
+    /* A tab, a line end or an escape character typed into an argument is
+     * no value anyone means (and would reach file names or the terminal). */
+    if ((ch = control_char(arg))) {
+        g_autofree char *typed_key = eq ? g_strndup(arg, eq - arg) : NULL;
+
+        control_error(ctx, &loc,
+            typed_key && *typed_key && !control_char(typed_key) ? typed_key : NULL,
+            "the argument", ch);
+        return;
+    }
     if (!eq || eq == arg) {
         gal__errors_push(ctx->errs, GAL_ERR_USAGE, &loc, NULL,
             "expected KEY=VALUE, such as resize.width=2048");
@@ -496,7 +760,8 @@ gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg)
     keys = path;
     n = (int) g_strv_length(path);
     /* An empty value (or ~) means "back to the default". */
-    value = override_value(eq + 1, file, &loc);
+    if (!(value = override_value(ctx, eq + 1, file, &loc, key)))
+        return;
     strip_lines(value);
     value->loc = loc;
 

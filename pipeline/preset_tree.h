@@ -35,6 +35,13 @@ gal_node *gal__preset_tree_text(gal_load_ctx *ctx, const char *text, size_t len,
 /* Apply one --set KEY=VALUE to the tree; errors are added. */
 void gal__preset_override(gal_load_ctx *ctx, gal_node *root, const char *arg);
 
+/* A preset's output.dir stays beneath the folder of the preset file that
+ * sets it: a relative path with no ".." part, not "~" or "$HOME", and no
+ * symbolic link on the way out of that folder (unless --follow-symlinks).
+ * A --set value (it has no line) is the user's own, like -o. Checked on
+ * the tree before "~" is expanded; -1 with the error added at the value. */
+int gal__check_output_dir(gal_load_ctx *ctx, const gal_node *root);
+
 /* The preset a bare name means: NAME.yaml in the first folder of
  * opts->user_presets_dirs, then opts->presets_dir, that has one, passing
  * over the file `skip` (may be NULL: the preset that names it, so that a

@@ -525,8 +525,12 @@ value_schema(const gal_param *p)
         return j_any_of(j_range("number", p->min, p->max), j_ref("number-text"), NULL);
     case GAL_T_STRING:
     case GAL_T_PATH:
-    case GAL_T_DIR:
         return j_ref("text");
+    case GAL_T_DIR:
+        /* A preset's output folder lies beneath its own folder
+         * (gal__check_output_dir); links on the way only gallop can tell. */
+        return j_set(j_ref("text"), "not",
+            j_pattern("^(/|~(/|$)|\\$HOME(/|$)|\\$\\{HOME\\}(/|$))|(^|/)\\.\\.(/|$)"));
     case GAL_T_ENUM: {
         jv *names = j_new(J_ARRAY);
         GPtrArray *words = g_ptr_array_new();
@@ -780,7 +784,7 @@ gal_json_schema(void)
     j_set(props, "gallop",
         j_set(j_set(j_new(J_OBJECT), "description",
                   j_str("the preset schema version; this gallop reads version 1 (required, "
-                        "unless a parent preset gives it)")),
+                        "as the first key of a preset file)")),
             "enum", j_push(j_push(j_new(J_ARRAY), j_num(1)), j_str("1"))));
     j_set(props, "name",
         j_set(j_types(any_scalar_or_null), "description",
@@ -810,8 +814,10 @@ gal_json_schema(void)
     j_set(root, "properties", props);
     j_set(root, "additionalProperties", j_bool(FALSE));
 
-    /* A preset that extends another (or takes keys from a merge key) may
-     * leave gallop: 1 to it, and its stages refine the parent's. */
+    /* Every preset file has gallop: 1 (its first key: only gallop can tell
+     * the order). In one that extends another (or takes keys from a merge
+     * key), stages refine the parent's. */
+    j_set(root, "required", j_push(j_new(J_ARRAY), j_str("gallop")));
     cond = j_any_of(
         j_set(j_set(j_new(J_OBJECT), "required", j_push(j_new(J_ARRAY), j_str("extends"))),
             "properties",
@@ -819,8 +825,8 @@ gal_json_schema(void)
         has_merge_key(), NULL);
     then = j_set(j_new(J_OBJECT), "properties",
         j_set(j_new(J_OBJECT), "stages", stages_value("stage-refining")));
-    otherwise = j_required((const char *const[]) { "gallop", NULL });
-    j_set(g_ptr_array_index(otherwise->items, 1), "stages", stages_value("stage"));
+    otherwise = j_set(
+        j_new(J_OBJECT), "properties", j_set(j_new(J_OBJECT), "stages", stages_value("stage")));
     j_set(root, "if", cond);
     j_set(root, "then", then);
     j_set(root, "else", otherwise);
