@@ -1,20 +1,24 @@
 /* yamldoc.c: YAML text into located nodes (node.h): the only user of
  * libyaml. Every key and value keeps its file:line:column; aliases are
- * expanded by copying, within a node budget, so an alias bomb fails fast;
- * `<<` merge keys are applied. Syntax errors point where the fault starts
- * (an unclosed quote where the string opens) and name the key they are
- * in. */
+ * expanded by copying, within a budget of nodes and of bytes, so an alias
+ * bomb fails fast, at the anchor that grows or the alias that copies too
+ * much; `<<` merge keys are applied. Syntax errors point where the fault
+ * starts (an unclosed quote where the string opens) and name the key they
+ * are in. */
 #include <string.h>
 #include <yaml.h>
 
 #include "internal.h"
 #include "error.h"
+#include "limit.h"
 #include "node.h"
 #include "yamldoc.h"
 
 /* Alias expansion copies nodes: a preset is a few hundred nodes, so this
  * is generous, and a "billion laughs" document hits it within
- * milliseconds. */
+ * milliseconds. The bytes the copies make have their own budget
+ * (gal__limits.preset_expanded_bytes): one alias of a long string is one
+ * node but may copy most of a megabyte. */
 #define MAX_NODES 100000
 #define MAX_DEPTH 64
 /* Of a key path kept for messages: gal_error's key holds less. */
@@ -28,6 +32,22 @@ typedef struct {
     gboolean in_flow;    /* in a {...} or [...], where lines mean nothing */
     gboolean opens_flow; /* its value is a {...} or [...], still open */
 } path_step;
+
+/* An anchored mapping or list being read: the one to blame when aliases
+ * in it make the document too big. */
+typedef struct {
+    char *name;
+    gal_loc loc;
+    char *path;
+} open_anchor;
+
+/* What an anchor names, and what each alias of it copies. */
+typedef struct {
+    gal_node *node;
+    long nodes;
+    gint64 bytes;
+    int line;
+} anchor_def;
 
 typedef struct {
     yaml_parser_t parser;
@@ -43,13 +63,15 @@ typedef struct {
     gboolean read_again;   /* a reader fault met ahead: read again, cut at fault */
     size_t fault;
     const char *file;     /* interned */
-    GHashTable *anchors;      /* name -> gal_node * (owned) */
-    GHashTable *anchor_sizes; /* name -> node count */
-    long nodes;               /* read so far, alias copies included */
-    long alias_nodes;         /* of which copies made by aliases */
+    GHashTable *anchors;  /* name -> anchor_def * (owned) */
+    long nodes;           /* read so far, alias copies included */
+    long alias_nodes;     /* of which copies made by aliases */
+    gint64 bytes;         /* of key and value text, alias copies included */
+    gint64 alias_bytes;   /* of which copies made by aliases */
     /* Where the parser is, for messages: "stages[1].caption-burn.text". */
     GString *path;
-    GArray *steps; /* path_step, one per key or index in the path */
+    GArray *steps;        /* path_step, one per key or index in the path */
+    GArray *open_anchors; /* open_anchor, outermost first */
     /* The last quoted scalar read, to explain a syntax error right where it
      * ended: a string whose closing quote is missing runs on to the next
      * quote, and YAML stumbles there, lines after the real mistake. */
@@ -244,14 +266,88 @@ yaml_fail(yaml_ctx *y)
         y->parser.context ? " " : "", y->parser.context ? y->parser.context : "");
 }
 
-static long
-node_count(const gal_node *node)
-{
-    long n = 1;
+/* ---- the budget ------------------------------------------------------------------ */
 
+/* The nodes and the bytes of text in `node` and below. */
+static void
+node_size(const gal_node *node, long *nodes, gint64 *bytes)
+{
+    *nodes += 1;
+    if (node->text)
+        *bytes += (gint64) strlen(node->text);
     for (guint i = 0; node->items && i < node->items->len; i++)
-        n += node_count(node->items->pdata[i]);
-    return n + (node->keys ? node->keys->len : 0);
+        node_size(node->items->pdata[i], nodes, bytes);
+    for (guint i = 0; node->keys && i < node->keys->len; i++)
+        node_size(node->keys->pdata[i], nodes, bytes);
+}
+
+static gboolean
+over_budget(const yaml_ctx *y)
+{
+    return y->nodes > MAX_NODES || y->bytes > gal__limits.preset_expanded_bytes;
+}
+
+/* The document grew past its budget at `loc`, where the parser read a
+ * node, or copied the anchor `def` for the alias `*alias`. The error goes
+ * where a person can fix it: an anchored mapping or list that grows
+ * through its own aliases (a "billion laughs") at its anchor, since the
+ * alias that happens to cross the limit is one of thousands; an alias of
+ * a long value outside any anchor where it stands. */
+static void
+refuse_too_big(yaml_ctx *y, const gal_loc *loc, const char *alias, const anchor_def *def)
+{
+    gboolean by_nodes = y->nodes > MAX_NODES;
+    const open_anchor *grows = y->open_anchors->len > 0
+        ? &g_array_index(y->open_anchors, open_anchor, y->open_anchors->len - 1)
+        : NULL;
+    g_autofree char *limit = NULL, *copied = NULL, *copies = NULL;
+    g_autofree char *name = NULL, *size = NULL;
+
+    y->failed = TRUE;
+    if (by_nodes) {
+        limit = g_strdup_printf("%d nodes", MAX_NODES);
+        copies = g_strdup_printf("%ld of them", y->alias_nodes);
+    }
+    else {
+        copied = gal__format_bytes(y->alias_bytes);
+        limit = g_strdup_printf("%d MiB of text", (int) (gal__limits.preset_expanded_bytes >> 20));
+        copies = g_strdup_printf("%s of it", copied);
+    }
+    if (!alias && y->alias_nodes == 0) {
+        /* Nothing copied: a long list is no bomb. */
+        if (by_nodes)
+            gal__errors_push(y->errs, GAL_ERR_PRESET, loc, y->path->str,
+                "the document has more than %s (values, keys, lists and mappings); a "
+                "preset needs a few hundred",
+                limit);
+        else
+            gal__errors_push(y->errs, GAL_ERR_PRESET, loc, y->path->str,
+                "the document holds more than %s; a preset needs a few KiB", limit);
+        return;
+    }
+    if (!alias) {
+        gal__errors_push(y->errs, GAL_ERR_PRESET, loc, y->path->str,
+            "the document expands to more than %s, %s copies made by aliases (an alias "
+            "bomb?)",
+            limit, copies);
+        return;
+    }
+    name = gal__excerpt(alias, GAL_EXCERPT_CHARS);
+    if (grows) {
+        g_autofree char *grows_name = gal__excerpt(grows->name, GAL_EXCERPT_CHARS);
+
+        gal__errors_push(y->errs, GAL_ERR_PRESET, &grows->loc, grows->path,
+            "&%s grows through its aliases until the document expands to more than %s, %s "
+            "copies made by aliases (an alias bomb?); *%s at line %d, column %d is the copy "
+            "that crosses the limit",
+            grows_name, limit, copies, name, loc->line, loc->col);
+        return;
+    }
+    size = by_nodes ? g_strdup_printf("%ld nodes", def->nodes) : gal__format_bytes(def->bytes);
+    gal__errors_push(y->errs, GAL_ERR_PRESET, loc, y->path->str,
+        "*%s copies %s (anchored at line %d): with it the document expands to more than %s, "
+        "%s copies made by aliases (an alias bomb?)",
+        name, size, def->line, limit, copies);
 }
 
 /* ---- nodes ------------------------------------------------------------------------ */
@@ -259,13 +355,26 @@ node_count(const gal_node *node)
 static gal_node *parse_node(yaml_ctx *y, yaml_event_t *event, int depth);
 
 static void
+anchor_def_free(gpointer p)
+{
+    anchor_def *def = p;
+
+    gal__node_free(def->node);
+    g_free(def);
+}
+
+static void
 remember_anchor(yaml_ctx *y, const yaml_char_t *anchor, const gal_node *node)
 {
+    anchor_def *def;
+
     if (!anchor)
         return;
-    g_hash_table_insert(y->anchors, g_strdup((const char *) anchor), gal__node_copy(node));
-    g_hash_table_insert(y->anchor_sizes, g_strdup((const char *) anchor),
-        GINT_TO_POINTER(node_count(node)));
+    def = g_new0(anchor_def, 1);
+    def->node = gal__node_copy(node);
+    def->line = node->loc.line;
+    node_size(node, &def->nodes, &def->bytes);
+    g_hash_table_insert(y->anchors, g_strdup((const char *) anchor), def);
 }
 
 /* YAML merge keys: `<<: *defaults` adds the keys the map does not set. */
@@ -395,6 +504,28 @@ parse_collection(yaml_ctx *y, yaml_event_t *start, int depth)
     return node;
 }
 
+/* A collection under an anchor is open while it is read: aliases in it
+ * that make the document too big are blamed on it (refuse_too_big). */
+static gal_node *
+parse_anchored_collection(yaml_ctx *y, yaml_event_t *start, const yaml_char_t *anchor,
+    int depth)
+{
+    open_anchor open;
+    gal_node *node;
+
+    if (!anchor)
+        return parse_collection(y, start, depth);
+    open.name = g_strdup((const char *) anchor);
+    open.loc = mark_loc(y, start->start_mark);
+    open.path = g_strdup(y->path->str);
+    g_array_append_val(y->open_anchors, open);
+    node = parse_collection(y, start, depth);
+    g_array_set_size(y->open_anchors, y->open_anchors->len - 1);
+    g_free(open.name);
+    g_free(open.path);
+    return node;
+}
+
 static gal_node *
 parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
 {
@@ -408,8 +539,10 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
         y->failed = TRUE;
         return NULL;
     }
-    if (++y->nodes > MAX_NODES)
-        goto too_big;
+    if (++y->nodes > MAX_NODES) {
+        refuse_too_big(y, &loc, NULL, NULL);
+        return NULL;
+    }
 
     switch (event->type) {
     case YAML_SCALAR_EVENT: {
@@ -422,6 +555,11 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
                 "a NUL character (\\0) in a value: gallop cannot keep it, and cutting the "
                 "value there would change its meaning");
             y->failed = TRUE;
+            return NULL;
+        }
+        y->bytes += (gint64) event->data.scalar.length;
+        if (over_budget(y)) {
+            refuse_too_big(y, &loc, NULL, NULL);
             return NULL;
         }
 
@@ -442,28 +580,33 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
     }
     case YAML_SEQUENCE_START_EVENT:
         anchor = event->data.sequence_start.anchor;
-        node = parse_collection(y, event, depth);
+        node = parse_anchored_collection(y, event, anchor, depth);
         break;
     case YAML_MAPPING_START_EVENT:
         anchor = event->data.mapping_start.anchor;
-        node = parse_collection(y, event, depth);
+        node = parse_anchored_collection(y, event, anchor, depth);
         break;
     case YAML_ALIAS_EVENT: {
         const char *name = (const char *) event->data.alias.anchor;
-        const gal_node *target = g_hash_table_lookup(y->anchors, name);
+        const anchor_def *def = g_hash_table_lookup(y->anchors, name);
 
-        if (!target) {
+        if (!def) {
             g_autofree char *shown = gal__excerpt(name, GAL_EXCERPT_CHARS);
 
             gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL, "unknown alias \"*%s\"", shown);
             y->failed = TRUE;
             return NULL;
         }
-        y->nodes += GPOINTER_TO_INT(g_hash_table_lookup(y->anchor_sizes, name));
-        y->alias_nodes += GPOINTER_TO_INT(g_hash_table_lookup(y->anchor_sizes, name));
-        if (y->nodes > MAX_NODES)
-            goto too_big;
-        node = gal__node_copy(target);
+        /* Counted before the copy is made: a refused copy costs nothing. */
+        y->nodes += def->nodes;
+        y->alias_nodes += def->nodes;
+        y->bytes += def->bytes;
+        y->alias_bytes += def->bytes;
+        if (over_budget(y)) {
+            refuse_too_big(y, &loc, name, def);
+            return NULL;
+        }
+        node = gal__node_copy(def->node);
         break;
     }
     default:
@@ -474,21 +617,6 @@ parse_node(yaml_ctx *y, yaml_event_t *event, int depth)
     if (node)
         remember_anchor(y, anchor, node);
     return node;
-
-too_big:
-    /* Blame aliases only when they made copies: a long list is no bomb. */
-    if (y->alias_nodes > 0)
-        gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, y->path->str,
-            "the document expands to more than %d nodes, %ld of them copies made by aliases "
-            "(an alias bomb?)",
-            MAX_NODES, y->alias_nodes);
-    else
-        gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, y->path->str,
-            "the document has more than %d nodes (values, keys, lists and mappings); a preset "
-            "needs a few hundred",
-            MAX_NODES);
-    y->failed = TRUE;
-    return NULL;
 }
 
 /* ---- documents -------------------------------------------------------------------- */
@@ -572,11 +700,10 @@ gal__yaml_document(const char *text, size_t len, const char *file, gal_errors *e
         y.file = file;
         /* Errors wait for the last reading (only the second is kept). */
         y.errs = found;
-        y.anchors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-            (GDestroyNotify) gal__node_free);
-        y.anchor_sizes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        y.anchors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, anchor_def_free);
         y.path = g_string_new(NULL);
         y.steps = g_array_new(FALSE, FALSE, sizeof(path_step));
+        y.open_anchors = g_array_new(FALSE, FALSE, sizeof(open_anchor));
         y.quoted_path = g_string_new(NULL);
 
         root = read_document(&y);
@@ -584,9 +711,9 @@ gal__yaml_document(const char *text, size_t len, const char *file, gal_errors *e
 
         yaml_parser_delete(&y.parser);
         g_hash_table_destroy(y.anchors);
-        g_hash_table_destroy(y.anchor_sizes);
         g_string_free(y.path, TRUE);
         g_array_free(y.steps, TRUE);
+        g_array_free(y.open_anchors, TRUE);
         g_string_free(y.quoted_path, TRUE);
         if (!y.read_again)
             break;

@@ -66,6 +66,126 @@ file_fails(const char *bytes, size_t len, char **path)
     return errs;
 }
 
+/* ---- the expanded document's bytes ------------------------------------------ */
+
+/* The issue's preset: a 900 KB string under an anchor, aliased 5,000 times
+ * (4.5 GB expanded). It is refused at the alias whose copy would take the
+ * text past the budget, the 4th (900,022 bytes written, +900,000 a copy,
+ * over 4 MiB at the 4th): none of the copies after it is made, which is
+ * why this takes milliseconds and a few MB. */
+Test(preset_yaml_limits, an_alias_of_a_long_string_is_refused_at_the_alias_that_crosses_the_budget)
+{
+    g_autoptr(GString) yaml = g_string_new("gallop: 1\nname: &s \"");
+    g_autofree char *path = NULL;
+    g_autofree gal_errors *errs = NULL;
+    size_t at = yaml->len;
+
+    cr_assert_eq(gal__limits.preset_expanded_bytes, 4 << 20);
+    g_string_set_size(yaml, at + 900000);
+    memset(yaml->str + at, 'x', 900000);
+    g_string_append(yaml, "\"\ndescription: [*s");
+    for (int i = 1; i < 5000; i++)
+        g_string_append(yaml, ", *s");
+    g_string_append(yaml, "]\n");
+    cr_assert_lt(yaml->len, gal__limits.preset_bytes, "the file itself is within its limit");
+
+    errs = file_fails(yaml->str, yaml->len, &path);
+    /* "description: [" is 14 characters: the aliases start at columns
+     * 15, 19, 23 and 27. */
+    expect_only(errs, path, 3, 27, "description[3]",
+        "*s copies 878.9 KiB (anchored at line 2): with it the document expands to more than "
+        "4 MiB of text, 3.4 MiB of it copies made by aliases (an alias bomb?)");
+    cr_expect_null(strstr(errs->items[0].msg, "xxxx"), "the string is not quoted");
+}
+
+/* The budget is the expanded text, keys included: a document of exactly
+ * 4 MiB is read, one byte more is not. */
+Test(preset_yaml_limits, the_budget_counts_every_byte_of_keys_and_values)
+{
+    const gint64 budget = gal__limits.preset_expanded_bytes;
+    const size_t n = 800000;
+
+    for (int over = 0; over <= 1; over++) {
+        /* "pad" + P, "s" + n, "l", then four copies of n: 5n + P + 5. */
+        size_t pad = (size_t) (budget - 5 * (gint64) n - 5) + (size_t) over;
+        g_autoptr(GString) yaml = g_string_new("pad: ");
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+        gal_node *root;
+        size_t at;
+
+        at = yaml->len;
+        g_string_set_size(yaml, at + pad);
+        memset(yaml->str + at, 'p', pad);
+        g_string_append(yaml, "\ns: &s ");
+        at = yaml->len;
+        g_string_set_size(yaml, at + n);
+        memset(yaml->str + at, 'x', n);
+        g_string_append(yaml, "\nl: [*s, *s, *s, *s]\n");
+
+        root = gal__yaml_document(yaml->str, yaml->len, "budget.yaml", errs);
+        if (!over) {
+            cr_expect_not_null(root, "%s", errs->count ? errs->items[0].msg : "");
+            cr_expect_eq(errs->count, 0);
+            gal__node_free(root);
+            continue;
+        }
+        cr_expect_null(root);
+        expect_only(errs, "budget.yaml", 3, 17, "l[3]",
+            "*s copies 781.2 KiB (anchored at line 2): with it the document expands to more "
+            "than 4 MiB of text, 3.1 MiB of it copies made by aliases (an alias bomb?)");
+    }
+}
+
+/* ---- a billion laughs, at the anchor that grows ------------------------------ */
+
+/* Ten levels of ten aliases: &l4 would be 111,111 nodes, so the node
+ * budget runs out inside it. The one to change is &l4 (or the aliases it
+ * holds), not its 8th alias. */
+Test(preset_yaml_limits, a_billion_laughs_is_reported_at_the_anchor_that_grows)
+{
+    g_autoptr(GString) yaml = g_string_new("gallop: 1\ncaptions:\n");
+    g_autofree gal_errors *errs = NULL;
+
+    g_string_append(yaml, "  l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n");
+    for (int level = 1; level < 10; level++) {
+        g_string_append_printf(yaml, "  l%d: &l%d [", level, level);
+        for (int i = 0; i < 10; i++)
+            g_string_append_printf(yaml, "%s*l%d", i ? ", " : "", level - 1);
+        g_string_append(yaml, "]\n");
+    }
+    errs = fails(yaml->str);
+    expect_only(errs, TEST_YAML, 7, 7, "captions.l4",
+        "&l4 grows through its aliases until the document expands to more than 100000 nodes, "
+        "101218 of them copies made by aliases (an alias bomb?); *l3 at line 7, column 47 is "
+        "the copy that crosses the limit");
+}
+
+/* The same with long strings: few nodes (about 67,000), but each level
+ * forty times the bytes of the one before; &l3 passes 4 MiB at its second
+ * alias. */
+Test(preset_yaml_limits, a_billion_laughs_of_long_strings_is_reported_at_the_anchor_that_grows)
+{
+    g_autoptr(GString) yaml = g_string_new("gallop: 1\nl0: &l0 \"");
+    g_autofree gal_errors *errs = NULL;
+
+    for (int i = 0; i < 1000; i++)
+        g_string_append_c(yaml, 'x');
+    g_string_append(yaml, "\"\n");
+    for (int level = 1; level <= 3; level++) {
+        g_string_append_printf(yaml, "l%d: &l%d [", level, level);
+        for (int i = 0; i < 40; i++)
+            g_string_append_printf(yaml, "%s*l%d", i ? "," : "", level - 1);
+        g_string_append(yaml, "]\n");
+    }
+    errs = fails(yaml->str);
+    /* "l3: &l3 [" then "*l2," a copy: the second starts at column 14. */
+    expect_only(errs, TEST_YAML, 5, 5, "l3",
+        "&l3 grows through its aliases until the document expands to more than 4 MiB of text, "
+        "4.6 MiB of it copies made by aliases (an alias bomb?); *l2 at line 5, column 14 is the "
+        "copy that crosses the limit");
+    cr_expect_null(strstr(errs->items[0].msg, "xxxx"));
+}
+
 /* ---- errors at the key to change ------------------------------------------------- */
 
 /* A NUL byte in the file: libyaml meets it a buffer ahead of the parser,
