@@ -2,9 +2,9 @@
  * libyaml. Every key and value keeps its file:line:column; aliases are
  * expanded by copying, within a budget of nodes and of bytes, so an alias
  * bomb fails fast, at the anchor that grows or the alias that copies too
- * much; `<<` merge keys are applied. Syntax errors point where the fault
- * starts (an unclosed quote where the string opens) and name the key they
- * are in. */
+ * much; `<<` merge keys are applied. A stream of more than one document is
+ * refused. Syntax errors point where the fault starts (an unclosed quote
+ * where the string opens) and name the key they are in. */
 #include <string.h>
 #include <yaml.h>
 
@@ -643,6 +643,7 @@ read_document(yaml_ctx *y)
 {
     gal_node *root = NULL;
     gboolean done = FALSE;
+    int documents = 0;
 
     while (!done && !y->failed) {
         yaml_event_t event;
@@ -655,8 +656,18 @@ read_document(yaml_ctx *y)
         case YAML_STREAM_END_EVENT:
             done = TRUE;
             break;
-        case YAML_DOCUMENT_END_EVENT:
-            done = TRUE; /* only the first document counts */
+        case YAML_DOCUMENT_START_EVENT:
+            /* What is written is what runs: a second document would be
+             * ignored, however it came there (two files joined, a
+             * stray "---"). "..." ending the first one is fine. */
+            if (++documents > 1) {
+                gal_loc loc = mark_loc(y, event.start_mark);
+
+                gal__errors_push(y->errs, GAL_ERR_PRESET, &loc, NULL,
+                    "a preset is one YAML document; a second one starts here (gallop "
+                    "would read only the first)");
+                y->failed = TRUE;
+            }
             break;
         case YAML_SCALAR_EVENT:
         case YAML_SEQUENCE_START_EVENT:

@@ -49,6 +49,17 @@ fails(const char *yaml)
     return errs;
 }
 
+static void
+loads(const char *yaml)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+
+    cr_expect_not_null(preset, "did not load (%s):\n%s", errs->count ? errs->items[0].msg : "",
+        yaml);
+    gal_preset_free(preset);
+}
+
 /* Write `len` bytes (NULs and all) to a file and load it, which must fail;
  * its path is returned in *path. */
 static gal_errors *
@@ -184,6 +195,47 @@ Test(preset_yaml_limits, a_billion_laughs_of_long_strings_is_reported_at_the_anc
         "4.6 MiB of it copies made by aliases (an alias bomb?); *l2 at line 5, column 14 is the "
         "copy that crosses the limit");
     cr_expect_null(strstr(errs->items[0].msg, "xxxx"));
+}
+
+/* ---- one document ----------------------------------------------------------------- */
+
+Test(preset_yaml_limits, a_second_document_is_refused_where_it_starts)
+{
+    g_autofree gal_errors *errs = fails("gallop: 1\n"
+                                        "name: first\n"
+                                        "---\n"
+                                        "gallop: 1\n"
+                                        "name: second\n");
+
+    expect_only(errs, TEST_YAML, 3, 1, "",
+        "a preset is one YAML document; a second one starts here (gallop would read only the "
+        "first)");
+}
+
+Test(preset_yaml_limits, a_second_document_after_an_end_marker_or_empty_is_refused_too)
+{
+    g_autofree gal_errors *after_end = fails("gallop: 1\n"
+                                             "...\n"
+                                             "---\n"
+                                             "name: second\n");
+    g_autofree gal_errors *empty = fails("---\n"
+                                         "gallop: 1\n"
+                                         "---\n");
+
+    expect_only(after_end, TEST_YAML, 3, 1, "",
+        "a preset is one YAML document; a second one starts here (gallop would read only the "
+        "first)");
+    expect_only(empty, TEST_YAML, 3, 1, "",
+        "a preset is one YAML document; a second one starts here (gallop would read only the "
+        "first)");
+}
+
+Test(preset_yaml_limits, one_document_with_its_markers_loads)
+{
+    loads("---\ngallop: 1\n");
+    loads("gallop: 1\n...\n");
+    loads("%YAML 1.1\n---\ngallop: 1\n...\n");
+    loads("# a comment\n---\ngallop: 1\n...\n# another\n");
 }
 
 /* ---- errors at the key to change ------------------------------------------------- */
