@@ -346,7 +346,7 @@ Test(preset, rejects_a_mapping_for_the_stage_list)
                                              "  resize: {width: 10}\n");
 
     cr_assert_eq(errs->count, 1);
-    expect_error(&errs->items[0], 3, 3, "stages", "expected a list of stages");
+    expect_error(&errs->items[0], 2, 1, "stages", "expected a list of stages");
     expect_msg(&errs->items[0], "got a mapping");
 }
 

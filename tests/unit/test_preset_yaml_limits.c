@@ -240,6 +240,22 @@ Test(preset_yaml_limits, one_document_with_its_markers_loads)
 
 /* ---- errors at the key to change ------------------------------------------------- */
 
+/* A mapping written below `stages:` starts at its first key, a line
+ * further: the mistake is at `stages:`. */
+Test(preset_yaml_limits, stages_given_as_a_mapping_is_reported_at_its_key)
+{
+    g_autofree gal_errors *block = fails("gallop: 1\n"
+                                         "stages:\n"
+                                         "  resize: {width: 10}\n");
+    g_autofree gal_errors *flow = fails("gallop: 1\n"
+                                        "stages: {resize: {width: 10}}\n");
+
+    expect_only(block, TEST_YAML, 2, 1, "stages",
+        "expected a list of stages (\"- resize: {...}\"), got a mapping");
+    expect_only(flow, TEST_YAML, 2, 9, "stages",
+        "expected a list of stages (\"- resize: {...}\"), got a mapping");
+}
+
 /* A NUL byte in the file: libyaml meets it a buffer ahead of the parser,
  * before `name` is read; the key is still named. */
 Test(preset_yaml_limits, a_nul_byte_names_the_key_it_is_in)
