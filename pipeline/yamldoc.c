@@ -377,9 +377,18 @@ remember_anchor(yaml_ctx *y, const yaml_char_t *anchor, const gal_node *node)
     g_hash_table_insert(y->anchors, g_strdup((const char *) anchor), def);
 }
 
+/* Add `key` and `value` to `map`, whose keys are in `seen`. */
+static void
+add_key(gal_node *map, GHashTable *seen, gal_node *key, gal_node *value)
+{
+    g_ptr_array_add(map->keys, key);
+    g_ptr_array_add(map->items, value);
+    g_hash_table_insert(seen, key->text, key);
+}
+
 /* YAML merge keys: `<<: *defaults` adds the keys the map does not set. */
 static void
-apply_merge_key(gal_node *map, gal_node *key, gal_node *value, yaml_ctx *y)
+apply_merge_key(gal_node *map, GHashTable *seen, gal_node *key, gal_node *value, yaml_ctx *y)
 {
     GPtrArray *sources = g_ptr_array_new();
 
@@ -400,8 +409,8 @@ apply_merge_key(gal_node *map, gal_node *key, gal_node *value, yaml_ctx *y)
         for (guint i = 0; i < src->keys->len; i++) {
             const gal_node *k = src->keys->pdata[i];
 
-            if (!gal__node_get(map, k->text))
-                gal__node_set(map, gal__node_copy(k), gal__node_copy(src->items->pdata[i]));
+            if (!g_hash_table_contains(seen, k->text))
+                add_key(map, seen, gal__node_copy(k), gal__node_copy(src->items->pdata[i]));
         }
     }
     g_ptr_array_free(sources, TRUE);
@@ -419,6 +428,9 @@ parse_collection(yaml_ctx *y, yaml_event_t *start, int depth)
     gal_node *node = gal__node_new(is_map ? GAL_NODE_MAP : GAL_NODE_SEQ, &loc);
     yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
     GPtrArray *merges = g_ptr_array_new();
+    /* The keys so far, by text: a mapping may have tens of thousands, and
+     * a search of the list for each would take seconds. */
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
 
     if (is_flow && y->steps->len > 0)
         g_array_index(y->steps, path_step, y->steps->len - 1).opens_flow = TRUE;
@@ -481,8 +493,8 @@ parse_collection(yaml_ctx *y, yaml_event_t *start, int depth)
             g_ptr_array_add(merges, key);
             g_ptr_array_add(merges, value);
         }
-        else if (gal__node_get(node, key->text)) {
-            const gal_node *first = gal__node_key(node, key->text);
+        else if (g_hash_table_contains(seen, key->text)) {
+            const gal_node *first = g_hash_table_lookup(seen, key->text);
 
             gal__errors_push(y->errs, GAL_ERR_PRESET, &key->loc, key->text,
                 "duplicate key (first set at line %d)", first->loc.line);
@@ -491,11 +503,11 @@ parse_collection(yaml_ctx *y, yaml_event_t *start, int depth)
             gal__node_free(value);
         }
         else
-            gal__node_set(node, key, value);
+            add_key(node, seen, key, value);
     }
     /* Explicit keys win over merged ones, wherever `<<` stands. */
     for (guint i = 0; i + 1 < merges->len; i += 2)
-        apply_merge_key(node, merges->pdata[i], merges->pdata[i + 1], y);
+        apply_merge_key(node, seen, merges->pdata[i], merges->pdata[i + 1], y);
     g_ptr_array_free(merges, TRUE);
     if (y->failed) {
         gal__node_free(node);
