@@ -177,6 +177,26 @@ gal__errors_push(gal_errors *errs, gal_code code, const gal_loc *loc,
     return -1;
 }
 
+/* Plain spaces: g_format_size puts a no-break space between number and
+ * unit, which grep and logs trip on. */
+char *
+gal__format_bytes(gint64 n)
+{
+    static const char *const units[] = { "KiB", "MiB", "GiB" };
+    double v = (double) n;
+    int u = -1;
+
+    if (n < 1024)
+        return g_strdup_printf("%" G_GINT64_FORMAT " bytes", n);
+    while (v >= 1024 && u < 2) {
+        v /= 1024;
+        u++;
+    }
+    if (v == (gint64) v)
+        return g_strdup_printf("%" G_GINT64_FORMAT " %s", (gint64) v, units[u]);
+    return g_strdup_printf("%.1f %s", v, units[u]);
+}
+
 char *
 gal_error_format(const gal_error *err, char *buf, size_t size)
 {

@@ -57,6 +57,9 @@ char *gal__utf8_copy(char *dst, const char *src, size_t size);
  * frees. Text need not be valid UTF-8; a sequence is never split. */
 char *gal__excerpt(const char *text, int max_chars);
 
+/* A size for a message: "512 bytes", "64 KiB", "1.5 MiB". Caller frees. */
+char *gal__format_bytes(gint64 n);
+
 /* How much of a user's text a message quotes. */
 #define GAL_EXCERPT_CHARS 60
 

@@ -69,27 +69,6 @@ open_failed(gal_error *err, const gal_read_rules *rules, const char *path, int s
     return read_error(err, rules, path, "cannot be read: %s", g_strerror(saved));
 }
 
-/* "512 bytes", "64 KiB", "1.5 MiB": sizes in messages, with plain spaces
- * (g_format_size puts a no-break space there, which grep and logs trip
- * on). */
-static char *
-format_bytes(gint64 n)
-{
-    static const char *const units[] = { "KiB", "MiB", "GiB" };
-    double v = (double) n;
-    int u = -1;
-
-    if (n < 1024)
-        return g_strdup_printf("%" G_GINT64_FORMAT " bytes", n);
-    while (v >= 1024 && u < 2) {
-        v /= 1024;
-        u++;
-    }
-    if (v == (gint64) v)
-        return g_strdup_printf("%" G_GINT64_FORMAT " %s", (gint64) v, units[u]);
-    return g_strdup_printf("%.1f %s", v, units[u]);
-}
-
 static gboolean
 inside(const char *root, const char *path)
 {
@@ -202,8 +181,8 @@ gal__file_open(const char *path, const gal_read_rules *rules, int *fd_out, struc
         return read_error(err, rules, path, "cannot be read: %s", g_strerror(saved));
     }
     if (rules->max_bytes > 0 && st.st_size > rules->max_bytes) {
-        g_autofree char *size = format_bytes(st.st_size);
-        g_autofree char *limit = format_bytes(rules->max_bytes);
+        g_autofree char *size = gal__format_bytes(st.st_size);
+        g_autofree char *limit = gal__format_bytes(rules->max_bytes);
 
         close(fd);
         return read_error(err, rules, path, "is %s, larger than the %s a %s may be", size, limit,

@@ -5,6 +5,11 @@
 
 const gal_limits gal__limits = {
     .preset_bytes = 1 << 20,
+    /* Four times what a file may hold: a preset at the file limit may
+     * still alias its values three times over, and a real one (a few KiB
+     * with a few anchored stage settings) is nowhere near. Checked before
+     * each copy, so a refused document holds at most this much. */
+    .preset_expanded_bytes = 4 << 20,
     .sidecar_bytes = 64 << 10,
     .table_bytes = 64 << 20,
     .export_bytes = 256 << 20,

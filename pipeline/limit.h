@@ -12,6 +12,10 @@ typedef struct gal_limits {
     /* Files, in bytes. A caption is a few hundred characters (Instagram
      * allows 2,200): a much larger sidecar is not a caption. */
     gint64 preset_bytes;
+    /* A preset as parsed, its aliases copied out: the bytes of its keys
+     * and values. The file limit bounds what is written, this what it
+     * expands to (an alias of a long string copies it). */
+    gint64 preset_expanded_bytes;
     gint64 sidecar_bytes;
     gint64 table_bytes;
     gint64 export_bytes;     /* one posts_N.json of an Instagram export */

@@ -237,7 +237,16 @@ load_stages(gal_load_ctx *ctx, gal_preset *preset, const gal_node *root)
     if (!stages || (stages->kind == GAL_NODE_SCALAR && stages->is_null))
         return;
     if (stages->kind != GAL_NODE_SEQ) {
-        gal__errors_push(ctx->errs, GAL_ERR_PRESET, &stages->loc, "stages",
+        const gal_node *key = gal__node_key(root, "stages");
+        /* A mapping written below its key starts at its own first key, a
+         * line further: the mistake is on the key's line, where a list was
+         * due. */
+        const gal_loc *loc = key && key->loc.file == stages->loc.file && key->loc.line > 0 &&
+                key->loc.line < stages->loc.line
+            ? &key->loc
+            : &stages->loc;
+
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET, loc, "stages",
             "expected a list of stages (\"- resize: {...}\"), got %s",
             stages->kind == GAL_NODE_MAP ? "a mapping" : "a scalar");
         return;

@@ -346,7 +346,7 @@ Test(preset, rejects_a_mapping_for_the_stage_list)
                                              "  resize: {width: 10}\n");
 
     cr_assert_eq(errs->count, 1);
-    expect_error(&errs->items[0], 3, 3, "stages", "expected a list of stages");
+    expect_error(&errs->items[0], 2, 1, "stages", "expected a list of stages");
     expect_msg(&errs->items[0], "got a mapping");
 }
 
@@ -657,7 +657,7 @@ Test(preset, reports_yaml_syntax_errors_at_libyamls_mark_plus_one)
 
     cr_assert_eq(errs->count, 1);
     /* libyaml's mark for this is line 3, column 9 (0-based). */
-    expect_error(&errs->items[0], 4, 10, "",
+    expect_error(&errs->items[0], 4, 10, "output",
         "YAML syntax error: mapping values are not allowed in this context");
 }
 
@@ -669,7 +669,7 @@ Test(preset, reports_an_unclosed_flow_list_with_libyamls_context)
                                              "output: {}\n");
 
     cr_assert_eq(errs->count, 1);
-    expect_error(&errs->items[0], 4, 1, "",
+    expect_error(&errs->items[0], 4, 1, "input.include",
         "YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence");
 }
 
@@ -680,17 +680,18 @@ Test(preset, reports_invalid_utf8_where_it_is)
 
     cr_assert_eq(errs->count, 1);
     /* libyaml gives a byte offset for these, not a mark. */
-    expect_error(&errs->items[0], 2, 10, "", "YAML syntax error: invalid leading UTF-8 octet");
+    expect_error(&errs->items[0], 2, 10, "name", "YAML syntax error: invalid leading UTF-8 octet");
 }
 
-/* One syntax error, exactly: code, place, no key, the whole message. */
+/* One syntax error, exactly: code, place, the key it is in, the whole
+ * message. */
 static void
-expect_syntax_error(const char *yaml, int line, int col, const char *msg)
+expect_syntax_error(const char *yaml, int line, int col, const char *key, const char *msg)
 {
     g_autofree gal_errors *errs = load_fails(yaml);
 
     cr_assert_eq(errs->count, 1, "%s", yaml);
-    expect_error(&errs->items[0], line, col, "", msg);
+    expect_error(&errs->items[0], line, col, key, msg);
     cr_expect_str_eq(errs->items[0].msg, msg);
 }
 
@@ -699,33 +700,33 @@ Test(preset, an_unclosed_quote_is_reported_where_it_opens)
     /* The first thing in the file. */
     expect_syntax_error("\"gallop: 1\n"
                         "stages: []\n",
-        1, 1,
+        1, 1, "",
         "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
     /* Block context, single quotes. */
     expect_syntax_error("gallop: 1\n"
                         "name: 'my web preset\n"
                         "stages:\n"
                         "  - resize: {width: 10}\n",
-        2, 7,
+        2, 7, "name",
         "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
     /* Flow context, double quotes; the file ends without a line break. */
     expect_syntax_error("gallop: 1\n"
                         "stages:\n"
                         "  - resize: {width: \"10}\n"
                         "  - watermark: {text: x}",
-        3, 21,
+        3, 21, "stages[0].resize.width",
         "YAML syntax error: this quoted string is never closed (found end of file at line 4)");
     /* Flow context, single quotes, in a list. */
     expect_syntax_error("gallop: 1\n"
                         "input: {include: ['*.jpg]}\n",
-        2, 19,
+        2, 19, "input.include",
         "YAML syntax error: this quoted string is never closed (found end of file at line 2)");
     /* A document marker ends the string too. */
     expect_syntax_error("gallop: 1\n"
                         "description: \"first\n"
                         "---\n"
                         "gallop: 1\n",
-        2, 14,
+        2, 14, "description",
         "YAML syntax error: this quoted string is never closed (found \"---\", which ends a YAML "
         "document, at line 3)");
 }
@@ -741,7 +742,7 @@ Test(preset, an_unclosed_quote_deep_in_a_long_preset_is_reported_where_it_opens)
                           "      text: 'Jen Loong\n");
     for (int i = 0; i < 20; i++)
         g_string_append(yaml, "  - resize: {width: 1080}\n");
-    expect_syntax_error(yaml->str, 40, 13,
+    expect_syntax_error(yaml->str, 40, 13, "stages[36].watermark.text",
         "YAML syntax error: this quoted string is never closed (found end of file at line 60)");
     g_string_free(yaml, TRUE);
 }
@@ -755,14 +756,14 @@ Test(preset, a_string_that_takes_the_next_quote_as_its_end_is_reported_where_it_
                         "stages:\n"
                         "  - resize: {width: 10}\n"
                         "  - caption-burn: {text: \"{caption}\"}\n",
-        2, 7,
+        2, 7, "name",
         "YAML syntax error: this quoted string runs on to line 5, where YAML fails (did not "
         "find expected key at 5:27): is its closing \" missing?");
     expect_syntax_error("gallop: 1\n"
                         "stages:\n"
                         "  - caption-burn: {text: '{caption}}\n"
                         "  - watermark: {text: 'x'}\n",
-        3, 26,
+        3, 26, "stages[0].caption-burn.text",
         "YAML syntax error: this quoted string runs on to line 4, where YAML fails (did not "
         "find expected ',' or '}' at 4:24): is its closing ' missing?");
     expect_syntax_error("gallop: 1\n"
@@ -770,7 +771,7 @@ Test(preset, a_string_that_takes_the_next_quote_as_its_end_is_reported_where_it_
                         "  - caption-burn:\n"
                         "      text: \"{caption}\n"
                         "      font: \"DejaVu Serif\"\n",
-        4, 13,
+        4, 13, "stages[0].caption-burn.text",
         "YAML syntax error: this quoted string runs on to line 5, where YAML fails (did not "
         "find expected key at 5:14): is its closing \" missing?");
 }
@@ -785,7 +786,7 @@ Test(preset, a_multi_line_string_does_not_take_the_blame_for_a_later_error)
                         "output:\n"
                         "  quality: 80\n"
                         "   format: png\n",
-        6, 10, "YAML syntax error: mapping values are not allowed in this context");
+        6, 10, "output", "YAML syntax error: mapping values are not allowed in this context");
 }
 
 Test(preset, an_unknown_escape_says_how_to_write_a_backslash)
@@ -793,7 +794,7 @@ Test(preset, an_unknown_escape_says_how_to_write_a_backslash)
     expect_syntax_error("gallop: 1\n"
                         "stages:\n"
                         "  - watermark: {image: \"C:\\logo.png\"}\n",
-        3, 27,
+        3, 27, "stages[0].watermark.image",
         "YAML syntax error: found unknown escape character in a double-quoted string (write "
         "\\\\ for a backslash, or use single quotes, where \\ is just a backslash)");
 }
@@ -1411,7 +1412,7 @@ Test(preset, a_long_document_without_aliases_is_not_called_an_alias_bomb)
     cr_assert_lt(yaml->len, gal__limits.preset_bytes);
     errs = load_fails(yaml->str);
     cr_assert_eq(errs->count, 1);
-    expect_error(&errs->items[0], 2, 299998, "",
+    expect_error(&errs->items[0], 2, 299998, "input.include[99993]",
         "the document has more than 100000 nodes (values, keys, lists and mappings); a preset "
         "needs a few hundred");
     cr_expect_null(strstr(errs->items[0].msg, "alias"));
@@ -1424,7 +1425,7 @@ Test(preset, a_bomb_is_blamed_on_its_aliases_with_their_count)
     g_autofree gal_errors *errs = NULL;
 
     /* Ten levels of ten: l4 would be 111111 nodes; its 8th alias passes
-     * the limit. */
+     * the limit, and l4 is the anchor to change. */
     g_string_append(yaml, "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n");
     for (int level = 1; level < 10; level++) {
         g_string_append_printf(yaml, "l%d: &l%d [", level, level);
@@ -1434,9 +1435,10 @@ Test(preset, a_bomb_is_blamed_on_its_aliases_with_their_count)
     }
     errs = load_fails(yaml->str);
     cr_assert_eq(errs->count, 1);
-    expect_error(&errs->items[0], 6, 45, "",
-        "the document expands to more than 100000 nodes, 101218 of them copies made by aliases "
-        "(an alias bomb?)");
+    expect_error(&errs->items[0], 6, 5, "l4",
+        "&l4 grows through its aliases until the document expands to more than 100000 nodes, "
+        "101218 of them copies made by aliases (an alias bomb?); *l3 at line 6, column 45 is "
+        "the copy that crosses the limit");
 }
 
 /* A 5 MiB preset is refused before it is parsed, by its size, naming it. */
@@ -2082,7 +2084,7 @@ Test(preset, refuses_a_nul_inside_a_value)
     g_autofree gal_errors *errs = load_fails("gallop: 1\noutput: {name: \"{stem}\\0../x\"}\n");
 
     cr_assert_eq(errs->count, 1);
-    expect_error(&errs->items[0], 2, 16, "", "a NUL character (\\0) in a value");
+    expect_error(&errs->items[0], 2, 16, "output.name", "a NUL character (\\0) in a value");
 }
 
 /* A preset is read as a regular file: a FIFO in its place does not block. */
