@@ -966,7 +966,8 @@ read_deps(gal_store *s, gal_record *r)
 static void
 refuse(gal_store *s, const char *output, const char *why)
 {
-    g_autofree char *shown = gal__excerpt(output ? output : "", GAL_EXCERPT_CHARS);
+    /* A path is shown whole unless it is longer than any a folder holds. */
+    g_autofree char *shown = gal__excerpt(output ? output : "", 4 * GAL_EXCERPT_CHARS);
 
     if (!s->refused)
         s->refused = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

@@ -117,6 +117,7 @@ Test(store, a_record_reads_back_as_it_was_put)
         cr_expect_str_eq(table->digest, "row:0123456789abcdef");
         cr_expect_not(sidecar->exists);
     }
+    gal__record_clear(&got);
     cr_expect_not(gal__store_get(s, "trip-02.jpg", &got), "a record made up");
     cr_expect_eq(warnings->len, 0);
     gal__store_close(s, NULL);
