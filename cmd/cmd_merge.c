@@ -50,6 +50,8 @@ cmd_merge(int argc, char **argv)
     opts.cancel = &cancel_flag;
     gal_set_jobs(opts.jobs);
     catch_signals();
+    /* Only the report lists what a site shows of each photo. */
+    opts.lean_results = report == NULL;
     if (gal_merge_presets((const gal_preset *const *) presets, n_presets, &opts, summaries,
             errs)) {
         status = errors_status(errs, json);

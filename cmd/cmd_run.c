@@ -91,6 +91,8 @@ cmd_run(int argc, char **argv)
     opts.n_inputs = argc - optind - n_presets;
     opts.progress = on_photo;
     opts.user = &state;
+    /* Only the report lists what a site shows of each photo. */
+    opts.lean_results = report == NULL;
     opts.cancel = &cancel_flag;
     gal_set_jobs(opts.jobs);
     catch_signals();

@@ -1,4 +1,5 @@
-/* about.c: what a site shows of a photo (about.h). */
+/* about.c: what a site shows of a photo (about.h): its fields one after
+ * another in one block, each ended by a NUL. */
 #include <string.h>
 
 #include "internal.h"
@@ -6,7 +7,8 @@
 
 struct gal_about {
     gint refs;
-    char **fields;
+    guint n;          /* fields */
+    char text[];      /* n fields, each NUL-terminated */
 };
 
 static gboolean
@@ -22,15 +24,22 @@ field_kept(const char *field)
 gal_about *
 gal__about_new(const char *const *fields, gsize n)
 {
-    gal_about *about = g_new0(gal_about, 1);
-    GPtrArray *kept = g_ptr_array_sized_new((guint) n + 1);
+    gsize bytes = 0;
+    gal_about *about;
+    char *at;
 
     for (gsize i = 0; i < n; i++)
         if (fields[i] && field_kept(fields[i]))
-            g_ptr_array_add(kept, g_strdup(fields[i]));
-    g_ptr_array_add(kept, NULL);
+            bytes += strlen(fields[i]) + 1;
+    about = g_malloc(sizeof *about + bytes);
     about->refs = 1;
-    about->fields = (char **) g_ptr_array_free(kept, FALSE);
+    about->n = 0;
+    at = about->text;
+    for (gsize i = 0; i < n; i++)
+        if (fields[i] && field_kept(fields[i])) {
+            at = g_stpcpy(at, fields[i]) + 1;
+            about->n++;
+        }
     return about;
 }
 
@@ -45,20 +54,30 @@ gal__about_ref(gal_about *about)
 void
 gal__about_unref(gal_about *about)
 {
-    if (!about || !g_atomic_int_dec_and_test(&about->refs))
-        return;
-    g_strfreev(about->fields);
-    g_free(about);
+    if (about && g_atomic_int_dec_and_test(&about->refs))
+        g_free(about);
 }
 
-const char *const *
+char **
 gal__about_fields(const gal_about *about)
 {
-    return about ? (const char *const *) about->fields : NULL;
+    char **fields;
+    const char *at;
+
+    if (!about)
+        return NULL;
+    fields = g_new(char *, about->n + 1);
+    at = about->text;
+    for (guint i = 0; i < about->n; i++) {
+        fields[i] = g_strdup(at);
+        at += strlen(at) + 1;
+    }
+    fields[about->n] = NULL;
+    return fields;
 }
 
 char **
 gal_photo_about(const gal_photo_result *photo)
 {
-    return g_strdupv((char **) gal__about_fields(photo->about));
+    return gal__about_fields(photo->about);
 }

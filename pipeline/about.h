@@ -1,6 +1,7 @@
 /* about.h: what a site shows of a photo ("key=value" each: a record's
  * `about`, gal_photo_result.about), shared by a record and the results
- * that report it (reference-counted, immutable once made). */
+ * that report it (reference-counted, immutable once made, one allocation:
+ * a rerun of many photos holds one each). */
 #ifndef GAL_ABOUT_H
 #define GAL_ABOUT_H
 
@@ -13,8 +14,8 @@ typedef struct gal_about gal_about;
 gal_about *gal__about_new(const char *const *fields, gsize n);
 gal_about *gal__about_ref(gal_about *about);   /* NULL stays NULL */
 void gal__about_unref(gal_about *about);       /* NULL: nothing */
-/* Its fields, NULL-terminated (borrowed); NULL for NULL. */
-const char *const *gal__about_fields(const gal_about *about);
+/* Its fields: a new NULL-terminated array (g_strfreev); NULL for NULL. */
+char **gal__about_fields(const gal_about *about);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(gal_about, gal__about_unref)
 

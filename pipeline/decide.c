@@ -240,9 +240,9 @@ same_variant(const preset_run *pr, int v, const gal_record *r)
  * its own record)? plans[i].stale_files gets those that are not; why,
  * for the first of them, with details in *detail. The others are left as
  * they are when the photo is built again. Records found the same by
- * content are kept refreshed, unless `look` (a dry run writes nothing). */
+ * content are kept refreshed, unless in a dry run (which writes nothing). */
 static gal_why
-decide_output(preset_run *pr, int i, gboolean look, char **detail)
+decide_output(preset_run *pr, int i, const gal_run_options *opts, char **detail)
 {
     gal_photo_result *result = &pr->summary->photos[i];
     gal_why first = GAL_WHY_UP_TO_DATE;
@@ -264,7 +264,7 @@ decide_output(preset_run *pr, int i, gboolean look, char **detail)
                 rel_out);
         }
         if (why == GAL_WHY_UP_TO_DATE) {
-            if (refreshed && !look)
+            if (refreshed && !opts->dry_run)
                 gal__record_keep(pr, &r);
             if (v == 0)
                 kept = r;
@@ -302,7 +302,8 @@ decide_output(preset_run *pr, int i, gboolean look, char **detail)
             notes->caption_source = gal__shared_text(kept.caption_source);
             notes->caption_cut = kept.caption_cut;
         }
-        result->about = gal__about_ref(kept.about);
+        if (!opts->lean_results)
+            result->about = gal__about_ref(kept.about);
     }
     gal__record_clear(&kept);
     return first;
@@ -474,7 +475,7 @@ decide_photo(preset_run *pr, const gal_run_options *opts, int i)
     gal__plan_stat(&pr->inputs[i], result->input);
     if (!plan->has_output)
         return;
-    result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, opts->dry_run, &detail);
+    result->why = opts->force ? GAL_WHY_FORCED : decide_output(pr, i, opts, &detail);
     if (opts->force)
         plan->stale_files = ~G_GUINT64_CONSTANT(0);
     if (detail)

@@ -329,10 +329,12 @@ typedef struct {
     shard_part *parts;      /* [1..shards] */
 } parts_found;
 
-/* merge_results.c: each photo's result, from its shard's part. -1 naming
+/* merge_results.c: each photo's result, from its shard's part (with what
+ * a site shows of it unless `lean`: gal_run_options.lean_results). -1 naming
  * each part that could not be taken, and each photo that its shard's
  * part lacks. */
-int gal__merge_take_results(preset_run *pr, const parts_found *found, gal_errors *errs);
+int gal__merge_take_results(preset_run *pr, const parts_found *found, gboolean lean,
+    gal_errors *errs);
 
 /* merge_pages.c: the pages of a merge, from the items its shards kept. */
 /* Every photo going on the pages (the plan's, `shards` of them) has its

@@ -414,6 +414,12 @@ typedef struct gal_run_options {
      * photos' items for them, and gal_merge_presets makes them and joins
      * the parts. --prune is left to a run that is not sharded. */
     int shard, shards;
+    /* Leave `about` out of the results of photos not built by this
+     * process (up to date, or built by a shard): what a site shows of a
+     * photo is read back from the records only for a report that lists it
+     * (a few hundred bytes a photo; a million-photo rerun or merge without
+     * a report holds none). */
+    bool lean_results;
 } gal_run_options;
 
 /* Run presets over photos: each photo is read and decoded once, at the

@@ -205,30 +205,27 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
 }
 
 /* The parts' records joining the folder's. Two shards' photos may have
- * made the same output (a name from EXIF, which a shard reads only for
- * its own photos): the first record stays, the others go to `clashes`,
- * for resolve_clashes once the plan has said whose the name is. */
+ * made the same output when names come from EXIF (which a shard reads only
+ * for its own photos; other names each shard plans for every photo): the
+ * first record stays, the others go to `clashes`, for resolve_clashes once
+ * the plan has said whose the name is. */
 typedef struct {
-    preset_run *pr;
     GHashTable *joined;     /* output -> input, of the records from parts */
-    GPtrArray *clashes;     /* gal_record * */
+    GPtrArray *left_out;    /* outputs of this part's records that clash */
 } records_joining;
 
 static gboolean
-join_record(const gal_record *r, void *user)
+keep_joined(const char *output, const char *input, void *user)
 {
     records_joining *j = user;
-    const char *before = g_hash_table_lookup(j->joined, r->output);
+    const char *before = g_hash_table_lookup(j->joined, output);
 
-    if (before && strcmp(before, r->input) != 0) {
-        gal_record *clash = g_new0(gal_record, 1);
-
-        gal__record_copy(clash, r);
-        g_ptr_array_add(j->clashes, clash);
-        return TRUE;
+    if (before && strcmp(before, input) != 0) {
+        g_ptr_array_add(j->left_out, g_strdup(output));
+        return FALSE;
     }
-    g_hash_table_insert(j->joined, g_strdup(r->output), g_strdup(r->input));
-    gal__record_keep(j->pr, r);
+    if (!before)
+        g_hash_table_insert(j->joined, g_strdup(output), g_strdup(input));
     return TRUE;
 }
 
@@ -239,20 +236,31 @@ record_free(gpointer p)
     g_free(p);
 }
 
-static void
-join_records(preset_run *pr, parts_found *found, GPtrArray *clashes)
+static int
+join_records(preset_run *pr, parts_found *found, GPtrArray *clashes, gal_errors *errs)
 {
     g_autoptr(GHashTable) joined = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    records_joining j = { pr, joined, clashes };
+    g_autoptr(GPtrArray) left_out = g_ptr_array_new_with_free_func(g_free);
+    records_joining j = { joined, left_out };
+    gboolean may_clash = gal__plan_reads_records(pr);
 
     for (int k = 1; k <= found->shards; k++) {
-        gal_part_info *info = &found->parts[k].info;
-        g_autoptr(GPtrArray) keys = gal__store_recipe(found->parts[k].store, info->recipe);
+        gal_error err = { 0 };
 
-        if (keys)
-            gal__store_put_recipe(pr->store, info->recipe, keys, NULL);
-        gal__store_each(found->parts[k].store, ~0u, join_record, &j);
+        if (gal__store_join(pr->store, found->parts[k].store, may_clash ? keep_joined : NULL, &j,
+                &err))
+            return gal__errors_add(errs, &err), -1;
+        for (guint c = 0; c < left_out->len; c++) {
+            gal_record *clash = g_new0(gal_record, 1);
+
+            if (gal__store_get(found->parts[k].store, left_out->pdata[c], clash))
+                g_ptr_array_add(clashes, clash);
+            else
+                g_free(clash);
+        }
+        g_ptr_array_set_size(left_out, 0);
     }
+    return 0;
 }
 
 /* An output two shards' photos both wrote is the photo's the plan gave
@@ -363,15 +371,24 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     }
     pr->shards = found.shards;
     /* Names as the shards planned them: a name from EXIF comes from the
-     * parts' records, which join first. */
-    join_records(pr, &found, clashes);
+     * parts' records, which join first; otherwise the photos take their
+     * results first, from the parts, and nothing is joined before every
+     * photo has its result. Written in one transaction, which a merge that
+     * fails or is stopped leaves uncommitted. */
+    if (gal__plan_reads_records(pr) && join_records(pr, &found, clashes, errs)) {
+        parts_clear(&found);
+        return -1;
+    }
     gal__plan_photos(pr);
-    if (gal__merge_take_results(pr, &found, errs)) {
+    if (gal__merge_take_results(pr, &found, opts->lean_results, errs) ||
+        (!gal__plan_reads_records(pr) && join_records(pr, &found, clashes, errs))) {
+        gal__store_rollback(pr->store);
         parts_clear(&found);
         return -1;
     }
     resolve_clashes(pr, clashes);
     if (pr->has_pages && gal__merge_check_items(pr, found.shards, errs)) {
+        gal__store_rollback(pr->store);
         parts_clear(&found);
         return -1;
     }
@@ -382,6 +399,7 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         for (int k = 1; k <= found.shards; k++)
             summary->sheets_stale |= found.parts[k].info.forced;
         if (summary->sheets_stale && gal__merge_make_pages(pr, opts, errs)) {
+            gal__store_rollback(pr->store);
             parts_clear(&found);
             return -1;
         }

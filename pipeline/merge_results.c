@@ -8,7 +8,7 @@
 
 /* Photo i's result, `taken` from its shard's part. */
 static void
-take_result(preset_run *pr, int i, const gal_part_result *taken)
+take_result(preset_run *pr, int i, const gal_part_result *taken, gboolean lean)
 {
     gal_photo_result *result = &pr->summary->photos[i];
     const gal_photo_result *r = &taken->result;
@@ -38,16 +38,17 @@ take_result(preset_run *pr, int i, const gal_part_result *taken)
     result->sha256 = r->sha256;
     result->seconds = r->seconds;
     result->hash_seconds = r->hash_seconds;
-    /* What the report says of the photo is in its output's record. */
-    if (taken->rel_output) {
+    /* What the report says of the photo is in its output's record, its
+     * shard's (pr->part while its results are taken). */
+    if (taken->rel_output && !lean) {
         gal_record rec;
 
-        if (gal__store_get(pr->store, taken->rel_output, &rec)) {
+        if (gal__record_find(pr, taken->rel_output, &rec)) {
             result->about = gal__about_ref(rec.about);
             gal__record_clear(&rec);
         }
     }
-    else
+    if (!taken->rel_output)
         result->output = NULL; /* the plan's string: the plan keeps it */
     /* Every file's size and digest, from the records the parts joined (a
      * part's result gives the first only). */
@@ -67,6 +68,7 @@ typedef struct {
     preset_run *pr;
     GHashTable *photos;     /* rel input -> photo index + 1 */
     int k, shards;
+    gboolean lean;          /* gal_run_options.lean_results */
     gboolean *taken;        /* per photo */
     const char *second;     /* a photo given two results (the part is damaged) */
 } shard_taking;
@@ -80,12 +82,13 @@ take_one(const char *rel_input, const gal_part_result *result, void *user)
     /* A photo gone since, or another shard's: not this merge's. */
     if (i < 0 || gal__shard_of(gal__input_rel(&t->pr->inputs[i]), t->shards) != t->k)
         return;
-    take_result(t->pr, i, result);
+    take_result(t->pr, i, result, t->lean);
     t->taken[i] = TRUE;
 }
 
 int
-gal__merge_take_results(preset_run *pr, const parts_found *found, gal_errors *errs)
+gal__merge_take_results(preset_run *pr, const parts_found *found, gboolean lean,
+    gal_errors *errs)
 {
     gal_run_summary *summary = pr->summary;
     int total = summary->total, failed = 0;
@@ -97,10 +100,15 @@ gal__merge_take_results(preset_run *pr, const parts_found *found, gal_errors *er
         g_hash_table_insert(photos, gal__out_rel(pr, summary->photos[i].input),
             GINT_TO_POINTER(i + 1));
     for (int k = 1; k <= found->shards; k++) {
-        shard_taking t = { pr, photos, k, found->shards, taken, NULL };
+        shard_taking t = { pr, photos, k, found->shards, lean, taken, NULL };
         gal_error err = { 0 };
+        int part_bad;
 
-        if (gal__part_each_result(found->parts[k].store, take_one, &t, &err)) {
+        /* The records its results need are its part's. */
+        pr->part = found->parts[k].store;
+        part_bad = gal__part_each_result(found->parts[k].store, take_one, &t, &err);
+        pr->part = NULL;
+        if (part_bad) {
             gal__errors_add(errs, &err);
             part_failed[k] = TRUE;
             failed = -1;

@@ -355,7 +355,8 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
     const char *output_dir = run->output_dir;
     const gal_photo_notes *notes = gal_photo_notes_of(p);
     char hex[65];
-    const char *const *about = gal__about_fields(p->about);
+    g_auto(GStrv) about_copy = gal__about_fields(p->about);
+    const char *const *about = (const char *const *) about_copy;
     gboolean has_output = p->output &&
         (p->status == GAL_PHOTO_DONE || p->status == GAL_PHOTO_UP_TO_DATE);
 

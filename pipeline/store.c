@@ -453,7 +453,9 @@ open_connection(gal_store *s, const char *path)
         return -1;
     harden(s->db);
     sqlite3_busy_timeout(s->db, 10000);
-    exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0");
+    /* A merge's million records: pages read and written once each, not
+     * again and again through a small cache (64 MiB at most). */
+    exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0; PRAGMA cache_size = -65536");
     if (s->mode == GAL_STORE_WRITE || s->mode == GAL_STORE_PART) {
         /* Photos are recorded as they finish, a commit each: appended to
          * the write-ahead log, synced at checkpoints, so a killed run
@@ -860,9 +862,10 @@ lines_column(sqlite3_stmt *st, int c, char ***out)
 }
 
 /* A row of the product table into `r`: FALSE (and `r` cleared) when a
- * value does not check, with `why` the column. */
+ * value does not check, with `why` the column. `whole`: its about and
+ * facts too (else left NULL, unread). */
 static gboolean
-row_record(sqlite3_stmt *st, gal_record *r, const char **why)
+row_record(sqlite3_stmt *st, gal_record *r, gboolean whole, const char **why)
 {
     gint64 v[8];
     const char *kind = column_text(st, 1), *recipe = column_text(st, 6);
@@ -911,7 +914,8 @@ row_record(sqlite3_stmt *st, gal_record *r, const char **why)
             optional_text(st, 15, &r->caption_source)) &&
         (*why = "caption"))
         goto bad;
-    if (!(lines_column(st, 17, &about) && lines_column(st, 18, &facts)) && (*why = "about"))
+    if (whole && !(lines_column(st, 17, &about) && lines_column(st, 18, &facts)) &&
+        (*why = "about"))
         goto bad;
     r->in_size = v[0];
     r->in_mtime_ns = v[1];
@@ -991,7 +995,7 @@ gal__store_get(gal_store *s, const char *output, gal_record *out)
     if ((st = statement(s, ST_GET))) {
         sqlite3_bind_text(st, 1, output, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_ROW) {
-            found = row_record(st, out, &why);
+            found = row_record(st, out, TRUE, &why);
             if (found && !read_deps(s, out)) {
                 gal__record_clear(out);
                 found = FALSE;
@@ -1029,7 +1033,8 @@ gal__store_put(gal_store *s, const gal_record *r, gal_error *err)
 {
     sqlite3_stmt *st;
     char in_hex[65], out_hex[65];
-    g_autofree char *about = join_lines(gal__about_fields(r->about), -1);
+    g_auto(GStrv) about_fields = gal__about_fields(r->about);
+    g_autofree char *about = join_lines((const char *const *) about_fields, -1);
     g_autofree char *facts = r->facts ? join_lines((const char *const *) r->facts,
                                             GAL_ITEM_FACTS)
                                       : NULL;
@@ -1117,8 +1122,8 @@ gal__store_remove(gal_store *s, const char *output, gal_error *err)
     return failed;
 }
 
-/* Each row of `st` (bound), as records, to `fn`, as they are read (the
- * caller holds the lock). */
+/* Each row of `st` (bound), as records without their about, facts and
+ * depend rows, to `fn`, as they are read (the caller holds the lock). */
 static void
 each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void *user)
 {
@@ -1126,12 +1131,10 @@ each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void 
     gal_record r;
 
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (!row_record(st, &r, &why)) {
+        if (!row_record(st, &r, FALSE, &why)) {
             refuse(s, column_text(st, 0), why);
             continue;
         }
-        if ((kinds & (1u << r.kind)) && !read_deps(s, &r))
-            g_clear_pointer(&r.deps, g_ptr_array_unref);
         if ((kinds & (1u << r.kind)) && !fn(&r, user)) {
             gal__record_clear(&r);
             break;
@@ -1184,6 +1187,89 @@ gal__store_count(gal_store *s, unsigned kinds)
     }
     g_rec_mutex_unlock(&s->lock);
     return n;
+}
+
+/* One statement on `from`'s connection, prepared for the join. */
+static sqlite3_stmt *
+prepare(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        g_clear_pointer(&st, sqlite3_finalize);
+    return st;
+}
+
+int
+gal__store_join(gal_store *s, gal_store *from, gal_record_keep_fn keep, void *user,
+    gal_error *err)
+{
+    sqlite3_stmt *rows, *deps, *recipes, *put, *put_dep, *del_deps, *put_recipe;
+    int failed = 0, rc;
+
+    g_rec_mutex_lock(&s->lock);
+    g_rec_mutex_lock(&from->lock);
+    if (begin_locked(s, err)) {
+        g_rec_mutex_unlock(&from->lock);
+        g_rec_mutex_unlock(&s->lock);
+        return -1;
+    }
+    /* Rows are copied value by value, as they are: each is checked when
+     * it is read (row_record), here only what the join itself needs. */
+    rows = prepare(from->db, "SELECT * FROM product");
+    deps = prepare(from->db, "SELECT * FROM depend WHERE output = ?1");
+    recipes = prepare(from->db, "SELECT digest, keys FROM recipe");
+    put = statement(s, ST_PUT);
+    put_dep = prepare(s->db, statements[ST_PUT_DEP]);
+    del_deps = prepare(s->db, statements[ST_DEL_DEPS]);
+    put_recipe = prepare(s->db, statements[ST_PUT_RECIPE]);
+    if (!rows || !deps || !recipes || !put || !put_dep || !del_deps || !put_recipe)
+        failed = store_failed(s, "cannot be joined", err);
+    while (!failed && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+        const char *output = column_text(rows, 0), *input = column_text(rows, 2);
+
+        if (!path_ok(output) || !input) {
+            refuse(from, output, "output");
+            continue;
+        }
+        if (keep && !keep(output, input, user))
+            continue;
+        sqlite3_bind_text(del_deps, 1, output, -1, SQLITE_TRANSIENT);
+        for (int c = 0; c < 19; c++)
+            sqlite3_bind_value(put, c + 1, sqlite3_column_value(rows, c));
+        if (!step_done(del_deps) || !step_done(put)) {
+            failed = store_failed(s, "cannot be written", err);
+            break;
+        }
+        sqlite3_bind_text(deps, 1, output, -1, SQLITE_TRANSIENT);
+        while (!failed && sqlite3_step(deps) == SQLITE_ROW) {
+            for (int c = 0; c < 5; c++)
+                sqlite3_bind_value(put_dep, c + 1, sqlite3_column_value(deps, c));
+            if (!step_done(put_dep))
+                failed = store_failed(s, "cannot be written", err);
+        }
+        sqlite3_reset(deps);
+    }
+    while (!failed && sqlite3_step(recipes) == SQLITE_ROW) {
+        const char *digest = column_text(recipes, 0), *keys = column_text(recipes, 1);
+
+        if (!digest || !gal__is_sha256_hex(digest) || !keys || !plain_text(keys))
+            continue;
+        sqlite3_bind_value(put_recipe, 1, sqlite3_column_value(recipes, 0));
+        sqlite3_bind_value(put_recipe, 2, sqlite3_column_value(recipes, 1));
+        if (!step_done(put_recipe))
+            failed = store_failed(s, "cannot be written", err);
+    }
+    sqlite3_reset(put);
+    sqlite3_finalize(rows);
+    sqlite3_finalize(deps);
+    sqlite3_finalize(recipes);
+    sqlite3_finalize(put_dep);
+    sqlite3_finalize(del_deps);
+    sqlite3_finalize(put_recipe);
+    g_rec_mutex_unlock(&from->lock);
+    g_rec_mutex_unlock(&s->lock);
+    return failed;
 }
 
 int

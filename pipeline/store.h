@@ -165,8 +165,9 @@ int gal__store_commit(gal_store *s, gboolean durable, gal_error *err);
 void gal__store_rollback(gal_store *s);
 
 /* Each record of the kinds in `kinds` (a mask of 1 << gal_record_kind),
- * in output order, as it is read (valid during the call); `fn` returns
- * FALSE to stop. It may read the store, not change it (collect what to
+ * in output order, as it is read (valid during the call), without its
+ * about, facts and depend rows (gal__store_get reads a record whole);
+ * `fn` returns FALSE to stop. It may read the store, not change it (collect what to
  * change, then change it). Records whose values do not check are passed
  * by, with a warning. */
 typedef gboolean (*gal_record_fn)(const gal_record *r, void *user);
@@ -175,6 +176,16 @@ void gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
 void gal__store_each_of_input(gal_store *s, const char *input, gal_record_fn fn, void *user);
 /* Records of output files: the number of them. */
 gint64 gal__store_count(gal_store *s, unsigned kinds);
+
+/* Copy every record of `from` (a shard's part) into `s`, in the pending
+ * transaction, as it is, its depend rows and recipes too: what a merge
+ * joins. A record whose output is not beneath the folder is left out,
+ * with a warning; `keep` (may be NULL) is asked for each of the others
+ * (output, input) and leaves it out when it returns FALSE. -1 with `err`
+ * when `s` could not be written. */
+typedef gboolean (*gal_record_keep_fn)(const char *output, const char *input, void *user);
+int gal__store_join(gal_store *s, gal_store *from, gal_record_keep_fn keep, void *user,
+    gal_error *err);
 
 /* A preset's recipe lines by their digest: remembered (once), and found
  * again (NULL: not known; a new array). */

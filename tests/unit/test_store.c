@@ -106,7 +106,11 @@ Test(store, a_record_reads_back_as_it_was_put)
     cr_expect_str_eq(got.caption, want.caption);
     cr_expect(got.caption_cut);
     cr_assert_not_null(got.about);
-    cr_expect_str_eq(gal__about_fields(got.about)[1], "warning=a line\nand another");
+    {
+        g_auto(GStrv) fields = gal__about_fields(got.about);
+
+        cr_expect_str_eq(fields[1], "warning=a line\nand another");
+    }
     cr_assert_not_null(got.deps);
     cr_assert_eq(got.deps->len, 2);
     {
