@@ -835,8 +835,11 @@ gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links, c
         *family = g_strdup(font);
         return 0;
     }
-    /* Like every path in a preset, relative to the preset's folder. */
-    file = gal__path_beside(loc->file, font);
+    /* Like every path in a preset, relative to the folder of the preset
+     * file it is written in; a --set value (no line) is the user's own,
+     * relative to the working folder. */
+    file = loc->file && loc->line > 0 ? gal__path_beside(loc->file, font)
+                                      : g_canonicalize_filename(font, NULL);
     if (lstat(file, &st) != 0)
         return gal_error_set(err, GAL_ERR_PRESET, loc, key, "font file not found: %s",
             file);

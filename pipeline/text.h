@@ -82,11 +82,13 @@ gboolean gal__text_is_rtl(const char *text);
 
 /* A stage's `font` key, ready for layouts: a family and style ("DejaVu
  * Sans Bold") is taken as it is; a font file (a path, or a name ending in
- * .ttf, .otf or .ttc), relative to the preset's folder, is checked (a
+ * .ttf, .otf or .ttc), relative to the folder of the preset file `loc`
+ * names (a --set value, line 0: the working folder), is checked (a
  * regular file within the font limit, reached within the preset's folder
  * unless `follow_links`), registered once, and named by its family.
- * *family is new. Errors, at `loc` (the stage's place) under `key`,
- * are GAL_ERR_PRESET. For prepare(), on the main thread. */
+ * *family is new. Errors, at `loc` (where the font was given, else the
+ * stage's place) under `key`, are GAL_ERR_PRESET. For prepare(), on the
+ * main thread. */
 int gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links,
     const char *key, char **family, gal_error *err);
 

@@ -1,0 +1,139 @@
+/* Trust at the edges (issue 38), the stages' and captions' part: a
+ * watermark logo that is no image is reported at its `image:` value, a
+ * font family fontconfig does not have is a preset error with the nearest
+ * installed families, a captions table or export that is not what it
+ * claims quotes nothing of itself, and a run's seconds count the loading
+ * of its captions table. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+
+TestSuite(fonts_captions_trust, .init = gal_test_setup, .fini = gal_test_teardown,
+    .timeout = 120);
+
+/* What a file the preset names could be instead of what it claims: the
+ * test's own /etc/passwd-like lines (the real one is not relied on). */
+static const char passwd_like[] = "root:x:0:0:root:/root:/bin/bash\n"
+                                  "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+                                  "jen:x:1000:1000:Jen Loong,,,:/home/jen:/bin/bash\n"
+                                  "sshd:x:110:65534::/run/sshd:/usr/sbin/nologin\n";
+
+/* Nothing of passwd_like in `text`: no field of any of its lines. */
+static void
+expect_nothing_of_passwd(const char *text)
+{
+    static const char *const pieces[] = { "root", "daemon", "nologin", "/bin/bash", "Jen Loong",
+        "sshd", ":x:", "1000", NULL };
+
+    for (int i = 0; pieces[i]; i++)
+        cr_expect_null(strstr(text, pieces[i]), "\"%s\" quoted from the file in: %s", pieces[i],
+            text);
+}
+
+/* A file `name` holding `bytes` in GAL_TEST_TMP, where gal_test_load's
+ * presets live; its path. */
+static char *
+file_beside_presets(const char *name, const char *bytes, gssize len)
+{
+    g_autofree char *own = g_strdup_printf("%d-%s", (int) getpid(), name);
+    char *path = g_build_filename(GAL_TEST_TMP, own, NULL);
+
+    g_mkdir_with_parents(GAL_TEST_TMP, 0777);
+    cr_assert(g_file_set_contents(path, bytes, len, NULL), "cannot write %s", path);
+    return path;
+}
+
+/* Load `yaml` (with --set `overrides`), which must fail with exactly one
+ * error; that error. */
+static gal_error
+the_one_error(const char *yaml, const char *const *overrides, int n)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load_with(yaml, overrides, n, errs);
+    char line[2048];
+
+    cr_assert_null(preset, "loaded but should not have:\n%s", yaml);
+    for (int i = 0; i < errs->count; i++)
+        cr_log_info("%s", gal_error_format(&errs->items[i], line, sizeof(line)));
+    cr_assert_eq(errs->count, 1, "%d errors", errs->count);
+    return errs->items[0];
+}
+
+/* ---- a watermark logo that is no image (item 6) ------------------------------------ */
+
+/* The logo is the image key's fault, not the stage name's: prepare()
+ * reported it at the `- watermark:` line, one line early in a block
+ * mapping, and at the stage's column in a flow one. */
+Test(fonts_captions_trust, a_logo_that_is_no_image_is_reported_at_its_image_value)
+{
+    g_autofree char *logo = file_beside_presets("logo.png", passwd_like, -1);
+    g_autofree char *base = g_path_get_basename(logo);
+    g_autofree char *block = g_strdup_printf("gallop: 1\n"
+                                             "stages:\n"
+                                             "  - watermark:\n"
+                                             "      opacity: 0.5\n"
+                                             "      image: %s\n",
+        base);
+    g_autofree char *flow =
+        g_strdup_printf("gallop: 1\nstages:\n  - watermark: { opacity: 0.5, image: %s }\n", base);
+    gal_error e = the_one_error(block, NULL, 0);
+
+    cr_expect_eq(e.code, GAL_ERR_PRESET);
+    cr_expect_str_eq(e.key, "watermark.image");
+    cr_expect_eq(e.line, 5, "line %d", e.line);
+    cr_expect_eq(e.col, 14, "col %d", e.col);
+    expect_nothing_of_passwd(e.msg);
+
+    e = the_one_error(flow, NULL, 0);
+    cr_expect_str_eq(e.key, "watermark.image");
+    cr_expect_eq(e.line, 3, "line %d", e.line);
+    cr_expect_eq(e.col, 39, "col %d", e.col);
+    expect_nothing_of_passwd(e.msg);
+}
+
+/* A font file's errors too are the font value's, not the stage name's. */
+Test(fonts_captions_trust, a_font_file_error_is_reported_at_the_font_value)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\n"
+                                            "stages:\n"
+                                            "  - caption-burn:\n"
+                                            "      text: hi\n"
+                                            "      font: no-such-font-%d.ttf\n",
+        (int) getpid());
+    gal_error e = the_one_error(yaml, NULL, 0);
+
+    cr_expect_eq(e.code, GAL_ERR_PRESET);
+    cr_expect_str_eq(e.key, "caption-burn.font");
+    cr_expect_eq(e.line, 5, "line %d", e.line);
+    cr_expect_eq(e.col, 13, "col %d", e.col);
+    cr_expect(strstr(e.msg, "font file not found") != NULL, "%s", e.msg);
+}
+
+/* A font file given with --set is the user's own path, relative to the
+ * working folder as every other --set path is (it was looked for beside
+ * the preset). */
+Test(fonts_captions_trust, a_font_file_given_with_set_is_relative_to_the_working_folder)
+{
+    g_autofree char *dir = gal_test_tmpdir("set-font");
+    g_autofree char *fonts = g_build_filename(dir, "fonts", NULL);
+    g_autofree char *name = g_strdup_printf("fonts/brand-%d.ttf", (int) getpid());
+    g_autofree char *copy = g_build_filename(dir, name, NULL);
+    g_autofree char *set = g_strdup_printf("caption-burn.font=%s", name);
+    const char *overrides[] = { set };
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset;
+    char line[2048] = "";
+
+    cr_assert_eq(g_mkdir_with_parents(fonts, 0777), 0);
+    gal_test_copy_file("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", copy);
+    cr_assert_eq(chdir(dir), 0);
+    preset = gal_test_load_with("gallop: 1\nstages:\n  - caption-burn: { text: hi }\n",
+        overrides, 1, errs);
+    if (!preset && errs->count)
+        gal_error_format(&errs->items[0], line, sizeof(line));
+    cr_expect_not_null(preset, "%s", line);
+    gal_preset_free(preset);
+}
