@@ -1,0 +1,189 @@
+/* fonts.c: the font a stage's `font` key names, made ready for text.c's
+ * layouts once, in prepare(): a font file beside the preset is checked,
+ * named by the family its `name` table gives and handed to libvips once
+ * for the process. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "fsio.h"
+#include "limit.h"
+#include "schema.h"
+#include "text.h"
+
+/* libvips 8.14 remembers which font files it gave fontconfig in a table
+ * keyed by the string the caller passed as "fontfile", which the vips_text
+ * operation frees when it is done: the next vips_text with any font file
+ * then reads freed memory (AddressSanitizer shows it). So the file goes to
+ * vips_text once, here, and that operation is kept for the life of the
+ * process, which keeps its key alive; fontconfig keeps the font for the
+ * process anyway. Later layouts name the family alone. */
+int
+gal__font_file_register(const char *path, const char *family, gal_error *err)
+{
+    VipsOperation *op = vips_operation_new("text");
+    g_autofree char *font = g_strdup_printf("%s 12", family);
+
+    g_object_set(op, "text", "Ág", "font", font, "fontfile", path, NULL);
+    if (vips_cache_operation_buildp(&op)) {
+        vips_object_unref_outputs(VIPS_OBJECT(op));
+        g_object_unref(op);
+        return gal_error_from_vips(err, GAL_ERR_PRESET, NULL, "font file");
+    }
+    /* Deliberately never unreferenced: see above. */
+    vips_object_unref_outputs(VIPS_OBJECT(op));
+    return 0;
+}
+
+static guint
+be16(const guchar *p)
+{
+    return (guint) p[0] << 8 | p[1];
+}
+
+static guint32
+be32(const guchar *p)
+{
+    return (guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 | p[3];
+}
+
+/* The family name in an OpenType/TrueType file's `name` table (Windows
+ * Unicode record preferred), so a preset can name a font file and Pango
+ * can still be asked for it by family. */
+char *
+gal__font_file_family(const char *path, GError **error)
+{
+    static const gal_read_rules rules = { "font file", NULL, TRUE, 0, GAL_ERR_PRESET };
+    gal_read_rules capped = rules;
+    g_autofree guchar *data = NULL;
+    gal_error err = { 0 };
+    gsize len;
+    guint tables;
+    const guchar *name = NULL;
+    gsize name_len = 0;
+    char *mac = NULL;
+
+    capped.max_bytes = gal__limits.font_bytes;
+    if (gal__file_read(path, &capped, (char **) &data, &len, NULL, &err)) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s", err.msg);
+        return NULL;
+    }
+    /* A collection (.ttc): use its first font. */
+    if (len >= 16 && memcmp(data, "ttcf", 4) == 0) {
+        guint32 first = be32(data + 12);
+
+        /* Not first + 12 > len: that wraps for an offset near 4 GiB. */
+        if (first > len || len - first < 12)
+            goto bad;
+        memmove(data, data + first, len - first);
+        len -= first;
+    }
+    if (len < 12)
+        goto bad;
+    tables = be16(data + 4);
+    for (guint i = 0; i < tables && 12 + 16 * (i + 1) <= len; i++) {
+        const guchar *rec = data + 12 + 16 * i;
+
+        if (memcmp(rec, "name", 4) == 0) {
+            guint32 off = be32(rec + 8), size = be32(rec + 12);
+
+            if (off > len || size > len - off)
+                goto bad;
+            name = data + off;
+            name_len = size;
+        }
+    }
+    if (!name || name_len < 6)
+        goto bad;
+    {
+        guint count = be16(name + 2), strings = be16(name + 4);
+
+        for (guint i = 0; i < count && 6 + 12 * (i + 1) <= name_len; i++) {
+            const guchar *rec = name + 6 + 12 * i;
+            guint platform = be16(rec), name_id = be16(rec + 6);
+            guint length = be16(rec + 8), offset = be16(rec + 10);
+
+            if (name_id != 1 || strings + offset + length > name_len)
+                continue;
+            if (platform == 3 || platform == 0) {
+                char *family = g_convert((const char *) name + strings + offset, length,
+                    "UTF-8", "UTF-16BE", NULL, NULL, NULL);
+
+                if (family) {
+                    g_free(mac);
+                    return family;
+                }
+            }
+            else if (platform == 1 && !mac)
+                mac = g_convert((const char *) name + strings + offset, length, "UTF-8",
+                    "MACINTOSH", NULL, NULL, NULL);
+        }
+    }
+    if (mac)
+        return mac;
+bad:
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+        "%s is not a TrueType/OpenType font (no family name found)", path);
+    return NULL;
+}
+
+static gboolean
+looks_like_font_file(const char *font)
+{
+    static const char *const suffixes[] = { ".ttf", ".otf", ".ttc", NULL };
+
+    if (strchr(font, '/'))
+        return TRUE;
+    for (int i = 0; suffixes[i]; i++)
+        if (g_str_has_suffix(font, suffixes[i]) ||
+            (strlen(font) > 4 && g_ascii_strcasecmp(font + strlen(font) - 4, suffixes[i]) == 0))
+            return TRUE;
+    return FALSE;
+}
+
+int
+gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links, const char *key,
+    char **family, gal_error *err)
+{
+    g_autofree char *file = NULL;
+    g_autofree char *real = NULL;
+    g_autofree char *within = NULL;
+    g_autoptr(GError) error = NULL;
+    gal_read_rules rules = { "font file", NULL, follow_links, gal__limits.font_bytes,
+        GAL_ERR_PRESET };
+    gal_error checked = { 0 };
+    struct stat st;
+
+    *family = NULL;
+    if (!looks_like_font_file(font)) {
+        *family = g_strdup(font);
+        return 0;
+    }
+    /* Like every path in a preset, relative to the folder of the preset
+     * file it is written in; a --set value (no line) is the user's own,
+     * relative to the working folder. */
+    file = loc->file && loc->line > 0 ? gal__path_beside(loc->file, font)
+                                      : g_canonicalize_filename(font, NULL);
+    if (lstat(file, &st) != 0)
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key, "font file not found: %s",
+            file);
+    if (loc->file && loc->line > 0) {
+        g_autofree char *dir = g_path_get_dirname(loc->file);
+
+        within = g_canonicalize_filename(dir, NULL);
+    }
+    rules.within = within;
+    if (gal__path_check(file, &rules, FALSE, &real, &checked))
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key, "%s", checked.msg);
+    if (!(*family = gal__font_file_family(real, &error)))
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key, "%s", error->message);
+    /* Given to libvips once, here: a font file passed to vips_text again
+     * and again reads freed memory in 8.14 (see gal__font_file_register).
+     * Layouts then ask for the family. */
+    if (gal__font_file_register(real, *family, err)) {
+        g_clear_pointer(family, g_free);
+        return -1;
+    }
+    return 0;
+}
+
