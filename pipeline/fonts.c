@@ -1,11 +1,17 @@
 /* fonts.c: the font a stage's `font` key names, made ready for text.c's
  * layouts once, in prepare(): a font file beside the preset is checked,
  * named by the family its `name` table gives and handed to libvips once
- * for the process. */
+ * for the process; a family (Pango's "Family Style Size") is checked with
+ * fontconfig, which would otherwise draw a family it lacks in another one
+ * without a word. */
 #include <string.h>
 #include <sys/stat.h>
 
+#include <fontconfig/fontconfig.h>
+#include <pango/pango.h>
+
 #include "internal.h"
+#include "error.h"
 #include "fsio.h"
 #include "limit.h"
 #include "schema.h"
@@ -141,6 +147,193 @@ looks_like_font_file(const char *font)
     return FALSE;
 }
 
+/* Names fontconfig resolves to some installed font by design: asking for
+ * one never silently gets another. */
+static const char *const generic_families[] = {
+    "sans", "sans-serif", "serif", "monospace", "mono", "system-ui", "cursive", "fantasy",
+    "emoji", "math", NULL,
+};
+
+static gboolean
+is_generic_family(const char *family)
+{
+    for (int i = 0; generic_families[i]; i++)
+        if (g_ascii_strcasecmp(family, generic_families[i]) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* Family names as fontconfig compares them: without case and blanks
+ * ("DejaVuSans" is "DejaVu Sans"). */
+static gboolean
+same_family(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        while (*a == ' ')
+            a++;
+        while (*b == ' ')
+            b++;
+        if (g_ascii_tolower(*a) != g_ascii_tolower(*b))
+            return FALSE;
+        if (!*a)
+            return TRUE;
+    }
+}
+
+/* The family fontconfig would draw `family` in (the best match, as Pango
+ * asks for it), and whether that font is of `family` itself: one of its
+ * family names equals it, compared as fontconfig compares families
+ * (without case and blanks). A family fontconfig does not have comes back
+ * as some other installed one, silently. *drawn is new, or NULL when
+ * nothing matches at all. */
+static gboolean
+family_installed(const char *family, char **drawn)
+{
+    FcPattern *pattern = FcPatternCreate();
+    FcPattern *match;
+    FcResult result;
+    FcChar8 *name;
+    gboolean found = FALSE;
+
+    *drawn = NULL;
+    FcPatternAddString(pattern, FC_FAMILY, (const FcChar8 *) family);
+    FcConfigSubstitute(NULL, pattern, FcMatchPattern);
+    FcDefaultSubstitute(pattern);
+    match = FcFontMatch(NULL, pattern, &result);
+    FcPatternDestroy(pattern);
+    if (!match)
+        return FALSE;
+    for (int i = 0; !found && FcPatternGetString(match, FC_FAMILY, i, &name) == FcResultMatch; i++)
+        found = same_family((const char *) name, family);
+    if (FcPatternGetString(match, FC_FAMILY, 0, &name) == FcResultMatch)
+        *drawn = g_strdup((const char *) name);
+    FcPatternDestroy(match);
+    return found;
+}
+
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Every family name of every installed font, each once, sorted: what a
+ * misspelt family is compared with. Only asked for on an error. */
+static GPtrArray *
+installed_families(void)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    FcPattern *all = FcPatternCreate();
+    FcObjectSet *family_only = FcObjectSetBuild(FC_FAMILY, NULL);
+    FcFontSet *fonts = FcFontList(NULL, all, family_only);
+    FcChar8 *name;
+
+    for (int f = 0; fonts && f < fonts->nfont; f++)
+        for (int i = 0; FcPatternGetString(fonts->fonts[f], FC_FAMILY, i, &name) == FcResultMatch;
+             i++) {
+            char *folded = g_utf8_casefold((const char *) name, -1);
+
+            if (g_hash_table_add(seen, folded))
+                g_ptr_array_add(names, g_strdup((const char *) name));
+        }
+    if (fonts)
+        FcFontSetDestroy(fonts);
+    FcObjectSetDestroy(family_only);
+    FcPatternDestroy(all);
+    g_ptr_array_sort(names, compare_names);
+    return names;
+}
+
+#define MAX_FAMILY_GUESSES 3
+
+/* " (did you mean "A", "B" or "C"?)": the installed families nearest to
+ * those of `wanted`, nearest first; "" when none is near. */
+static char *
+family_guesses(char **wanted)
+{
+    g_autoptr(GPtrArray) names = installed_families();
+    /* Borrowed from `names`; each guess is blanked out of it in turn, so
+     * the next call finds the next nearest. */
+    g_autofree const char **candidates = g_new0(const char *, names->len + 1);
+    g_autoptr(GString) out = g_string_new(NULL);
+    const char *guesses[MAX_FAMILY_GUESSES];
+    int n = 0;
+
+    for (guint i = 0; i < names->len; i++)
+        candidates[i] = names->pdata[i];
+    for (int w = 0; wanted[w] && n < MAX_FAMILY_GUESSES; w++)
+        while (n < MAX_FAMILY_GUESSES) {
+            const char *guess = gal__did_you_mean(wanted[w], candidates);
+
+            if (!guess)
+                break;
+            guesses[n++] = guess;
+            for (guint i = 0; i < names->len; i++)
+                if (candidates[i] == guess)
+                    candidates[i] = "";
+        }
+    for (int i = 0; i < n; i++)
+        g_string_append_printf(out, "%s\"%s\"",
+            i == 0 ? " (did you mean " : i == n - 1 ? " or " : ", ", guesses[i]);
+    if (n)
+        g_string_append(out, "?)");
+    return g_strdup(out->str);
+}
+
+/* Is there a font for `font` (Pango's "Family, Other Family Style Size"),
+ * as it is written? Fontconfig never says no: a family it does not have is
+ * drawn in another one, silently, so a misspelt "DejaVu Snas" would pass
+ * for "DejaVu Sans" everywhere but in the pictures. A list of families is
+ * a fallback the preset wrote: one of them installed is enough. Generic
+ * families are always there. One match per family, once per preset load;
+ * the installed families are listed only for the error. */
+static int
+check_families(const char *font, const gal_loc *loc, const char *key, gal_error *err)
+{
+    PangoFontDescription *desc = pango_font_description_from_string(font);
+    g_auto(GStrv) families = g_strsplit(
+        pango_font_description_get_family(desc) ? pango_font_description_get_family(desc) : "",
+        ",", -1);
+    g_autoptr(GPtrArray) wanted = g_ptr_array_new();
+    g_autofree char *drawn = NULL;
+    g_autofree char *guesses = NULL;
+    g_autofree char *list = NULL;
+    const char *among;
+
+    pango_font_description_free(desc);
+    for (int i = 0; families[i]; i++) {
+        char *family = g_strstrip(families[i]);
+        g_autofree char *instead = NULL;
+
+        if (!*family)
+            continue;
+        if (is_generic_family(family) || family_installed(family, &instead))
+            return 0;
+        if (!drawn)
+            drawn = g_steal_pointer(&instead);
+        g_ptr_array_add(wanted, family);
+    }
+    /* Only a style and size ("Bold 12"): Pango's default family. */
+    if (wanted->len == 0)
+        return 0;
+    among = wanted->len > 1 ? "in " : "";
+    g_ptr_array_add(wanted, NULL);
+    guesses = family_guesses((char **) wanted->pdata);
+    list = g_strjoinv(", ", (char **) wanted->pdata);
+    if (*guesses)
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key,
+            "no installed font family %s\"%s\"%s", among, list, guesses);
+    if (!drawn)
+        return gal_error_set(err, GAL_ERR_PRESET, loc, key,
+            "no installed font family %s\"%s\": fontconfig finds no font at all", among, list);
+    return gal_error_set(err, GAL_ERR_PRESET, loc, key,
+        "no installed font family %s\"%s\": it would be drawn in \"%s\" instead; name an "
+        "installed family (fc-list : family lists them), a generic one (sans, serif, "
+        "monospace) or a font file beside the preset",
+        among, list, drawn);
+}
+
 int
 gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links, const char *key,
     char **family, gal_error *err)
@@ -156,6 +349,8 @@ gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links, c
 
     *family = NULL;
     if (!looks_like_font_file(font)) {
+        if (check_families(font, loc, key, err))
+            return -1;
         *family = g_strdup(font);
         return 0;
     }

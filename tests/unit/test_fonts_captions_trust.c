@@ -137,3 +137,120 @@ Test(fonts_captions_trust, a_font_file_given_with_set_is_relative_to_the_working
     cr_expect_not_null(preset, "%s", line);
     gal_preset_free(preset);
 }
+
+/* ---- a font family fontconfig lacks (item 4) ------------------------------------------ */
+
+/* Fontconfig draws a family it does not have in another one, silently:
+ * "DejaVu Snas" came out as DejaVu Sans, "Helvetica" as whatever is there.
+ * Each is a preset error at the font value, with the nearest installed
+ * families (the CI has fonts-dejavu-core, fonts-noto-cjk and
+ * fonts-noto-color-emoji). */
+Test(fonts_captions_trust, a_font_family_that_is_not_installed_names_the_nearest_ones)
+{
+    gal_error e = the_one_error("gallop: 1\n"
+                                "stages:\n"
+                                "  - caption-burn:\n"
+                                "      text: hi\n"
+                                "      font: DejaVu Snas\n",
+        NULL, 0);
+
+    cr_expect_eq(e.code, GAL_ERR_PRESET);
+    cr_expect_str_eq(e.key, "caption-burn.font");
+    cr_expect_eq(e.line, 5, "line %d", e.line);
+    cr_expect_eq(e.col, 13, "col %d", e.col);
+    cr_expect(strstr(e.msg, "no installed font family \"DejaVu Snas\" (did you mean \"DejaVu "
+                            "Sans\"") == e.msg,
+        "%s", e.msg);
+
+    /* Style and size after the family are Pango's: only the family is
+     * looked for. */
+    e = the_one_error("gallop: 1\nstages:\n  - watermark: { text: x, font: \"Noto Sans CJK KRR "
+                      "Bold 12\" }\n",
+        NULL, 0);
+    cr_expect_str_eq(e.key, "watermark.font");
+    cr_expect_eq(e.line, 3, "line %d", e.line);
+    cr_expect_eq(e.col, 33, "col %d", e.col);
+    cr_expect(strstr(e.msg, "no installed font family \"Noto Sans CJK KRR\" (did you mean "
+                            "\"Noto Sans CJK KR\"") == e.msg,
+        "%s", e.msg);
+}
+
+/* Nothing near: the message says what fontconfig would draw instead. A
+ * list of families is a fallback: it fails only when none is there. */
+Test(fonts_captions_trust, a_font_family_with_nothing_near_says_what_would_be_drawn)
+{
+    gal_error e = the_one_error(
+        "gallop: 1\nstages:\n  - caption-burn: { font: Qzxq Grotesk Bold }\n", NULL, 0);
+
+    cr_expect_str_eq(e.key, "caption-burn.font");
+    cr_expect_eq(e.line, 3, "line %d", e.line);
+    cr_expect(strstr(e.msg, "no installed font family \"Qzxq Grotesk\": it would be drawn in \"")
+            == e.msg,
+        "%s", e.msg);
+    e = the_one_error(
+        "gallop: 1\nstages:\n  - caption-burn: { font: \"Qzxq Grotesk, Wqxz Antiqua\" }\n", NULL,
+        0);
+    cr_expect(strstr(e.msg, "no installed font family in \"Qzxq Grotesk, Wqxz Antiqua\": ")
+            == e.msg,
+        "%s", e.msg);
+}
+
+/* What Pango reads as a family with a style and size, generic families,
+ * fontconfig's own spelling rules (no case, no blanks) and a list with one
+ * installed family all load as before. */
+Test(fonts_captions_trust, installed_generic_and_listed_families_load)
+{
+    static const char *const fonts[] = { "DejaVu Sans Bold 12", "Noto Sans CJK KR, Bold",
+        "DejaVu Sans Mono Oblique", "dejavusans", "sans-serif Italic", "Serif", "monospace 10",
+        "Bold 12", "Qzxq Grotesk, DejaVu Serif", "Noto Color Emoji", NULL };
+
+    for (int i = 0; fonts[i]; i++) {
+        g_autofree char *yaml = g_strdup_printf(
+            "gallop: 1\nstages:\n  - caption-burn: { font: \"%s\" }\n"
+            "  - watermark: { text: x, font: \"%s\" }\n",
+            fonts[i], fonts[i]);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+        gal_preset *preset = gal_test_load(yaml, errs);
+        char line[2048] = "";
+
+        if (!preset && errs->count)
+            gal_error_format(&errs->items[0], line, sizeof(line));
+        cr_expect_not_null(preset, "%s: %s", fonts[i], line);
+        gal_preset_free(preset);
+    }
+}
+
+/* A --set font is checked as the preset's is, and its error names the
+ * --set argument. */
+Test(fonts_captions_trust, a_font_family_given_with_set_is_checked_too)
+{
+    const char *overrides[] = { "caption-burn.font=DejaVu Snas" };
+    gal_error e = the_one_error("gallop: 1\nstages:\n  - caption-burn: { text: hi }\n",
+        overrides, 1);
+
+    cr_expect_str_eq(e.file, "--set caption-burn.font=DejaVu Snas");
+    cr_expect_eq(e.line, 0);
+    cr_expect_str_eq(e.key, "caption-burn.font");
+    cr_expect(strstr(e.msg, "(did you mean \"DejaVu Sans\"") != NULL, "%s", e.msg);
+}
+
+/* The default is what the preset says when it says nothing (`gallop
+ * check` prints font="DejaVu Sans"), so it is checked as well: without
+ * it, at the stage. Fontconfig is pointed at a configuration with no
+ * fonts (the test runs in a process of its own). */
+Test(fonts_captions_trust, the_default_font_is_checked_and_reported_at_the_stage)
+{
+    g_autofree char *conf = file_beside_presets("no-fonts.conf",
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"fonts.dtd\">\n"
+        "<fontconfig></fontconfig>\n",
+        -1);
+    gal_error e;
+
+    cr_assert_eq(setenv("FONTCONFIG_FILE", conf, 1), 0);
+    e = the_one_error("gallop: 1\nstages:\n  - caption-burn: { text: hi }\n", NULL, 0);
+    cr_expect_str_eq(e.key, "caption-burn.font");
+    cr_expect_eq(e.line, 3, "line %d", e.line);
+    cr_expect_eq(e.col, 5, "col %d", e.col);
+    cr_expect_str_eq(e.msg, "no installed font family \"DejaVu Sans\": fontconfig finds no font "
+                            "at all");
+}
