@@ -254,3 +254,118 @@ Test(fonts_captions_trust, the_default_font_is_checked_and_reported_at_the_stage
     cr_expect_str_eq(e.msg, "no installed font family \"DejaVu Sans\": fontconfig finds no font "
                             "at all");
 }
+
+/* ---- a captions table or export that is not what it claims (item 2) ------------------- */
+
+/* Every error loading `yaml`, formatted, one per line; the load must fail. */
+static char *
+all_errors(const char *yaml, int *count)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    GString *all = g_string_new(NULL);
+    char line[2048];
+
+    cr_assert_null(preset, "loaded but should not have:\n%s", yaml);
+    for (int i = 0; i < errs->count; i++)
+        g_string_append_printf(all, "%s\n", gal_error_format(&errs->items[i], line, sizeof(line)));
+    *count = errs->count + errs->dropped;
+    return g_string_free(all, FALSE);
+}
+
+/* passwd-like lines named as a table were reported line by line ("expected
+ * a file name and a caption ..., got 1 cell" for each): a file whose first
+ * row is no table's is refused in one line, whatever its name says, and
+ * nothing of it is quoted. */
+Test(fonts_captions_trust, a_table_that_is_no_table_is_refused_in_one_line_quoting_nothing)
+{
+    static const char *const names[] = { "captions.tsv", "captions.csv", "captions.txt", NULL };
+
+    for (int i = 0; names[i]; i++) {
+        g_autofree char *table = file_beside_presets(names[i], passwd_like, -1);
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\ncaptions: {table: %s}\n", table);
+        gal_error e = the_one_error(yaml, NULL, 0);
+        char line[2048];
+
+        cr_expect_eq(e.code, GAL_ERR_PRESET);
+        cr_expect_str_eq(e.key, "captions.table");
+        cr_expect_str_eq(e.file, table);
+        cr_expect_eq(e.line, 1, "%s: line %d", names[i], e.line);
+        cr_expect_eq(e.col, 1, "%s: col %d", names[i], e.col);
+        cr_expect(strstr(e.msg, "not a captions table: ") == e.msg, "%s", e.msg);
+        expect_nothing_of_passwd(gal_error_format(&e, line, sizeof(line)));
+    }
+}
+
+/* Once a file is a table (its header says so), its rows' errors name
+ * their place and what they lack: not a cell, not a file name listed
+ * twice, not a byte that is not UTF-8. */
+Test(fonts_captions_trust, a_tables_row_errors_quote_none_of_its_cells)
+{
+    g_autofree char *body = g_strdup_printf("file\tcaption\n%s", passwd_like);
+    g_autofree char *rows = file_beside_presets("rows.tsv", body, -1);
+    g_autofree char *twice = file_beside_presets("twice.tsv",
+        "file\tcaption\nroot:x:0:0.jpg\tone\nROOT:X:0:0.JPG\ttwo\n", -1);
+    g_autofree char *latin1 = file_beside_presets("latin1.tsv", "a.jpg\tok\nb.jpg\tcaf\xe9\n", -1);
+    g_autofree char *yaml = NULL;
+    g_autofree char *errors = NULL;
+    gal_error e;
+    int count;
+
+    yaml = g_strdup_printf("gallop: 1\ncaptions: {table: %s}\n", rows);
+    errors = all_errors(yaml, &count);
+    cr_expect_eq(count, 4, "%s", errors);
+    cr_expect(strstr(errors, ":2:1: captions.table: expected a file name and a caption separated "
+                             "by a tab, got 1 cell") != NULL,
+        "%s", errors);
+    expect_nothing_of_passwd(errors);
+
+    g_free(yaml);
+    yaml = g_strdup_printf("gallop: 1\ncaptions: {table: %s}\n", twice);
+    e = the_one_error(yaml, NULL, 0);
+    cr_expect_eq(e.line, 3);
+    cr_expect_str_eq(e.msg, "this file name is listed twice (first at line 2)");
+
+    g_free(yaml);
+    yaml = g_strdup_printf("gallop: 1\ncaptions: {table: %s}\n", latin1);
+    e = the_one_error(yaml, NULL, 0);
+    cr_expect_eq(e.line, 2);
+    cr_expect_eq(e.col, 10);
+    cr_expect_str_eq(e.msg, "a byte that is not UTF-8: not UTF-8 text (save the file as UTF-8)");
+}
+
+/* The export the same: a file that does not begin as JSON is refused in
+ * one line (it was "JSON: unexpected 'r'", the first letter of root), and
+ * the JSON reader's errors name what they met. */
+Test(fonts_captions_trust, an_export_that_is_no_json_is_refused_quoting_nothing)
+{
+    static const struct {
+        const char *bytes, *msg;
+        int line, col;
+    } cases[] = {
+        { passwd_like,
+            "not an Instagram export: an export's posts_1.json is JSON, beginning with [ or {", 1,
+            1 },
+        { "\n  root:x:0:0:root:/root:/bin/bash\n",
+            "not an Instagram export: an export's posts_1.json is JSON, beginning with [ or {", 2,
+            3 },
+        { "[root:x:0:0]", "JSON: unexpected letter", 1, 2 },
+        { "[\"root\", :x]", "JSON: unexpected colon", 1, 10 },
+        { "[\"ro\\qot\"]", "JSON: an unknown escape after a backslash", 1, 5 },
+        { "[\"\\udc00t\"]", "JSON: a \\u escape of a lone surrogate", 1, 3 },
+        { "[\xc3\xa9t\xc3\xa9]", "JSON: unexpected non-ASCII text", 1, 2 },
+        { "[\x01]", "JSON: unexpected control character", 1, 2 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *name = g_strdup_printf("posts_%zu.json", i + 1);
+        g_autofree char *path = file_beside_presets(name, cases[i].bytes, -1);
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\ncaptions: {instagram: %s}\n", path);
+        gal_error e = the_one_error(yaml, NULL, 0);
+
+        cr_expect_str_eq(e.key, "captions.instagram", "case %zu", i);
+        cr_expect_str_eq(e.msg, cases[i].msg, "case %zu", i);
+        cr_expect_eq(e.line, cases[i].line, "case %zu: line %d", i, e.line);
+        cr_expect_eq(e.col, cases[i].col, "case %zu: col %d", i, e.col);
+    }
+}
