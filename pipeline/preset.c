@@ -526,7 +526,8 @@ expand_home_paths(gal_load_ctx *ctx, gal_node *root)
 }
 
 static int
-load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **out)
+load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gint64 began,
+    gal_preset **out)
 {
     gal_preset *preset;
     int errors_before = ctx->errs->count + ctx->errs->dropped;
@@ -545,6 +546,7 @@ load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **ou
         gal_preset_free(preset);
         return -1;
     }
+    preset->load_seconds = (g_get_monotonic_time() - began) / 1e6;
     *out = preset;
     return 0;
 }
@@ -553,6 +555,7 @@ int
 gal_preset_load_string(const char *yaml, const char *virtual_path,
     const gal_load_options *opts, gal_preset **out, gal_errors *errs)
 {
+    gint64 began = g_get_monotonic_time();
     gal_load_ctx ctx = { g_string_chunk_new(1024), opts, errs };
     g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
     gal_node *root;
@@ -564,13 +567,14 @@ gal_preset_load_string(const char *yaml, const char *virtual_path,
         g_string_chunk_free(ctx.strings);
         return -1;
     }
-    return load_common(&ctx, root, virtual_path, out);
+    return load_common(&ctx, root, virtual_path, began, out);
 }
 
 int
 gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_preset **out,
     gal_errors *errs)
 {
+    gint64 began = g_get_monotonic_time();
     gal_load_ctx ctx = { g_string_chunk_new(1024), opts, errs };
     g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *path = NULL;
@@ -597,7 +601,7 @@ gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_pres
         g_string_chunk_free(ctx.strings);
         return -1;
     }
-    return load_common(&ctx, root, path, out);
+    return load_common(&ctx, root, path, began, out);
 }
 
 const char *

@@ -92,6 +92,9 @@ struct gal_preset {
     gal_output_opts *output;
     GArray *stages;      /* gal_stage_instance */
     gal_captions *captions; /* where {caption} comes from */
+    /* How long gal_preset_load took (reading, extends, the captions
+     * table, prepare()), in seconds: part of every run of it (run.c). */
+    double load_seconds;
 };
 
 /* Extension for a format ("jpg", "png", "webp", "avif"). */
