@@ -246,6 +246,10 @@ installed_families(void)
 }
 
 #define MAX_FAMILY_GUESSES 3
+/* No family name is longer than this many bytes; a longer value is not
+ * compared with every installed family (edit distances cost the product
+ * of the lengths: an 800 KB value took seconds). */
+#define MAX_FAMILY_BYTES 200
 
 /* " (did you mean "A", "B" or "C"?)": the installed families nearest to
  * those of `wanted`, nearest first; "" when none is near. */
@@ -263,7 +267,7 @@ family_guesses(char **wanted)
     for (guint i = 0; i < names->len; i++)
         candidates[i] = names->pdata[i];
     for (int w = 0; wanted[w] && n < MAX_FAMILY_GUESSES; w++)
-        while (n < MAX_FAMILY_GUESSES) {
+        while (n < MAX_FAMILY_GUESSES && strlen(wanted[w]) <= MAX_FAMILY_BYTES) {
             const char *guess = gal__did_you_mean(wanted[w], candidates);
 
             if (!guess)
@@ -299,6 +303,7 @@ check_families(const char *font, const gal_loc *loc, const char *key, gal_error 
     g_autofree char *drawn = NULL;
     g_autofree char *guesses = NULL;
     g_autofree char *list = NULL;
+    g_autofree char *shown = NULL;
     const char *among;
 
     pango_font_description_free(desc);
@@ -321,17 +326,18 @@ check_families(const char *font, const gal_loc *loc, const char *key, gal_error 
     g_ptr_array_add(wanted, NULL);
     guesses = family_guesses((char **) wanted->pdata);
     list = g_strjoinv(", ", (char **) wanted->pdata);
+    shown = gal__excerpt(list, GAL_EXCERPT_CHARS);
     if (*guesses)
         return gal_error_set(err, GAL_ERR_PRESET, loc, key,
-            "no installed font family %s\"%s\"%s", among, list, guesses);
+            "no installed font family %s\"%s\"%s", among, shown, guesses);
     if (!drawn)
         return gal_error_set(err, GAL_ERR_PRESET, loc, key,
-            "no installed font family %s\"%s\": fontconfig finds no font at all", among, list);
+            "no installed font family %s\"%s\": fontconfig finds no font at all", among, shown);
     return gal_error_set(err, GAL_ERR_PRESET, loc, key,
         "no installed font family %s\"%s\": it would be drawn in \"%s\" instead; name an "
         "installed family (fc-list : family lists them), a generic one (sans, serif, "
         "monospace) or a font file beside the preset",
-        among, list, drawn);
+        among, shown, drawn);
 }
 
 int
