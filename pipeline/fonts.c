@@ -252,37 +252,42 @@ installed_families(void)
 #define MAX_FAMILY_BYTES 200
 
 /* " (did you mean "A", "B" or "C"?)": the installed families nearest to
- * those of `wanted`, nearest first; "" when none is near. */
+ * those of `wanted`, nearest first, each within gal__did_you_mean's reach;
+ * "" when none is near. */
 static char *
 family_guesses(char **wanted)
 {
     g_autoptr(GPtrArray) names = installed_families();
-    /* Borrowed from `names`; each guess is blanked out of it in turn, so
-     * the next call finds the next nearest. */
-    g_autofree const char **candidates = g_new0(const char *, names->len + 1);
-    g_autoptr(GString) out = g_string_new(NULL);
+    /* Borrowed from `names`, NULL-terminated; each guess leaves it in
+     * turn, so the next call finds the next nearest. */
+    g_autoptr(GPtrArray) left = g_ptr_array_copy(names, NULL, NULL);
+    GString *out = g_string_new(NULL);
     const char *guesses[MAX_FAMILY_GUESSES];
     int n = 0;
 
-    for (guint i = 0; i < names->len; i++)
-        candidates[i] = names->pdata[i];
-    for (int w = 0; wanted[w] && n < MAX_FAMILY_GUESSES; w++)
-        while (n < MAX_FAMILY_GUESSES && strlen(wanted[w]) <= MAX_FAMILY_BYTES) {
-            const char *guess = gal__did_you_mean(wanted[w], candidates);
+    /* The copy takes the free function too: these are not its to free. */
+    g_ptr_array_set_free_func(left, NULL);
+    g_ptr_array_add(left, NULL);
+    /* Round by round, each family's next nearest, so that every family
+     * of a list gets its own. */
+    for (int before = -1; n > before && n < MAX_FAMILY_GUESSES;) {
+        before = n;
+        for (int w = 0; wanted[w] && n < MAX_FAMILY_GUESSES; w++) {
+            const char *guess = strlen(wanted[w]) > MAX_FAMILY_BYTES ? NULL
+                : gal__did_you_mean(wanted[w], (const char *const *) left->pdata);
 
-            if (!guess)
-                break;
-            guesses[n++] = guess;
-            for (guint i = 0; i < names->len; i++)
-                if (candidates[i] == guess)
-                    candidates[i] = "";
+            if (guess) {
+                guesses[n++] = guess;
+                g_ptr_array_remove(left, (gpointer) guess);
+            }
         }
+    }
     for (int i = 0; i < n; i++)
         g_string_append_printf(out, "%s\"%s\"",
             i == 0 ? " (did you mean " : i == n - 1 ? " or " : ", ", guesses[i]);
     if (n)
         g_string_append(out, "?)");
-    return g_strdup(out->str);
+    return g_string_free(out, FALSE);
 }
 
 /* Is there a font for `font` (Pango's "Family, Other Family Style Size"),

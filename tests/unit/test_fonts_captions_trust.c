@@ -173,6 +173,19 @@ Test(fonts_captions_trust, a_font_family_that_is_not_installed_names_the_nearest
     cr_expect(strstr(e.msg, "no installed font family \"Noto Sans CJK KRR\" (did you mean "
                             "\"Noto Sans CJK KR\"") == e.msg,
         "%s", e.msg);
+
+    /* Up to three, nearest first (ties in name order); in a list, each
+     * family's nearest comes first. */
+    e = the_one_error("gallop: 1\nstages:\n  - caption-burn: { font: Noto Sans CJK }\n", NULL, 0);
+    cr_expect_str_eq(e.msg, "no installed font family \"Noto Sans CJK\" (did you mean \"Noto Sans "
+                            "CJK HK\", \"Noto Sans CJK JP\" or \"Noto Sans CJK KR\"?)");
+    e = the_one_error("gallop: 1\nstages:\n  - caption-burn: { font: \"DejaVu Snas, Noto Sans CJK "
+                      "KRR\" }\n",
+        NULL, 0);
+    cr_expect(strstr(e.msg, "no installed font family in \"DejaVu Snas, Noto Sans CJK KRR\" (did "
+                            "you mean \"DejaVu Sans\", \"Noto Sans CJK KR\"")
+            == e.msg,
+        "%s", e.msg);
 }
 
 /* Nothing near: the message says what fontconfig would draw instead. A
@@ -186,6 +199,9 @@ Test(fonts_captions_trust, a_font_family_with_nothing_near_says_what_would_be_dr
     cr_expect_eq(e.line, 3, "line %d", e.line);
     cr_expect(strstr(e.msg, "no installed font family \"Qzxq Grotesk\": it would be drawn in \"")
             == e.msg,
+        "%s", e.msg);
+    e = the_one_error("gallop: 1\nstages:\n  - caption-burn: { font: Q }\n", NULL, 0);
+    cr_expect(strstr(e.msg, "no installed font family \"Q\": it would be drawn in \"") == e.msg,
         "%s", e.msg);
     e = the_one_error(
         "gallop: 1\nstages:\n  - caption-burn: { font: \"Qzxq Grotesk, Wqxz Antiqua\" }\n", NULL,
