@@ -218,7 +218,7 @@ utf8_text(const char *path, char *text, gsize *len, const char *what, gal_errors
         /* Its place, not its value: the file may be one the user did not
          * write, and no byte of it is quoted. */
         gal__errors_push(errs, GAL_ERR_PRESET, &loc, what,
-            "a byte that is not UTF-8: not UTF-8 text (save the file as UTF-8)");
+            "a byte that is not UTF-8 (save the file as UTF-8)");
         return FALSE;
     }
     if (g_str_has_prefix(text, "\xef\xbb\xbf")) {

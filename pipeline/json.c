@@ -207,7 +207,8 @@ read_number(reader *r)
 
 /* What a byte that cannot start a value is, named: the text may be a
  * file the user did not write (a preset from elsewhere naming
- * /etc/passwd as its export), and an error quotes none of it. */
+ * /etc/passwd as its export), and an error quotes none of it. (Digits
+ * and '-' start a number.) */
 static const char *
 kind_of(char c)
 {
@@ -222,8 +223,6 @@ kind_of(char c)
         return "non-ASCII text";
     if (g_ascii_isalpha(c))
         return "letter";
-    if (g_ascii_isdigit(c))
-        return "digit";
     if (g_ascii_iscntrl(c))
         return "control character";
     return "punctuation";

@@ -368,7 +368,7 @@ Test(fonts_captions_trust, a_tables_row_errors_quote_none_of_its_cells)
     e = the_one_error(yaml, NULL, 0);
     cr_expect_eq(e.line, 2);
     cr_expect_eq(e.col, 10);
-    cr_expect_str_eq(e.msg, "a byte that is not UTF-8: not UTF-8 text (save the file as UTF-8)");
+    cr_expect_str_eq(e.msg, "a byte that is not UTF-8 (save the file as UTF-8)");
 }
 
 /* The export the same: a file that does not begin as JSON is refused in
