@@ -215,8 +215,10 @@ utf8_text(const char *path, char *text, gsize *len, const char *what, gal_errors
     if (!g_utf8_validate(text, (gssize) *len, &bad)) {
         gal_loc loc = loc_at(path, text, bad);
 
+        /* Its place, not its value: the file may be one the user did not
+         * write, and no byte of it is quoted. */
         gal__errors_push(errs, GAL_ERR_PRESET, &loc, what,
-            "byte 0x%02x is not UTF-8 (save the file as UTF-8)", (guchar) *bad);
+            "a byte that is not UTF-8 (save the file as UTF-8)");
         return FALSE;
     }
     if (g_str_has_prefix(text, "\xef\xbb\xbf")) {
@@ -268,7 +270,13 @@ copy_utf8(const char *name, const char *bytes, gsize len, const char *what, gsiz
 
 /* ---- the captions table -------------------------------------------------------- */
 
-/* `text` (UTF-8) as the table `path`: rows into c->table. */
+/* `text` (UTF-8) as the table `path`: rows into c->table.
+ *
+ * The path is the preset's, the file may be anything (a preset from
+ * elsewhere may name /etc/passwd): no error quotes a cell. A file whose
+ * first row is neither a header with file and caption columns nor a file
+ * name and a caption is not a captions table, and is refused in one line;
+ * once it is one, each row's error names its place and what it lacks. */
 static int
 table_from_text(gal_captions *c, const char *path, const char *text, gal_errors *errs)
 {
@@ -301,6 +309,20 @@ table_from_text(gal_captions *c, const char *path, const char *text, gal_errors 
             return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
                 "the header row names a %s column but no %s column", f >= 0 ? "file" : "caption",
                 f >= 0 ? "caption" : "file");
+        }
+        else {
+            const gal_table_row *r = head;
+
+            for (guint i = 1; i < rows->len && gal__table_row_blank(r); i++)
+                r = &g_array_index(rows, gal_table_row, i);
+            if (!gal__table_row_blank(r) && r->cells->len < 2) {
+                gal_loc loc = loc_at(path, text, r->start);
+
+                return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
+                    "not a captions table: its first row is neither a header naming file and "
+                    "caption columns nor a file name and a caption separated by a %s",
+                    csv ? "comma" : "tab");
+            }
         }
     }
     c->table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -337,7 +359,7 @@ table_from_text(gal_captions *c, const char *path, const char *text, gal_errors 
         key = fold(name, -1);
         if ((seen = g_hash_table_lookup(first_line, key))) {
             failed = gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.table",
-                "\"%s\" is listed twice (first at line %d)", name, GPOINTER_TO_INT(seen));
+                "this file name is listed twice (first at line %d)", GPOINTER_TO_INT(seen));
             continue;
         }
         g_hash_table_insert(first_line, g_strdup(key), GINT_TO_POINTER(loc.line));
@@ -483,7 +505,9 @@ add_posts(gal_captions *c, const gal_json_value *posts, const char *file)
 }
 
 /* `text` (UTF-8, `len` bytes) as the export file `path`: its posts into
- * c->instagram. */
+ * c->instagram. As for the table, the file may be anything: a file that
+ * does not begin as JSON's list or object is refused in one line, and the
+ * parser's errors name what they met, never quote it. */
 static int
 instagram_from_text(gal_captions *c, const char *path, const char *text, gsize len,
     gal_errors *errs)
@@ -493,7 +517,14 @@ instagram_from_text(gal_captions *c, const char *path, const char *text, gsize l
     const char *error_at = NULL;
     int before = c->instagram_media;
     const char *interned = g_string_chunk_insert_const(c->strings, path);
+    const char *start = text + strspn(text, " \t\r\n");
 
+    if (*start && *start != '[' && *start != '{') {
+        gal_loc loc = loc_at(path, text, start);
+
+        return gal__errors_push(errs, GAL_ERR_PRESET, &loc, "captions.instagram",
+            "not an Instagram export: an export's posts_1.json is JSON, beginning with [ or {");
+    }
     if (!(root = gal__json_parse(text, len, &error_at, &error))) {
         gal_loc loc = loc_at(path, text, error_at);
 

@@ -335,6 +335,10 @@ typedef struct gal_orphan {
 
 typedef struct gal_run_summary {
     int total, done, failed, ignored, planned;
+    /* Wall time of the run, from the user's side: the loading of its
+     * presets (gal_preset_load's own time, with the captions table read
+     * and the stages prepared: a 500,000-row table takes a second) and
+     * then the run itself. A preset run twice counts its load in each. */
     double seconds;
     gal_photo_result *photos; /* `total` entries, in input order */
     /* Files made from the whole run (contact sheets), in page order:

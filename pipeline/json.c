@@ -149,14 +149,14 @@ read_string(reader *r)
                     : -1;
 
                 if (low < 0xdc00 || low > 0xdfff) {
-                    fail(r, c, "a \\u escape of a lone surrogate (\\u%04x)", u);
+                    fail(r, c, "a \\u escape of a lone surrogate");
                     return NULL;
                 }
                 r->p += 6;
                 u = 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00);
             }
             else if (u >= 0xdc00 && u <= 0xdfff) {
-                fail(r, c, "a \\u escape of a lone surrogate (\\u%04x)", u);
+                fail(r, c, "a \\u escape of a lone surrogate");
                 return NULL;
             }
             /* U+0000 cannot be in a C string: it is dropped. */
@@ -165,7 +165,7 @@ read_string(reader *r)
             break;
         }
         default:
-            fail(r, c, "unknown escape \\%c", c + 1 < r->end ? c[1] : ' ');
+            fail(r, c, "an unknown escape after a backslash");
             return NULL;
         }
     }
@@ -203,6 +203,29 @@ read_number(reader *r)
     }
     r->p = c;
     return TRUE;
+}
+
+/* What a byte that cannot start a value is, named: the text may be a
+ * file the user did not write (a preset from elsewhere naming
+ * /etc/passwd as its export), and an error quotes none of it. (Digits
+ * and '-' start a number.) */
+static const char *
+kind_of(char c)
+{
+    switch (c) {
+    case ']': return "closing bracket";
+    case '}': return "closing brace";
+    case ',': return "comma";
+    case ':': return "colon";
+    default: break;
+    }
+    if ((guchar) c >= 0x80)
+        return "non-ASCII text";
+    if (g_ascii_isalpha(c))
+        return "letter";
+    if (g_ascii_iscntrl(c))
+        return "control character";
+    return "punctuation";
 }
 
 static gal_json_value *
@@ -299,19 +322,7 @@ read_value(reader *r, int depth)
         }
         break;
     }
-    if ((guchar) *at >= 0x80) {
-        /* Validated, so that a sequence cut by the end is never read past it. */
-        gunichar ch = g_utf8_get_char_validated(at, r->end - at);
-        char buf[8] = { 0 };
-
-        if (ch < 0x80 || ch > 0x10ffff)
-            return fail(r, at, "unexpected byte 0x%02x", (guchar) *at);
-        g_unichar_to_utf8(ch, buf);
-        return fail(r, at, "unexpected \"%s\"", buf);
-    }
-    if (g_ascii_isprint(*at))
-        return fail(r, at, "unexpected '%c'", *at);
-    return fail(r, at, "unexpected byte 0x%02x", (guchar) *at);
+    return fail(r, at, "unexpected %s", kind_of(*at));
 }
 
 gal_json_value *

@@ -39,6 +39,7 @@ stage_instance_clear(gpointer p)
     if (st->def && st->def->release && st->shared)
         st->def->release(st->shared);
     gal__schema_free(&st->section, st->opts);
+    g_free(st->locs);
 }
 
 void
@@ -129,12 +130,28 @@ stage_names(void)
     return names;
 }
 
+/* The schema places a key left to its default at the stage's mapping; a
+ * stage's errors about such a value belong at the stage itself
+ * (gal__stage_key_loc), so those places are cleared. */
+static void
+forget_default_locs(gal_stage_instance *st, const gal_node *value)
+{
+    for (const gal_param *p = st->def->params; p->field; p++) {
+        g_autofree char *key = gal__param_key(p);
+        const gal_node *given =
+            value && value->kind == GAL_NODE_MAP ? gal__node_get(value, key) : NULL;
+
+        if (!given || (given->kind == GAL_NODE_SCALAR && given->is_null))
+            st->locs[p - st->def->params] = (gal_loc) { 0 };
+    }
+}
+
 /* One stage: `name` (a key of a stages item) configured by `value`. */
 static void
 load_stage(gal_load_ctx *ctx, gal_preset *preset, const gal_node *name, const gal_node *value)
 {
     gal_stage_instance st = { 0 };
-    g_autofree gal_loc *locs = NULL;
+    gboolean filled;
 
     st.def = gal__stage_find(name->text);
     if (!st.def) {
@@ -161,11 +178,13 @@ load_stage(gal_load_ctx *ctx, gal_preset *preset, const gal_node *name, const ga
     st.section = (gal_section) { st.def->name, st.def->summary, st.def->params,
         st.def->opts_size };
     st.loc = name->loc;
-    locs = g_new0(gal_loc, n_params(st.def->params));
-    if (gal__schema_fill(&st.section, value, &st.opts, locs, ctx->errs) == 0 &&
-        gal__schema_check_files(&st.section, st.opts, locs, gal__load_follow_links(ctx), ctx->errs) == 0 &&
-        st.def->check) {
-        gal_stage_ctx sc = { st.opts, NULL, st.loc, FALSE };
+    st.locs = g_new0(gal_loc, n_params(st.def->params));
+    filled = gal__schema_fill(&st.section, value, &st.opts, st.locs, ctx->errs) == 0 &&
+        gal__schema_check_files(&st.section, st.opts, st.locs, gal__load_follow_links(ctx),
+            ctx->errs) == 0;
+    forget_default_locs(&st, value);
+    if (filled && st.def->check) {
+        gal_stage_ctx sc = { st.opts, NULL, st.loc, FALSE, st.locs };
         gal_error err = { 0 };
 
         if (st.def->check(&sc, &err)) {
@@ -407,7 +426,7 @@ preset_from_tree(gal_load_ctx *ctx, gal_node *root, const char *path)
     /* Only a valid preset gets prepared: prepare() may be costly. */
     for (guint i = 0; i < preset->stages->len; i++) {
         gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, i);
-        gal_stage_ctx sc = { st->opts, NULL, st->loc, gal__load_follow_links(ctx) };
+        gal_stage_ctx sc = { st->opts, NULL, st->loc, gal__load_follow_links(ctx), st->locs };
         gal_error err = { 0 };
 
         if (st->def->prepare && st->def->prepare(&sc, &st->shared, &err)) {
@@ -507,7 +526,8 @@ expand_home_paths(gal_load_ctx *ctx, gal_node *root)
 }
 
 static int
-load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **out)
+load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gint64 began,
+    gal_preset **out)
 {
     gal_preset *preset;
     int errors_before = ctx->errs->count + ctx->errs->dropped;
@@ -526,6 +546,7 @@ load_common(gal_load_ctx *ctx, gal_node *root, const char *path, gal_preset **ou
         gal_preset_free(preset);
         return -1;
     }
+    preset->load_seconds = (g_get_monotonic_time() - began) / 1e6;
     *out = preset;
     return 0;
 }
@@ -534,6 +555,7 @@ int
 gal_preset_load_string(const char *yaml, const char *virtual_path,
     const gal_load_options *opts, gal_preset **out, gal_errors *errs)
 {
+    gint64 began = g_get_monotonic_time();
     gal_load_ctx ctx = { g_string_chunk_new(1024), opts, errs };
     g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
     gal_node *root;
@@ -545,13 +567,14 @@ gal_preset_load_string(const char *yaml, const char *virtual_path,
         g_string_chunk_free(ctx.strings);
         return -1;
     }
-    return load_common(&ctx, root, virtual_path, out);
+    return load_common(&ctx, root, virtual_path, began, out);
 }
 
 int
 gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_preset **out,
     gal_errors *errs)
 {
+    gint64 began = g_get_monotonic_time();
     gal_load_ctx ctx = { g_string_chunk_new(1024), opts, errs };
     g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *path = NULL;
@@ -578,7 +601,7 @@ gal_preset_load(const char *path_or_name, const gal_load_options *opts, gal_pres
         g_string_chunk_free(ctx.strings);
         return -1;
     }
-    return load_common(&ctx, root, path, out);
+    return load_common(&ctx, root, path, began, out);
 }
 
 const char *

@@ -73,13 +73,14 @@ typedef struct gal_stage_instance {
     void *opts;
     void *shared;
     gal_loc loc;
+    gal_loc *locs; /* per param: where its value was given (gal_stage_ctx.locs) */
 } gal_stage_instance;
 
 /* The context a stage instance's functions get. */
 static inline gal_stage_ctx
 gal__stage_ctx(const gal_stage_instance *st)
 {
-    return (gal_stage_ctx) { st->opts, st->shared, st->loc, FALSE };
+    return (gal_stage_ctx) { st->opts, st->shared, st->loc, FALSE, st->locs };
 }
 
 struct gal_preset {
@@ -91,6 +92,9 @@ struct gal_preset {
     gal_output_opts *output;
     GArray *stages;      /* gal_stage_instance */
     gal_captions *captions; /* where {caption} comes from */
+    /* How long gal_preset_load took (reading, extends, the captions
+     * table, prepare()), in seconds: part of every run of it (run.c). */
+    double load_seconds;
 };
 
 /* Extension for a format ("jpg", "png", "webp", "avif"). */

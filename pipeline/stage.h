@@ -3,6 +3,8 @@
 #ifndef GAL_STAGE_H
 #define GAL_STAGE_H
 
+#include <string.h>
+
 #include "internal.h"
 #include "cancel.h"
 #include "schema.h"
@@ -117,7 +119,25 @@ typedef struct gal_stage_ctx {
     /* prepare() only: files the stage names (a font) may be reached
      * through links out of the preset's folder (--follow-symlinks). */
     gboolean follow_links;
+    /* check() and prepare(): where each key of the stage's params table
+     * was given (its value's place, line 0 for a --set value; no file:
+     * not given, the default), one per param in table order; NULL: not
+     * known. Read it through gal__stage_key_loc. */
+    const gal_loc *locs;
 } gal_stage_ctx;
+
+/* Where the stage's key `field` (its params table's field name) was given,
+ * for errors about that value: the value's file, line and column (a --set
+ * value: its argument, line 0), or the stage's own place when the key was
+ * not given (its default) or is not known. Borrowed from `sc`. */
+static inline const gal_loc *
+gal__stage_key_loc(const gal_stage_ctx *sc, const gal_param *params, const char *field)
+{
+    for (const gal_param *p = params; sc->locs && p->field; p++)
+        if (strcmp(p->field, field) == 0)
+            return sc->locs[p - params].file ? &sc->locs[p - params] : &sc->loc;
+    return &sc->loc;
+}
 
 
 typedef struct gal_stage_def {

@@ -106,8 +106,8 @@ caption_burn_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
     g_autoptr(VipsImage) probe = NULL;
     gal_text_info info;
 
-    if (gal__font_prepare(o->font, &sc->loc, sc->follow_links, "caption-burn.font",
-            &shared->family, err)) {
+    if (gal__font_prepare(o->font, gal__stage_key_loc(sc, caption_burn_params, "font"),
+            sc->follow_links, "caption-burn.font", &shared->family, err)) {
         caption_burn_release(shared);
         return -1;
     }

@@ -415,14 +415,17 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
     shared->texts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, text_mark_free);
     if (o->image) {
         g_autoptr(VipsImage) logo = NULL;
+        /* At the image's value, not at the stage's name: a logo that is
+         * no image is that line's fault. */
+        const gal_loc *at = gal__stage_key_loc(sc, watermark_params, "image");
 
         if (gal__logo_load(o->image, gal__limits.logo_bytes, gal__limits.logo_pixels,
                 SVG_RENDER_PX, &logo, err) ||
             to_master(sc, logo, &shared->master[INK_LIGHT], err)) {
             if (!err->line) {
-                err->line = sc->loc.line;
-                err->col = sc->loc.col;
-                gal__utf8_copy(err->file, sc->loc.file ? sc->loc.file : "", sizeof(err->file));
+                err->line = at->line;
+                err->col = at->col;
+                gal__utf8_copy(err->file, at->file ? at->file : "", sizeof(err->file));
                 g_strlcpy(err->key, "watermark.image", sizeof(err->key));
             }
             watermark_release(shared);
@@ -430,8 +433,8 @@ watermark_prepare(const gal_stage_ctx *sc, void **out, gal_error *err)
         }
     }
     else {
-        if (gal__font_prepare(o->font, &sc->loc, sc->follow_links, "watermark.font",
-                &shared->family, err)) {
+        if (gal__font_prepare(o->font, gal__stage_key_loc(sc, watermark_params, "font"),
+                sc->follow_links, "watermark.font", &shared->family, err)) {
             watermark_release(shared);
             return -1;
         }

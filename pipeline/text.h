@@ -1,4 +1,5 @@
-/* text.h: plain text drawn with Pango through libvips, and font files. */
+/* text.h: plain text drawn with Pango through libvips (text.c), and the fonts a
+ * stage names (fonts.c). */
 #ifndef GAL_TEXT_H
 #define GAL_TEXT_H
 
@@ -58,15 +59,6 @@ int gal__text_render(const char *text, const gal_text_style *style, VipsImage **
 int gal__text_render_bounded(const char *text, const gal_text_style *style, int max_height_px,
     VipsImage **out, gal_text_info *info, gal_error *err);
 
-/* The family name stored in a TrueType/OpenType font file. */
-char *gal__font_file_family(const char *path, GError **error);
-
-/* Make a font file's fonts available to every later layout, by family,
- * for the rest of the process. Call it once per file, in prepare(), and
- * leave gal_text_style.font_file NULL: libvips 8.14 reads freed memory
- * when vips_text is given a font file a second time (see text.c). */
-int gal__font_file_register(const char *path, const char *family, gal_error *err);
-
 /* `text` with the invisible characters gal__text_render adds to steer line
  * breaks: word joiners inside URLs, non-Latin tags and Korean words, a
  * zero-width space between tags written together. For tests. */
@@ -80,13 +72,26 @@ char **gal__text_tags(const char *text);
 /* Does `text` start right to left (its first strong character)? */
 gboolean gal__text_is_rtl(const char *text);
 
+/* ---- fonts.c ---- */
+
+/* The family name stored in a TrueType/OpenType font file. */
+char *gal__font_file_family(const char *path, GError **error);
+
+/* Make a font file's fonts available to every later layout, by family,
+ * for the rest of the process. Call it once per file, in prepare(), and
+ * leave gal_text_style.font_file NULL: libvips 8.14 reads freed memory
+ * when vips_text is given a font file a second time (see fonts.c). */
+int gal__font_file_register(const char *path, const char *family, gal_error *err);
+
 /* A stage's `font` key, ready for layouts: a family and style ("DejaVu
  * Sans Bold") is taken as it is; a font file (a path, or a name ending in
- * .ttf, .otf or .ttc), relative to the preset's folder, is checked (a
+ * .ttf, .otf or .ttc), relative to the folder of the preset file `loc`
+ * names (a --set value, line 0: the working folder), is checked (a
  * regular file within the font limit, reached within the preset's folder
  * unless `follow_links`), registered once, and named by its family.
- * *family is new. Errors, at `loc` (the stage's place) under `key`,
- * are GAL_ERR_PRESET. For prepare(), on the main thread. */
+ * *family is new. Errors, at `loc` (where the font was given, else the
+ * stage's place) under `key`, are GAL_ERR_PRESET. For prepare(), on the
+ * main thread. */
 int gal__font_prepare(const char *font, const gal_loc *loc, gboolean follow_links,
     const char *key, char **family, gal_error *err);
 
