@@ -453,9 +453,13 @@ open_connection(gal_store *s, const char *path)
         return -1;
     harden(s->db);
     sqlite3_busy_timeout(s->db, 10000);
-    /* A merge's million records: pages read and written once each, not
-     * again and again through a small cache (64 MiB at most). */
-    exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0; PRAGMA cache_size = -65536");
+    exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0");
+    /* The pages a writer changes stay in its cache until they are
+     * committed (a merge's million records: 64 MiB at most); a reader goes
+     * through the records in order, page after page, and a merge holds
+     * every part open at once (a hundred), so a small cache each. */
+    exec(s->db, s->mode == GAL_STORE_WRITE ? "PRAGMA cache_size = -65536"
+                                           : "PRAGMA cache_size = -2048");
     if (s->mode == GAL_STORE_WRITE || s->mode == GAL_STORE_PART) {
         /* Photos are recorded as they finish, a commit each: appended to
          * the write-ahead log, synced at checkpoints, so a killed run
