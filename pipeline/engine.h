@@ -58,10 +58,26 @@ typedef struct photo_plan {
 } photo_plan;
 
 typedef struct engine engine;
+typedef struct preset_run preset_run;
+
+/* What a run keeps of a photo besides its records (sink.c): nothing, when
+ * it makes the pages itself; a shard keeps each photo's contact-sheet item
+ * for the merge, and its result (sharded.c). Finishing a photo goes
+ * through this, and so knows nothing of shards. */
+typedef struct record_sink {
+    /* Keep photo i's item (`job` made it) for pages another process makes;
+     * NULL: the pages are made here. -1 with `err` set. */
+    int (*keep_item)(preset_run *pr, int i, const gal_job *job, gal_error *err);
+    /* Photo i was built (under pr->record_lock, before its commit); NULL:
+     * nothing more to keep. */
+    void (*photo_built)(preset_run *pr, int i);
+} record_sink;
+
+extern const record_sink gal__run_sink;
 
 /* One preset's part of a run: its photos' plans, its pages, its folder,
  * manifest and summary. */
-typedef struct preset_run {
+struct preset_run {
     engine *engine;
     const gal_preset *preset;
     gal_run_summary *summary;
@@ -127,7 +143,8 @@ typedef struct preset_run {
      * item and result) and commit them: a killed run keeps every photo it
      * committed. */
     GMutex record_lock;
-} preset_run;
+    const record_sink *sink;   /* gal__run_sink, or a shard's */
+};
 
 /* What every preset of a run shares: the workers, the photos they take,
  * progress, cancel. */
@@ -363,11 +380,6 @@ int gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *er
 void gal__shard_leave_others(preset_run *pr);
 /* Where photo i's item is kept, beneath the output folder. New string. */
 char *gal__item_rel(const preset_run *pr, int i);
-/* Keep the item `job` made of photo i (a small lossless file) and its
- * record. -1 with `err` set. */
-int gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err);
-/* Photo i was built: its result into the part (under pr->record_lock). */
-void gal__shard_built(preset_run *pr, int i);
 /* The end of a shard: records of its up-to-date products copied into the
  * part, every photo's result and, unless the run was interrupted, done. */
 void gal__shard_conclude(preset_run *pr, const gal_run_options *opts);

@@ -54,12 +54,12 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
 
     /* A shard keeps the item for the merge; the photo fails without it,
      * or its pages would be made without it. */
-    if (!failed && pr->keep_items && plan->build_item &&
-        gal__keep_item(pr, i, job, &item_err)) {
+    if (!failed && pr->sink->keep_item && plan->build_item &&
+        pr->sink->keep_item(pr, i, job, &item_err)) {
         job_err = &item_err;
         failed = TRUE;
     }
-    if (failed && pr->keep_items && plan->build_item)
+    if (failed && pr->sink->keep_item && plan->build_item)
         reported = TRUE;
 
     if (!reported)
@@ -129,7 +129,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
             gal_error_set_subject(gal__photo_error(result), result->input);
     }
     /* Timed before it is recorded: a shard's part keeps the result with
-     * the record (gal__shard_built). */
+     * the record (record_sink.photo_built). */
     result->seconds = (g_get_monotonic_time() - start) / 1e6;
     if (!failed) {
         /* The photo's records (and a shard's result) in one commit: a run
@@ -137,8 +137,8 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         g_mutex_lock(&pr->record_lock);
         if (record_outputs)
             gal__record_output(pr, i, job);
-        if (pr->built && result->status == GAL_PHOTO_DONE)
-            gal__shard_built(pr, i);
+        if (pr->sink->photo_built && result->status == GAL_PHOTO_DONE)
+            pr->sink->photo_built(pr, i);
         gal__record_commit(pr, FALSE);
         g_mutex_unlock(&pr->record_lock);
     }

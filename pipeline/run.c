@@ -328,6 +328,7 @@ gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets
         pr->warnings = g_ptr_array_new_with_free_func(g_free);
         g_mutex_init(&pr->record_lock);
         pr->claim = (gal_out_dir) { .fd = -1 };
+        pr->sink = &gal__run_sink;
     }
     if (n < 1)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");

@@ -62,6 +62,10 @@ keep_built(const char *rel_input, const gal_part_result *result, void *built)
             gal__part_result_new(&result->result, result->rel_output, result->in_digest));
 }
 
+static int keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err);
+static void photo_built(preset_run *pr, int i);
+static const record_sink shard_sink, shard_sink_with_items;
+
 int
 gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
@@ -75,6 +79,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     pr->summary->shard = opts->shard;
     pr->summary->shards = opts->shards;
     pr->keep_items = pr->has_pages;
+    pr->sink = pr->keep_items ? &shard_sink_with_items : &shard_sink;
     if (refuse_other_counts(pr, opts, errs))
         return -1;
     pr->built = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -178,8 +183,10 @@ keep_facts(gal_record *r, const gal_facts *facts, const char *input)
         gal__sort_time(facts, input));
 }
 
-int
-gal__keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
+/* Keep the item `job` made of photo i (a small lossless file) and its
+ * record. */
+static int
+keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
 {
     g_autofree char *rel = gal__item_rel(pr, i);
     gal_record r = { .kind = GAL_RECORD_ITEM };
@@ -235,8 +242,9 @@ part_result(const preset_run *pr, int i, const gal_photo_result *result)
     return gal__part_result_new(result, rel_out, gal__plan_digest_hex(&pr->plans[i], digest));
 }
 
-void
-gal__shard_built(preset_run *pr, int i)
+/* Photo i was built: its result into the part. */
+static void
+photo_built(preset_run *pr, int i)
 {
     g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
     gal_part_result *built = part_result(pr, i, &pr->summary->photos[i]);
@@ -334,3 +342,7 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
         summary->manifest_error = err;
     gal__record_commit(pr, TRUE);
 }
+
+/* A shard keeps each photo's result, and its item when the preset has pages. */
+static const record_sink shard_sink = { NULL, photo_built };
+static const record_sink shard_sink_with_items = { keep_item, photo_built };

@@ -7,6 +7,9 @@
 
 #include "engine.h"
 
+/* A run that makes its own pages keeps nothing but records. */
+const record_sink gal__run_sink = { NULL, NULL };
+
 static gal_store *
 sink(const preset_run *pr)
 {
