@@ -343,12 +343,12 @@ compare_names(gconstpointer a, gconstpointer b)
 Test(fsio, a_claim_lists_the_folders_own_manifest_files_as_it_sweeps)
 {
     g_autofree char *tmp = gal_test_tmpdir("fsio-manifests");
-    const char *files[] = { ".gallop-manifest.tsv", ".gallop-manifest.2-of-3.tsv",
-        ".trip-01.jpg.Ab12Cd.gallop-tmp", "sub/.gallop-manifest.1-of-3.tsv", "photo.jpg",
-        ".thumbs/a.jpg", ".DS_Store", ".gallop-manifest.tsv.Zz99Yy.gallop-tmp" };
+    const char *files[] = { ".gallop-manifest.db", ".gallop-manifest.2-of-3.db",
+        ".trip-01.jpg.Ab12Cd.gallop-tmp", "sub/.gallop-manifest.1-of-3.db", "photo.jpg",
+        ".thumbs/a.jpg", ".DS_Store", ".gallop-manifest.db.Zz99Yy.gallop-tmp" };
     g_autofree char *sub = g_build_filename(tmp, "sub", NULL);
     g_autofree char *thumbs = g_build_filename(tmp, ".thumbs", NULL);
-    g_autofree char *link = g_build_filename(tmp, ".gallop-manifest.3-of-3.tsv", NULL);
+    g_autofree char *link = g_build_filename(tmp, ".gallop-manifest.3-of-3.db", NULL);
     gal_out_dir claim;
     gal_error err = { 0 };
 
@@ -367,8 +367,8 @@ Test(fsio, a_claim_lists_the_folders_own_manifest_files_as_it_sweeps)
     cr_expect_eq(claim.leftovers_removed, 2);
     cr_expect_eq(claim.manifest_files->len, 2, "%u names", claim.manifest_files->len);
     if (claim.manifest_files->len == 2) {
-        cr_expect_str_eq(claim.manifest_files->pdata[0], ".gallop-manifest.2-of-3.tsv");
-        cr_expect_str_eq(claim.manifest_files->pdata[1], ".gallop-manifest.tsv");
+        cr_expect_str_eq(claim.manifest_files->pdata[0], ".gallop-manifest.2-of-3.db");
+        cr_expect_str_eq(claim.manifest_files->pdata[1], ".gallop-manifest.db");
     }
     gal__out_dir_release(&claim);
 
