@@ -81,7 +81,9 @@ flush(importing *im)
     im->have_record = FALSE;
     if ((mapped = g_hash_table_lookup(im->recipes, im->record.recipe)))
         g_strlcpy(im->record.recipe, mapped, sizeof(im->record.recipe));
-    if (gal__store_put(im->store, &im->record, NULL) == 0)
+    if (!gal__record_valid(&im->record))
+        im->refused++;
+    else if (gal__store_put(im->store, &im->record, NULL) == 0)
         im->kept++;
     gal__record_clear(&im->record);
 }

@@ -211,16 +211,17 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
  * the plan has said whose the name is. */
 typedef struct {
     GHashTable *joined;     /* output -> input, of the records from parts */
-    GPtrArray *left_out;    /* outputs of this part's records that clash */
+    GPtrArray *left_out;    /* (part, output) of the records that clash: char *, part first */
 } records_joining;
 
 static gboolean
-keep_joined(const char *output, const char *input, void *user)
+keep_joined(const char *output, const char *input, int part, void *user)
 {
     records_joining *j = user;
     const char *before = g_hash_table_lookup(j->joined, output);
 
     if (before && strcmp(before, input) != 0) {
+        g_ptr_array_add(j->left_out, GINT_TO_POINTER(part));
         g_ptr_array_add(j->left_out, g_strdup(output));
         return FALSE;
     }
@@ -240,25 +241,26 @@ static int
 join_records(preset_run *pr, parts_found *found, GPtrArray *clashes, gal_errors *errs)
 {
     g_autoptr(GHashTable) joined = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    g_autoptr(GPtrArray) left_out = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) left_out = g_ptr_array_new();
+    g_autofree gal_store **stores = g_new0(gal_store *, found->shards);
     records_joining j = { joined, left_out };
-    gboolean may_clash = gal__plan_reads_records(pr);
+    gal_error err = { 0 };
+    int n = 0;
 
-    for (int k = 1; k <= found->shards; k++) {
-        gal_error err = { 0 };
+    for (int k = 1; k <= found->shards; k++)
+        if (found->parts[k].store)
+            stores[n++] = found->parts[k].store;
+    if (gal__store_join(pr->store, stores, n, gal__plan_reads_records(pr) ? keep_joined : NULL,
+            &j, &err))
+        return gal__errors_add(errs, &err), -1;
+    for (guint c = 0; c + 1 < left_out->len; c += 2) {
+        gal_record *clash = g_new0(gal_record, 1);
+        g_autofree char *output = left_out->pdata[c + 1];
 
-        if (gal__store_join(pr->store, found->parts[k].store, may_clash ? keep_joined : NULL, &j,
-                &err))
-            return gal__errors_add(errs, &err), -1;
-        for (guint c = 0; c < left_out->len; c++) {
-            gal_record *clash = g_new0(gal_record, 1);
-
-            if (gal__store_get(found->parts[k].store, left_out->pdata[c], clash))
-                g_ptr_array_add(clashes, clash);
-            else
-                g_free(clash);
-        }
-        g_ptr_array_set_size(left_out, 0);
+        if (gal__store_get(stores[GPOINTER_TO_INT(left_out->pdata[c])], output, clash))
+            g_ptr_array_add(clashes, clash);
+        else
+            g_free(clash);
     }
     return 0;
 }

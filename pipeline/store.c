@@ -54,7 +54,6 @@ static const struct {
         "  about TEXT,                       -- the report's fields, key=value lines\n"
         "  facts TEXT                        -- an item's label facts, lines\n"
         ") WITHOUT ROWID" },
-    { "index", "product_input", "CREATE INDEX product_input ON product (input)" },
     { "table", "depend",
         "CREATE TABLE depend (\n"
         "  output TEXT NOT NULL,             -- product.output\n"
@@ -107,8 +106,7 @@ static const char *const kind_names[] = { "file", "page", "item" };
 
 /* The statements a store prepares once. */
 enum {
-    ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_EACH_INPUT,
-    ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
+    ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
 };
 
 static const char *const statements[ST_N] = {
@@ -124,10 +122,6 @@ static const char *const statements[ST_N] = {
     [ST_EACH] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
                 "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
                 "caption_source, caption_cut, about, facts FROM product ORDER BY output",
-    [ST_EACH_INPUT] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, "
-                      "version, out_size, out_mtime_ns, out_sha256, width, height, name_key, "
-                      "caption, caption_source, caption_cut, about, facts FROM product "
-                      "WHERE input = ?1 ORDER BY output",
     [ST_COUNT] = "SELECT kind, count(*) FROM product GROUP BY kind",
     [ST_PUT_RECIPE] = "INSERT OR IGNORE INTO recipe VALUES (?1, ?2)",
     [ST_RECIPE] = "SELECT keys FROM recipe WHERE digest = ?1",
@@ -943,6 +937,33 @@ bad:
     return FALSE;
 }
 
+gboolean
+gal__record_valid(const gal_record *r)
+{
+    const char *const texts[] = { r->version, r->name_key, r->caption, r->caption_source };
+    g_auto(GStrv) about = gal__about_fields(r->about);
+
+    if (!path_ok(r->output) || !input_ok(r->input, r->kind) || !r->version ||
+        strlen(r->version) > 32)
+        return FALSE;
+    for (size_t t = 0; t < G_N_ELEMENTS(texts); t++)
+        if (texts[t] && !plain_text(texts[t]))
+            return FALSE;
+    for (int a = 0; about && about[a]; a++)
+        if (!plain_text(about[a]))
+            return FALSE;
+    for (int f = 0; r->facts && f < GAL_ITEM_FACTS; f++)
+        if (r->facts[f] && !plain_text(r->facts[f]))
+            return FALSE;
+    for (guint d = 0; r->deps && d < r->deps->len; d++) {
+        const gal_dep_record *dep = r->deps->pdata[d];
+
+        if (!*dep->path || !plain_text(dep->path) || g_path_is_absolute(dep->path))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 /* The record's files it depends on (the caller holds the lock). */
 static gboolean
 read_deps(gal_store *s, gal_record *r)
@@ -1159,19 +1180,6 @@ gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
     g_rec_mutex_unlock(&s->lock);
 }
 
-void
-gal__store_each_of_input(gal_store *s, const char *input, gal_record_fn fn, void *user)
-{
-    sqlite3_stmt *st;
-
-    g_rec_mutex_lock(&s->lock);
-    if ((st = statement(s, ST_EACH_INPUT))) {
-        sqlite3_bind_text(st, 1, input, -1, SQLITE_TRANSIENT);
-        each_row(s, st, ~0u, fn, user);
-    }
-    g_rec_mutex_unlock(&s->lock);
-}
-
 gint64
 gal__store_count(gal_store *s, unsigned kinds)
 {
@@ -1193,7 +1201,7 @@ gal__store_count(gal_store *s, unsigned kinds)
     return n;
 }
 
-/* One statement on `from`'s connection, prepared for the join. */
+/* One statement on a connection, prepared for the join. */
 static sqlite3_stmt *
 prepare(sqlite3 *db, const char *sql)
 {
@@ -1204,74 +1212,159 @@ prepare(sqlite3 *db, const char *sql)
     return st;
 }
 
-int
-gal__store_join(gal_store *s, gal_store *from, gal_record_keep_fn keep, void *user,
-    gal_error *err)
+/* The parts being joined: each one's rows in output order, the parts with
+ * a row left in a heap by that row's output (then by part, so that the
+ * first part's record of an output comes first). */
+typedef struct {
+    sqlite3_stmt **rows;    /* per part: its product rows, stepped to the current one */
+    int *heap, n;           /* parts with a current row */
+} part_cursors;
+
+static int
+cursor_cmp(const part_cursors *c, int a, int b)
 {
-    sqlite3_stmt *rows, *deps, *recipes, *put, *put_dep, *del_deps, *put_recipe;
-    int failed = 0, rc;
+    int by_output = strcmp((const char *) sqlite3_column_text(c->rows[a], 0),
+        (const char *) sqlite3_column_text(c->rows[b], 0));
+
+    return by_output ? by_output : a - b;
+}
+
+static void
+heap_down(part_cursors *c, int at)
+{
+    for (;;) {
+        int least = at, l = 2 * at + 1, r = l + 1, swap;
+
+        if (l < c->n && cursor_cmp(c, c->heap[l], c->heap[least]) < 0)
+            least = l;
+        if (r < c->n && cursor_cmp(c, c->heap[r], c->heap[least]) < 0)
+            least = r;
+        if (least == at)
+            return;
+        swap = c->heap[at];
+        c->heap[at] = c->heap[least];
+        c->heap[least] = swap;
+        at = least;
+    }
+}
+
+/* Step part p to its next row whose output is text; FALSE at its end. */
+static gboolean
+cursor_step(part_cursors *c, int p)
+{
+    while (sqlite3_step(c->rows[p]) == SQLITE_ROW)
+        if (sqlite3_column_type(c->rows[p], 0) == SQLITE_TEXT)
+            return TRUE;
+    return FALSE;
+}
+
+int
+gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn keep,
+    void *user, gal_error *err)
+{
+    part_cursors c = { g_new0(sqlite3_stmt *, MAX(n, 1)), g_new0(int, MAX(n, 1)), 0 };
+    sqlite3_stmt *put, *put_dep = NULL, *del_deps = NULL, *put_recipe = NULL;
+    g_autoptr(GHashTable) left_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+        NULL);
+    gboolean had_deps;
+    int failed = 0;
 
     g_rec_mutex_lock(&s->lock);
-    g_rec_mutex_lock(&from->lock);
     if (begin_locked(s, err)) {
-        g_rec_mutex_unlock(&from->lock);
         g_rec_mutex_unlock(&s->lock);
+        g_free(c.rows);
+        g_free(c.heap);
         return -1;
     }
-    /* Rows are copied value by value, as they are: each is checked when
-     * it is read (row_record), here only what the join itself needs. */
-    rows = prepare(from->db, "SELECT * FROM product");
-    deps = prepare(from->db, "SELECT * FROM depend WHERE output = ?1");
-    recipes = prepare(from->db, "SELECT digest, keys FROM recipe");
+    /* Records a rerun of the merge replaces had depend rows of their own:
+     * only then are they removed record by record. */
+    had_deps = query_int(s->db, "SELECT EXISTS (SELECT 1 FROM depend)") == 1;
     put = statement(s, ST_PUT);
     put_dep = prepare(s->db, statements[ST_PUT_DEP]);
     del_deps = prepare(s->db, statements[ST_DEL_DEPS]);
     put_recipe = prepare(s->db, statements[ST_PUT_RECIPE]);
-    if (!rows || !deps || !recipes || !put || !put_dep || !del_deps || !put_recipe)
+    if (!put || !put_dep || !del_deps || !put_recipe)
         failed = store_failed(s, "cannot be joined", err);
-    while (!failed && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
-        const char *output = column_text(rows, 0), *input = column_text(rows, 2);
+    for (int p = 0; !failed && p < n; p++) {
+        g_rec_mutex_lock(&parts[p]->lock);
+        if (!(c.rows[p] = prepare(parts[p]->db, "SELECT * FROM product ORDER BY output")))
+            failed = store_failed(s, "cannot be joined", err);
+        else if (cursor_step(&c, p))
+            c.heap[c.n++] = p;
+    }
+    for (int at = c.n / 2 - 1; at >= 0; at--)
+        heap_down(&c, at);
+    /* The parts' records in output order, as sort -m would join them:
+     * each new record goes at the end of the table's tree, none among
+     * others. Values are copied as they are: each is checked when it is
+     * read (row_record); here only what the join itself needs. */
+    while (!failed && c.n > 0) {
+        int p = c.heap[0];
+        sqlite3_stmt *row = c.rows[p];
+        const char *output = (const char *) sqlite3_column_text(row, 0);
+        const char *input = column_text(row, 2);
 
-        if (!path_ok(output) || !input) {
-            refuse(from, output, "output");
-            continue;
+        if (!path_ok(output) || !input)
+            refuse(parts[p], output, "output");
+        else if (keep && !keep(output, input, p, user))
+            g_hash_table_add(left_out, g_strdup_printf("%d\t%s", p, output));
+        else {
+            if (had_deps) {
+                sqlite3_bind_text(del_deps, 1, output, -1, SQLITE_TRANSIENT);
+                if (!step_done(del_deps))
+                    failed = store_failed(s, "cannot be written", err);
+            }
+            for (int col = 0; col < 19; col++)
+                sqlite3_bind_value(put, col + 1, sqlite3_column_value(row, col));
+            if (!failed && !step_done(put))
+                failed = store_failed(s, "cannot be written", err);
         }
-        if (keep && !keep(output, input, user))
-            continue;
-        sqlite3_bind_text(del_deps, 1, output, -1, SQLITE_TRANSIENT);
-        for (int c = 0; c < 19; c++)
-            sqlite3_bind_value(put, c + 1, sqlite3_column_value(rows, c));
-        if (!step_done(del_deps) || !step_done(put)) {
-            failed = store_failed(s, "cannot be written", err);
-            break;
-        }
-        sqlite3_bind_text(deps, 1, output, -1, SQLITE_TRANSIENT);
-        while (!failed && sqlite3_step(deps) == SQLITE_ROW) {
-            for (int c = 0; c < 5; c++)
-                sqlite3_bind_value(put_dep, c + 1, sqlite3_column_value(deps, c));
+        if (!cursor_step(&c, p))
+            c.heap[0] = c.heap[--c.n];
+        heap_down(&c, 0);
+    }
+    /* Each part's depend rows (but those of records left out) and recipes. */
+    for (int p = 0; !failed && p < n; p++) {
+        sqlite3_stmt *deps = prepare(parts[p]->db, "SELECT * FROM depend");
+        sqlite3_stmt *recipes = prepare(parts[p]->db, "SELECT digest, keys FROM recipe");
+
+        while (deps && !failed && sqlite3_step(deps) == SQLITE_ROW) {
+            g_autofree char *key = g_hash_table_size(left_out)
+                ? g_strdup_printf("%d\t%s", p, column_text(deps, 0)) : NULL;
+
+            if (key && g_hash_table_contains(left_out, key))
+                continue;
+            for (int col = 0; col < 5; col++)
+                sqlite3_bind_value(put_dep, col + 1, sqlite3_column_value(deps, col));
             if (!step_done(put_dep))
                 failed = store_failed(s, "cannot be written", err);
         }
-        sqlite3_reset(deps);
-    }
-    while (!failed && sqlite3_step(recipes) == SQLITE_ROW) {
-        const char *digest = column_text(recipes, 0), *keys = column_text(recipes, 1);
+        while (recipes && !failed && sqlite3_step(recipes) == SQLITE_ROW) {
+            const char *digest = column_text(recipes, 0), *lines = column_text(recipes, 1);
 
-        if (!digest || !gal__is_sha256_hex(digest) || !keys || !plain_text(keys))
-            continue;
-        sqlite3_bind_value(put_recipe, 1, sqlite3_column_value(recipes, 0));
-        sqlite3_bind_value(put_recipe, 2, sqlite3_column_value(recipes, 1));
-        if (!step_done(put_recipe))
-            failed = store_failed(s, "cannot be written", err);
+            if (!digest || !gal__is_sha256_hex(digest) || !lines || !plain_text(lines))
+                continue;
+            sqlite3_bind_value(put_recipe, 1, sqlite3_column_value(recipes, 0));
+            sqlite3_bind_value(put_recipe, 2, sqlite3_column_value(recipes, 1));
+            if (!step_done(put_recipe))
+                failed = store_failed(s, "cannot be written", err);
+        }
+        if (!deps || !recipes)
+            failed = store_failed(s, "cannot be joined", err);
+        sqlite3_finalize(deps);
+        sqlite3_finalize(recipes);
     }
-    sqlite3_reset(put);
-    sqlite3_finalize(rows);
-    sqlite3_finalize(deps);
-    sqlite3_finalize(recipes);
+    for (int p = 0; p < n; p++) {
+        sqlite3_finalize(c.rows[p]);
+        g_rec_mutex_unlock(&parts[p]->lock);
+    }
+    if (put)
+        sqlite3_reset(put);
     sqlite3_finalize(put_dep);
     sqlite3_finalize(del_deps);
     sqlite3_finalize(put_recipe);
-    g_rec_mutex_unlock(&from->lock);
+    g_free(c.rows);
+    g_free(c.heap);
     g_rec_mutex_unlock(&s->lock);
     return failed;
 }

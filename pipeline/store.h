@@ -117,6 +117,11 @@ void gal__record_add_dep(gal_record *r, const char *path, gboolean exists, gint6
     gint64 mtime_ns, const char *digest);
 /* Its facts, made (all NULL) when it has none yet. */
 char **gal__record_facts(gal_record *r);
+/* Would the record be read back as it is put? Its paths beneath or from
+ * the folder, its text valid UTF-8 without control characters (as every
+ * record read is checked: a record from an untrusted source is checked so
+ * before it is put). */
+gboolean gal__record_valid(const gal_record *r);
 
 typedef struct gal_store gal_store;
 
@@ -172,20 +177,21 @@ void gal__store_rollback(gal_store *s);
  * by, with a warning. */
 typedef gboolean (*gal_record_fn)(const gal_record *r, void *user);
 void gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user);
-/* The same for the records made from `input` (relative to the folder). */
-void gal__store_each_of_input(gal_store *s, const char *input, gal_record_fn fn, void *user);
 /* Records of output files: the number of them. */
 gint64 gal__store_count(gal_store *s, unsigned kinds);
 
-/* Copy every record of `from` (a shard's part) into `s`, in the pending
- * transaction, as it is, its depend rows and recipes too: what a merge
- * joins. A record whose output is not beneath the folder is left out,
- * with a warning; `keep` (may be NULL) is asked for each of the others
- * (output, input) and leaves it out when it returns FALSE. -1 with `err`
- * when `s` could not be written. */
-typedef gboolean (*gal_record_keep_fn)(const char *output, const char *input, void *user);
-int gal__store_join(gal_store *s, gal_store *from, gal_record_keep_fn keep, void *user,
-    gal_error *err);
+/* Copy every record of the `n` stores `parts` (a sharded run's) into
+ * `s`, in the pending transaction, as they are, their depend rows and
+ * recipes too: what a merge joins. The records come in output order, as
+ * sort -m joins sorted files, an output's first part first. A record whose
+ * output is not beneath the folder is left out, with a warning; `keep`
+ * (may be NULL) is asked for each of the others (its output, its input,
+ * the index of its part) and leaves it out when it returns FALSE. -1 with
+ * `err` when `s` could not be written. */
+typedef gboolean (*gal_record_keep_fn)(const char *output, const char *input, int part,
+    void *user);
+int gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn keep,
+    void *user, gal_error *err);
 
 /* A preset's recipe lines by their digest: remembered (once), and found
  * again (NULL: not known; a new array). */

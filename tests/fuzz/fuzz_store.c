@@ -36,7 +36,12 @@ check_record(const gal_record *r, void *store)
     fuzz_check(gal__path_is_beneath(r->output));
     fuzz_check(r->kind == GAL_RECORD_PAGE || (*r->input && !g_path_is_absolute(r->input)));
     if (gal__store_get(store, r->output, &again)) {
+        g_autoptr(GPtrArray) keys = gal__store_recipe(store, again.recipe);
+
         fuzz_check(strcmp(again.input, r->input) == 0 && again.kind == r->kind);
+        /* Its recipe's lines, when known, are text a reason may show. */
+        for (guint k = 0; keys && k < keys->len; k++)
+            fuzz_check(g_utf8_validate(keys->pdata[k], -1, NULL));
         gal__record_clear(&again);
     }
     return TRUE;
@@ -61,7 +66,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     store = gal__store_open(scratch, GAL_STORE_NAME, GAL_STORE_READ, warnings, NULL);
     fuzz_check(store != NULL);
     gal__store_each(store, ~0u, check_record, store);
-    g_autoptr(GPtrArray) keys = gal__store_recipe(store, "0");
     gal__store_close(store, NULL);
     if (fuzz_verbose())
         for (guint w = 0; w < warnings->len; w++)
