@@ -1,16 +1,88 @@
-/* What every caption source shares: the files a photo's caption depends on,
- * in the order of captions.sources, the rows a table or export gives a
- * photo (the "row:" digests a record keeps), and what `describe` says the
- * preset read. test_captions.c tries each source's format and errors. */
+/* The caption sources' table (caption_source.h) and what captions.c does
+ * alike for every source: the files a photo's caption depends on, in the
+ * order of captions.sources, the rows a table or export gives a photo (the
+ * "row:" digests a record keeps), and what `describe` says the preset
+ * read. test_captions.c tries each source's format and errors. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "caption_source.h"
 #include "gal_test.h"
 
 TestSuite(caption_sources, .init = gal_test_setup, .fini = gal_test_teardown);
 
 #define CAPTIONS_DIR GAL_FIXTURES_DIR "/captions"
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static const gal_caption_source *
+source_named(const char *name)
+{
+    for (int k = 0; gal__caption_sources[k]; k++)
+        if (strcmp(gal__caption_sources[k]->name, name) == 0)
+            return gal__caption_sources[k];
+    return NULL;
+}
+
+static const gal_param *
+captions_key(const char *field)
+{
+    for (const gal_param *p = gal__captions_section.params; p->field; p++)
+        if (strcmp(p->field, field) == 0)
+            return p;
+    return NULL;
+}
+
+/* What captions.c takes for granted of every line of caption_sources.def. */
+Test(caption_sources, every_source_is_complete)
+{
+    for (int k = 0; gal__caption_sources[k]; k++) {
+        const gal_caption_source *s = gal__caption_sources[k];
+
+        cr_assert_not_null(s->name);
+        cr_expect_eq(source_named(s->name), s, "%s: named twice", s->name);
+        if (s->members) {
+            cr_expect(!s->key && !s->prepare && !s->caption && !s->own_files &&
+                    !s->shared_files && !s->release,
+                "%s: a group has nothing but its members", s->name);
+            for (int m = 0; s->members[m]; m++) {
+                const gal_caption_source *member = source_named(s->members[m]);
+
+                cr_expect(member && !member->members, "%s: member %s is no source", s->name,
+                    s->members[m]);
+            }
+            continue;
+        }
+        cr_expect_not_null(s->caption, "%s: gives no caption", s->name);
+        if (s->key) {
+            const gal_param *p = captions_key(s->key);
+
+            cr_expect(p && (p->type == GAL_T_PATH || p->type == GAL_T_PATHLIST),
+                "%s: captions.%s is not a path or a list of paths", s->name, s->key);
+            cr_expect(s->given && s->prepare, "%s: a key feeds prepare", s->name);
+        }
+        cr_expect(!s->prepare || s->key, "%s: prepared only when its key is set", s->name);
+        cr_expect(!(s->prepare || s->from_string) || s->release, "%s: frees its state",
+            s->name);
+        cr_expect(!s->row || s->shared_files, "%s: a row of which file?", s->name);
+    }
+}
+
+/* The names messages list come from the table, in its order. */
+Test(caption_sources, an_unknown_source_lists_every_name)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\ncaptions: { sources: [lightroom] }\n", errs);
+
+    cr_assert_null(preset);
+    cr_assert_eq(errs->count, 1);
+    cr_expect_str_eq(errs->items[0].msg,
+        "unknown source \"lightroom\"; sources are sidecar, table, instagram, metadata, exif, "
+        "xmp, iptc");
+}
+
+/* ---- what every source shares ----------------------------------------------------- */
 
 static gal_preset *
 load_ok(const char *yaml)
@@ -104,7 +176,7 @@ Test(caption_sources, a_captions_files_follow_the_order_of_the_sources)
     /* Added once each, to what is there. */
     gal__caption_files(preset->captions, "/photos/IMG_1.jpg", files);
     cr_expect_eq(files->len, 5);
-    gal__caption_sidecars(preset->captions, "/photos/IMG_1.jpg", own);
+    gal__caption_own_files(preset->captions, "/photos/IMG_1.jpg", own);
     cr_assert_eq(own->len, 2, "a photo's own files: its sidecars");
     cr_expect_str_eq(own->pdata[0], "/photos/IMG_1.jpg.txt");
     cr_expect_str_eq(own->pdata[1], "/photos/IMG_1.txt");
@@ -118,7 +190,7 @@ Test(caption_sources, a_photos_metadata_is_no_file_of_its_caption)
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(gal_caption_row));
 
     gal__caption_files(preset->captions, "/photos/IMG_1.jpg", files);
-    gal__caption_sidecars(preset->captions, "/photos/IMG_1.jpg", files);
+    gal__caption_own_files(preset->captions, "/photos/IMG_1.jpg", files);
     gal__caption_rows(preset->captions, "/photos/IMG_1.jpg", rows);
     cr_expect_eq(files->len, 0);
     cr_expect_eq(rows->len, 0);
@@ -212,12 +284,12 @@ Test(caption_sources, tables_and_exports_read_from_memory)
     gal_error err = { 0 };
 
     cr_assert_eq(gal__captions_load(NULL, FALSE, &c, errs), 0);
-    cr_assert_eq(gal__captions_table_from_string(c, "t.tsv", table, strlen(table), errs), 0);
-    cr_assert_eq(gal__captions_table_from_string(c, "t.tsv", "one cell\n", 9, errs), -1);
-    cr_assert_eq(gal__captions_table_from_string(c, "t.tsv", table, strlen(table), errs), 0);
-    cr_assert_eq(gal__captions_instagram_from_string(c, "posts_1.json", posts, strlen(posts), errs),
+    cr_assert_eq(gal__captions_from_string(c, "table", "t.tsv", table, strlen(table), errs), 0);
+    cr_assert_eq(gal__captions_from_string(c, "table", "t.tsv", "one cell\n", 9, errs), -1);
+    cr_assert_eq(gal__captions_from_string(c, "table", "t.tsv", table, strlen(table), errs), 0);
+    cr_assert_eq(gal__captions_from_string(c, "instagram", "posts_1.json", posts, strlen(posts), errs),
         0);
-    cr_assert_eq(gal__captions_instagram_from_string(c, "posts_2.json", posts, strlen(posts), errs),
+    cr_assert_eq(gal__captions_from_string(c, "instagram", "posts_2.json", posts, strlen(posts), errs),
         0);
     gal__captions_describe(c, out);
     cr_expect(g_str_has_suffix(out->str, " (table: 2 rows) (instagram: 2 media in 2 files)"), "%s",
