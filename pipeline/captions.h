@@ -1,5 +1,5 @@
 /* captions.h: where {caption} comes from: sidecars, a table, an Instagram export,
- * the photo's own metadata. */
+ * the photo's own metadata, each a caption source (caption_source.h). */
 #ifndef GAL_CAPTIONS_H
 #define GAL_CAPTIONS_H
 
@@ -49,13 +49,14 @@ int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *phot
     VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
 
 /* Add to `paths` (a g_free'ing array of paths, each once) every file
- * outside the photo at `photo` that its caption could come from: both
- * sidecar names (there or not), the table, the export's files. An output
- * that shows {caption} depends on them. */
+ * outside the photo at `photo` that its caption could come from, source by
+ * source in the order of captions.sources: both sidecar names (there or
+ * not), the table, the export's files. An output that shows {caption}
+ * depends on them. */
 void gal__caption_files(const gal_captions *captions, const char *photo, GPtrArray *paths);
 
-/* The sidecar half of gal__caption_files: the files of this photo alone. */
-void gal__caption_sidecars(const gal_captions *captions, const char *photo, GPtrArray *paths);
+/* The files of this photo alone in gal__caption_files (its sidecars). */
+void gal__caption_own_files(const gal_captions *captions, const char *photo, GPtrArray *paths);
 
 /* A file every photo's caption may come from (the table, a posts_N.json of
  * the export), and what it gives one photo: an output that shows
@@ -75,19 +76,18 @@ void gal__caption_rows(const gal_captions *captions, const char *photo, GArray *
 gboolean gal__caption_row(const gal_captions *captions, const char *file, const char *photo,
     gal_caption_row *row);
 
-/* Pieces of the above, for tests and fuzz targets. Each returns a new
- * string or NULL. */
+/* Instagram's mojibake undone (caption_instagram.c), for tests: a new
+ * string. */
 char *gal__mojibake_repair(const char *text);
 
-/* Read a captions table or an Instagram export file from `len` bytes in
- * memory (any bytes: they are checked as the file's would be), as if from
- * a file named `name` (for errors and, for the table, its extension).
- * The table replaces any earlier one; the export's posts are added. Errors
- * go to `errs`, with `name`:line:col; returns -1 if there was any. For
- * `c` from gal__captions_load; main thread only. */
-int gal__captions_table_from_string(gal_captions *c, const char *name, const char *bytes,
-    gsize len, gal_errors *errs);
-int gal__captions_instagram_from_string(gal_captions *c, const char *name, const char *bytes,
-    gsize len, gal_errors *errs);
+/* Read one file of the source named `source` ("table", "instagram") from
+ * `len` bytes in memory (any bytes: they are checked as the file's would
+ * be), as if from a file named `name` (for errors and, for a table, its
+ * extension). A table replaces any earlier one; an export's posts are
+ * added. Errors go to `errs`, with `name`:line:col; returns -1 if there
+ * was any. For `c` from gal__captions_load; main thread only. For tests
+ * and fuzz targets. */
+int gal__captions_from_string(gal_captions *c, const char *source, const char *name,
+    const char *bytes, gsize len, gal_errors *errs);
 
 #endif /* GAL_CAPTIONS_H */

@@ -1,6 +1,6 @@
 /* embedded.h: captions embedded in a photo's metadata blobs, parsed from
  * bytes alone (no file, no libvips): the sources "xmp" and "iptc" of
- * captions.c, and fuzz targets of their own. */
+ * caption_metadata.c, and fuzz targets of their own. */
 #ifndef GAL_EMBEDDED_H
 #define GAL_EMBEDDED_H
 

@@ -907,7 +907,7 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error 
         if (gal__preset_uses_field(preset, "caption")) {
             if (!jobs[k]->depends)
                 jobs[k]->depends = g_ptr_array_new_with_free_func(g_free);
-            gal__caption_sidecars(preset->captions, jobs[k]->input, jobs[k]->depends);
+            gal__caption_own_files(preset->captions, jobs[k]->input, jobs[k]->depends);
         }
     }
     for (int k = 0; k < n; k++)

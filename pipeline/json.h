@@ -5,8 +5,8 @@
  * an error. Nesting is bounded (GAL_JSON_MAX_DEPTH), so no input can
  * exhaust the stack. Numbers are checked but not converted. A leaf module:
  * it knows nothing of captions or presets, and callers place its errors in
- * their own files (captions.c reads Instagram's export with it). Pure
- * functions, safe from any thread. */
+ * their own files (caption_instagram.c reads Instagram's export with it).
+ * Pure functions, safe from any thread. */
 #ifndef GAL_JSON_H
 #define GAL_JSON_H
 

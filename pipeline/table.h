@@ -3,7 +3,7 @@
  * TSV: a row per line, cells split at tabs, no quoting. CSV as RFC 4180
  * has it: cells in double quotes may hold commas, line breaks and "" for a
  * quote. Lines end in \n or \r\n. A leaf module: what the cells mean is the
- * caller's business (captions.c reads caption tables with it). Input is
+ * caller's business (caption_table.c reads caption tables with it). Input is
  * NUL-terminated text; the caller checks that it is UTF-8. Pure functions,
  * safe from any thread. */
 #ifndef GAL_TABLE_H

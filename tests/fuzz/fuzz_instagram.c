@@ -18,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc;
 
     fuzz_check(gal__captions_load(NULL, FALSE, &c, errs) == 0);
-    rc = gal__captions_instagram_from_string(c, "posts_1.json", (const char *) data, size, errs);
+    rc = gal__captions_from_string(c, "instagram", "posts_1.json", (const char *) data, size, errs);
     fuzz_check_errors(rc, errs);
     gal__captions_describe(c, described);
     gal__captions_free(c);
