@@ -120,8 +120,8 @@ def main():
         f"- {args.gallop_version}, Release build",
         f"- files on {fs_type(args.scratch)}: N empty photos in day folders of 1,000 "
         f"(`YYYY/MM/DD/DSC_0000000.jpg`), their N empty outputs, and the {args.shards} "
-        f"parts a finished `--shard K/{args.shards}` run leaves (one `output` record, its "
-        f"`about` line as a real photo's, and one `result` line per photo), preset [scale/scale.yaml](scale/scale.yaml) (resize + "
+        f"parts a finished `--shard K/{args.shards}` run leaves (SQLite databases: one `product` "
+        f"row, its `about` as a real photo's, and one `result` row per photo), preset [scale/scale.yaml](scale/scale.yaml) (resize + "
         f"JPEG, no contact sheet)",
         f"- each figure is the best of {args.runs} runs, each measured on its own (wall, "
         f"user + system CPU, peak RSS from GNU time); stdout to /dev/null",
@@ -129,7 +129,7 @@ def main():
         "The machine is shared: **wall** time counts waiting for a core behind other "
         "people's work (load average below), so linearity is read from **CPU** time; "
         "a plan looks its photos up on as many threads as cores, a merge reads its parts, "
-        "and a run its manifest, on more than one, so their wall time can be below their CPU time; "
+        "and a run decides its photos, on more than one, so their wall time can be below their CPU time; "
         "the peers, find and sort -m, run on one.",
         "",
         table(rows, "plan",
