@@ -253,7 +253,7 @@ const char *gal_sha256_hex(const gal_sha256 *digest, char hex[65]);
  * output.formats). */
 typedef struct gal_output_file {
     const char *path;    /* as `output` is given; owned by the run summary */
-    const char *format;  /* "jpeg", "png", "webp" or "avif"; static */
+    const char *format;  /* its name in output.format ("jpeg", formats.def); static */
     int width, height;   /* pixels, when DONE or UP_TO_DATE (0 otherwise) */
     long long bytes;     /* when DONE or UP_TO_DATE */
     gal_sha256 sha256;   /* when DONE or UP_TO_DATE */

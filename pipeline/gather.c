@@ -13,6 +13,7 @@
 #include "captions.h"
 #include "fsio.h"
 #include "digest.h"
+#include "format.h"
 #include "gather.h"
 #include "job.h"
 #include "outdir.h"
@@ -297,7 +298,7 @@ write_page(gal_gather *g, int p)
     gal_write_info written = { g->preset->name, NULL, NULL, NULL, 0, "" };
     g_autoptr(VipsImage) sheet = NULL;
     gal_output_opts output = *g->preset->output;
-    const char *ext = strrchr(name, '.');
+    int format = gal__format_of_file(name);
     int n = 0, failed;
 
     /* A photo that failed leaves no hole: the rest close up. */
@@ -308,9 +309,8 @@ write_page(gal_gather *g, int p)
         return; /* every photo of the page failed: no sheet of nothing */
     result.output = g_build_filename(g->out_dir->path, name, NULL);
     result.input = g_strdup(stage->def->name);
-    output.format = g_ascii_strcasecmp(ext, ".png") == 0 ? GAL_FORMAT_PNG
-        : g_ascii_strcasecmp(ext, ".webp") == 0          ? GAL_FORMAT_WEBP
-                                                         : GAL_FORMAT_JPEG;
+    /* The page's extension chose its format (the stage checked it). */
+    output.format = format >= 0 ? (gal_format) format : GAL_FORMAT_JPEG;
     if (stage->def->build_text) {
         GString *text = NULL;
 

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "error.h"
+#include "format.h"
 #include "init.h"
 #include "orclock.h"
 
@@ -103,15 +104,16 @@ orc_is_thread_safe(const char *version)
  * Debian ImageMagick, JPEG XL, OpenSlide and Poppler besides libheif,
  * which took 40 ms, more than half of an incremental run of 1,000
  * unchanged photos (issue 17). gallop reads only what decode.c sniffs and
- * writes only what output.c names; of the modules' formats that is HEIF
- * and AVIF alone (the others' loaders are untrusted, and blocked below,
- * anyway). So libvips is started with a prefix that has no modules
- * folder, VIPSHOME being the only way to say so, and the HEIF module is
- * opened from beside the libvips library itself. */
+ * writes only the formats of formats.def; of the modules' formats that is
+ * HEIF and AVIF alone (the others' loaders are untrusted, and blocked
+ * below, anyway). So libvips is started with a prefix that has no modules
+ * folder, VIPSHOME being the only way to say so, and the modules the
+ * output formats name (gal_format_def.module: the HEIF one) are opened
+ * from beside the libvips library itself. */
 #define NO_MODULES_PREFIX "/nonexistent/gallop-loads-its-own-libvips-modules"
 
 static void
-load_heif_module(void)
+load_module(const char *name)
 {
     const char *(*in_libvips)(void) = vips_version_string;
     void *address;
@@ -126,10 +128,10 @@ load_heif_module(void)
     if (!dladdr(address, &where) || !where.dli_fname)
         return;
     library_dir = g_path_get_dirname(where.dli_fname);
-    path = g_strdup_printf("%s/vips-modules-%d.%d/vips-heif.so", library_dir,
-        VIPS_MAJOR_VERSION, VIPS_MINOR_VERSION);
-    /* Not there: libheif is built in, or missing (AVIF presets then say
-     * so, see preset.c). */
+    path = g_strdup_printf("%s/vips-modules-%d.%d/vips-%s.so", library_dir,
+        VIPS_MAJOR_VERSION, VIPS_MINOR_VERSION, name);
+    /* Not there: the library is built in, or missing (presets that ask
+     * for the format then say so, see preset.c). */
     if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
         return;
     /* Opening it registers its operations; it stays for the process. */
@@ -151,7 +153,9 @@ gal_init(const char *argv0, gal_error *err)
         g_unsetenv("VIPSHOME");
     if (failed)
         return gal_error_from_vips(err, GAL_ERR_INIT, NULL, "libvips failed to start");
-    load_heif_module();
+    for (int f = 0; f < GAL_N_FORMATS; f++)
+        if (gal__formats[f]->module)
+            load_module(gal__formats[f]->module);
     /* orc before 0.4.34 frees compiled programs without a lock, and
      * takes a chunk of code memory under its lock but splits it after,
      * so two workers dropping (or one building) a resize at once can
@@ -172,6 +176,11 @@ gal_init(const char *argv0, gal_error *err)
      * needs it: a preset's own logo (gal__logo_load). */
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoadSvg", FALSE);
+    /* The savers of the output formats write gallop's own pixels, not a
+     * file from outside: open, should libvips count one as untrusted. */
+    for (int f = 0; f < GAL_N_FORMATS; f++)
+        if (gal__formats[f]->saver)
+            vips_operation_block_set(gal__formats[f]->saver, FALSE);
     /* Every photo is different, so cached operations would only pile up
      * memory in proportion to the batch. */
     vips_cache_set_max(0);

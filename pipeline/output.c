@@ -14,16 +14,15 @@
 #include "cancel.h"
 #include "digest.h"
 #include "error.h"
+#include "format.h"
 #include "metadata.h"
 #include "fsio.h"
 #include "outdir.h"
 #include "output.h"
-#include "pngio.h"
 #include "preset.h"
 #include "schema.h"
 #include "template.h"
 
-static const char *const gal_format_names[] = { "jpeg", "png", "webp", "avif", NULL };
 static const char *const gal_subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };
 static const char *const gal_sharpen_names[] = { "none", "low", "standard", "high", NULL };
 
@@ -119,29 +118,6 @@ gal__output_variants(const gal_output_opts *o, int *n)
             };
     *n = n_widths * n_formats;
     return v;
-}
-
-const char *
-gal__format_name(gal_format format)
-{
-    return gal_format_names[format];
-}
-
-gal_format
-gal__format_of_name(const char *name)
-{
-    for (int f = 0; name && gal_format_names[f]; f++)
-        if (strcmp(name, gal_format_names[f]) == 0)
-            return (gal_format) f;
-    return GAL_FORMAT_JPEG;
-}
-
-const char *
-gal__format_ext(gal_format format)
-{
-    static const char *const ext[] = { "jpg", "png", "webp", "avif" };
-
-    return ext[format];
 }
 
 /* Is the rendered `name` usable beneath the output folder? 0, or -1 with
@@ -240,28 +216,6 @@ gal__output_path(const gal_output_opts *output, const char *dir, const gal_facts
     return gal__output_path_after(output, prefix, facts, name, err);
 }
 
-static int
-save(const gal_output_opts *o, VipsImage *image, VipsTarget *target, gboolean strip)
-{
-    VipsForeignSubsample subsample = o->subsampling == GAL_SUBSAMPLING_420 ? VIPS_FOREIGN_SUBSAMPLE_ON
-        : o->subsampling == GAL_SUBSAMPLING_444                            ? VIPS_FOREIGN_SUBSAMPLE_OFF
-                                                                           : VIPS_FOREIGN_SUBSAMPLE_AUTO;
-
-    switch ((gal_format) o->format) {
-    case GAL_FORMAT_JPEG:
-        return vips_jpegsave_target(image, target, "Q", o->quality, "interlace", o->progressive,
-            "subsample_mode", subsample, "optimize_coding", TRUE, "strip", strip, NULL);
-    case GAL_FORMAT_PNG:
-        break; /* gal__png_write */
-    case GAL_FORMAT_WEBP:
-        return vips_webpsave_target(image, target, "Q", o->quality, "strip", strip, NULL);
-    case GAL_FORMAT_AVIF:
-        return vips_heifsave_target(image, target, "Q", o->quality, "compression",
-            VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip, NULL);
-    }
-    return -1;
-}
-
 /* The temporary file as a libvips target. Writing through our own calls
  * keeps the system's reason for a failed write (a full disk), which
  * libvips would only pass on as text. The bytes are hashed (SHA-256, the
@@ -339,6 +293,8 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
     g_autofree char *artist = o->artist ? gal__template_render_whole(o->artist, &facts) : NULL;
     g_autofree char *copyright = NULL;
     gal_credits credits = { info->caption, NULL, NULL };
+    const gal_format_def *format = gal__formats[o->format];
+    gal_encode how = { NULL, &meta, o->quality, o->progressive, o->subsampling };
     int failed;
 
     /* "© {year} {artist}" names the preset's artist, when it gives one. */
@@ -355,16 +311,16 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         gal__meta_clear(&meta);
         return gal__watch_check(info->watch, err);
     }
-    if (o->format == GAL_FORMAT_PNG)
-        failed = gal__png_write(fd, ready, &meta, o->progressive, info->watch, sum,
-            write_errno, err);
+    how.image = ready;
+    if (format->write)
+        failed = format->write(&how, fd, info->watch, sum, write_errno, err);
     else {
         VipsTargetCustom *target = vips_target_custom_new();
 
         g_signal_connect(target, "write", G_CALLBACK(sink_write), &sink);
         g_signal_connect(target, "read", G_CALLBACK(sink_read), &sink);
         g_signal_connect(target, "seek", G_CALLBACK(sink_seek), &sink);
-        failed = save(o, ready, VIPS_TARGET(target), meta.strip_all);
+        failed = format->save(&how, VIPS_TARGET(target));
         failed |= vips_target_end(VIPS_TARGET(target)) != 0;
         g_object_unref(target);
         *reread = sink.reread;
@@ -395,7 +351,7 @@ gal__output_write_info(const gal_output_opts *o, VipsImage *image, const gal_out
     if (dir->fd < 0)
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "cannot create folder %s: %s",
             dir->path, g_strerror(dir->open_errno));
-    if (o->format == GAL_FORMAT_JPEG && vips_image_hasalpha(image)) {
+    if (!gal__formats[o->format]->alpha && vips_image_hasalpha(image)) {
         double bg[3] = { o->background.r, o->background.g, o->background.b };
         g_autoptr(VipsArrayDouble) background = vips_array_double_new(bg, 3);
 

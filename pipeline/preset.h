@@ -4,17 +4,11 @@
 
 #include "internal.h"
 #include "captions.h"
+#include "format.h"
 #include "resample.h"
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
-
-typedef enum gal_format {
-    GAL_FORMAT_JPEG,
-    GAL_FORMAT_PNG,
-    GAL_FORMAT_WEBP,
-    GAL_FORMAT_AVIF,
-} gal_format;
 
 typedef enum gal_fail_on {
     GAL_FAIL_ON_NONE,
@@ -34,12 +28,6 @@ typedef struct gal_input_opts {
     int max_memory_mb;      /* pixels held in memory per photo */
 } gal_input_opts;
 
-typedef enum gal_subsampling {
-    GAL_SUBSAMPLING_AUTO,
-    GAL_SUBSAMPLING_420,
-    GAL_SUBSAMPLING_444,
-} gal_subsampling;
-
 typedef struct gal_output_opts {
     gal_sharpen sharpen;    /* after the last resize, when it made the photo smaller */
     char *dir;
@@ -54,7 +42,7 @@ typedef struct gal_output_opts {
     bool progressive;
     gal_subsampling subsampling;
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
-    gal_color background;   /* alpha is flattened onto it for JPEG */
+    gal_color background;   /* alpha is flattened onto it for a format without */
     /* FALSE: no file per photo; each photo only gives its tile to the
      * gathering stage, which the preset must have (checked at load). */
     bool photos;
@@ -96,14 +84,6 @@ struct gal_preset {
      * table, prepare()), in seconds: part of every run of it (run.c). */
     double load_seconds;
 };
-
-/* Extension for a format ("jpg", "png", "webp", "avif"). */
-const char *gal__format_ext(gal_format format);
-/* Its name as a preset gives it ("jpeg", "png", "webp", "avif"); static. */
-const char *gal__format_name(gal_format format);
-/* The format a name from gal__format_name stands for; JPEG for any other. */
-gal_format gal__format_of_name(const char *name);
-
 
 /* Does any template of the preset (a stage's or output.name) show {field}? */
 gboolean gal__preset_uses_field(const gal_preset *preset, const char *field);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "format.h"
 #include "fsio.h"
 #include "store.h"
 #include "pngio.h"
@@ -319,18 +320,11 @@ static const char *
 format_of(const char *path)
 {
     const char *dot = strrchr(path, '.');
+    int format = gal__format_of_file(path);
 
-    if (!dot)
-        return NULL;
-    if (g_ascii_strcasecmp(dot, ".jpg") == 0 || g_ascii_strcasecmp(dot, ".jpeg") == 0)
-        return "jpeg";
-    if (g_ascii_strcasecmp(dot, ".png") == 0)
-        return "png";
-    if (g_ascii_strcasecmp(dot, ".webp") == 0)
-        return "webp";
-    if (g_ascii_strcasecmp(dot, ".avif") == 0)
-        return "avif";
-    if (g_ascii_strcasecmp(dot, ".html") == 0)
+    if (format >= 0)
+        return gal__format_name(format);
+    if (dot && g_ascii_strcasecmp(dot, ".html") == 0)
         return "html";
     return NULL;
 }

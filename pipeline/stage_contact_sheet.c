@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "error.h"
+#include "format.h"
 #include "resample.h"
 #include "schema.h"
 #include "stage.h"
@@ -221,11 +222,31 @@ label_rows(const sheet_opts *o)
     return has_label(o->label) ? (int) lround(label_px(o) * 1.6) : 0;
 }
 
+/* The extensions a sheet may have: ".jpg, .png or .webp". New string. */
+static char *
+sheet_extensions(void)
+{
+    GString *list = g_string_new(NULL);
+    int n = 0, last = -1;
+
+    for (int f = 0; f < GAL_N_FORMATS; f++)
+        if (gal__formats[f]->sheets)
+            last = f;
+    for (int f = 0; f < GAL_N_FORMATS; f++) {
+        if (!gal__formats[f]->sheets)
+            continue;
+        if (n++)
+            g_string_append(list, f == last ? " or " : ", ");
+        g_string_append_printf(list, ".%s", gal__formats[f]->ext);
+    }
+    return g_string_free(list, FALSE);
+}
+
 static int
 sheet_check(const gal_stage_ctx *sc, gal_error *err)
 {
     const sheet_opts *o = sc->opts;
-    const char *ext = strrchr(o->file, '.');
+    int format = gal__format_of_file(o->file);
     /* Messages quote the user's values only so far. */
     g_autofree char *file = gal__excerpt(o->file, GAL_EXCERPT_CHARS);
 
@@ -236,10 +257,12 @@ sheet_check(const gal_stage_ctx *sc, gal_error *err)
     if (strchr(o->file, '/') || o->file[0] == '.')
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
             "\"%s\": a sheet is a plain file name in the output folder", file);
-    if (!ext || !(g_ascii_strcasecmp(ext, ".jpg") == 0 || g_ascii_strcasecmp(ext, ".jpeg") == 0 ||
-                    g_ascii_strcasecmp(ext, ".png") == 0 || g_ascii_strcasecmp(ext, ".webp") == 0))
+    if (format < 0 || !gal__formats[format]->sheets) {
+        g_autofree char *exts = sheet_extensions();
+
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "contact-sheet.file",
-            "\"%s\": end the name in .jpg, .png or .webp to choose the format", file);
+            "\"%s\": end the name in %s to choose the format", file, exts);
+    }
     return 0;
 }
 

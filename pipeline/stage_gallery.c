@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "error.h"
+#include "format.h"
 #include "glance.h"
 #include "schema.h"
 #include "stage.h"
@@ -490,17 +491,19 @@ page_nav(GString *out, const gal_stage_ctx *sc, const gal_page *page)
     g_string_append(out, "</nav>\n");
 }
 
-/* The format every browser shows: JPEG, else PNG, else whatever the
- * widest file is. The others (AVIF, WebP) become <source>s before it. */
+/* The first format of the table every browser shows (JPEG, else PNG),
+ * else whatever the widest file is. The others (AVIF, WebP) become
+ * <source>s before it. */
 static const char *
 fallback_format(const photo_info *p)
 {
-    static const char *const plain[] = { "jpeg", "png" };
-
-    for (size_t f = 0; f < G_N_ELEMENTS(plain); f++)
+    for (int f = 0; f < GAL_N_FORMATS; f++) {
+        if (!gal__formats[f]->every_browser)
+            continue;
         for (guint v = 0; v < p->variants->len; v++)
-            if (strcmp(g_array_index(p->variants, variant, v).format, plain[f]) == 0)
-                return plain[f];
+            if (strcmp(g_array_index(p->variants, variant, v).format, gal_format_names[f]) == 0)
+                return gal_format_names[f];
+    }
     return g_array_index(p->variants, variant, 0).format;
 }
 
@@ -570,27 +573,28 @@ srcset(GString *out, const photo_info *p, const char *format, gboolean always, d
 }
 
 /* The <source>s of a <picture>: the formats besides the fallback, the
- * newer (smaller) first, as the browser takes the first it can show. */
+ * newer (smaller) first, as the browser takes the first it can show: the
+ * table's last first (formats.def lists them oldest first). */
 static gboolean
 picture_sources(GString *out, const photo_info *p, const char *fallback, double share,
     double share_narrow)
 {
-    static const char *const newer[] = { "avif", "webp", "png", "jpeg" };
     gboolean any = FALSE;
 
-    for (size_t f = 0; f < G_N_ELEMENTS(newer); f++) {
+    for (int f = GAL_N_FORMATS - 1; f >= 0; f--) {
+        const char *name = gal_format_names[f];
         const variant *widest, *narrowest;
 
-        if (strcmp(newer[f], fallback) == 0)
+        if (strcmp(name, fallback) == 0)
             continue;
-        extremes(p, newer[f], &widest, &narrowest);
+        extremes(p, name, &widest, &narrowest);
         if (!widest)
             continue;
         if (!any)
             g_string_append(out, "<picture>");
         any = TRUE;
-        g_string_append_printf(out, "<source type=\"image/%s\"", newer[f]);
-        srcset(out, p, newer[f], TRUE, share, share_narrow);
+        g_string_append_printf(out, "<source type=\"%s\"", gal__formats[f]->mime);
+        srcset(out, p, name, TRUE, share, share_narrow);
         g_string_append_c(out, '>');
     }
     return any;

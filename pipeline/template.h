@@ -55,7 +55,7 @@ gboolean gal__template_uses_any(const gal_template *tpl, unsigned flags);
 typedef struct gal_facts {
     const char *name;      /* file name with extension */
     const char *stem;      /* file name without extension */
-    const char *ext;       /* output extension: jpg, png, webp, avif */
+    const char *ext;       /* output extension: jpg, png ... (gal_format_def.ext) */
     const char *preset;    /* preset name */
     const char *caption;
     const char *camera;    /* "Apple iPhone 5s" */

@@ -1,0 +1,24 @@
+/* format_jpeg.c: JPEG, which every browser shows. No alpha: transparent
+ * pixels are flattened onto output.background. libvips' saver, with
+ * Huffman tables optimised for each file (smaller, same pixels). */
+#include "internal.h"
+#include "format.h"
+
+static int
+jpeg_save(const gal_encode *e, VipsTarget *target)
+{
+    VipsForeignSubsample subsample = VIPS_FOREIGN_SUBSAMPLE_AUTO;
+
+    if (e->subsampling == GAL_SUBSAMPLING_420)
+        subsample = VIPS_FOREIGN_SUBSAMPLE_ON;
+    else if (e->subsampling == GAL_SUBSAMPLING_444)
+        subsample = VIPS_FOREIGN_SUBSAMPLE_OFF;
+    return vips_jpegsave_target(e->image, target, "Q", e->quality, "interlace", e->progressive,
+        "subsample_mode", subsample, "optimize_coding", TRUE, "strip", e->meta->strip_all, NULL);
+}
+
+const gal_format_def gal_format_jpeg = {
+    .ext = "jpg", .ext_also = "jpeg", .mime = "image/jpeg",
+    .every_browser = true, .sheets = true,
+    .save = jpeg_save,
+};

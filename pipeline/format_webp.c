@@ -1,0 +1,17 @@
+/* format_webp.c: WebP, with alpha; smaller than JPEG, but not every
+ * browser shows it, so a gallery offers it as a <source>. */
+#include "internal.h"
+#include "format.h"
+
+static int
+webp_save(const gal_encode *e, VipsTarget *target)
+{
+    return vips_webpsave_target(e->image, target, "Q", e->quality, "strip", e->meta->strip_all,
+        NULL);
+}
+
+const gal_format_def gal_format_webp = {
+    .ext = "webp", .mime = "image/webp",
+    .alpha = true, .sheets = true,
+    .save = webp_save,
+};
