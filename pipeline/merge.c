@@ -372,6 +372,7 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         return -1;
     }
     pr->shards = found.shards;
+    gal__store_bulk(pr->store);
     /* Names as the shards planned them: a name from EXIF comes from the
      * parts' records, which join first; otherwise the photos take their
      * results first, from the parts, and nothing is joined before every

@@ -245,7 +245,7 @@ gal__merge_drop_stale_items(preset_run *pr)
     for (int i = 0; pr->has_pages && i < pr->summary->total; i++)
         if (pr->plans[i].member)
             g_hash_table_add(keep, gal__item_rel(pr, i));
-    gal__store_each(pr->store, 1u << GAL_RECORD_ITEM, item_to_drop, &d);
+    gal__store_each_name(pr->store, 1u << GAL_RECORD_ITEM, item_to_drop, &d);
     for (guint k = 0; k < drop->len; k++) {
         gal_error err = { 0 };
         gal_record r;

@@ -236,7 +236,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     for (int i = 0; i < pr->summary->total; i++)
         if (pr->plans[i].member && !pr->plans[i].has_output)
             g_hash_table_add(members, gal__out_rel(pr, pr->summary->photos[i].input));
-    gal__store_each(pr->store, ~0u, find_orphan, &f);
+    gal__store_each_name(pr->store, ~0u, find_orphan, &f);
     g_clear_pointer(&f.now, g_hash_table_unref);
     for (guint k = 0; opts->prune && !opts->dry_run && k < f.orphans->len; k++) {
         gal_orphan *o = &g_array_index(f.orphans, gal_orphan, k);

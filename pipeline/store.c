@@ -106,7 +106,7 @@ static const char *const kind_names[] = { "file", "page", "item" };
 
 /* The statements a store prepares once. */
 enum {
-    ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
+    ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_NAMES, ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
 };
 
 static const char *const statements[ST_N] = {
@@ -122,6 +122,7 @@ static const char *const statements[ST_N] = {
     [ST_EACH] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
                 "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
                 "caption_source, caption_cut, about, facts FROM product ORDER BY output",
+    [ST_NAMES] = "SELECT output, kind, input FROM product ORDER BY output",
     [ST_COUNT] = "SELECT kind, count(*) FROM product GROUP BY kind",
     [ST_PUT_RECIPE] = "INSERT OR IGNORE INTO recipe VALUES (?1, ?2)",
     [ST_RECIPE] = "SELECT keys FROM recipe WHERE digest = ?1",
@@ -1177,6 +1178,45 @@ gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
     g_rec_mutex_lock(&s->lock);
     if ((st = statement(s, ST_EACH)))
         each_row(s, st, kinds, fn, user);
+    g_rec_mutex_unlock(&s->lock);
+}
+
+void
+gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
+{
+    sqlite3_stmt *st;
+
+    g_rec_mutex_lock(&s->lock);
+    if ((st = statement(s, ST_NAMES))) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *output = column_text(st, 0), *kind = column_text(st, 1);
+            gal_record r = { 0 };
+            int k = -1;
+
+            for (int n = 0; kind && n < (int) G_N_ELEMENTS(kind_names); n++)
+                if (strcmp(kind, kind_names[n]) == 0)
+                    k = n;
+            r.kind = (gal_record_kind) k;
+            r.output = (char *) output;
+            r.input = (char *) column_text(st, 2);
+            if (k < 0 || !path_ok(r.output) || !input_ok(r.input, r.kind)) {
+                refuse(s, output, k < 0 ? "kind" : !path_ok(output) ? "output" : "input");
+                continue;
+            }
+            if ((kinds & (1u << k)) && !fn(&r, user))
+                break;
+        }
+        sqlite3_reset(st);
+    }
+    g_rec_mutex_unlock(&s->lock);
+}
+
+void
+gal__store_bulk(gal_store *s)
+{
+    g_rec_mutex_lock(&s->lock);
+    if (!s->in_transaction && !s->create_path && s->mode == GAL_STORE_WRITE)
+        exec(s->db, "PRAGMA journal_mode = TRUNCATE");
     g_rec_mutex_unlock(&s->lock);
 }
 

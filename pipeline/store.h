@@ -177,6 +177,14 @@ void gal__store_rollback(gal_store *s);
  * by, with a warning. */
 typedef gboolean (*gal_record_fn)(const gal_record *r, void *user);
 void gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user);
+/* The same with only each record's kind, output and input filled in (all
+ * that is read: a walk of a million records for the orphan check). */
+void gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user);
+/* What follows is one large transaction by the folder's only writer (a
+ * merge): the database is written once, through a rollback journal, not
+ * first to the write-ahead log and then again at its checkpoint. The next
+ * writer's open returns to the log. */
+void gal__store_bulk(gal_store *s);
 /* Records of output files: the number of them. */
 gint64 gal__store_count(gal_store *s, unsigned kinds);
 
