@@ -141,6 +141,7 @@ struct gal_store {
      * leaves no file, and a folder it made empty, behind); NULL: made. */
     char *create_path;
     GHashTable *refused;        /* outputs whose record was refused, said once */
+    gboolean bulk;              /* gal__store_bulk: a rollback journal, not the log */
     sqlite3_stmt *st[ST_N];
     GRecMutex lock;           /* recursive: gal__store_each's callbacks may ask too */
 };
@@ -459,7 +460,8 @@ open_connection(gal_store *s, const char *path)
         /* Photos are recorded as they finish, a commit each: appended to
          * the write-ahead log, synced at checkpoints, so a killed run
          * keeps every photo it committed. */
-        if (exec(s->db, "PRAGMA journal_mode = WAL") != SQLITE_OK)
+        if (exec(s->db, s->bulk ? "PRAGMA journal_mode = TRUNCATE"
+                                : "PRAGMA journal_mode = WAL") != SQLITE_OK)
             return -1;
         exec(s->db, "PRAGMA synchronous = NORMAL");
     }
@@ -1215,7 +1217,9 @@ void
 gal__store_bulk(gal_store *s)
 {
     g_rec_mutex_lock(&s->lock);
-    if (!s->in_transaction && !s->create_path && s->mode == GAL_STORE_WRITE)
+    s->bulk = s->mode == GAL_STORE_WRITE;
+    /* A database made at the first write is made so (open_connection). */
+    if (s->bulk && !s->in_transaction && !s->create_path)
         exec(s->db, "PRAGMA journal_mode = TRUNCATE");
     g_rec_mutex_unlock(&s->lock);
 }
