@@ -142,6 +142,12 @@ struct gal_store {
     char *create_path;
     GHashTable *refused;        /* outputs whose record was refused, said once */
     gboolean bulk;              /* gal__store_bulk: a rollback journal, not the log */
+    /* Work left to what the outermost call asked (in thousands of SQLite
+     * instructions): a damaged file can make a walk of a table come back
+     * to where it was forever; this ends it. */
+    gint64 steps_left;
+    int depth;                  /* calls in progress on this thread (the lock is recursive) */
+    gboolean refused_walk;      /* a walk ended early: said */
     sqlite3_stmt *st[ST_N];
     GRecMutex lock;           /* recursive: gal__store_each's callbacks may ask too */
 };
@@ -249,6 +255,14 @@ file_uri(const char *path, const char *query)
     g_autofree char *escaped = g_uri_escape_string(path, "/", FALSE);
 
     return g_strconcat("file:", escaped, query ? "?" : "", query ? query : "", NULL);
+}
+
+static int
+out_of_steps(void *store)
+{
+    gal_store *s = store;
+
+    return --s->steps_left <= 0;
 }
 
 /* The limits and switches SQLite's guidance for untrusted database
@@ -448,6 +462,8 @@ open_connection(gal_store *s, const char *path)
     if (sqlite3_open_v2(uri, &s->db, flags, NULL) != SQLITE_OK)
         return -1;
     harden(s->db);
+    sqlite3_progress_handler(s->db, 1000, out_of_steps, s);
+    s->steps_left = G_MAXINT64;
     sqlite3_busy_timeout(s->db, 10000);
     exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0");
     /* The pages a writer changes stay in its cache until they are
@@ -595,6 +611,35 @@ gal__store_name(const gal_store *s)
     return s->name;
 }
 
+/* Take the store for a call; the outermost one sets how much work it may
+ * take: a record's lookup a little, a walk of the records about what the
+ * file's size allows (a row is dozens of bytes, its reading some hundred
+ * instructions), so a walk a damaged file would make endless ends. */
+static void
+lock(gal_store *s, gboolean walk)
+{
+    g_rec_mutex_lock(&s->lock);
+    if (s->depth++ == 0) {
+        g_autofree char *path = g_build_filename(s->dir, s->name, NULL);
+        g_autofree char *wal = g_strconcat(path, "-wal", NULL);
+        struct stat st;
+        gint64 bytes = 0;
+
+        if (walk && stat(path, &st) == 0)
+            bytes += st.st_size;
+        if (walk && stat(wal, &st) == 0)
+            bytes += st.st_size;
+        s->steps_left = 10000 + bytes / 8;
+    }
+}
+
+static void
+unlock(gal_store *s)
+{
+    s->depth--;
+    g_rec_mutex_unlock(&s->lock);
+}
+
 static int
 store_failed(gal_store *s, const char *what, gal_error *err)
 {
@@ -629,9 +674,9 @@ gal__store_close(gal_store *s, gal_error *err)
     if (!s)
         return 0;
     if (s->db) {
-        g_rec_mutex_lock(&s->lock);
+        lock(s, FALSE);
         failed = commit_locked(s, s->mode == GAL_STORE_PART, err);
-        g_rec_mutex_unlock(&s->lock);
+        unlock(s);
         for (int i = 0; i < ST_N; i++)
             g_clear_pointer(&s->st[i], sqlite3_finalize);
         /* A part is left as one file, the log folded in, for the merge to
@@ -708,9 +753,9 @@ gal__store_commit(gal_store *s, gboolean durable, gal_error *err)
 {
     int failed;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     failed = commit_locked(s, durable, err);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -763,11 +808,11 @@ split_lines(const char *text)
 void
 gal__store_rollback(gal_store *s)
 {
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if (s->in_transaction)
         exec(s->db, "ROLLBACK");
     s->in_transaction = FALSE;
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
 }
 
 /* ---- reading a record -------------------------------------------------------------- */
@@ -979,6 +1024,11 @@ read_deps(gal_store *s, gal_record *r)
     sqlite3_bind_text(st, 1, r->output, -1, SQLITE_STATIC);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *path = column_text(st, 0), *digest = column_text(st, 3);
+
+        /* A photo's output depends on a few files (sidecars, a table's
+         * row); thousands are a damaged file's. */
+        if (r->deps && r->deps->len >= 1024)
+            return FALSE;
         gint64 size, mtime;
 
         /* A file a preset or a photo named: relative to the folder, ".."
@@ -992,6 +1042,21 @@ read_deps(gal_store *s, gal_record *r)
         gal__record_add_dep(r, path, size >= 0, size, mtime, digest);
     }
     return rc == SQLITE_DONE;
+}
+
+/* A walk of the records ended before their end: the file is damaged
+ * (a walk that would not end, stopped by its budget), said once. */
+static void
+walk_ended(gal_store *s, sqlite3_stmt *st)
+{
+    int rc = sqlite3_errcode(s->db);
+
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW && rc != SQLITE_OK && !s->refused_walk) {
+        s->refused_walk = TRUE;
+        warn(s, "its records could not be read to their end (%s): the rest are checked "
+                "again", sqlite3_errstr(rc));
+    }
+    sqlite3_reset(st);
 }
 
 /* A record read is refused: said once per output. */
@@ -1019,7 +1084,7 @@ gal__store_get(gal_store *s, const char *output, gal_record *out)
     gboolean found = FALSE;
 
     *out = (gal_record) { 0 };
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if ((st = statement(s, ST_GET))) {
         sqlite3_bind_text(st, 1, output, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_ROW) {
@@ -1034,7 +1099,7 @@ gal__store_get(gal_store *s, const char *output, gal_record *out)
         }
         sqlite3_reset(st);
     }
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return found;
 }
 
@@ -1068,9 +1133,9 @@ gal__store_put(gal_store *s, const gal_record *r, gal_error *err)
                                       : NULL;
     int failed = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if (begin_locked(s, err)) {
-        g_rec_mutex_unlock(&s->lock);
+        unlock(s);
         return -1;
     }
     if (!(st = statement(s, ST_DEL_DEPS))) {
@@ -1123,7 +1188,7 @@ gal__store_put(gal_store *s, const gal_record *r, gal_error *err)
         }
     }
 out:
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1132,7 +1197,7 @@ gal__store_remove(gal_store *s, const char *output, gal_error *err)
 {
     int failed = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if (begin_locked(s, err))
         failed = -1;
     for (int which = ST_DEL; !failed && which <= ST_DEL_DEPS; which++) {
@@ -1146,7 +1211,7 @@ gal__store_remove(gal_store *s, const char *output, gal_error *err)
                 failed = store_failed(s, "cannot be written", err);
         }
     }
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1165,11 +1230,12 @@ each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void 
         }
         if ((kinds & (1u << r.kind)) && !fn(&r, user)) {
             gal__record_clear(&r);
-            break;
+            sqlite3_reset(st);
+            return;
         }
         gal__record_clear(&r);
     }
-    sqlite3_reset(st);
+    walk_ended(s, st);
 }
 
 void
@@ -1177,10 +1243,10 @@ gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
 {
     sqlite3_stmt *st;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, TRUE);
     if ((st = statement(s, ST_EACH)))
         each_row(s, st, kinds, fn, user);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
 }
 
 void
@@ -1188,7 +1254,7 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
 {
     sqlite3_stmt *st;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, TRUE);
     if ((st = statement(s, ST_NAMES))) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *output = column_text(st, 0), *kind = column_text(st, 1);
@@ -1205,23 +1271,26 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
                 refuse(s, output, k < 0 ? "kind" : !path_ok(output) ? "output" : "input");
                 continue;
             }
-            if ((kinds & (1u << k)) && !fn(&r, user))
-                break;
+            if ((kinds & (1u << k)) && !fn(&r, user)) {
+                sqlite3_reset(st);
+                unlock(s);
+                return;
+            }
         }
-        sqlite3_reset(st);
+        walk_ended(s, st);
     }
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
 }
 
 void
 gal__store_bulk(gal_store *s)
 {
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     s->bulk = s->mode == GAL_STORE_WRITE;
     /* A database made at the first write is made so (open_connection). */
     if (s->bulk && !s->in_transaction && !s->create_path)
         exec(s->db, "PRAGMA journal_mode = TRUNCATE");
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
 }
 
 gint64
@@ -1230,7 +1299,7 @@ gal__store_count(gal_store *s, unsigned kinds)
     sqlite3_stmt *st;
     gint64 n = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, TRUE);
     if ((st = statement(s, ST_COUNT))) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *kind = column_text(st, 0);
@@ -1241,7 +1310,7 @@ gal__store_count(gal_store *s, unsigned kinds)
         }
         sqlite3_reset(st);
     }
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return n;
 }
 
@@ -1313,9 +1382,9 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     gboolean had_deps;
     int failed = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, TRUE);
     if (begin_locked(s, err)) {
-        g_rec_mutex_unlock(&s->lock);
+        unlock(s);
         g_free(c.rows);
         g_free(c.heap);
         return -1;
@@ -1330,7 +1399,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     if (!put || !put_dep || !del_deps || !put_recipe)
         failed = store_failed(s, "cannot be joined", err);
     for (int p = 0; !failed && p < n; p++) {
-        g_rec_mutex_lock(&parts[p]->lock);
+        lock(parts[p], TRUE);
         if (!(c.rows[p] = prepare(parts[p]->db, "SELECT * FROM product ORDER BY output")))
             failed = store_failed(s, "cannot be joined", err);
         else if (cursor_step(&c, p))
@@ -1400,7 +1469,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     }
     for (int p = 0; p < n; p++) {
         sqlite3_finalize(c.rows[p]);
-        g_rec_mutex_unlock(&parts[p]->lock);
+        unlock(parts[p]);
     }
     if (put)
         sqlite3_reset(put);
@@ -1409,7 +1478,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     sqlite3_finalize(put_recipe);
     g_free(c.rows);
     g_free(c.heap);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1420,7 +1489,7 @@ gal__store_put_recipe(gal_store *s, const char *digest, GPtrArray *keys, gal_err
     sqlite3_stmt *st;
     int failed = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if (s->create_path)
         ; /* no record yet, none to explain: no file made for it */
     else if (begin_locked(s, err))
@@ -1433,7 +1502,7 @@ gal__store_put_recipe(gal_store *s, const char *digest, GPtrArray *keys, gal_err
         if (!step_done(st))
             failed = store_failed(s, "cannot be written", err);
     }
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1443,7 +1512,7 @@ gal__store_recipe(gal_store *s, const char *digest)
     GPtrArray *keys = NULL;
     sqlite3_stmt *st;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if ((st = statement(s, ST_RECIPE))) {
         sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_ROW) {
@@ -1459,7 +1528,7 @@ gal__store_recipe(gal_store *s, const char *digest)
         }
         sqlite3_reset(st);
     }
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return keys;
 }
 
@@ -1507,7 +1576,7 @@ gal__part_put_info(gal_store *s, const gal_part_info *info, gal_error *err)
     sqlite3_stmt *st = NULL;
     int failed = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if (begin_locked(s, err))
         failed = -1;
     else if (exec(s->db, "DELETE FROM shard") != SQLITE_OK ||
@@ -1528,7 +1597,7 @@ gal__part_put_info(gal_store *s, const gal_part_info *info, gal_error *err)
             failed = store_failed(s, "cannot be written", err);
     }
     sqlite3_finalize(st);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1548,7 +1617,7 @@ gal__part_get_info(gal_store *s, gal_part_info *info, gal_error *err)
     int failed = 0;
 
     *info = (gal_part_info) { 0 };
-    g_rec_mutex_lock(&s->lock);
+    lock(s, TRUE);
     if (sqlite3_prepare_v2(s->db, "SELECT k, n, recipe, version, cwd, inputs, forced, done, "
                                   "results, (SELECT count(*) FROM shard), "
                                   "(SELECT count(*) FROM result) FROM shard",
@@ -1576,7 +1645,7 @@ gal__part_get_info(gal_store *s, gal_part_info *info, gal_error *err)
         info->n_results = (int) results;
     }
     sqlite3_finalize(st);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1632,14 +1701,14 @@ gal__part_put_result(gal_store *s, const char *rel_input, const gal_part_result 
     char sha256[65];
     int failed = 0;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, FALSE);
     if (begin_locked(s, err)) {
-        g_rec_mutex_unlock(&s->lock);
+        unlock(s);
         return -1;
     }
     if (!(st = statement(s, ST_PUT_RESULT))) {
         failed = store_failed(s, "cannot be written", err);
-        g_rec_mutex_unlock(&s->lock);
+        unlock(s);
         return failed;
     }
     sqlite3_bind_text(st, 1, rel_input, -1, SQLITE_STATIC);
@@ -1666,7 +1735,7 @@ gal__part_put_result(gal_store *s, const char *rel_input, const gal_part_result 
     bind_text_or_null(st, 22, empty_null(result->in_digest));
     if (!step_done(st))
         failed = store_failed(s, "cannot be written", err);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }
 
@@ -1756,7 +1825,7 @@ gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_err
     sqlite3_stmt *st = NULL;
     int failed = 0, rc;
 
-    g_rec_mutex_lock(&s->lock);
+    lock(s, TRUE);
     if (sqlite3_prepare_v2(s->db, "SELECT * FROM result ORDER BY input", -1, &st, NULL) !=
         SQLITE_OK)
         failed = part_damaged(s, "its results cannot be read", err);
@@ -1781,6 +1850,6 @@ gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_err
     if (!failed && rc != SQLITE_DONE)
         failed = part_damaged(s, sqlite3_errmsg(s->db), err);
     sqlite3_finalize(st);
-    g_rec_mutex_unlock(&s->lock);
+    unlock(s);
     return failed;
 }

@@ -2,7 +2,8 @@
  * an output folder (.gallop-manifest.tsv, legacy.c) on any bytes.
  * Properties: whatever the text, every record it gives is one the record
  * database reads back as it was put (nothing refused on the way back),
- * and putting what was read back changes nothing. */
+ * and putting what was read back changes nothing; no more records than it
+ * put (two lines of one output are one record). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dir_fd = open(scratch, O_RDONLY | O_DIRECTORY);
     kept = gal__legacy_import(store, scratch, dir_fd, warnings);
     close(dir_fd);
-    fuzz_check(gal__store_count(store, ~0u) == kept);
+    /* Two lines of one output: the later replaces the earlier. */
+    fuzz_check(gal__store_count(store, ~0u) <= kept);
     gal__store_each(store, ~0u, describe, once);
     gal__store_each(store, ~0u, put_again, again);
     gal__store_each(again, ~0u, describe, twice);
