@@ -605,12 +605,6 @@ failed:
     return NULL;
 }
 
-const char *
-gal__store_name(const gal_store *s)
-{
-    return s->name;
-}
-
 /* Take the store for a call; the outermost one sets how much work it may
  * take: a record's lookup a little, a walk of the records about what the
  * file's size allows (a row is dozens of bytes, its reading some hundred

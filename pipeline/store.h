@@ -37,19 +37,12 @@
  * store and then removed. */
 #define GAL_LEGACY_MANIFEST_NAME GAL_MANIFEST_PREFIX "tsv"
 
-/* A caption or its source in a result (a GRefString, which a photo's
- * results share): a new one of `text`, another reference, or one let go;
- * NULL stays NULL. */
+/* A caption or its source in a result (a GRefString): a new one of
+ * `text`, or one let go; NULL stays NULL. */
 static inline char *
 gal__shared_text(const char *text)
 {
     return text ? g_ref_string_new(text) : NULL;
-}
-
-static inline char *
-gal__shared_text_ref(char *text)
-{
-    return text ? g_ref_string_acquire(text) : NULL;
 }
 
 static inline void
@@ -153,8 +146,6 @@ gal_store *gal__store_open(const char *dir, const char *name, gal_store_mode mod
 /* Commit what is pending and close; -1 with `err` when the last commit
  * failed. NULL: nothing. */
 int gal__store_close(gal_store *s, gal_error *err);
-/* The store's file name in its folder, and its folder. */
-const char *gal__store_name(const gal_store *s);
 
 /* The record of `output`: TRUE with `out` filled (clear it), FALSE when
  * there is none (or it could not be read: a warning says so). */
