@@ -134,7 +134,11 @@ struct gal_store {
     sqlite3 *db;
     gal_store_mode mode;
     char *dir, *name;
-    GPtrArray *warnings;        /* borrowed; NULL: none kept */
+    /* What it refused, said when it closes into `warnings` (borrowed;
+     * NULL: none kept): another store may be adding to that array on
+     * another thread meanwhile. */
+    GPtrArray *warnings;
+    GPtrArray *said;
     gboolean in_transaction;
     gboolean failed;            /* a write failed: nothing more is written */
     /* The database to make at the first write (a run that writes nothing
@@ -244,7 +248,9 @@ warn(gal_store *s, const char *fmt, ...)
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_ptr_array_add(s->warnings, g_strdup_printf("%s/%s: %s", s->dir, s->name, msg));
+    if (!s->said)
+        s->said = g_ptr_array_new();
+    g_ptr_array_add(s->said, g_strdup_printf("%s/%s: %s", s->dir, s->name, msg));
 }
 
 /* `path` as a URI SQLite opens (RFC 3986: what is not unreserved is
@@ -682,6 +688,10 @@ gal__store_close(gal_store *s, gal_error *err)
                 s->dir, s->name, sqlite3_errmsg(s->db));
     }
     g_rec_mutex_clear(&s->lock);
+    for (guint w = 0; s->said && w < s->said->len; w++)
+        g_ptr_array_add(s->warnings, s->said->pdata[w]);
+    if (s->said)
+        g_ptr_array_free(s->said, TRUE);
     g_free(s->create_path);
     if (s->refused)
         g_hash_table_unref(s->refused);

@@ -138,8 +138,9 @@ typedef enum gal_store_mode {
 
 /* Open the database `name` in the output folder `dir` (canonical). Never
  * fails for the folder's own database: what cannot be used is read as
- * empty, with a line in `warnings` ("DIR/NAME: ..."); the first write
- * replaces it. A part that cannot be opened or is not a part: NULL with
+ * empty, with a line in `warnings` ("DIR/NAME: ..."; each added when the
+ * store closes, so stores on several threads may share the array); the
+ * first write replaces it. A part that cannot be opened or is not a part: NULL with
  * `err` set (GAL_STORE_PART is created when missing). */
 gal_store *gal__store_open(const char *dir, const char *name, gal_store_mode mode,
     GPtrArray *warnings, gal_error *err);
