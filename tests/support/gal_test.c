@@ -498,3 +498,39 @@ gal_test_manifest_exec(const char *path, const char *sql)
         msg ? msg : "");
     sqlite3_close(db);
 }
+
+gal_preset *
+gal_test_load_ok(const char *yaml)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    char line[1024] = "";
+
+    if (!preset && errs->count)
+        gal_error_format(&errs->items[0], line, sizeof(line));
+    cr_assert_not_null(preset, "preset did not load: %s", line);
+    return preset;
+}
+
+void
+gal_test_expect_error(const gal_error *e, gal_code code, const char *file, int line, int col,
+    const char *key, const char *msg_part)
+{
+    char formatted[2048];
+    g_autofree char *want = NULL;
+
+    cr_expect_eq(e->code, code, "code %d, want %d (%s)", e->code, code, e->msg);
+    cr_expect_str_eq(e->file, file);
+    cr_expect_eq(e->line, line, "line %d, want %d (%s)", e->line, line, e->msg);
+    cr_expect_eq(e->col, col, "col %d, want %d (%s)", e->col, col, e->msg);
+    cr_expect_str_eq(e->key, key);
+    cr_expect(strstr(e->msg, msg_part) != NULL, "message \"%s\" lacks \"%s\"", e->msg,
+        msg_part);
+    gal_error_format(e, formatted, sizeof(formatted));
+    if (line > 0)
+        want = g_strdup_printf("%s:%d:%d: %s%s%s", file, line, col, key, *key ? ": " : "",
+            e->msg);
+    else
+        want = g_strdup_printf("%s: %s%s%s", file, key, *key ? ": " : "", e->msg);
+    cr_expect_str_eq(formatted, want);
+}

@@ -79,6 +79,14 @@ typedef struct gal_test_usage {
 int gal_test_spawn_limited(const char *const *argv, double limit_seconds, char **out,
     char **err, gal_test_usage *usage);
 
+/* gal_test_load, which must succeed: the test fails, with the first
+ * error, when it does not. */
+gal_preset *gal_test_load_ok(const char *yaml);
+/* One error in full: its code, place (line 0: none), key, a part of its
+ * message, and the compiler-style line gal_error_format() makes of it. */
+void gal_test_expect_error(const gal_error *e, gal_code code, const char *file, int line,
+    int col, const char *key, const char *msg_part);
+
 /* Write `yaml` to `dir`/`name` and return that path; fails the test if it cannot. */
 char *gal_test_write_preset(const char *dir, const char *name, const char *yaml);
 

@@ -84,19 +84,6 @@ Test(caption_sources, an_unknown_source_lists_every_name)
 
 /* ---- what every source shares ----------------------------------------------------- */
 
-static gal_preset *
-load_ok(const char *yaml)
-{
-    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
-    gal_preset *preset = gal_test_load(yaml, errs);
-    char line[1024] = "";
-
-    if (!preset && errs->count)
-        gal_error_format(&errs->items[0], line, sizeof(line));
-    cr_assert_not_null(preset, "preset did not load: %s", line);
-    return preset;
-}
-
 static char *
 write_file(const char *dir, const char *name, const char *text)
 {
@@ -162,7 +149,7 @@ Test(caption_sources, a_captions_files_follow_the_order_of_the_sources)
                                             "  table: " CAPTIONS_DIR "/captions.tsv\n"
                                             "  instagram: %s\n",
         dir);
-    gal_preset *preset = load_ok(yaml);
+    gal_preset *preset = gal_test_load_ok(yaml);
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) own = g_ptr_array_new_with_free_func(g_free);
 
@@ -185,7 +172,7 @@ Test(caption_sources, a_captions_files_follow_the_order_of_the_sources)
 
 Test(caption_sources, a_photos_metadata_is_no_file_of_its_caption)
 {
-    gal_preset *preset = load_ok("gallop: 1\ncaptions: { sources: [metadata] }\n");
+    gal_preset *preset = gal_test_load_ok("gallop: 1\ncaptions: { sources: [metadata] }\n");
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(gal_caption_row));
 
@@ -199,7 +186,7 @@ Test(caption_sources, a_photos_metadata_is_no_file_of_its_caption)
 
 Test(caption_sources, a_table_and_an_export_give_each_photo_its_row)
 {
-    gal_preset *preset = load_ok("gallop: 1\n"
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n"
                                  "captions:\n"
                                  "  sources: [sidecar, table, instagram]\n"
                                  "  table: " CAPTIONS_DIR "/captions.tsv\n"
@@ -239,7 +226,7 @@ Test(caption_sources, a_post_counts_for_the_export_file_it_is_in)
     g_autofree char *second = NULL;
     g_autofree char *dir = two_file_export(&first, &second);
     g_autofree char *yaml = g_strdup_printf("gallop: 1\ncaptions: { instagram: %s }\n", dir);
-    gal_preset *preset = load_ok(yaml);
+    gal_preset *preset = gal_test_load_ok(yaml);
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(gal_caption_row));
 
     gal__caption_rows(preset->captions, "/p/one.jpg", rows);
@@ -256,7 +243,7 @@ Test(caption_sources, a_post_counts_for_the_export_file_it_is_in)
 
 Test(caption_sources, describe_says_what_was_read)
 {
-    gal_preset *preset = load_ok("gallop: 1\n"
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n"
                                  "captions:\n"
                                  "  table: " CAPTIONS_DIR "/captions.tsv\n"
                                  "  instagram: " CAPTIONS_DIR "/instagram\n");

@@ -17,19 +17,6 @@ static const char all_sources[] = "gallop: 1\n"
                                   "  table: " CAPTIONS_DIR "/captions.tsv\n"
                                   "  instagram: " CAPTIONS_DIR "/instagram\n";
 
-static gal_preset *
-load_ok(const char *yaml)
-{
-    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
-    gal_preset *preset = gal_test_load(yaml, errs);
-    char line[1024] = "";
-
-    if (!preset && errs->count)
-        gal_error_format(&errs->items[0], line, sizeof(line));
-    cr_assert_not_null(preset, "preset did not load: %s", line);
-    return preset;
-}
-
 /* The first error loading `yaml` gives, formatted; the test fails if it loads. */
 static char *
 load_error(const char *yaml, gal_error *first)
@@ -92,7 +79,7 @@ expect_caption(const gal_preset *preset, const char *file, const char *source,
 
 Test(captions, first_source_with_a_caption_wins)
 {
-    gal_preset *preset = load_ok(all_sources);
+    gal_preset *preset = gal_test_load_ok(all_sources);
 
     expect_caption(preset, "sidecar-ext.jpg", "sidecar",
         "Sidecar beside the photo, named after it with .txt added");
@@ -121,7 +108,7 @@ Test(captions, first_source_with_a_caption_wins)
 
 Test(captions, the_preset_sets_the_order)
 {
-    gal_preset *preset = load_ok("gallop: 1\n"
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n"
                                  "captions:\n"
                                  "  sources: [metadata, instagram, table, sidecar]\n"
                                  "  table: " CAPTIONS_DIR "/captions.tsv\n"
@@ -131,7 +118,7 @@ Test(captions, the_preset_sets_the_order)
     expect_caption(preset, "none.jpg", "(none)", "(none)");
     gal_preset_free(preset);
 
-    preset = load_ok("gallop: 1\n"
+    preset = gal_test_load_ok("gallop: 1\n"
                      "captions:\n"
                      "  sources: [instagram, table]\n"
                      "  table: " CAPTIONS_DIR "/captions.tsv\n"
@@ -143,19 +130,19 @@ Test(captions, the_preset_sets_the_order)
     expect_caption(preset, "exif.jpg", "(none)", "(none)");
     gal_preset_free(preset);
 
-    preset = load_ok("gallop: 1\ncaptions: { sources: [xmp, exif] }\n");
+    preset = gal_test_load_ok("gallop: 1\ncaptions: { sources: [xmp, exif] }\n");
     expect_caption(preset, "iptc.jpg", "(none)", "(none)");
     expect_caption(preset, "xmp.jpg", "xmp", "Caption from XMP — <dc:description> & more");
     gal_preset_free(preset);
 
-    preset = load_ok("gallop: 1\ncaptions: { sources: [] }\n");
+    preset = gal_test_load_ok("gallop: 1\ncaptions: { sources: [] }\n");
     expect_caption(preset, "exif.jpg", "(none)", "(none)");
     gal_preset_free(preset);
 }
 
 Test(captions, caption_template_field_uses_the_resolved_caption)
 {
-    gal_preset *preset = load_ok("gallop: 1\n"
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n"
                                  "captions: { table: " CAPTIONS_DIR "/captions.tsv }\n"
                                  "output: { name: \"{caption|untitled}.{ext}\" }\n");
     g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
@@ -175,7 +162,7 @@ Test(captions, caption_template_field_uses_the_resolved_caption)
 
 Test(captions, table_rows_match_by_name_stem_and_any_case)
 {
-    gal_preset *preset = load_ok("gallop: 1\n"
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n"
                                  "captions: { sources: [table], table: " CAPTIONS_DIR
                                  "/captions.tsv }\n");
     resolved r;
@@ -193,7 +180,7 @@ Test(captions, table_rows_match_by_name_stem_and_any_case)
 
 Test(captions, csv_tables_quote_commas_quotes_and_line_breaks)
 {
-    gal_preset *preset = load_ok("gallop: 1\n"
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n"
                                  "captions: { sources: [table], table: " CAPTIONS_DIR
                                  "/captions.csv }\n");
 
@@ -279,7 +266,7 @@ Test(captions, a_long_table_loads_in_linear_time)
 
 Test(captions, instagram_export_decodes_to_the_right_text)
 {
-    gal_preset *preset = load_ok(all_sources);
+    gal_preset *preset = gal_test_load_ok(all_sources);
     resolved r;
 
     expect_caption(preset, "insta.jpg", "instagram",
@@ -381,7 +368,7 @@ Test(captions, an_export_folder_is_searched_for_posts_files)
     b = write_file(content, "posts_2.json", "[{\"media\": [{\"uri\": \"m/one.jpg\", \"title\": "
         "\"second file\"}, {\"uri\": \"m/two.jpg\", \"title\": \"only here\"}]}]", -1);
     yaml = g_strdup_printf("gallop: 1\ncaptions: {instagram: %s}\n", dir);
-    preset = load_ok(yaml);
+    preset = gal_test_load_ok(yaml);
     cr_expect_str_eq(resolve(preset, "/p/one.jpg").caption, "first file",
         "files are read in name order; the first caption of a file wins");
     cr_expect_str_eq(resolve(preset, "/p/two.jpg").caption, "only here");
@@ -418,7 +405,7 @@ Test(captions, sources_are_checked_by_name)
 
 Test(captions, a_sidecar_that_is_not_utf8_fails_its_photo_only)
 {
-    gal_preset *preset = load_ok(all_sources);
+    gal_preset *preset = gal_test_load_ok(all_sources);
     g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
     gal_facts facts;
     gal_error err = { 0 };
@@ -440,7 +427,7 @@ static char *
 resolve_error(const char *path, const char *root, gboolean follow)
 {
     g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
-    gal_preset *preset = load_ok("gallop: 1\n");
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n");
     gal_photo_ref photo = { path, root, follow };
     gal_facts facts = { 0 };
     gal_error err = { 0 };

@@ -53,35 +53,10 @@ load_ok(const char *yaml)
     return load_ok_with(yaml, NULL, 0);
 }
 
-/* One error, in full: code, place, key, a part of the message, and the
- * compiler-style line gal_error_format() makes of it. */
-static void
-expect_error_in(const gal_error *e, gal_code code, const char *file, int line, int col,
-    const char *key, const char *msg_part)
-{
-    char formatted[2048];
-    g_autofree char *want = NULL;
-
-    cr_expect_eq(e->code, code, "code %d, want %d (%s)", e->code, code, e->msg);
-    cr_expect_str_eq(e->file, file);
-    cr_expect_eq(e->line, line, "line %d, want %d (%s)", e->line, line, e->msg);
-    cr_expect_eq(e->col, col, "col %d, want %d (%s)", e->col, col, e->msg);
-    cr_expect_str_eq(e->key, key);
-    cr_expect(strstr(e->msg, msg_part) != NULL, "message \"%s\" lacks \"%s\"", e->msg,
-        msg_part);
-    gal_error_format(e, formatted, sizeof(formatted));
-    if (line > 0)
-        want = g_strdup_printf("%s:%d:%d: %s%s%s", file, line, col, key, *key ? ": " : "",
-            e->msg);
-    else
-        want = g_strdup_printf("%s: %s%s%s", file, key, *key ? ": " : "", e->msg);
-    cr_expect_str_eq(formatted, want);
-}
-
 static void
 expect_error(const gal_error *e, int line, int col, const char *key, const char *msg_part)
 {
-    expect_error_in(e, GAL_ERR_PRESET, TEST_YAML, line, col, key, msg_part);
+    gal_test_expect_error(e, GAL_ERR_PRESET, TEST_YAML, line, col, key, msg_part);
 }
 
 /* The first error about `file`. */
@@ -976,7 +951,7 @@ Test(preset, rejects_a_missing_file_for_a_path_key)
 
     cr_assert_eq(gal__schema_fill(&path_section, map, (void **) &opts, NULL, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, preset_file, 2, 10, "probe.image",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, preset_file, 2, 10, "probe.image",
         "file not found: ");
     expect_msg(&errs->items[0], missing);
     gal__schema_free(&path_section, opts);
@@ -1232,7 +1207,7 @@ Test(preset, rejects_an_extends_loop_without_hanging)
     cr_assert_eq(load_file(a, &preset, errs), -1);
     cr_assert_null(preset);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, b, 2, 10, "extends",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, b, 2, 10, "extends",
         "extends loops back to ");
     expect_msg(&errs->items[0], a);
 }
@@ -1246,7 +1221,7 @@ Test(preset, rejects_a_preset_that_extends_itself)
 
     cr_assert_eq(load_file(a, &preset, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, a, 3, 10, "extends",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, a, 3, 10, "extends",
         "extends loops back to");
 }
 
@@ -1267,9 +1242,9 @@ Test(preset, names_the_parent_file_and_line_for_errors_in_the_parent)
 
     cr_assert_eq(load_file(child, &preset, errs), -1);
     cr_assert_eq(errs->count, 2);
-    expect_error_in(find_error(errs, child), GAL_ERR_PRESET, child, 4, 21, "resize.width",
+    gal_test_expect_error(find_error(errs, child), GAL_ERR_PRESET, child, 4, 21, "resize.width",
         "must be between 1 and 65535");
-    expect_error_in(find_error(errs, parent), GAL_ERR_PRESET, parent, 3, 12, "output.quality",
+    gal_test_expect_error(find_error(errs, parent), GAL_ERR_PRESET, parent, 3, 12, "output.quality",
         "must be between 1 and 100, got 140");
 }
 
@@ -1283,7 +1258,7 @@ Test(preset, names_the_parent_file_for_yaml_errors_in_the_parent)
 
     cr_assert_eq(load_file(child, &preset, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, parent, 2, 6, "", "YAML syntax error");
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, parent, 2, 6, "", "YAML syntax error");
 }
 
 Test(preset, loads_a_shipped_preset_by_name)
@@ -1465,14 +1440,14 @@ Test(preset, refuses_a_preset_larger_than_the_size_limit)
     memset(errs, 0, sizeof(*errs));
     cr_assert_eq(load_file(path, &preset, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
     cr_expect_lt(g_get_monotonic_time() - start, 2000000, "refused fast");
 
     /* A parent too: the error names the parent. */
     memset(errs, 0, sizeof(*errs));
     cr_assert_eq(load_file(child, &preset, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, path, 0, 0, "", want);
 }
 
 Test(preset, accepts_a_preset_of_exactly_the_size_limit)
@@ -1590,7 +1565,7 @@ Test(preset, rejects_photos_false_set_on_a_preset_without_a_contact_sheet)
         load_fails_with("gallop: 1\nstages: [ {resize: {width: 240}} ]\n", set, 1);
 
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, "--set output.photos=false", 0, 0,
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, "--set output.photos=false", 0, 0,
         "output.photos", "false needs a contact-sheet stage");
 }
 
@@ -1669,7 +1644,7 @@ Test(preset, set_reports_range_errors_against_the_argument)
     g_autofree gal_errors *from_file = load_fails("gallop: 1\noutput: {quality: 140}\n");
 
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, "--set output.quality=140", 0, 0,
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, "--set output.quality=140", 0, 0,
         "output.quality", "must be between 1 and 100, got 140");
     cr_expect_str_eq(errs->items[0].msg, from_file->items[0].msg, "the same message as a file");
 }
@@ -1680,9 +1655,9 @@ Test(preset, set_rejects_an_unknown_name_with_did_you_mean)
     g_autofree gal_errors *errs = load_fails_with(portrait, set, 2);
 
     cr_assert_eq(errs->count, 2);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, "--set resise.width=1", 0, 0, "resise.width",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, "--set resise.width=1", 0, 0, "resise.width",
         "\"resise\" is neither a top-level key nor a stage (did you mean \"resize\"?)");
-    expect_error_in(&errs->items[1], GAL_ERR_USAGE, "--set outptu.quality=1", 0, 0,
+    gal_test_expect_error(&errs->items[1], GAL_ERR_USAGE, "--set outptu.quality=1", 0, 0,
         "outptu.quality", "(did you mean \"output\"?)");
 }
 
@@ -1692,7 +1667,7 @@ Test(preset, set_rejects_a_name_that_is_neither_key_nor_stage)
     g_autofree gal_errors *errs = load_fails_with(portrait, set, 1);
 
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, "--set nosuch.key=1", 0, 0, "nosuch.key",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, "--set nosuch.key=1", 0, 0, "nosuch.key",
         "\"nosuch\" is neither a top-level key nor a stage");
     cr_expect(strstr(errs->items[0].msg, "did you mean") == NULL, "%s", errs->items[0].msg);
 }
@@ -1703,7 +1678,7 @@ Test(preset, set_rejects_an_unknown_key_of_a_section_with_did_you_mean)
     g_autofree gal_errors *errs = load_fails_with(portrait, set, 1);
 
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, "--set output.qualty=80", 0, 0,
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, "--set output.qualty=80", 0, 0,
         "output.qualty", "unknown key (did you mean \"quality\"?)");
 }
 
@@ -1713,7 +1688,7 @@ Test(preset, set_rejects_a_stage_the_preset_lacks)
     g_autofree gal_errors *errs = load_fails_with("gallop: 1\n", set, 1);
 
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, "--set resize.width=1", 0, 0, "resize.width",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, "--set resize.width=1", 0, 0, "resize.width",
         "the preset has no resize stage to set");
 }
 
@@ -1723,9 +1698,9 @@ Test(preset, set_without_equals_is_a_usage_error)
     g_autofree gal_errors *errs = load_fails_with(portrait, set, 2);
 
     cr_assert_eq(errs->count, 2);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, "--set foo", 0, 0, "",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, "--set foo", 0, 0, "",
         "expected KEY=VALUE, such as resize.width=2048");
-    expect_error_in(&errs->items[1], GAL_ERR_USAGE, "--set =5", 0, 0, "", "expected KEY=VALUE");
+    gal_test_expect_error(&errs->items[1], GAL_ERR_USAGE, "--set =5", 0, 0, "", "expected KEY=VALUE");
 }
 
 Test(preset, set_rejects_whole_stages_and_extends)
@@ -1734,11 +1709,11 @@ Test(preset, set_rejects_whole_stages_and_extends)
     g_autofree gal_errors *errs = load_fails_with(portrait, set, 3);
 
     cr_assert_eq(errs->count, 3);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, "--set resize=1", 0, 0, "resize",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, "--set resize=1", 0, 0, "resize",
         "name a key of the stage, such as resize.width");
-    expect_error_in(&errs->items[1], GAL_ERR_USAGE, "--set stages=[]", 0, 0, "stages",
+    gal_test_expect_error(&errs->items[1], GAL_ERR_USAGE, "--set stages=[]", 0, 0, "stages",
         "cannot be set from the command line");
-    expect_error_in(&errs->items[2], GAL_ERR_USAGE, "--set extends=web-large", 0, 0, "extends",
+    gal_test_expect_error(&errs->items[2], GAL_ERR_USAGE, "--set extends=web-large", 0, 0, "extends",
         "cannot be set from the command line");
 }
 
@@ -1751,7 +1726,7 @@ Test(preset, set_on_a_stage_gallop_does_not_know_does_not_crash)
         set, 1);
 
     cr_assert_eq(errs->count, 2);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, "--set resise=1", 0, 0, "resise",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, "--set resise=1", 0, 0, "resise",
         "name a key of the stage, such as resise.KEY");
     expect_error(&errs->items[1], 3, 5, "resise", "unknown stage (did you mean \"resize\"?)");
 }
@@ -2122,7 +2097,7 @@ Test(preset, extends_does_not_follow_a_link_out_of_the_presets_folder)
     cr_assert(g_file_set_contents(child, "gallop: 1\nextends: base.yaml\n", -1, NULL));
     cr_assert_eq(gal_preset_load(child, &opts, &preset, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 2, 10, "extends",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, child, 2, 10, "extends",
         "is reached through a symbolic link that leads out of");
     opts.follow_symlinks = true;
     errs->count = 0;

@@ -44,29 +44,6 @@ load_file(const char *path, const gal_load_options *given, gal_errors *errs)
     return status;
 }
 
-/* One error in full: code, place, key, a part of the message, and the line
- * gal_error_format() makes of it. */
-static void
-expect_error_in(const gal_error *e, gal_code code, const char *file, int line, int col,
-    const char *key, const char *msg_part)
-{
-    char formatted[2048];
-    g_autofree char *want = NULL;
-
-    cr_expect_eq(e->code, code, "code %d, want %d (%s)", e->code, code, e->msg);
-    cr_expect_str_eq(e->file, file);
-    cr_expect_eq(e->line, line, "line %d, want %d (%s)", e->line, line, e->msg);
-    cr_expect_eq(e->col, col, "col %d, want %d (%s)", e->col, col, e->msg);
-    cr_expect_str_eq(e->key, key);
-    cr_expect(strstr(e->msg, msg_part) != NULL, "message \"%s\" lacks \"%s\"", e->msg, msg_part);
-    gal_error_format(e, formatted, sizeof(formatted));
-    if (line > 0)
-        want = g_strdup_printf("%s:%d:%d: %s%s%s", file, line, col, key, *key ? ": " : "", e->msg);
-    else
-        want = g_strdup_printf("%s: %s%s%s", file, key, *key ? ": " : "", e->msg);
-    cr_expect_str_eq(formatted, want);
-}
-
 /* No error of `errs` holds `word`, formatted or not. */
 static void
 expect_no_word(const gal_errors *errs, const char *word)
@@ -103,7 +80,7 @@ Test(preset_reach, extends_of_a_file_that_is_no_preset_is_one_error_that_quotes_
     cr_assert_eq(load_file(child, NULL, errs), -1);
     /* Today's main: one "unknown top-level key" error per line of it. */
     cr_assert_eq(errs->count, 1, "%d errors, the first: %s", errs->count, errs->items[0].msg);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 2, 10, "extends", want);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, child, 2, 10, "extends", want);
     cr_expect_str_eq(errs->items[0].msg, want);
     expect_nothing_of_shadow(errs);
 }
@@ -116,7 +93,7 @@ Test(preset_reach, a_file_named_on_the_command_line_that_is_no_preset_quotes_not
 
     cr_assert_eq(load_file(shadow, NULL, errs), -1);
     cr_assert_eq(errs->count, 1, "%d errors, the first: %s", errs->count, errs->items[0].msg);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, shadow, 0, 0, "",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, shadow, 0, 0, "",
         "not a gallop preset (its first key is not \"gallop: 1\")");
     expect_nothing_of_shadow(errs);
 }
@@ -188,7 +165,7 @@ Test(preset_reach, a_preset_of_another_version_is_told_so_not_called_no_preset)
 
     cr_assert_eq(load_file(path, NULL, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(
+    gal_test_expect_error(
         &errs->items[0], GAL_ERR_PRESET, path, 1, 9, "gallop", "unsupported schema version \"2\"");
 }
 
@@ -202,7 +179,7 @@ Test(preset_reach, a_child_preset_without_gallop_first_is_refused_too)
 
     cr_assert_eq(load_file(child, NULL, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 0, 0, "",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, child, 0, 0, "",
         "not a gallop preset (its first key is not \"gallop: 1\")");
 }
 
@@ -217,7 +194,7 @@ Test(preset_reach, a_parent_without_gallop_first_is_refused_at_the_extends_line)
 
     cr_assert_eq(load_file(child, NULL, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, child, 3, 10, "extends",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, child, 3, 10, "extends",
         "parent.yaml is not a gallop preset");
     expect_no_word(errs, "quality");
 }
@@ -288,7 +265,7 @@ Test(preset_reach, output_dir_may_not_leave_the_presets_folder)
         g_autofree gal_errors *errs = load_fails_with(yaml, &opts);
 
         cr_expect_eq(errs->count, 1, "%s: %d errors", cases[i].dir, errs->count);
-        expect_error_in(
+        gal_test_expect_error(
             &errs->items[0], GAL_ERR_PRESET, TEST_YAML, 2, 15, "output.dir", cases[i].why);
         cr_expect(strstr(errs->items[0].msg,
                       ": a preset's output folder lies beneath the preset's own folder (a "
@@ -303,7 +280,7 @@ Test(preset_reach, output_dir_in_block_style_is_refused_at_its_value)
         load_fails_with("gallop: 1\noutput:\n  quality: 80\n  dir: /etc\n", NULL);
 
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, 4, 8, "output.dir",
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, 4, 8, "output.dir",
         "\"/etc\" is an absolute folder");
 }
 
@@ -362,7 +339,7 @@ Test(preset_reach, a_parents_output_dir_stays_beneath_the_parents_folder)
     gal_preset_free(preset);
     cr_assert_eq(gal_preset_load(bad_child, &opts, &preset, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(
+    gal_test_expect_error(
         &errs->items[0], GAL_ERR_PRESET, bad, 3, 8, "output.dir", "\"/etc\" is an absolute folder");
 }
 
@@ -386,7 +363,7 @@ Test(preset_reach, output_dir_through_a_link_out_of_the_presets_folder_is_refuse
     cr_assert_eq(symlink("inner", in_link), 0);
     cr_assert_eq(load_file(bad, &opts, errs), -1);
     cr_assert_eq(errs->count, 1);
-    expect_error_in(&errs->items[0], GAL_ERR_PRESET, bad, 2, 15, "output.dir", want);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, bad, 2, 15, "output.dir", want);
     errs->count = 0;
     cr_expect_eq(load_file(good, &opts, errs), 0, "%s", errs->count ? errs->items[0].msg : "");
     opts.follow_symlinks = true;
@@ -418,7 +395,7 @@ Test(preset_reach, no_other_key_names_a_file_outside_the_output_folder)
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autofree gal_errors *errs = load_fails_with(cases[i].yaml, NULL);
 
-        expect_error_in(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, cases[i].line, cases[i].col,
+        gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, cases[i].line, cases[i].col,
             cases[i].key, cases[i].words);
     }
 }
@@ -509,7 +486,7 @@ expect_set_refused(const char *set, const char *label, const char *key, const ch
 
     cr_expect_null(load_set(set, errs), "%s loaded", set);
     cr_assert_eq(errs->count, 1, "%s: %d errors", set, errs->count);
-    expect_error_in(&errs->items[0], GAL_ERR_USAGE, file, 0, 0, key, msg_part);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_USAGE, file, 0, 0, key, msg_part);
 }
 
 Test(preset_reach, set_a_nul_in_double_quotes_gives_the_presets_own_words)
