@@ -321,6 +321,16 @@ void gal__report(preset_run *pr, const gal_photo_result *photo);
 void gal__record_keep(preset_run *pr, const gal_record *r);
 /* End the pending transaction: what was kept is on disk. */
 void gal__record_commit(preset_run *pr, gboolean durable);
+/* The preset's recipe lines, kept beside its records (once). */
+void gal__record_recipe(preset_run *pr);
+/* `err` (code 0: none), a failure to keep records: the summary's
+ * manifest_error, when it is the first. */
+void gal__record_failed(preset_run *pr, const gal_error *err);
+/* A new record of `kind` of what photo i's `job` was made from: the
+ * photo, the recipe, gallop's version and the files it depended on
+ * (clear it). */
+void gal__record_photo(const preset_run *pr, int i, const gal_job *job, gal_record_kind kind,
+    gal_record *r);
 /* The records of the files an output depends on, as `job` read them,
  * into `r`. */
 void gal__record_deps(const preset_run *pr, const gal_job *job, gal_record *r);

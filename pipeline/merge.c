@@ -343,7 +343,6 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     g_autoptr(GPtrArray) inputs = NULL;
     g_autoptr(GHashTable) new_sheets = NULL;
     g_autoptr(GPtrArray) clashes = g_ptr_array_new_with_free_func(record_free);
-    gal_error err = { 0 };
     gboolean look_up = pr->has_pages;
     int failed;
 
@@ -426,11 +425,9 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         gal__record_pages(pr, new_sheets);
     }
-    gal__store_put_recipe(pr->store, pr->preset_digest, pr->keys, &err);
+    gal__record_recipe(pr);
     gal__merge_drop_stale_items(pr);
     gal__find_orphans(pr, opts, new_sheets);
-    if (err.code && !summary->manifest_error.code)
-        summary->manifest_error = err;
     gal__record_commit(pr, TRUE);
     if (!summary->manifest_error.code)
         remove_parts(pr, &found);

@@ -70,7 +70,6 @@ typedef struct {
     int k, shards;
     gboolean lean;          /* gal_run_options.lean_results */
     gboolean *taken;        /* per photo */
-    const char *second;     /* a photo given two results (the part is damaged) */
 } shard_taking;
 
 static void
@@ -100,7 +99,7 @@ gal__merge_take_results(preset_run *pr, const parts_found *found, gboolean lean,
         g_hash_table_insert(photos, gal__out_rel(pr, summary->photos[i].input),
             GINT_TO_POINTER(i + 1));
     for (int k = 1; k <= found->shards; k++) {
-        shard_taking t = { pr, photos, k, found->shards, lean, taken, NULL };
+        shard_taking t = { pr, photos, k, found->shards, lean, taken };
         gal_error err = { 0 };
         int part_bad;
 

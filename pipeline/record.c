@@ -32,20 +32,14 @@ about_with_warnings(const gal_job *job)
 void
 gal__record_output(preset_run *pr, int i, const gal_job *job)
 {
-    gal_record r = { .kind = GAL_RECORD_FILE };
     g_autoptr(gal_about) about = about_with_warnings(job);
+    gal_record r;
     struct stat st;
 
-    r.input = gal__out_rel(pr, job->input);
-    r.in_size = pr->inputs[i].size;
-    r.in_mtime_ns = pr->inputs[i].mtime_ns;
-    gal__plan_digest(&pr->plans[i], &r.in_digest);
-    g_strlcpy(r.recipe, pr->preset_digest, sizeof(r.recipe));
-    r.version = g_strdup(GAL_VERSION);
+    gal__record_photo(pr, i, job, GAL_RECORD_FILE, &r);
     r.caption = g_strdup(job->caption);
     r.caption_source = g_strdup(job->caption_source);
     r.caption_cut = job->caption_cut;
-    gal__record_deps(pr, job, &r);
     for (int v = 0; v < pr->n_variants; v++) {
         /* A file left up to date keeps its record. */
         if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v)))
@@ -259,8 +253,8 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
         if (o->removed) {
             gal_error err = { 0 };
 
-            if (gal__store_remove(pr->store, rel, &err) && !pr->summary->manifest_error.code)
-                pr->summary->manifest_error = err;
+            gal__store_remove(pr->store, rel, &err);
+            gal__record_failed(pr, &err);
         }
         gal__record_clear(&r);
     }

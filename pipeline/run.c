@@ -2,12 +2,11 @@
  * output folder claimed and manifest read, its products planned and
  * decided; then the workers; then each preset's records, orphans, the
  * manifest saved, and its summary. */
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include "engine.h"
 #include "legacy.h"
@@ -238,11 +237,7 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
     else {
         gal__find_orphans(pr, opts, new_sheets);
         if (!opts->dry_run) {
-            gal_error err = { 0 };
-
-            if (gal__store_put_recipe(pr->store, pr->preset_digest, pr->keys, &err) &&
-                !summary->manifest_error.code)
-                summary->manifest_error = err;
+            gal__record_recipe(pr);
             gal__record_commit(pr, FALSE);
         }
     }
@@ -253,17 +248,16 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
 static void
 clear_run(preset_run *pr)
 {
-    if (pr->gather)
-        g_array_unref(gal__gather_free(g_steal_pointer(&pr->gather)));
     gal_error err = { 0 };
 
+    if (pr->gather)
+        g_array_unref(gal__gather_free(g_steal_pointer(&pr->gather)));
     /* Closed before the lock goes: no other run may write meanwhile. */
     if (gal__store_close(pr->part, &err) == 0)
         gal__store_close(pr->store, &err);
     else
         gal__store_close(pr->store, NULL);
-    if (err.code && !pr->summary->manifest_error.code)
-        pr->summary->manifest_error = err;
+    gal__record_failed(pr, &err);
     gal__part_info_clear(&pr->part_info);
     g_clear_pointer(&pr->built, g_hash_table_unref);
     gal__out_dir_release(&pr->claim);

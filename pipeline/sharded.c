@@ -120,7 +120,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
      * failure here is reported by the commits after. */
     g_mutex_lock(&pr->record_lock);
     gal__part_put_info(pr->part, &pr->part_info, &err);
-    gal__store_put_recipe(pr->part, pr->preset_digest, pr->keys, &err);
+    gal__record_recipe(pr);
     gal__record_commit(pr, FALSE);
     g_mutex_unlock(&pr->record_lock);
     return 0;
@@ -206,13 +206,8 @@ keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
         g_free(png);
         return -1;
     }
+    gal__record_photo(pr, i, job, GAL_RECORD_ITEM, &r);
     r.output = g_strdup(rel);
-    r.input = gal__out_rel(pr, job->input);
-    r.in_size = pr->inputs[i].size;
-    r.in_mtime_ns = pr->inputs[i].mtime_ns;
-    gal__plan_digest(&pr->plans[i], &r.in_digest);
-    g_strlcpy(r.recipe, pr->preset_digest, sizeof(r.recipe));
-    r.version = g_strdup(GAL_VERSION);
     r.out_size = (gint64) len;
     r.width = job->gather_item->Xsize;
     r.height = job->gather_item->Ysize;
@@ -225,7 +220,6 @@ keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     g_free(png);
     r.out_mtime_ns = gal__stat_beneath(pr->claim.fd, rel, &st) == 0 ? gal__mtime_ns(&st) : 0;
     keep_facts(&r, &job->facts, job->input);
-    gal__record_deps(pr, job, &r);
     gal__record_keep(pr, &r);
     gal__record_clear(&r);
     return 0;
@@ -250,8 +244,8 @@ photo_built(preset_run *pr, int i)
     gal_part_result *built = part_result(pr, i, &pr->summary->photos[i]);
     gal_error err = { 0 };
 
-    if (gal__part_put_result(pr->part, rel_in, built, &err) && !pr->summary->manifest_error.code)
-        pr->summary->manifest_error = err;
+    gal__part_put_result(pr->part, rel_in, built, &err);
+    gal__record_failed(pr, &err);
     g_hash_table_replace(pr->built, g_steal_pointer(&rel_in), built);
 }
 
@@ -337,9 +331,8 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
     pr->part_info.done = !summary->interrupted && !err.code;
     pr->part_info.n_results = results;
     gal__part_put_info(pr->part, &pr->part_info, &err);
-    gal__store_put_recipe(pr->part, pr->preset_digest, pr->keys, &err);
-    if (err.code && !summary->manifest_error.code)
-        summary->manifest_error = err;
+    gal__record_failed(pr, &err);
+    gal__record_recipe(pr);
     gal__record_commit(pr, TRUE);
 }
 

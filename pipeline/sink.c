@@ -17,12 +17,19 @@ sink(const preset_run *pr)
 }
 
 void
+gal__record_failed(preset_run *pr, const gal_error *err)
+{
+    if (err->code && !pr->summary->manifest_error.code)
+        pr->summary->manifest_error = *err;
+}
+
+void
 gal__record_keep(preset_run *pr, const gal_record *r)
 {
     gal_error err = { 0 };
 
-    if (gal__store_put(sink(pr), r, &err) && !pr->summary->manifest_error.code)
-        pr->summary->manifest_error = err;
+    gal__store_put(sink(pr), r, &err);
+    gal__record_failed(pr, &err);
 }
 
 void
@@ -30,8 +37,31 @@ gal__record_commit(preset_run *pr, gboolean durable)
 {
     gal_error err = { 0 };
 
-    if (gal__store_commit(sink(pr), durable, &err) && !pr->summary->manifest_error.code)
-        pr->summary->manifest_error = err;
+    gal__store_commit(sink(pr), durable, &err);
+    gal__record_failed(pr, &err);
+}
+
+void
+gal__record_recipe(preset_run *pr)
+{
+    gal_error err = { 0 };
+
+    gal__store_put_recipe(sink(pr), pr->preset_digest, pr->keys, &err);
+    gal__record_failed(pr, &err);
+}
+
+void
+gal__record_photo(const preset_run *pr, int i, const gal_job *job, gal_record_kind kind,
+    gal_record *r)
+{
+    *r = (gal_record) { .kind = kind };
+    r->input = gal__out_rel(pr, job->input);
+    r->in_size = pr->inputs[i].size;
+    r->in_mtime_ns = pr->inputs[i].mtime_ns;
+    gal__plan_digest(&pr->plans[i], &r->in_digest);
+    g_strlcpy(r->recipe, pr->preset_digest, sizeof(r->recipe));
+    r->version = g_strdup(GAL_VERSION);
+    gal__record_deps(pr, job, r);
 }
 
 void
