@@ -519,7 +519,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
     gal__parallel_for(n, DECIDE_BATCH, gal__schedule_workers(opts->jobs, n), decide_range, &d);
     for (int k = 0; k < n; k++)
         any_output |= pr->plans[members[k]].build_output;
-    if (pr->keep_items) {
+    if (gal__keeps_items(pr)) {
         /* A shard: its members' items, each a product of its own. */
         for (int k = 0; k < n; k++) {
             photo_plan *plan = &pr->plans[members[k]];
@@ -539,7 +539,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         photo_plan *plan = &pr->plans[i];
         gal_photo_result *result = &summary->photos[i];
 
-        if (!pr->keep_items)
+        if (!gal__keeps_items(pr))
             plan->build_item = pages_stale;
         if (plan->build_output)
             take(pr, i);

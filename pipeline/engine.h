@@ -75,6 +75,10 @@ typedef struct record_sink {
 
 extern const record_sink gal__run_sink;
 
+/* A shard keeps its members' items for the pages (which the merge makes)
+ * instead of making pages. */
+#define gal__keeps_items(pr) ((pr)->sink->keep_item != NULL)
+
 /* One preset's part of a run: its photos' plans, its pages, its folder,
  * manifest and summary. */
 struct preset_run {
@@ -104,9 +108,6 @@ struct preset_run {
     /* The pages of the preset's many-input stage (contact sheets): one
      * product, whose inputs are every member's item. */
     gboolean has_pages;
-    /* A shard keeps its members' items for the pages (which the merge
-     * makes) instead of making pages. */
-    gboolean keep_items;
     gboolean members_by_content; /* members known by content (else by size and time) */
     char members[65];      /* the identity of those inputs, as planned */
     int *todo;             /* photos to open, in order */

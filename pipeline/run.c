@@ -391,7 +391,7 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         if (!opts->dry_run && !gal__cancelled(run.cancel)) {
             /* A shard keeps items: the merge makes the pages. */
             for (int r = 0; r < n; r++)
-                if (prs[r].n_todo > 0 && !prs[r].keep_items)
+                if (prs[r].n_todo > 0 && !gal__keeps_items(&prs[r]))
                     gal__plan_pages(&prs[r]);
             gal__exec(&run, opts);
         }

@@ -78,8 +78,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     pr->shards = opts->shards;
     pr->summary->shard = opts->shard;
     pr->summary->shards = opts->shards;
-    pr->keep_items = pr->has_pages;
-    pr->sink = pr->keep_items ? &shard_sink_with_items : &shard_sink;
+    pr->sink = pr->has_pages ? &shard_sink_with_items : &shard_sink;
     if (refuse_other_counts(pr, opts, errs))
         return -1;
     pr->built = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -309,7 +308,7 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
 
             copy_record(pr, rel);
         }
-        if (pr->keep_items && !plan->build_item) {
+        if (gal__keeps_items(pr) && !plan->build_item) {
             g_autofree char *item = gal__item_rel(pr, i);
 
             copy_record(pr, item);
