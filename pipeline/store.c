@@ -539,6 +539,7 @@ gal_store *
 gal__store_open(const char *dir, const char *name, gal_store_mode mode, GPtrArray *warnings,
     gal_error *err)
 {
+    static gsize configured;
     gal_store *s = g_new0(gal_store, 1);
     g_autofree char *path = g_build_filename(dir, name, NULL);
     g_autofree char *problem = NULL;
@@ -548,6 +549,13 @@ gal__store_open(const char *dir, const char *name, gal_store_mode mode, GPtrArra
     gboolean exists = FALSE;
     int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+    /* SQLite counts every allocation under a global mutex unless told
+     * not to, before its first use: a merge's million records are tens of
+     * millions of allocations, and nothing here reads the count. */
+    if (g_once_init_enter(&configured)) {
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        g_once_init_leave(&configured, 1);
+    }
     s->mode = mode;
     s->dir = g_strdup(dir);
     s->name = g_strdup(name);
@@ -1375,6 +1383,25 @@ cursor_step(part_cursors *c, int p)
     return FALSE;
 }
 
+/* The first n values of `row` bound to `put` as they are: their text is
+ * the row's, not copied, and `put` is stepped before `row` moves on. */
+static void
+copy_row(sqlite3_stmt *put, sqlite3_stmt *row, int n)
+{
+    for (int col = 0; col < n; col++)
+        switch (sqlite3_column_type(row, col)) {
+        case SQLITE_INTEGER:
+            sqlite3_bind_int64(put, col + 1, sqlite3_column_int64(row, col));
+            break;
+        case SQLITE_TEXT:
+            sqlite3_bind_text(put, col + 1, (const char *) sqlite3_column_text(row, col),
+                sqlite3_column_bytes(row, col), SQLITE_STATIC);
+            break;
+        default:
+            sqlite3_bind_value(put, col + 1, sqlite3_column_value(row, col));
+        }
+}
+
 int
 gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn keep,
     void *user, gal_error *err)
@@ -1431,8 +1458,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
                 if (!step_done(del_deps))
                     failed = store_failed(s, "cannot be written", err);
             }
-            for (int col = 0; col < 19; col++)
-                sqlite3_bind_value(put, col + 1, sqlite3_column_value(row, col));
+            copy_row(put, row, 19);
             if (!failed && !step_done(put))
                 failed = store_failed(s, "cannot be written", err);
         }
@@ -1451,8 +1477,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
 
             if (key && g_hash_table_contains(left_out, key))
                 continue;
-            for (int col = 0; col < 5; col++)
-                sqlite3_bind_value(put_dep, col + 1, sqlite3_column_value(deps, col));
+            copy_row(put_dep, deps, 5);
             if (!step_done(put_dep))
                 failed = store_failed(s, "cannot be written", err);
         }
@@ -1475,8 +1500,10 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
         sqlite3_finalize(c.rows[p]);
         unlock(parts[p]);
     }
-    if (put)
+    if (put) {
         sqlite3_reset(put);
+        sqlite3_clear_bindings(put); /* the parts' text, gone with them */
+    }
     sqlite3_finalize(put_dep);
     sqlite3_finalize(del_deps);
     sqlite3_finalize(put_recipe);
