@@ -163,12 +163,12 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_record *r, char *
         *detail = g_strdup_printf("made by gallop %s, this is %s", r->version, GAL_VERSION);
         return GAL_WHY_VERSION_CHANGED;
     }
-    if (strcmp(r->recipe, pr->preset_digest) != 0) {
+    if (strcmp(r->recipe, pr->config->preset_digest) != 0) {
         g_autoptr(GPtrArray) before = gal__store_recipe(pr->store, r->recipe);
 
         if (!before && pr->part)
             before = gal__store_recipe(pr->part, r->recipe);
-        *detail = gal__keys_diff(before, pr->keys);
+        *detail = gal__keys_diff(before, pr->config->keys);
         return GAL_WHY_PRESET_CHANGED;
     }
     in_mtime = r->in_mtime_ns;
@@ -177,9 +177,9 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_record *r, char *
         return GAL_WHY_INPUT_CHANGED;
     for (guint d = 0; r->deps && d < r->deps->len; d++) {
         gal_dep_record *dep = r->deps->pdata[d];
-        g_autofree char *path = g_canonicalize_filename(dep->path, pr->out_dir);
+        g_autofree char *path = g_canonicalize_filename(dep->path, pr->config->out_dir);
         gint64 size = dep->size, mtime = dep->mtime_ns;
-        const char *change = dependency_change(pr->preset->captions, input, path, dep);
+        const char *change = dependency_change(pr->config->preset->captions, input, path, dep);
 
         if (change) {
             *detail = g_strdup_printf("%s %s", dep->path, change);
@@ -249,7 +249,7 @@ decide_output(preset_run *pr, int i, const gal_run_options *opts, char **detail)
     gal_record kept = { 0 }; /* the first file's record, while it is up to date */
 
     pr->plans[i].stale_files = 0;
-    for (int v = 0; v < pr->n_variants; v++) {
+    for (int v = 0; v < pr->config->n_variants; v++) {
         g_autofree char *rel_out = gal__out_rel(pr, gal__output_of(pr, i, v));
         gal_record r;
         gboolean found = gal__record_find(pr, rel_out, &r), refreshed = FALSE;
@@ -281,7 +281,7 @@ decide_output(preset_run *pr, int i, const gal_run_options *opts, char **detail)
         }
         first = why;
         /* Say which file, when there are several. */
-        if (pr->n_variants > 1 && !why_detail &&
+        if (pr->config->n_variants > 1 && !why_detail &&
             (why == GAL_WHY_NEW || why == GAL_WHY_OUTPUT_MISSING || why == GAL_WHY_OUTPUT_MODIFIED))
             why_detail = g_strdup(rel_out);
         *detail = why_detail;
@@ -380,7 +380,7 @@ static void
 members_by_stat(preset_run *pr, char *hex)
 {
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-    gboolean captions = gal__preset_uses_field(pr->preset, "caption");
+    gboolean captions = gal__preset_uses_field(pr->config->preset, "caption");
 
     g_checksum_update(sum, (const guchar *) "members by stat\n", -1);
     for (int i = 0; i < pr->summary->total; i++) {
@@ -397,7 +397,7 @@ members_by_stat(preset_run *pr, char *hex)
         if (captions) {
             g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
 
-            gal__caption_files(pr->preset->captions, pr->summary->photos[i].input, files);
+            gal__caption_files(pr->config->preset->captions, pr->summary->photos[i].input, files);
             for (guint d = 0; d < files->len; d++)
                 digest_stat(pr, sum, "caption", files->pdata[d]);
         }
@@ -409,7 +409,7 @@ members_by_stat(preset_run *pr, char *hex)
 void
 gal__members_identity(preset_run *pr, char *hex)
 {
-    if (pr->members_by_content)
+    if (pr->config->members_by_content)
         members_by_content(pr, hex);
     else
         members_by_stat(pr, hex);
@@ -430,8 +430,8 @@ page_matches(const gal_record *r, void *user)
     gal_record copy;
     gboolean exists, intact;
 
-    if (!gal__digest_is(&r->in_digest, p->members) || strcmp(r->recipe, p->pr->preset_digest) != 0 ||
-        strcmp(r->version, GAL_VERSION) != 0)
+    if (!gal__digest_is(&r->in_digest, p->members) ||
+        strcmp(r->recipe, p->pr->config->preset_digest) != 0 || strcmp(r->version, GAL_VERSION) != 0)
         return TRUE;
     gal__record_copy(&copy, r);
     intact = gal__output_intact(p->pr, copy.output, &copy, &exists);
@@ -529,7 +529,7 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
             summary->sheets_stale |= plan->build_item;
         }
     }
-    else if (pr->has_pages && n > 0) {
+    else if (pr->config->has_pages && n > 0) {
         gal__members_identity(pr, pr->members);
         pages_stale = opts->force || any_output || !gal__pages_current(pr, pr->members);
         summary->sheets_stale = pages_stale;

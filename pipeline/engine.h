@@ -77,13 +77,38 @@ extern const record_sink gal__run_sink;
 
 /* A shard keeps its members' items for the pages (which the merge makes)
  * instead of making pages. */
-#define gal__keeps_items(pr) ((pr)->sink->keep_item != NULL)
+#define gal__keeps_items(pr) ((pr)->config->sink->keep_item != NULL)
 
-/* One preset's part of a run: its photos' plans, its pages, its folder,
- * manifest and summary. */
+/* What one preset's run is asked to do, fixed before it begins
+ * (gal__engine_begin) and only read after: the steps of the run share it
+ * as it is, on every thread. */
+typedef struct run_config {
+    const gal_preset *preset;
+    /* What each photo makes: n_variants files (output.widths x
+     * output.formats; one without them), the first the largest. */
+    gal_variant *variants;
+    int n_variants;
+    /* The pages of the preset's many-input stage (contact sheets): one
+     * product, whose inputs are every member's item. */
+    gboolean has_pages;
+    gboolean members_by_content; /* members known by content (else by size and time) */
+    char *out_dir;
+    /* The working folder when the run began, canonical; NULL: unknown.
+     * gallop never changes folder during a run, and asking the system
+     * for it twice a photo was two system calls of a rerun's seven. */
+    char *cwd;
+    gboolean follow_links; /* --follow-symlinks */
+    char preset_digest[65];
+    GPtrArray *keys;       /* the effective preset's key lines */
+    int shard, shards;     /* a sharded run: shard `shard` of `shards`; 0: not sharded */
+    const record_sink *sink;   /* gal__run_sink, or a shard's */
+} run_config;
+
+/* One preset's part of a run: its photos' plans, its pages, its records
+ * and summary, as the run goes. */
 struct preset_run {
     engine *engine;
-    const gal_preset *preset;
+    const run_config *config;  /* what it is asked to do */
     gal_run_summary *summary;
     gal_input *inputs;     /* in summary order, n_inputs of them */
     int n_inputs;
@@ -97,41 +122,20 @@ struct preset_run {
     int run_total;
     int *run_index;
     photo_plan *plans;     /* per photo */
-    /* What each photo makes: n_variants files (output.widths x
-     * output.formats; one without them), the first the largest. */
-    gal_variant *variants;
-    int n_variants;
     /* Planned output paths: outputs[i * n_variants + v] is photo i's file
      * of variant v, NULL if none (the photo makes no file, or all its
      * names were refused). */
     char **outputs;
-    /* The pages of the preset's many-input stage (contact sheets): one
-     * product, whose inputs are every member's item. */
-    gboolean has_pages;
-    gboolean members_by_content; /* members known by content (else by size and time) */
     char members[65];      /* the identity of those inputs, as planned */
     int *todo;             /* photos to open, in order */
     int n_todo;
     gal_gather *gather;    /* the pages being made, or NULL */
     gint64 *sort_times;    /* per photo, for `sort: date`, when known (the merge); or NULL */
     int *gather_id;        /* photo index -> place in the pages' order */
-    char *out_dir;
-    /* The working folder when the run began, canonical; NULL: unknown.
-     * gallop never changes folder during a run, and asking the system
-     * for it twice a photo was two system calls of a rerun's seven. */
-    char *cwd;
     gal_out_dir claim;     /* the output folder, locked for this run */
-    gboolean follow_links; /* --follow-symlinks */
-    char preset_digest[65];
-    GPtrArray *keys;       /* the effective preset's key lines */
     /* The folder's records (store.h): read to decide, written as photos
      * finish; a shard only reads them (a snapshot of the last merge's). */
     gal_store *store;
-    /* A sharded run: shard `shard` of `shards`, and its part, where its
-     * records and results go (and what an earlier try of it made is read
-     * from). NULL: not sharded. */
-    int shard, shards;
-    gal_store *part;
     gal_part_info part_info;
     /* What this sharded run built, by this try or an earlier one of the
      * shard (its part's results): rel input -> gal_part_result. A photo
@@ -144,7 +148,9 @@ struct preset_run {
      * item and result) and commit them: a killed run keeps every photo it
      * committed. */
     GMutex record_lock;
-    const record_sink *sink;   /* gal__run_sink, or a shard's */
+    /* A sharded run's part, where its records and results go (and what an
+     * earlier try of the shard made is read from); NULL: not sharded. */
+    gal_store *part;
 };
 
 /* What every preset of a run shares: the workers, the photos they take,
@@ -182,14 +188,14 @@ gal__photo_number(const preset_run *pr, int i)
 static inline char *
 gal__out_rel(const preset_run *pr, const char *path)
 {
-    return gal__relative_path_from(pr->cwd, pr->out_dir, path);
+    return gal__relative_path_from(pr->config->cwd, pr->config->out_dir, path);
 }
 
 /* Photo i's planned path of variant v, or NULL. */
 static inline const char *
 gal__output_of(const preset_run *pr, int i, int v)
 {
-    return pr->outputs[i * pr->n_variants + v];
+    return pr->outputs[i * pr->config->n_variants + v];
 }
 
 /* run.c */
@@ -273,7 +279,7 @@ char *gal__name_key(const preset_run *pr, int i, int v);
  * open, each with build_output / build_item set. */
 void gal__decide(preset_run *pr, const gal_run_options *opts);
 /* The identity of the pages' inputs, every member, as they are now
- * (by content when pr->members_by_content, else by size and time); ""
+ * (by content when pr->config->members_by_content, else by size and time); ""
  * when a member's content is not known. */
 void gal__members_identity(preset_run *pr, char *hex);
 /* Is the output `rel` beneath the output folder what gallop `recorded`
@@ -377,6 +383,9 @@ int gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_error
 void gal__merge_drop_stale_items(preset_run *pr);
 
 /* sharded.c */
+/* Where a shard's records go: its part, with its members' items for the
+ * pages when it `keeps_items`. */
+const record_sink *gal__shard_sink(gboolean keeps_items);
 /* Which of the run's photos (pr->inputs, just collected) are shard
  * `shard`'s own: pr->run_index, and the summary's count of them and of
  * the others. */

@@ -54,12 +54,12 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
 
     /* A shard keeps the item for the merge; the photo fails without it,
      * or its pages would be made without it. */
-    if (!failed && pr->sink->keep_item && plan->build_item &&
-        pr->sink->keep_item(pr, i, job, &item_err)) {
+    if (!failed && pr->config->sink->keep_item && plan->build_item &&
+        pr->config->sink->keep_item(pr, i, job, &item_err)) {
         job_err = &item_err;
         failed = TRUE;
     }
-    if (failed && pr->sink->keep_item && plan->build_item)
+    if (failed && pr->config->sink->keep_item && plan->build_item)
         reported = TRUE;
 
     if (!reported)
@@ -121,7 +121,7 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         /* With several presets, the error says which one failed. */
         if (pr->engine->n_runs > 1) {
             g_autofree char *subject = g_strdup_printf("%s (preset %s)", result->input,
-                pr->preset->name);
+                pr->config->preset->name);
 
             gal_error_set_subject(gal__photo_error(result), subject);
         }
@@ -137,8 +137,8 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         g_mutex_lock(&pr->record_lock);
         if (record_outputs)
             gal__record_output(pr, i, job);
-        if (pr->sink->photo_built && result->status == GAL_PHOTO_DONE)
-            pr->sink->photo_built(pr, i);
+        if (pr->config->sink->photo_built && result->status == GAL_PHOTO_DONE)
+            pr->config->sink->photo_built(pr, i);
         gal__record_commit(pr, FALSE);
         g_mutex_unlock(&pr->record_lock);
     }
@@ -193,7 +193,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
      * of their budgets. */
     for (int r = 0; r < n; r++)
         if (slots[r] >= 0) {
-            const gal_input_opts *in = run->runs[r]->preset->input;
+            const gal_input_opts *in = run->runs[r]->config->preset->input;
 
             seconds = MAX(seconds, in->max_seconds);
             memory_bytes = MAX(memory_bytes, (gint64) in->max_memory_mb << 20);
@@ -207,25 +207,25 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
         if (i < 0)
             continue;
         plan = &pr->plans[i];
-        jobs[r] = (gal_job) { .preset = pr->preset, .input = input,
+        jobs[r] = (gal_job) { .preset = pr->config->preset, .input = input,
             .output_path = gal__output_of(pr, i, 0), .out_dir = &pr->claim,
             .input_root = pr->inputs[i].root,
-            .follow_links = pr->follow_links,
+            .follow_links = pr->config->follow_links,
             .output_rel = gal__output_of(pr, i, 0)
                 ? gal__out_rel(pr, gal__output_of(pr, i, 0)) : NULL,
             .strings = g_string_chunk_new(256),
             .watch = watch, .make_output = plan->build_output,
             .make_item = plan->build_item, .solo = solo,
-            .n_variants = pr->n_variants, .variants = pr->variants,
+            .n_variants = pr->config->n_variants, .variants = pr->config->variants,
             .write_files = plan->stale_files };
         if (gal__output_of(pr, i, 0)) {
-            jobs[r].variant_rels = g_new0(char *, pr->n_variants);
-            jobs[r].files = g_new0(struct gal_job_file, pr->n_variants);
-            for (int v = 0; v < pr->n_variants; v++)
+            jobs[r].variant_rels = g_new0(char *, pr->config->n_variants);
+            jobs[r].files = g_new0(struct gal_job_file, pr->config->n_variants);
+            for (int v = 0; v < pr->config->n_variants; v++)
                 jobs[r].variant_rels[v] = gal__out_rel(pr, gal__output_of(pr, i, v));
         }
-        gal__facts_from_path(pr->preset, input, gal__photo_number(pr, i), pr->run_total, &jobs[r].facts,
-            jobs[r].strings);
+        gal__facts_from_path(pr->config->preset, input, gal__photo_number(pr, i), pr->run_total,
+            &jobs[r].facts, jobs[r].strings);
         gal__facts_set_dir(&jobs[r].facts, gal__input_rel(&pr->inputs[i]),
             jobs[r].strings);
         if (pr->gather)

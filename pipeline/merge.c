@@ -45,7 +45,7 @@ open_part(preset_run *pr, parts_found *found, int k, gal_errors *errs)
     g_autofree char *file = gal__part_name(k, found->shards);
     gal_error err = { 0 };
 
-    if (!(part->store = gal__store_open(pr->out_dir, file, GAL_STORE_READ, pr->warnings,
+    if (!(part->store = gal__store_open(pr->config->out_dir, file, GAL_STORE_READ, pr->warnings,
               &err)) ||
         gal__part_get_info(part->store, &part->info, &err)) {
         gal__errors_add(errs, &err);
@@ -54,19 +54,19 @@ open_part(preset_run *pr, parts_found *found, int k, gal_errors *errs)
     if (part->info.shard != k || part->info.shards != found->shards)
         return gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
             "%s/%s: says it is shard %d of %d: the part is damaged; run its shard again",
-            pr->out_dir, file, part->info.shard, part->info.shards);
+            pr->config->out_dir, file, part->info.shard, part->info.shards);
     if (strcmp(part->info.version, GAL_VERSION) != 0)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "%s/%s: shard %d ran gallop %s, this is %s: run the shards and the merge "
-            "with one version", pr->out_dir, file, k, part->info.version, GAL_VERSION);
-    if (strcmp(part->info.recipe, pr->preset_digest) != 0) {
+            "with one version", pr->config->out_dir, file, k, part->info.version, GAL_VERSION);
+    if (strcmp(part->info.recipe, pr->config->preset_digest) != 0) {
         g_autoptr(GPtrArray) theirs = gal__store_recipe(part->store, part->info.recipe);
-        g_autofree char *diff = gal__keys_diff(theirs, pr->keys);
+        g_autofree char *diff = gal__keys_diff(theirs, pr->config->keys);
 
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "%s/%s: shard %d ran preset %s with other values (%s): merge with the preset "
-            "and --set values the shards were given", pr->out_dir, file, k,
-            pr->preset->name, diff);
+            "and --set values the shards were given", pr->config->out_dir, file, k,
+            pr->config->preset->name, diff);
     }
     return 0;
 }
@@ -97,12 +97,12 @@ read_parts(preset_run *pr, parts_found *found, gal_errors *errs)
     if (shards->len == 0)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "%s: no shard's part of the records to merge (gallop run --shard K/N writes "
-            "them there; a merge removes them once joined)", pr->out_dir);
+            "them there; a merge removes them once joined)", pr->config->out_dir);
     if (counts->len)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "%s: parts of sharded runs of %d%s shards: merge one sharded run at a time "
-            "(remove the parts of the other, " GAL_MANIFEST_PREFIX "*-of-N.db)", pr->out_dir,
-            found->shards, counts->str);
+            "(remove the parts of the other, " GAL_MANIFEST_PREFIX "*-of-N.db)",
+            pr->config->out_dir, found->shards, counts->str);
     found->parts = g_new0(shard_part, found->shards + 1);
     for (guint p = 0; p < shards->len; p++)
         failed |= open_part(pr, found, g_array_index(shards, int, p), errs);
@@ -116,7 +116,7 @@ read_parts(preset_run *pr, parts_found *found, gal_errors *errs)
 static GPtrArray *
 part_inputs(const preset_run *pr, const gal_part_info *info, const char *cwd)
 {
-    g_autofree char *their_cwd = g_canonicalize_filename(info->cwd, pr->out_dir);
+    g_autofree char *their_cwd = g_canonicalize_filename(info->cwd, pr->config->out_dir);
     GPtrArray *inputs;
 
     if (!info->inputs[0])
@@ -145,7 +145,7 @@ shards_inputs(preset_run *pr, const parts_found *found, GPtrArray **inputs, gal_
 
         if (!found->parts[k].store)
             continue;
-        their_cwd = g_canonicalize_filename(info->cwd, pr->out_dir);
+        their_cwd = g_canonicalize_filename(info->cwd, pr->config->out_dir);
         paths = g_ptr_array_new_with_free_func(g_free);
         for (int p = 0; info->inputs[p]; p++)
             g_ptr_array_add(paths, g_canonicalize_filename(info->inputs[p], their_cwd));
@@ -163,7 +163,7 @@ shards_inputs(preset_run *pr, const parts_found *found, GPtrArray **inputs, gal_
 differ:
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
             "%s: shards %d and %d were given different photos (%s%s, and %s%s): every "
-            "shard of a run is given the same", pr->out_dir, first->shard, info->shard,
+            "shard of a run is given the same", pr->config->out_dir, first->shard, info->shard,
             first_paths->len ? (char *) first_paths->pdata[0] : "the preset's input.paths",
             first_paths->len > 1 ? "..." : "",
             paths->len ? (char *) paths->pdata[0] : "the preset's input.paths",
@@ -197,7 +197,7 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
             g_string_append_printf(photos, " and %d more", n - 5);
         failed = gal__errors_push(errs, GAL_ERR_OUTPUT, NULL, NULL,
             "%s: shard %d of %d %s: its %d photo%s (%s) %s not built; run it again "
-            "(--shard %d/%d)", pr->out_dir, k, found->shards,
+            "(--shard %d/%d)", pr->config->out_dir, k, found->shards,
             part->store ? "did not finish" : "has not run (no part)", n, n == 1 ? "" : "s",
             n ? photos->str : "none", n == 1 ? "is" : "are", k, found->shards);
     }
@@ -279,8 +279,8 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
     if (clashes->len == 0)
         return;
     for (int i = 0; i < pr->summary->total; i++) {
-        for (int v = 0; pr->plans[i].member && gal__output_of(pr, i, v) && v < pr->n_variants;
-             v++)
+        for (int v = 0;
+             pr->plans[i].member && gal__output_of(pr, i, v) && v < pr->config->n_variants; v++)
             g_hash_table_insert(owners, gal__out_rel(pr, gal__output_of(pr, i, v)),
                 GINT_TO_POINTER(i + 1));
         g_hash_table_insert(photos, gal__out_rel(pr, pr->summary->photos[i].input),
@@ -330,7 +330,7 @@ remove_parts(preset_run *pr, const parts_found *found)
         gal_error err = { 0 };
 
         if (found->parts[k].store)
-            gal__unlink_beneath(pr->claim.fd, pr->out_dir, name, &err);
+            gal__unlink_beneath(pr->claim.fd, pr->config->out_dir, name, &err);
     }
 }
 
@@ -343,12 +343,12 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     g_autoptr(GPtrArray) inputs = NULL;
     g_autoptr(GHashTable) new_sheets = NULL;
     g_autoptr(GPtrArray) clashes = g_ptr_array_new_with_free_func(record_free);
-    gboolean look_up = pr->has_pages;
+    gboolean look_up = pr->config->has_pages;
     int failed;
 
-    if (!g_file_test(pr->out_dir, G_FILE_TEST_IS_DIR))
+    if (!g_file_test(pr->config->out_dir, G_FILE_TEST_IS_DIR))
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
-            "%s: no such folder: nothing to merge", pr->out_dir);
+            "%s: no such folder: nothing to merge", pr->config->out_dir);
     /* No shard may still be writing (on this host; on others, the
      * scheduler's dependency says so), and no other run or merge. */
     if (gal__claim(pr, GAL_CLAIM_OWN, errs))
@@ -370,7 +370,6 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         parts_clear(&found);
         return -1;
     }
-    pr->shards = found.shards;
     gal__store_bulk(pr->store);
     /* Names as the shards planned them: a name from EXIF comes from the
      * parts' records, which join first; otherwise the photos take their
@@ -389,12 +388,12 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         return -1;
     }
     resolve_clashes(pr, clashes);
-    if (pr->has_pages && gal__merge_check_items(pr, found.shards, errs)) {
+    if (pr->config->has_pages && gal__merge_check_items(pr, found.shards, errs)) {
         gal__store_rollback(pr->store);
         parts_clear(&found);
         return -1;
     }
-    if (pr->has_pages) {
+    if (pr->config->has_pages) {
         gal__members_identity(pr, pr->members);
         summary->sheets_stale = !gal__pages_current(pr, pr->members);
         /* Shards run with --force make the pages again, as one run would. */
@@ -451,9 +450,9 @@ gal_merge_presets(const gal_preset *const *presets, int n, const gal_run_options
     merge_opts.dry_run = FALSE;
     status = gal__engine_begin(&run, prs, presets, n, &merge_opts, out, errs);
     for (int r = 0; r < n && status == 0; r++) {
-        g_autofree char *skip = n > 1 ? g_path_get_dirname(prs[r].out_dir) : NULL;
+        g_autofree char *skip = n > 1 ? g_path_get_dirname(prs[r].config->out_dir) : NULL;
 
-        status = merge_one(&prs[r], &merge_opts, skip ? skip : prs[r].out_dir, errs);
+        status = merge_one(&prs[r], &merge_opts, skip ? skip : prs[r].config->out_dir, errs);
     }
     gal__engine_end(&run);
     return status;

@@ -37,7 +37,8 @@ kept_item(preset_run *pr, int i, gal_record *r)
     if (!gal__store_get(pr->store, rel, r))
         return FALSE;
     if (r->kind == GAL_RECORD_ITEM && strcmp(r->input, rel_in) == 0 &&
-        strcmp(r->recipe, pr->preset_digest) == 0 && gal__output_intact(pr, rel, r, &exists))
+        strcmp(r->recipe, pr->config->preset_digest) == 0 &&
+        gal__output_intact(pr, rel, r, &exists))
         return TRUE;
     gal__record_clear(r);
     return FALSE;
@@ -106,10 +107,10 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
         if (fd >= 0)
             close(fd);
         return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: its record is gone",
-                   pr->out_dir, rel), NULL;
+                   pr->config->out_dir, rel), NULL;
     }
     if (fd < 0)
-        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s", pr->out_dir, rel,
+        return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s/%s: %s", pr->config->out_dir, rel,
                    g_strerror(errno)), NULL;
     if (gal__fd_read_all(fd, rel, &capped, &data, &len, err)) {
         close(fd);
@@ -120,7 +121,7 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
         gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
         return NULL;
     }
-    gal__facts_from_path(pr->preset, pr->summary->photos[i].input, gal__photo_number(pr, i),
+    gal__facts_from_path(pr->config->preset, pr->summary->photos[i].input, gal__photo_number(pr, i),
         pr->run_total,
         &facts, strings);
     facts.caption = r.facts[GAL_ITEM_CAPTION];
@@ -146,7 +147,7 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
         /* One file, or several (output.widths, output.formats): each. */
         if (notes->n_files == 0)
             gal__item_set_outputs(item, made_rel, made->width, made->height,
-                pr->preset->output->format);
+                pr->config->preset->output->format);
         for (int f = 0; f < notes->n_files; f++) {
             const gal_output_file *file = &notes->files[f];
             g_autofree char *file_rel = gal__out_rel(pr, file->path);
@@ -197,7 +198,7 @@ load_items(int from, int to, void *data)
 int
 gal__merge_make_pages(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
-    page_work w = { pr, gather_stage(pr->preset), 0, { 0 }, { 0 } };
+    page_work w = { pr, gather_stage(pr->config->preset), 0, { 0 }, { 0 } };
 
     pr->n_todo = 0;
     for (int i = 0; i < pr->summary->total; i++)
@@ -242,7 +243,7 @@ gal__merge_drop_stale_items(preset_run *pr)
     g_autoptr(GPtrArray) drop = g_ptr_array_new_with_free_func(g_free);
     items_dropping d = { keep, drop };
 
-    for (int i = 0; pr->has_pages && i < pr->summary->total; i++)
+    for (int i = 0; pr->config->has_pages && i < pr->summary->total; i++)
         if (pr->plans[i].member)
             g_hash_table_add(keep, gal__item_rel(pr, i));
     gal__store_each_name(pr->store, 1u << GAL_RECORD_ITEM, item_to_drop, &d);
@@ -254,7 +255,7 @@ gal__merge_drop_stale_items(preset_run *pr)
         if (!gal__store_get(pr->store, drop->pdata[k], &r))
             continue;
         if (gal__output_intact(pr, r.output, &r, &exists))
-            gal__unlink_beneath(pr->claim.fd, pr->out_dir, r.output, &err);
+            gal__unlink_beneath(pr->claim.fd, pr->config->out_dir, r.output, &err);
         gal__store_remove(pr->store, r.output, &err);
         gal__record_clear(&r);
     }

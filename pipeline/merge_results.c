@@ -57,7 +57,7 @@ take_result(preset_run *pr, int i, const gal_part_result *taken, gboolean lean)
     /* The pages know photos without files of their own by size and time,
      * as now (the scan's, when it looked the photo up); nothing else in a
      * merge reads them. */
-    if (pr->has_pages)
+    if (pr->config->has_pages)
         gal__plan_stat(&pr->inputs[i], result->input);
     gal__digest_from_hex(&digest, taken->in_digest);
     gal__plan_set_digest(&pr->plans[i], &digest);

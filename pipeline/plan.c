@@ -13,10 +13,10 @@
 const char *
 gal__variant_key_suffix(const preset_run *pr, int v, char *buf, size_t size)
 {
-    const gal_variant *variant = &pr->variants[v];
+    const gal_variant *variant = &pr->config->variants[v];
 
     /* One file per photo keeps the key it always had. */
-    if (pr->n_variants == 1 && !variant->width)
+    if (pr->config->n_variants == 1 && !variant->width)
         return "";
     g_snprintf(buf, size, "\t%d\t%s", variant->width, gal__format_ext(variant->format));
     return buf;
@@ -28,8 +28,8 @@ name_key_of(const preset_run *pr, int number, int v)
 {
     char buf[64];
 
-    return g_strdup_printf("%s\t%d\t%d%s", gal__template_text(pr->preset->output->name), number,
-        pr->run_total, gal__variant_key_suffix(pr, v, buf, sizeof(buf)));
+    return g_strdup_printf("%s\t%d\t%d%s", gal__template_text(pr->config->preset->output->name),
+        number, pr->run_total, gal__variant_key_suffix(pr, v, buf, sizeof(buf)));
 }
 
 char *
@@ -371,14 +371,14 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int n
     gboolean elsewhere, int v, gal_photo_result *result, gal_facts *facts,
     gboolean *facts_read, GStringChunk *strings, GString *name, gboolean *skip, gal_error *err)
 {
-    const gal_preset *preset = pr->preset;
+    const gal_preset *preset = pr->config->preset;
     const gal_input *in = &pr->inputs[number - 1];
     gboolean needs_exif = by_input != NULL;
     char *path;
 
     *skip = FALSE;
-    facts->width = pr->variants[v].width;
-    facts->ext = gal__format_ext(pr->variants[v].format);
+    facts->width = pr->config->variants[v].width;
+    facts->ext = gal__format_ext(pr->config->variants[v].format);
     if (needs_exif && (path = recorded_output(pr, where, by_input, number, v, in->path)))
         return path; /* the photo is as it was when this name was rendered from it */
     if (needs_exif && elsewhere) {
@@ -389,8 +389,9 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int n
         return NULL;
     }
     if (needs_exif && !*facts_read) {
-        if (gal__photo_facts(preset, &(gal_photo_ref) { in->path, in->root, pr->follow_links },
-                facts, strings, err)) {
+        gal_photo_ref ref = { in->path, in->root, pr->config->follow_links };
+
+        if (gal__photo_facts(preset, &ref, facts, strings, err)) {
             *gal__photo_error(result) = *err;
             *err = (gal_error) { 0 };
             return NULL;
@@ -407,7 +408,7 @@ variant_path(preset_run *pr, const out_paths *where, GHashTable *by_input, int n
 gboolean
 gal__plan_reads_records(const preset_run *pr)
 {
-    return pr->preset->output->photos && name_needs_exif(pr->preset->output);
+    return pr->config->preset->output->photos && name_needs_exif(pr->config->preset->output);
 }
 
 /* Photos whose facts' strings are kept at most before they are let go. */
@@ -418,7 +419,7 @@ gal__plan_reads_records(const preset_run *pr)
 void
 gal__plan_photos(preset_run *pr)
 {
-    const gal_preset *preset = pr->preset;
+    const gal_preset *preset = pr->config->preset;
     gal_run_summary *summary = pr->summary;
     const gal_input *inputs = pr->inputs;
     /* Output path -> the photo that has it, keyed by claim_key(): for
@@ -442,8 +443,8 @@ gal__plan_photos(preset_run *pr)
     /* The photo's paths (until the plan takes them) and their keys. The
      * run's own photos' are in the summary's arena at once (the keys
      * point into them), others' are allocations of their own, freed. */
-    g_autofree char **paths = g_new0(char *, pr->n_variants);
-    g_autofree const char **keys = g_new0(const char *, pr->n_variants);
+    g_autofree char **paths = g_new0(char *, pr->config->n_variants);
+    g_autofree const char **keys = g_new0(const char *, pr->config->n_variants);
     GStringChunk *arena = summary->paths->outputs;
     gboolean paths_owned = TRUE;
     int n_paths = 0;
@@ -458,7 +459,7 @@ gal__plan_photos(preset_run *pr)
      * otherwise hold a kilobyte and a half of empty error per photo). */
     gal_error name_err = { 0 };
 
-    out_paths_init(&where, pr->out_dir);
+    out_paths_init(&where, pr->config->out_dir);
     /* Every photo of the run, f; a shard's own are its photo i too. */
     for (int f = 0; f < pr->run_total; f++) {
         const gal_input *in = &inputs[f];
@@ -508,7 +509,7 @@ gal__plan_photos(preset_run *pr)
         gal__facts_set_dir(&facts, gal__input_rel(in), strings);
         /* Every file the photo makes (output.widths x output.formats) is
          * named and checked; one that cannot be made fails the photo. */
-        for (int v = 0; v < pr->n_variants && !skip && !refused; v++) {
+        for (int v = 0; v < pr->config->n_variants && !skip && !refused; v++) {
             char *path = variant_path(pr, &where, by_input, f + 1, elsewhere, v, result, &facts,
                 &facts_read, strings, name, &skip, &name_err);
             const char *key;
@@ -574,7 +575,7 @@ gal__plan_photos(preset_run *pr)
             if (elsewhere)
                 g_ptr_array_add(others_names, g_steal_pointer(&paths[v]));
             else
-                pr->outputs[i * pr->n_variants + v] = g_steal_pointer(&paths[v]);
+                pr->outputs[i * pr->config->n_variants + v] = g_steal_pointer(&paths[v]);
             g_hash_table_insert(claimed, (gpointer) keys[v], GUINT_TO_POINTER(f + 1));
         }
         n_paths = 0;
@@ -583,15 +584,15 @@ gal__plan_photos(preset_run *pr)
         pr->plans[i].member = TRUE;
         pr->plans[i].has_output = TRUE;
         /* The plan's own string, in the summary's arena as the input's. */
-        result->output = pr->outputs[i * pr->n_variants];
-        if (pr->n_variants > 1) {
+        result->output = pr->outputs[i * pr->config->n_variants];
+        if (pr->config->n_variants > 1) {
             gal_photo_notes *notes = gal__photo_notes(result);
 
-            notes->n_files = pr->n_variants;
-            notes->files = g_new0(gal_output_file, pr->n_variants);
-            for (int v = 0; v < pr->n_variants; v++) {
-                notes->files[v].path = g_strdup(pr->outputs[i * pr->n_variants + v]);
-                notes->files[v].format = gal__format_name(pr->variants[v].format);
+            notes->n_files = pr->config->n_variants;
+            notes->files = g_new0(gal_output_file, pr->config->n_variants);
+            for (int v = 0; v < pr->config->n_variants; v++) {
+                notes->files[v].path = g_strdup(pr->outputs[i * pr->config->n_variants + v]);
+                notes->files[v].format = gal__format_name(pr->config->variants[v].format);
             }
         }
         pr->todo[pr->n_todo++] = i;
@@ -621,7 +622,7 @@ gal__plan_pages(preset_run *pr)
         if (times)
             times[k] = pr->sort_times[members[k]];
     }
-    pr->gather = gal__gather_new(pr->preset, paths, (const char *const *) albums, times,
+    pr->gather = gal__gather_new(pr->config->preset, paths, (const char *const *) albums, times,
         pr->n_todo, &pr->claim, order);
     if (!pr->gather)
         return;

@@ -40,7 +40,7 @@ gal__record_output(preset_run *pr, int i, const gal_job *job)
     r.caption = g_strdup(job->caption);
     r.caption_source = g_strdup(job->caption_source);
     r.caption_cut = job->caption_cut;
-    for (int v = 0; v < pr->n_variants; v++) {
+    for (int v = 0; v < pr->config->n_variants; v++) {
         /* A file left up to date keeps its record. */
         if (!(job->write_files & (G_GUINT64_CONSTANT(1) << v)))
             continue;
@@ -67,7 +67,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
 {
     char members[65];
 
-    if (!pr->members_by_content) {
+    if (!pr->config->members_by_content) {
         gboolean all_in = TRUE;
 
         for (int i = 0; i < pr->summary->total; i++)
@@ -102,7 +102,7 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         r.output = g_steal_pointer(&rel);
         r.input = g_strdup("");
         gal__digest_from_hex(&r.in_digest, members);
-        g_strlcpy(r.recipe, pr->preset_digest, sizeof(r.recipe));
+        g_strlcpy(r.recipe, pr->config->preset_digest, sizeof(r.recipe));
         r.version = g_strdup(GAL_VERSION);
         r.out_size = sheet->bytes;
         r.out_mtime_ns = gal__mtime_ns(&st);
@@ -147,9 +147,9 @@ files_made(const preset_run *pr, GPtrArray *owned)
     GHashTable *made = g_hash_table_new(g_str_hash, g_str_equal);
 
     for (int i = 0; i < pr->summary->total; i++)
-        for (int v = 0; makes_files(pr, i) && v < pr->n_variants; v++) {
+        for (int v = 0; makes_files(pr, i) && v < pr->config->n_variants; v++) {
             const char *out = gal__output_of(pr, i, v);
-            const char *below = out ? gal__path_below(pr->out_dir, out) : NULL;
+            const char *below = out ? gal__path_below(pr->config->out_dir, out) : NULL;
 
             if (!out)
                 continue;
@@ -206,11 +206,11 @@ find_orphan(const gal_record *r, void *user)
         o.not_made = g_hash_table_contains(f->members, r->input);
         if (!o.renamed && !o.not_made && photo_here)
             return TRUE;
-        input = g_canonicalize_filename(r->input, pr->out_dir);
+        input = g_canonicalize_filename(r->input, pr->config->out_dir);
         if (!o.renamed && !o.not_made && (lstat(input, &st) == 0 || errno != ENOENT))
             return TRUE;
     }
-    o.output = g_build_filename(pr->out_dir, r->output, NULL);
+    o.output = g_build_filename(pr->config->out_dir, r->output, NULL);
     o.input = g_strdup(r->kind == GAL_RECORD_PAGE ? "(contact sheet)" : input);
     g_array_append_val(f->orphans, o);
     return TRUE;
@@ -234,7 +234,7 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
     g_clear_pointer(&f.now, g_hash_table_unref);
     for (guint k = 0; opts->prune && !opts->dry_run && k < f.orphans->len; k++) {
         gal_orphan *o = &g_array_index(f.orphans, gal_orphan, k);
-        const char *rel = gal__path_below(pr->out_dir, o->output);
+        const char *rel = gal__path_below(pr->config->out_dir, o->output);
         gal_record r;
         gboolean exists;
 
@@ -244,7 +244,8 @@ gal__find_orphans(preset_run *pr, const gal_run_options *opts, GHashTable *sheet
         if (!rel || !gal__store_get(pr->store, rel, &r))
             continue;
         if (gal__output_intact(pr, rel, &r, &exists))
-            o->removed = gal__unlink_beneath(pr->claim.fd, pr->out_dir, rel, &o->error) == 0;
+            o->removed =
+                gal__unlink_beneath(pr->claim.fd, pr->config->out_dir, rel, &o->error) == 0;
         else if (!exists && errno == ENOENT)
             o->removed = TRUE; /* gone already: only the record goes */
         else

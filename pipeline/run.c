@@ -89,7 +89,7 @@ int
 gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *paths, int n_paths,
     const char *skip_dir, gboolean look_up, gal_errors *errs)
 {
-    const gal_preset *preset = pr->preset;
+    const gal_preset *preset = pr->config->preset;
     gal_run_summary *summary = pr->summary;
     gal_scan_options scan;
 
@@ -111,8 +111,7 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     if (opts->shards > 0)
         gal__shard_select(pr, opts->shard, opts->shards);
     summary->photos = g_new0(gal_photo_result, MAX(1, summary->total));
-    pr->variants = gal__output_variants(preset->output, &pr->n_variants);
-    pr->outputs = g_new0(char *, MAX(1, summary->total) * pr->n_variants);
+    pr->outputs = g_new0(char *, MAX(1, summary->total) * pr->config->n_variants);
     pr->todo = g_new0(int, MAX(1, summary->total));
     pr->plans = g_new0(photo_plan, MAX(1, summary->total));
     return 0;
@@ -123,7 +122,7 @@ gal__claim(preset_run *pr, gal_claim how, gal_errors *errs)
 {
     gal_error err = { 0 };
 
-    if (gal__out_dir_claim(pr->out_dir, how, &pr->claim, &err)) {
+    if (gal__out_dir_claim(pr->config->out_dir, how, &pr->claim, &err)) {
         gal__errors_add(errs, &err);
         return -1;
     }
@@ -134,12 +133,12 @@ int
 gal__open_records(preset_run *pr, gal_store_mode mode, gal_errors *errs)
 {
     gal_error err = { 0 };
-    int dir_fd = open(pr->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir_fd = open(pr->config->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     gboolean carry_over = dir_fd >= 0 &&
         faccessat(dir_fd, GAL_STORE_NAME, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
         faccessat(dir_fd, GAL_LEGACY_MANIFEST_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 
-    pr->store = gal__store_open(pr->out_dir, GAL_STORE_NAME, mode, pr->warnings, &err);
+    pr->store = gal__store_open(pr->config->out_dir, GAL_STORE_NAME, mode, pr->warnings, &err);
     if (!pr->store) {
         if (dir_fd >= 0)
             close(dir_fd);
@@ -148,7 +147,8 @@ gal__open_records(preset_run *pr, gal_store_mode mode, gal_errors *errs)
     }
     /* A folder an earlier gallop made: its text manifest, carried over
      * once (into memory, when this run may not write). */
-    if (carry_over && gal__legacy_import(pr->store, pr->out_dir, dir_fd, pr->warnings) >= 0 &&
+    if (carry_over &&
+        gal__legacy_import(pr->store, pr->config->out_dir, dir_fd, pr->warnings) >= 0 &&
         gal__store_commit(pr->store, TRUE, &err) == 0 && mode == GAL_STORE_WRITE)
         unlinkat(dir_fd, GAL_LEGACY_MANIFEST_NAME, 0);
     if (dir_fd >= 0)
@@ -169,7 +169,7 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
     /* Claimed before the records are read, so no other run changes them
      * between this run's reading and writing them. A new folder is made
      * only once there are photos. */
-    gboolean there = g_file_test(pr->out_dir, G_FILE_TEST_IS_DIR);
+    gboolean there = g_file_test(pr->config->out_dir, G_FILE_TEST_IS_DIR);
 
     if ((there && gal__claim(pr, how, errs)) ||
         gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, TRUE, errs) ||
@@ -178,7 +178,7 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
     if (opts->shards > 0 && gal__shard_begin(pr, opts, errs))
         return -1;
     gal__plan_photos(pr);
-    if (pr->shards > 0)
+    if (pr->config->shards > 0)
         gal__shard_leave_others(pr);
     gal__decide(pr, opts);
     return 0;
@@ -231,7 +231,7 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
         new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         gal__record_pages(pr, new_sheets);
     }
-    if (pr->shards > 0)
+    if (pr->config->shards > 0)
         /* Orphans and the folder's records are the merge's. */
         gal__shard_conclude(pr, opts);
     else {
@@ -243,6 +243,46 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
     }
     summary->leftovers_removed = pr->claim.leftovers_removed;
     gal__count(summary);
+}
+
+/* What preset `preset`, one of n, is asked to do by `opts`. One preset
+ * writes into the output folder itself; several write into a folder each,
+ * named after the preset, inside it. */
+static run_config *
+configure(const gal_preset *preset, int n, const gal_run_options *opts)
+{
+    run_config *config = g_new0(run_config, 1);
+    g_autofree char *dir = g_canonicalize_filename(
+        opts->output_dir ? opts->output_dir : preset->output->dir, NULL);
+
+    config->preset = preset;
+    config->variants = gal__output_variants(preset->output, &config->n_variants);
+    config->has_pages = gal__preset_has_gather(preset);
+    /* With files of their own, photos are hashed anyway: the pages know
+     * them by content; without, by size and time, which is all a quick
+     * proof should cost. */
+    config->members_by_content = preset->output->photos;
+    config->out_dir = n > 1 ? g_build_filename(dir, preset->name, NULL) : g_strdup(dir);
+    config->cwd = working_folder();
+    config->follow_links = opts->follow_symlinks;
+    config->keys = gal__preset_keys(preset, config->out_dir);
+    gal__keys_digest(config->keys, config->preset_digest);
+    config->shard = opts->shard;
+    config->shards = opts->shards;
+    config->sink = opts->shards > 0 ? gal__shard_sink(config->has_pages) : &gal__run_sink;
+    return config;
+}
+
+static void
+config_free(run_config *config)
+{
+    if (!config)
+        return;
+    g_free(config->variants);
+    g_ptr_array_unref(config->keys);
+    g_free(config->out_dir);
+    g_free(config->cwd);
+    g_free(config);
 }
 
 static void
@@ -265,16 +305,12 @@ clear_run(preset_run *pr)
     /* The planned outputs' paths are in the summary's arena, as its
      * results' outputs. */
     g_free(pr->plans);
-    g_free(pr->variants);
-    if (pr->keys)
-        g_ptr_array_unref(pr->keys);
     g_free(pr->gather_id);
     g_free(pr->sort_times);
     g_free(pr->outputs);
     g_free(pr->todo);
     g_free(pr->run_index);
-    g_free(pr->out_dir);
-    g_free(pr->cwd);
+    config_free((run_config *) pr->config);
     /* The photos' paths are in the summary's arena (its results' inputs),
      * which outlives the inputs. */
     gal__inputs_free(pr->inputs, pr->n_inputs);
@@ -295,34 +331,19 @@ gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets
     g_mutex_init(&run->wait_lock);
     g_cond_init(&run->wait_cond);
 
-    /* One preset writes into the output folder itself; several write into
-     * a folder each, named after the preset, inside it. */
     for (int r = 0; r < n; r++) {
         preset_run *pr = &prs[r];
-        g_autofree char *dir = g_canonicalize_filename(
-            opts->output_dir ? opts->output_dir : presets[r]->output->dir, NULL);
 
         run->runs[r] = pr;
         pr->engine = run;
-        pr->preset = presets[r];
+        pr->config = configure(presets[r], n, opts);
         pr->summary = out[r] = g_new0(gal_run_summary, 1);
         pr->summary->preset = g_strdup(presets[r]->name);
-        pr->follow_links = opts->follow_symlinks;
-        pr->has_pages = gal__preset_has_gather(presets[r]);
-        /* With files of their own, photos are hashed anyway: the pages
-         * know them by content; without, by size and time, which is all a
-         * quick proof should cost. */
-        pr->members_by_content = presets[r]->output->photos;
         pr->summary->sheets_only = !presets[r]->output->photos;
-        pr->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
-        pr->cwd = working_folder();
-        pr->keys = gal__preset_keys(presets[r], pr->out_dir);
-        gal__keys_digest(pr->keys, pr->preset_digest);
-        pr->summary->output_dir = g_strdup(pr->out_dir);
+        pr->summary->output_dir = g_strdup(pr->config->out_dir);
         pr->warnings = g_ptr_array_new_with_free_func(g_free);
         g_mutex_init(&pr->record_lock);
         pr->claim = (gal_out_dir) { .fd = -1 };
-        pr->sink = &gal__run_sink;
     }
     if (n < 1)
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL, "no preset to run");
@@ -346,7 +367,7 @@ gal__engine_end(engine *run)
     double loading = 0;
 
     for (int r = 0; r < run->n_runs; r++)
-        loading += run->runs[r]->preset->load_seconds;
+        loading += run->runs[r]->config->preset->load_seconds;
     for (int r = 0; r < run->n_runs; r++) {
         preset_run *pr = run->runs[r];
 
@@ -379,9 +400,9 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
     /* Each preset collects its own photos (its input section may choose
      * others), never from inside any output folder of the run. */
     for (int r = 0; r < n && status == 0; r++) {
-        g_autofree char *skip = n > 1 ? g_path_get_dirname(prs[r].out_dir) : NULL;
+        g_autofree char *skip = n > 1 ? g_path_get_dirname(prs[r].config->out_dir) : NULL;
 
-        status = prepare_run(&prs[r], opts, skip ? skip : prs[r].out_dir, errs);
+        status = prepare_run(&prs[r], opts, skip ? skip : prs[r].config->out_dir, errs);
     }
     if (status == 0) {
         for (int r = 0; r < n; r++)

@@ -27,7 +27,7 @@
 static int
 refuse_other_counts(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 {
-    g_autoptr(GDir) dir = g_dir_open(pr->out_dir, 0, NULL);
+    g_autoptr(GDir) dir = g_dir_open(pr->config->out_dir, 0, NULL);
     g_autoptr(GString) names = g_string_new(NULL);
     const char *name;
     int other = 0, found = 0;
@@ -46,7 +46,7 @@ refuse_other_counts(preset_run *pr, const gal_run_options *opts, gal_errors *err
     return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
         "%s holds %d part%s of a sharded run of %d shards, not merged (%s%s): merge it "
         "(gallop merge), or remove those parts to start over; this run is shard %d of %d (a "
-        "Slurm array task submitted alone is task 1 of 1: give --shard K/N)", pr->out_dir,
+        "Slurm array task submitted alone is task 1 of 1: give --shard K/N)", pr->config->out_dir,
         found, found == 1 ? "" : "s", other, names->str, found > 3 ? ", ..." : "", opts->shard,
         opts->shards);
 }
@@ -74,27 +74,26 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
     gal_part_info earlier = { 0 };
     gal_error err = { 0 };
 
-    pr->shard = opts->shard;
-    pr->shards = opts->shards;
     pr->summary->shard = opts->shard;
     pr->summary->shards = opts->shards;
-    pr->sink = pr->has_pages ? &shard_sink_with_items : &shard_sink;
     if (refuse_other_counts(pr, opts, errs))
         return -1;
     pr->built = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
         (GDestroyNotify) gal__part_result_free);
     if (opts->dry_run) {
         /* A look at what an earlier try made, if it left a part. */
-        g_autofree char *path = g_build_filename(pr->out_dir, name, NULL);
+        g_autofree char *path = g_build_filename(pr->config->out_dir, name, NULL);
 
         if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
-            pr->part = gal__store_open(pr->out_dir, name, GAL_STORE_READ, pr->warnings, &err);
+            pr->part =
+                gal__store_open(pr->config->out_dir, name, GAL_STORE_READ, pr->warnings, &err);
         return 0;
     }
     /* What an earlier try of this shard recorded counts as made: its
      * records are read before the folder's. A damaged part's results are
      * not taken; its records are checked as any. */
-    if (!(pr->part = gal__store_open(pr->out_dir, name, GAL_STORE_PART, pr->warnings, &err))) {
+    pr->part = gal__store_open(pr->config->out_dir, name, GAL_STORE_PART, pr->warnings, &err);
+    if (!pr->part) {
         gal__errors_add(errs, &err);
         return -1;
     }
@@ -105,12 +104,12 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
 
     pr->part_info.shard = opts->shard;
     pr->part_info.shards = opts->shards;
-    g_strlcpy(pr->part_info.recipe, pr->preset_digest, sizeof(pr->part_info.recipe));
+    g_strlcpy(pr->part_info.recipe, pr->config->preset_digest, sizeof(pr->part_info.recipe));
     pr->part_info.version = g_strdup(GAL_VERSION);
     pr->part_info.forced = opts->force;
     /* Relative to the output folder, so that a folder copied with its
      * photos still merges. */
-    pr->part_info.cwd = gal__relative_path_from(NULL, pr->out_dir, cwd);
+    pr->part_info.cwd = gal__relative_path_from(NULL, pr->config->out_dir, cwd);
     pr->part_info.inputs = g_new0(char *, opts->n_inputs + 1);
     for (int p = 0; p < opts->n_inputs; p++)
         pr->part_info.inputs[p] = g_strdup(opts->inputs[p]);
@@ -201,7 +200,7 @@ keep_item(preset_run *pr, int i, const gal_job *job, gal_error *err)
     if (vips_pngsave_buffer(job->gather_item, &png, &len, "compression", 1, "strip", TRUE,
             NULL))
         return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "contact-sheet item");
-    if (gal__write_atomic_beneath(pr->claim.fd, pr->out_dir, rel, png, len, FALSE, err)) {
+    if (gal__write_atomic_beneath(pr->claim.fd, pr->config->out_dir, rel, png, len, FALSE, err)) {
         g_free(png);
         return -1;
     }
@@ -301,7 +300,7 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
             continue;
         /* A photo built again may have left some of its files as they
          * were (output.widths): their records too. */
-        for (int v = 0; gal__output_of(pr, i, 0) && v < pr->n_variants &&
+        for (int v = 0; gal__output_of(pr, i, 0) && v < pr->config->n_variants &&
              (status == GAL_PHOTO_UP_TO_DATE || status == GAL_PHOTO_DONE);
              v++) {
             g_autofree char *rel = gal__out_rel(pr, gal__output_of(pr, i, v));
@@ -338,3 +337,9 @@ gal__shard_conclude(preset_run *pr, const gal_run_options *opts)
 /* A shard keeps each photo's result, and its item when the preset has pages. */
 static const record_sink shard_sink = { NULL, photo_built };
 static const record_sink shard_sink_with_items = { keep_item, photo_built };
+
+const record_sink *
+gal__shard_sink(gboolean keeps_items)
+{
+    return keeps_items ? &shard_sink_with_items : &shard_sink;
+}

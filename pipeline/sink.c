@@ -46,7 +46,7 @@ gal__record_recipe(preset_run *pr)
 {
     gal_error err = { 0 };
 
-    gal__store_put_recipe(sink(pr), pr->preset_digest, pr->keys, &err);
+    gal__store_put_recipe(sink(pr), pr->config->preset_digest, pr->config->keys, &err);
     gal__record_failed(pr, &err);
 }
 
@@ -59,7 +59,7 @@ gal__record_photo(const preset_run *pr, int i, const gal_job *job, gal_record_ki
     r->in_size = pr->inputs[i].size;
     r->in_mtime_ns = pr->inputs[i].mtime_ns;
     gal__plan_digest(&pr->plans[i], &r->in_digest);
-    g_strlcpy(r->recipe, pr->preset_digest, sizeof(r->recipe));
+    g_strlcpy(r->recipe, pr->config->preset_digest, sizeof(r->recipe));
     r->version = g_strdup(GAL_VERSION);
     gal__record_deps(pr, job, r);
 }

@@ -94,7 +94,7 @@ record_of(const plan_bench *b, const char *output, const char *photo)
     r.in_mtime_ns = gal__mtime_ns(&st);
     cr_assert_eq(gal__file_digest(path, NULL, hex, NULL, NULL, &(gal_error) { 0 }), 0);
     gal__digest_from_hex(&r.in_digest, hex);
-    g_strlcpy(r.recipe, b->run.preset_digest, sizeof(r.recipe));
+    g_strlcpy(r.recipe, b->run.config->preset_digest, sizeof(r.recipe));
     r.version = g_strdup(GAL_VERSION);
     if (stat(out_path, &st) == 0) {
         r.out_size = st.st_size;
@@ -203,7 +203,7 @@ Test(plan, every_reason_is_decided_from_records_and_files)
     put_records(&b, records, n);
     {
         gal_store *s = gal__store_open(b.out, GAL_STORE_NAME, GAL_STORE_WRITE, NULL, NULL);
-        GPtrArray *now = b.run.keys;
+        GPtrArray *now = b.run.config->keys;
         g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func(g_free);
 
         for (guint k = 0; k < now->len; k++)
