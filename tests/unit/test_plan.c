@@ -10,6 +10,7 @@
 
 #include "gal_test.h"
 #include "engine.h"
+#include "shard.h"
 
 TestSuite(plan, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -136,6 +137,34 @@ plan_and_decide(plan_bench *b, gboolean dry_run)
                      &b->errs),
         0);
     gal__plan_photos(&b->run);
+    gal__decide(&b->run, &opts);
+}
+
+/* As plan_and_decide, as shard `shard` of `shards` (0 of 0: not sharded)
+ * would plan in a dry run: which photos are its own, and their names. */
+static void
+plan_shard(plan_bench *b, int shard, int shards)
+{
+    gal_run_options opts = { .jobs = 2, .dry_run = TRUE, .output_dir = b->out, .shard = shard,
+        .shards = shards };
+    const char *inputs[] = { b->in };
+    const gal_preset *presets[] = { b->preset };
+
+    opts.inputs = inputs;
+    opts.n_inputs = 1;
+    b->engine = (engine) { 0 };
+    b->run = (preset_run) { 0 };
+    cr_assert_eq(gal__engine_begin(&b->engine, &b->run, presets, 1, &opts, &b->summary,
+                     &b->errs),
+        0);
+    cr_assert_eq(gal__collect(&b->run, &opts, inputs, 1, b->out, TRUE, &b->errs), 0);
+    cr_assert_eq(gal__claim(&b->run, GAL_CLAIM_LOOK, &b->errs), 0);
+    cr_assert_eq(gal__open_records(&b->run, GAL_STORE_READ, &b->errs), 0);
+    if (shards > 0)
+        cr_assert_eq(gal__shard_begin(&b->run, &opts, &b->errs), 0);
+    gal__plan_photos(&b->run);
+    if (shards > 0)
+        gal__shard_leave_others(&b->run);
     gal__decide(&b->run, &opts);
 }
 
@@ -301,4 +330,54 @@ Test(plan, names_that_clash_are_refused_in_input_order)
     expect_why(&b, "2024/x.jpg", GAL_WHY_NEW, NULL);
     expect_why(&b, "y.jpg", GAL_WHY_NEW, NULL);
     bench_end(&b);
+}
+
+/* Each shard plans its own photos and no other (the shard a photo's path
+ * hashes to), and names each as the whole run would: {index} counts in
+ * the whole run, not in the shard. */
+Test(plan, a_shard_plans_its_own_photos_named_as_in_one_run)
+{
+    plan_bench b;
+    g_autoptr(GHashTable) names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    int planned = 0;
+
+    bench_begin(&b, "plan-shards",
+        "gallop: 1\n"
+        "stages:\n"
+        "  - resize: {width: 120, height: 120}\n"
+        "output: {name: \"{index}-{stem}.{ext}\", format: jpeg}\n");
+    run_end(&b);
+    for (int i = 0; i < 12; i++) {
+        g_autofree char *name = g_strdup_printf("day%d/p%02d.jpg", i % 3, i);
+        g_autofree char *bytes = g_strdup_printf("photo %d", i);
+
+        g_free(write_file(b.in, name, bytes));
+    }
+    plan_shard(&b, 0, 0);
+    cr_assert_eq(b.summary->total, 12);
+    for (int i = 0; i < 12; i++)
+        g_hash_table_insert(names, g_strdup(b.summary->photos[i].input),
+            g_path_get_basename(gal__output_of(&b.run, i, 0)));
+    run_end(&b);
+    for (int k = 1; k <= 3; k++) {
+        plan_shard(&b, k, 3);
+        for (int i = 0; i < b.summary->total; i++) {
+            const char *input = b.summary->photos[i].input;
+            g_autofree char *rel = g_path_get_basename(gal__output_of(&b.run, i, 0));
+            g_autofree char *in_rel = gal__relative_path_from(NULL, b.in, input);
+
+            cr_expect_eq(gal__shard_of(in_rel, 3), k, "%s is shard %d's, planned by %d", in_rel,
+                gal__shard_of(in_rel, 3), k);
+            cr_expect_str_eq(rel, (const char *) g_hash_table_lookup(names, input), "%s", input);
+            expect_why(&b, in_rel, GAL_WHY_NEW, NULL);
+        }
+        cr_expect_eq(b.summary->total + b.summary->elsewhere, 12);
+        planned += b.summary->total;
+        run_end(&b);
+    }
+    cr_expect_eq(planned, 12, "the shards planned %d photos of 12", planned);
+    gal_preset_free(b.preset);
+    g_free(b.tmp);
+    g_free(b.in);
+    g_free(b.out);
 }
