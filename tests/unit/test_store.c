@@ -391,3 +391,73 @@ Test(store, a_part_keeps_its_header_and_results)
             "%s", err.msg);
     }
 }
+
+/* Leaves out part 1's record of b.jpg (another part has one). */
+static gboolean
+keep_first(const char *output, const char *input, int part, void *user)
+{
+    (void) input;
+    (*(int *) user)++;
+    return !(part == 1 && strcmp(output, "b.jpg") == 0);
+}
+
+/* A merge's join: the parts' records into the folder's, each with its
+ * depend rows and its recipe, in output order whichever part holds them;
+ * an output two parts hold is the first part's unless `keep` says
+ * otherwise, and a record left out leaves its depend rows behind. */
+Test(store, parts_join_in_output_order_with_their_depend_rows)
+{
+    g_autofree char *dir = gal_test_tmpdir("store-join");
+    const char *held[3][3] = { { "c.jpg", "a.jpg", NULL }, { "b.jpg", "e.jpg", NULL },
+        { "d.jpg", "b.jpg", "sub/f.jpg" } };
+    gal_store *parts[3];
+    gal_store *s;
+    g_autoptr(GString) seen = g_string_new(NULL);
+    gal_error err = { 0 };
+    int asked = 0;
+    gal_record r;
+
+    for (int p = 0; p < 3; p++) {
+        g_autofree char *name = gal__part_name(p + 1, 3);
+
+        parts[p] = gal__store_open(dir, name, GAL_STORE_PART, NULL, &err);
+        cr_assert_not_null(parts[p], "%s", err.msg);
+        for (int k = 0; k < 3 && held[p][k]; k++) {
+            gal_record rec = sample(held[p][k]);
+
+            rec.width = 100 * (p + 1);
+            if (p == 1)
+                gal__record_add_dep(&rec, "../extra.txt", TRUE, 1, 1,
+                    "0123456789abcdef0123456789abcdef");
+            cr_assert_eq(gal__store_put(parts[p], &rec, &err), 0, "%s", err.msg);
+            gal__record_clear(&rec);
+        }
+        cr_assert_eq(gal__store_close(parts[p], &err), 0, "%s", err.msg);
+        parts[p] = gal__store_open(dir, name, GAL_STORE_READ, NULL, &err);
+        cr_assert_not_null(parts[p], "%s", err.msg);
+    }
+    s = open_store(dir, GAL_STORE_WRITE, NULL);
+    cr_assert_eq(gal__store_join(s, parts, 3, keep_first, &asked, &err), 0, "%s", err.msg);
+    cr_assert_eq(gal__store_commit(s, TRUE, &err), 0, "%s", err.msg);
+    cr_expect_eq(asked, 7, "keep asked of %d records, not 7", asked);
+    gal__store_each(s, ~0u, add_name, seen);
+    cr_expect_str_eq(seen->str, "a.jpg b.jpg c.jpg d.jpg e.jpg sub/f.jpg ");
+    /* b.jpg: part 1's was left out, so part 3's (width 300) is the one. */
+    cr_assert(gal__store_get(s, "b.jpg", &r));
+    cr_expect_eq(r.width, 300);
+    cr_expect(r.deps && r.deps->len == 2, "b.jpg has %u depend rows, not its own 2",
+        r.deps ? r.deps->len : 0);
+    gal__record_clear(&r);
+    cr_assert(gal__store_get(s, "sub/f.jpg", &r));
+    cr_expect(r.deps && r.deps->len == 2);
+    {
+        g_auto(GStrv) about = gal__about_fields(r.about);
+
+        cr_expect(about && about[0] && strcmp(about[0], "camera=Apple iPhone 5s") == 0);
+    }
+    gal__record_clear(&r);
+    cr_expect_eq(gal__store_count(s, ~0u), 6);
+    for (int p = 0; p < 3; p++)
+        gal__store_close(parts[p], NULL);
+    cr_assert_eq(gal__store_close(s, &err), 0, "%s", err.msg);
+}
