@@ -19,6 +19,7 @@ gal__image_format_name(gal_image_format format)
         [GAL_IMAGE_TIFF] = "TIFF",
         [GAL_IMAGE_HEIF] = "HEIF/AVIF",
         [GAL_IMAGE_GIF] = "GIF",
+        [GAL_IMAGE_JXL] = "JPEG XL",
         [GAL_IMAGE_SVG] = "SVG",
     };
 
@@ -118,8 +119,6 @@ file_kind(const guint8 *head, gsize len)
         { 257, "ustar", 5, "a tar archive" },
         { 0, "SQLite format 3", 16, "an SQLite database" },
         { 0, "8BPS", 4, "a Photoshop document (PSD)" },
-        { 0, "\xff\x0a", 2, "a JPEG XL image" },
-        { 0, "\0\0\0\x0cJXL \r\n\x87\n", 12, "a JPEG XL image" },
         { 0, "FUJIFILMCCD-RAW", 15, "a Fujifilm RAF raw photo" },
         { 4, "ftypcrx ", 8, "a Canon CR3 raw photo" },
         { 0, "IIRO", 4, "an Olympus ORF raw photo" },
@@ -168,6 +167,9 @@ gal__image_sniff(const guint8 *head, gsize len, const char **hint)
         return GAL_IMAGE_HEIF;
     if (starts(head, len, 0, "GIF87a", 6) || starts(head, len, 0, "GIF89a", 6))
         return GAL_IMAGE_GIF;
+    if (starts(head, len, 0, "\xff\x0a", 2) ||
+        starts(head, len, 0, "\0\0\0\x0cJXL \r\n\x87\n", 12))
+        return GAL_IMAGE_JXL;
     if (len == 0)
         *hint = "an empty file";
     else if ((*hint = file_kind(head, len)))
@@ -207,7 +209,7 @@ gal__photo_open(const char *path, gal_photo_file *file, gal_error *err)
         gal__photo_close(file);
         return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
             "not a photo gallop reads: it is %s (gallop reads JPEG, PNG, WebP, TIFF, "
-            "HEIF/AVIF and GIF)",
+            "HEIF/AVIF, GIF and JPEG XL)",
             hint);
     }
     return 0;
@@ -260,6 +262,8 @@ load(gal_image_format format, VipsSource *source, VipsAccess access, VipsFailOn 
         return vips_heifload_source(source, out, "access", access, "fail_on", fail_on, NULL);
     case GAL_IMAGE_GIF:
         return vips_gifload_source(source, out, "access", access, "fail_on", fail_on, NULL);
+    case GAL_IMAGE_JXL:
+        return vips_jxlload_source(source, out, "access", access, "fail_on", fail_on, NULL);
     case GAL_IMAGE_SVG:
         return vips_svgload_source(source, out, "access", access, "fail_on", fail_on, "scale",
             svg_scale, NULL);

@@ -23,6 +23,7 @@ typedef enum gal_image_format {
     GAL_IMAGE_TIFF,
     GAL_IMAGE_HEIF, /* HEIC and AVIF */
     GAL_IMAGE_GIF,
+    GAL_IMAGE_JXL,  /* JPEG XL, bare codestream or in its container */
     GAL_IMAGE_SVG,  /* only ever for a preset's own logo (gal__logo_load) */
 } gal_image_format;
 
