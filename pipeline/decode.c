@@ -242,6 +242,37 @@ gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, 
     return 1;
 }
 
+gint64
+gal__photo_memory(gal_image_format format, int width, int height, int bands, int band_bytes,
+    int shrink, int out_width, int out_height)
+{
+    /* Bytes per byte of the decoded frame (pixels x bands x band_bytes)
+     * that each decoder allocates at its peak, from gallop's peak RSS
+     * decoding one 12 MP photo, less a run's own (docs/presets.md,
+     * "memory"). JPEG, PNG and TIFF stream their rows, so the frame is an
+     * upper bound; libheif decodes the whole frame, as YCbCr planes, then
+     * converts it to interleaved RGB, which libvips copies (10.2 bytes a
+     * pixel at 8 bits, 19 at 10); libjxl keeps its own planes beside
+     * libvips' frame (7 a pixel); libwebp and giflib decode whole frames,
+     * four bands, GIF keeping the previous frame too. */
+    double factor;
+    double frame;
+    double copies = 2.0 * MAX(0, out_width) * MAX(0, out_height) * MAX(3, MIN(bands, 4));
+
+    switch (format) {
+    case GAL_IMAGE_HEIF: factor = 3.5; break;
+    case GAL_IMAGE_JXL: factor = 2.5; break;
+    case GAL_IMAGE_WEBP: factor = 4.0 / MAX(1, bands); break;
+    case GAL_IMAGE_GIF: factor = 8.0 / MAX(1, bands); break;
+    default: factor = 1.0; break;
+    }
+    shrink = MAX(1, shrink);
+    frame = (double) MAX(0, width) / shrink * MAX(0, height) / shrink * MAX(1, bands) *
+        MAX(1, band_bytes);
+    /* libvips' per-photo buffers: its threads' regions and line caches. */
+    return (gint64) (frame * factor + copies) + (8 << 20);
+}
+
 /* One loader call on `source`; the first argument list is the format's. */
 static int
 load(gal_image_format format, VipsSource *source, VipsAccess access, VipsFailOn fail_on,

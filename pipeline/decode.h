@@ -64,6 +64,17 @@ int gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink,
 int gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, int width,
     int height);
 
+/* The memory, in bytes, a photo takes while it is decoded and finished,
+ * estimated from its header, so that the run's memory budget (admit.h)
+ * can admit it: what its format's decoder allocates for a file stored as
+ * width x height with `bands` bands of `band_bytes` bytes, decoded at
+ * 1/shrink (decode.c gives each format's factor, measured), plus gallop's
+ * own copies of the picture it makes of it, out_width x out_height at
+ * 8 bits (held for the placeholder and the encoder, turned upright), plus
+ * libvips' buffers for one photo. Pure. */
+gint64 gal__photo_memory(gal_image_format format, int width, int height, int bands,
+    int band_bytes, int shrink, int out_width, int out_height);
+
 /* A preset's own logo (PNG, JPEG, WebP, GIF, TIFF or SVG), decoded into
  * memory, random access. An SVG is drawn `svg_width` pixels wide (or at
  * its own size, if larger), so every mark scaled from it is a reduction,

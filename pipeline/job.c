@@ -841,6 +841,33 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     }
 }
 
+/* What the photo is estimated to take in memory (decode.h) for the jobs
+ * not failed yet: decoded as run_group will decode it, at the largest
+ * size they need. */
+static gint64
+photo_memory(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolean *handled,
+    VipsImage *header)
+{
+    gboolean swap = orientation_valid(header) && vips_image_get_orientation_swap(header);
+    int width = swap ? header->Ysize : header->Xsize;
+    int height = swap ? header->Xsize : header->Ysize;
+    int decode_w = 0, decode_h = 0, shrink;
+
+    for (int k = 0; k < n; k++) {
+        int w, h;
+
+        if (handled[k])
+            continue;
+        load_size(jobs[k]->preset, width, height, &w, &h);
+        decode_w = MAX(decode_w, MIN(w, width));
+        decode_h = MAX(decode_h, MIN(h, height));
+    }
+    shrink = gal__photo_shrink(file->format, header->Xsize, header->Ysize,
+        swap ? decode_h : decode_w, swap ? decode_w : decode_h);
+    return gal__photo_memory(file->format, header->Xsize, header->Ysize, header->Bands,
+        (int) vips_format_sizeof(header->BandFmt), shrink, decode_w, decode_h);
+}
+
 /* The photo's digest, from the start of its open descriptor, which is
  * left at the start again for the loaders. */
 static int
@@ -860,14 +887,17 @@ take_digest(const gal_photo_file *file, gal_photo_digest *digest, gal_error *err
 }
 
 void
-gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error *errs)
+gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit *admit,
+    gint64 *admitted_bytes, gal_error *errs)
 {
+    gboolean admitted = FALSE;
     g_autoptr(VipsImage) header = NULL;
     g_autofree gboolean *handled = g_new0(gboolean, MAX(1, n));
     g_autofree gboolean *in_group = g_new0(gboolean, MAX(1, n));
     gal_error header_err = { 0 };
     gal_photo_file file;
 
+    *admitted_bytes = -1;
     if (n == 0)
         return;
     if (gal__photo_open(jobs[0]->input, &file, &header_err)) {
@@ -910,8 +940,18 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error 
             gal__caption_own_files(preset->captions, jobs[k]->input, jobs[k]->depends);
         }
     }
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         handled[k] = errs[k].code != GAL_OK;
+        admitted |= !handled[k];
+    }
+    /* Nothing is decoded before the run's memory budget admits the photo;
+     * its time counts from then. */
+    if (admitted) {
+        *admitted_bytes = photo_memory(&file, jobs, n, handled, header);
+        gal__watch_pause(jobs[0]->watch);
+        gal__admit_take(admit, *admitted_bytes, jobs[0]->watch);
+        gal__watch_resume(jobs[0]->watch);
+    }
     /* Presets that decode with the same strictness (input.fail-on) share
      * one decode; another strictness needs a decode of its own. */
     for (int k = 0; k < n; k++) {
