@@ -321,6 +321,35 @@ gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink, Vips
     return failed;
 }
 
+int
+gal__photo_load_thumbnail(const gal_photo_file *file, VipsFailOn fail_on, VipsImage **out)
+{
+    VipsSource *source;
+    int failed;
+
+    *out = NULL;
+    if (file->format != GAL_IMAGE_HEIF) {
+        vips_error("gallop", "only HEIF photos carry a thumbnail gallop reads");
+        return -1;
+    }
+    if (!(source = vips_source_new_from_descriptor(file->fd)))
+        return -1;
+    failed = vips_heifload_source(source, out, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+        fail_on, "thumbnail", TRUE, NULL);
+    g_object_unref(source);
+    return failed;
+}
+
+gboolean
+gal__thumbnail_covers(int thumb_width, int thumb_height, int width, int height, int need_width,
+    int need_height)
+{
+    double shape_height = (double) thumb_width * height / MAX(1, width);
+
+    return thumb_width >= need_width && thumb_height >= need_height &&
+        fabs(thumb_height - shape_height) <= 1.0 && thumb_width < width;
+}
+
 /* An SVG's own size, from its header (nothing drawn yet). */
 static int
 svg_size(VipsSource *source, int *width, int *height)

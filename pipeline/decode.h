@@ -58,6 +58,19 @@ void gal__photo_close(gal_photo_file *file);
 int gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink,
     VipsImage **out);
 
+/* A HEIF photo's embedded thumbnail, by its own loader, streamed, as
+ * gal__photo_load gives the photo; libvips gives the primary image
+ * instead when the file has no thumbnail (told apart by its size). -1
+ * with the libvips error left set, also for a photo that is not HEIF. */
+int gal__photo_load_thumbnail(const gal_photo_file *file, VipsFailOn fail_on, VipsImage **out);
+
+/* Does a thumbnail of thumb_width x thumb_height serve a photo stored as
+ * width x height wherever it is needed at up to need_width x need_height
+ * (stored orientation): at least that large, and the photo's shape, to
+ * the thumbnail's rounding (a pixel). Pure. */
+gboolean gal__thumbnail_covers(int thumb_width, int thumb_height, int width, int height,
+    int need_width, int need_height);
+
 /* The largest shrink-on-load factor whose output still covers `width` x
  * `height` (the file's stored orientation) for this format; 1 when the
  * format has none. Pure. */
