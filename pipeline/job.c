@@ -923,7 +923,7 @@ void
 gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit *admit,
     gint64 *admitted_bytes, gal_error *errs)
 {
-    gboolean admitted = FALSE;
+    gboolean to_decode = FALSE;
     g_autoptr(VipsImage) header = NULL;
     g_autofree gboolean *handled = g_new0(gboolean, MAX(1, n));
     g_autofree gboolean *in_group = g_new0(gboolean, MAX(1, n));
@@ -976,11 +976,11 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit 
     }
     for (int k = 0; k < n; k++) {
         handled[k] = errs[k].code != GAL_OK;
-        admitted |= !handled[k];
+        to_decode |= !handled[k];
     }
     /* Nothing is decoded before the run's memory budget admits the photo;
      * its time counts from then. */
-    if (admitted) {
+    if (to_decode) {
         thumb = thumbnail_header(&file, jobs[0]->preset, header);
         *admitted_bytes = photo_memory(&file, jobs, n, handled, header, thumb);
         gal__watch_pause(jobs[0]->watch);
