@@ -20,10 +20,11 @@ BUILD_FUZZ  ?= build-fuzz
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 GALLOP      := $(BUILD)/cmd/gallop
 
-# Everything gallop needs from Debian, to build, test and demo (exiftool:
+# Everything gallop needs from Debian, to build, test and demo (libheif-dev: tests forge HEICs
+# with thumbnails; exiftool:
 # the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
+	libvips-dev libvips-tools libheif-dev libexif-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 

@@ -1,4 +1,4 @@
-/* args.c: option values: -j, --log, and --shard K/N or auto (from a
+/* args.c: option values: -j, --memory, --log, and --shard K/N or auto (from a
  * scheduler's environment). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,37 @@ parse_jobs(const char *text, int *jobs)
     }
     *jobs = (int) v;
     return 0;
+}
+
+int
+parse_memory(const char *text, long long *bytes)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {
+        { "", 1 << 20 }, { "k", 1 << 10 }, { "kb", 1 << 10 }, { "kib", 1 << 10 },
+        { "m", 1 << 20 }, { "mb", 1 << 20 }, { "mib", 1 << 20 },
+        { "g", 1 << 30 }, { "gb", 1 << 30 }, { "gib", 1 << 30 },
+    };
+    char *end;
+    double v;
+
+    if (g_ascii_strcasecmp(text, "none") == 0) {
+        *bytes = -1;
+        return 0;
+    }
+    v = g_ascii_strtod(text, &end);
+    if (end != text && g_ascii_isdigit(*text))
+        for (size_t u = 0; u < G_N_ELEMENTS(units); u++)
+            if (g_ascii_strcasecmp(end, units[u].unit) == 0 && v * units[u].scale >= 1 << 20 &&
+                v * units[u].scale <= 1099511627776.0) {
+                *bytes = (long long) (v * units[u].scale);
+                return 0;
+            }
+    fprintf(stderr, "gallop: --memory takes a size from 1M to 1024G (512M, 2G; a bare number "
+        "is MiB) or none, got \"%s\"\n", text);
+    return -1;
 }
 
 int

@@ -17,7 +17,8 @@
 enum { EXIT_ALL_DONE = 0, EXIT_SOME_FAILED = 1, EXIT_USAGE = 2, EXIT_START = 3,
     EXIT_SIGNAL_BASE = 128 };
 
-enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD, OPT_SHARDS };
+enum { OPT_CHECK = 256, OPT_PRUNE, OPT_FOLLOW, OPT_REPORT, OPT_LOG, OPT_SHARD, OPT_SHARDS,
+    OPT_MEMORY };
 
 /* The --help texts, which gallop(1) prints too (main.c). */
 extern const char usage_text[], run_usage_text[], merge_usage_text[], check_usage_text[],
@@ -76,6 +77,9 @@ void on_photo(const gal_run_summary *run, const gal_photo_result *photo, int don
 
 /* args.c */
 int parse_jobs(const char *text, int *jobs);
+/* --memory SIZE (512M, 2G, 1.5GiB; a bare number is MiB; none: no budget)
+ * as bytes (-1: none); -1 after saying what is wrong. */
+int parse_memory(const char *text, long long *bytes);
 /* --log human|json: *json set; -1 after saying what is wrong. */
 int parse_log(const char *text, gboolean *json);
 long whole_number(const char *text, long min);

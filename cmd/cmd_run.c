@@ -27,6 +27,10 @@ cmd_run(int argc, char **argv)
             if (parse_jobs(optarg, &opts.jobs))
                 return EXIT_USAGE;
             break;
+        case OPT_MEMORY:
+            if (parse_memory(optarg, &opts.memory_bytes))
+                return EXIT_USAGE;
+            break;
         case 's': g_ptr_array_add(overrides, optarg); break;
         case 'n': opts.dry_run = true; break;
         case 'f': opts.force = true; break;

@@ -53,6 +53,10 @@ const char run_usage_text[] =
     "  -o, --output DIR     write outputs to DIR (default: the preset's output.dir);\n"
     "                       with several presets, to DIR/NAME for each\n"
     "  -j, --jobs N         photos in flight (default: number of cores)\n"
+    "  --memory SIZE        memory for the photos in flight together (default 160M):\n"
+    "                       each starts when its decode, estimated from its header,\n"
+    "                       fits beside the others; one larger than SIZE runs alone.\n"
+    "                       512M, 2G (a bare number is MiB), or none\n"
     "  --set KEY=VALUE      override a preset value, e.g. --set resize.width=2048;\n"
     "                       repeatable; validated like the preset\n"
     "  -n, --dry-run        print what would be built or skipped and why; write nothing\n"
@@ -127,6 +131,7 @@ const char stages_usage_text[] =
 const struct option run_longopts[] = {
     { "output", required_argument, NULL, 'o' },
     { "jobs", required_argument, NULL, 'j' },
+    { "memory", required_argument, NULL, OPT_MEMORY },
     { "set", required_argument, NULL, 's' },
     { "dry-run", no_argument, NULL, 'n' },
     { "force", no_argument, NULL, 'f' },

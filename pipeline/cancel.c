@@ -102,6 +102,35 @@ gal__watch_begin(gal_cancel *cancel, double seconds, gint64 memory_bytes)
 }
 
 gboolean
+gal__watch_cancelled(const gal_watch *watch)
+{
+    return watch && gal__cancelled(watch->cancel);
+}
+
+void
+gal__watch_pause(gal_watch *watch)
+{
+    if (!watch)
+        return;
+    g_mutex_lock(&watch->lock);
+    watch->deadline_us = 0;
+    g_mutex_unlock(&watch->lock);
+}
+
+void
+gal__watch_resume(gal_watch *watch)
+{
+    if (!watch)
+        return;
+    g_mutex_lock(&watch->lock);
+    watch->start_us = g_get_monotonic_time();
+    watch->deadline_us = watch->seconds > 0
+        ? watch->start_us + (gint64) (watch->seconds * G_USEC_PER_SEC)
+        : 0;
+    g_mutex_unlock(&watch->lock);
+}
+
+gboolean
 gal__watch_add(gal_watch *watch, VipsImage *image)
 {
     gboolean ok;

@@ -53,6 +53,16 @@ gboolean gal__watch_add(gal_watch *watch, VipsImage *image);
 /* Why the watch stopped its photo, if it did. `watch` may be NULL. */
 gal_stop gal__watch_stopped(const gal_watch *watch);
 
+/* Has the run of the watch's photo been cancelled? `watch` may be NULL
+ * (FALSE). Thread-safe. */
+gboolean gal__watch_cancelled(const gal_watch *watch);
+
+/* The photo waits for something outside it (the run's memory budget,
+ * admit.h): its time is not counted until gal__watch_resume, which
+ * starts its whole time budget again from then. NULL: nothing. */
+void gal__watch_pause(gal_watch *watch);
+void gal__watch_resume(gal_watch *watch);
+
 /* Set `err` to say why the photo was stopped (-1), or return 0 when it
  * was not. */
 int gal__watch_check(const gal_watch *watch, gal_error *err);

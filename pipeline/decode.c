@@ -19,6 +19,7 @@ gal__image_format_name(gal_image_format format)
         [GAL_IMAGE_TIFF] = "TIFF",
         [GAL_IMAGE_HEIF] = "HEIF/AVIF",
         [GAL_IMAGE_GIF] = "GIF",
+        [GAL_IMAGE_JXL] = "JPEG XL",
         [GAL_IMAGE_SVG] = "SVG",
     };
 
@@ -118,8 +119,6 @@ file_kind(const guint8 *head, gsize len)
         { 257, "ustar", 5, "a tar archive" },
         { 0, "SQLite format 3", 16, "an SQLite database" },
         { 0, "8BPS", 4, "a Photoshop document (PSD)" },
-        { 0, "\xff\x0a", 2, "a JPEG XL image" },
-        { 0, "\0\0\0\x0cJXL \r\n\x87\n", 12, "a JPEG XL image" },
         { 0, "FUJIFILMCCD-RAW", 15, "a Fujifilm RAF raw photo" },
         { 4, "ftypcrx ", 8, "a Canon CR3 raw photo" },
         { 0, "IIRO", 4, "an Olympus ORF raw photo" },
@@ -168,6 +167,9 @@ gal__image_sniff(const guint8 *head, gsize len, const char **hint)
         return GAL_IMAGE_HEIF;
     if (starts(head, len, 0, "GIF87a", 6) || starts(head, len, 0, "GIF89a", 6))
         return GAL_IMAGE_GIF;
+    if (starts(head, len, 0, "\xff\x0a", 2) ||
+        starts(head, len, 0, "\0\0\0\x0cJXL \r\n\x87\n", 12))
+        return GAL_IMAGE_JXL;
     if (len == 0)
         *hint = "an empty file";
     else if ((*hint = file_kind(head, len)))
@@ -207,7 +209,7 @@ gal__photo_open(const char *path, gal_photo_file *file, gal_error *err)
         gal__photo_close(file);
         return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
             "not a photo gallop reads: it is %s (gallop reads JPEG, PNG, WebP, TIFF, "
-            "HEIF/AVIF and GIF)",
+            "HEIF/AVIF, GIF and JPEG XL)",
             hint);
     }
     return 0;
@@ -240,6 +242,37 @@ gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, 
     return 1;
 }
 
+gint64
+gal__photo_memory(gal_image_format format, int width, int height, int bands, int band_bytes,
+    int shrink, int out_width, int out_height)
+{
+    /* Bytes per byte of the decoded frame (pixels x bands x band_bytes)
+     * that each decoder allocates at its peak, from gallop's peak RSS
+     * decoding one 12 MP photo, less a run's own (docs/presets.md,
+     * "memory"). JPEG, PNG and TIFF stream their rows, so the frame is an
+     * upper bound; libheif decodes the whole frame, as YCbCr planes, then
+     * converts it to interleaved RGB, which libvips copies (10.2 bytes a
+     * pixel at 8 bits, 19 at 10); libjxl keeps its own planes beside
+     * libvips' frame (7 a pixel); libwebp and giflib decode whole frames,
+     * four bands, GIF keeping the previous frame too. */
+    double factor;
+    double frame;
+    double copies = 2.0 * MAX(0, out_width) * MAX(0, out_height) * MAX(3, MIN(bands, 4));
+
+    switch (format) {
+    case GAL_IMAGE_HEIF: factor = 3.5; break;
+    case GAL_IMAGE_JXL: factor = 2.5; break;
+    case GAL_IMAGE_WEBP: factor = 4.0 / MAX(1, bands); break;
+    case GAL_IMAGE_GIF: factor = 8.0 / MAX(1, bands); break;
+    default: factor = 1.0; break;
+    }
+    shrink = MAX(1, shrink);
+    frame = (double) MAX(0, width) / shrink * MAX(0, height) / shrink * MAX(1, bands) *
+        MAX(1, band_bytes);
+    /* libvips' per-photo buffers: its threads' regions and line caches. */
+    return (gint64) (frame * factor + copies) + (8 << 20);
+}
+
 /* One loader call on `source`; the first argument list is the format's. */
 static int
 load(gal_image_format format, VipsSource *source, VipsAccess access, VipsFailOn fail_on,
@@ -260,6 +293,8 @@ load(gal_image_format format, VipsSource *source, VipsAccess access, VipsFailOn 
         return vips_heifload_source(source, out, "access", access, "fail_on", fail_on, NULL);
     case GAL_IMAGE_GIF:
         return vips_gifload_source(source, out, "access", access, "fail_on", fail_on, NULL);
+    case GAL_IMAGE_JXL:
+        return vips_jxlload_source(source, out, "access", access, "fail_on", fail_on, NULL);
     case GAL_IMAGE_SVG:
         return vips_svgload_source(source, out, "access", access, "fail_on", fail_on, "scale",
             svg_scale, NULL);
@@ -284,6 +319,35 @@ gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink, Vips
         out);
     g_object_unref(source);
     return failed;
+}
+
+int
+gal__photo_load_thumbnail(const gal_photo_file *file, VipsFailOn fail_on, VipsImage **out)
+{
+    VipsSource *source;
+    int failed;
+
+    *out = NULL;
+    if (file->format != GAL_IMAGE_HEIF) {
+        vips_error("gallop", "only HEIF photos carry a thumbnail gallop reads");
+        return -1;
+    }
+    if (!(source = vips_source_new_from_descriptor(file->fd)))
+        return -1;
+    failed = vips_heifload_source(source, out, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+        fail_on, "thumbnail", TRUE, NULL);
+    g_object_unref(source);
+    return failed;
+}
+
+gboolean
+gal__thumbnail_covers(int thumb_width, int thumb_height, int width, int height, int need_width,
+    int need_height)
+{
+    double shape_height = (double) thumb_width * height / MAX(1, width);
+
+    return thumb_width >= need_width && thumb_height >= need_height &&
+        fabs(thumb_height - shape_height) <= 1.0 && thumb_width < width;
 }
 
 /* An SVG's own size, from its header (nothing drawn yet). */

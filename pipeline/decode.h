@@ -23,6 +23,7 @@ typedef enum gal_image_format {
     GAL_IMAGE_TIFF,
     GAL_IMAGE_HEIF, /* HEIC and AVIF */
     GAL_IMAGE_GIF,
+    GAL_IMAGE_JXL,  /* JPEG XL, bare codestream or in its container */
     GAL_IMAGE_SVG,  /* only ever for a preset's own logo (gal__logo_load) */
 } gal_image_format;
 
@@ -57,11 +58,35 @@ void gal__photo_close(gal_photo_file *file);
 int gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink,
     VipsImage **out);
 
+/* A HEIF photo's embedded thumbnail, by its own loader, streamed, as
+ * gal__photo_load gives the photo; libvips gives the primary image
+ * instead when the file has no thumbnail (told apart by its size). -1
+ * with the libvips error left set, also for a photo that is not HEIF. */
+int gal__photo_load_thumbnail(const gal_photo_file *file, VipsFailOn fail_on, VipsImage **out);
+
+/* Does a thumbnail of thumb_width x thumb_height serve a photo stored as
+ * width x height wherever it is needed at up to need_width x need_height
+ * (stored orientation): at least that large, and the photo's shape, to
+ * the thumbnail's rounding (a pixel). Pure. */
+gboolean gal__thumbnail_covers(int thumb_width, int thumb_height, int width, int height,
+    int need_width, int need_height);
+
 /* The largest shrink-on-load factor whose output still covers `width` x
  * `height` (the file's stored orientation) for this format; 1 when the
  * format has none. Pure. */
 int gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, int width,
     int height);
+
+/* The memory, in bytes, a photo takes while it is decoded and finished,
+ * estimated from its header, so that the run's memory budget (admit.h)
+ * can admit it: what its format's decoder allocates for a file stored as
+ * width x height with `bands` bands of `band_bytes` bytes, decoded at
+ * 1/shrink (decode.c gives each format's factor, measured), plus gallop's
+ * own copies of the picture it makes of it, out_width x out_height at
+ * 8 bits (held for the placeholder and the encoder, turned upright), plus
+ * libvips' buffers for one photo. Pure. */
+gint64 gal__photo_memory(gal_image_format format, int width, int height, int bands,
+    int band_bytes, int shrink, int out_width, int out_height);
 
 /* A preset's own logo (PNG, JPEG, WebP, GIF, TIFF or SVG), decoded into
  * memory, random access. An SVG is drawn `svg_width` pixels wide (or at

@@ -171,6 +171,7 @@ struct engine {
     void *user;
     gal_cancel *cancel;
     gal_solo *solo;        /* failed photos run again alone, for their reasons */
+    gal_admit *admit;      /* the run's memory budget, while the workers run */
     GMutex wait_lock;      /* guards live; wait_cond signals a worker's exit */
     GCond wait_cond;
     int live;

@@ -173,6 +173,7 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
     gal_photo_digest digest = { "", 0 };
     gboolean want_digest = FALSE;
     gal_watch *watch;
+    gint64 admitted_bytes = -1;
     double seconds = 0;
     gint64 memory_bytes = 0;
     int n_live = 0;
@@ -238,7 +239,8 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
 
         /* The photo's digest, once for every preset, is taken by the one
          * open the decoder reads (job.h). */
-        gal__photo_run(live, n_live, want_digest ? &digest : NULL, live_errs);
+        gal__photo_run(live, n_live, want_digest ? &digest : NULL, run->admit,
+            &admitted_bytes, live_errs);
         for (int k = 0; k < n_live; k++) {
             /* A photo stopped for its time fails for that, whatever libvips
              * said about the evaluation it killed. */
@@ -277,6 +279,9 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
     }
     gal__watch_end(watch);
+    /* The photo's images are released: its memory goes back to the run. */
+    if (admitted_bytes >= 0)
+        gal__admit_give(run->admit, admitted_bytes);
     return again;
 }
 
@@ -376,6 +381,10 @@ void
 gal__exec(engine *e, const gal_run_options *opts)
 {
     merge_todo(e);
-    if (e->n_todo > 0)
-        run_workers(e, opts);
+    if (e->n_todo == 0)
+        return;
+    e->admit = gal__admit_new(opts->memory_bytes == 0 ? GAL_DEFAULT_MEMORY_BYTES
+                                                      : opts->memory_bytes);
+    run_workers(e, opts);
+    gal__admit_free(g_steal_pointer(&e->admit));
 }

@@ -85,4 +85,8 @@ int gal__format_of_file(const char *path);
  * writes it. */
 const char *gal__format_missing(gal_format format);
 
+/* output.quality (1..100) as JPEG XL's butteraugli distance (format_jxl.c):
+ * 0.1 at 100, 1.0 at 90, 1.45 at 85, up to 15 at 1. Pure. */
+double gal__jxl_distance(int quality);
+
 #endif /* GAL_FORMAT_H */

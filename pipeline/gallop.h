@@ -386,12 +386,26 @@ typedef struct gal_run_summary {
 typedef void (*gal_progress_fn)(const gal_run_summary *run, const gal_photo_result *photo,
     int done, int total, void *user);
 
+/* The default memory budget of a run (gal_run_options.memory_bytes):
+ * one 12 MP phone HEIC (about 140 MB to decode) and small photos beside
+ * it, so a run over a phone's photos at -j 2 stays under 200 MiB with
+ * gallop's own 35 MB (bench/RESULTS.md, "phone set"). */
+#define GAL_DEFAULT_MEMORY_BYTES (160LL << 20)
+
 typedef struct gal_run_options {
     /* Files and/or folders; NULL/0: the preset's input.paths. Borrowed. */
     const char *const *inputs;
     int n_inputs;
     const char *output_dir; /* overrides output.dir; NULL: the preset's */
     int jobs;               /* photos in flight; <= 0: number of cores */
+    /* The run's memory budget, in bytes, for the photos in flight at once
+     * (--memory): each is admitted into the workers by what its decode is
+     * estimated to take, from its header (format, size, bit depth,
+     * shrink-on-load), in turn, when those in flight leave room; one that
+     * needs more than the whole budget runs alone. 0: the default,
+     * GAL_DEFAULT_MEMORY_BYTES; < 0: none (photos start as workers free
+     * up). */
+    long long memory_bytes;
     bool dry_run;           /* plan and report, write nothing */
     bool force;             /* rebuild every output, up to date or not */
     gal_progress_fn progress;

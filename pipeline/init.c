@@ -176,6 +176,11 @@ gal_init(const char *argv0, gal_error *err)
      * needs it: a preset's own logo (gal__logo_load). */
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoadSvg", FALSE);
+    /* JPEG XL photos reach only the source loader, through decode.c: libvips
+     * counts libjxl's loader as untrusted because it is young, but libjxl
+     * itself is fuzzed continuously (OSS-Fuzz), and the photo's time and
+     * memory budgets hold for it as for every decoder. */
+    vips_operation_block_set("VipsForeignLoadJxlSource", FALSE);
     /* The savers of the output formats write gallop's own pixels, not a
      * file from outside: open, should libvips count one as untrusted. */
     for (int f = 0; f < GAL_N_FORMATS; f++)

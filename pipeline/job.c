@@ -268,9 +268,9 @@ scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_err
  * what that has to say goes to `warnings`. The loader's image joins the
  * photo's watch: stopping it stops everything read from it. */
 static int
-decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int width,
-    int height, gboolean rotate, gal_watch *watch, VipsImage **out, GString *warnings,
-    gal_error *err)
+decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb, VipsFailOn fail_on,
+    int width, int height, gboolean rotate, gal_watch *watch, VipsImage **out,
+    GString *warnings, gal_error *err)
 {
     gboolean has_profile = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0;
     const void *profile = NULL;
@@ -297,7 +297,15 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
      * only when it starts. Sharing one VipsSource between the two loads
      * would save only the source's set-up: a header load, source included,
      * costs 0.25 ms of a 12 MP photo's ~150 ms (issue 17, measured). */
-    if (gal__photo_load(file, fail_on, shrink, &loaded))
+    /* A HEIF's embedded thumbnail, when it covers the size wanted, is
+     * decoded instead of the photo (a phone's 12 MP frame costs a second
+     * and 126 MiB): the rest goes as for any decode. */
+    if (thumb && gal__thumbnail_covers(thumb->Xsize, thumb->Ysize, header->Xsize, header->Ysize,
+                     stored_width, stored_height)) {
+        if (gal__photo_load_thumbnail(file, fail_on, &loaded))
+            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode the thumbnail");
+    }
+    else if (gal__photo_load(file, fail_on, shrink, &loaded))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
     if (!gal__watch_add(watch, loaded))
         return gal__watch_check(watch, err);
@@ -787,7 +795,7 @@ gal__shared_decode_size(int width, int height, const int *load_w, const int *loa
  * input.fail-on; failed[] marks the others) and finish each of them. */
 static void
 run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolean *in_group,
-    VipsImage *header, gal_error *errs)
+    VipsImage *header, VipsImage *thumb, gal_error *errs)
 {
     g_autofree int *load_w = g_new0(int, n);
     g_autofree int *load_h = g_new0(int, n);
@@ -812,8 +820,8 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     }
     gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
-    if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate, jobs[0]->watch,
-            &decoded, warnings, &group_err) == 0 &&
+    if (decode(file, header, thumb, vips_fail_on(fail_on), decode_w, decode_h, rotate,
+            jobs[0]->watch, &decoded, warnings, &group_err) == 0 &&
         to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
          * rather than decoded again for each. Solo, after a failure: the
@@ -841,6 +849,58 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     }
 }
 
+/* What the photo is estimated to take in memory (decode.h) for the jobs
+ * not failed yet: decoded as run_group will decode it, at the largest
+ * size they need, from its thumbnail `thumb` (may be NULL) when that
+ * covers it. */
+static gint64
+photo_memory(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolean *handled,
+    VipsImage *header, VipsImage *thumb)
+{
+    gboolean swap = orientation_valid(header) && vips_image_get_orientation_swap(header);
+    int width = swap ? header->Ysize : header->Xsize;
+    int height = swap ? header->Xsize : header->Ysize;
+    int decode_w = 0, decode_h = 0, stored_w, stored_h, shrink;
+
+    for (int k = 0; k < n; k++) {
+        int w, h;
+
+        if (handled[k])
+            continue;
+        load_size(jobs[k]->preset, width, height, &w, &h);
+        decode_w = MAX(decode_w, MIN(w, width));
+        decode_h = MAX(decode_h, MIN(h, height));
+    }
+    stored_w = swap ? decode_h : decode_w;
+    stored_h = swap ? decode_w : decode_h;
+    if (thumb && gal__thumbnail_covers(thumb->Xsize, thumb->Ysize, header->Xsize, header->Ysize,
+                     stored_w, stored_h))
+        return gal__photo_memory(file->format, thumb->Xsize, thumb->Ysize, thumb->Bands,
+            (int) vips_format_sizeof(thumb->BandFmt), 1, decode_w, decode_h);
+    shrink = gal__photo_shrink(file->format, header->Xsize, header->Ysize, stored_w, stored_h);
+    return gal__photo_memory(file->format, header->Xsize, header->Ysize, header->Bands,
+        (int) vips_format_sizeof(header->BandFmt), shrink, decode_w, decode_h);
+}
+
+/* A HEIF photo's embedded thumbnail, its header only, or NULL: none, or
+ * it cannot be read (the photo itself is decoded then). */
+static VipsImage *
+thumbnail_header(const gal_photo_file *file, const gal_preset *preset, VipsImage *header)
+{
+    VipsImage *thumb = NULL;
+
+    if (file->format != GAL_IMAGE_HEIF)
+        return NULL;
+    if (gal__photo_load_thumbnail(file, vips_fail_on(preset->input->fail_on), &thumb)) {
+        vips_error_clear();
+        return NULL;
+    }
+    /* libvips gives the photo itself when there is no thumbnail. */
+    if (thumb->Xsize >= header->Xsize || thumb->Ysize >= header->Ysize)
+        g_clear_object(&thumb);
+    return thumb;
+}
+
 /* The photo's digest, from the start of its open descriptor, which is
  * left at the start again for the loaders. */
 static int
@@ -860,14 +920,18 @@ take_digest(const gal_photo_file *file, gal_photo_digest *digest, gal_error *err
 }
 
 void
-gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error *errs)
+gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit *admit,
+    gint64 *admitted_bytes, gal_error *errs)
 {
+    gboolean to_decode = FALSE;
     g_autoptr(VipsImage) header = NULL;
     g_autofree gboolean *handled = g_new0(gboolean, MAX(1, n));
     g_autofree gboolean *in_group = g_new0(gboolean, MAX(1, n));
+    g_autoptr(VipsImage) thumb = NULL;
     gal_error header_err = { 0 };
     gal_photo_file file;
 
+    *admitted_bytes = -1;
     if (n == 0)
         return;
     if (gal__photo_open(jobs[0]->input, &file, &header_err)) {
@@ -910,8 +974,19 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error 
             gal__caption_own_files(preset->captions, jobs[k]->input, jobs[k]->depends);
         }
     }
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         handled[k] = errs[k].code != GAL_OK;
+        to_decode |= !handled[k];
+    }
+    /* Nothing is decoded before the run's memory budget admits the photo;
+     * its time counts from then. */
+    if (to_decode) {
+        thumb = thumbnail_header(&file, jobs[0]->preset, header);
+        *admitted_bytes = photo_memory(&file, jobs, n, handled, header, thumb);
+        gal__watch_pause(jobs[0]->watch);
+        gal__admit_take(admit, *admitted_bytes, jobs[0]->watch);
+        gal__watch_resume(jobs[0]->watch);
+    }
     /* Presets that decode with the same strictness (input.fail-on) share
      * one decode; another strictness needs a decode of its own. */
     for (int k = 0; k < n; k++) {
@@ -920,7 +995,7 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error 
         for (int j = 0; j < n; j++)
             in_group[j] = !handled[j] &&
                 jobs[j]->preset->input->fail_on == jobs[k]->preset->input->fail_on;
-        run_group(&file, jobs, n, in_group, header, errs);
+        run_group(&file, jobs, n, in_group, header, thumb, errs);
         for (int j = 0; j < n; j++)
             handled[j] = handled[j] || in_group[j];
     }

@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "about.h"
+#include "admit.h"
 #include "cancel.h"
 #include "captions.h"
 #include "outdir.h"
@@ -119,12 +120,20 @@ int gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_f
  * of that very file (nothing can be swapped in between) and a photo
  * changed half-way through is seen as changed by the next run. A digest
  * that cannot be taken fails the jobs that make an output file (their
- * record needs it), not those that only make an item. */
+ * record needs it), not those that only make an item.
+ *
+ * Nothing is decoded before the run's memory budget `admit` (NULL: none)
+ * admits the photo, with its estimate from the header (decode.h); the
+ * photo's time budget counts from then. *admitted_bytes receives what it
+ * was admitted with, or -1 when it was not (it failed before): the caller
+ * gives that back (gal__admit_give) once the photo's images are released
+ * (gal__watch_end). */
 typedef struct gal_photo_digest {
     char hex[65];   /* in: "" to take it, else kept; out: the digest */
     double seconds; /* out: the time it took; 0 when not taken */
 } gal_photo_digest;
 
-void gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error *errs);
+void gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit *admit,
+    gint64 *admitted_bytes, gal_error *errs);
 
 #endif /* GAL_JOB_H */

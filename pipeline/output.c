@@ -39,7 +39,7 @@ static const gal_param output_params[] = {
         "the default is {dir}/{stem}-{width}.{ext} when widths are given",
         "{dir}/{stem}.{ext}"),
     GAL_PARAM_ENUM(gal_output_opts, format, gal_format,
-        "encoder (avif only where libvips has libheif)", "jpeg"),
+        "encoder (avif only where libvips has libheif, jxl where it has libjxl)", "jpeg"),
     GAL_PARAM_INTLIST(gal_output_opts, widths,
         "write each photo's finished picture (after every stage) in each of these widths, "
         "each scaled down from one decode; a width above the picture's own gives the picture "

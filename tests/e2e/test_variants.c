@@ -400,8 +400,8 @@ Test(variants, every_format_reports_the_sha256_of_its_file)
         "stages: [ {resize: {width: 200, height: 200, fit: inside}} ]\n"
         "output:\n"
         "  quality: 60\n"
-        "  formats: [jpeg, png, webp, avif]\n");
-    static const char *const formats[] = { "jpeg", "png", "webp", "avif" };
+        "  formats: [jpeg, png, webp, avif, jxl]\n");
+    static const char *const formats[] = { "jpeg", "png", "webp", "avif", "jxl" };
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     g_autofree char *text = NULL;

@@ -41,11 +41,29 @@ Test(format, is_found_by_name_and_by_extension)
     cr_expect_eq(gal__format_of_file("A.JPEG"), GAL_FORMAT_JPEG);
     cr_expect_eq(gal__format_of_file("a.b.PNG"), GAL_FORMAT_PNG);
     cr_expect_eq(gal__format_of_file("a.avif"), GAL_FORMAT_AVIF);
+    cr_expect_eq(gal__format_of_file("a.JXL"), GAL_FORMAT_JXL);
+    cr_expect_eq(gal__format_of_name("jxl"), GAL_FORMAT_JXL);
     cr_expect_eq(gal__format_of_file("index.html"), -1);
     cr_expect_eq(gal__format_of_file("a.jpg.txt"), -1);
     cr_expect_eq(gal__format_of_file("noext"), -1);
     cr_expect_eq(gal__format_of_file("a."), -1);
     cr_expect_eq(gal__format_of_file(NULL), -1);
+}
+
+/* output.quality as JPEG XL's distance: cjxl's scale, where 90 is
+ * "visually lossless" (1.0), decreasing loss all the way up, never beyond
+ * what libvips takes (15). */
+Test(format, jxl_quality_maps_to_a_distance_that_falls_as_quality_rises)
+{
+    cr_expect_float_eq(gal__jxl_distance(100), 0.1, 1e-9);
+    cr_expect_float_eq(gal__jxl_distance(90), 1.0, 1e-9);
+    cr_expect_float_eq(gal__jxl_distance(85), 1.45, 1e-9);
+    cr_expect_float_eq(gal__jxl_distance(30), 6.4, 1e-9);
+    cr_expect_float_eq(gal__jxl_distance(1), 15.0, 1e-9);
+    for (int q = 2; q <= 100; q++)
+        cr_expect_leq(gal__jxl_distance(q), gal__jxl_distance(q - 1), "quality %d", q);
+    for (int q = 1; q <= 100; q++)
+        cr_expect(gal__jxl_distance(q) > 0 && gal__jxl_distance(q) <= 15.0, "quality %d", q);
 }
 
 /* The report's schema names every format the report can show: the

@@ -35,3 +35,21 @@ Test(job, several_presets_never_decode_larger_than_the_photo)
     cr_expect_eq(w, 512);
     cr_expect_eq(h, 640);
 }
+
+/* A HEIC's thumbnail serves a photo when it is at least the size wanted
+ * and the photo's shape, to its rounding (decode.c). */
+Test(job, a_thumbnail_covers_only_what_it_can_give_unenlarged)
+{
+    /* An iPhone's 320 x 240 of 4032 x 3024. */
+    cr_expect(gal__thumbnail_covers(320, 240, 4032, 3024, 240, 180));
+    cr_expect(gal__thumbnail_covers(320, 240, 4032, 3024, 320, 240));
+    cr_expect_not(gal__thumbnail_covers(320, 240, 4032, 3024, 321, 241));
+    cr_expect_not(gal__thumbnail_covers(320, 240, 4032, 3024, 1080, 810));
+    /* Rounding: 4000 x 2250 (16:9) at 320 x 180, and x 181. */
+    cr_expect(gal__thumbnail_covers(320, 180, 4000, 2250, 200, 112));
+    cr_expect(gal__thumbnail_covers(320, 181, 4000, 2250, 200, 112));
+    /* Another shape (a square thumbnail of a 4:3 photo). */
+    cr_expect_not(gal__thumbnail_covers(320, 320, 4032, 3024, 100, 75));
+    /* Not smaller than the photo: nothing to gain. */
+    cr_expect_not(gal__thumbnail_covers(4032, 3024, 4032, 3024, 100, 75));
+}

@@ -438,6 +438,10 @@ Test(input_kind, a_file_nothing_reads_is_named_by_its_kind)
     cr_expect_str_eq(kind_of(zip, sizeof(zip)), "a ZIP archive");
     cr_expect_str_eq(kind_of(bmp, sizeof(bmp)), "a BMP image");
     cr_expect_str_eq(kind_of("#!/bin/sh\necho hi\n", 18), "a script");
+    /* JPEG XL is read now: its two signatures are a photo's, not a kind. */
+    cr_expect_eq(gal__image_sniff((const guint8 *) "\xff\x0a\xfa\x12", 4, NULL), GAL_IMAGE_JXL);
+    cr_expect_eq(gal__image_sniff((const guint8 *) "\0\0\0\x0cJXL \r\n\x87\n\0\0", 14, NULL),
+        GAL_IMAGE_JXL);
     cr_expect_str_eq(kind_of("BZh91AY&SY", 10), "bzip2-compressed data");
     cr_expect_str_eq(kind_of("", 0), "an empty file");
 }
@@ -454,7 +458,7 @@ Test(input_kind, a_photo_that_is_text_is_refused_without_its_bytes)
     cr_expect_eq(err.code, GAL_ERR_INPUT);
     cr_expect_str_eq(err.msg,
         "not a photo gallop reads: it is text (gallop reads JPEG, PNG, "
-        "WebP, TIFF, HEIF/AVIF and GIF)");
+        "WebP, TIFF, HEIF/AVIF, GIF and JPEG XL)");
     /* Main: "it starts with bytes 72 6f 6f 74 73 65 63 72", which spells it. */
     cr_expect(strstr(err.msg, "72 6f") == NULL && strstr(err.msg, "secret") == NULL, "%s", err.msg);
 }
