@@ -21,6 +21,7 @@
 #include "shard.h"
 
 static const char *const gal_fail_on_names[] = { "none", "truncated", "error", "warning", NULL };
+static const char *const gal_raw_mode_names[] = { "preview", "develop", NULL };
 
 static const gal_param input_params[] = {
     GAL_PARAM_PATHLIST(gal_input_opts, paths,
@@ -28,7 +29,8 @@ static const gal_param input_params[] = {
     GAL_PARAM_STRLIST(gal_input_opts, include,
         "file-name globs taken from folders (case-insensitive; a glob with / matches the "
         "path below the folder)",
-        "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif"),
+        "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif,*.gif,"
+        "*.cr2,*.cr3,*.nef,*.arw,*.dng,*.raf,*.orf,*.rw2,*.pef"),
     GAL_PARAM_STRLIST(gal_input_opts, exclude, "globs left out, even when included", NULL),
     GAL_PARAM_BOOL(gal_input_opts, recursive, "descend into sub-folders", "true"),
     GAL_PARAM_ENUM(gal_input_opts, fail_on, gal_fail_on,
@@ -48,6 +50,12 @@ static const gal_param input_params[] = {
         "most memory in MiB a photo's pixels may take at once (decoded, scaled, turned); "
         "one that needs more fails",
         "2048", 16, 1048576),
+    GAL_PARAM_ENUM(gal_input_opts, raw, gal_raw_mode,
+        "how a camera's raw photo (CR2, CR3, NEF, ARW, DNG, RAF, ORF, RW2, PEF) becomes "
+        "pixels: preview (the JPEG the camera embedded, when it is large enough for every "
+        "file the photo makes, else developed) or develop (always demosaiced with the "
+        "camera's white balance and colour matrix, to sRGB in 16 bits)",
+        "preview"),
     GAL_PARAM_END,
 };
 

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "format.h"
+#include "raw.h"
 #include "resample.h"
 #include "schema.h"
 #include "stage.h"
@@ -26,6 +27,7 @@ typedef struct gal_input_opts {
     double max_megapixels;
     double max_seconds;     /* wall time per photo */
     int max_memory_mb;      /* pixels held in memory per photo */
+    gal_raw_mode raw;       /* how a camera's raw photo becomes pixels */
 } gal_input_opts;
 
 typedef struct gal_output_opts {
