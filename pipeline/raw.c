@@ -163,6 +163,18 @@ raw_open(const gal_photo_file *file, gint64 memory_bytes, gal_watch *watch, raw_
         raw_file_clear(raw);
         return -1;
     }
+    /* Half a bit a photosite is less than any camera's compression makes
+     * (lossless JPEG keeps at least one bit, lossy raws several): a file
+     * smaller than that claims a sensor its data cannot fill, and libraw
+     * would allocate for the sensor before reading the data. */
+    if ((double) raw->lr->sizes.raw_width * raw->lr->sizes.raw_height / 16 > (double) raw->len) {
+        gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+            "this %s raw photo declares a sensor of %d x %d pixels, but the file is only %.0f KB: "
+            "it cannot hold them (cut short, or a damaged header)",
+            file->raw_kind, raw->lr->sizes.raw_width, raw->lr->sizes.raw_height, raw->len / 1e3);
+        raw_file_clear(raw);
+        return -1;
+    }
     raw->flip = raw->lr->sizes.flip;
     return 0;
 }
@@ -260,7 +272,7 @@ gal__raw_header(const gal_photo_file *file, VipsImage **out, gal_error *err)
  * MB), freed with the image: neither the raw's bytes nor a whole decoded
  * preview are held while the photo is made. */
 static VipsImage *
-preview(raw_file *raw, int width, int height, int raw_width, int raw_height)
+preview(raw_file *raw, int width, int height, int raw_width, int raw_height, gboolean *unpacked)
 {
     libraw_thumbnail_t *thumb = &raw->lr->thumbnail;
     g_autoptr(VipsImage) header = NULL;
@@ -269,6 +281,13 @@ preview(raw_file *raw, int width, int height, int raw_width, int raw_height)
     GBytes *jpeg;
     int shrink = 1;
 
+    /* The parse knows the preview's size (its JPEG has the last word): one
+     * too small is not unpacked. */
+    *unpacked = FALSE;
+    if (thumb->twidth > 0 && thumb->theight > 0 && MAX(thumb->twidth, thumb->theight) <
+            MAX(width, height))
+        return NULL;
+    *unpacked = TRUE;
     if (libraw_unpack_thumb(raw->lr) != LIBRAW_SUCCESS || thumb->tformat != LIBRAW_THUMBNAIL_JPEG ||
         !thumb->thumb || thumb->tlength < 4)
         return NULL;
@@ -389,14 +408,19 @@ gal__raw_load(const gal_photo_file *file, gal_raw_mode mode, int width, int heig
     raw_file raw;
     VipsImage *image = NULL;
     int raw_width, raw_height;
+    gboolean unpacked = FALSE;
 
     if (raw_open(file, memory_bytes, watch, &raw, err))
         return -1;
     developed_size(raw.lr, &raw_width, &raw_height);
-    if (mode == GAL_RAW_PREVIEW && (image = preview(&raw, width, height, raw_width, raw_height)))
+    if (mode == GAL_RAW_PREVIEW &&
+        (image = preview(&raw, width, height, raw_width, raw_height, &unpacked)))
         vips_image_set_string(image, RAW_MADE_BY, "preview");
-    else if (gal__watch_check(watch, err) || develop(file, &raw, width, height, memory_bytes,
-                                                   &image, err)) {
+    /* libraw 0.20 may refuse to unpack after a preview it unpacked ("Out
+     * of order call"): developing then starts from a fresh parse. */
+    else if ((unpacked && (raw_file_clear(&raw), raw_open(file, memory_bytes, watch, &raw, err))) ||
+        gal__watch_check(watch, err) ||
+        develop(file, &raw, width, height, memory_bytes, &image, err)) {
         raw_file_clear(&raw);
         return -1;
     }

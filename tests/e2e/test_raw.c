@@ -238,3 +238,106 @@ Test(raw_run, a_hostile_raw_fails_alone_and_says_what_is_wrong)
         err);
     cr_expect(strstr(err, "declares a sensor of 60000 x 60000 pixels") != NULL, "%s", err);
 }
+
+/* Run `yaml` over `in_dir` with `extra` arguments (NULL-terminated). */
+static int
+run_args(const char *tmp, const char *yaml, const char *in_dir, const char *out_dir,
+    const char *const *extra, char **out, char **err)
+{
+    g_autofree char *preset = gal_test_write_preset(tmp, "raw.yaml", yaml);
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+
+    g_ptr_array_add(argv, (gpointer) GAL_BINARY);
+    g_ptr_array_add(argv, (gpointer) "run");
+    g_ptr_array_add(argv, preset);
+    g_ptr_array_add(argv, (gpointer) in_dir);
+    g_ptr_array_add(argv, (gpointer) "-o");
+    g_ptr_array_add(argv, (gpointer) out_dir);
+    for (int i = 0; extra && extra[i]; i++)
+        g_ptr_array_add(argv, (gpointer) extra[i]);
+    g_ptr_array_add(argv, NULL);
+    return gal_test_spawn((const char *const *) argv->pdata, out, err);
+}
+
+Test(raw_run, a_raw_and_its_jpeg_are_one_photo_and_input_pairs_says_which)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-run-pairs");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *jpeg_out = g_build_filename(tmp, "jpeg", NULL);
+    g_autofree char *raw_out = g_build_filename(tmp, "raw", NULL);
+    g_autofree char *jpeg_file = g_build_filename(jpeg_out, "IMG_0001.png", NULL);
+    g_autofree char *raw_file = g_build_filename(raw_out, "IMG_0001.png", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *raw_out_text = NULL;
+    g_autofree char *raw_err = NULL;
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *dng_path = NULL;
+    g_autoptr(VipsImage) from_jpeg = NULL;
+    g_autoptr(VipsImage) from_raw = NULL;
+    static const char yaml[] = "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n";
+    const char *const pairs_raw[] = { "--set", "input.pairs=raw", NULL };
+
+    gal_test_copy_trip(in_dir, 1, "IMG_0001.JPG");
+    dng_path = gal_test_dng_write(in_dir, "IMG_0001.DNG", &dng);
+    cr_assert_eq(run_args(tmp, yaml, in_dir, jpeg_out, NULL, &out, &err), 0, "%s", err);
+    cr_expect(strstr(err, "1 written, 0 failed, 1 skipped (1 pair)") != NULL, "%s", err);
+    cr_expect(strstr(err, "IMG_0001.DNG: the raw of the same shot as IMG_0001.JPG, which is "
+                          "read instead (input.pairs: jpeg): skipped") != NULL,
+        "%s", err);
+    {
+        g_autoptr(GPtrArray) names = gal_test_list_dir(jpeg_out);
+
+        cr_expect_eq(names->len, 1, "one photo, one file");
+    }
+    from_jpeg = load(jpeg_file);
+    cr_expect_eq(from_jpeg->Xsize, 640, "made from the JPEG (640 x 640), not the 64 x 48 raw");
+
+    cr_assert_eq(run_args(tmp, yaml, in_dir, raw_out, pairs_raw, &raw_out_text, &raw_err), 0,
+        "%s", raw_err);
+    cr_expect(strstr(raw_err, "IMG_0001.JPG: the JPEG of the same shot as IMG_0001.DNG") != NULL,
+        "%s", raw_err);
+    from_raw = load(raw_file);
+    cr_assert_eq(from_raw->Xsize, 64);
+    expect_patches(from_raw, &dng, 4);
+}
+
+Test(raw_run, every_file_skipped_is_named_and_counted_by_kind_in_summary_log_and_report)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-run-skipped");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *report = g_build_filename(tmp, "report.json", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    const char *const extra[] = { "--log", "json", "--report", report, NULL };
+    static const char *const others[] = { "clip.mp4", ".DS_Store", "IMG_0001.xmp", "old.x3f",
+        "trip-01.txt" };
+
+    gal_test_copy_trip(in_dir, 1, NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(others); i++) {
+        g_autofree char *path = g_build_filename(in_dir, others[i], NULL);
+
+        cr_assert(g_file_set_contents(path, "x", 1, NULL));
+    }
+    cr_assert_eq(run_args(tmp, "gallop: 1\noutput: {format: png}\n", in_dir, out_dir, extra,
+                     &out, &err),
+        0, "%s", err);
+    /* trip-01.txt is the photo's caption sidecar: read, not skipped. */
+    for (size_t i = 0; i < 4; i++) {
+        g_autofree char *needle = g_strdup_printf("%s\",\"preset\":\"raw\",\"status\":\"ignored\"",
+            others[i]);
+
+        cr_expect(strstr(err, needle) != NULL, "no event for %s:\n%s", others[i], err);
+    }
+    cr_expect(strstr(err, "\"skipped\":\"video\"") && strstr(err, "\"skipped\":\"hidden\"") &&
+            strstr(err, "\"skipped\":\"unknown\"") && strstr(err, "\"skipped\":\"raw-unsupported\""),
+        "%s", err);
+    cr_expect(strstr(err, "trip-01.txt\",\"preset\"") == NULL, "%s", err);
+    cr_expect(strstr(err, "\"caption_source\":\"sidecar:") != NULL, "%s", err);
+    text = gal_test_read_bytes(report, NULL);
+    cr_expect(strstr(text, "\"skipped\":{\"video\":1,\"raw-unsupported\":1,\"unknown\":1,"
+                           "\"hidden\":1,\"pair\":0,\"link\":0,\"special\":0}") != NULL,
+        "%s", text);
+}
