@@ -177,10 +177,13 @@ tiff_raw_kind(const guint8 *head, gsize len)
         { "Panasonic", "Panasonic RW2" },
     };
     gboolean big = head[0] == 'M';
-    guint32 ifd = tiff_u32(head + 4, big), count;
+    guint32 ifd, count;
     gboolean cfa = FALSE, sub_images = FALSE;
     char make[16] = "";
 
+    if (len < 8)
+        return NULL;
+    ifd = tiff_u32(head + 4, big);
     if (ifd < 8 || (gsize) ifd + 2 > len)
         return NULL;
     count = tiff_u16(head + ifd, big);

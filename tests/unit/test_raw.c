@@ -97,6 +97,9 @@ Test(raw, raws_are_told_by_their_signatures_and_a_plain_tiff_is_not_one)
     cr_expect_eq(gal__image_sniff((const guint8 *) raf, sizeof(raf), &kind), GAL_IMAGE_RAW);
     cr_expect_str_eq(kind, "Fujifilm RAF");
     cr_expect_eq(gal__image_sniff(tiff, sizeof(tiff), &kind), GAL_IMAGE_TIFF);
+    /* Cut inside the header or the directory: a TIFF, nothing read past the end. */
+    for (gsize len = 4; len < sizeof(tiff); len++)
+        cr_expect_eq(gal__image_sniff(tiff, len, &kind), GAL_IMAGE_TIFF, "%zu bytes", len);
 }
 
 Test(raw, the_header_has_the_size_date_camera_lens_exposure_and_orientation)
@@ -283,4 +286,27 @@ Test(raw, the_default_include_takes_raws_gifs_and_every_kind_named)
         cr_expect(g_strv_contains((const char *const *) preset->input->include, globs[i]),
             "%s is not in the default input.include", globs[i]);
     gal_preset_free(preset);
+}
+
+Test(raw, a_photo_past_its_time_is_not_developed)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-time");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *path = gal_test_dng_write(dir, "patches.dng", &dng);
+    g_autoptr(VipsImage) image = NULL;
+    gal_cancel *cancel = gal__cancel_new(NULL);
+    gal_watch *watch = gal__watch_begin(cancel, 0.001, 0);
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    g_usleep(5000);
+    gal__cancel_poll(cancel);
+    cr_assert_eq(gal__watch_stopped(watch), GAL_STOP_TIMEOUT);
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 64, 48, 0, watch, &image, &err), -1);
+    gal__photo_close(&file);
+    cr_expect_eq(err.code, GAL_ERR_INPUT);
+    cr_expect(strstr(err.msg, "(input.max-seconds)") != NULL, "%s", err.msg);
+    gal__watch_end(watch);
+    gal__cancel_free(cancel);
 }
