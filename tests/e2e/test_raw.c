@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gal_test.h"
+#include "gal_test_meta.h"
 #include "gal_test_raw.h"
 
 TestSuite(raw_run, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 60);
@@ -340,4 +341,37 @@ Test(raw_run, every_file_skipped_is_named_and_counted_by_kind_in_summary_log_and
     cr_expect(strstr(text, "\"skipped\":{\"video\":1,\"raw-unsupported\":1,\"unknown\":1,"
                            "\"hidden\":1,\"pair\":0,\"link\":0,\"special\":0}") != NULL,
         "%s", text);
+}
+
+Test(raw_run, a_raws_facts_go_into_its_outputs_metadata_as_a_jpegs_do)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-run-metadata");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *out_path = g_build_filename(out_dir, "shot.jpg", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *path = NULL;
+    g_autoptr(ExifData) ed = NULL;
+    g_autofree char *model = NULL;
+    g_autofree char *lens = NULL;
+    g_autofree char *taken = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    path = gal_test_dng_write(in_dir, "shot.dng", &dng);
+    cr_assert_eq(run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: jpeg}\n", in_dir,
+                     out_dir, &out, &err),
+        0, "%s", err);
+    /* Read back with libexif directly, not through gallop's reader. */
+    ed = gal_test_exif(out_path);
+    cr_assert_not_null(ed, "no EXIF in %s", out_path);
+    model = gal_test_exif_text(ed, EXIF_IFD_0, EXIF_TAG_MODEL);
+    lens = gal_test_exif_text(ed, EXIF_IFD_EXIF, EXIF_TAG_LENS_MODEL);
+    taken = gal_test_exif_text(ed, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL);
+    cr_assert_not_null(model);
+    cr_expect(strstr(model, "D750") != NULL, "%s", model);
+    cr_expect_str_eq(lens, "AF-S NIKKOR 24-120mm f/4G ED VR");
+    cr_expect_str_eq(taken, "2024:05:01 08:30:00");
+    cr_expect_eq(gal_test_exif_short(ed, EXIF_IFD_EXIF, EXIF_TAG_ISO_SPEED_RATINGS), 200);
 }
