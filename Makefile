@@ -28,8 +28,9 @@ DEBIAN_PACKAGES := cmake make gcc pkg-config \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 
 # What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
-# runtimes, and llvm-symbolizer for readable reports.
-FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
+# runtimes, llvm-symbolizer for readable reports, and LLVM's OpenMP
+# (libraw_r links with -fopenmp, which clang takes as libomp).
+FUZZ_PACKAGES := clang libclang-rt-14-dev llvm libomp-14-dev
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <libraw/libraw.h>
+#include <omp.h>
 
 #include "internal.h"
 #include "error.h"
@@ -377,6 +378,11 @@ develop(const gal_photo_file *file, raw_file *raw, int width, int height, gint64
      * 24 MP sensor) need not be held while it develops. */
     libraw_recycle_datastream(lr);
     g_clear_pointer(&raw->bytes, g_free);
+    /* Debian's libraw demosaics with OpenMP, on every core by default:
+     * on this worker it gets the threads a photo's libvips graph gets
+     * (gal_set_jobs: workers x threads is about the cores), not as many
+     * again per photo in flight. The setting is the calling thread's. */
+    omp_set_num_threads(MAX(1, vips_concurrency_get()));
     if ((code = libraw_dcraw_process(lr)) != LIBRAW_SUCCESS)
         return libraw_failed(file, raw, code, "develop", err);
     if (!(processed = libraw_dcraw_make_mem_image(lr, &code)))
