@@ -388,10 +388,13 @@ static void
 put_rational(ExifData *ed, ExifTag tag, double value)
 {
     unsigned char bytes[8];
-    ExifRational r = { (ExifLong) (value * 1000 + 0.5), 1000 };
+    ExifRational r;
 
-    if (!(value > 0) || value > 1e6)
+    /* A raw's numbers are whatever its maker's directories say: only
+     * those a rational of 32-bit parts holds are written. */
+    if (!(value >= 1e-6 && value <= 1e6))
         return;
+    r = (ExifRational) { (ExifLong) (value * 1000 + 0.5), 1000 };
     if (value < 1 && fabs(1 / value - floor(1 / value + 0.5)) < 0.01)
         r = (ExifRational) { 1, (ExifLong) floor(1 / value + 0.5) };
     exif_set_rational(bytes, EXIF_BYTE_ORDER_INTEL, r);
