@@ -584,3 +584,37 @@ Test(inputs, a_raw_and_a_jpeg_of_one_shot_are_one_photo_as_input_pairs_says)
     scan_free(&jpeg);
     scan_free(&raw);
 }
+
+Test(inputs, each_skipped_file_is_listed_by_one_shard_as_photos_are)
+{
+    g_autofree char *dir = gal_test_tmpdir("inputs-skipped-shards");
+    const char *const paths[] = { "s" };
+    g_autoptr(GString) both = g_string_new(NULL);
+    g_autofree char *whole = NULL;
+    int total = 0;
+
+    cr_assert_eq(chdir(dir), 0);
+    for (int i = 0; i < 12; i++) {
+        g_autofree char *clip = g_strdup_printf("s/clip-%02d.mp4", i);
+        g_autofree char *photo = g_strdup_printf("s/photo-%02d.jpg", i);
+
+        touch(clip);
+        touch(photo);
+    }
+    {
+        scan all = collect(paths, 1);
+
+        whole = g_strdup(all.skipped->str);
+        scan_free(&all);
+    }
+    for (int shard = 1; shard <= 3; shard++) {
+        gal_scan_options how = { NULL, FALSE, 1, shard, 3, FALSE, NULL };
+        scan s = collect_as("gallop: 1\n", paths, 1, &how);
+
+        g_string_append(both, s.skipped->str);
+        total += gal_test_count_lines(s.skipped->str, "s/clip-", NULL);
+        scan_free(&s);
+    }
+    cr_expect_eq(total, 12, "each clip listed by exactly one shard:\n%s", both->str);
+    cr_expect_eq(gal_test_count_lines(whole, "s/clip-", NULL), 12);
+}

@@ -310,3 +310,26 @@ Test(raw, a_photo_past_its_time_is_not_developed)
     gal__watch_end(watch);
     gal__cancel_free(cancel);
 }
+
+Test(raw, a_preview_of_another_shape_is_not_taken)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-preview-shape");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autoptr(GBytes) jpeg = jpeg_of(96, 96, 200, 30, 200);
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) image = NULL;
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    /* A square crop of a 4:3 sensor: it covers 60 x 45, but shows less. */
+    dng.preview_jpeg = g_bytes_get_data(jpeg, &dng.preview_len);
+    dng.preview_width = 96;
+    dng.preview_height = 96;
+    path = gal_test_dng_write(dir, "square-preview.dng", &dng);
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_PREVIEW, 60, 45, 0, NULL, &image, &err), 0, "%s",
+        err.msg);
+    gal__photo_close(&file);
+    cr_expect_str_eq(gal__raw_made_by(image), "develop");
+    expect_patches(image, &dng, 3);
+}
