@@ -24,13 +24,14 @@ GALLOP      := $(BUILD)/cmd/gallop
 # with thumbnails; exiftool:
 # the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libheif-dev libexif-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
+	libvips-dev libvips-tools libheif-dev libexif-dev libraw-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 
 # What `make fuzz` needs besides: clang with libFuzzer and the sanitizer
-# runtimes, and llvm-symbolizer for readable reports.
-FUZZ_PACKAGES := clang libclang-rt-14-dev llvm
+# runtimes, llvm-symbolizer for readable reports, and LLVM's OpenMP
+# (libraw_r links with -fopenmp, which clang takes as libomp).
+FUZZ_PACKAGES := clang libclang-rt-14-dev llvm libomp-14-dev
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 

@@ -96,6 +96,31 @@ photos_seen(const gal_run_summary *s)
     return s->total + s->elsewhere;
 }
 
+/* " (2 video, 1 hidden)": the skipped files by kind, when any. */
+static void
+print_skipped_kinds(const gal_run_summary *s)
+{
+    static const char *const kinds[] = { "video", "raw-unsupported", "unknown", "hidden", "pair",
+        "link", "special" };
+    int counts[G_N_ELEMENTS(kinds)] = { 0 };
+    gboolean first = TRUE;
+
+    /* Counted: a million results are not read again to find none. */
+    for (int i = 0; s->ignored > 0 && i < s->total; i++) {
+        const char *kind = gal_photo_notes_of(&s->photos[i])->skipped;
+
+        for (gsize k = 0; kind && k < G_N_ELEMENTS(kinds); k++)
+            counts[k] += strcmp(kind, kinds[k]) == 0;
+    }
+    for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++)
+        if (counts[k]) {
+            fprintf(stderr, "%s%d %s", first ? " (" : ", ", counts[k], kinds[k]);
+            first = FALSE;
+        }
+    if (!first)
+        fputc(')', stderr);
+}
+
 /* output.photos false: contact sheets are all the run writes, so they are
  * what the line counts as written; photos are read (for their tiles), or
  * up to date when the sheets are. */
@@ -115,16 +140,20 @@ print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean c
         if (check)
             fprintf(stderr, ", %d orphaned %s\n", s->n_orphans,
                 plural(s->n_orphans, "output", "outputs"));
-        else
-            fprintf(stderr, ", %d skipped\n", s->ignored);
+        else {
+            fprintf(stderr, ", %d skipped", s->ignored);
+            print_skipped_kinds(s);
+            fputc('\n', stderr);
+        }
         return;
     }
     for (int i = 0; i < s->n_sheets; i++)
         written += s->sheets[i].status == GAL_PHOTO_DONE;
     fprintf(stderr, "gallop: %s: %d %s, no file per photo: %d contact %s written; %d read, "
-        "%d failed, %d skipped, %d up to date; in %.2f s\n", s->preset, seen, photos,
-        written, plural(written, "sheet", "sheets"), s->done, s->failed, s->ignored,
-        s->up_to_date, s->seconds);
+        "%d failed, %d skipped", s->preset, seen, photos, written,
+        plural(written, "sheet", "sheets"), s->done, s->failed, s->ignored);
+    print_skipped_kinds(s);
+    fprintf(stderr, ", %d up to date; in %.2f s\n", s->up_to_date, s->seconds);
     if (s->interrupted)
         fprintf(stderr, "gallop: %s: interrupted: %d %s not read; no contact sheet is "
             "recorded, the next run makes them again\n", s->preset, s->cancelled,
@@ -164,13 +193,16 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
         fprintf(stderr, "gallop: %s: %d %s, %d would be built, %d up to date, %d refused, "
             "%d skipped", s->preset, seen, photos, s->planned, s->up_to_date, s->failed,
             s->ignored);
+        print_skipped_kinds(s);
         if (s->shards)
             fprintf(stderr, ", %d left to other shards", s->elsewhere);
         fputc('\n', stderr);
         return;
     }
-    fprintf(stderr, "gallop: %s: %d %s: %d written, %d failed, %d skipped, %d up to date",
-        s->preset, seen, photos, s->done, s->failed, s->ignored, s->up_to_date);
+    fprintf(stderr, "gallop: %s: %d %s: %d written, %d failed, %d skipped",
+        s->preset, seen, photos, s->done, s->failed, s->ignored);
+    print_skipped_kinds(s);
+    fprintf(stderr, ", %d up to date", s->up_to_date);
     if (s->shards)
         fprintf(stderr, ", %d left to other shards", s->elsewhere);
     if ((cut = captions_cut(s)))

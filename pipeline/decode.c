@@ -20,6 +20,7 @@ gal__image_format_name(gal_image_format format)
         [GAL_IMAGE_HEIF] = "HEIF/AVIF",
         [GAL_IMAGE_GIF] = "GIF",
         [GAL_IMAGE_JXL] = "JPEG XL",
+        [GAL_IMAGE_RAW] = "camera RAW",
         [GAL_IMAGE_SVG] = "SVG",
     };
 
@@ -119,11 +120,6 @@ file_kind(const guint8 *head, gsize len)
         { 257, "ustar", 5, "a tar archive" },
         { 0, "SQLite format 3", 16, "an SQLite database" },
         { 0, "8BPS", 4, "a Photoshop document (PSD)" },
-        { 0, "FUJIFILMCCD-RAW", 15, "a Fujifilm RAF raw photo" },
-        { 4, "ftypcrx ", 8, "a Canon CR3 raw photo" },
-        { 0, "IIRO", 4, "an Olympus ORF raw photo" },
-        { 0, "IIRS", 4, "an Olympus ORF raw photo" },
-        { 0, "IIU\0", 4, "a Panasonic RW2 raw photo" },
         { 0, "OggS", 4, "an Ogg audio or video file" },
         { 0, "ID3", 3, "an MP3 audio file" },
         { 0, "fLaC", 4, "a FLAC audio file" },
@@ -146,6 +142,102 @@ file_kind(const guint8 *head, gsize len)
     return NULL;
 }
 
+static guint32
+tiff_u16(const guint8 *p, gboolean big)
+{
+    return big ? (guint32) p[0] << 8 | p[1] : (guint32) p[1] << 8 | p[0];
+}
+
+static guint32
+tiff_u32(const guint8 *p, gboolean big)
+{
+    return big ? (guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 | p[3]
+               : (guint32) p[3] << 24 | (guint32) p[2] << 16 | (guint32) p[1] << 8 | p[0];
+}
+
+/* Which camera's raw a TIFF is, from its first directory (within `head`):
+ * a DNG says so (DNGVersion); the others are a colour filter array or
+ * linear raw data in that directory, or sub-images (the raw, beside the
+ * preview the directory holds) under a raw-writing maker's name. NULL: a
+ * TIFF like any other (a camera's own TIFF has no sub-images). */
+static const char *
+tiff_raw_kind(const guint8 *head, gsize len)
+{
+    static const struct {
+        const char *make;
+        const char *kind;
+    } makers[] = {
+        { "NIKON", "Nikon NEF" }, { "SONY", "Sony ARW" }, { "PENTAX", "Pentax PEF" },
+        { "RICOH", "Pentax PEF" }, { "Canon", "Canon CR2" }, { "SAMSUNG", "Samsung SRW" },
+        { "LEICA", "Leica raw" }, { "Leica", "Leica raw" }, { "Hasselblad", "Hasselblad raw" },
+        { "Phase One", "Phase One raw" }, { "Mamiya", "Mamiya raw" }, { "Leaf", "Leaf raw" },
+        { "KODAK", "Kodak raw" }, { "Kodak", "Kodak raw" }, { "EPSON", "Epson raw" },
+        { "OLYMPUS", "Olympus ORF" }, { "FUJIFILM", "Fujifilm raw" },
+        { "Panasonic", "Panasonic RW2" },
+    };
+    gboolean big = head[0] == 'M';
+    guint32 ifd, count;
+    gboolean cfa = FALSE, sub_images = FALSE;
+    char make[16] = "";
+
+    if (len < 8)
+        return NULL;
+    ifd = tiff_u32(head + 4, big);
+    if (ifd < 8 || (gsize) ifd + 2 > len)
+        return NULL;
+    count = tiff_u16(head + ifd, big);
+    for (guint32 i = 0; i < count && (gsize) ifd + 2 + 12 * (i + 1) <= len; i++) {
+        const guint8 *entry = head + ifd + 2 + 12 * i;
+        guint32 tag = tiff_u16(entry, big), type = tiff_u16(entry + 2, big);
+        guint32 n = tiff_u32(entry + 4, big);
+
+        if (tag == 0xc612) /* DNGVersion */
+            return "DNG";
+        if (tag == 262 && type == 3) { /* PhotometricInterpretation: CFA, LinearRaw */
+            guint32 photometric = tiff_u16(entry + 8, big);
+
+            cfa = cfa || photometric == 32803 || photometric == 34892;
+        }
+        if (tag == 330) /* SubIFDs */
+            sub_images = TRUE;
+        if (tag == 271 && type == 2 && n > 1) { /* Make, ASCII */
+            guint32 at = n <= 4 ? (guint32) (entry + 8 - head) : tiff_u32(entry + 8, big);
+            gsize take = MIN(n, sizeof(make) - 1);
+
+            if ((gsize) at + take <= len) {
+                memcpy(make, head + at, take);
+                make[take] = '\0';
+            }
+        }
+    }
+    if (!cfa && !sub_images)
+        return NULL;
+    for (gsize i = 0; i < G_N_ELEMENTS(makers); i++)
+        if (g_str_has_prefix(make, makers[i].make))
+            return makers[i].kind;
+    return cfa ? "camera raw" : NULL;
+}
+
+/* A camera's raw photo by its signature: its kind, or NULL. */
+static const char *
+raw_kind(const guint8 *head, gsize len)
+{
+    if (starts(head, len, 0, "II*\0", 4) && starts(head, len, 8, "CR\2\0", 4))
+        return "Canon CR2";
+    if (starts(head, len, 4, "ftypcrx ", 8))
+        return "Canon CR3";
+    if (starts(head, len, 0, "FUJIFILMCCD-RAW", 15))
+        return "Fujifilm RAF";
+    if (starts(head, len, 0, "IIRO", 4) || starts(head, len, 0, "IIRS", 4) ||
+        starts(head, len, 0, "MMOR", 4))
+        return "Olympus ORF";
+    if (starts(head, len, 0, "IIU\0", 4))
+        return "Panasonic RW2";
+    if (starts(head, len, 0, "II*\0", 4) || starts(head, len, 0, "MM\0*", 4))
+        return tiff_raw_kind(head, len);
+    return NULL;
+}
+
 gal_image_format
 gal__image_sniff(const guint8 *head, gsize len, const char **hint)
 {
@@ -154,6 +246,8 @@ gal__image_sniff(const guint8 *head, gsize len, const char **hint)
     if (!hint)
         hint = &none;
     *hint = NULL;
+    if ((*hint = raw_kind(head, len)))
+        return GAL_IMAGE_RAW;
     if (starts(head, len, 0, "\xff\xd8\xff", 3))
         return GAL_IMAGE_JPEG;
     if (starts(head, len, 0, "\x89PNG\r\n\x1a\n", 8))
@@ -188,14 +282,14 @@ gal__photo_open(const char *path, gal_photo_file *file, gal_error *err)
 {
     /* The error's subject is the photo: the message needs no path. */
     static const gal_read_rules rules = { "", NULL, TRUE, 0, GAL_ERR_INPUT };
-    guint8 head[64];
+    g_autofree guint8 *head = g_malloc(GAL_SNIFF_BYTES);
     const char *hint;
     ssize_t n;
 
-    *file = (gal_photo_file) { -1, GAL_IMAGE_UNKNOWN, { 0 } };
+    *file = (gal_photo_file) { -1, GAL_IMAGE_UNKNOWN, { 0 }, NULL };
     if (gal__file_open(path, &rules, &file->fd, &file->st, err))
         return -1;
-    while ((n = pread(file->fd, head, sizeof(head), 0)) < 0 && errno == EINTR)
+    while ((n = pread(file->fd, head, GAL_SNIFF_BYTES, 0)) < 0 && errno == EINTR)
         ;
     if (n < 0) {
         int saved = errno;
@@ -205,11 +299,13 @@ gal__photo_open(const char *path, gal_photo_file *file, gal_error *err)
             g_strerror(saved));
     }
     file->format = gal__image_sniff(head, (gsize) n, &hint);
+    if (file->format == GAL_IMAGE_RAW)
+        file->raw_kind = hint;
     if (file->format == GAL_IMAGE_UNKNOWN) {
         gal__photo_close(file);
         return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
             "not a photo gallop reads: it is %s (gallop reads JPEG, PNG, WebP, TIFF, "
-            "HEIF/AVIF, GIF and JPEG XL)",
+            "HEIF/AVIF, GIF, JPEG XL and camera RAW)",
             hint);
     }
     return 0;
@@ -264,6 +360,11 @@ gal__photo_memory(gal_image_format format, int width, int height, int bands, int
     case GAL_IMAGE_JXL: factor = 2.5; break;
     case GAL_IMAGE_WEBP: factor = 4.0 / MAX(1, bands); break;
     case GAL_IMAGE_GIF: factor = 8.0 / MAX(1, bands); break;
+    /* A raw developed whole: the sensor's data, libraw's working image
+     * and the developed copy, about 18 bytes a pixel (docs/presets.md,
+     * raw); taking its preview costs less, but which is known only once
+     * libraw has looked. */
+    case GAL_IMAGE_RAW: factor = 18.0 / MAX(1, bands * band_bytes); break;
     default: factor = 1.0; break;
     }
     shrink = MAX(1, shrink);
@@ -298,6 +399,7 @@ load(gal_image_format format, VipsSource *source, VipsAccess access, VipsFailOn 
     case GAL_IMAGE_SVG:
         return vips_svgload_source(source, out, "access", access, "fail_on", fail_on, "scale",
             svg_scale, NULL);
+    case GAL_IMAGE_RAW: /* raw.c reads these, never a libvips loader */
     case GAL_IMAGE_UNKNOWN:
         break;
     }
@@ -384,6 +486,10 @@ gal__logo_load(const char *path, gint64 max_bytes, gint64 max_pixels, int svg_wi
         return -1;
     bytes = g_bytes_new_take(data, len);
     format = gal__image_sniff((const guint8 *) data, len, &hint);
+    if (format == GAL_IMAGE_RAW) {
+        format = GAL_IMAGE_UNKNOWN;
+        hint = "a camera's raw photo";
+    }
     if (format == GAL_IMAGE_UNKNOWN && (g_str_has_suffix(path, ".svg") ||
                                            g_str_has_suffix(path, ".SVG") ||
                                            g_str_has_suffix(path, ".svgz") || (hint &&

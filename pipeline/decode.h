@@ -24,6 +24,7 @@ typedef enum gal_image_format {
     GAL_IMAGE_HEIF, /* HEIC and AVIF */
     GAL_IMAGE_GIF,
     GAL_IMAGE_JXL,  /* JPEG XL, bare codestream or in its container */
+    GAL_IMAGE_RAW,  /* a camera's raw photo, read by libraw (raw.h) */
     GAL_IMAGE_SVG,  /* only ever for a preset's own logo (gal__logo_load) */
 } gal_image_format;
 
@@ -33,7 +34,12 @@ const char *gal__image_format_name(gal_image_format format);
 /* The format `head` (the first `len` bytes of a file) starts like; when
  * it is none gallop reads, *hint (may be NULL) receives words for its kind
  * instead ("gzip-compressed data (an .svgz?)", "text", "data of an unknown
- * kind"; static), which never show its content. */
+ * kind"; static), which never show its content. A camera's raw photo
+ * (GAL_IMAGE_RAW) is told by its own signature, or for the kinds that are
+ * TIFFs (NEF, ARW, DNG, PEF...) by their first directory, which needs the
+ * first few KiB (GAL_SNIFF_BYTES); *hint then names its kind ("Nikon
+ * NEF"). */
+#define GAL_SNIFF_BYTES 16384
 gal_image_format gal__image_sniff(const guint8 *head, gsize len, const char **hint);
 
 /* A photo file, open: regular (never a FIFO or device, never blocking),
@@ -42,6 +48,7 @@ typedef struct gal_photo_file {
     int fd;
     gal_image_format format;
     struct stat st;
+    const char *raw_kind; /* GAL_IMAGE_RAW: "Canon CR2", "DNG"...; static */
 } gal_photo_file;
 
 /* Open `path` as a photo. -1 with `err` (GAL_ERR_INPUT, the path left to

@@ -310,7 +310,7 @@ gboolean
 gal__photo_notes_empty(const gal_photo_notes *notes)
 {
     return !notes->error && !notes->why_detail && !notes->caption && !notes->caption_source &&
-        !notes->files && !notes->warnings && !notes->caption_cut;
+        !notes->files && !notes->warnings && !notes->caption_cut && !notes->skipped;
 }
 
 gal_photo_notes *

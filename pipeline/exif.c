@@ -2,7 +2,9 @@
  * copyright, exposure, caption) and what a site shows of a photo from the
  * EXIF block libvips already holds for it, so no second read of the file.
  * libexif's other user is metadata.c, which writes outputs' blocks. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libexif/exif-data.h>
@@ -340,4 +342,104 @@ gal__exif_about(const void *exif, size_t len, gboolean keep_gps, GPtrArray *abou
             }
         }
     }
+}
+
+/* One entry of `format` with `components` values, its bytes copied. */
+static void
+put(ExifData *ed, ExifIfd ifd, ExifTag tag, ExifFormat format, unsigned long components,
+    const void *bytes, unsigned int size)
+{
+    ExifMem *mem = exif_mem_new_default();
+    ExifEntry *e = exif_entry_new_mem(mem);
+    void *data = exif_mem_alloc(mem, size);
+
+    if (e && data) {
+        memcpy(data, bytes, size);
+        e->data = data;
+        e->size = size;
+        e->tag = tag;
+        e->format = format;
+        e->components = components;
+        exif_content_add_entry(ed->ifd[ifd], e);
+    }
+    else
+        exif_mem_free(mem, data);
+    if (e)
+        exif_entry_unref(e);
+    exif_mem_unref(mem);
+}
+
+static void
+put_ascii(ExifData *ed, ExifIfd ifd, ExifTag tag, const char *text)
+{
+    g_autofree char *trimmed = NULL;
+
+    if (!text || !*text)
+        return;
+    trimmed = g_strstrip(g_strdup(text));
+    if (*trimmed)
+        put(ed, ifd, tag, EXIF_FORMAT_ASCII, strlen(trimmed) + 1, trimmed,
+            (unsigned int) strlen(trimmed) + 1);
+}
+
+/* A positive value as a rational: exposures below a second as 1/n when
+ * that is what they are, the rest to a thousandth. */
+static void
+put_rational(ExifData *ed, ExifTag tag, double value)
+{
+    unsigned char bytes[8];
+    ExifRational r;
+
+    /* A raw's numbers are whatever its maker's directories say: only
+     * those a rational of 32-bit parts holds are written. */
+    if (!(value >= 1e-6 && value <= 1e6))
+        return;
+    r = (ExifRational) { (ExifLong) (value * 1000 + 0.5), 1000 };
+    if (value < 1 && fabs(1 / value - floor(1 / value + 0.5)) < 0.01)
+        r = (ExifRational) { 1, (ExifLong) floor(1 / value + 0.5) };
+    exif_set_rational(bytes, EXIF_BYTE_ORDER_INTEL, r);
+    put(ed, EXIF_IFD_EXIF, tag, EXIF_FORMAT_RATIONAL, 1, bytes, sizeof(bytes));
+}
+
+static void
+put_short(ExifData *ed, ExifIfd ifd, ExifTag tag, double value)
+{
+    unsigned char bytes[2];
+
+    if (!(value > 0) || value > 65535)
+        return;
+    exif_set_short(bytes, EXIF_BYTE_ORDER_INTEL, (ExifShort) (value + 0.5));
+    put(ed, ifd, tag, EXIF_FORMAT_SHORT, 1, bytes, sizeof(bytes));
+}
+
+unsigned char *
+gal__exif_build(const gal_exif_fields *fields, size_t *len)
+{
+    g_autoptr(ExifData) ed = exif_data_new();
+    unsigned char *saved = NULL, *out;
+    unsigned int size = 0;
+
+    if (!ed)
+        return NULL;
+    exif_data_set_byte_order(ed, EXIF_BYTE_ORDER_INTEL);
+    exif_data_set_data_type(ed, EXIF_DATA_TYPE_COMPRESSED);
+    put_ascii(ed, EXIF_IFD_0, EXIF_TAG_MAKE, fields->make);
+    put_ascii(ed, EXIF_IFD_0, EXIF_TAG_MODEL, fields->model);
+    put_ascii(ed, EXIF_IFD_0, EXIF_TAG_ARTIST, fields->artist);
+    put_ascii(ed, EXIF_IFD_0, EXIF_TAG_IMAGE_DESCRIPTION, fields->description);
+    put_short(ed, EXIF_IFD_0, EXIF_TAG_ORIENTATION, fields->orientation);
+    put_ascii(ed, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL, fields->taken);
+    put_ascii(ed, EXIF_IFD_EXIF, EXIF_TAG_LENS_MODEL, fields->lens);
+    put_rational(ed, EXIF_TAG_EXPOSURE_TIME, fields->exposure_seconds);
+    put_rational(ed, EXIF_TAG_FNUMBER, fields->f_number);
+    put_rational(ed, EXIF_TAG_FOCAL_LENGTH, fields->focal_mm);
+    put_short(ed, EXIF_IFD_EXIF, EXIF_TAG_ISO_SPEED_RATINGS, fields->iso);
+    exif_data_save_data(ed, &saved, &size);
+    if (!saved)
+        return NULL;
+    /* libexif's memory is malloc's; the caller's is GLib's. */
+    out = g_memdup2(saved, size);
+    free(saved);
+    *len = size;
+    return out;
 }

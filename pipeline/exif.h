@@ -34,4 +34,26 @@ gboolean gal__caption_placeholder(const char *text);
  * least 6. */
 const void *gal__exif_app1_form(const void *exif, size_t *len, unsigned char **copy);
 
+/* What gallop knows of a photo that has no EXIF block of its own (a
+ * camera's raw photo: libraw reads its maker's directories), to give it
+ * one as a JPEG has. Strings may be NULL or empty, numbers 0: left out. */
+typedef struct gal_exif_fields {
+    const char *make;
+    const char *model;
+    const char *lens;
+    const char *taken;       /* DateTimeOriginal, "2024:05:01 08:30:00" */
+    const char *artist;
+    const char *description;
+    double exposure_seconds;
+    double f_number;
+    double iso;
+    double focal_mm;
+    int orientation;         /* 1..8; 0: left out */
+} gal_exif_fields;
+
+/* An EXIF block (the APP1 form libvips keeps under "exif-data") holding
+ * `fields`: new memory (g_free), its size in *len; NULL when libexif could
+ * not write one. */
+unsigned char *gal__exif_build(const gal_exif_fields *fields, size_t *len);
+
 #endif /* GAL_EXIF_H */

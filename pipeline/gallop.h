@@ -287,6 +287,11 @@ typedef struct gal_photo_notes {
      * for, a watermark too small to read), one per line; NULL: none. Only
      * the run that built the output has them. */
     const char *warnings;
+    /* IGNORED: what kind of file was skipped: "special" (FIFO, device,
+     * socket), "link" (not followed), "hidden", "video", "raw-unsupported",
+     * "unknown", "pair" (the half of a raw + JPEG pair input.pairs leaves);
+     * static; NULL otherwise. */
+    const char *skipped;
     int n_files;             /* of `files` above */
     bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
 } gal_photo_notes;

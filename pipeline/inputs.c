@@ -21,6 +21,8 @@
 #include "shard.h"
 
 static const char *const gal_fail_on_names[] = { "none", "truncated", "error", "warning", NULL };
+static const char *const gal_raw_mode_names[] = { "preview", "develop", NULL };
+static const char *const gal_pairs_names[] = { "jpeg", "raw", NULL };
 
 static const gal_param input_params[] = {
     GAL_PARAM_PATHLIST(gal_input_opts, paths,
@@ -28,7 +30,8 @@ static const gal_param input_params[] = {
     GAL_PARAM_STRLIST(gal_input_opts, include,
         "file-name globs taken from folders (case-insensitive; a glob with / matches the "
         "path below the folder)",
-        "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif"),
+        "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif,*.gif,"
+        "*.cr2,*.cr3,*.nef,*.arw,*.dng,*.raf,*.orf,*.rw2,*.pef"),
     GAL_PARAM_STRLIST(gal_input_opts, exclude, "globs left out, even when included", NULL),
     GAL_PARAM_BOOL(gal_input_opts, recursive, "descend into sub-folders", "true"),
     GAL_PARAM_ENUM(gal_input_opts, fail_on, gal_fail_on,
@@ -48,6 +51,17 @@ static const gal_param input_params[] = {
         "most memory in MiB a photo's pixels may take at once (decoded, scaled, turned); "
         "one that needs more fails",
         "2048", 16, 1048576),
+    GAL_PARAM_ENUM(gal_input_opts, raw, gal_raw_mode,
+        "how a camera's raw photo (CR2, CR3, NEF, ARW, DNG, RAF, ORF, RW2, PEF) becomes "
+        "pixels: preview (the JPEG the camera embedded, when it is large enough for every "
+        "file the photo makes, else developed) or develop (always demosaiced with the "
+        "camera's white balance and colour matrix, to sRGB in 16 bits)",
+        "preview"),
+    GAL_PARAM_ENUM(gal_input_opts, pairs, gal_pairs,
+        "a raw and a JPEG (or HEIC) of one shot, side by side with one name (IMG_0001.CR2, "
+        "IMG_0001.JPG), are one photo: jpeg reads the JPEG, raw the raw; the other is "
+        "listed as skipped",
+        "jpeg"),
     GAL_PARAM_END,
 };
 
@@ -55,6 +69,63 @@ const gal_section gal__input_section = {
     "input", "which photos a run takes and how strictly they are decoded", input_params,
     sizeof(gal_input_opts),
 };
+
+const char *
+gal__skip_kind_name(gal_skip_kind kind)
+{
+    static const char *const names[] = {
+        [GAL_SKIP_NONE] = NULL,
+        [GAL_SKIP_SPECIAL] = "special",
+        [GAL_SKIP_LINK] = "link",
+        [GAL_SKIP_HIDDEN] = "hidden",
+        [GAL_SKIP_VIDEO] = "video",
+        [GAL_SKIP_RAW] = "raw-unsupported",
+        [GAL_SKIP_UNKNOWN] = "unknown",
+        [GAL_SKIP_PAIR] = "pair",
+    };
+
+    return (unsigned) kind < G_N_ELEMENTS(names) ? names[kind] : NULL;
+}
+
+/* Is the name's extension (after its last dot, any case) one of `exts`? */
+static gboolean
+has_ext(const char *name, const char *const *exts)
+{
+    const char *dot = strrchr(name, '.');
+
+    if (!dot || dot == name)
+        return FALSE;
+    for (int i = 0; exts[i]; i++)
+        if (g_ascii_strcasecmp(dot + 1, exts[i]) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* Names, not contents: a skipped file is never opened. */
+static const char *const video_exts[] = { "mp4", "mov", "m4v", "avi", "mkv", "mts", "m2ts",
+    "3gp", "webm", "mpg", "mpeg", "wmv", "lrv", "insv", "mp3", "m4a", "wav", "aac", NULL };
+/* Raw kinds, read or not: what a raw + JPEG pair is told by, and what a
+ * raw is when input.include does not take it. */
+static const char *const raw_exts[] = { "cr2", "cr3", "nef", "arw", "dng", "raf", "orf", "rw2",
+    "pef", "crw", "mrw", "nrw", "srw", "x3f", "3fr", "fff", "iiq", "rwl", "mos", "erf", "kdc",
+    "dcr", "sr2", "srf", "mef", "gpr", "raw", NULL };
+static const char *const processed_exts[] = { "jpg", "jpeg", "heic", "heif", "hif", NULL };
+
+/* Why a file input.include does not take is skipped, and its kind. */
+static const char *
+skip_reason(const char *name, gal_skip_kind *kind)
+{
+    if (has_ext(name, video_exts)) {
+        *kind = GAL_SKIP_VIDEO;
+        return "a video or sound clip, by its name: skipped";
+    }
+    if (has_ext(name, raw_exts)) {
+        *kind = GAL_SKIP_RAW;
+        return "a camera raw photo of a kind input.include does not take: skipped";
+    }
+    *kind = GAL_SKIP_UNKNOWN;
+    return "not a photo input.include takes: skipped";
+}
 
 /* Folders more than this deep below an input folder are read by their
  * whole path and closed at once, as every folder was: an open folder is a
@@ -159,6 +230,8 @@ typedef struct {
     int lookup_helpers;  /* threads besides the scan's own that look entries up */
     int shard, shards;   /* a shard's scan (gal_scan_options) */
     gboolean list_only;  /* no photo looked up (gal_scan_options) */
+    gal_skip_kind next_skip; /* the kind of the next file listed with a why */
+    GHashTable *reads;   /* canonical paths of gal_scan_options.reads */
 } scan_ctx;
 
 /* A folder's entries are looked up (lstat) ahead of the scan, a chunk of
@@ -180,6 +253,7 @@ typedef enum {
     ENTRY_LOOK_UP,   /* its lstat: a folder, a link, a photo taken, or a type not given */
     ENTRY_PASS,      /* a file no glob takes: nothing */
     ENTRY_ELSEWHERE, /* a file another shard takes: listed, not looked up */
+    ENTRY_SKIP,      /* a file no glob takes: listed as skipped, unless gallop reads it */
 } entry_need;
 
 typedef struct {
@@ -296,6 +370,8 @@ add_input(scan_ctx *ctx, char *path, gboolean scanned, gboolean regular, char *w
 
     in.via_link = ctx->via_link;
     ctx->via_link = FALSE;
+    in.skip = in.has_why ? ctx->next_skip : GAL_SKIP_NONE;
+    ctx->next_skip = GAL_SKIP_NONE;
     in.rel_at = scanned ? (guint32) ctx->rel_at : name_at(path);
     /* The photo's own string is its key when it is canonical already, as
      * every path beneath an absolute input folder is: a copy of each of a
@@ -367,6 +443,7 @@ check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
     struct stat st;
 
     if (!target || stat(target, &st) != 0) {
+        ctx->next_skip = GAL_SKIP_LINK;
         if (any_match(&ctx->include, name, rel) && !any_match(&ctx->exclude, name, rel))
             add_input(ctx, ctx->path->str, TRUE, FALSE,
                 g_strdup(!target && saved == ELOOP
@@ -379,6 +456,7 @@ check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
         g_autofree char *id = dir_id(&st);
 
         if (on_stack(ctx, id)) {
+            ctx->next_skip = GAL_SKIP_LINK;
             add_input(ctx, ctx->path->str, TRUE, FALSE, g_strdup_printf(
                 "a symbolic link loop (it leads back to %s): not followed", target), NULL);
             return TRUE;
@@ -387,6 +465,7 @@ check_link(scan_ctx *ctx, const char *name, const char *rel, gboolean *is_dir)
     else if (!any_match(&ctx->include, name, rel) || any_match(&ctx->exclude, name, rel))
         return TRUE;
     if (!ctx->follow && !inside(ctx->root, target)) {
+        ctx->next_skip = GAL_SKIP_LINK;
         add_input(ctx, ctx->path->str, TRUE, FALSE, g_strdup_printf(
             "a symbolic link to %s, outside the input folder: not followed "
             "(--follow-symlinks follows it)", target), NULL);
@@ -412,6 +491,71 @@ path_to_entry(scan_ctx *ctx, size_t dir_len, const char *name)
     return ctx->path->str + ctx->rel_at;
 }
 
+/* Is the file `rel` (below the input folder) one this scan reports when
+ * skipped: not in a list-only scan, and in a sharded one only the shard
+ * its path falls to, as a photo's would. */
+static gboolean
+skip_is_ours(const scan_ctx *ctx, const char *rel)
+{
+    if (ctx->list_only)
+        return FALSE;
+    return ctx->shards == 0 || gal__shard_of(rel, ctx->shards) == ctx->shard;
+}
+
+/* Does some photo in the folder (its `n` sorted `names`) take the text
+ * file `name` as its caption sidecar: IMG_1.jpg.txt or IMG_1.txt? */
+static gboolean
+is_sidecar(const scan_ctx *ctx, const char *const *names, guint n, const char *name)
+{
+    size_t len = strlen(name);
+    g_autofree char *photo = NULL;
+    guint lo = 0, hi = n;
+
+    if (len <= 4 || g_ascii_strcasecmp(name + len - 4, ".txt") != 0)
+        return FALSE;
+    photo = g_strndup(name, len - 4);
+    /* The first name not before `photo`: the photo itself, or one with its
+     * stem ("IMG_1" then "IMG_1.jpg"). */
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+
+        if (strcmp(names[mid], photo) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && g_str_has_prefix(names[lo], photo); lo++) {
+        const char *rest = names[lo] + len - 4;
+
+        if ((*rest == '\0' || (*rest == '.' && !strchr(rest + 1, '.'))) &&
+            any_match(&ctx->include, names[lo], names[lo]) &&
+            !any_match(&ctx->exclude, names[lo], names[lo]))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* List the file `ctx->path` names, which no glob takes, as skipped: unless
+ * it is a sidecar of a photo beside it or a file the preset reads. */
+static void
+add_skipped(scan_ctx *ctx, const char *const *names, guint n, const char *name)
+{
+    gal_skip_kind kind;
+    const char *why;
+
+    if (is_sidecar(ctx, names, n, name))
+        return;
+    if (ctx->reads && g_hash_table_size(ctx->reads) > 0) {
+        g_autofree char *canonical = g_canonicalize_filename(ctx->path->str, ctx->cwd);
+
+        if (g_hash_table_contains(ctx->reads, canonical))
+            return;
+    }
+    why = skip_reason(name, &kind);
+    ctx->next_skip = kind;
+    add_input(ctx, entry_path(ctx), TRUE, TRUE, g_strdup(why), NULL);
+}
+
 /* What the scan needs of the entry `name` of type `type` (the listing's
  * d_type; DT_UNKNOWN where the file system does not say). */
 static entry_need
@@ -422,8 +566,10 @@ need_of(scan_ctx *ctx, size_t dir_len, const char *name, unsigned char type)
     if (type != DT_REG)
         return ENTRY_LOOK_UP;
     rel = path_to_entry(ctx, dir_len, name);
-    if (!any_match(&ctx->include, name, rel) || any_match(&ctx->exclude, name, rel))
+    if (any_match(&ctx->exclude, name, rel))
         return ENTRY_PASS;
+    if (!any_match(&ctx->include, name, rel))
+        return skip_is_ours(ctx, rel) ? ENTRY_SKIP : ENTRY_PASS;
     if (ctx->list_only || (ctx->shards > 0 && gal__shard_of(rel, ctx->shards) != ctx->shard))
         return ENTRY_ELSEWHERE;
     return ENTRY_LOOK_UP;
@@ -455,6 +601,7 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
     g_autofree struct stat *ahead_st = NULL;
     g_autofree int *ahead_error = NULL;
     g_autofree guint8 *need = NULL;
+    g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func(g_free);
 
     if (!d) {
         if (fd >= 0)
@@ -462,10 +609,14 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         return;
     }
     while ((entry = readdir(d))) {
-        /* Hidden files include gallop's own temporaries and manifest (and
-         * "." and ".."). */
-        if (entry->d_name[0] == '.')
+        /* Hidden files are listed as skipped, but for "." and "..", and
+         * gallop's own temporaries and records (".gallop-..."). */
+        if (entry->d_name[0] == '.') {
+            if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0 &&
+                !g_str_has_prefix(entry->d_name, ".gallop"))
+                g_ptr_array_add(hidden, g_strdup(entry->d_name));
             continue;
+        }
         g_string_append_c(text, (char) entry->d_type);
         g_array_append_val(starts, text->len);
         g_string_append_len(text, entry->d_name, (gssize) strlen(entry->d_name) + 1);
@@ -474,6 +625,15 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
     for (guint i = 0; i < starts->len; i++)
         names[i] = text->str + g_array_index(starts, size_t, i);
     qsort(names, starts->len, sizeof *names, compare_names);
+    for (guint i = 0; i < hidden->len; i++) {
+        const char *rel = path_to_entry(ctx, dir_len, hidden->pdata[i]);
+
+        if (!skip_is_ours(ctx, rel))
+            continue;
+        ctx->next_skip = GAL_SKIP_HIDDEN;
+        add_input(ctx, entry_path(ctx), TRUE, TRUE,
+            g_strdup("hidden (its name starts with a dot): skipped"), NULL);
+    }
     /* Read by its path: nothing held open while its sub-folders are read. */
     if (fd < 0)
         g_clear_pointer(&d, closedir);
@@ -514,6 +674,10 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
             add_input(ctx, entry_path(ctx), TRUE, TRUE, NULL, NULL);
             continue;
         }
+        if (need[i % LOOKUP_CHUNK] == ENTRY_SKIP) {
+            add_skipped(ctx, names, starts->len, names[i]);
+            continue;
+        }
         at_name = d ? names[i] : ctx->path->str;
         if (d) {
             if (ahead.error[i % LOOKUP_CHUNK] != 0)
@@ -542,8 +706,12 @@ scan_dir(scan_ctx *ctx, int parent_fd, const char *name, int depth)
         }
         /* A plain file's name passed the globs in need_of already. */
         if (names[i][-1] != DT_REG &&
-            (!any_match(&ctx->include, names[i], rel) || any_match(&ctx->exclude, names[i], rel)))
+            (!any_match(&ctx->include, names[i], rel) || any_match(&ctx->exclude, names[i], rel))) {
+            if (S_ISREG(st.st_mode) && !any_match(&ctx->exclude, names[i], rel) &&
+                skip_is_ours(ctx, rel))
+                add_skipped(ctx, names, starts->len, names[i]);
             continue;
+        }
         ctx->via_link = link;
         add_input(ctx, entry_path(ctx), TRUE, S_ISREG(st.st_mode), NULL, &st);
     }
@@ -663,6 +831,76 @@ sort_inputs(gal_input *found, gsize n)
         }
 }
 
+/* A photo's path without its extension, folded, as the key its raw +
+ * JPEG pair shares (IMG_0001.CR2, IMG_0001.JPG); NULL: none. */
+static char *
+shot_key(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+
+    if (!dot || dot == path || (slash && dot <= slash + 1))
+        return NULL;
+    return g_ascii_strdown(path, dot - path);
+}
+
+/* A raw and a JPEG (or HEIC) of one shot, side by side with one name, are
+ * one photo: the half input.pairs does not read is listed as skipped,
+ * naming the one read, so that the two never make two photos, nor collide
+ * on one output name. Looked for only when the scan found a raw. */
+static void
+pair_inputs(const gal_input_opts *opts, gal_input *found, gsize n, GStringChunk *arena)
+{
+    g_autoptr(GHashTable) raws = NULL;
+    g_autoptr(GHashTable) processed = NULL;
+
+    for (gsize i = 0; i < n; i++) {
+        char *key;
+
+        if (found[i].has_why || !found[i].regular || !has_ext(found[i].path, raw_exts) ||
+            !(key = shot_key(found[i].path)))
+            continue;
+        if (!raws)
+            raws = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_hash_table_insert(raws, key, &found[i]);
+    }
+    if (!raws)
+        return;
+    processed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (gsize i = 0; i < n; i++) {
+        g_autofree char *key = NULL;
+        gal_input *raw;
+
+        if (found[i].has_why || !found[i].regular || !has_ext(found[i].path, processed_exts) ||
+            !(key = shot_key(found[i].path)) || !(raw = g_hash_table_lookup(raws, key)))
+            continue;
+        g_hash_table_insert(processed, g_steal_pointer(&key), &found[i]);
+    }
+    for (gsize i = 0; i < n; i++) {
+        gal_input *in = &found[i], *read;
+        g_autofree char *key = NULL;
+        g_autofree char *why = NULL;
+        const char *read_name;
+        gboolean is_raw = has_ext(in->path, raw_exts);
+
+        if (in->has_why || !in->regular || !(key = shot_key(in->path)))
+            continue;
+        if (is_raw && opts->pairs == GAL_PAIRS_JPEG && (read = g_hash_table_lookup(processed, key)))
+            read_name = read->path + name_at(read->path);
+        else if (!is_raw && opts->pairs == GAL_PAIRS_RAW &&
+            has_ext(in->path, processed_exts) && (read = g_hash_table_lookup(raws, key)))
+            read_name = read->path + name_at(read->path);
+        else
+            continue;
+        why = g_strdup_printf("the %s of the same shot as %s, which is read instead "
+                              "(input.pairs: %s): skipped",
+            is_raw ? "raw" : "JPEG", read_name, opts->pairs == GAL_PAIRS_JPEG ? "jpeg" : "raw");
+        in->path = path_with_why(arena, in->path, why);
+        in->has_why = TRUE;
+        in->skip = GAL_SKIP_PAIR;
+    }
+}
+
 int
 gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_paths,
     const gal_scan_options *scan, GStringChunk *arena, gal_input **out, int *n_out,
@@ -683,6 +921,9 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     int failed = 0;
 
     plan_dedup(paths, n_paths, ctx.cwd, check, record);
+    ctx.reads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (int i = 0; scan->reads && scan->reads[i]; i++)
+        g_hash_table_add(ctx.reads, g_canonicalize_filename(scan->reads[i], ctx.cwd));
     glob_set_init(&ctx.include, opts->include);
     glob_set_init(&ctx.exclude, opts->exclude);
     ctx.have_skip = scan->skip_dir && stat(scan->skip_dir, &ctx.skip) == 0;
@@ -741,6 +982,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     g_hash_table_destroy(ctx.seen);
     g_ptr_array_unref(ctx.seen_copies);
     g_hash_table_destroy(ctx.dirs);
+    g_hash_table_destroy(ctx.reads);
     g_ptr_array_unref(ctx.stack);
     g_free(ctx.cwd);
     g_string_free(ctx.path, TRUE);
@@ -749,6 +991,7 @@ gal__inputs_collect(const gal_input_opts *opts, const char *const *paths, int n_
     n_found = ctx.found->len;
     found = (gal_input *) g_array_free(ctx.found, FALSE);
     sort_inputs(found, n_found);
+    pair_inputs(opts, found, n_found, arena);
     if (failed) {
         for (gsize i = 0; i < n_found; i++)
             input_clear(&found[i]);

@@ -7,6 +7,25 @@
 
 #include "preset.h"
 
+/* What a file listed but not taken is (gal_input.skip), so that the
+ * summary and the report count and name skipped files by kind: nothing in
+ * an input folder is left out in silence but what the user excluded, the
+ * sidecars gallop reads, and gallop's own files. */
+typedef enum gal_skip_kind {
+    GAL_SKIP_NONE,    /* taken (or, with `refused`, a failure) */
+    GAL_SKIP_SPECIAL, /* a FIFO, device or socket */
+    GAL_SKIP_LINK,    /* a symbolic link not followed */
+    GAL_SKIP_HIDDEN,  /* a file or folder whose name starts with a dot */
+    GAL_SKIP_VIDEO,   /* a video or sound clip, by its name */
+    GAL_SKIP_RAW,     /* a raw photo of a kind gallop does not read */
+    GAL_SKIP_UNKNOWN, /* anything else input.include does not take */
+    GAL_SKIP_PAIR,    /* one half of a raw + JPEG pair: the other is read (input.pairs) */
+} gal_skip_kind;
+
+/* "special", "link", "hidden", "video", "raw-unsupported", "unknown",
+ * "pair"; NULL for GAL_SKIP_NONE. Static. */
+const char *gal__skip_kind_name(gal_skip_kind kind);
+
 typedef struct gal_input {
     char *path;       /* as given or found */
     char *root;       /* the input folder it was found in (real path); NULL: named itself */
@@ -34,6 +53,7 @@ typedef struct gal_input {
      * reason follows the path in its arena (rare: a pointer in every
      * photo's input was 8 of its 64 bytes). */
     bool has_why : 1;
+    unsigned skip : 3; /* gal_skip_kind, with has_why (or a file not regular) */
 } gal_input;
 
 /* Why the photo was listed but not taken (a link not followed); NULL:
@@ -80,12 +100,21 @@ typedef struct {
     /* TRUE: every photo found in a folder is listed so, none looked up (a
      * merge without pages, which reads no photo's size or time). */
     gboolean list_only;
+    /* Files the preset reads besides photos (a captions table, an
+     * Instagram export's files; NULL-terminated, may be NULL): met in an
+     * input folder, they are not reported as skipped. */
+    const char *const *reads;
 } gal_scan_options;
 
 /* Expand files and folders into a sorted, de-duplicated list of photos,
  * applying the include/exclude globs to folder contents (files named
  * explicitly are taken as given). Skips `scan->skip_dir` (the output
- * folder) when it lies inside an input folder. A missing path is an error. The
+ * folder) when it lies inside an input folder. Every other file of a
+ * folder that is no photo taken, no caption sidecar beside one, no file
+ * of `scan->reads` and not excluded by the user is listed with why it is
+ * skipped and its kind (gal_input.skip; not in a list-only scan), and so
+ * is the half of a raw + JPEG pair of one shot that input.pairs leaves.
+ * A missing path is an error. The
  * list is a new array of *n_out photos (a big vector's, bigarray.h: the
  * room it did not fill at the end is never written, so costs nothing). */
 int gal__inputs_collect(const gal_input_opts *opts, const char *const *paths,

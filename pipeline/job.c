@@ -30,6 +30,7 @@
 #include "job.h"
 #include "output.h"
 #include "preset.h"
+#include "raw.h"
 #include "resample.h"
 #include "stage.h"
 #include "template.h"
@@ -52,6 +53,8 @@ static int
 open_header(const gal_preset *preset, const gal_photo_file *file, VipsImage **out,
     gal_error *err)
 {
+    if (file->format == GAL_IMAGE_RAW)
+        return gal__raw_header(file, out, err);
     if (gal__photo_load(file, vips_fail_on(preset->input->fail_on), 1, out))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot read");
     return 0;
@@ -268,10 +271,11 @@ scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_err
  * what that has to say goes to `warnings`. The loader's image joins the
  * photo's watch: stopping it stops everything read from it. */
 static int
-decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb, VipsFailOn fail_on,
-    int width, int height, gboolean rotate, gal_watch *watch, VipsImage **out,
-    GString *warnings, gal_error *err)
+decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb,
+    const gal_input_opts *input, int width, int height, gboolean rotate, gal_watch *watch,
+    VipsImage **out, GString *warnings, gal_error *err)
 {
+    VipsFailOn fail_on = vips_fail_on(input->fail_on);
     gboolean has_profile = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0;
     const void *profile = NULL;
     size_t profile_len = 0;
@@ -297,11 +301,18 @@ decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb, VipsFail
      * only when it starts. Sharing one VipsSource between the two loads
      * would save only the source's set-up: a header load, source included,
      * costs 0.25 ms of a 12 MP photo's ~150 ms (issue 17, measured). */
+    /* A raw is developed (or its preview taken) at the size asked for;
+     * libraw's memory counts against the photo's budget. */
+    if (file->format == GAL_IMAGE_RAW) {
+        if (gal__raw_load(file, input->raw, stored_width, stored_height,
+                (gint64) input->max_memory_mb << 20, watch, &loaded, err))
+            return -1;
+    }
     /* A HEIF's embedded thumbnail, when it covers the size wanted, is
      * decoded instead of the photo (a phone's 12 MP frame costs a second
      * and 126 MiB): the rest goes as for any decode. */
-    if (thumb && gal__thumbnail_covers(thumb->Xsize, thumb->Ysize, header->Xsize, header->Ysize,
-                     stored_width, stored_height)) {
+    else if (thumb && gal__thumbnail_covers(thumb->Xsize, thumb->Ysize, header->Xsize,
+                          header->Ysize, stored_width, stored_height)) {
         if (gal__photo_load_thumbnail(file, fail_on, &loaded))
             return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode the thumbnail");
     }
@@ -803,7 +814,8 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     g_autoptr(VipsImage) shared = NULL;
     gboolean rotate = orientation_valid(header);
     int width = header->Xsize, height = header->Ysize;
-    int decode_w = 0, decode_h = 0, users = 0, fail_on = 0;
+    int decode_w = 0, decode_h = 0, users = 0;
+    const gal_input_opts *input = NULL;
     gal_error group_err = { 0 };
     g_autoptr(GString) warnings = g_string_new(NULL);
 
@@ -815,13 +827,13 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
         if (!in_group[k])
             continue;
         load_size(jobs[k]->preset, width, height, &load_w[users], &load_h[users]);
-        fail_on = jobs[k]->preset->input->fail_on;
+        input = jobs[k]->preset->input;
         users++;
     }
     gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
-    if (decode(file, header, thumb, vips_fail_on(fail_on), decode_w, decode_h, rotate,
-            jobs[0]->watch, &decoded, warnings, &group_err) == 0 &&
+    if (decode(file, header, thumb, input, decode_w, decode_h, rotate, jobs[0]->watch,
+            &decoded, warnings, &group_err) == 0 &&
         to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
          * rather than decoded again for each. Solo, after a failure: the
@@ -987,14 +999,18 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit 
         gal__admit_take(admit, *admitted_bytes, jobs[0]->watch);
         gal__watch_resume(jobs[0]->watch);
     }
-    /* Presets that decode with the same strictness (input.fail-on) share
-     * one decode; another strictness needs a decode of its own. */
+    /* Presets that decode with the same strictness (input.fail-on) and,
+     * for a raw, the same way (input.raw) and budget share one decode;
+     * another needs a decode of its own. */
     for (int k = 0; k < n; k++) {
+        const gal_input_opts *input = jobs[k]->preset->input;
+
         if (handled[k])
             continue;
         for (int j = 0; j < n; j++)
-            in_group[j] = !handled[j] &&
-                jobs[j]->preset->input->fail_on == jobs[k]->preset->input->fail_on;
+            in_group[j] = !handled[j] && jobs[j]->preset->input->fail_on == input->fail_on &&
+                (file.format != GAL_IMAGE_RAW || (jobs[j]->preset->input->raw == input->raw &&
+                    jobs[j]->preset->input->max_memory_mb == input->max_memory_mb));
         run_group(&file, jobs, n, in_group, header, thumb, errs);
         for (int j = 0; j < n; j++)
             handled[j] = handled[j] || in_group[j];

@@ -19,4 +19,6 @@ const gal_limits gal__limits = {
     .logo_pixels = 4096 * 4096,
     .dependency_bytes = 256 << 20,
     .item_bytes = 64 << 20,
+    .raw_bytes = (gint64) 1 << 30,
+    .raw_pixels = 500e6,
 };

@@ -31,6 +31,12 @@ typedef struct gal_limits {
     /* A contact-sheet item a shard kept (a thumbnail, lossless): read back
      * by the merge, which checks it against its record first. */
     gint64 item_bytes;
+    /* A camera's raw photo is read whole into memory for libraw (the
+     * largest, a 150 MP medium-format file, is some 300 MB), and its
+     * sensor may have at most this many photosites: more is a hostile
+     * header, refused before libraw allocates for it. */
+    gint64 raw_bytes;
+    double raw_pixels;
 } gal_limits;
 
 extern const gal_limits gal__limits;

@@ -492,6 +492,9 @@ gal__plan_photos(preset_run *pr)
                 : "not a regular file (FIFO, device or socket): skipped, never opened");
             gal_error_set_subject(gal__photo_error(result), result->input);
             result->status = in->refused ? GAL_PHOTO_FAILED : GAL_PHOTO_IGNORED;
+            if (!in->refused)
+                gal__photo_notes(result)->skipped =
+                    gal__skip_kind_name(in->skip ? in->skip : GAL_SKIP_SPECIAL);
             continue;
         }
         if (!preset->output->photos) {

@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "format.h"
+#include "raw.h"
 #include "resample.h"
 #include "schema.h"
 #include "stage.h"
@@ -17,6 +18,12 @@ typedef enum gal_fail_on {
     GAL_FAIL_ON_WARNING,
 } gal_fail_on;
 
+/* input.pairs: which file of a raw + JPEG pair of one shot is read. */
+typedef enum gal_pairs {
+    GAL_PAIRS_JPEG,
+    GAL_PAIRS_RAW,
+} gal_pairs;
+
 typedef struct gal_input_opts {
     char **paths;
     char **include;
@@ -26,6 +33,8 @@ typedef struct gal_input_opts {
     double max_megapixels;
     double max_seconds;     /* wall time per photo */
     int max_memory_mb;      /* pixels held in memory per photo */
+    gal_raw_mode raw;       /* how a camera's raw photo becomes pixels */
+    gal_pairs pairs;        /* which of a raw + JPEG pair is read */
 } gal_input_opts;
 
 typedef struct gal_output_opts {

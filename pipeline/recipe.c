@@ -123,6 +123,11 @@ gal__preset_keys(const gal_preset *preset, const char *out_dir)
     if (gal__preset_uses_field(preset, "caption"))
         add_section_keys(keys, &gal__captions_section, "captions",
             gal__captions_options(preset->captions), out_dir);
+    /* How a raw becomes pixels: only when not the default, so that every
+     * preset's digest stays what it was before raws were read (it then
+     * rebuilds every photo of the preset, not only its raws). */
+    if (preset->input->raw != GAL_RAW_PREVIEW)
+        g_ptr_array_add(keys, g_strdup("input.raw=develop"));
     /* Another libvips resamples, encodes and lays out text differently. */
     g_ptr_array_add(keys, g_strdup_printf("libvips=%s", vips_version_string()));
     return keys;

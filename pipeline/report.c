@@ -396,6 +396,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
     key_string(out, "caption", notes->caption);
     key_string(out, "caption_source", notes->caption_source);
     key_bool(out, "caption_cut", notes->caption_cut);
+    key_string(out, "skipped", notes->skipped);
     key(out, "warnings");
     g_string_append_c(out, '[');
     if (notes->warnings) {
@@ -432,9 +433,15 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
     g_string_append_c(out, '}');
 }
 
+/* The kinds of skipped file (gal_photo_notes.skipped), in the order the
+ * report counts them. */
+static const char *const skip_kinds[] = { "video", "raw-unsupported", "unknown", "hidden",
+    "pair", "link", "special" };
+
 typedef struct {
     int total, done, up_to_date, failed, ignored, planned, cancelled, elsewhere, sheets, orphans;
     int captions_cut; /* photos written whose caption a band cut short */
+    int skipped[G_N_ELEMENTS(skip_kinds)]; /* ignored, by kind */
 } counts;
 
 static void
@@ -454,6 +461,13 @@ add_counts(counts *c, const gal_run_summary *s)
     for (int i = 0; i < s->total; i++)
         c->captions_cut += s->photos[i].status == GAL_PHOTO_DONE &&
             gal_photo_notes_of(&s->photos[i])->caption_cut;
+    /* Counted: a million results are not read again to find none. */
+    for (int i = 0; s->ignored > 0 && i < s->total; i++) {
+        const char *kind = gal_photo_notes_of(&s->photos[i])->skipped;
+
+        for (gsize k = 0; kind && k < G_N_ELEMENTS(skip_kinds); k++)
+            c->skipped[k] += strcmp(kind, skip_kinds[k]) == 0;
+    }
 }
 
 static void
@@ -470,6 +484,11 @@ totals(GString *out, const counts *c)
     key_int(out, "sheets", c->sheets);
     key_int(out, "orphans", c->orphans);
     key_int(out, "captions_cut", c->captions_cut);
+    key(out, "skipped");
+    g_string_append_c(out, '{');
+    for (gsize k = 0; k < G_N_ELEMENTS(skip_kinds); k++)
+        key_int(out, skip_kinds[k], c->skipped[k]);
+    g_string_append_c(out, '}');
 }
 
 static void

@@ -92,6 +92,10 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
     const gal_preset *preset = pr->config->preset;
     gal_run_summary *summary = pr->summary;
     gal_scan_options scan;
+    /* The captions table and export: read, so not reported as skipped when
+     * they sit among the photos. */
+    g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(gal_caption_row));
+    g_autoptr(GPtrArray) reads = g_ptr_array_new();
 
     if (n_paths == 0 && preset->input->paths) {
         paths = (const char *const *) preset->input->paths;
@@ -102,8 +106,12 @@ gal__collect(preset_run *pr, const gal_run_options *opts, const char *const *pat
             "no photos to process: name files or folders, or set input.paths in the preset");
     if (!summary->paths)
         summary->paths = gal__path_arena_new();
+    gal__caption_rows(preset->captions, "", rows);
+    for (guint i = 0; i < rows->len; i++)
+        g_ptr_array_add(reads, (gpointer) g_array_index(rows, gal_caption_row, i).path);
+    g_ptr_array_add(reads, NULL);
     scan = (gal_scan_options) { skip_dir, opts->follow_symlinks, opts->jobs, opts->shard,
-        opts->shards, !look_up };
+        opts->shards, !look_up, (const char *const *) reads->pdata };
     if (gal__inputs_collect(preset->input, paths, n_paths, &scan, summary->paths->inputs,
             &pr->inputs, &pr->n_inputs, errs))
         return -1;

@@ -180,8 +180,16 @@ gal_stages_man(void)
             if (p->flags & GAL_REQUIRED)
                 g_string_append(out, " (required)");
             else if (p->def) {
+                g_auto(GStrv) items = g_strsplit(p->def, ",", -1);
+
+                /* A list may break after each comma (\:), or a long one
+                 * (input.include) overflows the page. */
                 g_string_append(out, " = ");
-                roff_escape(out, p->def);
+                for (int k = 0; items[k]; k++) {
+                    if (k > 0)
+                        g_string_append(out, ",\\:");
+                    roff_escape(out, items[k]);
+                }
             }
             if (range) {
                 g_string_append(out, " [");

@@ -24,6 +24,13 @@ head -c 300 whole-jpg.jpg >header-only.jpg
 cp whole-png.png png-named.jpg
 cp whole-jpg.jpg jpg-named.png
 
+# Camera raws, forged (tests/support/gal_test_raw.c, the sizes, offsets and
+# cuts in tests/hostile/raw/README.md): cut short, sensors no file can
+# hold, pixels past the end, a broken preview, and raw signatures with
+# nothing readable after them. libraw sees only what gallop took for a raw.
+cp "$here"/raw/*.dng "$here"/raw/*.cr2 "$here"/raw/*.cr3 "$here"/raw/*.orf \
+  "$here"/raw/*.raf "$here"/raw/*.rw2 .
+
 # Not images, named like photos: refused before any decoder sees them.
 printf '<svg xmlns="http://www.w3.org/2000/svg" width="9000" height="9000"><rect width="9" height="9"/></svg>' |
   gzip -9n | head -c 60 >svgz-named.jpg

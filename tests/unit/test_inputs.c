@@ -49,11 +49,17 @@ typedef struct {
     gal_input *list;
     int n;
     GStringChunk *paths; /* where the photos' paths are */
+    /* The files listed as skipped by kind (hidden, video, unknown, a raw
+     * not read, a pair's other half), kept apart from `list`: "path kind"
+     * a line, in the scan's order. */
+    GString *skipped;
 } scan;
 
 static void
 scan_free(scan *s)
 {
+    if (s->skipped)
+        g_string_free(s->skipped, TRUE);
     gal__inputs_free(s->list, s->n);
     g_string_chunk_free(s->paths);
 }
@@ -70,6 +76,21 @@ collect_as(const char *yaml, const char *const *paths, int n_paths, const gal_sc
                      &s.list, &s.n, errs),
         0, "the scan failed");
     gal_preset_free(preset);
+    /* Links not followed and special files stay in `list`, as ever. */
+    s.skipped = g_string_new(NULL);
+    for (int i = 0, kept = 0; i < s.n; i++) {
+        gal_input in = s.list[i];
+
+        if (in.skip == GAL_SKIP_NONE || in.skip == GAL_SKIP_LINK || in.skip == GAL_SKIP_SPECIAL)
+            s.list[kept++] = in;
+        else {
+            g_string_append_printf(s.skipped, "%s %s\n", in.path, gal__skip_kind_name(in.skip));
+            if (in.root)
+                g_ref_string_release(in.root);
+        }
+        if (i == s.n - 1)
+            s.n = kept;
+    }
     return s;
 }
 
@@ -78,7 +99,7 @@ static scan
 collect_on(const char *yaml, const char *const *paths, int n_paths, const char *skip,
     gboolean follow, int jobs)
 {
-    gal_scan_options how = { skip, follow, jobs, 0, 0, FALSE };
+    gal_scan_options how = { skip, follow, jobs, 0, 0, FALSE, NULL };
 
     return collect_as(yaml, paths, n_paths, &how);
 }
@@ -459,7 +480,7 @@ Test(inputs, a_shards_scan_lists_alike_and_looks_up_only_its_own)
     /* Shard 0 of none: a merge's list_only scan, whose every plain file is
      * another's. */
     for (int shard = 0; shard <= shards; shard++) {
-        gal_scan_options how = { NULL, FALSE, 2, shard, shard ? shards : 0, shard == 0 };
+        gal_scan_options how = { NULL, FALSE, 2, shard, shard ? shards : 0, shard == 0, NULL };
         scan part = collect_as(yaml, paths, 1, &how);
         g_autofree char *part_text = listed(&part), *whole_text = listed(&whole);
         int own = 0, unknown = 0;
@@ -494,4 +515,106 @@ Test(inputs, a_shards_scan_lists_alike_and_looks_up_only_its_own)
         scan_free(&part);
     }
     scan_free(&whole);
+}
+
+/* ---- nothing skipped in silence; a raw + JPEG pair is one photo ---------------------- */
+
+Test(inputs, every_file_not_taken_is_listed_with_its_kind_but_sidecars_and_what_is_read)
+{
+    g_autofree char *dir = gal_test_tmpdir("inputs-skipped");
+    const char *files[] = { "f/a.jpg", "f/a.txt", "f/b.png", "f/b.png.txt", "f/note.txt",
+        "f/clip.MOV", "f/old.x3f", "f/a.xmp", "f/.DS_Store", "f/.cache/c.jpg", "f/run.log",
+        "f/captions.tsv", "f/.gallop-manifest.db", "f/anim.gif" };
+    const char *const paths[] = { "f" };
+    g_autofree char *reads_path = NULL;
+    const char *reads[2] = { NULL, NULL };
+    gal_scan_options how = { NULL, FALSE, 1, 0, 0, FALSE, reads };
+    scan s;
+
+    cr_assert_eq(chdir(dir), 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+        touch(files[i]);
+    reads_path = g_build_filename(dir, "f/captions.tsv", NULL);
+    reads[0] = reads_path;
+    s = collect_as("gallop: 1\ninput: {exclude: ['*.log']}\n", paths, 1, &how);
+    {
+        g_autofree char *photos = listed(&s);
+
+        cr_expect_str_eq(photos, "f/a.jpg\nf/anim.gif\nf/b.png\n");
+    }
+    /* Sorted by path: the sidecars a.txt and b.png.txt, the captions table
+     * and gallop's own file are not there, nor the excluded run.log. */
+    cr_expect_str_eq(s.skipped->str,
+        "f/.DS_Store hidden\n"
+        "f/.cache hidden\n"
+        "f/a.xmp unknown\n"
+        "f/clip.MOV video\n"
+        "f/note.txt unknown\n"
+        "f/old.x3f raw-unsupported\n");
+    scan_free(&s);
+}
+
+Test(inputs, a_raw_and_a_jpeg_of_one_shot_are_one_photo_as_input_pairs_says)
+{
+    g_autofree char *dir = gal_test_tmpdir("inputs-pairs");
+    const char *files[] = { "p/IMG_0001.CR2", "p/IMG_0001.JPG", "p/IMG_0002.NEF",
+        "p/IMG_0003.jpg", "p/img_0004.dng", "p/IMG_0004.HEIC", "q/IMG_0001.CR2" };
+    const char *const paths[] = { "p", "q" };
+    scan jpeg, raw;
+
+    cr_assert_eq(chdir(dir), 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+        touch(files[i]);
+    jpeg = collect_with("gallop: 1\n", paths, 2, NULL, FALSE);
+    raw = collect_with("gallop: 1\ninput: {pairs: raw}\n", paths, 2, NULL, FALSE);
+    {
+        g_autofree char *jpeg_photos = listed(&jpeg);
+        g_autofree char *raw_photos = listed(&raw);
+
+        /* Another folder's raw of the same name is another shot. */
+        cr_expect_str_eq(jpeg_photos,
+            "p/IMG_0001.JPG\np/IMG_0002.NEF\np/IMG_0003.jpg\np/IMG_0004.HEIC\nq/IMG_0001.CR2\n");
+        cr_expect_str_eq(raw_photos,
+            "p/IMG_0001.CR2\np/IMG_0002.NEF\np/IMG_0003.jpg\np/img_0004.dng\nq/IMG_0001.CR2\n");
+    }
+    cr_expect_str_eq(jpeg.skipped->str, "p/IMG_0001.CR2 pair\np/img_0004.dng pair\n");
+    cr_expect_str_eq(raw.skipped->str, "p/IMG_0001.JPG pair\np/IMG_0004.HEIC pair\n");
+    for (int i = 0; i < jpeg.n; i++)
+        cr_expect(!jpeg.list[i].has_why, "%s", jpeg.list[i].path);
+    scan_free(&jpeg);
+    scan_free(&raw);
+}
+
+Test(inputs, each_skipped_file_is_listed_by_one_shard_as_photos_are)
+{
+    g_autofree char *dir = gal_test_tmpdir("inputs-skipped-shards");
+    const char *const paths[] = { "s" };
+    g_autoptr(GString) both = g_string_new(NULL);
+    g_autofree char *whole = NULL;
+    int total = 0;
+
+    cr_assert_eq(chdir(dir), 0);
+    for (int i = 0; i < 12; i++) {
+        g_autofree char *clip = g_strdup_printf("s/clip-%02d.mp4", i);
+        g_autofree char *photo = g_strdup_printf("s/photo-%02d.jpg", i);
+
+        touch(clip);
+        touch(photo);
+    }
+    {
+        scan all = collect(paths, 1);
+
+        whole = g_strdup(all.skipped->str);
+        scan_free(&all);
+    }
+    for (int shard = 1; shard <= 3; shard++) {
+        gal_scan_options how = { NULL, FALSE, 1, shard, 3, FALSE, NULL };
+        scan s = collect_as("gallop: 1\n", paths, 1, &how);
+
+        g_string_append(both, s.skipped->str);
+        total += gal_test_count_lines(s.skipped->str, "s/clip-", NULL);
+        scan_free(&s);
+    }
+    cr_expect_eq(total, 12, "each clip listed by exactly one shard:\n%s", both->str);
+    cr_expect_eq(gal_test_count_lines(whole, "s/clip-", NULL), 12);
 }

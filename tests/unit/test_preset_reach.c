@@ -458,7 +458,7 @@ Test(input_kind, a_photo_that_is_text_is_refused_without_its_bytes)
     cr_expect_eq(err.code, GAL_ERR_INPUT);
     cr_expect_str_eq(err.msg,
         "not a photo gallop reads: it is text (gallop reads JPEG, PNG, "
-        "WebP, TIFF, HEIF/AVIF, GIF and JPEG XL)");
+        "WebP, TIFF, HEIF/AVIF, GIF, JPEG XL and camera RAW)");
     /* Main: "it starts with bytes 72 6f 6f 74 73 65 63 72", which spells it. */
     cr_expect(strstr(err.msg, "72 6f") == NULL && strstr(err.msg, "secret") == NULL, "%s", err.msg);
 }

@@ -1,0 +1,50 @@
+/* gal_test_raw.h: small DNGs forged byte by byte, with known colours, so
+ * a test checks what developing makes of a raw, not only that a file
+ * appears; and hostile ones (sizes no camera makes, offsets past the end,
+ * cut files), for the RAW path's refusals and its fuzz seeds. */
+#ifndef GAL_TEST_RAW_H
+#define GAL_TEST_RAW_H
+
+#include <glib.h>
+
+/* A DNG of `width` x `height` photosites (both even) in an RGGB Bayer
+ * mosaic, 16 bits each, white at 65535, black at 0. Its colour matrix
+ * makes the camera's RGB linear sRGB, its as-shot white (1, 1, 1), so a
+ * developed pixel is `patches` through sRGB's curve. */
+typedef struct gal_test_dng {
+    int width, height;
+    /* Linear RGB, 0..1, of the four quarters: top left, top right,
+     * bottom left, bottom right. */
+    double patches[4][3];
+    int orientation;         /* EXIF Orientation in the raw's directory; 0: none */
+    const char *make, *model, *lens;
+    const char *taken;       /* DateTimeOriginal; NULL: none */
+    double exposure_seconds, f_number, focal_mm;
+    int iso;
+    /* An embedded preview, JPEG-compressed (a sub-image, as cameras and
+     * Adobe's converter write it); NULL: none. */
+    const void *preview_jpeg;
+    gsize preview_len;
+    int preview_width, preview_height;
+    /* Hostile: the size the directory claims (0: the true one), the
+     * pixels' offset moved this far past the end of the file (0: where
+     * they are), the file cut to this many bytes (0: whole). */
+    guint32 claimed_width, claimed_height;
+    guint32 pixels_past_end;
+    gsize cut_to;
+} gal_test_dng;
+
+/* The DNG's bytes. */
+GBytes *gal_test_dng_bytes(const gal_test_dng *dng);
+
+/* Written to `dir`/`name`: its path (g_free). */
+char *gal_test_dng_write(const char *dir, const char *name, const gal_test_dng *dng);
+
+/* A plain test DNG: 64 x 48, quarters red, green, blue and 18% grey,
+ * with a Nikon-like camera, lens, date and exposure. */
+gal_test_dng gal_test_dng_default(void);
+
+/* sRGB's curve: linear 0..1 to 0..255. */
+double gal_test_srgb8(double linear);
+
+#endif /* GAL_TEST_RAW_H */

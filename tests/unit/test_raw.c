@@ -1,0 +1,335 @@
+/* test_raw.c: camera raw photos (raw.c), on DNGs forged with known
+ * colours (tests/support/gal_test_raw.c). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gal_test.h"
+#include "gal_test_raw.h"
+#include "raw.h"
+
+TestSuite(raw, .init = gal_test_setup, .fini = gal_test_teardown);
+
+/* Open `path` as a photo; it must be taken for a raw. */
+static void
+open_raw(const char *path, gal_photo_file *file)
+{
+    gal_error err = { 0 };
+
+    cr_assert_eq(gal__photo_open(path, file, &err), 0, "%s", err.msg);
+    cr_assert_eq(file->format, GAL_IMAGE_RAW, "%s sniffed as %s", path,
+        gal__image_format_name(file->format));
+}
+
+/* The mean of a 4 x 4 block at (x, y) of an 8-bit or 16-bit image, as 8-bit. */
+static void
+block_mean(VipsImage *image, int x, int y, double rgb[3])
+{
+    g_autoptr(VipsImage) block = NULL;
+    /* A preview streams: read once, into memory, then anywhere. */
+    g_autoptr(VipsImage) memory = vips_image_copy_memory(image);
+    double scale = image->BandFmt == VIPS_FORMAT_USHORT ? 257.0 : 1.0;
+
+    cr_assert_not_null(memory);
+    cr_assert_eq(vips_extract_area(memory, &block, x, y, 4, 4, NULL), 0);
+    for (int b = 0; b < 3; b++) {
+        g_autoptr(VipsImage) band = NULL;
+        double mean;
+
+        cr_assert_eq(vips_extract_band(block, &band, b, NULL), 0);
+        cr_assert_eq(vips_avg(band, &mean, NULL), 0);
+        rgb[b] = mean / scale;
+    }
+}
+
+/* Each quarter's centre, developed, is its linear colour through sRGB's
+ * curve, within `tolerance` of 255. */
+static void
+expect_patches(VipsImage *image, const gal_test_dng *dng, double tolerance)
+{
+    for (int q = 0; q < 4; q++) {
+        int x = (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2;
+        int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
+        double rgb[3];
+
+        block_mean(image, x, y, rgb);
+        for (int b = 0; b < 3; b++) {
+            double want = gal_test_srgb8(dng->patches[q][b]);
+
+            cr_expect(fabs(rgb[b] - want) <= tolerance,
+                "quarter %d band %d: %.1f, want %.1f (+-%g)", q, b, rgb[b], want, tolerance);
+        }
+    }
+}
+
+Test(raw, a_forged_dng_is_sniffed_as_a_raw_by_its_first_directory)
+{
+    gal_test_dng dng = gal_test_dng_default();
+    g_autoptr(GBytes) bytes = gal_test_dng_bytes(&dng);
+    gsize len;
+    const guint8 *data = g_bytes_get_data(bytes, &len);
+    const char *kind = NULL;
+
+    cr_expect_eq(gal__image_sniff(data, len, &kind), GAL_IMAGE_RAW);
+    cr_expect_str_eq(kind, "DNG");
+}
+
+Test(raw, raws_are_told_by_their_signatures_and_a_plain_tiff_is_not_one)
+{
+    static const guint8 cr2[16] = { 'I', 'I', '*', 0, 16, 0, 0, 0, 'C', 'R', 2, 0 };
+    static const guint8 orf[8] = { 'I', 'I', 'R', 'O', 8, 0, 0, 0 };
+    static const guint8 rw2[8] = { 'I', 'I', 'U', 0, 8, 0, 0, 0 };
+    static const guint8 cr3[16] = { 0, 0, 0, 24, 'f', 't', 'y', 'p', 'c', 'r', 'x', ' ' };
+    static const char raf[] = "FUJIFILMCCD-RAW 0201FF383501";
+    /* A TIFF whose one directory has one entry (width), no CFA, no
+     * sub-images: a TIFF. */
+    static const guint8 tiff[26] = { 'I', 'I', '*', 0, 8, 0, 0, 0, 1, 0, 0, 1, 3, 0, 1, 0, 0,
+        0, 64, 0 };
+    const char *kind = NULL;
+
+    cr_expect_eq(gal__image_sniff(cr2, sizeof(cr2), &kind), GAL_IMAGE_RAW);
+    cr_expect_str_eq(kind, "Canon CR2");
+    cr_expect_eq(gal__image_sniff(orf, sizeof(orf), &kind), GAL_IMAGE_RAW);
+    cr_expect_str_eq(kind, "Olympus ORF");
+    cr_expect_eq(gal__image_sniff(rw2, sizeof(rw2), &kind), GAL_IMAGE_RAW);
+    cr_expect_str_eq(kind, "Panasonic RW2");
+    cr_expect_eq(gal__image_sniff(cr3, sizeof(cr3), &kind), GAL_IMAGE_RAW);
+    cr_expect_str_eq(kind, "Canon CR3");
+    cr_expect_eq(gal__image_sniff((const guint8 *) raf, sizeof(raf), &kind), GAL_IMAGE_RAW);
+    cr_expect_str_eq(kind, "Fujifilm RAF");
+    cr_expect_eq(gal__image_sniff(tiff, sizeof(tiff), &kind), GAL_IMAGE_TIFF);
+    /* Cut inside the header or the directory: a TIFF, nothing read past the end. */
+    for (gsize len = 4; len < sizeof(tiff); len++)
+        cr_expect_eq(gal__image_sniff(tiff, len, &kind), GAL_IMAGE_TIFF, "%zu bytes", len);
+}
+
+Test(raw, the_header_has_the_size_date_camera_lens_exposure_and_orientation)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-header");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) header = NULL;
+    g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+    gal_photo_file file;
+    gal_error err = { 0 };
+    gal_facts facts = { 0 };
+    const void *exif;
+    size_t len;
+
+    dng.orientation = 6;
+    path = gal_test_dng_write(dir, "IMG_0001.DNG", &dng);
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_header(&file, &header, &err), 0, "%s", err.msg);
+    gal__photo_close(&file);
+    cr_expect_eq(header->Xsize, 64);
+    cr_expect_eq(header->Ysize, 48);
+    cr_expect_eq(vips_image_get_orientation(header), 6);
+    cr_assert_eq(vips_image_get_blob(header, VIPS_META_EXIF_NAME, &exif, &len), 0);
+    gal__facts_from_exif(exif, len, &facts, strings);
+    cr_assert(facts.has_date);
+    cr_expect_eq(facts.date.tm_year, 124);
+    cr_expect_eq(facts.date.tm_mon, 4);
+    cr_expect_eq(facts.date.tm_mday, 1);
+    cr_expect_eq(facts.date.tm_hour, 8);
+    cr_expect_eq(facts.date.tm_min, 30);
+    cr_assert_not_null(facts.camera);
+    cr_expect(strstr(facts.camera, "D750") != NULL, "%s", facts.camera);
+    cr_assert_not_null(facts.lens);
+    cr_expect_str_eq(facts.lens, "AF-S NIKKOR 24-120mm f/4G ED VR");
+    cr_assert_not_null(facts.exposure);
+    cr_expect_str_eq(facts.exposure, "1/250 s f/5.6 ISO 200");
+}
+
+Test(raw, developing_gives_the_patches_colours_at_full_and_half_size)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-develop");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *path = gal_test_dng_write(dir, "patches.dng", &dng);
+    g_autoptr(VipsImage) full = NULL;
+    g_autoptr(VipsImage) half = NULL;
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 64, 48, 0, NULL, &full, &err), 0, "%s",
+        err.msg);
+    cr_expect_str_eq(gal__raw_made_by(full), "develop");
+    cr_expect_eq(full->Xsize, 64);
+    cr_expect_eq(full->Ysize, 48);
+    cr_expect_eq(full->BandFmt, VIPS_FORMAT_USHORT);
+    cr_expect_eq(full->Bands, 3);
+    expect_patches(full, &dng, 3);
+    /* Half the size or less: each 2 x 2 block of photosites a pixel. */
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 32, 24, 0, NULL, &half, &err), 0, "%s",
+        err.msg);
+    gal__photo_close(&file);
+    cr_expect_eq(half->Xsize, 32);
+    cr_expect_eq(half->Ysize, 24);
+    expect_patches(half, &dng, 3);
+}
+
+/* A JPEG of `width` x `height` in one colour. */
+static GBytes *
+jpeg_of(int width, int height, double r, double g, double b)
+{
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) coloured = NULL;
+    g_autoptr(VipsImage) srgb = NULL;
+    double ink[3] = { r, g, b };
+    void *buf = NULL;
+    size_t len = 0;
+
+    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
+    cr_assert_eq(vips_linear(black, &coloured, (double[]) { 1, 1, 1 }, ink, 3, "uchar", TRUE,
+                     NULL),
+        0);
+    cr_assert_eq(vips_copy(coloured, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    cr_assert_eq(vips_jpegsave_buffer(srgb, &buf, &len, "Q", 95, NULL), 0);
+    return g_bytes_new_take(buf, len);
+}
+
+Test(raw, the_preview_is_taken_when_it_covers_the_size_asked_for_else_developed)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-preview");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autoptr(GBytes) jpeg = jpeg_of(64, 48, 200, 30, 200);
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) small = NULL;
+    g_autoptr(VipsImage) larger = NULL;
+    g_autoptr(VipsImage) developed = NULL;
+    gal_photo_file file;
+    gal_error err = { 0 };
+    double rgb[3];
+
+    dng.width = 128;
+    dng.height = 96;
+    dng.preview_jpeg = g_bytes_get_data(jpeg, &dng.preview_len);
+    dng.preview_width = 64;
+    dng.preview_height = 48;
+    path = gal_test_dng_write(dir, "preview.dng", &dng);
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_PREVIEW, 60, 45, 0, NULL, &small, &err), 0, "%s",
+        err.msg);
+    cr_expect_str_eq(gal__raw_made_by(small), "preview");
+    cr_expect_eq(small->Xsize, 64);
+    block_mean(small, 30, 20, rgb);
+    cr_expect(fabs(rgb[0] - 200) < 6 && fabs(rgb[1] - 30) < 6 && fabs(rgb[2] - 200) < 6,
+        "the preview's magenta: %.0f %.0f %.0f", rgb[0], rgb[1], rgb[2]);
+    /* Larger than the preview: developed. */
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_PREVIEW, 100, 75, 0, NULL, &larger, &err), 0, "%s",
+        err.msg);
+    cr_expect_str_eq(gal__raw_made_by(larger), "develop");
+    expect_patches(larger, &dng, 3);
+    /* input.raw: develop never takes the preview. */
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 60, 45, 0, NULL, &developed, &err), 0, "%s",
+        err.msg);
+    gal__photo_close(&file);
+    cr_expect_str_eq(gal__raw_made_by(developed), "develop");
+    expect_patches(developed, &dng, 3);
+}
+
+Test(raw, developing_over_the_memory_budget_is_refused_before_unpacking)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-budget");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *path = gal_test_dng_write(dir, "patches.dng", &dng);
+    g_autoptr(VipsImage) image = NULL;
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 64, 48, 4096, NULL, &image, &err), -1);
+    gal__photo_close(&file);
+    cr_expect_eq(err.code, GAL_ERR_INPUT);
+    cr_expect(strstr(err.msg, "input.max-memory-mb") != NULL, "%s", err.msg);
+}
+
+Test(raw, input_raw_develop_joins_the_recipe_and_the_default_leaves_it_as_it_was)
+{
+    gal_preset *plain = gal_test_load_ok("gallop: 1\n");
+    gal_preset *preview = gal_test_load_ok("gallop: 1\ninput: {raw: preview}\n");
+    gal_preset *develop = gal_test_load_ok("gallop: 1\ninput: {raw: develop}\n");
+    g_autoptr(GPtrArray) plain_keys = gal__preset_keys(plain, GAL_TEST_TMP);
+    g_autoptr(GPtrArray) preview_keys = gal__preset_keys(preview, GAL_TEST_TMP);
+    g_autoptr(GPtrArray) develop_keys = gal__preset_keys(develop, GAL_TEST_TMP);
+    g_autofree char *diff = gal__keys_diff(plain_keys, develop_keys);
+    char plain_hex[65], preview_hex[65], develop_hex[65];
+
+    gal__keys_digest(plain_keys, plain_hex);
+    gal__keys_digest(preview_keys, preview_hex);
+    gal__keys_digest(develop_keys, develop_hex);
+    cr_expect_str_eq(plain_hex, preview_hex);
+    cr_expect_str_neq(plain_hex, develop_hex);
+    cr_expect(strstr(diff, "input.raw") != NULL, "%s", diff);
+    gal_preset_free(plain);
+    gal_preset_free(preview);
+    gal_preset_free(develop);
+}
+
+Test(raw, input_raw_takes_preview_or_develop_and_names_a_wrong_value_where_it_is)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load("gallop: 1\ninput:\n  raw: bake\n", errs);
+
+    cr_assert_null(preset);
+    cr_assert_geq(errs->count, 1);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, GAL_TEST_TMP "/test.yaml", 3, 8,
+        "input.raw", "preview, develop");
+}
+
+Test(raw, the_default_include_takes_raws_gifs_and_every_kind_named)
+{
+    gal_preset *preset = gal_test_load_ok("gallop: 1\n");
+    static const char *const globs[] = { "*.gif", "*.cr2", "*.cr3", "*.nef", "*.arw", "*.dng",
+        "*.raf", "*.orf", "*.rw2", "*.pef" };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(globs); i++)
+        cr_expect(g_strv_contains((const char *const *) preset->input->include, globs[i]),
+            "%s is not in the default input.include", globs[i]);
+    gal_preset_free(preset);
+}
+
+Test(raw, a_photo_past_its_time_is_not_developed)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-time");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autofree char *path = gal_test_dng_write(dir, "patches.dng", &dng);
+    g_autoptr(VipsImage) image = NULL;
+    gal_cancel *cancel = gal__cancel_new(NULL);
+    gal_watch *watch = gal__watch_begin(cancel, 0.001, 0);
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    g_usleep(5000);
+    gal__cancel_poll(cancel);
+    cr_assert_eq(gal__watch_stopped(watch), GAL_STOP_TIMEOUT);
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 64, 48, 0, watch, &image, &err), -1);
+    gal__photo_close(&file);
+    cr_expect_eq(err.code, GAL_ERR_INPUT);
+    cr_expect(strstr(err.msg, "(input.max-seconds)") != NULL, "%s", err.msg);
+    gal__watch_end(watch);
+    gal__cancel_free(cancel);
+}
+
+Test(raw, a_preview_of_another_shape_is_not_taken)
+{
+    g_autofree char *dir = gal_test_tmpdir("raw-preview-shape");
+    gal_test_dng dng = gal_test_dng_default();
+    g_autoptr(GBytes) jpeg = jpeg_of(96, 96, 200, 30, 200);
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) image = NULL;
+    gal_photo_file file;
+    gal_error err = { 0 };
+
+    /* A square crop of a 4:3 sensor: it covers 60 x 45, but shows less. */
+    dng.preview_jpeg = g_bytes_get_data(jpeg, &dng.preview_len);
+    dng.preview_width = 96;
+    dng.preview_height = 96;
+    path = gal_test_dng_write(dir, "square-preview.dng", &dng);
+    open_raw(path, &file);
+    cr_assert_eq(gal__raw_load(&file, GAL_RAW_PREVIEW, 60, 45, 0, NULL, &image, &err), 0, "%s",
+        err.msg);
+    gal__photo_close(&file);
+    cr_expect_str_eq(gal__raw_made_by(image), "develop");
+    expect_patches(image, &dng, 3);
+}
