@@ -43,7 +43,10 @@ append_value(GString *out, const gal_param *p, const void *opts)
             g_string_append_printf(out, "%d", *GAL_PARAM_FIELD(opts, p, int));
         break;
     case GAL_T_DOUBLE:
-        g_string_append_printf(out, "%g", *GAL_PARAM_FIELD(opts, p, double));
+        if (!p->def && *GAL_PARAM_FIELD(opts, p, double) == 0)
+            g_string_append(out, "-");
+        else
+            g_string_append_printf(out, "%g", *GAL_PARAM_FIELD(opts, p, double));
         break;
     case GAL_T_STRING:
     case GAL_T_PATH:
