@@ -258,13 +258,13 @@ scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_err
  * and that decode is most of the photo's cost. Here the decoder shrinks as
  * far as its output still covers the target, and Lanczos 3 does the rest,
  * as sharp does by default; bench/RESULTS.md ("Quality") gives what that
- * costs against a full decode. The steps are vips_thumbnail's (8.14):
- * scale in the photo's own colour space, then to sRGB through the
- * embedded profile if there is one, then turn upright in memory, which
- * the sequential decoder cannot do. A JPEG (no alpha) is scaled rows as
+ * costs against a full decode. The steps: to sRGB through the embedded
+ * profile if there is one (vips_thumbnail converts after scaling, which
+ * mixes pixels in the photo's own encoding), scale, then turn upright in
+ * memory, which the sequential decoder cannot do. A JPEG (no alpha) is scaled rows as
  * they stream, then columns (shrink_streamed); other formats go through
  * vips_resize, alpha-aware. CMYK, and profiles without the table of the
- * intent, are converted by gallop itself (icc.h), still after scaling;
+ * intent, are converted by gallop itself (icc.h), also before scaling;
  * what that has to say goes to `warnings`. The loader's image joins the
  * photo's watch: stopping it stops everything read from it. */
 static int
@@ -302,20 +302,11 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
     if (!gal__watch_add(watch, loaded))
         return gal__watch_check(watch, err);
     current = loaded;
-    if (file->format == GAL_IMAGE_JPEG) {
-        if (!has_profile && !own_colour) {
-            if (vips_colourspace(current, &space,
-                    current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB,
-                    NULL))
-                return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
-            current = space;
-        }
-        if (shrink_streamed(watch, current, stored_width, stored_height, &scaled, err))
-            return -1;
-    }
-    else if (scale_alpha_aware(current, stored_width, stored_height, &scaled, err))
-        return -1;
-    current = scaled;
+    /* Into sRGB before scaling, as sharp does: a photo scaled in its own
+     * encoding (a gamma-1.8 profile, CMYK) mixes its pixels in that
+     * encoding, and edges come out off-colour once converted (issue 43,
+     * docs/presets.md "Colour"). The decoder's own shrink (JPEG DCT
+     * scaling) is before this, as it must be. */
     if (own_colour) {
         if (gal__icc_to_srgb(current, profile, profile_len, &srgb, warnings, err))
             return -1;
@@ -327,6 +318,19 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
             return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
         current = srgb;
     }
+    else if (file->format == GAL_IMAGE_JPEG) {
+        if (vips_colourspace(current, &space,
+                current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL))
+            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
+        current = space;
+    }
+    if (file->format == GAL_IMAGE_JPEG) {
+        if (shrink_streamed(watch, current, stored_width, stored_height, &scaled, err))
+            return -1;
+    }
+    else if (scale_alpha_aware(current, stored_width, stored_height, &scaled, err))
+        return -1;
+    current = scaled;
     if (!rotate || vips_image_get_orientation(current) == 1) {
         *out = g_object_ref(current);
         return 0;
