@@ -267,10 +267,25 @@ scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_err
  * intent, are converted by gallop itself (icc.h), also before scaling;
  * what that has to say goes to `warnings`. The loader's image joins the
  * photo's watch: stopping it stops everything read from it. */
+/* `in`, in sRGB (or grey, which Display P3 shares), in Display P3 when
+ * `space` says so; itself (a new reference) otherwise. */
+static int
+srgb_to_space(VipsImage *in, gal_out_profile space, VipsImage **out, gal_error *err)
+{
+    if (space != GAL_PROFILE_DISPLAY_P3 || in->Bands - vips_image_hasalpha(in) < 3) {
+        *out = g_object_ref(in);
+        return 0;
+    }
+    if (vips_icc_transform(in, out, "p3", "input_profile", "srgb", "intent",
+            VIPS_INTENT_RELATIVE, "depth", in->BandFmt == VIPS_FORMAT_USHORT ? 16 : 8, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
+    return 0;
+}
+
 static int
 decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int width,
-    int height, gboolean rotate, gal_watch *watch, VipsImage **out, GString *warnings,
-    gal_error *err)
+    int height, gboolean rotate, gal_out_profile space, gal_watch *watch, VipsImage **out,
+    GString *warnings, gal_error *err)
 {
     gboolean has_profile = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0;
     const void *profile = NULL;
@@ -282,16 +297,21 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
     int shrink = gal__photo_shrink(file->format, header->Xsize, header->Ysize, stored_width,
         stored_height);
     g_autoptr(VipsImage) loaded = NULL;
-    g_autoptr(VipsImage) space = NULL;
     g_autoptr(VipsImage) scaled = NULL;
     g_autoptr(VipsImage) srgb = NULL;
+    g_autoptr(VipsImage) spaced = NULL;
     g_autoptr(VipsImage) memory = NULL;
     VipsImage *current;
+    gboolean keep_own;
 
     if (has_profile &&
         vips_image_get_blob(header, VIPS_META_ICC_NAME, &profile, &profile_len))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
     own_colour = gal__icc_is_ours(header, profile, profile_len);
+    /* output.profile keep: an RGB photo's pixels stay in its own space. */
+    keep_own = space == GAL_PROFILE_KEEP && has_profile && !own_colour &&
+        header->Bands - vips_image_hasalpha(header) >= 3 &&
+        gal__icc_is_rgb(profile, profile_len);
     /* A second load of the same descriptor, not the header's image: the
      * shrink-on-load factor comes from the header, and a loader takes it
      * only when it starts. Sharing one VipsSource between the two loads
@@ -302,27 +322,39 @@ decode(const gal_photo_file *file, VipsImage *header, VipsFailOn fail_on, int wi
     if (!gal__watch_add(watch, loaded))
         return gal__watch_check(watch, err);
     current = loaded;
-    /* Into sRGB before scaling, as sharp does: a photo scaled in its own
-     * encoding (a gamma-1.8 profile, CMYK) mixes its pixels in that
-     * encoding, and edges come out off-colour once converted (issue 43,
-     * docs/presets.md "Colour"). The decoder's own shrink (JPEG DCT
-     * scaling) is before this, as it must be. */
+    /* Into the output's space (sRGB unless output.profile says) before
+     * scaling, as sharp does: a photo scaled in its own encoding (a
+     * gamma-1.8 profile, CMYK) mixes its pixels in that encoding, and
+     * edges come out off-colour once converted (issue 43, docs/presets.md
+     * "Colour"). The decoder's own shrink (JPEG DCT scaling) is before
+     * this, as it must be. */
     if (own_colour) {
-        if (gal__icc_to_srgb(current, profile, profile_len, &srgb, warnings, err))
+        if (gal__icc_to_srgb(current, profile, profile_len, &srgb, warnings, err) ||
+            srgb_to_space(srgb, space, &spaced, err))
             return -1;
-        current = srgb;
+        current = spaced;
     }
+    else if (keep_own)
+        ;
     else if (has_profile) {
-        if (vips_icc_transform(current, &srgb, "srgb", "embedded", TRUE, "intent",
+        if (vips_icc_transform(current, &srgb,
+                space == GAL_PROFILE_DISPLAY_P3 ? "p3" : "srgb", "embedded", TRUE, "intent",
                 VIPS_INTENT_RELATIVE, NULL))
             return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
         current = srgb;
     }
-    else if (file->format == GAL_IMAGE_JPEG) {
-        if (vips_colourspace(current, &space,
-                current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB, NULL))
-            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
-        current = space;
+    else {
+        /* No profile: sRGB, as browsers take it. */
+        if (file->format == GAL_IMAGE_JPEG) {
+            if (vips_colourspace(current, &srgb,
+                    current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB,
+                    NULL))
+                return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
+            current = srgb;
+        }
+        if (srgb_to_space(current, space, &spaced, err))
+            return -1;
+        current = spaced;
     }
     if (file->format == GAL_IMAGE_JPEG) {
         if (shrink_streamed(watch, current, stored_width, stored_height, &scaled, err))
@@ -800,6 +832,7 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     gboolean rotate = orientation_valid(header);
     int width = header->Xsize, height = header->Ysize;
     int decode_w = 0, decode_h = 0, users = 0, fail_on = 0;
+    gal_out_profile space = GAL_PROFILE_SRGB;
     gal_error group_err = { 0 };
     g_autoptr(GString) warnings = g_string_new(NULL);
 
@@ -812,12 +845,13 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
             continue;
         load_size(jobs[k]->preset, width, height, &load_w[users], &load_h[users]);
         fail_on = jobs[k]->preset->input->fail_on;
+        space = jobs[k]->preset->output->profile;
         users++;
     }
     gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
-    if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate, jobs[0]->watch,
-            &decoded, warnings, &group_err) == 0 &&
+    if (decode(file, header, vips_fail_on(fail_on), decode_w, decode_h, rotate, space,
+            jobs[0]->watch, &decoded, warnings, &group_err) == 0 &&
         to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
          * rather than decoded again for each. Solo, after a failure: the
@@ -916,14 +950,16 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_error 
     }
     for (int k = 0; k < n; k++)
         handled[k] = errs[k].code != GAL_OK;
-    /* Presets that decode with the same strictness (input.fail-on) share
-     * one decode; another strictness needs a decode of its own. */
+    /* Presets that decode with the same strictness (input.fail-on) into
+     * the same space (output.profile) share one decode; another needs a
+     * decode of its own. */
     for (int k = 0; k < n; k++) {
         if (handled[k])
             continue;
         for (int j = 0; j < n; j++)
             in_group[j] = !handled[j] &&
-                jobs[j]->preset->input->fail_on == jobs[k]->preset->input->fail_on;
+                jobs[j]->preset->input->fail_on == jobs[k]->preset->input->fail_on &&
+                jobs[j]->preset->output->profile == jobs[k]->preset->output->profile;
         run_group(&file, jobs, n, in_group, header, errs);
         for (int j = 0; j < n; j++)
             handled[j] = handled[j] || in_group[j];

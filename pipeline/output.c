@@ -25,6 +25,7 @@
 
 static const char *const gal_subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };
 static const char *const gal_sharpen_names[] = { "none", "low", "standard", "high", NULL };
+static const char *const gal_out_profile_names[] = { "srgb", "display-p3", "keep", NULL };
 
 static const gal_param output_params[] = {
     GAL_PARAM_DIR(gal_output_opts, dir,
@@ -64,6 +65,11 @@ static const gal_param output_params[] = {
     GAL_PARAM_COLOR(gal_output_opts, background,
         "colour transparent pixels are flattened onto for formats without alpha (JPEG)",
         "white"),
+    GAL_PARAM_ENUM(gal_output_opts, profile, gal_out_profile,
+        "colour space of the outputs: srgb (no profile embedded: what browsers assume), "
+        "display-p3 (wide gamut for P3 screens, its profile embedded) or keep (an RGB photo's "
+        "own space and profile, such as Adobe RGB; others sRGB)",
+        "srgb"),
     GAL_PARAM_ENUM(gal_output_opts, sharpen, gal_sharpen,
         "sharpening for screens, applied after the last resize (before overlays) when it made "
         "the photo smaller; never to an enlargement: none, low, standard or high "
@@ -305,6 +311,18 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
     credits.copyright = copyright && *copyright ? copyright : NULL;
     if (gal__metadata_apply(o->metadata, software, &credits, image, &ready, &meta, err))
         return -1;
+    /* The pixels are in the profile's space (job.c decoded them there):
+     * it travels with them under every metadata level (strip is refused
+     * with it at load). */
+    if (o->profile != GAL_PROFILE_SRGB && vips_image_get_typeof(image, VIPS_META_ICC_NAME)) {
+        const void *icc;
+        size_t icc_len;
+
+        if (vips_image_get_blob(image, VIPS_META_ICC_NAME, &icc, &icc_len) == 0) {
+            vips_image_set_blob_copy(ready, VIPS_META_ICC_NAME, icc, icc_len);
+            meta.keep_icc = TRUE;
+        }
+    }
     /* The encoder's own image stops with the photo too (a sheet page has
      * no decoder of its own). */
     if (!gal__watch_add(info->watch, ready)) {

@@ -28,6 +28,14 @@ typedef struct gal_input_opts {
     int max_memory_mb;      /* pixels held in memory per photo */
 } gal_input_opts;
 
+/* The colour space outputs are in, and the profile they embed
+ * (output.profile). */
+typedef enum gal_out_profile {
+    GAL_PROFILE_SRGB,       /* sRGB, no profile embedded (the web's default) */
+    GAL_PROFILE_DISPLAY_P3, /* Display P3, its profile embedded */
+    GAL_PROFILE_KEEP,       /* an RGB photo's own space and profile; else sRGB */
+} gal_out_profile;
+
 typedef struct gal_output_opts {
     gal_sharpen sharpen;    /* after the last resize, when it made the photo smaller */
     char *dir;
@@ -43,6 +51,7 @@ typedef struct gal_output_opts {
     gal_subsampling subsampling;
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
     gal_color background;   /* alpha is flattened onto it for a format without */
+    gal_out_profile profile; /* the space pixels are decoded into, and written in */
     /* FALSE: no file per photo; each photo only gives its tile to the
      * gathering stage, which the preset must have (checked at load). */
     bool photos;

@@ -38,6 +38,7 @@ static const char *const later_keys[][2] = {
     { "resize", "megapixels" },
     { "resize", "percent" },
     { "resize", "dont_enlarge" },
+    { "output", "profile" },
 };
 
 static gboolean

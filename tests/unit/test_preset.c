@@ -7,6 +7,7 @@
 
 #include "gal_test.h"
 #include "limit.h"
+#include "recipe.h"
 
 TestSuite(preset, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -2192,4 +2193,38 @@ Test(preset, a_width_given_twice_is_refused)
 
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 2, 24, "output.widths", "\"800\" is in the list twice");
+}
+
+Test(preset, a_profile_that_must_be_embedded_refuses_metadata_strip)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {metadata: strip, profile: display-p3}\n");
+    g_autofree gal_errors *keep = load_fails("gallop: 1\n"
+                                             "output:\n"
+                                             "  metadata: STRIP\n"
+                                             "  profile: keep\n");
+    gal_preset *srgb = load_ok("gallop: 1\noutput: {metadata: strip, profile: srgb}\n");
+    gal_preset *p3 = load_ok("gallop: 1\noutput: {metadata: default, profile: display-p3}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 36, "output.profile",
+        "Display P3 pixels need their profile, which metadata: strip leaves out");
+    cr_assert_eq(keep->count, 1);
+    expect_error(&keep->items[0], 4, 12, "output.profile", "the photo's own pixels need");
+    cr_expect_eq(p3->output->profile, GAL_PROFILE_DISPLAY_P3);
+    {
+        /* In the recipe (so a change rebuilds), and out of it at the default. */
+        g_autoptr(GPtrArray) p3_keys = gal__preset_keys(p3, GAL_TEST_TMP);
+        g_autoptr(GPtrArray) srgb_keys = gal__preset_keys(srgb, GAL_TEST_TMP);
+        gboolean in_p3 = FALSE, in_srgb = FALSE;
+
+        for (guint i = 0; i < p3_keys->len; i++)
+            in_p3 |= strcmp(p3_keys->pdata[i], "output.profile=display-p3") == 0;
+        for (guint i = 0; i < srgb_keys->len; i++)
+            in_srgb |= g_str_has_prefix(srgb_keys->pdata[i], "output.profile=");
+        cr_expect(in_p3, "output.profile=display-p3 is in the recipe");
+        cr_expect(!in_srgb, "srgb, the default, is not");
+    }
+    gal_preset_free(srgb);
+    gal_preset_free(p3);
 }

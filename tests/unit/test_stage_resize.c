@@ -862,7 +862,7 @@ recipe_line(const char *opts, const char *prefix)
 Test(stage_resize, new_rules_are_in_the_recipe_only_when_given)
 {
     static const char *const later[] = { "resize.long-edge=", "resize.short-edge=",
-        "resize.megapixels=", "resize.percent=", "resize.dont-enlarge=" };
+        "resize.megapixels=", "resize.percent=", "resize.dont-enlarge=", "output.profile=" };
     g_autofree char *edge = recipe_line("{long-edge: 900}", "resize.long-edge=");
     g_autofree char *enlarge = recipe_line("{width: 9, dont-enlarge: false}", "resize.dont-");
     g_autofree char *percent = recipe_line("{percent: 40}", "resize.percent=");
