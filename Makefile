@@ -23,7 +23,7 @@ GALLOP      := $(BUILD)/cmd/gallop
 # Everything gallop needs from Debian, to build, test and demo (exiftool:
 # the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
+	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libxml2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 

@@ -169,7 +169,9 @@ about_from_header(gal_job *job, VipsImage *header)
         g_ptr_array_add(job->about, g_strdup_printf("lens=%s", job->facts.lens));
     if (vips_image_get_typeof(header, VIPS_META_EXIF_NAME) &&
         vips_image_get_blob(header, VIPS_META_EXIF_NAME, &exif, &len) == 0)
-        gal__exif_about(exif, len, gal__metadata_keeps_gps(job->preset->output->metadata),
+        gal__exif_about(exif, len,
+            gal__metadata_keeps_gps(job->preset->output->metadata) &&
+                !job->preset->output->remove_location,
             job->about);
     if (vips_image_get_typeof(header, VIPS_META_ORIENTATION) &&
         vips_image_get_int(header, VIPS_META_ORIENTATION, &orientation) == 0 &&

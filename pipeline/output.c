@@ -59,9 +59,19 @@ static const gal_param output_params[] = {
         "auto"),
     GAL_PARAM_STRLIST(gal_output_opts, metadata,
         "what outputs keep of the photo's metadata: default (credits, caption, date, camera, "
-        "exposure; no GPS or serial numbers), keep (all), strip (none), or a list of EXIF tag "
-        "names and groups (caption, credits, date, camera, exposure, gps)",
+        "exposure; no GPS or serial numbers), Lightroom's levels copyright-only, "
+        "copyright-contact, all-except-camera-raw and all (= keep), strip (none), or a list "
+        "of EXIF tag names and groups (caption, credits, date, camera, exposure, gps)",
         "default"),
+    GAL_PARAM_BOOL(gal_output_opts, remove_location,
+        "under any metadata level, leave out where the photo was taken: EXIF GPS, XMP GPS and "
+        "places (city, state, country, IPTC locations), IPTC-IIM places (Lightroom's "
+        "\"Remove Location Info\")",
+        "false"),
+    GAL_PARAM_BOOL(gal_output_opts, remove_person,
+        "under any metadata level, leave out who is shown: XMP people (IPTC PersonInImage), "
+        "face and image regions (MWG, Microsoft, IPTC) (Lightroom's \"Remove Person Info\")",
+        "false"),
     GAL_PARAM_COLOR(gal_output_opts, background,
         "colour transparent pixels are flattened onto for formats without alpha (JPEG)",
         "white"),
@@ -309,7 +319,10 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
     copyright = o->copyright ? gal__template_render_whole(o->copyright, &facts) : NULL;
     credits.artist = artist && *artist ? artist : NULL;
     credits.copyright = copyright && *copyright ? copyright : NULL;
-    if (gal__metadata_apply(o->metadata, software, &credits, image, &ready, &meta, err))
+    if (gal__metadata_apply(o->metadata,
+            (o->remove_location ? GAL_REMOVE_LOCATION : 0) |
+                (o->remove_person ? GAL_REMOVE_PERSON : 0),
+            software, &credits, image, &ready, &meta, err))
         return -1;
     /* The pixels are in the profile's space (job.c decoded them there):
      * it travels with them under every metadata level (strip is refused

@@ -52,6 +52,8 @@ typedef struct gal_output_opts {
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
     gal_color background;   /* alpha is flattened onto it for a format without */
     gal_out_profile profile; /* the space pixels are decoded into, and written in */
+    bool remove_location;   /* under any metadata level: GPS and places */
+    bool remove_person;     /* under any metadata level: people shown, face regions */
     /* FALSE: no file per photo; each photo only gives its tile to the
      * gathering stage, which the preset must have (checked at load). */
     bool photos;

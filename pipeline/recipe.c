@@ -39,6 +39,8 @@ static const char *const later_keys[][2] = {
     { "resize", "percent" },
     { "resize", "dont_enlarge" },
     { "output", "profile" },
+    { "output", "remove_location" },
+    { "output", "remove_person" },
 };
 
 static gboolean

@@ -2228,3 +2228,24 @@ Test(preset, a_profile_that_must_be_embedded_refuses_metadata_strip)
     gal_preset_free(srgb);
     gal_preset_free(p3);
 }
+
+Test(preset, metadata_levels_stand_alone_and_remove_keys_are_in_the_recipe)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {metadata: [copyright-only, gps]}\n");
+    gal_preset *level = load_ok("gallop: 1\n"
+                                "output: {metadata: All-Except-Camera-Raw, remove-person: true}\n");
+    g_autoptr(GPtrArray) keys = gal__preset_keys(level, GAL_TEST_TMP);
+    gboolean person = FALSE, location = FALSE;
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 20, "output.metadata",
+        "\"copyright-only\" stands alone: it cannot be combined with other names");
+    for (guint i = 0; i < keys->len; i++) {
+        person |= strcmp(keys->pdata[i], "output.remove-person=true") == 0;
+        location |= g_str_has_prefix(keys->pdata[i], "output.remove-location=");
+    }
+    cr_expect(person, "remove-person, given, is in the recipe");
+    cr_expect(!location, "remove-location, at its default, is not");
+    gal_preset_free(level);
+}
