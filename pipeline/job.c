@@ -603,11 +603,14 @@ sharpen_after_resize(const gal_job *job, VipsImage *image, VipsImage **out, gal_
     double scale = MAX((double) image->Xsize / MAX(1, job->photo_width),
         (double) image->Ysize / MAX(1, job->photo_height));
 
-    if (job->preset->output->sharpen == GAL_SHARPEN_NONE || scale >= 1 || !job->photo_width) {
+    const gal_output_opts *o = job->preset->output;
+
+    if (o->sharpen.amount == GAL_SHARPEN_NONE || scale >= 1 || !job->photo_width) {
         *out = g_object_ref(image);
         return 0;
     }
-    if (gal__sharpen(image, job->preset->output->sharpen, out))
+    if (gal__sharpen(image, (gal_sharpen) o->sharpen.amount, (gal_medium) o->sharpen.medium,
+            o->ppi, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "output.sharpen");
     return 0;
 }

@@ -2,6 +2,7 @@
  * the EXIF block each output carries (no GPS or serial numbers by
  * default, Orientation 1, Software, the caption and credits) and its XMP
  * packet. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -346,6 +347,34 @@ set_ascii(ExifData *ed, ExifMem *mem, ExifTag tag, const char *text)
     exif_entry_unref(e);
 }
 
+/* XResolution and YResolution (inches) from the image's, in pixels per
+ * mm: output.ppi. */
+static void
+set_resolution(ExifData *ed, ExifMem *mem, double per_mm)
+{
+    static const ExifTag tags[] = { EXIF_TAG_X_RESOLUTION, EXIF_TAG_Y_RESOLUTION,
+        EXIF_TAG_RESOLUTION_UNIT };
+    ExifRational dpi = { (ExifLong) lround(per_mm * 25.4), 1 };
+
+    if (per_mm <= 0)
+        return;
+    for (gsize i = 0; i < G_N_ELEMENTS(tags); i++) {
+        ExifEntry *e = exif_content_get_entry(ed->ifd[EXIF_IFD_0], tags[i]);
+
+        if (!e) {
+            e = exif_entry_new_mem(mem);
+            e->tag = tags[i];
+            exif_content_add_entry(ed->ifd[EXIF_IFD_0], e);
+            exif_entry_initialize(e, tags[i]);
+            exif_entry_unref(e);
+        }
+        if (tags[i] == EXIF_TAG_RESOLUTION_UNIT && e->format == EXIF_FORMAT_SHORT && e->size >= 2)
+            exif_set_short(e->data, exif_data_get_byte_order(ed), 2); /* inches */
+        else if (e->format == EXIF_FORMAT_RATIONAL && e->size >= 8)
+            exif_set_rational(e->data, exif_data_get_byte_order(ed), dpi);
+    }
+}
+
 static void
 set_orientation_1(ExifData *ed, ExifMem *mem)
 {
@@ -658,6 +687,7 @@ gal__metadata_apply(char *const *metadata, unsigned removes, const char *softwar
         ed->size = 0;
     }
     set_orientation_1(ed, mem);
+    set_resolution(ed, mem, in->Xres);
     set_ascii(ed, mem, EXIF_TAG_SOFTWARE, software);
 
     /* The caption travels in the file, where the policy keeps captions; a

@@ -80,11 +80,16 @@ static const gal_param output_params[] = {
         "display-p3 (wide gamut for P3 screens, its profile embedded) or keep (an RGB photo's "
         "own space and profile, such as Adobe RGB; others sRGB)",
         "srgb"),
-    GAL_PARAM_ENUM(gal_output_opts, sharpen, gal_sharpen,
-        "sharpening for screens, applied after the last resize (before overlays) when it made "
-        "the photo smaller; never to an enlargement: none, low, standard or high "
-        "(docs/presets.md gives the measured amounts)",
+    GAL_PARAM_SHARPENING(gal_output_opts, sharpen, gal_sharpen,
+        "output sharpening, applied after the last resize (before overlays) when it made the "
+        "photo smaller, never to an enlargement: none, low, standard or high for screens, or "
+        "{for: screen|matte|glossy, amount: low|standard|high}: matte and glossy sharpen for "
+        "print at output.ppi (docs/presets.md gives the measured amounts)",
         "standard"),
+    GAL_PARAM_INT(gal_output_opts, ppi,
+        "pixels per inch the photo is printed at: the radius of print sharpening, and the "
+        "resolution written into every file",
+        "300", 72, 2400),
     GAL_PARAM_BOOL(gal_output_opts, photos,
         "false writes no file per photo, only what gathering stages (contact-sheet) make: "
         "quick proofs",
@@ -302,6 +307,7 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, info->preset_name)
         : g_strdup_printf("gallop %s", GAL_VERSION);
     g_autoptr(VipsImage) ready = NULL;
+    g_autoptr(VipsImage) resolved = NULL;
     gal_meta meta = { 0 };
     fd_sink sink = { fd, 0, sum, FALSE };
     const gal_facts none = { 0 };
@@ -319,10 +325,14 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
     copyright = o->copyright ? gal__template_render_whole(o->copyright, &facts) : NULL;
     credits.artist = artist && *artist ? artist : NULL;
     credits.copyright = copyright && *copyright ? copyright : NULL;
+    /* output.ppi is the file's resolution (libvips keeps pixels per mm),
+     * which the EXIF block says too. */
+    if (vips_copy(image, &resolved, "xres", o->ppi / 25.4, "yres", o->ppi / 25.4, NULL))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "resolution");
     if (gal__metadata_apply(o->metadata,
             (o->remove_location ? GAL_REMOVE_LOCATION : 0) |
                 (o->remove_person ? GAL_REMOVE_PERSON : 0),
-            software, &credits, image, &ready, &meta, err))
+            software, &credits, resolved, &ready, &meta, err))
         return -1;
     /* The pixels are in the profile's space (job.c decoded them there):
      * it travels with them under every metadata level (strip is refused

@@ -37,7 +37,10 @@ typedef enum gal_out_profile {
 } gal_out_profile;
 
 typedef struct gal_output_opts {
-    gal_sharpen sharpen;    /* after the last resize, when it made the photo smaller */
+    /* After the last resize, when it made the photo smaller: amount is a
+     * gal_sharpen, medium a gal_medium. */
+    gal_sharpening sharpen;
+    int ppi;                /* pixels per inch: print sharpening, the files' resolution */
     char *dir;
     gal_template *name;
     gal_format format;

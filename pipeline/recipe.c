@@ -41,6 +41,7 @@ static const char *const later_keys[][2] = {
     { "output", "profile" },
     { "output", "remove_location" },
     { "output", "remove_person" },
+    { "output", "ppi" },
 };
 
 static gboolean

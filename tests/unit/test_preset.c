@@ -2249,3 +2249,48 @@ Test(preset, metadata_levels_stand_alone_and_remove_keys_are_in_the_recipe)
     cr_expect(!location, "remove-location, at its default, is not");
     gal_preset_free(level);
 }
+
+Test(preset, sharpen_takes_a_medium_and_an_amount_or_a_word_for_screen)
+{
+    gal_preset *word = load_ok("gallop: 1\noutput: {sharpen: high}\n");
+    gal_preset *matte = load_ok("gallop: 1\noutput: {sharpen: {for: matte, amount: low}, "
+                                "ppi: 240}\n");
+    gal_preset *glossy = load_ok("gallop: 1\noutput:\n  sharpen:\n    for: Glossy\n");
+    g_autofree gal_errors *bad_key = load_fails("gallop: 1\n"
+                                                "output: {sharpen: {for: matte, radius: 2}}\n");
+    g_autofree gal_errors *bad_medium = load_fails("gallop: 1\n"
+                                                   "output: {sharpen: {for: canvas}}\n");
+    g_autofree gal_errors *bad_ppi = load_fails("gallop: 1\noutput: {ppi: 20}\n");
+    g_autoptr(GPtrArray) word_keys = gal__preset_keys(word, GAL_TEST_TMP);
+    g_autoptr(GPtrArray) matte_keys = gal__preset_keys(matte, GAL_TEST_TMP);
+    gboolean word_line = FALSE, matte_line = FALSE, ppi_line = FALSE;
+
+    cr_expect_eq(word->output->sharpen.amount, GAL_SHARPEN_HIGH);
+    cr_expect_eq(word->output->sharpen.medium, GAL_MEDIUM_SCREEN);
+    cr_expect_eq(matte->output->sharpen.amount, GAL_SHARPEN_LOW);
+    cr_expect_eq(matte->output->sharpen.medium, GAL_MEDIUM_MATTE);
+    cr_expect_eq(matte->output->ppi, 240);
+    /* The amount left out is the default's. */
+    cr_expect_eq(glossy->output->sharpen.amount, GAL_SHARPEN_STANDARD);
+    cr_expect_eq(glossy->output->sharpen.medium, GAL_MEDIUM_GLOSSY);
+    cr_expect_eq(glossy->output->ppi, 300);
+    cr_assert_eq(bad_key->count, 1);
+    expect_error(&bad_key->items[0], 2, 32, "output.sharpen",
+        "unknown key \"radius\" in sharpening; it takes for and amount");
+    cr_assert_eq(bad_medium->count, 1);
+    expect_error(&bad_medium->items[0], 2, 25, "output.sharpen",
+        "expected one of screen, matte, glossy, got \"canvas\"");
+    cr_assert_eq(bad_ppi->count, 1);
+    expect_error(&bad_ppi->items[0], 2, 15, "output.ppi", "must be between 72 and 2400");
+    /* A word for screen keeps the recipe line it always had. */
+    for (guint i = 0; i < word_keys->len; i++) {
+        word_line |= strcmp(word_keys->pdata[i], "output.sharpen=high") == 0;
+        ppi_line |= g_str_has_prefix(word_keys->pdata[i], "output.ppi=");
+    }
+    for (guint i = 0; i < matte_keys->len; i++)
+        matte_line |= strcmp(matte_keys->pdata[i], "output.sharpen={for: matte, amount: low}") == 0;
+    cr_expect(word_line && matte_line && !ppi_line, "recipe lines");
+    gal_preset_free(word);
+    gal_preset_free(matte);
+    gal_preset_free(glossy);
+}

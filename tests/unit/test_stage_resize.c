@@ -655,17 +655,23 @@ edge_energy(VipsImage *image)
 }
 
 static VipsImage *
-sharpened(VipsImage *in, gal_sharpen level)
+sharpened_for(VipsImage *in, gal_sharpen level, gal_medium medium, int ppi)
 {
     VipsImage *out, *memory;
 
-    cr_assert_eq(gal__sharpen(in, level, &out), 0, "%s", vips_error_buffer());
+    cr_assert_eq(gal__sharpen(in, level, medium, ppi, &out), 0, "%s", vips_error_buffer());
     cr_assert_eq(out->Xsize, in->Xsize);
     cr_assert_eq(out->Bands, in->Bands);
     cr_assert_eq(out->BandFmt, VIPS_FORMAT_UCHAR);
     memory = vips_image_copy_memory(out);
     g_object_unref(out);
     return memory;
+}
+
+static VipsImage *
+sharpened(VipsImage *in, gal_sharpen level)
+{
+    return sharpened_for(in, level, GAL_MEDIUM_SCREEN, 300);
 }
 
 Test(stage_resize, each_sharpening_level_raises_edge_energy)
@@ -684,12 +690,14 @@ Test(stage_resize, each_sharpening_level_raises_edge_energy)
     }
 }
 
-Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
+/* A soft vertical step from 64 to 192 grey at x = 100 of 200 x 40, as a
+ * downscale leaves it. */
+static VipsImage *
+soft_step(void)
 {
-    /* A soft vertical step from 64 to 192 grey, as a downscale leaves it. */
     g_autoptr(VipsImage) step = NULL;
     g_autoptr(VipsImage) soft = NULL;
-    g_autoptr(VipsImage) in = NULL;
+    VipsImage *in = NULL;
     {
         g_autoptr(VipsImage) xy = NULL;
         g_autoptr(VipsImage) x = NULL;
@@ -708,6 +716,13 @@ Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
         cr_assert_eq(vips_gaussblur(step, &soft, 0.7, NULL), 0);
         cr_assert_eq(vips_copy(soft, &in, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
     }
+    return in;
+}
+
+Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
+{
+    g_autoptr(VipsImage) in = soft_step();
+
     for (gal_sharpen level = GAL_SHARPEN_LOW; level <= GAL_SHARPEN_HIGH; level++) {
         g_autoptr(VipsImage) out = sharpened(in, level);
         double lowest = 255, highest = 0;
@@ -725,6 +740,65 @@ Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
         /* Overshoot: at most 24 of 255 on a 128 step, even at high. */
         cr_expect_geq(lowest, 64 - 24, "level %d: darkest %g", level, lowest);
         cr_expect_leq(highest, 192 + 24, "level %d: brightest %g", level, highest);
+    }
+}
+
+/* The darkest and brightest of the step's row 20 sharpened so. */
+static void
+step_extremes(VipsImage *in, gal_sharpen level, gal_medium medium, int ppi, double *lowest,
+    double *highest)
+{
+    g_autoptr(VipsImage) out = sharpened_for(in, level, medium, ppi);
+
+    *lowest = 255;
+    *highest = 0;
+    for (int x = 0; x < 200; x++) {
+        *lowest = MIN(*lowest, band_at(out, x, 20, 0));
+        *highest = MAX(*highest, band_at(out, x, 20, 0));
+    }
+}
+
+/* Print sharpening (issue 43): stronger than the screen's at each amount,
+ * matte most, its radius following output.ppi; the halo still bounded.
+ * The figures are docs/presets.md's table (criterion --verbose logs them). */
+Test(stage_resize, print_sharpening_is_stronger_matte_most_and_follows_ppi)
+{
+    static const char *const media[] = { "screen", "matte", "glossy" };
+    g_autoptr(VipsImage) photo = small_photo(400);
+    g_autoptr(VipsImage) step = soft_step();
+    double none = edge_energy(photo);
+
+    for (gal_sharpen level = GAL_SHARPEN_LOW; level <= GAL_SHARPEN_HIGH; level++) {
+        double energy[3];
+
+        for (gal_medium m = GAL_MEDIUM_SCREEN; m <= GAL_MEDIUM_GLOSSY; m++) {
+            g_autoptr(VipsImage) out = sharpened_for(photo, level, m, 300);
+            double lowest, highest;
+
+            energy[m] = edge_energy(out);
+            step_extremes(step, level, m, 300, &lowest, &highest);
+            cr_log_info("%s level %d at 300 ppi: Sobel %.2f (%+.1f%%), step %g -> %g", media[m],
+                level, energy[m], 100 * (energy[m] / none - 1), lowest, highest);
+            cr_expect_geq(lowest, 64 - 45, "%s level %d: darkest %g", media[m], level, lowest);
+            cr_expect_leq(highest, 192 + 45, "%s level %d: brightest %g", media[m], level,
+                highest);
+        }
+        cr_expect_gt(energy[GAL_MEDIUM_MATTE], energy[GAL_MEDIUM_GLOSSY], "level %d", level);
+        cr_expect_gt(energy[GAL_MEDIUM_GLOSSY], energy[GAL_MEDIUM_SCREEN], "level %d", level);
+    }
+    {
+        /* A smaller radius at a lower ppi: the same photo sharpened so
+         * differs, and less of it (a finer halo). */
+        g_autoptr(VipsImage) at300 = sharpened_for(photo, GAL_SHARPEN_STANDARD,
+            GAL_MEDIUM_MATTE, 300);
+        g_autoptr(VipsImage) at150 = sharpened_for(photo, GAL_SHARPEN_STANDARD,
+            GAL_MEDIUM_MATTE, 150);
+        double max_abs, mean_abs;
+
+        cr_assert_eq(gal_test_diff(at300, at150, &max_abs, &mean_abs), 0);
+        cr_expect_gt(max_abs, 2, "300 and 150 ppi sharpen alike (max %g)", max_abs);
+        cr_log_info("matte standard: 150 ppi vs 300 ppi differ by mean %.2f, max %g",
+            mean_abs, max_abs);
     }
 }
 
