@@ -24,7 +24,7 @@ GALLOP      := $(BUILD)/cmd/gallop
 # with thumbnails; exiftool:
 # the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libheif-dev libexif-dev libraw-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
+	libvips-dev libvips-tools libheif-dev libexif-dev libraw-dev libyaml-dev libpng-dev liblcms2-dev libxml2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 

@@ -247,3 +247,97 @@ gal__iptc_caption(const void *data, gsize len)
         NULL, NULL);
 }
 
+
+static gboolean
+is_location_dataset(guint record, guint dataset)
+{
+    static const guint location[] = { 26, 27, 90, 92, 95, 100, 101 };
+
+    for (gsize i = 0; record == 2 && i < G_N_ELEMENTS(location); i++)
+        if (dataset == location[i])
+            return TRUE;
+    return FALSE;
+}
+
+/* A bare IIM block without its location datasets, appended to `out`;
+ * FALSE when a dataset runs past the end or uses an extended length
+ * (which no caption or place needs). */
+static gboolean
+iim_without_location(const guchar *p, gsize len, GByteArray *out)
+{
+    gsize i = 0;
+
+    while (i < len) {
+        gsize size;
+
+        if (p[i] != 0x1c || i + 5 > len || (p[i + 3] & 0x80))
+            return FALSE;
+        size = (gsize) p[i + 3] << 8 | p[i + 4];
+        if (size > len - i - 5)
+            return FALSE;
+        if (!is_location_dataset(p[i + 1], p[i + 2]))
+            g_byte_array_append(out, p + i, (guint) (5 + size));
+        i += 5 + size;
+    }
+    return TRUE;
+}
+
+void *
+gal__iptc_without_location(const void *data, gsize len, gsize *out_len)
+{
+    static const char sig[] = "Photoshop 3.0";
+    const guchar *p = data;
+    g_autoptr(GByteArray) out = g_byte_array_new();
+    gsize i = 0;
+
+    if (!p || len == 0 || len > G_MAXUINT32)
+        return NULL;
+    if (p[0] == 0x1c) {
+        if (!iim_without_location(p, len, out))
+            return NULL;
+        *out_len = out->len;
+        return g_byte_array_free(g_steal_pointer(&out), FALSE);
+    }
+    /* Photoshop resources: each copied as it is but 0x0404 (IPTC),
+     * rebuilt with its new size and padded to even, as the others. */
+    if (len >= sizeof(sig) && memcmp(p, sig, sizeof(sig)) == 0) {
+        g_byte_array_append(out, p, sizeof(sig));
+        i = sizeof(sig);
+    }
+    while (i < len) {
+        gsize name, at;
+        guint32 size;
+
+        if (i + 12 > len || memcmp(p + i, "8BIM", 4) != 0)
+            return NULL;
+        name = p[i + 6];
+        at = i + 6 + ((name + 2) & ~(gsize) 1);
+        if (at + 4 > len)
+            return NULL;
+        size = (guint32) p[at] << 24 | (guint32) p[at + 1] << 16 | (guint32) p[at + 2] << 8 |
+            p[at + 3];
+        if (size > len - at - 4)
+            return NULL;
+        if (((guint) p[i + 4] << 8 | p[i + 5]) == 0x0404) {
+            g_autoptr(GByteArray) iim = g_byte_array_new();
+            guchar be[4];
+
+            if (!iim_without_location(p + at + 4, size, iim))
+                return NULL;
+            g_byte_array_append(out, p + i, (guint) (at - i));
+            be[0] = (guchar) (iim->len >> 24);
+            be[1] = (guchar) (iim->len >> 16);
+            be[2] = (guchar) (iim->len >> 8);
+            be[3] = (guchar) iim->len;
+            g_byte_array_append(out, be, 4);
+            g_byte_array_append(out, iim->data, iim->len);
+            if (iim->len & 1)
+                g_byte_array_append(out, (const guchar *) "", 1);
+        }
+        else
+            g_byte_array_append(out, p + i, (guint) MIN(len - i, at + 4 + size + (size & 1) - i));
+        i = at + 4 + size + (size & 1);
+    }
+    *out_len = out->len;
+    return g_byte_array_free(g_steal_pointer(&out), FALSE);
+}

@@ -252,3 +252,21 @@ gal__icc_to_srgb(VipsImage *in, const void *profile, size_t len, VipsImage **out
     *out = image;
     return 0;
 }
+
+gboolean
+gal__icc_is_rgb(const void *profile, size_t len)
+{
+    cmsContext ctx;
+    cmsHPROFILE p;
+    gboolean rgb = FALSE;
+
+    if (!profile || len == 0 || len > G_MAXUINT32 || !(ctx = cmsCreateContext(NULL, NULL)))
+        return FALSE;
+    /* A context of its own: without a handler, lcms2 says nothing. */
+    if ((p = cmsOpenProfileFromMemTHR(ctx, profile, (cmsUInt32Number) len))) {
+        rgb = cmsGetColorSpace(p) == cmsSigRgbData;
+        cmsCloseProfile(p);
+    }
+    cmsDeleteContext(ctx);
+    return rgb;
+}

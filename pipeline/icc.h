@@ -35,4 +35,8 @@ gboolean gal__icc_is_ours(VipsImage *in, const void *profile, size_t len);
 int gal__icc_to_srgb(VipsImage *in, const void *profile, size_t len, VipsImage **out,
     GString *warnings, gal_error *err);
 
+/* Whether `profile` (`len` bytes) is one lcms2 reads, for RGB pixels:
+ * one an output can keep (output.profile: keep). Pure. */
+gboolean gal__icc_is_rgb(const void *profile, size_t len);
+
 #endif /* GAL_ICC_H */

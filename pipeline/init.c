@@ -10,6 +10,7 @@
 #include "format.h"
 #include "init.h"
 #include "orclock.h"
+#include "xmp.h"
 
 #include <vips/vector.h> /* after vips.h, which it needs */
 
@@ -153,6 +154,7 @@ gal_init(const char *argv0, gal_error *err)
         g_unsetenv("VIPSHOME");
     if (failed)
         return gal_error_from_vips(err, GAL_ERR_INIT, NULL, "libvips failed to start");
+    gal__xmp_init();
     for (int f = 0; f < GAL_N_FORMATS; f++)
         if (gal__formats[f]->module)
             load_module(gal__formats[f]->module);

@@ -172,7 +172,9 @@ about_from_header(gal_job *job, VipsImage *header)
         g_ptr_array_add(job->about, g_strdup_printf("lens=%s", job->facts.lens));
     if (vips_image_get_typeof(header, VIPS_META_EXIF_NAME) &&
         vips_image_get_blob(header, VIPS_META_EXIF_NAME, &exif, &len) == 0)
-        gal__exif_about(exif, len, gal__metadata_keeps_gps(job->preset->output->metadata),
+        gal__exif_about(exif, len,
+            gal__metadata_keeps_gps(job->preset->output->metadata) &&
+                !job->preset->output->remove_location,
             job->about);
     if (vips_image_get_typeof(header, VIPS_META_ORIENTATION) &&
         vips_image_get_int(header, VIPS_META_ORIENTATION, &orientation) == 0 &&
@@ -261,19 +263,34 @@ scale_alpha_aware(VipsImage *in, int width, int height, VipsImage **out, gal_err
  * and that decode is most of the photo's cost. Here the decoder shrinks as
  * far as its output still covers the target, and Lanczos 3 does the rest,
  * as sharp does by default; bench/RESULTS.md ("Quality") gives what that
- * costs against a full decode. The steps are vips_thumbnail's (8.14):
- * scale in the photo's own colour space, then to sRGB through the
- * embedded profile if there is one, then turn upright in memory, which
- * the sequential decoder cannot do. A JPEG (no alpha) is scaled rows as
+ * costs against a full decode. The steps: to sRGB through the embedded
+ * profile if there is one (vips_thumbnail converts after scaling, which
+ * mixes pixels in the photo's own encoding), scale, then turn upright in
+ * memory, which the sequential decoder cannot do. A JPEG (no alpha) is scaled rows as
  * they stream, then columns (shrink_streamed); other formats go through
  * vips_resize, alpha-aware. CMYK, and profiles without the table of the
- * intent, are converted by gallop itself (icc.h), still after scaling;
+ * intent, are converted by gallop itself (icc.h), also before scaling;
  * what that has to say goes to `warnings`. The loader's image joins the
  * photo's watch: stopping it stops everything read from it. */
+/* `in`, in sRGB (or grey, which Display P3 shares), in Display P3 when
+ * `space` says so; itself (a new reference) otherwise. */
+static int
+srgb_to_space(VipsImage *in, gal_out_profile space, VipsImage **out, gal_error *err)
+{
+    if (space != GAL_PROFILE_DISPLAY_P3 || in->Bands - vips_image_hasalpha(in) < 3) {
+        *out = g_object_ref(in);
+        return 0;
+    }
+    if (vips_icc_transform(in, out, "p3", "input_profile", "srgb", "intent",
+            VIPS_INTENT_RELATIVE, "depth", in->BandFmt == VIPS_FORMAT_USHORT ? 16 : 8, NULL))
+        return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
+    return 0;
+}
+
 static int
 decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb,
-    const gal_input_opts *input, int width, int height, gboolean rotate, gal_watch *watch,
-    VipsImage **out, GString *warnings, gal_error *err)
+    const gal_input_opts *input, int width, int height, gboolean rotate, gal_out_profile space,
+    gal_watch *watch, VipsImage **out, GString *warnings, gal_error *err)
 {
     VipsFailOn fail_on = vips_fail_on(input->fail_on);
     gboolean has_profile = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0;
@@ -286,16 +303,21 @@ decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb,
     int shrink = gal__photo_shrink(file->format, header->Xsize, header->Ysize, stored_width,
         stored_height);
     g_autoptr(VipsImage) loaded = NULL;
-    g_autoptr(VipsImage) space = NULL;
     g_autoptr(VipsImage) scaled = NULL;
     g_autoptr(VipsImage) srgb = NULL;
+    g_autoptr(VipsImage) spaced = NULL;
     g_autoptr(VipsImage) memory = NULL;
     VipsImage *current;
+    gboolean keep_own;
 
     if (has_profile &&
         vips_image_get_blob(header, VIPS_META_ICC_NAME, &profile, &profile_len))
         return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
     own_colour = gal__icc_is_ours(header, profile, profile_len);
+    /* output.profile keep: an RGB photo's pixels stay in its own space. */
+    keep_own = space == GAL_PROFILE_KEEP && has_profile && !own_colour &&
+        header->Bands - vips_image_hasalpha(header) >= 3 &&
+        gal__icc_is_rgb(profile, profile_len);
     /* A second load of the same descriptor, not the header's image: the
      * shrink-on-load factor comes from the header, and a loader takes it
      * only when it starts. Sharing one VipsSource between the two loads
@@ -321,31 +343,47 @@ decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb,
     if (!gal__watch_add(watch, loaded))
         return gal__watch_check(watch, err);
     current = loaded;
-    if (file->format == GAL_IMAGE_JPEG) {
-        if (!has_profile && !own_colour) {
-            if (vips_colourspace(current, &space,
+    /* Into the output's space (sRGB unless output.profile says) before
+     * scaling, as sharp does: a photo scaled in its own encoding (a
+     * gamma-1.8 profile, CMYK) mixes its pixels in that encoding, and
+     * edges come out off-colour once converted (issue 43, docs/presets.md
+     * "Colour"). The decoder's own shrink (JPEG DCT scaling) is before
+     * this, as it must be. */
+    if (own_colour) {
+        if (gal__icc_to_srgb(current, profile, profile_len, &srgb, warnings, err) ||
+            srgb_to_space(srgb, space, &spaced, err))
+            return -1;
+        current = spaced;
+    }
+    else if (keep_own)
+        ;
+    else if (has_profile) {
+        if (vips_icc_transform(current, &srgb,
+                space == GAL_PROFILE_DISPLAY_P3 ? "p3" : "srgb", "embedded", TRUE, "intent",
+                VIPS_INTENT_RELATIVE, NULL))
+            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
+        current = srgb;
+    }
+    else {
+        /* No profile: sRGB, as browsers take it. */
+        if (file->format == GAL_IMAGE_JPEG) {
+            if (vips_colourspace(current, &srgb,
                     current->Bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB,
                     NULL))
                 return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
-            current = space;
+            current = srgb;
         }
+        if (srgb_to_space(current, space, &spaced, err))
+            return -1;
+        current = spaced;
+    }
+    if (file->format == GAL_IMAGE_JPEG) {
         if (shrink_streamed(watch, current, stored_width, stored_height, &scaled, err))
             return -1;
     }
     else if (scale_alpha_aware(current, stored_width, stored_height, &scaled, err))
         return -1;
     current = scaled;
-    if (own_colour) {
-        if (gal__icc_to_srgb(current, profile, profile_len, &srgb, warnings, err))
-            return -1;
-        current = srgb;
-    }
-    else if (has_profile) {
-        if (vips_icc_transform(current, &srgb, "srgb", "embedded", TRUE, "intent",
-                VIPS_INTENT_RELATIVE, NULL))
-            return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "colour profile");
-        current = srgb;
-    }
     if (!rotate || vips_image_get_orientation(current) == 1) {
         *out = g_object_ref(current);
         return 0;
@@ -584,11 +622,14 @@ sharpen_after_resize(const gal_job *job, VipsImage *image, VipsImage **out, gal_
     double scale = MAX((double) image->Xsize / MAX(1, job->photo_width),
         (double) image->Ysize / MAX(1, job->photo_height));
 
-    if (job->preset->output->sharpen == GAL_SHARPEN_NONE || scale >= 1 || !job->photo_width) {
+    const gal_output_opts *o = job->preset->output;
+
+    if (o->sharpen.amount == GAL_SHARPEN_NONE || scale >= 1 || !job->photo_width) {
         *out = g_object_ref(image);
         return 0;
     }
-    if (gal__sharpen(image, job->preset->output->sharpen, out))
+    if (gal__sharpen(image, (gal_sharpen) o->sharpen.amount, (gal_medium) o->sharpen.medium,
+            o->ppi, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, NULL, "output.sharpen");
     return 0;
 }
@@ -816,6 +857,7 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
     int width = header->Xsize, height = header->Ysize;
     int decode_w = 0, decode_h = 0, users = 0;
     const gal_input_opts *input = NULL;
+    gal_out_profile space = GAL_PROFILE_SRGB;
     gal_error group_err = { 0 };
     g_autoptr(GString) warnings = g_string_new(NULL);
 
@@ -828,11 +870,12 @@ run_group(const gal_photo_file *file, gal_job *const *jobs, int n, const gboolea
             continue;
         load_size(jobs[k]->preset, width, height, &load_w[users], &load_h[users]);
         input = jobs[k]->preset->input;
+        space = jobs[k]->preset->output->profile;
         users++;
     }
     gal__shared_decode_size(width, height, load_w, load_h, users, &decode_w, &decode_h);
 
-    if (decode(file, header, thumb, input, decode_w, decode_h, rotate, jobs[0]->watch,
+    if (decode(file, header, thumb, input, decode_w, decode_h, rotate, space, jobs[0]->watch,
             &decoded, warnings, &group_err) == 0 &&
         to_srgb8(decoded, &shared, &group_err) == 0 && (users > 1 || jobs[0]->solo)) {
         /* Shared by several graphs: held in memory once, already shrunk,
@@ -999,9 +1042,10 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit 
         gal__admit_take(admit, *admitted_bytes, jobs[0]->watch);
         gal__watch_resume(jobs[0]->watch);
     }
-    /* Presets that decode with the same strictness (input.fail-on) and,
-     * for a raw, the same way (input.raw) and budget share one decode;
-     * another needs a decode of its own. */
+    /* Presets that decode with the same strictness (input.fail-on), into
+     * the same space (output.profile) and, for a raw, the same way
+     * (input.raw) and budget share one decode; another needs a decode of
+     * its own. */
     for (int k = 0; k < n; k++) {
         const gal_input_opts *input = jobs[k]->preset->input;
 
@@ -1009,6 +1053,7 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit 
             continue;
         for (int j = 0; j < n; j++)
             in_group[j] = !handled[j] && jobs[j]->preset->input->fail_on == input->fail_on &&
+                jobs[j]->preset->output->profile == jobs[k]->preset->output->profile &&
                 (file.format != GAL_IMAGE_RAW || (jobs[j]->preset->input->raw == input->raw &&
                     jobs[j]->preset->input->max_memory_mb == input->max_memory_mb));
         run_group(&file, jobs, n, in_group, header, thumb, errs);

@@ -2,6 +2,7 @@
  * the EXIF block each output carries (no GPS or serial numbers by
  * default, Orientation 1, Software, the caption and credits) and its XMP
  * packet. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,8 +10,10 @@
 
 #include "internal.h"
 #include "error.h"
+#include "embedded.h"
 #include "exif.h"
 #include "metadata.h"
+#include "xmp.h"
 
 /* ---- the metadata policy -------------------------------------------------------- */
 
@@ -73,7 +76,22 @@ typedef struct {
     GHashTable *tags;  /* POLICY_LIST: IFD0 and EXIF tags kept (tag + 1) */
     GHashTable *gps;   /* POLICY_LIST: GPS tags kept (tag + 1) */
     gboolean all_gps;  /* POLICY_LIST: the whole GPS IFD */
+    gboolean no_camera_raw; /* POLICY_KEEP: Camera Raw's XMP settings dropped */
+    gboolean contact;  /* POLICY_LIST: the creator's XMP contact details kept */
 } policy;
+
+/* Lightroom's export levels, each standing alone like keep and strip. */
+static const char *const levels[] = { "keep", "strip", "all", "all-except-camera-raw",
+    "copyright-only", "copyright-contact" };
+
+static gboolean
+is_level(const char *name)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(levels); i++)
+        if (g_ascii_strcasecmp(name, levels[i]) == 0)
+            return TRUE;
+    return FALSE;
+}
 
 static void
 policy_clear(policy *p)
@@ -126,8 +144,8 @@ all_names(void)
 {
     GPtrArray *names = g_ptr_array_new();
 
-    g_ptr_array_add(names, (gpointer) "keep");
-    g_ptr_array_add(names, (gpointer) "strip");
+    for (gsize i = 0; i < G_N_ELEMENTS(levels); i++)
+        g_ptr_array_add(names, (gpointer) levels[i]);
     g_ptr_array_add(names, (gpointer) "default");
     g_ptr_array_add(names, (gpointer) GPS_GROUP);
     for (guint i = 0; i < G_N_ELEMENTS(groups); i++)
@@ -149,7 +167,7 @@ gal__metadata_check(char *const *names, gal_error *err)
         ExifTag tag;
         gboolean gps;
 
-        if (g_ascii_strcasecmp(name, "keep") == 0 || g_ascii_strcasecmp(name, "strip") == 0) {
+        if (is_level(name)) {
             if (n > 1)
                 return gal_error_set(err, GAL_ERR_PRESET, NULL, "output.metadata",
                     "\"%s\" stands alone: it cannot be combined with other names", name);
@@ -169,8 +187,9 @@ gal__metadata_check(char *const *names, gal_error *err)
                     "\"%s\" is not an EXIF tag or group (did you mean \"%s\"?)", shown, guess);
             return gal_error_set(err, GAL_ERR_PRESET, NULL, "output.metadata",
                 "\"%s\" is not an EXIF tag or group: use keep, strip, default, the groups "
-                "caption, credits, date, camera, exposure, gps, or EXIF tag names such as "
-                "Artist", shown);
+                "caption, credits, date, camera, exposure, gps, EXIF tag names such as Artist, "
+                "or a level: copyright-only, copyright-contact, all-except-camera-raw, all",
+                shown);
         }
     }
     return 0;
@@ -180,13 +199,28 @@ static void
 policy_init(policy *p, char *const *names)
 {
     *p = (policy) { POLICY_LIST, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL),
-        FALSE };
+        FALSE, FALSE, FALSE };
     if (!names || !names[0]) {
         /* An empty list keeps nothing of the photo's own. */
         return;
     }
-    if (g_ascii_strcasecmp(names[0], "keep") == 0) {
+    if (g_ascii_strcasecmp(names[0], "keep") == 0 || g_ascii_strcasecmp(names[0], "all") == 0) {
         p->kind = POLICY_KEEP;
+        return;
+    }
+    if (g_ascii_strcasecmp(names[0], "all-except-camera-raw") == 0) {
+        p->kind = POLICY_KEEP;
+        p->no_camera_raw = TRUE;
+        return;
+    }
+    /* Lightroom's "Copyright Only" and "Copyright & Contact Info". */
+    if (g_ascii_strcasecmp(names[0], "copyright-only") == 0 ||
+        g_ascii_strcasecmp(names[0], "copyright-contact") == 0) {
+        g_hash_table_add(p->tags, TAG_KEY(EXIF_TAG_COPYRIGHT));
+        if (g_ascii_strcasecmp(names[0], "copyright-contact") == 0) {
+            g_hash_table_add(p->tags, TAG_KEY(EXIF_TAG_ARTIST));
+            p->contact = TRUE;
+        }
         return;
     }
     if (g_ascii_strcasecmp(names[0], "strip") == 0) {
@@ -311,6 +345,34 @@ set_ascii(ExifData *ed, ExifMem *mem, ExifTag tag, const char *text)
     memcpy(e->data, text, len);
     exif_content_add_entry(ed->ifd[EXIF_IFD_0], e);
     exif_entry_unref(e);
+}
+
+/* XResolution and YResolution (inches) from the image's, in pixels per
+ * mm: output.ppi. */
+static void
+set_resolution(ExifData *ed, ExifMem *mem, double per_mm)
+{
+    static const ExifTag tags[] = { EXIF_TAG_X_RESOLUTION, EXIF_TAG_Y_RESOLUTION,
+        EXIF_TAG_RESOLUTION_UNIT };
+    ExifRational dpi = { (ExifLong) lround(per_mm * 25.4), 1 };
+
+    if (per_mm <= 0)
+        return;
+    for (gsize i = 0; i < G_N_ELEMENTS(tags); i++) {
+        ExifEntry *e = exif_content_get_entry(ed->ifd[EXIF_IFD_0], tags[i]);
+
+        if (!e) {
+            e = exif_entry_new_mem(mem);
+            e->tag = tags[i];
+            exif_content_add_entry(ed->ifd[EXIF_IFD_0], e);
+            exif_entry_initialize(e, tags[i]);
+            exif_entry_unref(e);
+        }
+        if (tags[i] == EXIF_TAG_RESOLUTION_UNIT && e->format == EXIF_FORMAT_SHORT && e->size >= 2)
+            exif_set_short(e->data, exif_data_get_byte_order(ed), 2); /* inches */
+        else if (e->format == EXIF_FORMAT_RATIONAL && e->size >= 8)
+            exif_set_rational(e->data, exif_data_get_byte_order(ed), dpi);
+    }
 }
 
 static void
@@ -443,17 +505,22 @@ exif_fields_from_block(VipsImage *image, const void *block, size_t len)
  * Photo Mechanic and the web read first. dc:description and dc:rights are
  * language alternatives (x-default), dc:creator an ordered list. */
 static char *
-xmp_packet(const char *description, const char *creator, const char *rights)
+xmp_packet(const char *description, const char *creator, const char *rights,
+    const GPtrArray *contact)
 {
     GString *x = g_string_new(NULL);
+    gboolean has_contact = contact && contact->len > 0;
 
-    if (!description && !creator && !rights)
+    if (!description && !creator && !rights && !has_contact)
         return NULL;
     g_string_append(x,
         "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
         "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"
         " <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n"
-        "  <rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\n");
+        "  <rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\"");
+    if (has_contact)
+        g_string_append(x, " xmlns:Iptc4xmpCore=\"http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/\"");
+    g_string_append(x, ">\n");
     if (description) {
         g_autofree char *escaped = g_markup_escape_text(description, -1);
 
@@ -473,6 +540,18 @@ xmp_packet(const char *description, const char *creator, const char *rights)
         g_string_append_printf(x,
             "   <dc:rights><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt>"
             "</dc:rights>\n", escaped);
+    }
+    if (has_contact) {
+        /* copyright-contact: the creator's contact details, as the photo
+         * had them (a struct, Lightroom's "Contact Info"). */
+        g_string_append(x, "   <Iptc4xmpCore:CreatorContactInfo rdf:parseType=\"Resource\">\n");
+        for (guint i = 0; i + 1 < contact->len; i += 2) {
+            g_autofree char *escaped = g_markup_escape_text(contact->pdata[i + 1], -1);
+
+            g_string_append_printf(x, "    <Iptc4xmpCore:%s>%s</Iptc4xmpCore:%s>\n",
+                (const char *) contact->pdata[i], escaped, (const char *) contact->pdata[i]);
+        }
+        g_string_append(x, "   </Iptc4xmpCore:CreatorContactInfo>\n");
     }
     g_string_append(x, "  </rdf:Description>\n </rdf:RDF>\n</x:xmpmeta>\n"
                        "<?xpacket end=\"w\"?>");
@@ -510,10 +589,34 @@ gal__meta_clear(gal_meta *meta)
     meta->keep_icc = FALSE;
 }
 
-int
-gal__metadata_apply(char *const *metadata, const char *software, const gal_credits *credits,
-    VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err)
+/* The photo's own XMP or IPTC block `field` of `image`, as `edit` makes
+ * it (NULL: removed whole, when it could not be read). */
+static void
+edit_blob(VipsImage *image, const char *field, unsigned drop)
 {
+    const void *data;
+    size_t len;
+    gsize out_len = 0;
+    g_autofree void *edited = NULL;
+
+    if (!vips_image_get_typeof(image, field) || vips_image_get_blob(image, field, &data, &len)) {
+        vips_image_remove(image, field);
+        return;
+    }
+    edited = strcmp(field, VIPS_META_XMP_NAME) == 0
+        ? (void *) gal__xmp_without(data, len, drop, &out_len)
+        : gal__iptc_without_location(data, len, &out_len);
+    if (edited)
+        vips_image_set_blob_copy(image, field, edited, out_len);
+    else
+        vips_image_remove(image, field);
+}
+
+int
+gal__metadata_apply(char *const *metadata, unsigned removes, const char *software,
+    const gal_credits *credits, VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err)
+{
+    g_autoptr(GPtrArray) contact = g_ptr_array_new_with_free_func(g_free);
     const gal_credits none = { 0 };
     g_autofree char *caption = NULL;
     gboolean photo_xmp;
@@ -542,7 +645,25 @@ gal__metadata_apply(char *const *metadata, const char *software, const gal_credi
     }
     if (!credits)
         credits = &none;
-    /* `keep` keeps the photo's own XMP as it is; otherwise ours replaces it. */
+    /* `keep` keeps the photo's own XMP (without what the level or
+     * output.remove-* leave out); otherwise ours replaces it. */
+    if (p.kind == POLICY_KEEP) {
+        unsigned drop = (p.no_camera_raw ? GAL_XMP_CAMERA_RAW : 0) |
+            (removes & GAL_REMOVE_LOCATION ? GAL_XMP_LOCATION : 0) |
+            (removes & GAL_REMOVE_PERSON ? GAL_XMP_PERSON : 0);
+
+        if (drop && vips_image_get_typeof(copy, VIPS_META_XMP_NAME))
+            edit_blob(copy, VIPS_META_XMP_NAME, drop);
+        if ((removes & GAL_REMOVE_LOCATION) && vips_image_get_typeof(copy, VIPS_META_IPTC_NAME))
+            edit_blob(copy, VIPS_META_IPTC_NAME, 0);
+    }
+    if (p.contact && vips_image_get_typeof(copy, VIPS_META_XMP_NAME)) {
+        const void *xmp;
+        size_t xmp_len;
+
+        if (vips_image_get_blob(copy, VIPS_META_XMP_NAME, &xmp, &xmp_len) == 0)
+            gal__xmp_contact(xmp, xmp_len, contact);
+    }
     photo_xmp = p.kind == POLICY_KEEP && vips_image_get_typeof(copy, VIPS_META_XMP_NAME);
     if (p.kind != POLICY_KEEP) {
         vips_image_remove(copy, VIPS_META_XMP_NAME);
@@ -557,12 +678,16 @@ gal__metadata_apply(char *const *metadata, const char *software, const gal_credi
     mem = exif_mem_new_default();
     ed = exif_parse(mem, exif, len);
     prune(ed, &p);
+    /* Under any level: the whole GPS directory. */
+    while ((removes & GAL_REMOVE_LOCATION) && ed->ifd[EXIF_IFD_GPS]->count > 0)
+        exif_content_remove_entry(ed->ifd[EXIF_IFD_GPS], ed->ifd[EXIF_IFD_GPS]->entries[0]);
     if (ed->data) {
         exif_mem_free(mem, ed->data);
         ed->data = NULL;
         ed->size = 0;
     }
     set_orientation_1(ed, mem);
+    set_resolution(ed, mem, in->Xres);
     set_ascii(ed, mem, EXIF_TAG_SOFTWARE, software);
 
     /* The caption travels in the file, where the policy keeps captions; a
@@ -591,7 +716,7 @@ gal__metadata_apply(char *const *metadata, const char *software, const gal_credi
     meta->copyright = entry_text(ed, EXIF_IFD_0, EXIF_TAG_COPYRIGHT);
     meta->software = g_strdup(software);
     if (!photo_xmp)
-        meta->xmp = xmp_packet(meta->caption, meta->author, meta->copyright);
+        meta->xmp = xmp_packet(meta->caption, meta->author, meta->copyright, contact);
     if (meta->xmp)
         vips_image_set_blob_copy(copy, VIPS_META_XMP_NAME, meta->xmp, strlen(meta->xmp));
 

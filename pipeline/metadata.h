@@ -28,6 +28,12 @@ typedef struct gal_credits {
  * caption, ImageDescription)? */
 gboolean gal__metadata_keeps_caption(char *const *metadata);
 
+/* output.remove-location and output.remove-person, under any level
+ * (gal__metadata_apply's `removes`): GPS, places (EXIF, XMP, IPTC); people
+ * shown and face regions (XMP). */
+#define GAL_REMOVE_LOCATION 0x1u
+#define GAL_REMOVE_PERSON 0x2u
+
 /* What an output carries besides its pixels. Strings are NULL when the
  * policy drops them. */
 typedef struct gal_meta {
@@ -55,7 +61,7 @@ void gal__meta_clear(gal_meta *meta);
  * caption; the artist and copyright become EXIF Artist and Copyright and
  * XMP dc:creator and dc:rights under any policy but `strip`. A camera's
  * placeholder ImageDescription is dropped. */
-int gal__metadata_apply(char *const *metadata, const char *software, const gal_credits *credits,
-    VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err);
+int gal__metadata_apply(char *const *metadata, unsigned removes, const char *software,
+    const gal_credits *credits, VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err);
 
 #endif /* GAL_METADATA_H */

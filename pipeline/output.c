@@ -25,6 +25,7 @@
 
 static const char *const gal_subsampling_names[] = { "auto", "4:2:0", "4:4:4", NULL };
 static const char *const gal_sharpen_names[] = { "none", "low", "standard", "high", NULL };
+static const char *const gal_out_profile_names[] = { "srgb", "display-p3", "keep", NULL };
 
 static const gal_param output_params[] = {
     GAL_PARAM_DIR(gal_output_opts, dir,
@@ -54,21 +55,42 @@ static const gal_param output_params[] = {
     GAL_PARAM_BOOL(gal_output_opts, progressive, "progressive (interlaced) JPEG and PNG",
         "false"),
     GAL_PARAM_ENUM(gal_output_opts, subsampling, gal_subsampling,
-        "JPEG chroma subsampling; auto is 4:2:0 below quality 90, 4:4:4 from 90",
+        "JPEG chroma subsampling: auto and 4:2:0 halve the colour resolution at every "
+        "quality; 4:4:4 keeps it, for about 40% more bytes (docs/presets.md)",
         "auto"),
     GAL_PARAM_STRLIST(gal_output_opts, metadata,
         "what outputs keep of the photo's metadata: default (credits, caption, date, camera, "
-        "exposure; no GPS or serial numbers), keep (all), strip (none), or a list of EXIF tag "
-        "names and groups (caption, credits, date, camera, exposure, gps)",
+        "exposure; no GPS or serial numbers), Lightroom's levels copyright-only, "
+        "copyright-contact, all-except-camera-raw and all (= keep), strip (none), or a list "
+        "of EXIF tag names and groups (caption, credits, date, camera, exposure, gps)",
         "default"),
+    GAL_PARAM_BOOL(gal_output_opts, remove_location,
+        "under any metadata level, leave out where the photo was taken: EXIF GPS, XMP GPS and "
+        "places (city, state, country, IPTC locations), IPTC-IIM places (Lightroom's "
+        "\"Remove Location Info\")",
+        "false"),
+    GAL_PARAM_BOOL(gal_output_opts, remove_person,
+        "under any metadata level, leave out who is shown: XMP people (IPTC PersonInImage), "
+        "face and image regions (MWG, Microsoft, IPTC) (Lightroom's \"Remove Person Info\")",
+        "false"),
     GAL_PARAM_COLOR(gal_output_opts, background,
         "colour transparent pixels are flattened onto for formats without alpha (JPEG)",
         "white"),
-    GAL_PARAM_ENUM(gal_output_opts, sharpen, gal_sharpen,
-        "sharpening for screens, applied after the last resize (before overlays) when it made "
-        "the photo smaller; never to an enlargement: none, low, standard or high "
-        "(docs/presets.md gives the measured amounts)",
+    GAL_PARAM_ENUM(gal_output_opts, profile, gal_out_profile,
+        "colour space of the outputs: srgb (no profile embedded: what browsers assume), "
+        "display-p3 (wide gamut for P3 screens, its profile embedded) or keep (an RGB photo's "
+        "own space and profile, such as Adobe RGB; others sRGB)",
+        "srgb"),
+    GAL_PARAM_SHARPENING(gal_output_opts, sharpen, gal_sharpen,
+        "output sharpening, applied after the last resize (before overlays) when it made the "
+        "photo smaller, never to an enlargement: none, low, standard or high for screens, or "
+        "{for: screen|matte|glossy, amount: low|standard|high}: matte and glossy sharpen for "
+        "print at output.ppi (docs/presets.md gives the measured amounts)",
         "standard"),
+    GAL_PARAM_INT(gal_output_opts, ppi,
+        "pixels per inch the photo is printed at: the radius of print sharpening, and the "
+        "resolution written into every file",
+        "300", 72, 2400),
     GAL_PARAM_BOOL(gal_output_opts, photos,
         "false writes no file per photo, only what gathering stages (contact-sheet) make: "
         "quick proofs",
@@ -286,6 +308,7 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, info->preset_name)
         : g_strdup_printf("gallop %s", GAL_VERSION);
     g_autoptr(VipsImage) ready = NULL;
+    g_autoptr(VipsImage) resolved = NULL;
     gal_meta meta = { 0 };
     fd_sink sink = { fd, 0, sum, FALSE };
     const gal_facts none = { 0 };
@@ -303,8 +326,27 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
     copyright = o->copyright ? gal__template_render_whole(o->copyright, &facts) : NULL;
     credits.artist = artist && *artist ? artist : NULL;
     credits.copyright = copyright && *copyright ? copyright : NULL;
-    if (gal__metadata_apply(o->metadata, software, &credits, image, &ready, &meta, err))
+    /* output.ppi is the file's resolution (libvips keeps pixels per mm),
+     * which the EXIF block says too. */
+    if (vips_copy(image, &resolved, "xres", o->ppi / 25.4, "yres", o->ppi / 25.4, NULL))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "resolution");
+    if (gal__metadata_apply(o->metadata,
+            (o->remove_location ? GAL_REMOVE_LOCATION : 0) |
+                (o->remove_person ? GAL_REMOVE_PERSON : 0),
+            software, &credits, resolved, &ready, &meta, err))
         return -1;
+    /* The pixels are in the profile's space (job.c decoded them there):
+     * it travels with them under every metadata level (strip is refused
+     * with it at load). */
+    if (o->profile != GAL_PROFILE_SRGB && vips_image_get_typeof(image, VIPS_META_ICC_NAME)) {
+        const void *icc;
+        size_t icc_len;
+
+        if (vips_image_get_blob(image, VIPS_META_ICC_NAME, &icc, &icc_len) == 0) {
+            vips_image_set_blob_copy(ready, VIPS_META_ICC_NAME, icc, icc_len);
+            meta.keep_icc = TRUE;
+        }
+    }
     /* The encoder's own image stops with the photo too (a sheet page has
      * no decoder of its own). */
     if (!gal__watch_add(info->watch, ready)) {

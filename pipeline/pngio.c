@@ -5,6 +5,7 @@
  * setjmp lives in encode(), which owns no g_auto locals (their cleanup
  * would not run on a longjmp). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -75,6 +76,7 @@ typedef struct {
     const gal_meta *meta;
     const void *icc;
     size_t icc_len;
+    png_uint_32 pixels_per_metre; /* output.ppi (0: none) */
     gal_watch *watch;
 } png_job;
 
@@ -99,6 +101,8 @@ encode(png_structp png, png_infop info, const png_job *j)
     if (j->meta && j->meta->exif && j->meta->exif_len > 6)
         png_set_eXIf_1(png, info, (png_uint_32) (j->meta->exif_len - 6),
             (png_bytep) j->meta->exif + 6);
+    if (j->pixels_per_metre)
+        png_set_pHYs(png, info, j->pixels_per_metre, j->pixels_per_metre, PNG_RESOLUTION_METER);
     if (j->icc)
         png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, j->icc,
             (png_uint_32) j->icc_len);
@@ -137,7 +141,7 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
     png_sink sink = { fd, sum, 0, "" };
     png_text text[6];
     png_job j = { image->Xsize, image->Ysize, image->Bands, interlace, NULL, text, 0, meta,
-        NULL, 0, watch };
+        NULL, 0, 0, watch };
     g_autofree png_bytep *rows = NULL;
     g_autoptr(VipsImage) pixels = NULL;
     png_structp png;
@@ -156,6 +160,8 @@ gal__png_write(int fd, VipsImage *image, const gal_meta *meta, gboolean interlac
     for (int y = 0; y < image->Ysize; y++)
         rows[y] = VIPS_IMAGE_ADDR(pixels, 0, y);
     j.rows = rows;
+    if (image->Xres > 0 && image->Xres < 1e6)
+        j.pixels_per_metre = (png_uint_32) lround(image->Xres * 1000);
 
     if (meta && !meta->strip_all) {
         add_text(text, &j.n_text, "Title", meta->caption);

@@ -345,6 +345,13 @@ check_output(gal_load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
         gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "name"),
             "output.name", "\"%s\" is not a usable name template: %s", shown, err.msg);
     }
+    if (out->profile != GAL_PROFILE_SRGB && out->metadata && out->metadata[0] &&
+        !out->metadata[1] && g_ascii_strcasecmp(out->metadata[0], "strip") == 0)
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET,
+            param_loc(&gal__output_section, locs, "profile"), "output.profile",
+            "%s pixels need their profile, which metadata: strip leaves out; use profile: "
+            "srgb, or another metadata level",
+            out->profile == GAL_PROFILE_KEEP ? "the photo's own" : "Display P3");
     err = (gal_error) { 0 };
     if (gal__metadata_check(out->metadata, &err))
         gal__errors_push(ctx->errs, GAL_ERR_PRESET,

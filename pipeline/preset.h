@@ -37,8 +37,19 @@ typedef struct gal_input_opts {
     gal_pairs pairs;        /* which of a raw + JPEG pair is read */
 } gal_input_opts;
 
+/* The colour space outputs are in, and the profile they embed
+ * (output.profile). */
+typedef enum gal_out_profile {
+    GAL_PROFILE_SRGB,       /* sRGB, no profile embedded (the web's default) */
+    GAL_PROFILE_DISPLAY_P3, /* Display P3, its profile embedded */
+    GAL_PROFILE_KEEP,       /* an RGB photo's own space and profile; else sRGB */
+} gal_out_profile;
+
 typedef struct gal_output_opts {
-    gal_sharpen sharpen;    /* after the last resize, when it made the photo smaller */
+    /* After the last resize, when it made the photo smaller: amount is a
+     * gal_sharpen, medium a gal_medium. */
+    gal_sharpening sharpen;
+    int ppi;                /* pixels per inch: print sharpening, the files' resolution */
     char *dir;
     gal_template *name;
     gal_format format;
@@ -52,6 +63,9 @@ typedef struct gal_output_opts {
     gal_subsampling subsampling;
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */
     gal_color background;   /* alpha is flattened onto it for a format without */
+    gal_out_profile profile; /* the space pixels are decoded into, and written in */
+    bool remove_location;   /* under any metadata level: GPS and places */
+    bool remove_person;     /* under any metadata level: people shown, face regions */
     /* FALSE: no file per photo; each photo only gives its tile to the
      * gathering stage, which the preset must have (checked at load). */
     bool photos;

@@ -58,6 +58,7 @@ gal__type_name(gal_type type)
     case GAL_T_RATIO: return "ratio";
     case GAL_T_INTLIST: return "int list";
     case GAL_T_ENUMLIST: return "choices";
+    case GAL_T_SHARPENING: return "sharpening";
     }
     return "?";
 }
@@ -373,6 +374,50 @@ parse_size(const gal_section *sec, const gal_param *param, const gal_node *value
     return 0;
 }
 
+const char *const gal__media[] = { "screen", "matte", "glossy", NULL };
+
+/* A sharpening amount for screen, or {for: medium, amount: amount}; an
+ * amount left out of the mapping is the key's default's. */
+static int
+parse_sharpening(const gal_section *sec, const gal_param *param, const gal_node *value,
+    gal_sharpening *out, gal_error *err)
+{
+    gal_param medium = *param;
+    gal_sharpening s = { 0, 0 };
+
+    medium.choices = gal__media;
+    if (value->kind == GAL_NODE_SCALAR) {
+        if (parse_enum(sec, param, value, &s.amount, err))
+            return -1;
+        *out = s;
+        return 0;
+    }
+    if (value->kind != GAL_NODE_MAP)
+        return value_error(err, sec, param, value,
+            "expected an amount (none, low, standard, high) or {for: screen|matte|glossy, "
+            "amount: ...}, got a list");
+    s.amount = -1;
+    for (guint i = 0; i < value->keys->len; i++) {
+        const gal_node *key = value->keys->pdata[i];
+        const gal_node *v = value->items->pdata[i];
+        g_autofree char *key_shown = gal__excerpt(key->text, GAL_EXCERPT_CHARS);
+
+        if (strcmp(key->text, "for") != 0 && strcmp(key->text, "amount") != 0)
+            return value_error(err, sec, param, key,
+                "unknown key \"%s\" in sharpening; it takes for and amount", key_shown);
+        if (v->kind != GAL_NODE_SCALAR)
+            return value_error(err, sec, param, v, "%s: expected a choice, got %s", key->text,
+                kind_name(v));
+        if (key->text[0] == 'f' ? parse_enum(sec, &medium, v, &s.medium, err)
+                                : parse_enum(sec, param, v, &s.amount, err))
+            return -1;
+    }
+    if (s.amount < 0)
+        s.amount = out->amount; /* the default's, filled in first */
+    *out = s;
+    return 0;
+}
+
 /* A list of whole numbers or choices: each item parsed as the one-value
  * key would be (same ranges, same messages, at the item's place). */
 static int
@@ -423,6 +468,9 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
         return parse_int_list(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_int_list), err);
     if (param->type == GAL_T_SIZE)
         return parse_size(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_size), err);
+    if (param->type == GAL_T_SHARPENING)
+        return parse_sharpening(sec, param, value, GAL_PARAM_FIELD(opts, param, gal_sharpening),
+            err);
     if (value->kind != GAL_NODE_SCALAR) {
         const char *type = gal__type_name(param->type);
 
@@ -528,6 +576,7 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     case GAL_T_INTLIST:
     case GAL_T_ENUMLIST:
     case GAL_T_SIZE:
+    case GAL_T_SHARPENING:
         break; /* handled above */
     }
     return value_error(err, sec, param, value, "internal error: unknown type");

@@ -28,6 +28,7 @@ typedef enum gal_type {
     GAL_T_RATIO,    /* gal_ratio: "W:H", each 1..max */
     GAL_T_INTLIST,  /* gal_int_list: whole numbers, each in min..max, none twice */
     GAL_T_ENUMLIST, /* gal_int_list: indices into `choices`, none twice */
+    GAL_T_SHARPENING, /* gal_sharpening: a choice, or {for: medium, amount: choice} */
 } gal_type;
 
 typedef struct gal_color {
@@ -57,6 +58,16 @@ typedef struct gal_int_list {
 } gal_int_list;
 
 #define GAL_LIST_MAX 16
+
+/* Sharpening for a medium: `amount` indexes the key's `choices`, `medium`
+ * gal__media (screen, matte, glossy). A scalar is an amount for screen. */
+typedef struct gal_sharpening {
+    int amount;
+    int medium;
+} gal_sharpening;
+
+/* What output sharpening is for: 0 is screen. */
+extern const char *const gal__media[];
 
 /* A shape, width to height: "3:2" is { 3, 2 }. Both are at least 1. */
 typedef struct gal_ratio {
@@ -172,6 +183,11 @@ typedef struct gal_param {
 #define GAL_PARAM_ENUMLIST(st, f, etype, help, def) \
     GAL_PARAM_(GAL_T_ENUMLIST, GAL_FIELD_IS_(st, f, gal_int_list), "GAL_PARAM_ENUMLIST", st, \
         f, help, def, 0, 0, etype##_names, 0)
+/* Sharpening: one of `etype##_names` (for screen), or {for: screen|matte|
+ * glossy, amount: one of them}. */
+#define GAL_PARAM_SHARPENING(st, f, etype, help, def) \
+    GAL_PARAM_(GAL_T_SHARPENING, GAL_FIELD_IS_(st, f, gal_sharpening), \
+        "GAL_PARAM_SHARPENING", st, f, help, def, 0, 0, etype##_names, 0)
 #define GAL_PARAM_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /* A table of params plus the struct it fills: a stage's options, or a

@@ -43,7 +43,10 @@ append_value(GString *out, const gal_param *p, const void *opts)
             g_string_append_printf(out, "%d", *GAL_PARAM_FIELD(opts, p, int));
         break;
     case GAL_T_DOUBLE:
-        g_string_append_printf(out, "%g", *GAL_PARAM_FIELD(opts, p, double));
+        if (!p->def && *GAL_PARAM_FIELD(opts, p, double) == 0)
+            g_string_append(out, "-");
+        else
+            g_string_append_printf(out, "%g", *GAL_PARAM_FIELD(opts, p, double));
         break;
     case GAL_T_STRING:
     case GAL_T_PATH:
@@ -82,6 +85,18 @@ append_value(GString *out, const gal_param *p, const void *opts)
         g_string_append_printf(out, "%g%s", z->length.value, z->length.relative ? "%" : "px");
         if (z->min_px || z->max_px)
             g_string_append_printf(out, "[min %d, max %d]", z->min_px, z->max_px);
+        break;
+    }
+    case GAL_T_SHARPENING: {
+        const gal_sharpening *s = GAL_PARAM_FIELD(opts, p, gal_sharpening);
+
+        /* For screen, the word alone: what the key said before it took a
+         * medium, so recipes of then stay the same. */
+        if (s->medium == 0)
+            g_string_append(out, p->choices[s->amount]);
+        else
+            g_string_append_printf(out, "{for: %s, amount: %s}", gal__media[s->medium],
+                p->choices[s->amount]);
         break;
     }
     case GAL_T_STRLIST:
@@ -162,6 +177,11 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
             range = g_strjoinv("|", (char **) p->choices);
         else if (p->type == GAL_T_COLOR && (p->flags & GAL_AUTO))
             range = g_strdup("colour|auto");
+        else if (p->type == GAL_T_SHARPENING) {
+            g_autofree char *amounts = g_strjoinv("|", (char **) p->choices);
+
+            range = g_strdup_printf("%s; for: screen|matte|glossy", amounts);
+        }
         else
             range = g_strdup("");
         g_string_append_printf(out, "  %-14s %-9s %-22s %-26s %s\n", key,

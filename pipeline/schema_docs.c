@@ -43,6 +43,12 @@ range_text(const gal_param *p)
         return g_strdup_printf("%g..%g:%g..%g", p->min, p->max, p->min, p->max);
     if (p->type == GAL_T_ENUM || p->type == GAL_T_ENUMLIST)
         return g_strjoinv("|", (char **) p->choices);
+    if (p->type == GAL_T_SHARPENING) {
+        g_autofree char *amounts = g_strjoinv("|", (char **) p->choices);
+        g_autofree char *media = g_strjoinv("|", (char **) gal__media);
+
+        return g_strdup_printf("%s, or {for: %s, amount: ...}", amounts, media);
+    }
     if (p->type == GAL_T_COLOR && (p->flags & GAL_AUTO))
         return g_strdup("colour|auto");
     if (p->type == GAL_T_TEMPLATE && p->max > 0)

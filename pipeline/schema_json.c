@@ -582,6 +582,27 @@ value_schema(const gal_param *p)
         j_set(map, "else", j_required((const char *const[]) { "relative", NULL }));
         return j_any_of(length_schema(p->max), map, NULL);
     }
+    case GAL_T_SHARPENING: {
+        /* An amount (for screen), or {for: medium, amount: amount}. */
+        gal_param amount = *p;
+        gal_param medium = *p;
+        jv *props = j_new(J_OBJECT);
+        jv *map;
+
+        amount.type = medium.type = GAL_T_ENUM;
+        medium.choices = gal__media;
+        j_set(props, "for",
+            j_set(value_schema(&medium), "description",
+                j_str("the medium: screen, or print on matte or glossy paper at output.ppi")));
+        j_set(props, "amount",
+            j_set(value_schema(&amount), "description", j_str("how much")));
+        j_set(props, "<<",
+            j_set(j_types((const char *const[]) { "object", "array", NULL }), "description",
+                j_str("YAML merge key")));
+        map = j_set(j_type("object"), "properties", props);
+        j_set(map, "additionalProperties", j_bool(FALSE));
+        return j_any_of(value_schema(&amount), map, NULL);
+    }
     case GAL_T_STRLIST:
     case GAL_T_PATHLIST:
         return j_ref("list");

@@ -33,6 +33,15 @@ static const struct {
     [GAL_SHARPEN_HIGH] = { 1.7, 28, 56 },
 };
 
+/* Print: the screen's strengths times these, since ink on paper spreads
+ * (matte paper most) and what looks crisp on screen prints soft. Measured
+ * in docs/presets.md ("sharpen"). */
+static const double print_gain[] = {
+    [GAL_MEDIUM_SCREEN] = 1.0,
+    [GAL_MEDIUM_MATTE] = 1.6,
+    [GAL_MEDIUM_GLOSSY] = 1.3,
+};
+
 /* Luma steps of detail below which a pixel is flat: noise, skies. */
 #define SHARPEN_THRESHOLD 3
 
@@ -230,12 +239,18 @@ sharpen_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
 }
 
 int
-gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out)
+gal__sharpen(VipsImage *in, gal_sharpen level, gal_medium medium, int ppi, VipsImage **out)
 {
     int long_edge = MAX(in->Xsize, in->Ysize);
     /* The radius grows with the output: 0.6 px up to 1000 px on the long
-     * edge (a phone screen shows each pixel), 1 px from 4000 px on. */
-    double sigma = CLAMP(0.6 + (long_edge - 1000) * 0.4 / 3000.0, 0.6, 1.0);
+     * edge (a phone screen shows each pixel), 1 px from 4000 px on. In
+     * print, with the pixels per inch: a dot of ink blurs about 1/300
+     * inch, so 1 px at 300 ppi and above, 0.6 px at 180 ppi and below
+     * (the kernel reaches 2 px, which holds a sigma of 1). */
+    double sigma = medium == GAL_MEDIUM_SCREEN
+        ? CLAMP(0.6 + (long_edge - 1000) * 0.4 / 3000.0, 0.6, 1.0)
+        : CLAMP(ppi / 300.0, 0.6, 1.0);
+    double gain = (unsigned) medium < G_N_ELEMENTS(print_gain) ? print_gain[medium] : 1.0;
     double g[2 * SHARPEN_RADIUS + 1], total = 0;
     g_autoptr(VipsImage) padded = NULL;
     sharpen_plan *plan;
@@ -255,11 +270,11 @@ gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out)
         double lift = 0;
 
         if (d > SHARPEN_THRESHOLD)
-            lift = MIN(sharpen_levels[level].slope * (d - SHARPEN_THRESHOLD),
-                sharpen_levels[level].brighten);
+            lift = MIN(gain * sharpen_levels[level].slope * (d - SHARPEN_THRESHOLD),
+                gain * sharpen_levels[level].brighten);
         else if (d < -SHARPEN_THRESHOLD)
-            lift = MAX(sharpen_levels[level].slope * (d + SHARPEN_THRESHOLD),
-                -sharpen_levels[level].darken);
+            lift = MAX(gain * sharpen_levels[level].slope * (d + SHARPEN_THRESHOLD),
+                -gain * sharpen_levels[level].darken);
         plan->lift[d + 255] = (gint16) lround(lift);
     }
     /* Edges repeat, so the border is sharpened like the rest. */

@@ -16,9 +16,17 @@ typedef enum gal_sharpen {
     GAL_SHARPEN_HIGH,
 } gal_sharpen;
 
-/* Sharpen `in` (8-bit sRGB, alpha kept) for a screen at `level`, its
- * radius fitted to the image's size; lazy. NONE gives a copy. New image in
+/* What the output is sharpened for (gal__media's order). */
+typedef enum gal_medium {
+    GAL_MEDIUM_SCREEN,
+    GAL_MEDIUM_MATTE,  /* print on matte paper, which softens: the most */
+    GAL_MEDIUM_GLOSSY, /* print on glossy paper */
+} gal_medium;
+
+/* Sharpen `in` (8-bit sRGB, alpha kept) at `level` for `medium`: for a
+ * screen the radius fits the image's size; for print it fits `ppi`, the
+ * pixels per inch it is printed at. Lazy. NONE gives a copy. New image in
  * *out; -1 with the libvips error set. */
-int gal__sharpen(VipsImage *in, gal_sharpen level, VipsImage **out);
+int gal__sharpen(VipsImage *in, gal_sharpen level, gal_medium medium, int ppi, VipsImage **out);
 
 #endif /* GAL_SHARPEN_H */

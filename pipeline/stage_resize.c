@@ -24,9 +24,14 @@
 typedef struct {
     int width;
     int height;
+    int long_edge;
+    int short_edge;
+    double megapixels;
+    double percent;
     gal_fit fit;
     gal_crop crop;
     bool upscale;
+    bool dont_enlarge;
     gal_color background;
 } resize_opts;
 
@@ -38,6 +43,17 @@ static const gal_param resize_params[] = {
         1, 65535),
     GAL_PARAM_INT(resize_opts, height, "box height in pixels; omit to follow the width", NULL,
         1, 65535),
+    GAL_PARAM_INT(resize_opts, long_edge,
+        "the longer side in pixels, whichever way the photo is turned (Lightroom's "
+        "\"Long Edge\")", NULL, 1, 65535),
+    GAL_PARAM_INT(resize_opts, short_edge,
+        "the shorter side in pixels, whichever way the photo is turned (\"Short Edge\")", NULL,
+        1, 65535),
+    GAL_PARAM_DOUBLE(resize_opts, megapixels,
+        "the pixel count in millions, the shape kept (\"Megapixels\")", NULL, 0.01, 1000),
+    GAL_PARAM_DOUBLE(resize_opts, percent,
+        "a share of the picture's size as the stage gets it (\"Percentage\"); above 100 needs "
+        "upscale: true", NULL, 1, 1000),
     GAL_PARAM_ENUM(resize_opts, fit, gal_fit,
         "cover: fill the box and crop; contain: fit inside and pad to the box; "
         "inside: fit inside; fill: stretch to the box",
@@ -50,6 +66,8 @@ static const gal_param resize_params[] = {
         "enlarge photos smaller than the box (off: small photos keep their size, and "
         "cover keeps the box's shape)",
         "false"),
+    GAL_PARAM_BOOL(resize_opts, dont_enlarge,
+        "Lightroom's \"Don't Enlarge\": the opposite of upscale (false enlarges)", "true"),
     GAL_PARAM_COLOR(resize_opts, background,
         "padding colour for contain; with alpha (#rrggbbaa) on formats that carry it", "black"),
     GAL_PARAM_END,
@@ -182,23 +200,137 @@ gal__resize_span(int length, gint64 scaled_length, gint64 keep_start, int keep_l
     *span = (gal_resize_span) { (int) start, (int) (end - start), (int) scaled, (int) offset };
 }
 
+/* Most pixels a side given by a relative rule (megapixels, percent) may
+ * ask for: the same bound as width and height. */
+#define SIDE_MAX 65535
+
+/* Whether the stage may enlarge: upscale on, or dont-enlarge off (the two
+ * keys say one thing; check() refuses them disagreeing). */
+static gboolean
+enlarges(const resize_opts *o)
+{
+    return o->upscale || !o->dont_enlarge;
+}
+
+/* The box a sizing rule gives a photo of `in_width` x `in_height`
+ * (upright): the edges pick the side by the photo's shape; megapixels and
+ * percent scale both sides by one factor (fit inside then keeps the
+ * shape to the pixel). Otherwise the box as given. */
+static void
+box_for(const resize_opts *o, int in_width, int in_height, int *width, int *height)
+{
+    gboolean landscape = in_width >= in_height;
+    double k;
+
+    *width = o->width;
+    *height = o->height;
+    if (o->long_edge || o->short_edge) {
+        gboolean on_width = o->long_edge ? landscape : !landscape;
+        int edge = o->long_edge ? o->long_edge : o->short_edge;
+
+        *width = on_width ? edge : 0;
+        *height = on_width ? 0 : edge;
+        return;
+    }
+    if (o->megapixels > 0)
+        k = sqrt(o->megapixels * 1e6 / ((double) in_width * in_height));
+    else if (o->percent > 0)
+        k = o->percent / 100.0;
+    else
+        return;
+    *width = (int) MIN(SIDE_MAX, round_px(in_width * k));
+    *height = (int) MIN(SIDE_MAX, round_px(in_height * k));
+}
+
 static void
 plan_for(const resize_opts *o, int in_width, int in_height, gal_resize_plan *plan)
 {
-    gal__resize_plan(o->fit, o->width, o->height, o->upscale, in_width, in_height, plan);
+    int width, height;
+
+    box_for(o, in_width, in_height, &width, &height);
+    gal__resize_plan(o->fit, width, height, enlarges(o), in_width, in_height, plan);
+}
+
+/* The sizing rules a stage gives one of: width and height (with fit) are
+ * one box; each of the others is a rule of its own. Fields, then keys. */
+static const char *const rule_fields[] = { "width", "long_edge", "short_edge", "megapixels",
+    "percent" };
+static const char *const rule_keys[] = { "width", "long-edge", "short-edge", "megapixels",
+    "percent" };
+
+static gboolean
+rule_given(const resize_opts *o, size_t rule)
+{
+    switch (rule) {
+    case 0: return o->width || o->height;
+    case 1: return o->long_edge != 0;
+    case 2: return o->short_edge != 0;
+    case 3: return o->megapixels > 0;
+    default: return o->percent > 0;
+    }
+}
+
+/* A rule's key as the user wrote it: the box is "height" when only that
+ * was given. */
+static const char *
+rule_key(const resize_opts *o, size_t rule)
+{
+    return rule == 0 && !o->width ? "height" : rule_keys[rule];
+}
+
+/* Where the user gave the stage's key `field` (the stage's place for a
+ * default). */
+static const gal_loc *
+key_loc(const gal_stage_ctx *sc, const char *field)
+{
+    return gal__stage_key_loc(sc, resize_params, field);
+}
+
+static gboolean
+key_given(const gal_stage_ctx *sc, const char *field)
+{
+    return key_loc(sc, field) != &sc->loc;
 }
 
 static int
 resize_check(const gal_stage_ctx *sc, gal_error *err)
 {
     const resize_opts *o = sc->opts;
+    int first = -1;
 
-    if (!o->width && !o->height)
+    for (int r = 0; r < (int) G_N_ELEMENTS(rule_fields); r++) {
+        if (!rule_given(o, r))
+            continue;
+        if (first < 0) {
+            first = r;
+            continue;
+        }
+        return gal_error_set(err, GAL_ERR_PRESET,
+            key_loc(sc, r == 0 && !o->width ? "height" : rule_fields[r]), "resize",
+            "%s and %s are two sizing rules; give one of width/height, long-edge, short-edge, "
+            "megapixels or percent",
+            rule_key(o, first), rule_key(o, r));
+    }
+    if (first < 0)
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "resize",
-            "give a width, a height or both");
+            "give a width, a height or both (or long-edge, short-edge, megapixels or percent)");
+    if (first > 0 && o->fit != GAL_FIT_INSIDE)
+        return gal_error_set(err, GAL_ERR_PRESET, key_loc(sc, "fit"), "resize.fit",
+            "%s keeps the photo's shape (fit: inside); fit: %s needs width and height",
+            rule_keys[first], gal_fit_names[o->fit]);
     if (o->fit != GAL_FIT_INSIDE && (!o->width || !o->height))
         return gal_error_set(err, GAL_ERR_PRESET, &sc->loc, "resize.fit",
             "%s needs both width and height", gal_fit_names[o->fit]);
+    if (key_given(sc, "upscale") && key_given(sc, "dont_enlarge") &&
+        o->upscale == o->dont_enlarge)
+        return gal_error_set(err, GAL_ERR_PRESET, key_loc(sc, "dont_enlarge"),
+            "resize.dont-enlarge", "upscale: %s and dont-enlarge: %s disagree; give one of them",
+            o->upscale ? "true" : "false", o->dont_enlarge ? "true" : "false");
+    if (o->percent > 100 && !enlarges(o))
+        return gal_error_set(err, GAL_ERR_PRESET, key_loc(sc, "percent"), "resize.percent",
+            "%g%% enlarges, which this resize does not: add upscale: true (or dont-enlarge: "
+            "false)",
+            o->percent);
     return 0;
 }
 
@@ -206,9 +338,17 @@ static void
 resize_load_size(const gal_stage_ctx *sc, int width, int height, int *load_width,
     int *load_height)
 {
+    const resize_opts *o = sc->opts;
     gal_resize_plan plan;
 
-    plan_for(sc->opts, width, height, &plan);
+    /* A percent is of the picture the stage is given: decoded smaller, it
+     * would be taken twice. So the decoder delivers the photo whole. */
+    if (o->percent > 0) {
+        *load_width = width;
+        *load_height = height;
+        return;
+    }
+    plan_for(o, width, height, &plan);
     /* Enlarging is left to build(), which does it better and faster than
      * vips_thumbnail would (see upsize()): the decoder delivers the photo
      * at its own size on an axis that grows. */

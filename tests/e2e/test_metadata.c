@@ -167,3 +167,88 @@ Test(metadata, camera_boilerplate_is_neither_burned_nor_published)
         expect_tag(plain_out, "XMP-dc:Description", "");
     }
 }
+
+/* Lightroom's levels and its Remove Location / Remove Person Info (issue
+ * 43), on a photo exiftool gave Camera Raw settings, places, a person, a
+ * face region, contact details and IPTC places besides its EXIF GPS. */
+Test(metadata, lightroom_levels_and_remove_location_and_person)
+{
+    static const struct {
+        const char *keys;
+        const char *present[8];
+        const char *absent[12];
+    } cases[] = {
+        { "metadata: all",
+            { "XMP-crs:Exposure2012", "XMP-photoshop:City", "XMP-iptcExt:PersonInImage",
+                "XMP-mwg-rs:RegionName", "IPTC:City", "GPS:GPSLatitude", "IPTC:Caption-Abstract",
+                NULL },
+            { NULL } },
+        { "metadata: all-except-camera-raw",
+            { "XMP-photoshop:City", "XMP-iptcExt:PersonInImage", "XMP-dc:Description",
+                "GPS:GPSLatitude", NULL },
+            { "XMP-crs:Exposure2012", NULL } },
+        { "metadata: all, remove-location: true",
+            { "XMP-iptcExt:PersonInImage", "XMP-crs:Exposure2012", "IPTC:Caption-Abstract",
+                "XMP-iptcCore:CreatorCity", NULL },
+            { "GPS:GPSLatitude", "XMP-photoshop:City", "XMP-iptcCore:Location", "IPTC:City",
+                "IPTC:Country-PrimaryLocationName", "XMP-exif:GPSLatitude", NULL } },
+        { "metadata: all-except-camera-raw, remove-person: true",
+            { "XMP-photoshop:City", "XMP-dc:Description", "GPS:GPSLatitude", NULL },
+            { "XMP-iptcExt:PersonInImage", "XMP-mwg-rs:RegionName", "XMP-mwg-rs:RegionType",
+                "XMP-crs:Exposure2012", NULL } },
+        { "metadata: copyright-only",
+            { "EXIF:Copyright", "XMP-dc:Rights", NULL },
+            { "EXIF:Artist", "EXIF:Make", "EXIF:ImageDescription", "GPS:GPSLatitude",
+                "XMP-dc:Creator", "XMP-dc:Description", "XMP-iptcCore:CreatorWorkEmail",
+                "IPTC:Caption-Abstract", NULL } },
+        { "metadata: copyright-contact",
+            { "EXIF:Copyright", "EXIF:Artist", "XMP-dc:Creator", "XMP-dc:Rights",
+                "XMP-iptcCore:CreatorWorkEmail", "XMP-iptcCore:CreatorCity", NULL },
+            { "EXIF:Make", "EXIF:ImageDescription", "GPS:GPSLatitude", "XMP-photoshop:City",
+                "XMP-iptcExt:PersonInImage", NULL } },
+        { "metadata: default, remove-location: true",
+            { "EXIF:Make", "EXIF:ImageDescription", NULL },
+            { "GPS:GPSLatitude", NULL } },
+        { "metadata: [default, gps], remove-location: true",
+            { "EXIF:Make", NULL },
+            { "GPS:GPSLatitude", "GPS:GPSLongitude", NULL } },
+    };
+    g_autofree char *tmp = gal_test_tmpdir("metadata-levels");
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *photo = g_build_filename(in, "race.jpg", NULL);
+    const char *tag_argv[] = { "exiftool", "-q", "-o", photo, "-XMP-crs:Exposure2012=+0.50",
+        "-XMP-photoshop:City=Pyongyang", "-XMP-iptcCore:Location=Kim Il-sung Stadium",
+        "-XMP-exif:GPSLatitude=39.03", "-XMP-iptcExt:PersonInImage=Jen Loong",
+        "-IPTC:City=Pyongyang", "-IPTC:Country-PrimaryLocationName=North Korea",
+        "-IPTC:Caption-Abstract=race day", "-XMP-dc:Description=race day",
+        "-XMP-iptcCore:CreatorWorkEmail=jen@example.com", "-XMP-iptcCore:CreatorCity=Singapore",
+        "-RegionName=Jen", "-RegionType=Face", "-RegionAreaX=0.5", "-RegionAreaY=0.5",
+        "-RegionAreaW=0.2", "-RegionAreaH=0.2", "-RegionAreaUnit=normalized",
+        TRIP_DIR "/trip-01.jpg", NULL };
+    g_autofree char *tag_err = NULL;
+
+    need_exiftool();
+    g_mkdir_with_parents(in, 0777);
+    cr_assert_eq(gal_test_spawn(tag_argv, NULL, &tag_err), 0, "exiftool: %s", tag_err);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *name = g_strdup_printf("level-%zu.yaml", i);
+        g_autofree char *yaml = g_strdup_printf("gallop: 1\noutput: { %s }\n", cases[i].keys);
+        g_autofree char *preset = gal_test_write_preset(tmp, name, yaml);
+        g_autofree char *out_dir = g_strdup_printf("%s/out-%zu", tmp, i);
+        g_autofree char *written = g_build_filename(out_dir, "race.jpg", NULL);
+        const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-q", NULL };
+        g_autofree char *err = NULL;
+
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s: %s", cases[i].keys, err);
+        for (size_t t = 0; cases[i].present[t]; t++) {
+            g_autofree char *got = exiftool_tag(written, cases[i].present[t]);
+
+            cr_expect(*got, "%s: %s is missing", cases[i].keys, cases[i].present[t]);
+        }
+        for (size_t t = 0; cases[i].absent[t]; t++) {
+            g_autofree char *got = exiftool_tag(written, cases[i].absent[t]);
+
+            cr_expect_str_eq(got, "", "%s: %s is there", cases[i].keys, cases[i].absent[t]);
+        }
+    }
+}

@@ -380,6 +380,53 @@ gal_test_perceptual_only_profile(gsize *len)
     return mem;
 }
 
+void *
+gal_test_gamma18_profile(gsize *len)
+{
+    cmsCIExyY d50 = { 0.3457, 0.3585, 1.0 };
+    cmsCIExyYTRIPLE romm = { { 0.7347, 0.2653, 1.0 }, { 0.1596, 0.8404, 1.0 },
+        { 0.0366, 0.0001, 1.0 } };
+    cmsToneCurve *curve = cmsBuildGamma(NULL, 1.8);
+    cmsToneCurve *curves[3] = { curve, curve, curve };
+    cmsHPROFILE p = cmsCreateRGBProfile(&d50, &romm, curves);
+    cmsMLU *desc = cmsMLUalloc(NULL, 1);
+    cmsUInt32Number n;
+    void *mem;
+
+    cr_assert(curve && p && desc);
+    cmsMLUsetASCII(desc, "en", "US", "gamma 1.8 ProPhoto");
+    cr_assert(cmsWriteTag(p, cmsSigProfileDescriptionTag, desc));
+    cr_assert(cmsSaveProfileToMem(p, NULL, &n));
+    mem = g_malloc(n);
+    cr_assert(cmsSaveProfileToMem(p, mem, &n));
+    *len = n;
+    cmsMLUfree(desc);
+    cmsFreeToneCurve(curve);
+    cmsCloseProfile(p);
+    return mem;
+}
+
+void
+gal_test_delta_e(VipsImage *a, VipsImage *b, double *mean, double *max)
+{
+    VipsImage *la, *lb, *de;
+
+    cr_assert_eq(a->Xsize, b->Xsize);
+    cr_assert_eq(a->Ysize, b->Ysize);
+    cr_assert_eq(vips_colourspace(a, &la, VIPS_INTERPRETATION_LAB, "source_space",
+                     VIPS_INTERPRETATION_sRGB, NULL),
+        0);
+    cr_assert_eq(vips_colourspace(b, &lb, VIPS_INTERPRETATION_LAB, "source_space",
+                     VIPS_INTERPRETATION_sRGB, NULL),
+        0);
+    cr_assert_eq(vips_dE00(la, lb, &de, NULL), 0);
+    cr_assert_eq(vips_avg(de, mean, NULL), 0);
+    cr_assert_eq(vips_max(de, max, NULL), 0);
+    g_object_unref(la);
+    g_object_unref(lb);
+    g_object_unref(de);
+}
+
 /* A value as the text manifest wrote it: tabs, line ends and backslashes
  * escaped. */
 static void

@@ -133,5 +133,12 @@ VipsImage *gal_test_load_image(const char *path, gboolean strict);
  * jpegli's XYB JPEGs carry: sRGB sampled into a CLUT, described as
  * "perceptual only". g_malloc'ed, `len` bytes. */
 void *gal_test_perceptual_only_profile(gsize *len);
+/* ProPhoto RGB (ROMM primaries, D50 white, a pure gamma-1.8 curve), as
+ * lcms2 builds it, described as "gamma 1.8 ProPhoto": the encoding in
+ * which scaling before converting shows most. g_malloc'ed, `len` bytes. */
+void *gal_test_gamma18_profile(gsize *len);
+/* Colour difference (CIEDE2000) between two sRGB images of one size:
+ * the mean and the largest over all pixels. */
+void gal_test_delta_e(VipsImage *a, VipsImage *b, double *mean, double *max);
 
 #endif /* GAL_TEST_H */

@@ -191,7 +191,7 @@ Test(exif, default_policy_drops_gps_and_serials_and_keeps_credits)
 
     cr_assert(vips_image_get_typeof(photo, "exif-ifd3-GPSLatitudeRef"),
         "the test photo should have GPS fields");
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0,
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0,
         "%s", err.msg);
     cr_expect_not(meta.strip_all);
     built = parse(meta.exif, meta.exif_len);
@@ -217,7 +217,7 @@ Test(exif, keep_policy_keeps_gps_but_still_writes_orientation_1)
     gal_meta meta = { 0 };
     gal_error err = { 0 };
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
     saved = saved_exif(prepared, FALSE);
     cr_assert_not_null(saved);
     expect_text(saved, EXIF_IFD_GPS, EXIF_TAG_GPS_LATITUDE_REF, "N");
@@ -236,7 +236,7 @@ Test(exif, a_list_keeps_only_what_it_names)
     gal_meta meta = { 0 };
     gal_error err = { 0 };
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
     saved = saved_exif(prepared, FALSE);
     cr_assert_not_null(saved);
     expect_text(saved, EXIF_IFD_0, EXIF_TAG_ARTIST, "Jen Loong");
@@ -259,7 +259,7 @@ Test(exif, strip_policy_writes_nothing)
     gal_meta meta = { 0 };
     gal_error err = { 0 };
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
     cr_assert(meta.strip_all);
     cr_expect_null(meta.exif);
     saved = saved_exif(prepared, TRUE);
@@ -275,7 +275,7 @@ Test(exif, a_photo_without_exif_gets_orientation_and_software)
     gal_meta meta = { 0 };
     gal_error err = { 0 };
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
     saved = saved_exif(prepared, FALSE);
     cr_assert_not_null(saved);
     expect_text(saved, EXIF_IFD_0, EXIF_TAG_SOFTWARE, SOFTWARE);
@@ -344,7 +344,7 @@ Test(exif, the_caption_travels_as_image_description_and_xmp_description)
     gal_meta meta = { 0 };
     gal_error err = { 0 };
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, &credits, photo, &prepared, &meta, &err),
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, &credits, photo, &prepared, &meta, &err),
         0, "%s", err.msg);
     for (size_t i = 0; i < G_N_ELEMENTS(savers); i++) {
         g_autofree void *buf = NULL;
@@ -381,7 +381,7 @@ Test(exif, the_caption_stays_out_when_the_policy_drops_it)
     gal_error err = { 0 };
     g_autofree char *xmp = NULL;
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, &credits, photo, &prepared, &meta, &err),
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, &credits, photo, &prepared, &meta, &err),
         0);
     saved = saved_exif(prepared, FALSE);
     cr_assert_not_null(saved);
@@ -409,7 +409,7 @@ Test(exif, the_presets_credits_set_artist_copyright_creator_and_rights)
         gal_meta meta = { 0 };
         gal_error err = { 0 };
 
-        cr_assert_eq(gal__metadata_apply((char **) policies[i], SOFTWARE, &credits, photo,
+        cr_assert_eq(gal__metadata_apply((char **) policies[i], 0, SOFTWARE, &credits, photo,
                          &prepared, &meta, &err), 0, "%s", err.msg);
         saved = saved_exif(prepared, FALSE);
         cr_assert_not_null(saved);
@@ -441,7 +441,7 @@ Test(exif, a_cameras_placeholder_description_is_not_published)
         gal_meta meta = { 0 };
         gal_error err = { 0 };
 
-        cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err),
+        cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err),
             0);
         saved = saved_exif(prepared, FALSE);
         cr_assert_not_null(saved);
@@ -516,7 +516,7 @@ Test(exif, check_quotes_a_long_name_by_its_start)
     cr_expect(strstr(err.msg, "\xe6\x97\xa5\xe2\x80\xa6\" is not an EXIF tag or group: use keep") !=
             NULL,
         "%s", err.msg);
-    cr_expect(g_str_has_suffix(err.msg, "such as Artist"), "%s", err.msg);
+    cr_expect(g_str_has_suffix(err.msg, "all-except-camera-raw, all"), "%s", err.msg);
     g_string_free(name, TRUE);
 }
 
@@ -569,7 +569,7 @@ Test(exif, png_carries_text_chunks_and_exif_but_no_time)
     g_autoptr(VipsImage) back = NULL;
     double max_abs, mean_abs;
 
-    cr_assert_eq(gal__metadata_apply(policy, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
+    cr_assert_eq(gal__metadata_apply(policy, 0, SOFTWARE, NULL, photo, &prepared, &meta, &err), 0);
     path = write_png(prepared, &meta, FALSE, "meta.png");
     text = gal_test_png_text(path);
     cr_expect_str_eq(g_hash_table_lookup(text, "Title"), CAPTION);

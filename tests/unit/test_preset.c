@@ -7,6 +7,7 @@
 
 #include "gal_test.h"
 #include "limit.h"
+#include "recipe.h"
 
 TestSuite(preset, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -140,7 +141,8 @@ Test(preset, rejects_unknown_key_listing_valid_keys_when_nothing_is_close)
 
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 3, 25, "resize.zoom",
-        "unknown key; valid keys are width, height, fit, crop, upscale");
+        "unknown key; valid keys are width, height, long-edge, short-edge, megapixels, percent, "
+        "fit, crop, upscale, dont-enlarge, background");
 }
 
 Test(preset, rejects_unknown_key_in_a_section)
@@ -1795,8 +1797,10 @@ Test(preset, describe_shows_one_line_per_stage_with_every_value)
             stage_lines++;
         if (g_str_has_prefix(lines[i], "1. resize")) {
             resize_lines++;
-            cr_expect(strstr(lines[i], "width=1080 height=1350 fit=cover crop=attention "
-                                       "upscale=false background=#000000ff") != NULL,
+            cr_expect(strstr(lines[i], "width=1080 height=1350 long-edge=- short-edge=- "
+                                       "megapixels=- percent=- fit=cover crop=attention "
+                                       "upscale=false dont-enlarge=true background=#000000ff") !=
+                    NULL,
                 "%s", lines[i]);
         }
     }
@@ -2189,4 +2193,104 @@ Test(preset, a_width_given_twice_is_refused)
 
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 2, 24, "output.widths", "\"800\" is in the list twice");
+}
+
+Test(preset, a_profile_that_must_be_embedded_refuses_metadata_strip)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {metadata: strip, profile: display-p3}\n");
+    g_autofree gal_errors *keep = load_fails("gallop: 1\n"
+                                             "output:\n"
+                                             "  metadata: STRIP\n"
+                                             "  profile: keep\n");
+    gal_preset *srgb = load_ok("gallop: 1\noutput: {metadata: strip, profile: srgb}\n");
+    gal_preset *p3 = load_ok("gallop: 1\noutput: {metadata: default, profile: display-p3}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 36, "output.profile",
+        "Display P3 pixels need their profile, which metadata: strip leaves out");
+    cr_assert_eq(keep->count, 1);
+    expect_error(&keep->items[0], 4, 12, "output.profile", "the photo's own pixels need");
+    cr_expect_eq(p3->output->profile, GAL_PROFILE_DISPLAY_P3);
+    {
+        /* In the recipe (so a change rebuilds), and out of it at the default. */
+        g_autoptr(GPtrArray) p3_keys = gal__preset_keys(p3, GAL_TEST_TMP);
+        g_autoptr(GPtrArray) srgb_keys = gal__preset_keys(srgb, GAL_TEST_TMP);
+        gboolean in_p3 = FALSE, in_srgb = FALSE;
+
+        for (guint i = 0; i < p3_keys->len; i++)
+            in_p3 |= strcmp(p3_keys->pdata[i], "output.profile=display-p3") == 0;
+        for (guint i = 0; i < srgb_keys->len; i++)
+            in_srgb |= g_str_has_prefix(srgb_keys->pdata[i], "output.profile=");
+        cr_expect(in_p3, "output.profile=display-p3 is in the recipe");
+        cr_expect(!in_srgb, "srgb, the default, is not");
+    }
+    gal_preset_free(srgb);
+    gal_preset_free(p3);
+}
+
+Test(preset, metadata_levels_stand_alone_and_remove_keys_are_in_the_recipe)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {metadata: [copyright-only, gps]}\n");
+    gal_preset *level = load_ok("gallop: 1\n"
+                                "output: {metadata: All-Except-Camera-Raw, remove-person: true}\n");
+    g_autoptr(GPtrArray) keys = gal__preset_keys(level, GAL_TEST_TMP);
+    gboolean person = FALSE, location = FALSE;
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 20, "output.metadata",
+        "\"copyright-only\" stands alone: it cannot be combined with other names");
+    for (guint i = 0; i < keys->len; i++) {
+        person |= strcmp(keys->pdata[i], "output.remove-person=true") == 0;
+        location |= g_str_has_prefix(keys->pdata[i], "output.remove-location=");
+    }
+    cr_expect(person, "remove-person, given, is in the recipe");
+    cr_expect(!location, "remove-location, at its default, is not");
+    gal_preset_free(level);
+}
+
+Test(preset, sharpen_takes_a_medium_and_an_amount_or_a_word_for_screen)
+{
+    gal_preset *word = load_ok("gallop: 1\noutput: {sharpen: high}\n");
+    gal_preset *matte = load_ok("gallop: 1\noutput: {sharpen: {for: matte, amount: low}, "
+                                "ppi: 240}\n");
+    gal_preset *glossy = load_ok("gallop: 1\noutput:\n  sharpen:\n    for: Glossy\n");
+    g_autofree gal_errors *bad_key = load_fails("gallop: 1\n"
+                                                "output: {sharpen: {for: matte, radius: 2}}\n");
+    g_autofree gal_errors *bad_medium = load_fails("gallop: 1\n"
+                                                   "output: {sharpen: {for: canvas}}\n");
+    g_autofree gal_errors *bad_ppi = load_fails("gallop: 1\noutput: {ppi: 20}\n");
+    g_autoptr(GPtrArray) word_keys = gal__preset_keys(word, GAL_TEST_TMP);
+    g_autoptr(GPtrArray) matte_keys = gal__preset_keys(matte, GAL_TEST_TMP);
+    gboolean word_line = FALSE, matte_line = FALSE, ppi_line = FALSE;
+
+    cr_expect_eq(word->output->sharpen.amount, GAL_SHARPEN_HIGH);
+    cr_expect_eq(word->output->sharpen.medium, GAL_MEDIUM_SCREEN);
+    cr_expect_eq(matte->output->sharpen.amount, GAL_SHARPEN_LOW);
+    cr_expect_eq(matte->output->sharpen.medium, GAL_MEDIUM_MATTE);
+    cr_expect_eq(matte->output->ppi, 240);
+    /* The amount left out is the default's. */
+    cr_expect_eq(glossy->output->sharpen.amount, GAL_SHARPEN_STANDARD);
+    cr_expect_eq(glossy->output->sharpen.medium, GAL_MEDIUM_GLOSSY);
+    cr_expect_eq(glossy->output->ppi, 300);
+    cr_assert_eq(bad_key->count, 1);
+    expect_error(&bad_key->items[0], 2, 32, "output.sharpen",
+        "unknown key \"radius\" in sharpening; it takes for and amount");
+    cr_assert_eq(bad_medium->count, 1);
+    expect_error(&bad_medium->items[0], 2, 25, "output.sharpen",
+        "expected one of screen, matte, glossy, got \"canvas\"");
+    cr_assert_eq(bad_ppi->count, 1);
+    expect_error(&bad_ppi->items[0], 2, 15, "output.ppi", "must be between 72 and 2400");
+    /* A word for screen keeps the recipe line it always had. */
+    for (guint i = 0; i < word_keys->len; i++) {
+        word_line |= strcmp(word_keys->pdata[i], "output.sharpen=high") == 0;
+        ppi_line |= g_str_has_prefix(word_keys->pdata[i], "output.ppi=");
+    }
+    for (guint i = 0; i < matte_keys->len; i++)
+        matte_line |= strcmp(matte_keys->pdata[i], "output.sharpen={for: matte, amount: low}") == 0;
+    cr_expect(word_line && matte_line && !ppi_line, "recipe lines");
+    gal_preset_free(word);
+    gal_preset_free(matte);
+    gal_preset_free(glossy);
 }

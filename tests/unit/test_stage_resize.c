@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "gal_test.h"
+#include "recipe.h"
 
 TestSuite(stage_resize, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -654,17 +655,23 @@ edge_energy(VipsImage *image)
 }
 
 static VipsImage *
-sharpened(VipsImage *in, gal_sharpen level)
+sharpened_for(VipsImage *in, gal_sharpen level, gal_medium medium, int ppi)
 {
     VipsImage *out, *memory;
 
-    cr_assert_eq(gal__sharpen(in, level, &out), 0, "%s", vips_error_buffer());
+    cr_assert_eq(gal__sharpen(in, level, medium, ppi, &out), 0, "%s", vips_error_buffer());
     cr_assert_eq(out->Xsize, in->Xsize);
     cr_assert_eq(out->Bands, in->Bands);
     cr_assert_eq(out->BandFmt, VIPS_FORMAT_UCHAR);
     memory = vips_image_copy_memory(out);
     g_object_unref(out);
     return memory;
+}
+
+static VipsImage *
+sharpened(VipsImage *in, gal_sharpen level)
+{
+    return sharpened_for(in, level, GAL_MEDIUM_SCREEN, 300);
 }
 
 Test(stage_resize, each_sharpening_level_raises_edge_energy)
@@ -683,12 +690,14 @@ Test(stage_resize, each_sharpening_level_raises_edge_energy)
     }
 }
 
-Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
+/* A soft vertical step from 64 to 192 grey at x = 100 of 200 x 40, as a
+ * downscale leaves it. */
+static VipsImage *
+soft_step(void)
 {
-    /* A soft vertical step from 64 to 192 grey, as a downscale leaves it. */
     g_autoptr(VipsImage) step = NULL;
     g_autoptr(VipsImage) soft = NULL;
-    g_autoptr(VipsImage) in = NULL;
+    VipsImage *in = NULL;
     {
         g_autoptr(VipsImage) xy = NULL;
         g_autoptr(VipsImage) x = NULL;
@@ -707,6 +716,13 @@ Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
         cr_assert_eq(vips_gaussblur(step, &soft, 0.7, NULL), 0);
         cr_assert_eq(vips_copy(soft, &in, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
     }
+    return in;
+}
+
+Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
+{
+    g_autoptr(VipsImage) in = soft_step();
+
     for (gal_sharpen level = GAL_SHARPEN_LOW; level <= GAL_SHARPEN_HIGH; level++) {
         g_autoptr(VipsImage) out = sharpened(in, level);
         double lowest = 255, highest = 0;
@@ -725,4 +741,213 @@ Test(stage_resize, sharpening_a_step_edge_leaves_a_bounded_halo)
         cr_expect_geq(lowest, 64 - 24, "level %d: darkest %g", level, lowest);
         cr_expect_leq(highest, 192 + 24, "level %d: brightest %g", level, highest);
     }
+}
+
+/* The darkest and brightest of the step's row 20 sharpened so. */
+static void
+step_extremes(VipsImage *in, gal_sharpen level, gal_medium medium, int ppi, double *lowest,
+    double *highest)
+{
+    g_autoptr(VipsImage) out = sharpened_for(in, level, medium, ppi);
+
+    *lowest = 255;
+    *highest = 0;
+    for (int x = 0; x < 200; x++) {
+        *lowest = MIN(*lowest, band_at(out, x, 20, 0));
+        *highest = MAX(*highest, band_at(out, x, 20, 0));
+    }
+}
+
+/* Print sharpening (issue 43): stronger than the screen's at each amount,
+ * matte most, its radius following output.ppi; the halo still bounded.
+ * The figures are docs/presets.md's table (criterion --verbose logs them). */
+Test(stage_resize, print_sharpening_is_stronger_matte_most_and_follows_ppi)
+{
+    static const char *const media[] = { "screen", "matte", "glossy" };
+    g_autoptr(VipsImage) photo = small_photo(400);
+    g_autoptr(VipsImage) step = soft_step();
+    double none = edge_energy(photo);
+
+    for (gal_sharpen level = GAL_SHARPEN_LOW; level <= GAL_SHARPEN_HIGH; level++) {
+        double energy[3];
+
+        for (gal_medium m = GAL_MEDIUM_SCREEN; m <= GAL_MEDIUM_GLOSSY; m++) {
+            g_autoptr(VipsImage) out = sharpened_for(photo, level, m, 300);
+            double lowest, highest;
+
+            energy[m] = edge_energy(out);
+            step_extremes(step, level, m, 300, &lowest, &highest);
+            cr_log_info("%s level %d at 300 ppi: Sobel %.2f (%+.1f%%), step %g -> %g", media[m],
+                level, energy[m], 100 * (energy[m] / none - 1), lowest, highest);
+            cr_expect_geq(lowest, 64 - 45, "%s level %d: darkest %g", media[m], level, lowest);
+            cr_expect_leq(highest, 192 + 45, "%s level %d: brightest %g", media[m], level,
+                highest);
+        }
+        cr_expect_gt(energy[GAL_MEDIUM_MATTE], energy[GAL_MEDIUM_GLOSSY], "level %d", level);
+        cr_expect_gt(energy[GAL_MEDIUM_GLOSSY], energy[GAL_MEDIUM_SCREEN], "level %d", level);
+    }
+    {
+        /* A smaller radius at a lower ppi: the same photo sharpened so
+         * differs, and less of it (a finer halo). */
+        g_autoptr(VipsImage) at300 = sharpened_for(photo, GAL_SHARPEN_STANDARD,
+            GAL_MEDIUM_MATTE, 300);
+        g_autoptr(VipsImage) at150 = sharpened_for(photo, GAL_SHARPEN_STANDARD,
+            GAL_MEDIUM_MATTE, 150);
+        double max_abs, mean_abs;
+
+        cr_assert_eq(gal_test_diff(at300, at150, &max_abs, &mean_abs), 0);
+        cr_expect_gt(max_abs, 2, "300 and 150 ppi sharpen alike (max %g)", max_abs);
+        cr_log_info("matte standard: 150 ppi vs 300 ppi differ by mean %.2f, max %g",
+            mean_abs, max_abs);
+    }
+}
+
+/* ---- Lightroom's sizing rules (issue 43) ------------------------------------------------- */
+
+#define TEST_YAML GAL_TEST_TMP "/test.yaml"
+
+/* The size a resize of `opts` makes of a `w` x `h` gradient. */
+static void
+stage_size(const char *opts, int w, int h, int *out_w, int *out_h)
+{
+    g_autoptr(VipsImage) out = gal_test_run_stage("resize", opts, gal_test_gradient(w, h));
+
+    *out_w = out->Xsize;
+    *out_h = out->Ysize;
+}
+
+Test(stage_resize, long_and_short_edge_follow_the_photos_shape)
+{
+    static const struct {
+        const char *opts;
+        int in_w, in_h, w, h;
+    } cases[] = {
+        { "{long-edge: 300}", 600, 400, 300, 200 },
+        { "{long-edge: 300}", 400, 600, 200, 300 },
+        { "{long-edge: 300}", 500, 500, 300, 300 },
+        { "{short-edge: 100}", 600, 400, 150, 100 },
+        { "{short-edge: 100}", 400, 600, 100, 150 },
+        /* Smaller already: kept, as Lightroom's Don't Enlarge (the default). */
+        { "{long-edge: 900}", 600, 400, 600, 400 },
+        { "{long-edge: 900, dont-enlarge: false}", 600, 400, 900, 600 },
+        { "{long-edge: 900, upscale: true}", 400, 600, 600, 900 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        int w, h;
+
+        stage_size(cases[i].opts, cases[i].in_w, cases[i].in_h, &w, &h);
+        cr_expect(w == cases[i].w && h == cases[i].h, "%s on %dx%d: %dx%d, not %dx%d",
+            cases[i].opts, cases[i].in_w, cases[i].in_h, w, h, cases[i].w, cases[i].h);
+    }
+}
+
+Test(stage_resize, megapixels_and_percent_keep_the_shape)
+{
+    int w, h;
+
+    stage_size("{megapixels: 0.06}", 600, 400, &w, &h); /* 300 x 200 = 0.06 MP */
+    cr_expect(w == 300 && h == 200, "0.06 MP: %dx%d", w, h);
+    stage_size("{megapixels: 0.06}", 401, 599, &w, &h);
+    cr_expect(fabs(w * (double) h - 60000) < 600 && abs(w * 599 - h * 401) < 600,
+        "0.06 MP of a portrait: %dx%d", w, h);
+    stage_size("{megapixels: 1}", 600, 400, &w, &h); /* would enlarge: kept */
+    cr_expect(w == 600 && h == 400, "1 MP of 0.24 MP, not enlarged: %dx%d", w, h);
+    stage_size("{percent: 25}", 600, 400, &w, &h);
+    cr_expect(w == 150 && h == 100, "25%%: %dx%d", w, h);
+    stage_size("{percent: 150, upscale: true}", 200, 100, &w, &h);
+    cr_expect(w == 300 && h == 150, "150%%: %dx%d", w, h);
+}
+
+/* The size the preset's first stage asks the decoder for. */
+static void
+load_size_of(const char *opts, int w, int h, int *load_w, int *load_h)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - resize: %s\n", opts);
+    gal_preset *preset = gal_test_load_ok(yaml);
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+
+    st->def->load_size(&sc, w, h, load_w, load_h);
+    gal_preset_free(preset);
+}
+
+Test(stage_resize, the_decoder_shrinks_for_the_new_rules_but_a_percent_is_taken_once)
+{
+    int w, h;
+
+    load_size_of("{long-edge: 1000}", 3000, 4000, &w, &h);
+    cr_expect(w == 750 && h == 1000, "long-edge: %dx%d", w, h);
+    load_size_of("{megapixels: 3}", 3000, 4000, &w, &h);
+    cr_expect(w == 1500 && h == 2000, "megapixels: %dx%d", w, h);
+    /* The stage takes its percent of what it gets: the photo whole. */
+    load_size_of("{percent: 50}", 3000, 4000, &w, &h);
+    cr_expect(w == 3000 && h == 4000, "percent: %dx%d", w, h);
+}
+
+/* The first error of a resize of `opts` (on line 3; its '{' at column 13). */
+static void
+expect_resize_error(const char *opts, int col, const char *key, const char *msg_part)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - resize: %s\n", opts);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+
+    cr_assert_null(preset, "%s loaded", opts);
+    cr_assert_geq(errs->count, 1);
+    gal_test_expect_error(&errs->items[0], GAL_ERR_PRESET, TEST_YAML, 3, col, key, msg_part);
+}
+
+Test(stage_resize, one_sizing_rule_per_stage_with_the_second_located)
+{
+    expect_resize_error("{width: 800, long-edge: 1000}", 37, "resize",
+        "width and long-edge are two sizing rules");
+    expect_resize_error("{height: 800, percent: 50}", 36, "resize",
+        "height and percent are two sizing rules");
+    expect_resize_error("{short-edge: 8, megapixels: 2}", 41, "resize",
+        "short-edge and megapixels are two sizing rules");
+    expect_resize_error("{long-edge: 800, fit: cover}", 35, "resize.fit",
+        "long-edge keeps the photo's shape (fit: inside); fit: cover needs width and height");
+    expect_resize_error("{long-edge: 8, upscale: true, dont-enlarge: true}", 57,
+        "resize.dont-enlarge", "upscale: true and dont-enlarge: true disagree");
+    expect_resize_error("{percent: 200}", 23, "resize.percent",
+        "200% enlarges, which this resize does not: add upscale: true");
+    expect_resize_error("{dont-enlarge: false}", 5, "resize",
+        "give a width, a height or both (or long-edge, short-edge, megapixels or percent)");
+    expect_resize_error("{megapixels: 0}", 26, "resize.megapixels", "must be between 0.01 and");
+}
+
+/* The recipe line of `opts`'s resize that starts with `prefix`, or NULL. */
+static char *
+recipe_line(const char *opts, const char *prefix)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - resize: %s\n", opts);
+    gal_preset *preset = gal_test_load_ok(yaml);
+    g_autoptr(GPtrArray) keys = gal__preset_keys(preset, GAL_TEST_TMP);
+    char *found = NULL;
+
+    for (guint i = 0; i < keys->len && !found; i++)
+        if (g_str_has_prefix(keys->pdata[i], prefix))
+            found = g_strdup(keys->pdata[i]);
+    gal_preset_free(preset);
+    return found;
+}
+
+Test(stage_resize, new_rules_are_in_the_recipe_only_when_given)
+{
+    static const char *const later[] = { "resize.long-edge=", "resize.short-edge=",
+        "resize.megapixels=", "resize.percent=", "resize.dont-enlarge=", "output.profile=" };
+    g_autofree char *edge = recipe_line("{long-edge: 900}", "resize.long-edge=");
+    g_autofree char *enlarge = recipe_line("{width: 9, dont-enlarge: false}", "resize.dont-");
+    g_autofree char *percent = recipe_line("{percent: 40}", "resize.percent=");
+
+    /* A preset of before keeps its recipe, so its outputs stay up to date. */
+    for (size_t i = 0; i < G_N_ELEMENTS(later); i++) {
+        g_autofree char *line = recipe_line("{width: 900}", later[i]);
+
+        cr_expect_null(line, "unused, yet in the recipe: %s", line);
+    }
+    cr_expect_str_eq(edge ? edge : "", "resize.long-edge=900");
+    cr_expect_str_eq(enlarge ? enlarge : "", "resize.dont-enlarge=false");
+    cr_expect_str_eq(percent ? percent : "", "resize.percent=40");
 }
