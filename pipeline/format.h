@@ -59,6 +59,13 @@ typedef struct gal_format_def {
     bool alpha;         /* keeps transparency; false: flattened onto output.background */
     bool every_browser; /* every browser shows it, old ones too: a gallery's <img> */
     bool sheets;        /* a contact sheet may be written in it (its file name's extension) */
+    /* output.quality auto (quality.c): the qualities its search may
+     * choose, lowest..highest on the encoder's own scale, and where it
+     * starts for the standard target (the median quality that target
+     * takes on the bench corpus; other targets start as far off as the
+     * usual dB per quality step says); 0: the format has no quality
+     * (lossless) and is written as it is. */
+    int auto_first, auto_lowest, auto_highest;
     /* The encoder, one of two. save: through libvips into `target`, 0 or
      * -1 with libvips' error; the metadata is what `image` carries.
      * write: a writer of gallop's own, straight into the file `fd`, with

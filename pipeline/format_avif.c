@@ -17,5 +17,6 @@ const gal_format_def gal_format_avif = {
     .saver = "VipsForeignSaveHeifTarget",
     .library = "libheif", .module = "heif",
     .alpha = true,
+    .auto_first = 65, .auto_lowest = 20, .auto_highest = 95,
     .save = avif_save,
 };

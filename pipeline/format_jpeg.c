@@ -21,5 +21,6 @@ jpeg_save(const gal_encode *e, VipsTarget *target)
 const gal_format_def gal_format_jpeg = {
     .ext = "jpg", .ext_also = "jpeg", .mime = "image/jpeg",
     .every_browser = true, .sheets = true,
+    .auto_first = 80, .auto_lowest = 30, .auto_highest = 95,
     .save = jpeg_save,
 };

@@ -13,5 +13,6 @@ webp_save(const gal_encode *e, VipsTarget *target)
 const gal_format_def gal_format_webp = {
     .ext = "webp", .mime = "image/webp",
     .alpha = true, .sheets = true,
+    .auto_first = 90, .auto_lowest = 30, .auto_highest = 100,
     .save = webp_save,
 };

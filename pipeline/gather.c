@@ -295,7 +295,7 @@ write_page(gal_gather *g, int p)
     g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
     g_autofree char *name = stage->def->page_name(&sc, p + 1, g->n_pages);
     gal_photo_result result = { 0 };
-    gal_write_info written = { g->preset->name, NULL, NULL, NULL, 0, "" };
+    gal_write_info written = { .preset_name = g->preset->name };
     g_autoptr(VipsImage) sheet = NULL;
     gal_output_opts output = *g->preset->output;
     int format = gal__format_of_file(name);

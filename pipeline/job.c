@@ -476,6 +476,63 @@ variant_size(const gal_job *job, int v, int width, int height, int *w, int *h)
     *h = *w == width ? height : MAX(1, (int) lround((double) height * *w / width));
 }
 
+/* A line for the run's summary and report, and the photo's record. */
+static void
+add_warning(gal_job *job, const char *line)
+{
+    g_autofree char *all = job->warnings ? g_strconcat(job->warnings, "\n", line, NULL)
+                                         : g_strdup(line);
+
+    job->warnings = g_string_chunk_insert(job->strings, all);
+}
+
+/* What the quality search chose for variant v (output.quality auto,
+ * output.max-bytes): a "quality=Q SCORE ENCODES FILE" line of what a site shows
+ * of the photo (the report gives each file's), and a warning when the
+ * file could not be what the preset asked for. */
+static void
+note_quality(gal_job *job, int v, const gal_write_info *info)
+{
+    const gal_output_opts *o = job->preset->output;
+    const char *rel = job->variant_rels[v];
+    char score[G_ASCII_DTOSTR_BUF_SIZE] = "-";
+
+    if (!info->quality)
+        return;
+    if (info->score >= 0)
+        g_snprintf(score, sizeof score, "%.2f", info->score);
+    if (!job->about)
+        job->about = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(job->about, g_strdup_printf("quality=%d %s %d %s", info->quality, score,
+        info->encodes, rel));
+    if (info->over_cap) {
+        g_autofree char *line = g_strdup_printf("%s: over output.max-bytes (%d) even at "
+            "quality 1", rel, o->max_bytes);
+
+        add_warning(job, line);
+    }
+    else if (info->below_target && o->quality == GAL_QUALITY_AUTO) {
+        g_autofree char *line = g_strdup_printf("%s: output.max-bytes (%d) held it to quality "
+            "%d, scoring %s dB, below output.target %s (%.1f dB)", rel, o->max_bytes,
+            info->quality, score, o->target, o->target_score);
+
+        add_warning(job, line);
+    }
+    else if (info->below_target) {
+        g_autofree char *line = g_strdup_printf("%s: output.max-bytes (%d) held it to quality "
+            "%d, below output.quality %d", rel, o->max_bytes, info->quality, o->quality);
+
+        add_warning(job, line);
+    }
+    else if (info->unreachable) {
+        g_autofree char *line = g_strdup_printf("%s: even quality %d scores %s dB, below "
+            "output.target %s (%.1f dB)", rel, info->quality, score, o->target,
+            o->target_score);
+
+        add_warning(job, line);
+    }
+}
+
 /* Write variant v of the photo from `image`, already at its size. */
 static int
 write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
@@ -483,8 +540,8 @@ write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
     gal_output_opts o = *job->preset->output;
     /* The photo's caption as its sources give it, whatever a band showed
      * of it (a template around it, or cut at max-lines). */
-    gal_write_info info = { job->preset->name, job->facts.caption, &job->facts, job->watch, 0,
-        "" };
+    gal_write_info info = { .preset_name = job->preset->name, .caption = job->facts.caption,
+        .facts = &job->facts, .watch = job->watch };
     struct gal_job_file *file = &job->files[v];
 
     /* A shallow copy: only the format differs between variants. */
@@ -495,6 +552,7 @@ write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
         return -1;
     file->bytes = info.bytes;
     memcpy(file->sha256, info.sha256, sizeof(file->sha256));
+    note_quality(job, v, &info);
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "outdir.h"
 #include "output.h"
 #include "preset.h"
+#include "quality.h"
 #include "schema.h"
 #include "template.h"
 
@@ -50,8 +51,19 @@ static const gal_param output_params[] = {
         "write each width in each of these formats (for <picture>), instead of format alone; "
         "the name needs {ext} when there are several",
         NULL),
-    GAL_PARAM_INT(gal_output_opts, quality, "encoder quality, 1 (smallest) to 100 (best)",
+    GAL_PARAM_INT_AUTO(gal_output_opts, quality,
+        "encoder quality, 1 (smallest) to 100 (best), or auto: each file (each width and "
+        "format) at the lowest quality whose look meets output.target",
         "85", 1, 100),
+    GAL_PARAM_STRING(gal_output_opts, target,
+        "with quality auto, how close to the finished picture each file must look: high, "
+        "standard or small, or a score in dB from 15 to 50 (MS-SSIM on lightness, "
+        "docs/quality.md; higher is closer)",
+        "standard"),
+    GAL_PARAM_INT(gal_output_opts, max_bytes,
+        "each file at most this many bytes: the highest quality under it, with a warning "
+        "when that is below the target (or below quality); unset: no cap",
+        NULL, 1000, 1000000000),
     GAL_PARAM_BOOL(gal_output_opts, progressive, "progressive (interlaced) JPEG and PNG",
         "false"),
     GAL_PARAM_ENUM(gal_output_opts, subsampling, gal_subsampling,
@@ -107,6 +119,35 @@ static const gal_param output_params[] = {
         NULL),
     GAL_PARAM_END,
 };
+
+/* output.target's named levels, in dB (perceptual.h): docs/quality.md
+ * says how they were chosen on the bench corpus. */
+static const struct {
+    const char *name;
+    double score;
+} target_levels[] = {
+    { "high", GAL_TARGET_HIGH },
+    { "standard", GAL_TARGET_STANDARD },
+    { "small", GAL_TARGET_SMALL },
+};
+
+int
+gal__output_target_score(const char *text, double *score)
+{
+    char *end = NULL;
+    double value;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(target_levels); i++)
+        if (g_ascii_strcasecmp(text, target_levels[i].name) == 0) {
+            *score = target_levels[i].score;
+            return 0;
+        }
+    value = g_ascii_strtod(text, &end);
+    if (end == text || *end || !(value >= 15 && value <= 50))
+        return -1;
+    *score = value;
+    return 0;
+}
 
 const gal_section gal__output_section = {
     "output", "where outputs go, how they are named and encoded", output_params,
@@ -293,6 +334,40 @@ sink_seek(VipsTargetCustom *target, gint64 offset, int whence, gpointer user)
     return lseek(((fd_sink *) user)->fd, offset, whence);
 }
 
+/* Encode at the quality the search chooses (quality.c: output.quality
+ * auto, output.max-bytes) into `sink`: the picture is held in memory once
+ * for the search's encodes, and the bytes written are those of the
+ * encode chosen. */
+static int
+encode_searched(const gal_output_opts *o, const gal_format_def *format, gal_encode *how,
+    gal_write_info *info, fd_sink *sink, int *write_errno, gal_error *err)
+{
+    g_autoptr(VipsImage) memory = gal__watch_to_memory(info->watch, how->image,
+        "the quality search", err);
+    gal_quality_goal goal = { o->quality == GAL_QUALITY_AUTO ? o->target_score : 0, o->quality,
+        o->max_bytes };
+    gal_quality_choice choice;
+    int failed = 0;
+
+    if (!memory)
+        return -1;
+    how->image = memory;
+    if (gal__quality_choose(format, how, &goal, &choice, err))
+        return -1;
+    if (sink_write(NULL, choice.data, (gint64) choice.length, sink) < 0) {
+        *write_errno = sink->saved_errno;
+        failed = -1;
+    }
+    info->quality = choice.quality;
+    info->score = choice.score;
+    info->encodes = choice.encodes;
+    info->below_target = choice.below_target;
+    info->over_cap = choice.over_cap;
+    info->unreachable = choice.unreachable;
+    gal__quality_choice_clear(&choice);
+    return failed;
+}
+
 /* Encode into the open temporary file `fd`. The metadata policy is applied
  * to a copy of the image; the evaluation is registered with the run's
  * cancel, which can stop it half-way. The SHA-256 of what was written
@@ -301,7 +376,7 @@ sink_seek(VipsTargetCustom *target, gint64 offset, int whence, gpointer user)
  * anything else (a photo that turns out broken while it is decoded, an
  * encoder limit) is in `err`. */
 static int
-encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, int fd,
+encode(const gal_output_opts *o, gal_write_info *info, VipsImage *image, int fd,
     GChecksum *sum, gboolean *reread, int *write_errno, gal_error *err)
 {
     g_autofree char *software = info->preset_name
@@ -354,7 +429,9 @@ encode(const gal_output_opts *o, const gal_write_info *info, VipsImage *image, i
         return gal__watch_check(info->watch, err);
     }
     how.image = ready;
-    if (format->write)
+    if (format->auto_first > 0 && (o->quality == GAL_QUALITY_AUTO || o->max_bytes > 0))
+        failed = encode_searched(o, format, &how, info, &sink, write_errno, err);
+    else if (format->write)
         failed = format->write(&how, fd, info->watch, sum, write_errno, err);
     else {
         VipsTargetCustom *target = vips_target_custom_new();

@@ -6,6 +6,7 @@
 #include "cancel.h"
 #include "outdir.h"
 #include "preset.h"
+#include "quality.h"
 
 /* output.name when output.widths is given and the name is not. */
 #define GAL_DEFAULT_WIDTHS_NAME "{dir}/{stem}-{width}.{ext}"
@@ -24,6 +25,10 @@ typedef struct gal_variant {
 gal_variant *gal__output_variants(const gal_output_opts *output, int *n);
 /* Put output.widths largest first (once, when the preset is loaded). */
 void gal__output_sort_widths(gal_output_opts *output);
+
+/* output.target's score: a level's name (any case) or a number from 15 to
+ * 50, into *score; -1 for anything else. */
+int gal__output_target_score(const char *text, double *score);
 
 /* Output file name for a photo: the rendered name template, checked to stay
  * inside `dir`. Returns a new path or NULL with `err` set. */
@@ -50,6 +55,16 @@ typedef struct gal_write_info {
     gal_watch *watch;          /* the photo's; NULL: cannot be stopped */
     gint64 bytes;              /* out */
     char sha256[65];           /* out, hex */
+    /* out, when the quality was searched for (output.quality auto or
+     * output.max-bytes; 0 otherwise): the quality chosen, its score (dB;
+     * < 0: not measured), and whether the cap forced it below the target
+     * (or below output.quality), or could not be met at all. */
+    int quality;
+    double score;
+    int encodes;               /* out: how many the search made */
+    bool below_target;
+    bool over_cap;
+    bool unreachable;
 } gal_write_info;
 
 /* Encode `image` to `rel` beneath the output folder `dir` atomically

@@ -296,7 +296,7 @@ param_loc(const gal_section *sec, const gal_loc *locs, const char *field)
 }
 
 static void
-check_output(gal_load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
+check_output(gal_load_ctx *ctx, gal_output_opts *out, const gal_loc *locs)
 {
     /* Every field filled in: what remains wrong is the template's own text. */
     gal_facts sample = { "x", "x", "x", "x", "x", "x", "x", "x", "x", "x", TRUE,
@@ -306,6 +306,11 @@ check_output(gal_load_ctx *ctx, const gal_output_opts *out, const gal_loc *locs)
 
     const gal_loc *name_loc = param_loc(&gal__output_section, locs, "name");
 
+    if (gal__output_target_score(out->target, &out->target_score))
+        gal__errors_push(ctx->errs, GAL_ERR_PRESET,
+            param_loc(&gal__output_section, locs, "target"), "output.target",
+            "expected high, standard, small or a score from 15 to 50 (dB), got \"%s\"",
+            out->target);
     /* Not every libvips writes every format (AVIF needs libheif with an AV1
      * encoder). */
     for (gal_format f = 0; f < GAL_N_FORMATS; f++) {

@@ -24,6 +24,10 @@ typedef enum gal_pairs {
     GAL_PAIRS_RAW,
 } gal_pairs;
 
+/* output.quality auto: each file at the lowest quality that meets
+ * output.target (quality.c). */
+#define GAL_QUALITY_AUTO 0
+
 typedef struct gal_input_opts {
     char **paths;
     char **include;
@@ -58,7 +62,12 @@ typedef struct gal_output_opts {
      * stages leave it, in `format`. See gal__output_variants. */
     gal_int_list widths;
     gal_int_list formats;   /* gal_format values */
-    int quality;            /* 1..100 */
+    int quality;            /* 1..100, or GAL_QUALITY_AUTO: the target decides */
+    /* output.target as given (a level's name or a score) and as a score
+     * (dB, perceptual.h), used when quality is auto. */
+    char *target;
+    double target_score;
+    int max_bytes;          /* each file at most this many bytes; 0: no cap */
     bool progressive;
     gal_subsampling subsampling;
     char **metadata;        /* keep, strip, default, or EXIF tag names and groups */

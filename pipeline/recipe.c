@@ -17,16 +17,23 @@
  * its own files. `photos` only says
  * whether per-photo files are written at all; left out, a preset's digest
  * stays what it was before the key existed, and switching photos back on
- * finds the files an earlier run wrote up to date. */
+ * finds the files an earlier run wrote up to date. `target` shapes a file
+ * only when the quality is auto, and `max-bytes` only when set: left out
+ * otherwise, a preset's digest stays what it was before they existed. */
 static gboolean
-digest_skips(const gal_section *sec, const gal_param *p)
+digest_skips(const gal_section *sec, const gal_param *p, const void *opts)
 {
     if (sec == &gal__input_section)
         return TRUE;
-    return sec == &gal__output_section &&
-        (strcmp(p->field, "dir") == 0 || strcmp(p->field, "name") == 0 ||
-            strcmp(p->field, "photos") == 0 || strcmp(p->field, "widths") == 0 ||
-            strcmp(p->field, "formats") == 0);
+    if (sec != &gal__output_section)
+        return FALSE;
+    if (strcmp(p->field, "target") == 0)
+        return ((const gal_output_opts *) opts)->quality != GAL_QUALITY_AUTO;
+    if (strcmp(p->field, "max_bytes") == 0)
+        return ((const gal_output_opts *) opts)->max_bytes == 0;
+    return strcmp(p->field, "dir") == 0 || strcmp(p->field, "name") == 0 ||
+        strcmp(p->field, "photos") == 0 || strcmp(p->field, "widths") == 0 ||
+        strcmp(p->field, "formats") == 0;
 }
 
 /* Keys added once outputs had records (issue 43): left out of the recipe
@@ -116,7 +123,7 @@ add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, co
         gal_section single = { sec->name, sec->summary, one, sec->opts_size };
         GString *line;
 
-        if (digest_skips(sec, p) || later_key_at_default(&single, opts))
+        if (digest_skips(sec, p, opts) || later_key_at_default(&single, opts))
             continue;
         line = g_string_new(prefix);
         g_string_append_c(line, '.');
@@ -140,6 +147,10 @@ add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, co
         }
         else
             gal__schema_describe_values(&single, opts, line);
+        /* A level by its score too: a level given another score rebuilds. */
+        if (sec == &gal__output_section && strcmp(p->field, "target") == 0)
+            g_string_append_printf(line, " (%g dB)",
+                ((const gal_output_opts *) opts)->target_score);
         g_ptr_array_add(keys, g_string_free(line, FALSE));
     }
 }

@@ -341,6 +341,56 @@ relative_to(const char *dir, const char *path)
     return g_strdup(path + len + 1);
 }
 
+/* Is `path` the output folder's file `rel` (the folder ends before it)? */
+static gboolean
+path_is(const char *path, const char *rel)
+{
+    size_t len = strlen(path), rel_len = strlen(rel);
+
+    return len > rel_len && path[len - rel_len - 1] == '/' &&
+        strcmp(path + len - rel_len, rel) == 0;
+}
+
+/* The quality the search chose for the file at `path`, its score and how
+ * many encodes it took (the photo's "quality=Q SCORE ENCODES FILE" lines,
+ * FILE relative to the output folder, job.c: output.quality auto,
+ * output.max-bytes), or nulls when its quality was the preset's. */
+static void
+key_quality(GString *out, const char *const *about, const char *path)
+{
+    for (int a = 0; about && about[a] && path; a++) {
+        const char *line = about[a], *score, *count;
+        char *end;
+        long quality, encodes;
+
+        if (!g_str_has_prefix(line, "quality="))
+            continue;
+        quality = strtol(line + strlen("quality="), &end, 10);
+        if (*end != ' ' || quality < 1 || quality > 100)
+            continue;
+        score = end + 1;
+        if (!(count = strchr(score, ' ')))
+            continue;
+        encodes = strtol(count + 1, &end, 10);
+        if (*end != ' ' || encodes < 1 || !path_is(path, end + 1))
+            continue;
+        key_int(out, "quality", quality);
+        {
+            g_autofree char *score_text = g_strndup(score, (gsize) (count - score));
+
+            key_about_number(out, "score", score_text);
+        }
+        key_int(out, "encodes", encodes);
+        return;
+    }
+    key(out, "quality");
+    g_string_append(out, "null");
+    key(out, "score");
+    g_string_append(out, "null");
+    key(out, "encodes");
+    g_string_append(out, "null");
+}
+
 /* The fields a photo has in the report and in its log event; its run's
  * output folder makes each output's rel_path. */
 static void
@@ -375,6 +425,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
         key_int(out, "height", file->height);
         key_int(out, "bytes", file->bytes);
         key_string(out, "sha256", gal_sha256_hex(&file->sha256, hex));
+        key_quality(out, about, file->path);
         g_string_append_c(out, '}');
     }
     if (has_output && notes->n_files == 0) {
@@ -389,6 +440,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
         key_int(out, "height", p->height);
         key_int(out, "bytes", p->bytes);
         key_string(out, "sha256", gal_sha256_hex(&p->sha256, hex));
+        key_quality(out, about, p->output);
         g_string_append_c(out, '}');
     }
     g_string_append_c(out, ']');

@@ -491,9 +491,13 @@ gal__schema_parse_value(const gal_section *sec, const gal_param *param,
     case GAL_T_INT: {
         long long v;
 
+        if ((param->flags & GAL_AUTO) && g_ascii_strcasecmp(text, "auto") == 0) {
+            *GAL_PARAM_FIELD(opts, param, int) = 0;
+            return 0;
+        }
         if (!parse_int(text, &v))
-            return value_error(err, sec, param, value, "expected a whole number, got \"%s\"",
-                shown);
+            return value_error(err, sec, param, value, "expected a whole number%s, got \"%s\"",
+                (param->flags & GAL_AUTO) ? " or auto" : "", shown);
         if (v < param->min || v > param->max)
             return value_error(err, sec, param, value, "must be between %g and %g, got %lld",
                 param->min, param->max, v);

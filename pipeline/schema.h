@@ -79,7 +79,8 @@ typedef struct gal_ratio {
  * sets one over a parent (extends) or a --set drops the others the parent
  * set, so a child's `text:` replaces its parent's `image:`. */
 #define GAL_ALTERNATIVE 0x2u
-/* A colour key that also takes `auto` (gal_color.automatic). */
+/* A colour key that also takes `auto` (gal_color.automatic); a whole-number
+ * key that takes it too, kept as 0 (below its range). */
 #define GAL_AUTO 0x4u
 
 /* One key of a stage or section. The preset key is the C field name with
@@ -127,6 +128,10 @@ typedef struct gal_param {
 #define GAL_PARAM_INT(st, f, help, def, min, max) \
     GAL_PARAM_(GAL_T_INT, GAL_FIELD_IS_(st, f, int), "GAL_PARAM_INT", st, f, help, def, \
         min, max, NULL, 0)
+/* A whole number, or `auto` (kept as 0: `min` must be above it). */
+#define GAL_PARAM_INT_AUTO(st, f, help, def, min, max) \
+    GAL_PARAM_(GAL_T_INT, GAL_FIELD_IS_(st, f, int), "GAL_PARAM_INT_AUTO", st, f, help, def, \
+        min, max, NULL, GAL_AUTO)
 #define GAL_PARAM_DOUBLE(st, f, help, def, min, max) \
     GAL_PARAM_(GAL_T_DOUBLE, GAL_FIELD_IS_(st, f, double), "GAL_PARAM_DOUBLE", st, f, help, \
         def, min, max, NULL, 0)

@@ -37,7 +37,9 @@ append_value(GString *out, const gal_param *p, const void *opts)
         g_string_append(out, *GAL_PARAM_FIELD(opts, p, bool) ? "true" : "false");
         break;
     case GAL_T_INT:
-        if (!p->def && *GAL_PARAM_FIELD(opts, p, int) == 0)
+        if ((p->flags & GAL_AUTO) && *GAL_PARAM_FIELD(opts, p, int) == 0)
+            g_string_append(out, "auto");
+        else if (!p->def && *GAL_PARAM_FIELD(opts, p, int) == 0)
             g_string_append(out, "-");
         else
             g_string_append_printf(out, "%d", *GAL_PARAM_FIELD(opts, p, int));
@@ -166,7 +168,8 @@ gal__schema_describe_params(const gal_section *sec, GString *out)
         g_autofree char *range = NULL;
 
         if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST)
-            range = g_strdup_printf("%.15g..%.15g", p->min, p->max);
+            range = g_strdup_printf("%.15g..%.15g%s", p->min, p->max,
+                (p->flags & GAL_AUTO) ? "|auto" : "");
         else if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
             range = g_strdup_printf("0..%gpx or 0..100%%", p->max);
         else if (p->type == GAL_T_RATIO)

@@ -36,7 +36,8 @@ static char *
 range_text(const gal_param *p)
 {
     if (p->type == GAL_T_INT || p->type == GAL_T_DOUBLE || p->type == GAL_T_INTLIST)
-        return g_strdup_printf("%.15g..%.15g", p->min, p->max);
+        return g_strdup_printf("%.15g..%.15g%s", p->min, p->max,
+            (p->flags & GAL_AUTO) ? "|auto" : "");
     if (p->type == GAL_T_LENGTH || p->type == GAL_T_SIZE)
         return g_strdup_printf("0..%gpx or 0..100%%", p->max);
     if (p->type == GAL_T_RATIO)

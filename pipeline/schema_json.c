@@ -518,7 +518,11 @@ value_schema(const gal_param *p)
         return j_ref("bool");
     case GAL_T_INT: {
         g_autofree char *text = whole_number_pattern(p->min, p->max);
+        g_autofree char *automatic = any_case_words((const char *const[]) { "auto", NULL });
 
+        if (p->flags & GAL_AUTO)
+            return j_any_of(j_range("integer", p->min, p->max), j_pattern(text),
+                j_pattern(automatic));
         return j_any_of(j_range("integer", p->min, p->max), j_pattern(text), NULL);
     }
     case GAL_T_DOUBLE:

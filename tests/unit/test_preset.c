@@ -284,7 +284,8 @@ Test(preset, rejects_a_fraction_for_an_int)
     g_autofree gal_errors *errs = load_fails("gallop: 1\n"
                                              "output: {quality: 85.5}\n");
 
-    expect_error(&errs->items[0], 2, 19, "output.quality", "expected a whole number, got \"85.5\"");
+    expect_error(&errs->items[0], 2, 19, "output.quality",
+        "expected a whole number or auto, got \"85.5\"");
 }
 
 Test(preset, rejects_a_mapping_for_a_scalar)
@@ -2018,7 +2019,7 @@ Test(preset, quotes_a_long_value_by_its_first_whole_characters)
 {
     GString *yaml = g_string_new("gallop: 1\noutput:\n  quality: \"");
     g_autofree gal_errors *errs = NULL;
-    GString *want = g_string_new("expected a whole number, got \"");
+    GString *want = g_string_new("expected a whole number or auto, got \"");
 
     for (int i = 0; i < 300; i++)
         g_string_append(yaml, "\xe6\x97\xa5");

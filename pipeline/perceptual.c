@@ -1,0 +1,443 @@
+/* perceptual.c: MS-SSIM (Wang, Simoncelli and Bovik, "Multi-scale
+ * structural similarity for image quality assessment", 2003) computed as
+ * the paper and its reference code do (11-tap Gaussian window of sigma
+ * 1.5 over the valid region, five scales weighted 0.0448 0.2856 0.3001
+ * 0.2363 0.1333, contrast-structure at every scale and luminance at the
+ * coarsest), on CIE L* (0..1) so that an error in the shadows counts as
+ * the eye sees it, with each coarser scale made by averaging linear light
+ * 2x2 (as an eye further away sees it). A plain loop over memory, one
+ * thread, sums in a fixed order: the same pixels give the same score on
+ * every run, which the quality search's same-bytes promise rests on. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "perceptual.h"
+
+#define N_SCALES_MAX 5
+#define TAPS 11                 /* the window: 2 * 5 + 1 */
+#define EDGE (TAPS - 1)         /* what the valid region loses of each side's length */
+#define SMALLEST 16             /* px: a scale this short on a side is not made */
+#define LSTAR_STEPS 16384       /* the lightness table's steps over Y 0..1 */
+
+static const double scale_weights[N_SCALES_MAX] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
+static const double C1 = 0.01 * 0.01; /* (K1 L)^2 with L = 1, the range of L* / 100 */
+static const double C2 = 0.03 * 0.03;
+
+typedef struct {
+    int width, height;
+    float *lightness;   /* width x height, L* / 100 */
+    float *mean;        /* (width - EDGE) x (height - EDGE), windowed */
+    float *square;      /* the same size: the window's mean of lightness squared */
+} ref_scale;
+
+struct gal_percept_ref {
+    int width, height, n_scales;
+    ref_scale scales[N_SCALES_MAX];
+    float gauss[TAPS];
+    float lstar[LSTAR_STEPS + 2]; /* L* / 100 of Y = i / LSTAR_STEPS (one over, for lerp) */
+    float linear[256];            /* sRGB code to linear light */
+};
+
+static double
+srgb_to_linear(double v)
+{
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+static double
+lstar_of(double y)
+{
+    const double e = 216.0 / 24389.0, k = 24389.0 / 27.0;
+
+    return (y > e ? 116.0 * cbrt(y) - 16.0 : k * y) / 100.0;
+}
+
+static void
+fill_tables(gal_percept_ref *ref)
+{
+    double sum = 0;
+
+    for (int i = 0; i < TAPS; i++) {
+        double d = i - TAPS / 2;
+
+        sum += ref->gauss[i] = (float) exp(-d * d / (2 * 1.5 * 1.5));
+    }
+    for (int i = 0; i < TAPS; i++)
+        ref->gauss[i] = (float) (ref->gauss[i] / sum);
+    for (int i = 0; i <= LSTAR_STEPS + 1; i++)
+        ref->lstar[i] = (float) lstar_of(MIN(1.0, (double) i / LSTAR_STEPS));
+    for (int i = 0; i < 256; i++)
+        ref->linear[i] = (float) srgb_to_linear(i / 255.0);
+}
+
+static inline float
+lightness(const gal_percept_ref *ref, float y)
+{
+    float at = y * LSTAR_STEPS;
+    int i = (int) at;
+
+    if (i < 0)
+        return 0;
+    if (i >= LSTAR_STEPS)
+        return ref->lstar[LSTAR_STEPS];
+    return ref->lstar[i] + (at - (float) i) * (ref->lstar[i + 1] - ref->lstar[i]);
+}
+
+/* The picture's pixels as 8-bit sRGB (3 bands) or grey (1), without
+ * alpha, in a new block of width x height x *bands. */
+static guchar *
+pixels_of(VipsImage *image, int *bands, gal_error *err)
+{
+    g_autoptr(VipsImage) opaque = NULL;
+    g_autoptr(VipsImage) eight = NULL;
+    VipsImage *at = image;
+    size_t size;
+    guchar *data;
+
+    if (vips_image_hasalpha(at)) {
+        if (vips_extract_band(at, &opaque, 0, "n", at->Bands - 1, NULL))
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+        at = opaque;
+    }
+    if (at->BandFmt != VIPS_FORMAT_UCHAR || (at->Bands != 1 && at->Bands != 3)) {
+        if (vips_colourspace(at, &eight, at->Bands < 3 ? VIPS_INTERPRETATION_B_W
+                    : VIPS_INTERPRETATION_sRGB, NULL))
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+        at = eight;
+        if (at->BandFmt != VIPS_FORMAT_UCHAR || (at->Bands != 1 && at->Bands != 3))
+            return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL,
+                       "compare: cannot read a %d-band picture as sRGB", at->Bands), NULL;
+    }
+    if (!(data = vips_image_write_to_memory(at, &size)))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+    *bands = at->Bands;
+    return data;
+}
+
+/* Linear luminance (Y, 0..1) of every pixel, in a new plane. */
+static float *
+luminance_of(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
+{
+    int bands = 0;
+    g_autofree guchar *px = pixels_of(image, &bands, err);
+    size_t n = (size_t) image->Xsize * (size_t) image->Ysize;
+    float *y;
+
+    if (!px)
+        return NULL;
+    y = g_new(float, n);
+    if (bands == 1)
+        for (size_t i = 0; i < n; i++)
+            y[i] = ref->linear[px[i]];
+    else
+        for (size_t i = 0; i < n; i++)
+            y[i] = 0.2126f * ref->linear[px[3 * i]] + 0.7152f * ref->linear[px[3 * i + 1]] +
+                0.0722f * ref->linear[px[3 * i + 2]];
+    return y;
+}
+
+/* The next scale's luminance: each 2x2 block averaged (light adds up). */
+static float *
+halve(const float *y, int width, int height)
+{
+    int w = width / 2, h = height / 2;
+    float *out = g_new(float, (size_t) w * h);
+
+    for (int r = 0; r < h; r++) {
+        const float *a = y + (size_t) 2 * r * width, *b = a + width;
+
+        for (int c = 0; c < w; c++)
+            out[(size_t) r * w + c] = 0.25f * (a[2 * c] + a[2 * c + 1] + b[2 * c] + b[2 * c + 1]);
+    }
+    return out;
+}
+
+/* How many scales a picture of width x height has: each at least
+ * SMALLEST px a side (0: too small for a window at all). */
+static int
+scales_for(int width, int height)
+{
+    int n = 0;
+
+    while (n < N_SCALES_MAX && MIN(width, height) >= SMALLEST) {
+        n++;
+        width /= 2;
+        height /= 2;
+    }
+    return n;
+}
+
+/* Each scale's lightness plane of the luminance `y` (taken). */
+static void
+lightness_planes(const gal_percept_ref *ref, float *y, int n_scales, float **planes)
+{
+    int width = ref->width, height = ref->height;
+
+    for (int s = 0; s < n_scales; s++) {
+        size_t n = (size_t) width * height;
+        float *next = s + 1 < n_scales ? halve(y, width, height) : NULL;
+
+        planes[s] = g_new(float, n);
+        for (size_t i = 0; i < n; i++)
+            planes[s][i] = lightness(ref, y[i]);
+        g_free(y);
+        y = next;
+        width /= 2;
+        height /= 2;
+    }
+}
+
+/* One row of the window: dst[c] = sum over t of gauss[t] * src[c + t],
+ * for c < n. The window is symmetric, so each pair of taps the same
+ * distance from the centre shares one multiply; the loops over c are
+ * what the compiler vectorises (perceptual.c is built with
+ * -ftree-vectorize, CMakeLists.txt). */
+static void
+window_row(const float *restrict gauss, const float *restrict src, float *restrict dst, int n)
+{
+    for (int c = 0; c < n; c++)
+        dst[c] = gauss[TAPS / 2] * src[c + TAPS / 2];
+    for (int t = 0; t < TAPS / 2; t++) {
+        float g = gauss[t];
+        const float *restrict a = src + t, *restrict b = src + TAPS - 1 - t;
+
+        for (int c = 0; c < n; c++)
+            dst[c] += g * (a[c] + b[c]);
+    }
+}
+
+/* The same down a column of rows: dst[c] = sum over t of gauss[t] *
+ * rows[t][c] (rows[t] is `stride` floats after rows[t - 1]). */
+static void
+window_column(const float *restrict gauss, const float *restrict rows, size_t stride,
+    float *restrict dst, int n)
+{
+    const float *restrict mid = rows + TAPS / 2 * stride;
+
+    for (int c = 0; c < n; c++)
+        dst[c] = gauss[TAPS / 2] * mid[c];
+    for (int t = 0; t < TAPS / 2; t++) {
+        float g = gauss[t];
+        const float *restrict a = rows + t * stride, *restrict b = rows + (TAPS - 1 - t) * stride;
+
+        for (int c = 0; c < n; c++)
+            dst[c] += g * (a[c] + b[c]);
+    }
+}
+
+/* The Gaussian window over the valid region of `n` planes at once:
+ * out[k] = window(in[k]) (or of in[k] * other[k] where other[k] is
+ * given), each (width - EDGE) x (height - EDGE). */
+static void
+window(const gal_percept_ref *ref, int width, int height, int n, const float *const *in,
+    const float *const *other, float **out)
+{
+    int ow = width - EDGE, oh = height - EDGE;
+    g_autofree float *across = g_new(float, (size_t) ow * height);
+    g_autofree float *row = g_new(float, width);
+
+    for (int k = 0; k < n; k++) {
+        for (int r = 0; r < height; r++) {
+            const float *src = in[k] + (size_t) r * width;
+
+            if (other[k]) {
+                const float *o = other[k] + (size_t) r * width;
+
+                for (int c = 0; c < width; c++)
+                    row[c] = src[c] * o[c];
+                src = row;
+            }
+            window_row(ref->gauss, src, across + (size_t) r * ow, ow);
+        }
+        for (int r = 0; r < oh; r++)
+            window_column(ref->gauss, across + (size_t) r * ow, (size_t) ow,
+                out[k] + (size_t) r * ow, ow);
+    }
+}
+
+void
+gal__percept_ref_free(gal_percept_ref *ref)
+{
+    if (!ref)
+        return;
+    for (int s = 0; s < ref->n_scales; s++) {
+        g_free(ref->scales[s].lightness);
+        g_free(ref->scales[s].mean);
+        g_free(ref->scales[s].square);
+    }
+    g_free(ref);
+}
+
+gal_percept_ref *
+gal__percept_ref_new(VipsImage *image, gal_error *err)
+{
+    g_autoptr(gal_percept_ref) ref = g_new0(gal_percept_ref, 1);
+    float *planes[N_SCALES_MAX] = { 0 };
+    float *y;
+    int width, height;
+
+    fill_tables(ref);
+    ref->width = image->Xsize;
+    ref->height = image->Ysize;
+    /* A picture too small for one window is compared whole, as one. */
+    ref->n_scales = MAX(1, scales_for(ref->width, ref->height));
+    if (!(y = luminance_of(ref, image, err)))
+        return NULL;
+    lightness_planes(ref, y, ref->n_scales, planes);
+    width = ref->width;
+    height = ref->height;
+    for (int s = 0; s < ref->n_scales; s++) {
+        ref_scale *sc = &ref->scales[s];
+
+        sc->width = width;
+        sc->height = height;
+        sc->lightness = planes[s];
+        if (width >= SMALLEST && height >= SMALLEST) {
+            size_t n = (size_t) (width - EDGE) * (height - EDGE);
+            const float *in[2] = { sc->lightness, sc->lightness };
+            const float *other[2] = { NULL, sc->lightness };
+            float *out[2];
+
+            sc->mean = g_new(float, n);
+            sc->square = g_new(float, n);
+            out[0] = sc->mean;
+            out[1] = sc->square;
+            window(ref, width, height, 2, in, other, out);
+        }
+        width /= 2;
+        height /= 2;
+    }
+    return g_steal_pointer(&ref);
+}
+
+/* One scale's means of SSIM, of its contrast-structure term and of its
+ * luminance term, over the valid region; a picture too small for a window
+ * is one window (its whole, uniformly weighted). */
+static void
+compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, double *ssim,
+    double *cs, double *lum)
+{
+    double sum_ssim = 0, sum_cs = 0, sum_lum = 0;
+    size_t n;
+
+    if (!sc->mean) {
+        double mx = 0, my = 0, xx = 0, yy = 0, xy = 0, l, c;
+
+        n = (size_t) sc->width * sc->height;
+        for (size_t i = 0; i < n; i++) {
+            double a = sc->lightness[i], b = y[i];
+
+            mx += a;
+            my += b;
+            xx += a * a;
+            yy += b * b;
+            xy += a * b;
+        }
+        mx /= n;
+        my /= n;
+        l = (2 * mx * my + C1) / (mx * mx + my * my + C1);
+        c = (2 * (xy / n - mx * my) + C2) / (xx / n - mx * mx + yy / n - my * my + C2);
+        *ssim = l * c;
+        *cs = c;
+        *lum = l;
+        return;
+    }
+    {
+        int ow = sc->width - EDGE, oh = sc->height - EDGE;
+        g_autofree float *mean = g_new(float, (size_t) ow * oh);
+        g_autofree float *square = g_new(float, (size_t) ow * oh);
+        g_autofree float *cross = g_new(float, (size_t) ow * oh);
+        const float *in[3] = { y, y, y };
+        const float *other[3] = { NULL, y, sc->lightness };
+        float *out[3] = { mean, square, cross };
+
+        window(ref, sc->width, sc->height, 3, in, other, out);
+        for (int r = 0; r < oh; r++) {
+            double row_ssim = 0, row_cs = 0, row_lum = 0;
+
+            for (int c = 0; c < ow; c++) {
+                size_t i = (size_t) r * ow + c;
+                /* Each term the same way for both pictures, in double:
+                 * a picture against itself scores exactly 1. */
+                double mx = sc->mean[i], my = mean[i];
+                double vx = sc->square[i] - mx * mx, vy = square[i] - my * my;
+                double cov = cross[i] - mx * my;
+                double l = (2 * mx * my + C1) / (mx * mx + my * my + C1);
+                double k = (2 * cov + C2) / (vx + vy + C2);
+
+                row_ssim += l * k;
+                row_cs += k;
+                row_lum += l;
+            }
+            sum_ssim += row_ssim;
+            sum_cs += row_cs;
+            sum_lum += row_lum;
+        }
+        n = (size_t) ow * oh;
+    }
+    *ssim = sum_ssim / n;
+    *cs = sum_cs / n;
+    *lum = sum_lum / n;
+}
+
+/* Every scale's SSIM and contrast-structure means of `image`. */
+static int
+compare(const gal_percept_ref *ref, VipsImage *image, double *ssim, double *cs, gal_error *err)
+{
+    float *planes[N_SCALES_MAX] = { 0 };
+    float *y;
+
+    if (image->Xsize != ref->width || image->Ysize != ref->height)
+        return gal_error_set(err, GAL_ERR_INTERNAL, NULL, NULL,
+            "compare: a %dx%d picture against a %dx%d one", image->Xsize, image->Ysize,
+            ref->width, ref->height);
+    if (!(y = luminance_of(ref, image, err)))
+        return -1;
+    lightness_planes(ref, y, ref->n_scales, planes);
+    for (int s = 0; s < ref->n_scales; s++) {
+        double lum;
+
+        compare_scale(ref, &ref->scales[s], planes[s], &ssim[s], &cs[s], &lum);
+        g_free(planes[s]);
+    }
+    return 0;
+}
+
+int
+gal__percept_score(const gal_percept_ref *ref, VipsImage *image, double *score,
+    double *ms_ssim, gal_error *err)
+{
+    double ssim[N_SCALES_MAX], cs[N_SCALES_MAX], weights = 0, product = 1;
+    int m = ref->n_scales;
+
+    if (compare(ref, image, ssim, cs, err))
+        return -1;
+    /* A picture with fewer scales weighs those it has as the paper's
+     * weights do, scaled to add up to one. */
+    for (int s = 0; s < m; s++)
+        weights += scale_weights[s];
+    for (int s = 0; s < m; s++) {
+        /* A negative correlation is as unlike as none (the usual clamp,
+         * without which a fractional power is undefined). */
+        double term = MAX(0.0, s == m - 1 ? ssim[s] : cs[s]);
+
+        product *= pow(term, scale_weights[s] / weights);
+    }
+    if (ms_ssim)
+        *ms_ssim = product;
+    *score = product >= 1.0 ? GAL_PERCEPT_PERFECT
+                            : MIN(GAL_PERCEPT_PERFECT, -10.0 * log10(1.0 - product));
+    return 0;
+}
+
+int
+gal__percept_scales(const gal_percept_ref *ref, VipsImage *image, double scales[5],
+    gal_error *err)
+{
+    double cs[N_SCALES_MAX];
+
+    if (compare(ref, image, scales, cs, err))
+        return -1;
+    return ref->n_scales;
+}

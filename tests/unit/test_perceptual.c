@@ -1,0 +1,164 @@
+/* The perceptual metric (perceptual.c, issue 42): MS-SSIM on lightness in
+ * decibels. Identical pictures score perfect; more blur, coarser JPEG or
+ * stronger noise score lower; the same pixels give the same score bit for
+ * bit; grey, alpha and pictures too small for a window are compared too. */
+#include <criterion/criterion.h>
+
+#include "gal_test.h"
+#include "perceptual.h"
+
+TestSuite(perceptual, .init = gal_test_setup, .fini = gal_test_teardown);
+
+/* A fixture photo (trip-01: grass, sky, a dark box with white digits) in
+ * memory. */
+static VipsImage *
+photo(void)
+{
+    g_autoptr(VipsImage) loaded = gal_test_load_image(GAL_FIXTURES_DIR "/trip/trip-01.jpg", TRUE);
+    VipsImage *memory = vips_image_copy_memory(loaded);
+
+    cr_assert_not_null(memory, "%s", vips_error_buffer());
+    return memory;
+}
+
+static double
+score_of(VipsImage *reference, VipsImage *image)
+{
+    gal_error err = { 0 };
+    g_autoptr(gal_percept_ref) ref = gal__percept_ref_new(reference, &err);
+    double score = -1;
+
+    cr_assert_not_null(ref, "%s", err.msg);
+    cr_assert_eq(gal__percept_score(ref, image, &score, NULL, &err), 0, "%s", err.msg);
+    return score;
+}
+
+static VipsImage *
+blurred(VipsImage *in, double sigma)
+{
+    VipsImage *blur = NULL, *cast = NULL;
+
+    cr_assert_eq(vips_gaussblur(in, &blur, sigma, NULL), 0, "%s", vips_error_buffer());
+    cr_assert_eq(vips_cast_uchar(blur, &cast, NULL), 0, "%s", vips_error_buffer());
+    g_object_unref(blur);
+    return cast;
+}
+
+static VipsImage *
+as_jpeg(VipsImage *in, int quality)
+{
+    void *buf = NULL;
+    size_t len = 0;
+    VipsImage *decoded, *memory;
+
+    cr_assert_eq(vips_jpegsave_buffer(in, &buf, &len, "Q", quality, NULL), 0, "%s",
+        vips_error_buffer());
+    decoded = vips_image_new_from_buffer(buf, len, "", NULL);
+    cr_assert_not_null(decoded, "%s", vips_error_buffer());
+    memory = vips_image_copy_memory(decoded);
+    g_object_unref(decoded);
+    g_free(buf);
+    return memory;
+}
+
+Test(perceptual, identical_pictures_score_perfect)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) b = photo();
+    gal_error err = { 0 };
+    g_autoptr(gal_percept_ref) ref = gal__percept_ref_new(a, &err);
+    double score = 0, ms_ssim = 0;
+
+    cr_assert_not_null(ref, "%s", err.msg);
+    cr_assert_eq(gal__percept_score(ref, b, &score, &ms_ssim, &err), 0, "%s", err.msg);
+    cr_assert_float_eq(ms_ssim, 1.0, 1e-9);
+    cr_assert_eq(score, GAL_PERCEPT_PERFECT);
+}
+
+Test(perceptual, stronger_blur_scores_worse)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) soft = blurred(a, 0.8);
+    g_autoptr(VipsImage) softer = blurred(a, 1.6);
+    g_autoptr(VipsImage) softest = blurred(a, 3.2);
+    double s1 = score_of(a, soft), s2 = score_of(a, softer), s3 = score_of(a, softest);
+
+    cr_assert_lt(s1, GAL_PERCEPT_PERFECT);
+    cr_assert_gt(s1, s2, "blur 0.8: %g, blur 1.6: %g", s1, s2);
+    cr_assert_gt(s2, s3, "blur 1.6: %g, blur 3.2: %g", s2, s3);
+}
+
+Test(perceptual, coarser_jpeg_scores_worse)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) q90 = as_jpeg(a, 90);
+    g_autoptr(VipsImage) q60 = as_jpeg(a, 60);
+    g_autoptr(VipsImage) q20 = as_jpeg(a, 20);
+    double s90 = score_of(a, q90), s60 = score_of(a, q60), s20 = score_of(a, q20);
+
+    cr_assert_gt(s90, s60, "q90: %g, q60: %g", s90, s60);
+    cr_assert_gt(s60, s20, "q60: %g, q20: %g", s60, s20);
+}
+
+/* The quality search's same bytes for any -j rest on this. */
+Test(perceptual, same_pixels_same_score_bit_for_bit)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) q50 = as_jpeg(a, 50);
+    double s1 = score_of(a, q50), s2 = score_of(a, q50);
+
+    cr_assert(memcmp(&s1, &s2, sizeof s1) == 0, "%.17g against %.17g", s1, s2);
+}
+
+/* A grey picture (one band) is compared as its lightness too. */
+Test(perceptual, grey_pictures_compare)
+{
+    g_autoptr(VipsImage) grey = gal_test_noise(200, 150, 1, 40.0, 3);
+    g_autoptr(VipsImage) soft = NULL;
+    g_autoptr(VipsImage) flat = NULL;
+
+    cr_assert_eq(vips_extract_band(grey, &flat, 0, NULL), 0, "%s", vips_error_buffer());
+    soft = blurred(flat, 2.0);
+    cr_assert_eq(flat->Bands, 1);
+    cr_assert_eq(score_of(flat, flat), GAL_PERCEPT_PERFECT);
+    cr_assert_lt(score_of(flat, soft), GAL_PERCEPT_PERFECT);
+}
+
+Test(perceptual, alpha_is_left_out)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) with_alpha = NULL;
+    g_autoptr(VipsImage) half = NULL;
+
+    cr_assert_eq(vips_bandjoin_const1(a, &with_alpha, 255, NULL), 0, "%s", vips_error_buffer());
+    cr_assert_eq(vips_bandjoin_const1(a, &half, 128, NULL), 0, "%s", vips_error_buffer());
+    cr_assert_eq(score_of(with_alpha, half), GAL_PERCEPT_PERFECT);
+}
+
+Test(perceptual, a_picture_smaller_than_a_window_is_compared_whole)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) tiny = NULL;
+    g_autoptr(VipsImage) darker = NULL;
+    g_autoptr(VipsImage) darker8 = NULL;
+
+    cr_assert_eq(vips_resize(a, &tiny, 12.0 / a->Xsize, NULL), 0, "%s", vips_error_buffer());
+    cr_assert_lt(tiny->Xsize, 16);
+    cr_assert_eq(vips_linear1(tiny, &darker, 0.6, 0, NULL), 0, "%s", vips_error_buffer());
+    cr_assert_eq(vips_cast_uchar(darker, &darker8, NULL), 0, "%s", vips_error_buffer());
+    cr_assert_eq(score_of(tiny, tiny), GAL_PERCEPT_PERFECT);
+    cr_assert_lt(score_of(tiny, darker8), GAL_PERCEPT_PERFECT);
+}
+
+Test(perceptual, refuses_a_picture_of_another_size)
+{
+    g_autoptr(VipsImage) a = photo();
+    g_autoptr(VipsImage) b = NULL;
+    gal_error err = { 0 };
+    g_autoptr(gal_percept_ref) ref = gal__percept_ref_new(a, &err);
+    double score;
+
+    cr_assert_eq(vips_crop(a, &b, 0, 0, a->Xsize - 2, a->Ysize, NULL), 0);
+    cr_assert_eq(gal__percept_score(ref, b, &score, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "against"), "%s", err.msg);
+}
