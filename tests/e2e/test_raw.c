@@ -375,3 +375,60 @@ Test(raw_run, a_raws_facts_go_into_its_outputs_metadata_as_a_jpegs_do)
     cr_expect_str_eq(taken, "2024:05:01 08:30:00");
     cr_expect_eq(gal_test_exif_short(ed, EXIF_IFD_EXIF, EXIF_TAG_ISO_SPEED_RATINGS), 200);
 }
+
+/* A `pages`-page image of 40 x 30 pages, each one colour of `inks`, saved
+ * by `saver` ("tiffsave", "gifsave") as one multi-page file. */
+static void
+write_pages(const char *path, const char *saver, const double inks[][3], int pages)
+{
+    g_autoptr(VipsImage) joined = NULL;
+    g_autoptr(VipsImage) srgb = NULL;
+    VipsImage **each = g_new0(VipsImage *, pages);
+
+    for (int p = 0; p < pages; p++) {
+        g_autoptr(VipsImage) black = NULL;
+
+        cr_assert_eq(vips_black(&black, 40, 30, "bands", 3, NULL), 0);
+        cr_assert_eq(vips_linear(black, &each[p], (double[]) { 1, 1, 1 }, (double *) inks[p], 3,
+                         "uchar", TRUE, NULL),
+            0);
+    }
+    cr_assert_eq(vips_arrayjoin(each, &joined, pages, "across", 1, NULL), 0);
+    cr_assert_eq(vips_copy(joined, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    vips_image_set_int(srgb, "page-height", 30);
+    cr_assert_eq(strcmp(saver, "gifsave") == 0 ? vips_gifsave(srgb, path, NULL)
+                                                : vips_tiffsave(srgb, path, NULL),
+        0, "%s: %s", path, vips_error_buffer());
+    for (int p = 0; p < pages; p++)
+        g_object_unref(each[p]);
+    g_free(each);
+}
+
+Test(raw_run, a_gif_and_a_multi_page_tiff_are_taken_by_default_as_their_first_page)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-run-pages");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *gif = g_build_filename(in_dir, "anim.gif", NULL);
+    g_autofree char *tiff = g_build_filename(in_dir, "scan.tif", NULL);
+    g_autofree char *gif_out = g_build_filename(out_dir, "anim.png", NULL);
+    g_autofree char *tiff_out = g_build_filename(out_dir, "scan.png", NULL);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    static const double inks[3][3] = { { 220, 40, 40 }, { 40, 220, 40 }, { 40, 40, 220 } };
+    g_autoptr(VipsImage) first_gif = NULL;
+    g_autoptr(VipsImage) first_tiff = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    write_pages(gif, "gifsave", inks, 3);
+    write_pages(tiff, "tiffsave", inks, 3);
+    cr_assert_eq(run(tmp, "gallop: 1\noutput: {format: png}\n", in_dir, out_dir, &out, &err), 0,
+        "%s", err);
+    cr_expect(strstr(err, "2 written, 0 failed, 0 skipped") != NULL, "%s", err);
+    first_gif = load(gif_out);
+    first_tiff = load(tiff_out);
+    cr_expect_eq(first_gif->Ysize, 30, "one frame of the GIF, not all three stacked");
+    cr_expect_eq(first_tiff->Ysize, 30, "the TIFF's first page");
+    expect_colour(first_gif, 18, 13, inks[0], 12, "the GIF's first frame");
+    expect_colour(first_tiff, 18, 13, inks[0], 2, "the TIFF's first page");
+}
