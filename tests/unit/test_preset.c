@@ -142,7 +142,7 @@ Test(preset, rejects_unknown_key_listing_valid_keys_when_nothing_is_close)
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 3, 25, "resize.zoom",
         "unknown key; valid keys are width, height, long-edge, short-edge, megapixels, percent, "
-        "fit, crop, upscale, dont-enlarge, background");
+        "fit, crop, upscale, dont-enlarge, kernel, background");
 }
 
 Test(preset, rejects_unknown_key_in_a_section)
@@ -1799,7 +1799,8 @@ Test(preset, describe_shows_one_line_per_stage_with_every_value)
             resize_lines++;
             cr_expect(strstr(lines[i], "width=1080 height=1350 long-edge=- short-edge=- "
                                        "megapixels=- percent=- fit=cover crop=attention "
-                                       "upscale=false dont-enlarge=true background=#000000ff") !=
+                                       "upscale=false dont-enlarge=true kernel=lanczos3 "
+                                       "background=#000000ff") !=
                     NULL,
                 "%s", lines[i]);
         }
