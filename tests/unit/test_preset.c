@@ -2295,3 +2295,20 @@ Test(preset, sharpen_takes_a_medium_and_an_amount_or_a_word_for_screen)
     gal_preset_free(matte);
     gal_preset_free(glossy);
 }
+
+Test(preset, profile_keep_refuses_a_contact_sheet_of_mixed_spaces)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {profile: keep}\n"
+                                             "stages:\n"
+                                             "  - contact-sheet: {columns: 3}\n");
+    gal_preset *p3 = load_ok("gallop: 1\n"
+                             "output: {profile: display-p3}\n"
+                             "stages:\n"
+                             "  - contact-sheet: {columns: 3}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 19, "output.profile",
+        "keep leaves each photo in its own colour space, which a contact sheet cannot mix");
+    gal_preset_free(p3);
+}
