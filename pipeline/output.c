@@ -422,6 +422,22 @@ encode(const gal_output_opts *o, gal_write_info *info, VipsImage *image, int fd,
             meta.keep_icc = TRUE;
         }
     }
+    else if (o->profile == GAL_PROFILE_DISPLAY_P3) {
+        /* A contact sheet is made on a canvas of its own, without the
+         * tiles' profile; its pixels are Display P3 all the same. */
+        VipsBlob *p3 = NULL;
+        const void *icc;
+        size_t icc_len;
+
+        if (vips_profile_load("p3", &p3, NULL)) {
+            gal__meta_clear(&meta);
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "colour profile");
+        }
+        icc = vips_blob_get(p3, &icc_len);
+        vips_image_set_blob_copy(ready, VIPS_META_ICC_NAME, icc, icc_len);
+        vips_area_unref(VIPS_AREA(p3));
+        meta.keep_icc = TRUE;
+    }
     /* The encoder's own image stops with the photo too (a sheet page has
      * no decoder of its own). */
     if (!gal__watch_add(info->watch, ready)) {

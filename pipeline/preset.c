@@ -384,6 +384,23 @@ check_photos_gathered(gal_load_ctx *ctx, const gal_preset *preset, const gal_loc
         "false needs a contact-sheet stage: without one nothing would be written");
 }
 
+/* output.profile keep leaves each photo in its own space: a sheet of
+ * several would mix them under one profile. */
+static void
+check_profile_gathered(gal_load_ctx *ctx, const gal_preset *preset, const gal_loc *locs)
+{
+    gboolean sheets = FALSE;
+
+    for (guint i = 0; i < preset->stages->len; i++)
+        sheets |= g_array_index(preset->stages, gal_stage_instance, i).def->build_many != NULL;
+    if (preset->output->profile != GAL_PROFILE_KEEP || !sheets)
+        return;
+    gal__errors_push(ctx->errs, GAL_ERR_PRESET, param_loc(&gal__output_section, locs, "profile"),
+        "output.profile",
+        "keep leaves each photo in its own colour space, which a contact sheet cannot mix; "
+        "use srgb or display-p3");
+}
+
 static gal_preset *
 preset_from_tree(gal_load_ctx *ctx, gal_node *root, const char *path)
 {
@@ -438,8 +455,10 @@ preset_from_tree(gal_load_ctx *ctx, gal_node *root, const char *path)
     load_stages(ctx, preset, root);
     /* After a stage error (an unknown stage may be the misspelt sheet)
      * this would only repeat it. */
-    if (preset->output && ctx->errs->count + ctx->errs->dropped == errors_before_stages)
+    if (preset->output && ctx->errs->count + ctx->errs->dropped == errors_before_stages) {
         check_photos_gathered(ctx, preset, output_locs);
+        check_profile_gathered(ctx, preset, output_locs);
+    }
 
     if (ctx->errs->count + ctx->errs->dropped > errors_before)
         return preset; /* the caller frees it */

@@ -45,6 +45,7 @@ static const char *const later_keys[][2] = {
     { "resize", "megapixels" },
     { "resize", "percent" },
     { "resize", "dont_enlarge" },
+    { "resize", "kernel" },
     { "output", "profile" },
     { "output", "remove_location" },
     { "output", "remove_person" },

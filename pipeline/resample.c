@@ -1,5 +1,6 @@
 /* resample.c: scaling along one axis (see resample.h). Shrinking 8-bit
- * images is a Lanczos 3 of our own, enlarging a separable, centred bicubic,
+ * images is a Lanczos 3 of our own, enlarging a separable, centred
+ * Catmull-Rom bicubic (SSE2) or Lanczos 3 (plain C; resize.kernel),
  * each one lazy libvips operation per axis (vips_image_generate): libvips
  * 8.14 has no enlarging reducer, its bicubic vips_affine is both slow
  * (about 45 ns a pixel, 16 taps) and half a pixel off centre inside
@@ -957,4 +958,189 @@ gal__shrink(VipsImage *in, int width, int height, VipsImage **out)
     /* Rounding in vips_reducev: a line more or less, at the end. */
     return vips_gravity(both, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
         VIPS_EXTEND_COPY, NULL);
+}
+
+/* ---- Enlarging with Lanczos 3 (resize.kernel) ----------------------------------- */
+
+/* Six source lines an output line is made of, Lanczos 3 weighted and
+ * centred as make_tap()'s four (same position, same exact fraction). Plain
+ * C: enlarging reads few pixels (the input is the small side). */
+#define WIDE_TAPS 6
+
+typedef struct {
+    int src[WIDE_TAPS];
+    int weight[WIDE_TAPS];
+} wide_tap;
+
+typedef struct {
+    VipsImage *in;
+    wide_tap *taps;
+    int alpha; /* the alpha band's index, or -1 */
+} wide_plan;
+
+static void
+wide_plan_free(VipsImage *out, wide_plan *plan)
+{
+    (void) out;
+    g_free(plan->taps);
+    g_free(plan);
+}
+
+static void
+make_wide_tap(gint64 in_r, gint64 out_r, int in_length, int i, wide_tap *t)
+{
+    gint64 num = (2 * (gint64) i + 1) * in_r - out_r;
+    gint64 den = 2 * out_r;
+    gint64 whole = num >= 0 ? num / den : -((-num + den - 1) / den);
+    double f = (double) (num - whole * den) / (double) den;
+    double w[WIDE_TAPS], total = 0;
+    int sum = 0, largest = 2;
+
+    for (int k = 0; k < WIDE_TAPS; k++)
+        total += w[k] = lanczos3(k - 2 - f);
+    for (int k = 0; k < WIDE_TAPS; k++) {
+        t->src[k] = (int) CLAMP(whole - 2 + k, 0, in_length - 1);
+        t->weight[k] = (int) lround(w[k] / total * WEIGHT_ONE);
+        sum += t->weight[k];
+        if (t->weight[k] > t->weight[largest])
+            largest = k;
+    }
+    /* The weights add up to one exactly, so flat areas stay flat. */
+    t->weight[largest] += WEIGHT_ONE - sum;
+}
+
+/* One output pixel from the six source pixels p[]: straight, or where
+ * their alphas differ, colours weighted by alpha (as weigh_by_alpha). */
+static void
+weigh_wide(const wide_tap *t, const VipsPel *const p[WIDE_TAPS], int bands, int alpha,
+    VipsPel *q)
+{
+    gboolean differ = FALSE;
+    gint64 wa[WIDE_TAPS], sum_a = 0;
+
+    for (int b = 0; b < bands; b++) {
+        int sum = 0;
+
+        for (int k = 0; k < WIDE_TAPS; k++)
+            sum += t->weight[k] * p[k][b];
+        q[b] = clip_pel(sum);
+    }
+    for (int k = 1; alpha >= 0 && k < WIDE_TAPS; k++)
+        differ |= p[k][alpha] != p[0][alpha];
+    if (!differ)
+        return;
+    for (int k = 0; k < WIDE_TAPS; k++)
+        sum_a += wa[k] = (gint64) t->weight[k] * p[k][alpha];
+    if (sum_a <= 0)
+        return;
+    for (int b = 0; b < bands; b++) {
+        gint64 sum = 0;
+
+        if (b == alpha)
+            continue;
+        for (int k = 0; k < WIDE_TAPS; k++)
+            sum += wa[k] * p[k][b];
+        q[b] = (VipsPel) (sum <= 0 ? 0 : MIN((sum + sum_a / 2) / sum_a, 255));
+    }
+}
+
+static int
+wide_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const wide_plan *plan = b;
+    const VipsRect *r = &out_region->valid;
+    const wide_tap *first = &plan->taps[r->top];
+    const wide_tap *last = &plan->taps[r->top + r->height - 1];
+    VipsRect need = { r->left, first->src[0], r->width,
+        last->src[WIDE_TAPS - 1] - first->src[0] + 1 };
+    int bands = plan->in->Bands;
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        const wide_tap *t = &plan->taps[r->top + y];
+        const VipsPel *p[WIDE_TAPS];
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+
+        for (int k = 0; k < WIDE_TAPS; k++)
+            p[k] = VIPS_REGION_ADDR(ir, r->left, t->src[k]);
+        for (int x = 0; x < r->width; x++) {
+            weigh_wide(t, p, bands, plan->alpha, q + x * bands);
+            for (int k = 0; k < WIDE_TAPS; k++)
+                p[k] += bands;
+        }
+    }
+    return 0;
+}
+
+static int
+wide_columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
+{
+    VipsRegion *ir = seq;
+    const wide_plan *plan = b;
+    const VipsRect *r = &out_region->valid;
+    const wide_tap *taps = &plan->taps[r->left];
+    const wide_tap *last = &taps[r->width - 1];
+    VipsRect need = { taps[0].src[0], r->top, last->src[WIDE_TAPS - 1] - taps[0].src[0] + 1,
+        r->height };
+    int bands = plan->in->Bands;
+
+    (void) a;
+    (void) stop;
+    if (vips_region_prepare(ir, &need))
+        return -1;
+    for (int y = 0; y < r->height; y++) {
+        const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
+        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
+
+        for (int x = 0; x < r->width; x++) {
+            const VipsPel *p[WIDE_TAPS];
+
+            for (int k = 0; k < WIDE_TAPS; k++)
+                p[k] = row + (taps[x].src[k] - need.left) * bands;
+            weigh_wide(&taps[x], p, bands, plan->alpha, q + x * bands);
+        }
+    }
+    return 0;
+}
+
+static int
+enlarge_wide(VipsImage *in, gboolean rows, int length, VipsImage **out)
+{
+    int in_length = rows ? in->Ysize : in->Xsize;
+    gint64 g = gcd64(in_length, length);
+    wide_plan *plan;
+
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) {
+        vips_error("gallop", "enlarging needs 8-bit pixels");
+        return -1;
+    }
+    plan = g_new0(wide_plan, 1);
+    plan->in = in;
+    plan->taps = g_new(wide_tap, length);
+    for (int i = 0; i < length; i++)
+        make_wide_tap(in_length / g, length / g, in_length, i, &plan->taps[i]);
+    plan->alpha = vips_image_hasalpha(in) ? in->Bands - 1 : -1;
+    return gal__lazy_op(in, rows ? in->Xsize : length, rows ? length : in->Ysize, vips_start_one,
+        rows ? wide_rows_generate : wide_columns_generate, vips_stop_one, plan,
+        G_CALLBACK(wide_plan_free), out);
+}
+
+int
+gal__scale_rows_with(VipsImage *in, int height, gal_kernel enlarge, VipsImage **out)
+{
+    if (height > in->Ysize && enlarge == GAL_KERNEL_LANCZOS3)
+        return enlarge_wide(in, TRUE, height, out);
+    return gal__scale_rows(in, height, out);
+}
+
+int
+gal__scale_columns_with(VipsImage *in, int width, gal_kernel enlarge, VipsImage **out)
+{
+    if (width > in->Xsize && enlarge == GAL_KERNEL_LANCZOS3)
+        return enlarge_wide(in, FALSE, width, out);
+    return gal__scale_columns(in, width, out);
 }

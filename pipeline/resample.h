@@ -15,6 +15,19 @@
 int gal__scale_rows(VipsImage *in, int height, VipsImage **out);
 int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
 
+/* The kernel an enlargement is made with (resize.kernel). */
+typedef enum gal_kernel {
+    GAL_KERNEL_LANCZOS3,    /* six taps, centred as the bicubic; plain C */
+    GAL_KERNEL_CATMULL_ROM, /* libvips' "bicubic": four taps, SSE2 */
+} gal_kernel;
+
+/* gal__scale_rows() and gal__scale_columns(), enlarging with `enlarge`
+ * (shrinking is Lanczos 3 either way). Lanczos 3 enlarges 8-bit images
+ * only, centred and span-exact as the bicubic (a window scaled alone is
+ * the whole axis's), with alpha weighed as gal__enlarge_rows() does. */
+int gal__scale_rows_with(VipsImage *in, int height, gal_kernel enlarge, VipsImage **out);
+int gal__scale_columns_with(VipsImage *in, int width, gal_kernel enlarge, VipsImage **out);
+
 /* Whether gal__scale_columns() shrinks `in` through quarter turns (it is
  * not 8-bit): `in` must then be in memory, without the sequential mark. */
 gboolean gal__columns_turn(const VipsImage *in);

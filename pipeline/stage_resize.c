@@ -32,11 +32,13 @@ typedef struct {
     gal_crop crop;
     bool upscale;
     bool dont_enlarge;
+    gal_kernel kernel;
     gal_color background;
 } resize_opts;
 
 static const char *const gal_fit_names[] = { "cover", "contain", "inside", "fill", NULL };
 static const char *const gal_crop_names[] = { "centre", "entropy", "attention", NULL };
+static const char *const gal_kernel_names[] = { "lanczos3", "catmull-rom", NULL };
 
 static const gal_param resize_params[] = {
     GAL_PARAM_INT(resize_opts, width, "box width in pixels; omit to follow the height", NULL,
@@ -68,6 +70,11 @@ static const gal_param resize_params[] = {
         "false"),
     GAL_PARAM_BOOL(resize_opts, dont_enlarge,
         "Lightroom's \"Don't Enlarge\": the opposite of upscale (false enlarges)", "true"),
+    GAL_PARAM_ENUM(resize_opts, kernel, gal_kernel,
+        "how an enlargement is interpolated: lanczos3 (six taps, closer to the real thing: "
+        "docs/presets.md) or catmull-rom (libvips' bicubic, four taps, faster); shrinking is "
+        "always Lanczos 3",
+        "lanczos3"),
     GAL_PARAM_COLOR(resize_opts, background,
         "padding colour for contain; with alpha (#rrggbbaa) on formats that carry it", "black"),
     GAL_PARAM_END,
@@ -172,8 +179,9 @@ gal__resize_span(int length, gint64 scaled_length, gint64 keep_start, int keep_l
     gint64 p = scaled_length / g, q = length / g;
     gint64 align = q == 1 || (p <= SPAN_ALIGN_MAX && q <= SPAN_ALIGN_MAX) ? q : 1;
     /* Lanczos 3 reaches 3 pixels either side of the sample point, in the
-     * larger of the two pixels (source or scaled); two more for rounding
-     * (the bicubic of an enlargement reaches only 2). */
+     * larger of the two pixels (source or scaled), shrinking or enlarging
+     * (resize.kernel lanczos3; catmull-rom reaches only 2); two more for
+     * rounding. */
     int margin = (int) ceil(3.0 / MIN(scale, 1.0)) + 2;
     gint64 start, end, scaled, offset;
 
@@ -406,7 +414,8 @@ for_columns(gal_watch *watch, VipsImage *in, gal_error *err)
  * larger than the input or the output: a 5000x1 strip filling 1080x1350
  * becomes 1080x1 before it grows to 1350 rows, not 5000x1350. */
 static int
-upsize(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out, gal_error *err)
+upsize(gal_watch *watch, VipsImage *in, int width, int height, gal_kernel kernel,
+    VipsImage **out, gal_error *err)
 {
     g_autoptr(VipsImage) memory = NULL;
     g_autoptr(VipsImage) first = NULL;
@@ -415,10 +424,12 @@ upsize(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out, 
     if (!(memory = for_columns(watch, in, err)))
         return -1;
     if (width < memory->Xsize) {
-        if (gal__scale_columns(memory, width, &first) || gal__scale_rows(first, height, &both))
+        if (gal__scale_columns_with(memory, width, kernel, &first) ||
+            gal__scale_rows_with(first, height, kernel, &both))
             return -1;
     }
-    else if (gal__scale_rows(memory, height, &first) || gal__scale_columns(first, width, &both))
+    else if (gal__scale_rows_with(memory, height, kernel, &first) ||
+        gal__scale_columns_with(first, width, kernel, &both))
         return -1;
     /* Rounding in vips_reducev: a pixel more or less, from the edge. */
     return vips_gravity(both, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
@@ -429,14 +440,15 @@ upsize(gal_watch *watch, VipsImage *in, int width, int height, VipsImage **out, 
  * span's source rows: scaled to span->scaled rows, keep rows
  * [offset, offset + keep). */
 static int
-scale_span_rows(VipsImage *in, const gal_resize_span *span, int keep, VipsImage **out)
+scale_span_rows(VipsImage *in, const gal_resize_span *span, int keep, gal_kernel kernel,
+    VipsImage **out)
 {
     g_autoptr(VipsImage) scaled = NULL;
     g_autoptr(VipsImage) whole = NULL;
 
     if (span->scaled == in->Ysize)
         return vips_extract_area(in, out, 0, span->offset, in->Xsize, keep, NULL);
-    if (gal__scale_rows(in, span->scaled, &scaled))
+    if (gal__scale_rows_with(in, span->scaled, kernel, &scaled))
         return -1;
     /* Rounding in vips_reducev: a row more or less, at the end. */
     if (vips_embed(scaled, &whole, 0, 0, in->Xsize, span->scaled, "extend", VIPS_EXTEND_COPY,
@@ -447,14 +459,15 @@ scale_span_rows(VipsImage *in, const gal_resize_span *span, int keep, VipsImage 
 
 /* The same for columns: `in` as for_columns() gives it. */
 static int
-scale_span_columns(VipsImage *in, const gal_resize_span *span, int keep, VipsImage **out)
+scale_span_columns(VipsImage *in, const gal_resize_span *span, int keep, gal_kernel kernel,
+    VipsImage **out)
 {
     g_autoptr(VipsImage) scaled = NULL;
     g_autoptr(VipsImage) whole = NULL;
 
     if (span->scaled == in->Xsize)
         return vips_extract_area(in, out, span->offset, 0, keep, in->Ysize, NULL);
-    if (gal__scale_columns(in, span->scaled, &scaled) ||
+    if (gal__scale_columns_with(in, span->scaled, kernel, &scaled) ||
         vips_embed(scaled, &whole, 0, 0, span->scaled, in->Ysize, "extend", VIPS_EXTEND_COPY,
             NULL))
         return -1;
@@ -575,7 +588,7 @@ cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize
          * search reads it twice (and a sequential decoder behind `base`
          * could not go back). Scaled here only if it grows. */
         if ((width > base->Xsize || height > base->Ysize) &&
-            upsize(watch, base, (int) width, (int) height, &enlarged, err))
+            upsize(watch, base, (int) width, (int) height, o->kernel, &enlarged, err))
             return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
         if (!(memory = gal__watch_to_memory(watch, enlarged ? enlarged : base, "smart crop",
                   err)) ||
@@ -605,9 +618,9 @@ cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize
         return 0;
     }
     if (!(source = for_columns(watch, region, err)) ||
-        scale_span_rows(source, &y, crop_h, &rows) ||
+        scale_span_rows(source, &y, crop_h, o->kernel, &rows) ||
         !(rows_memory = for_columns(watch, rows, err)) ||
-        scale_span_columns(rows_memory, &x, crop_w, out))
+        scale_span_columns(rows_memory, &x, crop_w, o->kernel, out))
         return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
     return 0;
 }
@@ -634,7 +647,8 @@ resize_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
         int width = (int) plan.width, height = (int) plan.height;
 
         if (grows) {
-            if (upsize(photo->watch, in, width, height, &scaled, err))
+            if (upsize(photo->watch, in, width, height, ((const resize_opts *) sc->opts)->kernel,
+                    &scaled, err))
                 return gal_error_from_vips(err, GAL_ERR_STAGE, &sc->loc, "scale");
             current = scaled;
         }

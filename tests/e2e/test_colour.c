@@ -313,3 +313,31 @@ Test(colour, keep_writes_an_rgb_photos_own_pixels_and_profile)
             cr_expect_eq(at(out, x, 16, band), at(photo, x, 16, band),
                 "x=%d band %d: the photo's own encoding", x, band);
 }
+
+/* A contact sheet is drawn on a canvas of its own: under display-p3 it
+ * carries the P3 profile its tiles' pixels need all the same. */
+Test(colour, a_display_p3_contact_sheet_carries_the_p3_profile)
+{
+    g_autofree char *tmp = gal_test_tmpdir("colour-p3-sheet");
+    g_autofree char *preset = gal_test_write_preset(tmp, "sheet.yaml",
+        "gallop: 1\noutput: { profile: display-p3, photos: false }\n"
+        "stages:\n  - resize: { width: 120 }\n  - contact-sheet: { columns: 2 }\n");
+    g_autofree char *out = g_build_filename(tmp, "out", NULL);
+    g_autofree char *sheet = g_build_filename(out, "contact-1.jpg", NULL);
+    const char *argv[] = { GAL_BINARY, "run", preset, GAL_FIXTURES_DIR "/trip/trip-14.jpg",
+        GAL_FIXTURES_DIR "/trip/trip-01.jpg", "-o", out, "-q", NULL };
+    g_autofree char *err = NULL;
+    g_autoptr(VipsImage) image = NULL;
+    VipsBlob *p3 = NULL;
+    const void *icc, *want;
+    size_t icc_len, want_len;
+
+    cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s", err);
+    image = gal_test_load_image(sheet, FALSE);
+    cr_assert_eq(vips_image_get_blob(image, VIPS_META_ICC_NAME, &icc, &icc_len), 0,
+        "the sheet has no profile");
+    cr_assert_eq(vips_profile_load("p3", &p3, NULL), 0);
+    want = vips_blob_get(p3, &want_len);
+    cr_expect(icc_len == want_len && memcmp(icc, want, icc_len) == 0, "libvips' P3 profile");
+    vips_area_unref(VIPS_AREA(p3));
+}

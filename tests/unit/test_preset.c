@@ -142,7 +142,7 @@ Test(preset, rejects_unknown_key_listing_valid_keys_when_nothing_is_close)
     cr_assert_eq(errs->count, 1);
     expect_error(&errs->items[0], 3, 25, "resize.zoom",
         "unknown key; valid keys are width, height, long-edge, short-edge, megapixels, percent, "
-        "fit, crop, upscale, dont-enlarge, background");
+        "fit, crop, upscale, dont-enlarge, kernel, background");
 }
 
 Test(preset, rejects_unknown_key_in_a_section)
@@ -1800,7 +1800,8 @@ Test(preset, describe_shows_one_line_per_stage_with_every_value)
             resize_lines++;
             cr_expect(strstr(lines[i], "width=1080 height=1350 long-edge=- short-edge=- "
                                        "megapixels=- percent=- fit=cover crop=attention "
-                                       "upscale=false dont-enlarge=true background=#000000ff") !=
+                                       "upscale=false dont-enlarge=true kernel=lanczos3 "
+                                       "background=#000000ff") !=
                     NULL,
                 "%s", lines[i]);
         }
@@ -2294,4 +2295,21 @@ Test(preset, sharpen_takes_a_medium_and_an_amount_or_a_word_for_screen)
     gal_preset_free(word);
     gal_preset_free(matte);
     gal_preset_free(glossy);
+}
+
+Test(preset, profile_keep_refuses_a_contact_sheet_of_mixed_spaces)
+{
+    g_autofree gal_errors *errs = load_fails("gallop: 1\n"
+                                             "output: {profile: keep}\n"
+                                             "stages:\n"
+                                             "  - contact-sheet: {columns: 3}\n");
+    gal_preset *p3 = load_ok("gallop: 1\n"
+                             "output: {profile: display-p3}\n"
+                             "stages:\n"
+                             "  - contact-sheet: {columns: 3}\n");
+
+    cr_assert_eq(errs->count, 1);
+    expect_error(&errs->items[0], 2, 19, "output.profile",
+        "keep leaves each photo in its own colour space, which a contact sheet cannot mix");
+    gal_preset_free(p3);
 }
