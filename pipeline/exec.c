@@ -5,6 +5,9 @@
  * that is its own (solo.h). The calling thread waits, watching the cancel
  * and each photo's time (cancel.h). */
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "engine.h"
 
@@ -279,9 +282,19 @@ run_photo(engine *run, const int *slots, gboolean solo, int *retry)
             finish_photo(run->runs[r], slots[r], &jobs[r], &errs[r], start);
     }
     gal__watch_end(watch);
-    /* The photo's images are released: its memory goes back to the run. */
-    if (admitted_bytes >= 0)
+    /* The photo's images are released: its memory goes back to the run.
+     * glibc keeps what a worker's decoder freed in that thread's arena,
+     * for that thread to reuse: with two workers taking large photos in
+     * turn, each held a phone HEIC's frame it no longer used, and a run
+     * the budget held to 160 MiB of photos peaked at 220 MiB (bench,
+     * phone set). A large photo's pages are handed back to the system. */
+    if (admitted_bytes >= 0) {
+#ifdef __GLIBC__
+        if (admitted_bytes >= (gint64) 64 << 20)
+            malloc_trim(0);
+#endif
         gal__admit_give(run->admit, admitted_bytes);
+    }
     return again;
 }
 

@@ -392,9 +392,10 @@ typedef void (*gal_progress_fn)(const gal_run_summary *run, const gal_photo_resu
     int done, int total, void *user);
 
 /* The default memory budget of a run (gal_run_options.memory_bytes):
- * one 12 MP phone HEIC (about 140 MB to decode) and small photos beside
- * it, so a run over a phone's photos at -j 2 stays under 200 MiB with
- * gallop's own 35 MB (bench/RESULTS.md, "phone set"). */
+ * one 12 MP 8-bit phone HEIC (about 140 MB to decode) and small photos
+ * beside it, so a run over a phone's photos at -j 2 peaks at about
+ * 150 MiB, gallop's own 33 included (bench/RESULTS.md, "Phone set"); a
+ * 10-bit one needs more alone, and runs alone. */
 #define GAL_DEFAULT_MEMORY_BYTES (160LL << 20)
 
 typedef struct gal_run_options {
