@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "album.h"
 #include "parallel.h"
 
 /* An output the incremental decisions compare with its record: `path`
@@ -406,6 +407,36 @@ members_by_stat(preset_run *pr, char *hex)
     g_strlcpy(hex, g_checksum_get_string(sum), 65);
 }
 
+/* Pages per album (a gallery) depend on their album.yaml files too. */
+static void
+album_files(preset_run *pr, char *hex)
+{
+    gboolean albums = FALSE;
+    g_autoptr(GChecksum) sum = NULL;
+    g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) rels = g_ptr_array_new();
+
+    for (guint s = 0; s < pr->preset->stages->len; s++)
+        albums |= g_array_index(pr->preset->stages, gal_stage_instance, s).def->albums;
+    if (!albums || !hex[0])
+        return;
+    for (int i = 0; i < pr->summary->total; i++) {
+        const gal_input *in = &pr->inputs[i];
+
+        if (!pr->plans[i].member)
+            continue;
+        /* The input folder: the photo's path before its path within it. */
+        g_ptr_array_add(roots, in->rel_at > 0 ? g_strndup(in->path, in->rel_at - 1)
+                                              : g_strdup("."));
+        g_ptr_array_add(rels, (gpointer) gal__input_rel(in));
+    }
+    sum = g_checksum_new(G_CHECKSUM_SHA256);
+    g_checksum_update(sum, (const guchar *) hex, -1);
+    gal__album_digest(sum, (const char *const *) roots->pdata, (const char *const *) rels->pdata,
+        (int) rels->len);
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
 void
 gal__members_identity(preset_run *pr, char *hex)
 {
@@ -413,6 +444,7 @@ gal__members_identity(preset_run *pr, char *hex)
         members_by_content(pr, hex);
     else
         members_by_stat(pr, hex);
+    album_files(pr, hex);
 }
 
 /* Looking for pages recorded for some members. */
