@@ -89,6 +89,11 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         struct stat st;
         char hex[65];
 
+        /* Up to date: recorded as it is, and no orphan. */
+        if (sheet->status == GAL_PHOTO_UP_TO_DATE) {
+            g_hash_table_add(written, g_steal_pointer(&rel));
+            continue;
+        }
         /* A picture page's digest was taken as it was written (gather.c);
          * a text page (a gallery's HTML) is read back. */
         if (sheet->status != GAL_PHOTO_DONE ||

@@ -314,6 +314,9 @@ gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets
          * quick proof should cost. */
         pr->members_by_content = presets[r]->output->photos;
         pr->summary->sheets_only = !presets[r]->output->photos;
+        for (guint s = 0; s < presets[r]->stages->len; s++)
+            pr->summary->pages_are_html |=
+                g_array_index(presets[r]->stages, gal_stage_instance, s).def->build_text != NULL;
         pr->out_dir = n > 1 ? g_build_filename(dir, presets[r]->name, NULL) : g_strdup(dir);
         pr->cwd = working_folder();
         pr->keys = gal__preset_keys(presets[r], pr->out_dir);
