@@ -57,6 +57,65 @@ gal__markdown_html(const char *markdown)
     return copy;
 }
 
+static gboolean
+block_tag(const char *tag)
+{
+    static const char *const blocks[] = { "p", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4",
+        "h5", "h6", "blockquote", "pre", "hr", "div", "table", "tr", "td", "th" };
+    size_t n;
+
+    if (*tag == '/')
+        tag++;
+    n = strspn(tag, "abcdefghijklmnopqrstuvwxyz0123456789");
+    for (size_t b = 0; b < G_N_ELEMENTS(blocks); b++)
+        if (strlen(blocks[b]) == n && strncmp(tag, blocks[b], n) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+char *
+gal__html_text(const char *html)
+{
+    static const char *const entities[][2] = { { "&amp;", "&" }, { "&lt;", "<" },
+        { "&gt;", ">" }, { "&quot;", "\"" }, { "&#39;", "'" } };
+    GString *out = g_string_new(NULL);
+    gboolean in_tag = FALSE, space = FALSE;
+
+    for (const char *p = html; *p; p++) {
+        if (in_tag) {
+            in_tag = *p != '>';
+            continue;
+        }
+        if (*p == '<') {
+            /* A block's tag separates words; an inline one (<em>, <a>,
+             * the comment raw HTML left) does not. */
+            in_tag = TRUE;
+            space |= out->len > 0 && block_tag(p + 1);
+            continue;
+        }
+        if (g_ascii_isspace(*p)) {
+            space = out->len > 0;
+            continue;
+        }
+        if (space)
+            g_string_append_c(out, ' ');
+        space = FALSE;
+        if (*p == '&') {
+            size_t e = 0;
+
+            while (e < G_N_ELEMENTS(entities) && !g_str_has_prefix(p, entities[e][0]))
+                e++;
+            if (e < G_N_ELEMENTS(entities)) {
+                g_string_append(out, entities[e][1]);
+                p += strlen(entities[e][0]) - 1;
+                continue;
+            }
+        }
+        g_string_append_c(out, *p);
+    }
+    return g_string_free(out, FALSE);
+}
+
 void
 gal__album_file_free(gal_album_file *album)
 {
@@ -66,6 +125,7 @@ gal__album_file_free(gal_album_file *album)
     g_free(album->title);
     g_free(album->description);
     g_free(album->description_html);
+    g_free(album->description_text);
     g_free(album->cover);
     g_free(album->date);
     g_free(album);
@@ -142,8 +202,10 @@ gal__album_load(const char *dir, gal_album_file **out, gal_errors *errs)
         album->title = opts->title && *opts->title ? g_strdup(opts->title) : NULL;
         album->description = opts->description && *opts->description
             ? g_strdup(opts->description) : NULL;
-        if (album->description)
+        if (album->description) {
             album->description_html = gal__markdown_html(album->description);
+            album->description_text = gal__html_text(album->description_html);
+        }
         album->cover = g_strdup(opts->cover);
         album->cover_loc = *value_loc(root, "cover");
         album->has_sort = gal__node_get(root, "sort") != NULL;

@@ -18,6 +18,7 @@ typedef struct gal_album_file {
     char *title;
     char *description;       /* the Markdown as written */
     char *description_html;  /* the same rendered, raw HTML dropped */
+    char *description_text;  /* the same as plain text, on one line */
     char *cover;             /* a photo's file name in the album */
     gal_loc cover_loc;
     gboolean has_sort;
@@ -48,5 +49,8 @@ void gal__album_digest(GChecksum *sum, const char *const *roots, const char *con
  * javascript:, vbscript: and data: (but images) removed: a new string.
  * Thread-safe. */
 char *gal__markdown_html(const char *markdown);
+/* The text of that HTML (gal__markdown_html's), tags dropped, entities
+ * read, white space one space: a new string. Pure. */
+char *gal__html_text(const char *html);
 
 #endif /* GAL_ALBUM_H */

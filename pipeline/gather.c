@@ -523,6 +523,7 @@ albums_view(gal_gather *g, int **children)
         if (file) {
             v->title = file->title;
             v->description = file->description_html;
+            v->summary = file->description_text;
             v->cover = file->cover;
             v->cover_loc = file->cover_loc;
             v->date = file->date;
@@ -626,6 +627,53 @@ done:
     g_mutex_unlock(&g->lock);
 }
 
+/* The files the stage makes over the whole site (a sitemap, a feed): each
+ * written and recorded as a page is. */
+static void
+write_site_files(gal_gather *g, const gal_album *albums)
+{
+    const gal_stage_instance *stage = g->stage;
+    gal_stage_ctx sc = gal__stage_ctx(stage);
+    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
+        (int) g->albums->len, 0 };
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    gal_photo_result failed = { 0 };
+
+    if (!stage->def->site_files)
+        return;
+    if (stage->def->site_files(&sc, &site, names, texts, gal__photo_error(&failed))) {
+        failed.output = g_build_filename(g->out_dir->path, stage->def->name, NULL);
+        failed.input = g_strdup(stage->def->name);
+        failed.status = GAL_PHOTO_FAILED;
+        g_mutex_lock(&g->lock);
+        g_array_append_val(g->results, failed);
+        g_mutex_unlock(&g->lock);
+    }
+    else
+        gal__photo_error_clear(&failed);
+    for (guint f = 0; f < names->len; f++) {
+        GString *text = texts->pdata[f];
+        gal_photo_result result = { 0 };
+
+        result.output = g_build_filename(g->out_dir->path, names->pdata[f], NULL);
+        result.input = g_strdup(stage->def->name);
+        if (gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, names->pdata[f],
+                text->str, text->len, FALSE, gal__photo_error(&result))) {
+            result.status = GAL_PHOTO_FAILED;
+            gal_error_set_subject(gal__photo_error(&result), result.output);
+        }
+        else {
+            gal__photo_error_clear(&result);
+            result.status = GAL_PHOTO_DONE;
+        }
+        g_string_free(text, TRUE);
+        g_mutex_lock(&g->lock);
+        g_array_append_val(g->results, result);
+        g_mutex_unlock(&g->lock);
+    }
+}
+
 /* With albums, every page once every photo is in: an album's cards show
  * its sub-albums' covers and dates. */
 static void
@@ -636,6 +684,7 @@ write_every_page(gal_gather *g)
 
     for (int p = 0; p < g->n_pages; p++)
         write_page(g, p, albums);
+    write_site_files(g, albums);
 }
 
 void

@@ -32,6 +32,7 @@ typedef struct gal_album {
     const char *path;        /* within the input folder: "" the top, "2025/spain" */
     const char *title;       /* album.yaml's, or NULL: the stage names it */
     const char *description; /* album.yaml's Markdown as safe HTML, or NULL */
+    const char *summary;     /* the same as plain text (a feed's, a card's meta), or NULL */
     const char *cover;       /* album.yaml's: a photo's file name, or NULL */
     gal_loc cover_loc;       /* where album.yaml gave it */
     const char *date;        /* album.yaml's, YYYY-MM-DD, or NULL */
@@ -201,6 +202,12 @@ typedef struct gal_stage_def {
      * HTML): the page's bytes, written as they are (*text a new GString). */
     int (*build_text)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         GString **text, gal_error *err);
+    /* With albums: files made once over the whole site besides its pages
+     * (a gallery's sitemap and feed), each a name appended to `names`
+     * (char *, new) and its bytes to `texts` (GString *, new), from the
+     * site (`site`: the top album's first page, every album). Optional. */
+    int (*site_files)(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *names,
+        GPtrArray *texts, gal_error *err);
     /* Pages per album: each folder of the input folder an album with
      * pages of its own (gal_page.albums), its album.yaml read; pages are
      * made once every photo is in (a page shows its sub-albums' covers). */

@@ -55,7 +55,8 @@ static const gal_param gallery_params[] = {
         "who made the photos: the pages' author and the footer's credit; empty for none", ""),
     GAL_PARAM_STRING(gallery_opts, base_url,
         "where the site will be published (https://example.org/photos/): each page's "
-        "canonical link; empty for none",
+        "canonical link, Open Graph and Twitter card tags, sitemap.xml and an Atom feed of "
+        "the newest albums (feed.xml); empty for none",
         ""),
     GAL_PARAM_ENUM(gallery_opts, theme, gallery_theme, "page colours", "dark"),
     GAL_PARAM_INT(gallery_opts, per_page,
@@ -1026,6 +1027,192 @@ album_cards(GString *out, const gallery_opts *o, const gal_page *page, const cha
     g_string_append(out, "</ul></section>\n");
 }
 
+/* What a page says of itself to search engines and link previews: the
+ * album's story as text, else (the home page) the site's description. */
+static const char *
+meta_description(const gallery_opts *o, const gal_page *page)
+{
+    const gal_album *album = &page->albums[page->album];
+
+    if (album->summary && page->number == 1)
+        return album->summary;
+    return page->album == 0 && *o->description ? o->description : NULL;
+}
+
+/* Where a page of an album is once published: the album's folder for its
+ * first page (a server serves its index.html), else the page's file. */
+static char *
+published_path(const char *album, int number)
+{
+    if (number == 1)
+        return *album ? g_strdup_printf("%s/", album) : g_strdup("");
+    return album_page_path(album, number);
+}
+
+/* `rel` beneath the site as an absolute URL, escaped for an attribute or
+ * XML text. */
+static void
+absolute(GString *out, const gallery_opts *o, const char *rel)
+{
+    html(out, o->base_url);
+    url(out, "", rel);
+}
+
+/* With base-url: the page's canonical address, its Open Graph and Twitter
+ * card (title, description, the album's cover at its largest, the
+ * address) and the site's feed. */
+static void
+published(GString *out, const gallery_opts *o, const gal_page *page, const char *site,
+    const char *name, const char *up)
+{
+    const gal_album *album = &page->albums[page->album];
+    g_autofree char *self = published_path(album->path, page->number);
+    const char *description = meta_description(o, page);
+    VipsImage *cover = album_cover(page, page->album);
+
+    g_string_append(out, "<link rel=\"canonical\" href=\"");
+    absolute(out, o, self);
+    g_string_append(out, "\">\n<link rel=\"alternate\" type=\"application/atom+xml\" title=\"");
+    html(out, site);
+    g_string_append(out, "\" href=\"");
+    url(out, up, "feed.xml");
+    g_string_append(out, "\">\n<meta property=\"og:type\" content=\"website\">\n"
+                         "<meta property=\"og:site_name\" content=\"");
+    html(out, site);
+    g_string_append(out, "\">\n<meta property=\"og:title\" content=\"");
+    html(out, name);
+    g_string_append(out, "\">\n<meta property=\"og:url\" content=\"");
+    absolute(out, o, self);
+    g_string_append(out, "\">\n");
+    if (description) {
+        g_string_append(out, "<meta property=\"og:description\" content=\"");
+        html(out, description);
+        g_string_append(out, "\">\n");
+    }
+    if (cover) {
+        photo_info p = { 0 };
+
+        photo_info_from_item(cover, &p);
+        if (p.variants->len) {
+            const variant *largest, *smallest;
+
+            extremes(&p, fallback_format(&p), &largest, &smallest);
+            g_string_append(out, "<meta property=\"og:image\" content=\"");
+            absolute(out, o, largest->rel);
+            g_string_append_printf(out, "\">\n<meta property=\"og:image:width\" content=\"%d\">\n"
+                                        "<meta property=\"og:image:height\" content=\"%d\">\n"
+                                        "<meta property=\"og:image:alt\" content=\"",
+                largest->width, largest->height);
+            html(out, p.label[LABEL_ALT]);
+            g_string_append(out, "\">\n");
+        }
+        photo_info_clear(&p);
+    }
+    g_string_append_printf(out, "<meta name=\"twitter:card\" content=\"%s\">\n",
+        cover ? "summary_large_image" : "summary");
+}
+
+/* An album's newest day (YYYY-MM-DD), for the feed; "" when undated. */
+static int
+compare_newest(gconstpointer a, gconstpointer b, gpointer user)
+{
+    const gal_page *site = user;
+    album_sum x = album_summary(site, *(const int *) a);
+    album_sum y = album_summary(site, *(const int *) b);
+    int c = strcmp(y.last, x.last);
+
+    return c ? c : strcmp(site->albums[*(const int *) a].path, site->albums[*(const int *) b].path);
+}
+
+#define FEED_ENTRIES 20
+
+/* With base-url: sitemap.xml (every page) and feed.xml (an Atom feed of
+ * the newest albums, each dated by its newest photo or its album.yaml). */
+static int
+gallery_site_files(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *names,
+    GPtrArray *texts, gal_error *err)
+{
+    const gallery_opts *o = sc->opts;
+    GString *map, *feed;
+    g_autofree char *title = NULL;
+    g_autoptr(GArray) entries = g_array_new(FALSE, FALSE, sizeof(int));
+    char newest[11] = "";
+
+    (void) err;
+    if (!*o->base_url)
+        return 0;
+    map = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    for (int a = 0; a < site->n_albums; a++)
+        for (int number = 1; number <= site->albums[a].pages; number++) {
+            g_autofree char *path = published_path(site->albums[a].path, number);
+
+            g_string_append(map, "<url><loc>");
+            absolute(map, o, path);
+            g_string_append(map, "</loc></url>\n");
+        }
+    g_string_append(map, "</urlset>\n");
+    g_ptr_array_add(names, g_strdup("sitemap.xml"));
+    g_ptr_array_add(texts, map);
+
+    /* The albums, newest first; the top only when it is the only one. */
+    for (int a = site->n_albums > 1 ? 1 : 0; a < site->n_albums; a++)
+        g_array_append_val(entries, a);
+    g_array_sort_with_data(entries, compare_newest, (gpointer) site);
+    if (entries->len > FEED_ENTRIES)
+        g_array_set_size(entries, FEED_ENTRIES);
+    if (entries->len)
+        g_strlcpy(newest, album_summary(site, g_array_index(entries, int, 0)).last,
+            sizeof(newest));
+    title = site_title(o, site);
+    feed = g_string_new("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+                        "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>");
+    html(feed, title);
+    g_string_append(feed, "</title>\n");
+    if (*o->description) {
+        g_string_append(feed, "<subtitle>");
+        html(feed, o->description);
+        g_string_append(feed, "</subtitle>\n");
+    }
+    g_string_append(feed, "<link rel=\"alternate\" href=\"");
+    absolute(feed, o, "");
+    g_string_append(feed, "\"/>\n<link rel=\"self\" href=\"");
+    absolute(feed, o, "feed.xml");
+    g_string_append(feed, "\"/>\n<id>");
+    absolute(feed, o, "");
+    /* No clock: the same photos give the same bytes. */
+    g_string_append_printf(feed, "</id>\n<updated>%sT00:00:00Z</updated>\n<author><name>",
+        *newest ? newest : "1970-01-01");
+    html(feed, *o->author ? o->author : title);
+    g_string_append(feed, "</name></author>\n<generator>gallop</generator>\n");
+    for (guint e = 0; e < entries->len; e++) {
+        int a = g_array_index(entries, int, e);
+        album_sum sum = album_summary(site, a);
+        g_autofree char *name = album_name(o, site, a);
+        g_autofree char *path = published_path(site->albums[a].path, 1);
+        GString *line = g_string_new(NULL);
+
+        g_string_append(feed, "<entry>\n<title>");
+        html(feed, name);
+        g_string_append(feed, "</title>\n<link rel=\"alternate\" href=\"");
+        absolute(feed, o, path);
+        g_string_append(feed, "\"/>\n<id>");
+        absolute(feed, o, path);
+        g_string_append_printf(feed, "</id>\n<updated>%sT00:00:00Z</updated>\n<summary>",
+            *sum.last ? sum.last : "1970-01-01");
+        summary_line(line, site, a);
+        if (site->albums[a].summary)
+            g_string_append_printf(line, ". %s", site->albums[a].summary);
+        html(feed, line->str);
+        g_string_free(line, TRUE);
+        g_string_append(feed, "</summary>\n</entry>\n");
+    }
+    g_string_append(feed, "</feed>\n");
+    g_ptr_array_add(names, g_strdup("feed.xml"));
+    g_ptr_array_add(texts, feed);
+    return 0;
+}
+
 /* A page without the album tree (a stage test): one album of its items. */
 static void
 lone_album(gal_album *album, VipsImage **in, int n, const gal_page *page, gal_page *with)
@@ -1115,9 +1302,9 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         html(out, site);
     }
     g_string_append(out, "</title>\n");
-    if (top && *o->description) {
+    if (meta_description(o, page)) {
         g_string_append(out, "<meta name=\"description\" content=\"");
-        html(out, o->description);
+        html(out, meta_description(o, page));
         g_string_append(out, "\">\n");
     }
     if (*o->author) {
@@ -1125,14 +1312,8 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         html(out, o->author);
         g_string_append(out, "\">\n");
     }
-    if (*o->base_url) {
-        g_autofree char *self = album_page_path(album->path, page->number);
-
-        g_string_append(out, "<link rel=\"canonical\" href=\"");
-        html(out, o->base_url);
-        url(out, "", self);
-        g_string_append(out, "\">\n");
-    }
+    if (*o->base_url)
+        published(out, o, page, site, name, up);
     g_string_append_printf(out, "<meta name=\"color-scheme\" content=\"%s\">\n",
         o->theme == THEME_DARK ? "dark" : "light");
     g_string_append_printf(out, "<style>%s%s</style>\n</head>\n<body class=\"%s\">\n", page_css,
@@ -1236,5 +1417,6 @@ const gal_stage_def gal_stage_gallery = {
     .tap = gallery_tap,
     .label = gallery_label,
     .build_text = gallery_build_text,
+    .site_files = gallery_site_files,
     .albums = TRUE,
 };

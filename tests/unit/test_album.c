@@ -121,3 +121,12 @@ Test(album, markdown_drops_raw_html_and_unsafe_links)
     cr_expect_null(strstr(html, "onclick"), "%s", html);
     cr_expect_null(strstr(html, "<div"), "%s", html);
 }
+
+Test(album, a_story_as_text_keeps_words_apart_only_between_blocks)
+{
+    g_autofree char *html = gal__markdown_html("The **race**, *13 April* & <b>more</b>.\n\n"
+                                               "- one\n- two\n");
+    g_autofree char *text = gal__html_text(html);
+
+    cr_expect_str_eq(text, "The race, 13 April & more. one two");
+}

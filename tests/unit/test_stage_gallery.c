@@ -489,6 +489,82 @@ Test(stage_gallery, base_url_is_checked_and_gives_canonical_links)
     html = page_text(st, t.items + 2, 1, &page);
     cr_expect_not_null(strstr(html,
         "<link rel=\"canonical\" href=\"https://example.org/photos/2025/spain/page-2.html\">"));
+    cr_expect_not_null(strstr(html, "<meta property=\"og:url\" "
+                                    "content=\"https://example.org/photos/2025/spain/page-2.html\">"));
     tree_clear(&t);
     gal_preset_free(preset);
+}
+
+/* With base-url: link previews per page, a sitemap of every page and an
+ * Atom feed of the albums, newest first, everything escaped. */
+Test(stage_gallery, base_url_gives_previews_a_sitemap_and_a_feed)
+{
+    gal_preset *preset = gallery_preset(
+        "{title: \"A & B\", author: \"<Jen>\", base-url: \"https://example.org/p/\"}");
+    gal_preset *without = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    const gal_stage_instance *plain = &g_array_index(without->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    gal_stage_ctx plain_sc = gal__stage_ctx(plain);
+    tree t;
+    gal_page site = { .number = 1, .pages = 1, .count = 3, .preset = "test", .n_albums = 3 };
+    gal_page spain;
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    g_autoptr(GPtrArray) none = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *html = NULL;
+    gal_error err = { 0 };
+    const char *map, *feed;
+
+    tree_init(&t, st);
+    t.albums[2].summary = "The story";
+    site.albums = t.albums;
+    spain = site;
+    spain.album = 2;
+    spain.pages = 2;
+    html = page_text(st, t.items + 1, 1, &spain);
+    cr_expect_not_null(strstr(html, "<link rel=\"canonical\" href=\"https://example.org/p/2025/spain/\">"),
+        "%s", html);
+    cr_expect_not_null(strstr(html, "<link rel=\"alternate\" type=\"application/atom+xml\" "
+                                    "title=\"A &amp; B\" href=\"../../feed.xml\">"));
+    cr_expect_not_null(strstr(html, "<meta property=\"og:title\" content=\"&lt;i&gt;Spain"));
+    cr_expect_not_null(strstr(html, "<meta property=\"og:description\" content=\"The story\">"));
+    cr_expect_not_null(strstr(html, "<meta name=\"description\" content=\"The story\">"));
+    cr_expect_not_null(strstr(html,
+        "<meta property=\"og:image\" content=\"https://example.org/p/2025/spain/a.jpg\">"));
+    cr_expect_not_null(strstr(html, "<meta name=\"twitter:card\" content=\"summary_large_image\">"));
+
+    cr_assert_eq(st->def->site_files(&sc, &site, names, texts, &err), 0, "%s", err.msg);
+    cr_assert_eq(names->len, 2);
+    cr_expect_str_eq(names->pdata[0], "sitemap.xml");
+    cr_expect_str_eq(names->pdata[1], "feed.xml");
+    map = ((GString *) texts->pdata[0])->str;
+    feed = ((GString *) texts->pdata[1])->str;
+    /* Every page: the top, 2025, and spain's two. */
+    cr_expect_not_null(strstr(map, "<url><loc>https://example.org/p/</loc></url>\n"
+                                   "<url><loc>https://example.org/p/2025/</loc></url>\n"
+                                   "<url><loc>https://example.org/p/2025/spain/</loc></url>\n"
+                                   "<url><loc>https://example.org/p/2025/spain/page-2.html</loc>"),
+        "%s", map);
+    cr_expect_not_null(strstr(feed, "<title>A &amp; B</title>"), "%s", feed);
+    cr_expect_not_null(strstr(feed, "<author><name>&lt;Jen&gt;</name></author>"));
+    /* No clock: the newest photo's day. */
+    cr_expect_not_null(strstr(feed, "<updated>2014-04-14T00:00:00Z</updated>"));
+    cr_expect_not_null(strstr(feed, "<id>https://example.org/p/2025/</id>"));
+    cr_expect_not_null(strstr(feed, "<summary>2 photos · 13–14 April 2014. The story</summary>"),
+        "%s", feed);
+    for (guint f = 0; f < texts->len; f++)
+        g_string_free(texts->pdata[f], TRUE);
+    g_ptr_array_set_size(texts, 0);
+
+    /* Without base-url: neither, and no preview tags. */
+    cr_assert_eq(plain->def->site_files(&plain_sc, &site, none, texts, &err), 0);
+    cr_expect_eq(none->len, 0);
+    g_free(html);
+    html = page_text(plain, t.items + 1, 1, &spain);
+    cr_expect_null(strstr(html, "property=\"og:"));
+    cr_expect_null(strstr(html, "canonical"));
+    tree_clear(&t);
+    gal_preset_free(preset);
+    gal_preset_free(without);
 }
