@@ -449,7 +449,9 @@ static const char album_css[] =
     ".cards img{display:block;width:100%;height:100%;object-fit:cover}"
     ".cards .t{display:block;padding:10px 12px 0;font-weight:600;line-height:1.3}"
     ".cards .m{display:block;padding:4px 12px 12px;color:var(--dim);font-size:.85rem}"
-    ".cap,.cards .t,h1{unicode-bidi:plaintext}";
+    /* Each caption and title in its own direction (dir=auto), isolated
+     * from the page's, and every paragraph of one. */
+    ".cap,.cards .t,h1,.story{unicode-bidi:plaintext}";
 
 /* The lightbox. Without script each photo is a plain link to its file;
  * with it, a <dialog> (focus kept inside, Escape closes, focus returns to
@@ -703,14 +705,14 @@ breadcrumbs(GString *out, const gallery_opts *o, const gal_page *page, const cha
         g_autofree char *target = album_page_path(page->albums[chain[k]].path, 1);
 
         if (k == 0 && page->number == 1) {
-            g_string_append(out, "<li aria-current=\"page\">");
+            g_string_append(out, "<li aria-current=\"page\" dir=\"auto\">");
             html(out, name);
             g_string_append(out, "</li>");
             continue;
         }
         g_string_append(out, "<li><a href=\"");
         url(out, up, target);
-        g_string_append(out, "\">");
+        g_string_append(out, "\" dir=\"auto\">");
         html(out, name);
         g_string_append(out, "</a></li>");
     }
@@ -1012,7 +1014,7 @@ album_cards(GString *out, const gallery_opts *o, const gal_page *page, const cha
             g_string_append(out, "</span>");
             photo_info_clear(&p);
         }
-        g_string_append(out, "<span class=\"t\">");
+        g_string_append(out, "<span class=\"t\" dir=\"auto\">");
         html(out, name);
         g_string_append(out, "</span><span class=\"m\">");
         {
@@ -1320,12 +1322,12 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         album_css, o->theme == THEME_DARK ? "dark" : "light");
     g_string_append(out, "<header>\n");
     breadcrumbs(out, o, page, up);
-    g_string_append(out, "<h1>");
+    g_string_append(out, "<h1 dir=\"auto\">");
     html(out, name);
     g_string_append(out, "</h1>\n");
     if (album->description && page->number == 1) {
         /* album.yaml's Markdown, made safe HTML when it was read. */
-        g_string_append(out, "<div class=\"story\">");
+        g_string_append(out, "<div class=\"story\" dir=\"auto\">");
         g_string_append(out, album->description);
         g_string_append(out, "</div>\n");
     }
@@ -1370,7 +1372,8 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
     g_string_append(out,
         "<dialog id=\"lb\" aria-label=\"Photo viewer\">\n"
         "<div class=\"stage\"><img alt=\"\"></div>\n"
-        "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\"></p><p class=\"exif\"></p>"
+        "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\" dir=\"auto\"></p>"
+        "<p class=\"exif\"></p>"
         "<p class=\"meta\"><span class=\"pos\"></span> · "
         "<a class=\"orig\" href=\"#\">Full size</a></p></div>\n"
         "<button type=\"button\" class=\"close\" aria-label=\"Close\">×</button>\n"

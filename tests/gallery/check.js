@@ -335,6 +335,28 @@ async function main() {
       if (!injected.alt.includes('<img src=x onerror='))
         fail('the HTML-injection caption is not the alt text as written: ' + injected.alt);
       ok('the HTML-injection caption is text: ' + JSON.stringify(injected.caption.slice(0, 40)));
+      // A Hebrew caption reads right to left in the lightbox, an English one
+      // left to right, on a left-to-right page.
+      const dirs = await page.evaluate(async () => {
+        const links = [...document.querySelectorAll('.grid a')];
+        const cap = document.querySelector('#lb .cap');
+        const seen = {};
+        for (const a of links) {
+          const c = a.dataset.caption || '';
+          const kind = /[\u0590-\u05ff]/.test(c) ? 'hebrew' : /^[A-Za-z]/.test(c) ? 'english' : null;
+          if (!kind || seen[kind])
+            continue;
+          a.click();
+          await new Promise((r) => setTimeout(r, 50));
+          seen[kind] = cap.matches(':dir(rtl)') ? 'rtl' : 'ltr';
+          document.querySelector('#lb .close').click();
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return { ...seen, page: document.documentElement.matches(':dir(rtl)') ? 'rtl' : 'ltr' };
+      });
+      if (dirs.hebrew !== 'rtl' || dirs.english !== 'ltr' || dirs.page !== 'ltr')
+        fail('captions do not take their own direction: ' + JSON.stringify(dirs));
+      ok('a Hebrew caption reads right to left, an English one left to right');
     }
     if (errors.length)
       fail('the page threw: ' + errors.join('; '));

@@ -384,9 +384,10 @@ Test(stage_gallery, albums_have_stable_urls_from_their_folders_and_breadcrumbs)
                                     " · page 2 of 2 · Travels</title>"), "%s", html);
     /* Breadcrumbs up to the top, links relative to the album's folder. */
     cr_expect_not_null(strstr(html, "<nav class=\"crumbs\" aria-label=\"Breadcrumb\"><ol>"
-                                    "<li><a href=\"../../index.html\">Travels</a></li>"
-                                    "<li><a href=\"../../2025/index.html\">2025</a></li>"
-                                    "<li><a href=\"../../2025/spain/index.html\">&lt;i&gt;Spain"),
+                                    "<li><a href=\"../../index.html\" dir=\"auto\">Travels</a></li>"
+                                    "<li><a href=\"../../2025/index.html\" dir=\"auto\">2025</a></li>"
+                                    "<li><a href=\"../../2025/spain/index.html\" dir=\"auto\">"
+                                    "&lt;i&gt;Spain"),
         "%s", html);
     cr_expect_not_null(strstr(html, "<a rel=\"prev\" href=\"index.html\">"));
     cr_expect_not_null(strstr(html, "href=\"../../2025/spain/b.jpg\""), "%s", html);
@@ -419,13 +420,16 @@ Test(stage_gallery, an_album_page_shows_its_sub_albums_as_cards_with_a_cover)
     html = page_text(st, t.items, 1, &page);
     cr_expect_not_null(strstr(html, "<title>Travels</title>"), "%s", html);
     cr_expect_null(strstr(html, "class=\"crumbs\""), "no breadcrumbs at the top");
+    /* Titles and captions take their own direction, isolated. */
+    cr_expect_not_null(strstr(html, "<h1 dir=\"auto\">Travels</h1>"));
+    cr_expect_not_null(strstr(html, "<p class=\"cap\" dir=\"auto\"></p>"));
     cr_expect_not_null(strstr(html, "<p class=\"sum\">3 photos · 1 album · 2–14 April 2014</p>"),
         "%s", html);
     /* The card: a link to the album, its cover (its first sub-album's
      * first photo), its title, count and dates. */
     cr_expect_not_null(strstr(html, "<li><a href=\"2025/index.html\"><span class=\"cover\""));
     cr_expect_not_null(strstr(html, "<img src=\"2025/spain/a.jpg\""), "%s", html);
-    cr_expect_not_null(strstr(html, "<span class=\"t\">2025</span><span class=\"m\">2 photos · "
+    cr_expect_not_null(strstr(html, "<span class=\"t\" dir=\"auto\">2025</span><span class=\"m\">2 photos · "
                                     "1 album · 13–14 April 2014</span>"), "%s", html);
     /* Below the cards the photos load lazily. */
     cr_expect_not_null(strstr(html, "<h2>Photos</h2>"));
@@ -454,7 +458,7 @@ Test(stage_gallery, an_album_story_is_its_own_html_and_a_wrong_cover_is_an_error
     tree_init(&t, st);
     page.albums = t.albums;
     html = page_text(st, t.items + 1, 1, &page);
-    cr_expect_not_null(strstr(html, "<div class=\"story\"><p>The <em>story</em></p></div>"));
+    cr_expect_not_null(strstr(html, "<div class=\"story\" dir=\"auto\"><p>The <em>story</em></p></div>"));
     t.albums[2].cover = "nope.jpg";
     t.albums[2].cover_loc = (gal_loc) { "in/2025/spain/album.yaml", 3, 8 };
     cr_expect_eq(st->def->build_text(&sc, t.items + 1, 1, &page, &text, &err), -1);
