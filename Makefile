@@ -23,7 +23,7 @@ GALLOP      := $(BUILD)/cmd/gallop
 # Everything gallop needs from Debian, to build, test and demo (exiftool:
 # the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcmark-dev libcriterion-dev \
+	libvips-dev libvips-tools libexif-dev libyaml-dev libpng-dev liblcms2-dev libxxhash-dev libsqlite3-dev libcmark-dev libarchive-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 
@@ -91,7 +91,7 @@ demo: build
 	cd fixtures/trip-albums && find . -name album.yaml -exec cp --parents {} ../../$(DEMO_PHOTOS)/ \;
 	$(GALLOP) run gallery $(DEMO_PHOTOS) -o out/demo --quiet \
 	  --set 'gallery.description=A marathon trip to North Korea, in 23 photos' \
-	  --set 'gallery.author=Jen Loong'
+	  --set 'gallery.author=Jen Loong' --set gallery.download=largest
 	$(GALLOP) run fixtures/trip.yaml -o out/demo/instagram --quiet
 	@echo
 	@echo "gallop demo: the trip set"

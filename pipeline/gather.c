@@ -552,7 +552,7 @@ write_page(gal_gather *g, int p, const gal_album *albums)
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
     gal_page info = { page->number, albums ? albums[page->album].pages : g->n_pages, g->n_photos,
-        g->preset->name, albums, albums ? (int) g->albums->len : 0, page->album };
+        g->preset->name, albums, albums ? (int) g->albums->len : 0, page->album, NULL };
     g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
     g_autofree char *name = stage->def->page_name(&sc, &info);
     gal_photo_result result = { 0 };
@@ -635,7 +635,7 @@ write_site_files(gal_gather *g, const gal_album *albums)
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
     gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
-        (int) g->albums->len, 0 };
+        (int) g->albums->len, 0, g->out_dir->path };
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) texts = g_ptr_array_new();
     gal_photo_result failed = { 0 };

@@ -55,6 +55,8 @@ typedef struct gal_page {
     const gal_album *albums;
     int n_albums;
     int album;
+    /* site_files only: the output folder, where the photos' files are. */
+    const char *site_dir;
 } gal_page;
 
 typedef struct gal_rect {

@@ -25,9 +25,12 @@
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
+#include "zipfile.h"
 
 typedef enum { THEME_DARK, THEME_LIGHT } gallery_theme;
 static const char *const gallery_theme_names[] = { "dark", "light", NULL };
+typedef enum { DOWNLOAD_NONE, DOWNLOAD_LARGEST } gallery_download;
+static const char *const gallery_download_names[] = { "none", "largest", NULL };
 static const char *const gal_sort_names[] = { "name", "date", "input", "newest", NULL };
 
 typedef struct {
@@ -36,6 +39,7 @@ typedef struct {
     char *author;
     char *base_url;
     gallery_theme theme;
+    gallery_download download;
     int per_page;
     gal_sort sort;
     int row_height;
@@ -59,6 +63,10 @@ static const gal_param gallery_params[] = {
         "the newest albums (feed.xml); empty for none",
         ""),
     GAL_PARAM_ENUM(gallery_opts, theme, gallery_theme, "page colours", "dark"),
+    GAL_PARAM_ENUM(gallery_opts, download, gallery_download,
+        "what visitors take home: none, or largest (each photo's largest file, from the "
+        "lightbox, and a zip of each album's, album.zip in its folder, stored as they are)",
+        "none"),
     GAL_PARAM_INT(gallery_opts, per_page,
         "photos per page (index.html, page-2.html ...); 0 puts every photo on one page", "200",
         0, 100000),
@@ -438,6 +446,7 @@ static const char album_css[] =
     ".story{max-width:42em;margin-top:.6em}.story p{margin:.5em 0}.story a{color:inherit}"
     ".story img{max-width:100%;height:auto}"
     "header p.sum{color:var(--dim)}"
+    "a.zip{display:inline-block;padding:10px 0;color:var(--fg)}"
     "section.albums{margin:0 0 32px}"
     ".cards{list-style:none;margin:0;padding:0;display:grid;gap:16px;"
     "grid-template-columns:repeat(auto-fill,minmax(240px,1fr))}"
@@ -1128,6 +1137,69 @@ compare_newest(gconstpointer a, gconstpointer b, gpointer user)
 
 #define FEED_ENTRIES 20
 
+/* download: largest: album.zip in the album's folder, its own photos'
+ * largest files every browser shows, by their file names, dated as the
+ * album (its album.yaml date, else its newest photo's day) so that the
+ * same files give the same bytes. */
+static int
+album_zip(const gallery_opts *o, const gal_page *site, int a, GPtrArray *names,
+    GPtrArray *texts, gal_error *err)
+{
+    const gal_album *album = &site->albums[a];
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
+    album_sum sum = album_summary(site, a);
+    gint64 mtime = 946684800; /* 2000-01-01: zip's DOS dates start in 1980 */
+    GString *zip;
+    int y, m, d;
+
+    (void) o;
+    if (album->n_items == 0)
+        return 0;
+    if (*sum.last && sscanf(sum.last, "%d-%d-%d", &y, &m, &d) == 3) {
+        g_autoptr(GDateTime) dt = g_date_time_new_utc(y, m, d, 12, 0, 0);
+
+        if (dt)
+            mtime = g_date_time_to_unix(dt);
+    }
+    for (int i = 0; i < album->n_items; i++) {
+        photo_info p = { 0 };
+
+        if (!album->items[i])
+            continue;
+        photo_info_from_item(album->items[i], &p);
+        if (p.variants->len) {
+            const variant *largest, *smallest;
+            g_autofree char *base = NULL;
+
+            extremes(&p, fallback_format(&p), &largest, &smallest);
+            base = g_path_get_basename(largest->rel);
+            /* Two files of one name (from two folders): the second by its path. */
+            if (g_hash_table_contains(taken, base)) {
+                g_free(base);
+                base = g_strdelimit(g_strdup(largest->rel), "/", '_');
+            }
+            g_ptr_array_add(paths, g_build_filename(site->site_dir, largest->rel, NULL));
+            g_hash_table_add(taken, base);
+            g_ptr_array_add(entries, g_steal_pointer(&base));
+        }
+        photo_info_clear(&p);
+    }
+    if (paths->len == 0)
+        return 0;
+    zip = g_string_new(NULL);
+    if (gal__zip_stored(site->site_dir, (const char *const *) paths->pdata,
+            (const char *const *) entries->pdata, (int) paths->len, mtime, zip, err)) {
+        g_string_free(zip, TRUE);
+        return -1;
+    }
+    g_ptr_array_add(names, *album->path ? g_strdup_printf("%s/album.zip", album->path)
+                                        : g_strdup("album.zip"));
+    g_ptr_array_add(texts, zip);
+    return 0;
+}
+
 /* With base-url: sitemap.xml (every page) and feed.xml (an Atom feed of
  * the newest albums, each dated by its newest photo or its album.yaml). */
 static int
@@ -1140,7 +1212,10 @@ gallery_site_files(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *nam
     g_autoptr(GArray) entries = g_array_new(FALSE, FALSE, sizeof(int));
     char newest[11] = "";
 
-    (void) err;
+    if (o->download == DOWNLOAD_LARGEST)
+        for (int a = 0; a < site->n_albums; a++)
+            if (album_zip(o, site, a, names, texts, err))
+                return -1;
     if (!*o->base_url)
         return 0;
     map = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -1347,6 +1422,18 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         g_string_append(out, "</p>\n");
         g_string_free(line, TRUE);
     }
+    if (o->download == DOWNLOAD_LARGEST && album->n_items > 0 && page->number == 1) {
+        /* The album's own photos, each at its largest, in one file. */
+        const char *slash = strrchr(album->path, '/');
+        const char *folder = *album->path ? (slash ? slash + 1 : album->path) : "photos";
+        g_autofree char *zip_name = g_strdup_printf("%s.zip", folder);
+
+        g_string_append(out, "<p><a class=\"zip\" href=\"album.zip\" download=\"");
+        html(out, zip_name);
+        /* Its own photos only: its sub-albums have zips of their own. */
+        g_string_append_printf(out, "\">Download the album's %s%d photo%s (zip)</a></p>\n",
+            album->n_children ? "own " : "", album->n_items, album->n_items == 1 ? "" : "s");
+    }
     g_string_append(out, "</header>\n<main>\n");
     album_cards(out, o, page, up);
     if (n > 0) {
@@ -1369,17 +1456,20 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         g_string_append(out, " · ");
     }
     g_string_append(out, "Made with gallop</footer>\n");
-    g_string_append(out,
+    g_string_append_printf(out,
         "<dialog id=\"lb\" aria-label=\"Photo viewer\">\n"
         "<div class=\"stage\"><img alt=\"\"></div>\n"
         "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\" dir=\"auto\"></p>"
         "<p class=\"exif\"></p>"
         "<p class=\"meta\"><span class=\"pos\"></span> · "
-        "<a class=\"orig\" href=\"#\">Full size</a></p></div>\n"
+        "<a class=\"orig\" href=\"#\"%s>%s</a></p></div>\n"
         "<button type=\"button\" class=\"close\" aria-label=\"Close\">×</button>\n"
         "<button type=\"button\" class=\"prev\" aria-label=\"Previous photo\">‹</button>\n"
         "<button type=\"button\" class=\"next\" aria-label=\"Next photo\">›</button>\n"
-        "</dialog>\n");
+        "</dialog>\n",
+        /* download: the link takes the file home rather than shows it. */
+        o->download == DOWNLOAD_LARGEST ? " download" : "",
+        o->download == DOWNLOAD_LARGEST ? "Download" : "Full size");
     g_string_append_printf(out, "<script>%s</script>\n</body>\n</html>\n", page_js);
 
     for (int i = 0; i < n; i++)

@@ -572,3 +572,74 @@ Test(stage_gallery, base_url_gives_previews_a_sitemap_and_a_feed)
     gal_preset_free(preset);
     gal_preset_free(without);
 }
+
+/* Whether `text` occurs in the bytes (which hold NULs). */
+static gboolean
+bytes_hold(const GString *bytes, const char *text)
+{
+    size_t n = strlen(text);
+
+    for (gsize i = 0; i + n <= bytes->len; i++)
+        if (memcmp(bytes->str + i, text, n) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* download: largest: the lightbox's link takes the file home, and each
+ * album with photos of its own gets album.zip of their largest files,
+ * stored, with a link to it. */
+Test(stage_gallery, download_largest_gives_a_link_per_photo_and_a_zip_per_album)
+{
+    gal_preset *preset = gallery_preset("{download: largest}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    g_autofree char *dir = gal_test_tmpdir("gallery-zip");
+    g_autofree char *spain = g_build_filename(dir, "2025", "spain", NULL);
+    tree t;
+    gal_page site = { .number = 1, .pages = 1, .count = 3, .preset = "test", .n_albums = 3 };
+    gal_page page;
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    g_autofree char *html = NULL;
+    gal_error err = { 0 };
+    static const char *const files[] = { "top.jpg", "2025/spain/a.jpg", "2025/spain/b.jpg" };
+
+    cr_assert_eq(g_mkdir_with_parents(spain, 0755), 0);
+    for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+        g_autofree char *path = g_build_filename(dir, files[f], NULL);
+
+        cr_assert(g_file_set_contents(path, files[f], -1, NULL));
+    }
+    tree_init(&t, st);
+    site.albums = t.albums;
+    site.site_dir = dir;
+    page = site;
+    page.album = 2;
+    page.pages = 2;
+    html = page_text(st, t.items + 1, 1, &page);
+    cr_expect_not_null(strstr(html, "<a class=\"zip\" href=\"album.zip\" download=\"spain.zip\">"
+                                    "Download the album's 2 photos (zip)</a>"), "%s", html);
+    cr_expect_not_null(strstr(html, "<a class=\"orig\" href=\"#\" download>Download</a>"));
+
+    cr_assert_eq(st->def->site_files(&sc, &site, names, texts, &err), 0, "%s", err.msg);
+    /* The top and spain have photos of their own; 2025 has none. */
+    cr_assert_eq(names->len, 2);
+    cr_expect_str_eq(names->pdata[0], "album.zip");
+    cr_expect_str_eq(names->pdata[1], "2025/spain/album.zip");
+    {
+        const GString *zip = texts->pdata[1];
+        const char *entry = zip->str;
+
+        /* A local file header: stored (method 0), then its name and bytes. */
+        cr_assert_gt(zip->len, 30);
+        cr_expect_eq(memcmp(entry, "PK\x03\x04", 4), 0);
+        cr_expect_eq(entry[8] | entry[9] << 8, 0, "stored, not deflated");
+        cr_expect(bytes_hold(zip, "2025/spain/a.jpg"), "the file's bytes are in it");
+        cr_expect(bytes_hold(zip, "2025/spain/b.jpg"));
+        cr_expect(bytes_hold(zip, "a.jpg"), "its entry's name");
+    }
+    for (guint f = 0; f < texts->len; f++)
+        g_string_free(texts->pdata[f], TRUE);
+    tree_clear(&t);
+    gal_preset_free(preset);
+}
