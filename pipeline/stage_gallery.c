@@ -475,7 +475,7 @@ static const char page_js[] =
     "cap=d.querySelector('.cap'),ex=d.querySelector('.exif'),"
     "orig=d.querySelector('.orig'),pos=d.querySelector('.pos'),"
     "links=[].slice.call(document.querySelectorAll('.grid a')),cur=0,back=null,x0=null,"
-    "pushed=false;"
+    "pushed=false,leaving=false;"
     "function find(h){h=h.slice(1);for(var i=0;i<links.length;i++)"
     "if(h&&links[i].parentNode.id===h)return i;return -1;}"
     "function show(i,how){if(!links.length)return;"
@@ -502,9 +502,11 @@ static const char page_js[] =
     /* Closed here (not by Back): the photo's URL goes, back to the page's. */
     "d.addEventListener('close',function(){im.removeAttribute('src');if(back)back.focus();"
     "if(find(location.hash)<0)return;"
-    "if(pushed){pushed=false;history.back();}"
+    "if(pushed){pushed=false;leaving=true;history.back();}"
     "else history.replaceState(null,'',location.pathname+location.search);});"
-    "window.addEventListener('popstate',function(){var i=find(location.hash);"
+    /* The Back our own close asked for lands later: it changes nothing. */
+    "window.addEventListener('popstate',function(){if(leaving){leaving=false;return;}"
+    "var i=find(location.hash);"
     "if(i>=0)open(i,'keep');else if(d.open){pushed=false;d.close();}});"
     "d.addEventListener('keydown',function(e){"
     "if(e.key==='ArrowLeft'){show(cur-1);e.preventDefault();}"

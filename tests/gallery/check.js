@@ -347,14 +347,19 @@ async function main() {
           if (!kind || seen[kind])
             continue;
           a.click();
-          await new Promise((r) => setTimeout(r, 50));
+          if (cap.textContent !== c)
+            return { error: 'the lightbox shows another caption: ' + cap.textContent };
           seen[kind] = cap.matches(':dir(rtl)') ? 'rtl' : 'ltr';
           document.querySelector('#lb .close').click();
+          // Closing goes Back in the history: let it land before the next
+          // photo is opened (on a loaded machine it takes a while).
+          for (let t = 0; t < 100 && location.hash; t++)
+            await new Promise((r) => setTimeout(r, 20));
           await new Promise((r) => setTimeout(r, 50));
         }
         return { ...seen, page: document.documentElement.matches(':dir(rtl)') ? 'rtl' : 'ltr' };
       });
-      if (dirs.hebrew !== 'rtl' || dirs.english !== 'ltr' || dirs.page !== 'ltr')
+      if (dirs.error || dirs.hebrew !== 'rtl' || dirs.english !== 'ltr' || dirs.page !== 'ltr')
         fail('captions do not take their own direction: ' + JSON.stringify(dirs));
       ok('a Hebrew caption reads right to left, an English one left to right');
     }
