@@ -70,7 +70,11 @@ print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
 
     for (int i = 0; i < s->n_orphans; i++) {
         const gal_orphan *o = &s->orphans[i];
-        g_autofree char *why = o->renamed
+        /* A page's "photo" is the whole run: "(contact sheet)", "(gallery page)". */
+        g_autofree char *why = o->input[0] == '('
+            ? g_strdup_printf("a %.*s the run no longer makes", (int) strlen(o->input) - 2,
+                o->input + 1)
+            : o->renamed
             ? g_strdup_printf("its photo %s now makes another file", o->input)
             : o->not_made ? g_strdup_printf("its photo %s makes no file of its own now "
                                             "(output.photos is false)", o->input)

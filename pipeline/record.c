@@ -216,7 +216,8 @@ find_orphan(const gal_record *r, void *user)
             return TRUE;
     }
     o.output = g_build_filename(pr->out_dir, r->output, NULL);
-    o.input = g_strdup(r->kind == GAL_RECORD_PAGE ? "(contact sheet)" : input);
+    o.input = g_strdup(r->kind != GAL_RECORD_PAGE ? input
+                       : pr->summary->pages_are_html ? "(gallery page)" : "(contact sheet)");
     g_array_append_val(f->orphans, o);
     return TRUE;
 }
