@@ -24,7 +24,7 @@ GALLOP      := $(BUILD)/cmd/gallop
 # with thumbnails; exiftool:
 # the metadata tests read outputs back with an independent reader).
 DEBIAN_PACKAGES := cmake make gcc pkg-config \
-	libvips-dev libvips-tools libheif-dev libexif-dev libraw-dev libyaml-dev libpng-dev liblcms2-dev libxml2-dev libxxhash-dev libsqlite3-dev libcriterion-dev \
+	libvips-dev libvips-tools libheif-dev libexif-dev libraw-dev libyaml-dev libpng-dev liblcms2-dev libxml2-dev libxxhash-dev libsqlite3-dev libcmark-dev libarchive-dev libcriterion-dev \
 	libglib2.0-dev fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji \
 	nodejs npm python3-yaml libimage-exiftool-perl chromium
 
@@ -79,15 +79,26 @@ PREFIX ?= /usr/local
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
+# The demo site's albums: fixtures/trip stays flat (tests and benches use
+# it), so the album folders are laid out here, from
+# fixtures/trip-albums/layout.tsv, with each folder's album.yaml.
+DEMO_PHOTOS := out/demo-photos
+
 demo: build
-	rm -rf out/demo
-	$(GALLOP) run gallery fixtures/trip -o out/demo --quiet \
-	  --set 'gallery.title=Pyongyang, April 2014' \
-	  --set 'gallery.description=A marathon trip to North Korea, in 23 photos'
+	rm -rf out/demo $(DEMO_PHOTOS)
+	grep -v '^#' fixtures/trip-albums/layout.tsv | while IFS="$$(printf '\t')" read -r album photos; do \
+	  mkdir -p "$(DEMO_PHOTOS)/$$album" && \
+	  for p in $$photos; do cp "fixtures/trip/$$p" "$(DEMO_PHOTOS)/$$album/" || exit 1; done; \
+	done
+	cd fixtures/trip-albums && find . -name album.yaml -exec cp --parents {} ../../$(DEMO_PHOTOS)/ \;
+	$(GALLOP) run gallery $(DEMO_PHOTOS) -o out/demo --quiet \
+	  --set 'gallery.description=A marathon trip to North Korea, in 23 photos' \
+	  --set 'gallery.author=Jen Loong' --set gallery.download=largest
 	$(GALLOP) run fixtures/trip.yaml -o out/demo/instagram --quiet
 	@echo
 	@echo "gallop demo: the trip set"
-	@echo "  as a web gallery: open out/demo/index.html"
+	@echo "  as a web gallery: open out/demo/index.html (an album per folder of $(DEMO_PHOTOS),"
+	@echo "  each described by its album.yaml)"
 	@echo "  made into Instagram portrait posts: out/demo/instagram/"
 	@echo "  contact sheet of the posts: out/demo/instagram/contact-1.jpg"
 	@echo "  (the posts' preset, fixtures/trip.yaml, extends the shipped instagram-portrait with the"

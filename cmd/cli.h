@@ -50,6 +50,7 @@ typedef struct {
     gint64 start, last_draw, last_flush;
     int done, total, failed;
     const char *unit;    /* what done/total count: "photos", or "outputs" with several presets */
+    const char *pages;   /* what the run's pages are: "gallery pages", "contact sheets", "pages" */
 } progress_state;
 
 /* presets_arg.c */
@@ -63,6 +64,8 @@ int load_presets(char **names, int n, GPtrArray *overrides, bool follow_symlinks
 void print_error(const gal_error *err);
 int print_errors(const gal_errors *errs);
 int print_sheets(const gal_run_summary *s, gboolean quiet);
+/* "gallery pages" or "contact sheets" (n == 1: singular). */
+const char *pages_noun(const gal_run_summary *s, int n);
 void print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune);
 const char *plural(int n, const char *one, const char *many);
 void print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check);

@@ -77,10 +77,10 @@ cmd_merge(int argc, char **argv)
         }
         else
             fprintf(stderr, "gallop: %s: merged: %d photos: %d done, %d failed, %d skipped, "
-                "%d up to date; %d contact %s made; in %.2f s\n", summary->preset,
+                "%d up to date; %d %s made; in %.2f s\n", summary->preset,
                 summary->total, summary->done, summary->failed, summary->ignored,
                 summary->up_to_date, summary->n_sheets,
-                plural(summary->n_sheets, "sheet", "sheets"), summary->seconds);
+                pages_noun(summary, summary->n_sheets), summary->seconds);
         if (summary->failed)
             status = MAX(status, EXIT_SOME_FAILED);
         if (summary->interrupted)

@@ -91,6 +91,10 @@ cmd_run(int argc, char **argv)
     state.live = !state.quiet && !state.json && !opts.dry_run && isatty(STDERR_FILENO);
     state.start = g_get_monotonic_time();
     state.unit = n_presets > 1 ? "outputs" : "photos";
+    state.pages = gal_preset_page_noun(presets[0], 2);
+    for (int r = 1; r < n_presets; r++)
+        if (strcmp(gal_preset_page_noun(presets[r], 2), state.pages) != 0)
+            state.pages = "pages";
     opts.inputs = (const char *const *) argv + optind + n_presets;
     opts.n_inputs = argc - optind - n_presets;
     opts.progress = on_photo;
@@ -113,9 +117,14 @@ cmd_run(int argc, char **argv)
         if (print_sheets(summary, state.quiet))
             status = EXIT_SOME_FAILED;
         if (opts.dry_run && summary->sheets_stale)
-            printf("%s %s%scontact sheets (a photo changed, or a sheet is missing or "
-                "modified)\n", check ? "stale " : "sheet ", n_presets > 1 ? summary->preset : "",
-                n_presets > 1 ? " " : "");
+            printf("%s %s%s%s (%s)\n", check ? "stale " : (summary->pages_are_html ? "build "
+                                                                                  : "sheet "),
+                n_presets > 1 ? summary->preset : "", n_presets > 1 ? " " : "",
+                pages_noun(summary, 2),
+                summary->pages_are_html
+                    ? "a photo, a caption or an album.yaml changed, or a page is missing or "
+                      "modified"
+                    : "a photo changed, or a sheet is missing or modified");
         print_orphans(summary, opts.dry_run, opts.prune);
         if (summary->leftovers_removed && !state.json)
             fprintf(stderr, "gallop: removed %d temporary %s left in %s by a run that was "

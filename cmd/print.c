@@ -28,7 +28,16 @@ print_errors(const gal_errors *errs)
     return usage_or_preset || errs->count == 0 ? EXIT_USAGE : EXIT_SOME_FAILED;
 }
 
-/* Contact sheets: one line each, and failures like a photo's. */
+const char *
+pages_noun(const gal_run_summary *s, int n)
+{
+    if (s->pages_are_html)
+        return n == 1 ? "gallery page" : "gallery pages";
+    return n == 1 ? "contact sheet" : "contact sheets";
+}
+
+/* Contact sheets and gallery pages made: one line each, and failures like
+ * a photo's (those up to date are only counted). */
 int
 print_sheets(const gal_run_summary *s, gboolean quiet)
 {
@@ -37,6 +46,8 @@ print_sheets(const gal_run_summary *s, gboolean quiet)
     for (int i = 0; i < s->n_sheets; i++) {
         const gal_photo_result *sheet = &s->sheets[i];
 
+        if (sheet->status == GAL_PHOTO_UP_TO_DATE)
+            continue;
         if (sheet->status == GAL_PHOTO_DONE) {
             /* A gallery's pages are HTML: no pixel size. */
             if (!quiet && sheet->width == 0)
@@ -59,7 +70,11 @@ print_orphans(const gal_run_summary *s, gboolean dry_run, gboolean prune)
 
     for (int i = 0; i < s->n_orphans; i++) {
         const gal_orphan *o = &s->orphans[i];
-        g_autofree char *why = o->renamed
+        /* A page's "photo" is the whole run: "(contact sheet)", "(gallery page)". */
+        g_autofree char *why = o->input[0] == '('
+            ? g_strdup_printf("a %.*s the run no longer makes", (int) strlen(o->input) - 2,
+                o->input + 1)
+            : o->renamed
             ? g_strdup_printf("its photo %s now makes another file", o->input)
             : o->not_made ? g_strdup_printf("its photo %s makes no file of its own now "
                                             "(output.photos is false)", o->input)
@@ -132,8 +147,8 @@ print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean c
     int written = 0;
 
     if (check || dry_run) {
-        fprintf(stderr, "gallop: %s: %d %s, no file per photo: contact sheets %s", s->preset,
-            seen, photos, s->sheets_stale ? (check ? "stale" : "would be made")
+        fprintf(stderr, "gallop: %s: %d %s, no file per photo: %s %s", s->preset,
+            seen, photos, pages_noun(s, 2), s->sheets_stale ? (check ? "stale" : "would be made")
                                               : "up to date");
         if (dry_run && !check && s->sheets_stale)
             fprintf(stderr, " from %d %s", s->planned, plural(s->planned, "photo", "photos"));
@@ -149,15 +164,15 @@ print_sheets_only_summary(const gal_run_summary *s, gboolean dry_run, gboolean c
     }
     for (int i = 0; i < s->n_sheets; i++)
         written += s->sheets[i].status == GAL_PHOTO_DONE;
-    fprintf(stderr, "gallop: %s: %d %s, no file per photo: %d contact %s written; %d read, "
-        "%d failed, %d skipped", s->preset, seen, photos, written,
-        plural(written, "sheet", "sheets"), s->done, s->failed, s->ignored);
+    fprintf(stderr, "gallop: %s: %d %s, no file per photo: %d %s written; %d read, "
+        "%d failed, %d skipped", s->preset, seen, photos, written, pages_noun(s, written),
+        s->done, s->failed, s->ignored);
     print_skipped_kinds(s);
     fprintf(stderr, ", %d up to date; in %.2f s\n", s->up_to_date, s->seconds);
     if (s->interrupted)
-        fprintf(stderr, "gallop: %s: interrupted: %d %s not read; no contact sheet is "
+        fprintf(stderr, "gallop: %s: interrupted: %d %s not read; no %s is "
             "recorded, the next run makes them again\n", s->preset, s->cancelled,
-            plural(s->cancelled, "photo", "photos"));
+            plural(s->cancelled, "photo", "photos"), pages_noun(s, 1));
 }
 
 /* Photos written this run whose caption a band cut short. */
@@ -184,9 +199,10 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
     }
     if (check) {
         fprintf(stderr, "gallop: %s: %d %s: %d up to date, %d stale, %d refused, "
-            "%d orphaned %s%s\n", s->preset, seen, photos, s->up_to_date, s->planned,
+            "%d orphaned %s%s%s%s\n", s->preset, seen, photos, s->up_to_date, s->planned,
             s->failed, s->n_orphans, plural(s->n_orphans, "output", "outputs"),
-            s->sheets_stale ? ", contact sheets stale" : "");
+            s->sheets_stale ? ", " : "", s->sheets_stale ? pages_noun(s, 2) : "",
+            s->sheets_stale ? " stale" : "");
         return;
     }
     if (dry_run) {
@@ -208,10 +224,16 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
     if ((cut = captions_cut(s)))
         fprintf(stderr, "; %d %s cut at caption-burn.max-lines", cut,
             plural(cut, "caption", "captions"));
-    if (s->n_sheets && s->sheets[0].width == 0 && s->sheets[0].status == GAL_PHOTO_DONE)
-        fprintf(stderr, "; %d gallery %s", s->n_sheets, plural(s->n_sheets, "page", "pages"));
-    else if (s->n_sheets)
-        fprintf(stderr, "; %d contact %s", s->n_sheets, plural(s->n_sheets, "sheet", "sheets"));
+    {
+        int made = 0, current = 0;
+
+        for (int i = 0; i < s->n_sheets; i++)
+            *(s->sheets[i].status == GAL_PHOTO_UP_TO_DATE ? &current : &made) += 1;
+        if (made)
+            fprintf(stderr, "; %d %s", made, pages_noun(s, made));
+        if (current)
+            fprintf(stderr, "; %d %s up to date", current, pages_noun(s, current));
+    }
     fprintf(stderr, "; in %.2f s\n", s->seconds);
     if (s->interrupted)
         fprintf(stderr, "gallop: %s: interrupted: %d %s not done; the %d written are "

@@ -125,9 +125,9 @@ on_photo(const gal_run_summary *run, const gal_photo_result *photo, int done, in
         if (st->quiet && !st->check)
             break;
         if (!photo->output) {
-            /* --check: the "stale  contact sheets" line says it all. */
+            /* --check: the "stale  contact sheets" (gallery pages) line says it all. */
             if (!st->check) {
-                printf("read   %s for its contact-sheet tile", photo->input);
+                printf("read   %s for the %s", photo->input, st->pages);
                 print_why(photo);
             }
             break;
@@ -141,7 +141,7 @@ on_photo(const gal_run_summary *run, const gal_photo_result *photo, int done, in
         if (st->dry_run && !st->check && photo->output)
             printf("skip   %s -> %s (up to date)\n", photo->input, photo->output);
         else if (st->dry_run && !st->check)
-            printf("skip   %s (its contact sheets are up to date)\n", photo->input);
+            printf("skip   %s (its %s are up to date)\n", photo->input, st->pages);
         break;
     case GAL_PHOTO_DONE:
         /* A caption cut short is the photographer's to know, photo by

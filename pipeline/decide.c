@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "album.h"
 #include "parallel.h"
 
 /* An output the incremental decisions compare with its record: `path`
@@ -406,6 +407,36 @@ members_by_stat(preset_run *pr, char *hex)
     g_strlcpy(hex, g_checksum_get_string(sum), 65);
 }
 
+/* Pages per album (a gallery) depend on their album.yaml files too. */
+static void
+album_files(preset_run *pr, char *hex)
+{
+    gboolean albums = FALSE;
+    g_autoptr(GChecksum) sum = NULL;
+    g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) rels = g_ptr_array_new();
+
+    for (guint s = 0; s < pr->config->preset->stages->len; s++)
+        albums |= g_array_index(pr->config->preset->stages, gal_stage_instance, s).def->albums;
+    if (!albums || !hex[0])
+        return;
+    for (int i = 0; i < pr->summary->total; i++) {
+        const gal_input *in = &pr->inputs[i];
+
+        if (!pr->plans[i].member)
+            continue;
+        /* The input folder: the photo's path before its path within it. */
+        g_ptr_array_add(roots, in->rel_at > 0 ? g_strndup(in->path, in->rel_at - 1)
+                                              : g_strdup("."));
+        g_ptr_array_add(rels, (gpointer) gal__input_rel(in));
+    }
+    sum = g_checksum_new(G_CHECKSUM_SHA256);
+    g_checksum_update(sum, (const guchar *) hex, -1);
+    gal__album_digest(sum, (const char *const *) roots->pdata, (const char *const *) rels->pdata,
+        (int) rels->len);
+    g_strlcpy(hex, g_checksum_get_string(sum), 65);
+}
+
 void
 gal__members_identity(preset_run *pr, char *hex)
 {
@@ -413,6 +444,22 @@ gal__members_identity(preset_run *pr, char *hex)
         members_by_content(pr, hex);
     else
         members_by_stat(pr, hex);
+    album_files(pr, hex);
+}
+
+static int
+compare_rel(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static guint
+gather_index(const gal_preset *preset)
+{
+    for (guint s = 0; s < preset->stages->len; s++)
+        if (g_array_index(preset->stages, gal_stage_instance, s).def->kind == GAL_STAGE_GATHER)
+            return s;
+    return 0;
 }
 
 /* Looking for pages recorded for some members. */
@@ -421,7 +468,20 @@ typedef struct {
     const char *members;
     int found;
     gboolean broken;   /* one of them is not as recorded */
+    GArray *outputs;   /* found_page: the pages found */
 } pages_looking;
+
+typedef struct {
+    char *rel;         /* relative to the output folder */
+    gint64 bytes;
+    gal_sha256 sha256;
+} found_page;
+
+static void
+found_page_clear(gpointer data)
+{
+    g_free(((found_page *) data)->rel);
+}
 
 static gboolean
 page_matches(const gal_record *r, void *user)
@@ -441,18 +501,61 @@ page_matches(const gal_record *r, void *user)
         return FALSE;
     }
     p->found++;
+    if (p->outputs) {
+        found_page page = { .rel = g_strdup(r->output), .bytes = r->out_size };
+
+        gal__sha256_from_digest(&page.sha256, &r->out_sha256);
+        g_array_append_val(p->outputs, page);
+    }
     return TRUE;
+}
+
+/* The pages up to date, as results: the report lists every page of the
+ * run, remade or not. */
+static void
+pages_up_to_date(preset_run *pr, GArray *outputs)
+{
+    gal_run_summary *summary = pr->summary;
+
+    g_array_sort(outputs, compare_rel);
+    summary->sheets = g_new0(gal_photo_result, MAX(1, outputs->len));
+    for (guint k = 0; k < outputs->len; k++) {
+        const found_page *found = &g_array_index(outputs, found_page, k);
+        gal_photo_result *page = &summary->sheets[summary->n_sheets++];
+
+        page->output = g_build_filename(pr->config->out_dir, found->rel, NULL);
+        page->bytes = found->bytes;
+        page->sha256 = found->sha256;
+        page->input = g_strdup(g_array_index(pr->config->preset->stages, gal_stage_instance,
+            gather_index(pr->config->preset)).def->name);
+        page->status = GAL_PHOTO_UP_TO_DATE;
+        page->why = GAL_WHY_UP_TO_DATE;
+    }
 }
 
 gboolean
 gal__pages_current(preset_run *pr, const char *members)
 {
-    pages_looking p = { pr, members, 0, FALSE };
+    pages_looking p = { pr, members, 0, FALSE, NULL };
 
     if (!members[0])
         return FALSE;
     gal__store_each(pr->store, 1u << GAL_RECORD_PAGE, page_matches, &p);
     return p.found > 0 && !p.broken;
+}
+
+/* The pages found up to date, listed as the run's (a second look at the
+ * page records: there are few). */
+static void
+list_current_pages(preset_run *pr)
+{
+    g_autoptr(GArray) outputs = g_array_new(FALSE, TRUE, sizeof(found_page));
+    pages_looking p = { pr, pr->members, 0, FALSE, outputs };
+
+    g_array_set_clear_func(outputs, found_page_clear);
+    gal__store_each(pr->store, 1u << GAL_RECORD_PAGE, page_matches, &p);
+    if (p.found > 0 && !p.broken && !pr->summary->sheets)
+        pages_up_to_date(pr, outputs);
 }
 
 /* Mark photo i for opening. */
@@ -533,6 +636,8 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
         gal__members_identity(pr, pr->members);
         pages_stale = opts->force || any_output || !gal__pages_current(pr, pr->members);
         summary->sheets_stale = pages_stale;
+        if (!pages_stale)
+            list_current_pages(pr);
     }
     for (int k = 0; k < n; k++) {
         int i = members[k];

@@ -155,6 +155,10 @@ void gal_preset_free(gal_preset *preset);
 const char *gal_preset_name(const gal_preset *preset);
 const char *gal_preset_description(const gal_preset *preset);
 const char *gal_preset_path(const gal_preset *preset);
+/* What the preset's many-input stage makes, in words: "gallery page" and
+ * "gallery pages" (web pages), "contact sheet" and "contact sheets", or
+ * "page" and "pages" without one. Static strings. */
+const char *gal_preset_page_noun(const gal_preset *preset, int n);
 
 /* The resolved pipeline (after extends and overrides), one section or stage
  * per line with every effective value. Caller frees with g_free(). */
@@ -346,8 +350,9 @@ typedef struct gal_run_summary {
      * then the run itself. A preset run twice counts its load in each. */
     double seconds;
     gal_photo_result *photos; /* `total` entries, in input order */
-    /* Files made from the whole run (contact sheets), in page order:
-     * `input` names the stage, `output` the file; DONE or FAILED. */
+    /* Files made from the whole run (contact sheets, gallery pages), in
+     * page order: `input` names the stage, `output` the file; DONE or
+     * FAILED, or UP_TO_DATE: the pages as recorded when none is remade. */
     int n_sheets;
     gal_photo_result *sheets;
     int up_to_date, cancelled;
@@ -365,6 +370,9 @@ typedef struct gal_run_summary {
      * and `sheets_stale` is the whole decision: when false, every photo
      * is UP_TO_DATE and none was read. */
     bool sheets_only;
+    /* The many-input stage's pages are web pages (a gallery's), not
+     * pictures (contact sheets): what to call them. */
+    bool pages_are_html;
     /* What the run refused to act on but did not fail for, one line each
      * (NULL-terminated, owned by the summary), e.g. a manifest entry
      * naming a path outside the output folder. */

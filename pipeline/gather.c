@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "album.h"
 #include "captions.h"
 #include "fsio.h"
 #include "digest.h"
@@ -25,8 +26,25 @@
 typedef struct {
     int first, n;       /* positions [first, first + n) in the order */
     int pending;        /* photos not finished yet */
-    VipsImage **items;  /* by position within the page; NULL = failed */
+    int album;          /* its album (albums only; else 0) */
+    int number;         /* 1-based, within its album */
 } page_state;
+
+/* An album while planning: a folder of the input folder with photos, or
+ * one above such a folder. */
+typedef struct {
+    char *path;         /* "" the top */
+    char *dir;          /* its folder, to read album.yaml from */
+    int parent;         /* -1: the top */
+    GArray *children;   /* int, in order once planned */
+    gal_album_file *file; /* its album.yaml, NULL: none (or wrong) */
+    gal_error error;    /* album.yaml is wrong (code 0: it is not) */
+    gal_sort sort;      /* its photos' order */
+    gint64 time;        /* its date (album.yaml's, else its earliest photo's) */
+    int rank;           /* place in the site's order, the top first */
+    int first, n;       /* its own photos' positions */
+    int first_page, n_pages;
+} album_node;
 
 struct gal_gather {
     const gal_preset *preset;
@@ -36,37 +54,23 @@ struct gal_gather {
     int per_page, n_pages;
     page_state *pages;
     int *page_of;       /* position -> page */
-    /* Pages per album (the stage asks for it): each page's album, every
-     * album in order and its first page (1-based). NULL: no albums. */
-    char **page_album;
-    char **albums;
-    int *album_first;
-    int n_albums;
+    VipsImage **items;  /* by position; NULL: not in yet, or failed */
+    /* Albums (the stage asks for them): every album, the top first; the
+     * pages are made once every photo is in. NULL: no albums. */
+    GArray *albums;     /* album_node, by rank */
+    int pending;        /* photos not finished yet (albums) */
     const gal_out_dir *out_dir; /* borrowed from the run */
-    GMutex lock;        /* guards pages[].items/pending and results */
+    GMutex lock;        /* guards pages[].pending, items, pending and results */
     GArray *results;    /* gal_photo_result of written (or failed) pages */
 };
 
 typedef struct {
     int photo;
-    const char *album;  /* "" without albums */
+    int rank;           /* its album's place (0 without albums) */
+    gal_sort sort;      /* its album's order */
     const char *path;
-    gboolean has_date;
-    gint64 time;        /* date taken, else file time, seconds */
+    gint64 time;        /* date taken, seconds; GAL_SORT_UNDATED: none */
 } sort_key;
-
-static int
-compare_by_date(gconstpointer a, gconstpointer b)
-{
-    const sort_key *x = a, *y = b;
-    int album = strcmp(x->album, y->album);
-
-    if (album)
-        return album;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return strcmp(x->path, y->path);
-}
 
 int
 gal__natural_compare(const char *a, const char *b)
@@ -110,26 +114,10 @@ gal__natural_compare(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-static int
-compare_by_name(gconstpointer a, gconstpointer b)
-{
-    const sort_key *x = a, *y = b;
-    g_autofree char *bx = g_path_get_basename(x->path);
-    g_autofree char *by = g_path_get_basename(y->path);
-    int c = strcmp(x->album, y->album);
-
-    if (c)
-        return c;
-    c = gal__natural_compare(bx, by);
-
-    return c ? c : strcmp(x->path, y->path);
-}
-
 gint64
 gal__sort_time(const gal_facts *facts, const char *path)
 {
-    struct stat st;
-
+    (void) path;
     if (facts && facts->has_date) {
         g_autoptr(GDateTime) dt = g_date_time_new_utc(facts->date.tm_year + 1900,
             facts->date.tm_mon + 1, facts->date.tm_mday, facts->date.tm_hour,
@@ -139,18 +127,43 @@ gal__sort_time(const gal_facts *facts, const char *path)
             return g_date_time_to_unix(dt);
     }
     /* No date taken (or an unreadable photo, which will fail on its own):
-     * the file's time keeps the order stable. */
-    return stat(path, &st) == 0 ? (gint64) st.st_mtime : G_MAXINT64;
+     * last, by path. A file's time is no date: a copy or a checkout
+     * changes it. */
+    return GAL_SORT_UNDATED;
 }
 
-/* The run's own order (by path), albums kept together. */
+/* Albums in the site's order; within one, its own order; ties by path. */
 static int
-compare_by_album(gconstpointer a, gconstpointer b)
+compare_keys(gconstpointer a, gconstpointer b)
 {
     const sort_key *x = a, *y = b;
-    int c = strcmp(x->album, y->album);
+    int c = 0;
 
-    return c ? c : x->photo - y->photo;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    switch (x->sort) {
+    case GAL_SORT_NAME: {
+        g_autofree char *bx = g_path_get_basename(x->path);
+        g_autofree char *by = g_path_get_basename(y->path);
+
+        c = gal__natural_compare(bx, by);
+        break;
+    }
+    case GAL_SORT_DATE:
+        c = x->time == y->time ? 0 : x->time < y->time ? -1 : 1;
+        break;
+    case GAL_SORT_NEWEST:
+        /* Newest first, and still undated last. */
+        if ((x->time == GAL_SORT_UNDATED) != (y->time == GAL_SORT_UNDATED))
+            c = x->time == GAL_SORT_UNDATED ? 1 : -1;
+        else
+            c = x->time == y->time ? 0 : x->time > y->time ? -1 : 1;
+        break;
+    case GAL_SORT_INPUT:
+        /* The plan's order, which is by path. */
+        return x->photo - y->photo;
+    }
+    return c ? c : strcmp(x->path, y->path);
 }
 
 static gint64
@@ -166,6 +179,159 @@ date_of(const gal_preset *preset, const char *path)
     return gal__sort_time(&facts, path);
 }
 
+static void
+album_node_clear(gpointer data)
+{
+    album_node *a = data;
+
+    g_free(a->path);
+    g_free(a->dir);
+    if (a->children)
+        g_array_unref(a->children);
+    gal__album_file_free(a->file);
+}
+
+/* The album at `path`, added with every album above it when new; `dir`
+ * is its folder. Returns its index in `nodes`. */
+static int
+album_add(GArray *nodes, GHashTable *index, const char *path, const char *dir)
+{
+    gpointer found;
+    album_node node = { 0 };
+    int parent = -1;
+    int at;
+
+    if (g_hash_table_lookup_extended(index, path, NULL, &found))
+        return GPOINTER_TO_INT(found);
+    if (*path) {
+        const char *slash = strrchr(path, '/');
+        g_autofree char *above = slash ? g_strndup(path, (gsize) (slash - path)) : g_strdup("");
+        g_autofree char *above_dir = g_path_get_dirname(dir);
+
+        parent = album_add(nodes, index, above, above_dir);
+    }
+    node.path = g_strdup(path);
+    node.dir = g_strdup(dir);
+    node.parent = parent;
+    node.children = g_array_new(FALSE, FALSE, sizeof(int));
+    node.time = GAL_SORT_UNDATED;
+    at = (int) nodes->len;
+    g_array_append_val(nodes, node);
+    g_hash_table_insert(index, g_array_index(nodes, album_node, at).path, GINT_TO_POINTER(at));
+    if (parent >= 0)
+        g_array_append_val(g_array_index(nodes, album_node, parent).children, at);
+    return at;
+}
+
+
+static gint64
+day_time(const char *date)
+{
+    int y, m, d;
+    g_autoptr(GDateTime) dt = NULL;
+
+    if (!date || sscanf(date, "%d-%d-%d", &y, &m, &d) != 3)
+        return GAL_SORT_UNDATED;
+    dt = g_date_time_new_utc(y, m, d, 0, 0, 0);
+    return dt ? g_date_time_to_unix(dt) : GAL_SORT_UNDATED;
+}
+
+/* Sub-albums in their parent's order: by name (natural), or by date. */
+static int
+compare_children(gconstpointer a, gconstpointer b, gpointer user)
+{
+    GArray *nodes = user;
+    const album_node *x = &g_array_index(nodes, album_node, *(const int *) a);
+    const album_node *y = &g_array_index(nodes, album_node, *(const int *) b);
+    const album_node *parent = &g_array_index(nodes, album_node, x->parent);
+    const char *nx = strrchr(x->path, '/') ? strrchr(x->path, '/') + 1 : x->path;
+    const char *ny = strrchr(y->path, '/') ? strrchr(y->path, '/') + 1 : y->path;
+
+    if ((parent->sort == GAL_SORT_DATE || parent->sort == GAL_SORT_NEWEST) &&
+        x->time != y->time) {
+        if ((x->time == GAL_SORT_UNDATED) != (y->time == GAL_SORT_UNDATED))
+            return x->time == GAL_SORT_UNDATED ? 1 : -1;
+        return (x->time < y->time) == (parent->sort == GAL_SORT_DATE) ? -1 : 1;
+    }
+    return gal__natural_compare(nx, ny);
+}
+
+static void
+album_rank(GArray *nodes, int at, int *rank)
+{
+    album_node *a = &g_array_index(nodes, album_node, at);
+
+    a->rank = (*rank)++;
+    g_array_sort_with_data(a->children, compare_children, nodes);
+    for (guint c = 0; c < a->children->len; c++)
+        album_rank(nodes, g_array_index(a->children, int, c), rank);
+}
+
+/* Every album of the photos and those above them, their album.yaml read
+ * (a wrong one is kept as its error), each photo's album index in
+ * `photo_album`. */
+static GArray *
+albums_plan(const char *const *paths, const char *const *albums, int n, gal_sort sort,
+    int *photo_album)
+{
+    GArray *nodes = g_array_new(FALSE, TRUE, sizeof(album_node));
+    g_autoptr(GHashTable) index = g_hash_table_new(g_str_hash, g_str_equal);
+
+    g_array_set_clear_func(nodes, album_node_clear);
+    for (int i = 0; i < n; i++) {
+        /* Its album's folder is its own; those above it, the folders above. */
+        g_autofree char *dir = g_path_get_dirname(paths[i]);
+
+        photo_album[i] = album_add(nodes, index, albums[i], dir);
+    }
+    for (guint a = 0; a < nodes->len; a++) {
+        album_node *node = &g_array_index(nodes, album_node, a);
+        g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+
+        if (gal__album_load(node->dir, &node->file, errs) && errs->count) {
+            int more = errs->count - 1 + errs->dropped;
+
+            node->error = errs->items[0];
+            /* A page carries one error; the file may have more. */
+            if (more)
+                g_strlcat(node->error.msg, more == 1 ? " (and 1 more error in this file)"
+                                                     : " (and more errors in this file)",
+                    sizeof(node->error.msg));
+        }
+        node->sort = node->file && node->file->has_sort ? node->file->sort : sort;
+        if (node->file && node->file->date)
+            node->time = day_time(node->file->date);
+    }
+    return nodes;
+}
+
+/* An album's date, when album.yaml gives none: its earliest photo's, its
+ * sub-albums' included. */
+static void
+albums_time(GArray *nodes, const sort_key *keys, const int *photo_album, int n)
+{
+    g_autofree gint64 *earliest = g_new(gint64, nodes->len);
+
+    for (guint a = 0; a < nodes->len; a++)
+        earliest[a] = GAL_SORT_UNDATED;
+    for (int k = 0; k < n; k++)
+        for (int a = photo_album[keys[k].photo]; a >= 0;
+             a = g_array_index(nodes, album_node, a).parent)
+            earliest[a] = MIN(earliest[a], keys[k].time);
+    for (guint a = 0; a < nodes->len; a++) {
+        album_node *node = &g_array_index(nodes, album_node, a);
+
+        if (!(node->file && node->file->date))
+            node->time = earliest[a];
+    }
+}
+
+static gboolean
+sorts_by_date(gal_sort sort)
+{
+    return sort == GAL_SORT_DATE || sort == GAL_SORT_NEWEST;
+}
+
 gal_gather *
 gal__gather_new(const gal_preset *preset, const char *const *paths, const char *const *albums,
     const gint64 *times, int n, const gal_out_dir *out_dir, int *order)
@@ -173,6 +339,9 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, const char *
     const gal_stage_instance *stage = NULL;
     gal_gather *g;
     g_autofree sort_key *keys = NULL;
+    g_autofree int *photo_album = NULL;
+    GArray *nodes = NULL;
+    gboolean need_times;
     gal_sort sort;
     gal_stage_ctx sc;
 
@@ -191,66 +360,117 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, const char *
     g->n_photos = n;
     g->out_dir = out_dir;
     g->position = g_new0(int, MAX(1, n));
+    g->items = g_new0(VipsImage *, MAX(1, n));
     g->results = g_array_new(FALSE, TRUE, sizeof(gal_photo_result));
     g_mutex_init(&g->lock);
     sc = gal__stage_ctx(stage);
     stage->def->gather_plan(&sc, &g->per_page, &sort);
+    if (g->per_page <= 0)
+        g->per_page = MAX(1, n);
 
-    if (!stage->def->albums)
-        albums = NULL;
+    photo_album = g_new0(int, MAX(1, n));
+    need_times = sorts_by_date(sort);
+    if (stage->def->albums && albums) {
+        nodes = albums_plan(paths, albums, n, sort, photo_album);
+        for (guint a = 0; a < nodes->len; a++)
+            need_times |= sorts_by_date(g_array_index(nodes, album_node, a).sort);
+    }
     keys = g_new0(sort_key, MAX(1, n));
     for (int i = 0; i < n; i++) {
-        keys[i] = (sort_key) { i, albums ? albums[i] : "", paths[i], FALSE, 0 };
-        if (sort == GAL_SORT_DATE)
+        keys[i] = (sort_key) { i, 0, sort, paths[i], GAL_SORT_UNDATED };
+        if (need_times)
             keys[i].time = times && times[i] != GAL_SORT_TIME_UNKNOWN ? times[i]
                                                                      : date_of(preset, paths[i]);
     }
-    /* GAL_SORT_INPUT keeps the plan's order, which is already by path;
-     * albums keep their photos together in any order. */
-    if (sort == GAL_SORT_DATE)
-        qsort(keys, n, sizeof(sort_key), compare_by_date);
-    else if (sort == GAL_SORT_NAME)
-        qsort(keys, n, sizeof(sort_key), compare_by_name);
-    else if (albums)
-        qsort(keys, n, sizeof(sort_key), compare_by_album);
+    if (nodes) {
+        int rank = 0;
+
+        albums_time(nodes, keys, photo_album, n);
+        album_rank(nodes, 0, &rank);
+        for (int i = 0; i < n; i++) {
+            const album_node *node = &g_array_index(nodes, album_node, photo_album[i]);
+
+            keys[i].rank = node->rank;
+            keys[i].sort = node->sort;
+        }
+    }
+    qsort(keys, n, sizeof(sort_key), compare_keys);
     for (int p = 0; p < n; p++) {
         order[p] = keys[p].photo;
         g->position[keys[p].photo] = p;
     }
 
-    if (g->per_page <= 0)
-        g->per_page = MAX(1, n);
-    /* A page ends at per_page photos, and, with albums, where its album
-     * does: each album's photos start a page of their own. */
-    g->pages = g_new0(page_state, MAX(1, n));
     g->page_of = g_new0(int, MAX(1, n));
-    if (albums) {
-        g->page_album = g_new0(char *, MAX(1, n) + 1);
-        g->albums = g_new0(char *, MAX(1, n) + 1);
-        g->album_first = g_new0(int, MAX(1, n));
-    }
-    for (int p = 0; p < n; p++) {
-        const char *album = keys[p].album;
-        gboolean new_album = p == 0 || strcmp(album, keys[p - 1].album) != 0;
-        page_state *page = g->n_pages ? &g->pages[g->n_pages - 1] : NULL;
+    if (nodes) {
+        /* Albums by rank, each with its photos' positions and pages: at
+         * least one (an album of sub-albums only has a page of cards). */
+        g_autofree album_node *by_rank = g_new(album_node, nodes->len);
+        g_autofree int *rank_of = g_new(int, nodes->len);
+        int pages = 0, at = 0;
 
-        if (!page || page->n == g->per_page || (albums && new_album)) {
-            page = &g->pages[g->n_pages++];
-            page->first = p;
-            if (albums)
-                g->page_album[g->n_pages - 1] = g_strdup(album);
+        for (guint a = 0; a < nodes->len; a++) {
+            album_node *node = &g_array_index(nodes, album_node, a);
+
+            rank_of[a] = node->rank;
         }
-        if (albums && new_album) {
-            g->albums[g->n_albums] = g_strdup(album);
-            g->album_first[g->n_albums++] = g->n_pages;
+        for (guint a = 0; a < nodes->len; a++) {
+            album_node *node = &g_array_index(nodes, album_node, a);
+
+            node->parent = node->parent >= 0 ? rank_of[node->parent] : -1;
+            for (guint c = 0; c < node->children->len; c++)
+                g_array_index(node->children, int, c) = rank_of[g_array_index(node->children,
+                    int, c)];
+            by_rank[node->rank] = *node;
         }
-        page->n++;
-        g->page_of[p] = g->n_pages - 1;
+        /* The nodes move to their rank; the array no longer owns them. */
+        g_array_set_clear_func(nodes, NULL);
+        memcpy(nodes->data, by_rank, sizeof(album_node) * nodes->len);
+        g_array_set_clear_func(nodes, album_node_clear);
+        for (guint a = 0; a < nodes->len; a++) {
+            album_node *node = &g_array_index(nodes, album_node, a);
+
+            node->first = at;
+            while (at < n && keys[at].rank == (int) a)
+                at++;
+            node->n = at - node->first;
+            node->first_page = pages;
+            node->n_pages = MAX(1, (node->n + g->per_page - 1) / g->per_page);
+            pages += node->n_pages;
+        }
+        g->pages = g_new0(page_state, pages);
+        for (guint a = 0; a < nodes->len; a++) {
+            const album_node *node = &g_array_index(nodes, album_node, a);
+
+            for (int q = 0; q < node->n_pages; q++) {
+                page_state *page = &g->pages[g->n_pages++];
+
+                page->first = node->first + q * g->per_page;
+                page->n = MIN(g->per_page, node->n - q * g->per_page);
+                page->album = (int) a;
+                page->number = q + 1;
+                for (int p = page->first; p < page->first + page->n; p++)
+                    g->page_of[p] = g->n_pages - 1;
+            }
+        }
+        g->albums = nodes;
+        g->pending = n;
     }
-    for (int p = 0; p < g->n_pages; p++) {
+    else {
+        g->pages = g_new0(page_state, MAX(1, n));
+        for (int p = 0; p < n; p++) {
+            page_state *page = g->n_pages ? &g->pages[g->n_pages - 1] : NULL;
+
+            if (!page || page->n == g->per_page) {
+                page = &g->pages[g->n_pages++];
+                page->first = p;
+                page->number = g->n_pages;
+            }
+            page->n++;
+            g->page_of[p] = g->n_pages - 1;
+        }
+    }
+    for (int p = 0; p < g->n_pages; p++)
         g->pages[p].pending = g->pages[p].n;
-        g->pages[p].items = g_new0(VipsImage *, g->pages[p].n);
-    }
     return g;
 }
 
@@ -281,19 +501,60 @@ strip_photo_metadata(VipsImage *sheet)
             vips_image_remove(sheet, fields[i]);
 }
 
+/* The albums as the stage sees them (gal_album), each over its nodes'
+ * strings and the gather's items: valid while the gather is. */
+static gal_album *
+albums_view(gal_gather *g, int **children)
+{
+    GArray *nodes = g->albums;
+    gal_album *view = g_new0(gal_album, nodes->len);
+    int n_children = 0;
+
+    for (guint a = 0; a < nodes->len; a++)
+        n_children += (int) g_array_index(nodes, album_node, a).children->len;
+    *children = g_new0(int, MAX(1, n_children));
+    n_children = 0;
+    for (guint a = 0; a < nodes->len; a++) {
+        const album_node *node = &g_array_index(nodes, album_node, a);
+        const gal_album_file *file = node->file;
+        gal_album *v = &view[a];
+
+        v->path = node->path;
+        if (file) {
+            v->title = file->title;
+            v->description = file->description_html;
+            v->summary = file->description_text;
+            v->cover = file->cover;
+            v->cover_loc = file->cover_loc;
+            v->date = file->date;
+        }
+        v->parent = node->parent;
+        memcpy(*children + n_children, node->children->data,
+            sizeof(int) * node->children->len);
+        v->children = *children + n_children;
+        v->n_children = (int) node->children->len;
+        n_children += v->n_children;
+        v->items = g->items + node->first;
+        v->n_items = node->n;
+        v->pages = node->n_pages;
+        v->error = node->error.code ? &node->error : NULL;
+    }
+    return view;
+}
+
 /* Compose and write page `p` (its photos all finished). Not under the lock:
- * only the worker that completed the page gets here. */
+ * only the worker that completed the page gets here. `albums`: the albums'
+ * view, with albums. */
 static void
-write_page(gal_gather *g, int p)
+write_page(gal_gather *g, int p, const gal_album *albums)
 {
     page_state *page = &g->pages[p];
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
-    gal_page info = { p + 1, g->n_pages, g->n_photos, g->preset->name,
-        g->page_album ? g->page_album[p] : NULL, g->n_albums,
-        (const char *const *) g->albums, g->album_first };
+    gal_page info = { page->number, albums ? albums[page->album].pages : g->n_pages, g->n_photos,
+        g->preset->name, albums, albums ? (int) g->albums->len : 0, page->album, NULL };
     g_autofree VipsImage **present = g_new0(VipsImage *, MAX(1, page->n));
-    g_autofree char *name = stage->def->page_name(&sc, p + 1, g->n_pages);
+    g_autofree char *name = stage->def->page_name(&sc, &info);
     gal_photo_result result = { 0 };
     gal_write_info written = { .preset_name = g->preset->name };
     g_autoptr(VipsImage) sheet = NULL;
@@ -303,12 +564,21 @@ write_page(gal_gather *g, int p)
 
     /* A photo that failed leaves no hole: the rest close up. */
     for (int i = 0; i < page->n; i++)
-        if (page->items[i])
-            present[n++] = page->items[i];
-    if (n == 0)
-        return; /* every photo of the page failed: no sheet of nothing */
+        if (g->items[page->first + i])
+            present[n++] = g->items[page->first + i];
+    /* Every photo of the page failed: no sheet of nothing (an album's
+     * page of sub-albums has cards to show). */
+    if (n == 0 && !(albums && page->number == 1 && albums[page->album].n_children > 0))
+        return;
     result.output = g_build_filename(g->out_dir->path, name, NULL);
     result.input = g_strdup(stage->def->name);
+    if (albums && albums[page->album].error) {
+        /* A wrong album.yaml: its pages are not made, and say why, as a
+         * preset error reads (file:line:col: key: message), for editors. */
+        *gal__photo_error(&result) = *albums[page->album].error;
+        result.status = GAL_PHOTO_FAILED;
+        goto done;
+    }
     /* The page's extension chose its format (the stage checked it). */
     output.format = format >= 0 ? (gal_format) format : GAL_FORMAT_JPEG;
     if (stage->def->build_text) {
@@ -349,29 +619,95 @@ write_page(gal_gather *g, int p)
         gal__sha256_from_hex(&result.sha256, written.sha256);
     }
 done:
-    for (int i = 0; i < page->n; i++)
-        VIPS_UNREF(page->items[i]);
+    /* Without albums no other page needs this one's items. */
+    for (int i = 0; i < page->n && !albums; i++)
+        VIPS_UNREF(g->items[page->first + i]);
     g_mutex_lock(&g->lock);
     g_array_append_val(g->results, result);
     g_mutex_unlock(&g->lock);
+}
+
+/* The files the stage makes over the whole site (a sitemap, a feed): each
+ * written and recorded as a page is. */
+static void
+write_site_files(gal_gather *g, const gal_album *albums)
+{
+    const gal_stage_instance *stage = g->stage;
+    gal_stage_ctx sc = gal__stage_ctx(stage);
+    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
+        (int) g->albums->len, 0, g->out_dir->path };
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    gal_photo_result failed = { 0 };
+
+    if (!stage->def->site_files)
+        return;
+    if (stage->def->site_files(&sc, &site, names, texts, gal__photo_error(&failed))) {
+        failed.output = g_build_filename(g->out_dir->path, stage->def->name, NULL);
+        failed.input = g_strdup(stage->def->name);
+        failed.status = GAL_PHOTO_FAILED;
+        g_mutex_lock(&g->lock);
+        g_array_append_val(g->results, failed);
+        g_mutex_unlock(&g->lock);
+    }
+    else
+        gal__photo_error_clear(&failed);
+    for (guint f = 0; f < names->len; f++) {
+        GString *text = texts->pdata[f];
+        gal_photo_result result = { 0 };
+
+        result.output = g_build_filename(g->out_dir->path, names->pdata[f], NULL);
+        result.input = g_strdup(stage->def->name);
+        if (gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, names->pdata[f],
+                text->str, text->len, FALSE, gal__photo_error(&result))) {
+            result.status = GAL_PHOTO_FAILED;
+            gal_error_set_subject(gal__photo_error(&result), result.output);
+        }
+        else {
+            gal__photo_error_clear(&result);
+            result.status = GAL_PHOTO_DONE;
+        }
+        g_string_free(text, TRUE);
+        g_mutex_lock(&g->lock);
+        g_array_append_val(g->results, result);
+        g_mutex_unlock(&g->lock);
+    }
+}
+
+/* With albums, every page once every photo is in: an album's cards show
+ * its sub-albums' covers and dates. */
+static void
+write_every_page(gal_gather *g)
+{
+    g_autofree int *children = NULL;
+    g_autofree gal_album *albums = albums_view(g, &children);
+
+    for (int p = 0; p < g->n_pages; p++)
+        write_page(g, p, albums);
+    write_site_files(g, albums);
 }
 
 void
 gal__gather_done(gal_gather *g, int photo, VipsImage *item)
 {
     int position, p;
-    gboolean complete;
+    gboolean complete, all;
 
     if (!g)
         return;
     position = g->position[photo];
     p = g->page_of[position];
     g_mutex_lock(&g->lock);
-    g->pages[p].items[position - g->pages[p].first] = item; /* ownership taken */
+    g->items[position] = item; /* ownership taken */
     complete = --g->pages[p].pending == 0;
+    all = g->albums && --g->pending == 0;
     g_mutex_unlock(&g->lock);
-    if (complete)
-        write_page(g, p);
+    if (g->albums) {
+        if (all)
+            write_every_page(g);
+    }
+    else if (complete)
+        write_page(g, p, NULL);
 }
 
 static int
@@ -387,16 +723,13 @@ gal__gather_free(gal_gather *g)
 
     if (!g)
         return NULL;
-    for (int p = 0; p < g->n_pages; p++) {
-        for (int i = 0; i < g->pages[p].n; i++)
-            VIPS_UNREF(g->pages[p].items[i]);
-        g_free(g->pages[p].items);
-    }
+    for (int i = 0; i < g->n_photos; i++)
+        VIPS_UNREF(g->items[i]);
+    g_free(g->items);
     g_free(g->pages);
     g_free(g->page_of);
-    g_strfreev(g->page_album);
-    g_strfreev(g->albums);
-    g_free(g->album_first);
+    if (g->albums)
+        g_array_unref(g->albums);
     g_free(g->position);
     g_mutex_clear(&g->lock);
     results = g->results;

@@ -14,7 +14,10 @@ typedef struct gal_gather gal_gather;
  * order to process them in. NULL (and `order` untouched) when the preset
  * has no gathering stage. `albums` (may be NULL) is each photo's folder
  * within its input folder ("" for none): when the stage makes pages per
- * album, photos are ordered album by album and each album starts a page.
+ * album, every folder is an album (and those above it too, up to the
+ * top), its album.yaml read here (main thread), photos are ordered album
+ * by album (the top first, then each album's sub-albums in turn) and
+ * each album has pages of its own, made once every photo is in.
  * Sorting by date takes each photo's time from
  * `times` (may be NULL), or where it holds GAL_SORT_TIME_UNKNOWN, from
  * its header. */
@@ -22,8 +25,8 @@ gal_gather *gal__gather_new(const gal_preset *preset, const char *const *paths,
     const char *const *albums, const gint64 *times, int n, const gal_out_dir *out_dir,
     int *order);
 
-/* What a photo is sorted by for `sort: date`: its date taken (facts),
- * else its file's time, in seconds. */
+/* What a photo is sorted by for `sort: date`: its date taken (facts), in
+ * seconds, else GAL_SORT_UNDATED. */
 gint64 gal__sort_time(const gal_facts *facts, const char *path);
 
 /* File names the way people sort them (contact-sheet `sort: name`):
@@ -32,6 +35,8 @@ gint64 gal__sort_time(const gal_facts *facts, const char *path);
  * their bytes, so the order is total. strcmp-like result. Pure. */
 int gal__natural_compare(const char *a, const char *b);
 #define GAL_SORT_TIME_UNKNOWN G_MININT64
+/* gal__sort_time of a photo without a date taken: after every date. */
+#define GAL_SORT_UNDATED G_MAXINT64
 /* 1-based place of photo `id` in the order; 0 without a gather. */
 int gal__gather_index(const gal_gather *g, int id);
 /* Photo `id` finished: its item (ownership taken), or NULL when it failed.

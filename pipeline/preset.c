@@ -651,6 +651,21 @@ gal_preset_name(const gal_preset *preset)
 }
 
 const char *
+gal_preset_page_noun(const gal_preset *preset, int n)
+{
+    for (guint i = 0; i < preset->stages->len; i++) {
+        const gal_stage_def *def = g_array_index(preset->stages, gal_stage_instance, i).def;
+
+        if (def->kind != GAL_STAGE_GATHER)
+            continue;
+        if (def->build_text)
+            return n == 1 ? "gallery page" : "gallery pages";
+        return n == 1 ? "contact sheet" : "contact sheets";
+    }
+    return n == 1 ? "page" : "pages";
+}
+
+const char *
 gal_preset_description(const gal_preset *preset)
 {
     return preset->description;

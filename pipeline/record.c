@@ -89,6 +89,11 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         struct stat st;
         char hex[65];
 
+        /* Up to date: recorded as it is, and no orphan. */
+        if (sheet->status == GAL_PHOTO_UP_TO_DATE) {
+            g_hash_table_add(written, g_steal_pointer(&rel));
+            continue;
+        }
         /* A picture page's digest was taken as it was written (gather.c);
          * a text page (a gallery's HTML) is read back. */
         if (sheet->status != GAL_PHOTO_DONE ||
@@ -211,7 +216,8 @@ find_orphan(const gal_record *r, void *user)
             return TRUE;
     }
     o.output = g_build_filename(pr->config->out_dir, r->output, NULL);
-    o.input = g_strdup(r->kind == GAL_RECORD_PAGE ? "(contact sheet)" : input);
+    o.input = g_strdup(r->kind != GAL_RECORD_PAGE ? input
+                       : pr->summary->pages_are_html ? "(gallery page)" : "(contact sheet)");
     g_array_append_val(f->orphans, o);
     return TRUE;
 }

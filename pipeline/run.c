@@ -348,6 +348,9 @@ gal__engine_begin(engine *run, preset_run *prs, const gal_preset *const *presets
         pr->summary = out[r] = g_new0(gal_run_summary, 1);
         pr->summary->preset = g_strdup(presets[r]->name);
         pr->summary->sheets_only = !presets[r]->output->photos;
+        for (guint s = 0; s < presets[r]->stages->len; s++)
+            pr->summary->pages_are_html |=
+                g_array_index(presets[r]->stages, gal_stage_instance, s).def->build_text != NULL;
         pr->summary->output_dir = g_strdup(pr->config->out_dir);
         pr->warnings = g_ptr_array_new_with_free_func(g_free);
         g_mutex_init(&pr->record_lock);

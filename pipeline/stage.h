@@ -15,25 +15,48 @@ typedef enum gal_stage_kind {
     GAL_STAGE_GATHER, /* many in, one out (contact sheets) */
 } gal_stage_kind;
 
-/* The order a gathering stage wants photos in; ties by path. */
+/* The order a gathering stage wants photos in; ties by path. By date:
+ * the date taken, photos without one last; newest: the same, newest
+ * first (undated still last). */
 typedef enum gal_sort {
     GAL_SORT_NAME,
     GAL_SORT_DATE,
     GAL_SORT_INPUT,
+    GAL_SORT_NEWEST,
 } gal_sort;
+
+/* An album of a stage that makes pages per album (gal_stage_def.albums):
+ * a folder of the input folder, its photos and its sub-albums, with what
+ * its album.yaml says (album.c). Built by gather.c; read-only to stages. */
+typedef struct gal_album {
+    const char *path;        /* within the input folder: "" the top, "2025/spain" */
+    const char *title;       /* album.yaml's, or NULL: the stage names it */
+    const char *description; /* album.yaml's Markdown as safe HTML, or NULL */
+    const char *summary;     /* the same as plain text (a feed's, a card's meta), or NULL */
+    const char *cover;       /* album.yaml's: a photo's file name, or NULL */
+    gal_loc cover_loc;       /* where album.yaml gave it */
+    const char *date;        /* album.yaml's, YYYY-MM-DD, or NULL */
+    int parent;              /* index in the albums; -1: the top */
+    const int *children;     /* the sub-albums' indices, in order */
+    int n_children;
+    VipsImage *const *items; /* its own photos' items in order; NULL: failed */
+    int n_items;
+    int pages;               /* pages of its own (at least 1) */
+    const gal_error *error;  /* album.yaml is wrong: its pages fail with it */
+} gal_album;
 
 /* One page of a gathering stage's output. */
 typedef struct gal_page {
-    int number, pages; /* 1-based */
+    int number, pages; /* 1-based, within the album when there are albums */
     int count;         /* photos in the run */
     const char *preset;
-    /* Pages per album (gal_stage_def.albums): this page's album, the
-     * photos' folder within the input folder ("" for the top), and every
-     * album with its first page. NULL, 0: no albums. */
-    const char *album;
+    /* Pages per album (gal_stage_def.albums): every album, the top first,
+     * and this page's. NULL, 0: no albums. */
+    const gal_album *albums;
     int n_albums;
-    const char *const *albums;
-    const int *album_first;
+    int album;
+    /* site_files only: the output folder, where the photos' files are. */
+    const char *site_dir;
 } gal_page;
 
 typedef struct gal_rect {
@@ -165,7 +188,8 @@ typedef struct gal_stage_def {
     /* GATHER stages. gather_plan: photos per page (0: one page) and order.
      * tap: this photo's item (small, in memory) from the image as the
      * earlier stages left it; the photo goes on unchanged. build_many: one
-     * page from its items, in order. page_name: the page's file name. */
+     * page from its items, in order. page_name: the page's file name
+     * (number, pages and album of `page`; no items). */
     void (*gather_plan)(const gal_stage_ctx *sc, int *per_page, gal_sort *sort);
     int (*tap)(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in, VipsImage **item,
         gal_error *err);
@@ -175,13 +199,20 @@ typedef struct gal_stage_def {
     char *(*label)(const gal_stage_ctx *sc, const gal_facts *facts);
     int (*build_many)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         VipsImage **out, gal_error *err);
-    char *(*page_name)(const gal_stage_ctx *sc, int page, int pages);
+    char *(*page_name)(const gal_stage_ctx *sc, const gal_page *page);
     /* Instead of build_many, for pages that are text (the gallery's
      * HTML): the page's bytes, written as they are (*text a new GString). */
     int (*build_text)(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
         GString **text, gal_error *err);
-    /* Pages per album: photos from each folder of the input folder on
-     * pages of their own (gal_page.album). */
+    /* With albums: files made once over the whole site besides its pages
+     * (a gallery's sitemap and feed), each a name appended to `names`
+     * (char *, new) and its bytes to `texts` (GString *, new), from the
+     * site (`site`: the top album's first page, every album). Optional. */
+    int (*site_files)(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *names,
+        GPtrArray *texts, gal_error *err);
+    /* Pages per album: each folder of the input folder an album with
+     * pages of its own (gal_page.albums), its album.yaml read; pages are
+     * made once every photo is in (a page shows its sub-albums' covers). */
     gboolean albums;
 } gal_stage_def;
 

@@ -70,8 +70,8 @@ static const gal_param sheet_params[] = {
         NULL),
     GAL_PARAM_ENUM(sheet_opts, sort, gal_sort,
         "sheet order: file name (natural and case-insensitive: IMG_2 before IMG_10, aqua "
-        "before Yellow), date taken (EXIF DateTimeOriginal, then file time), or the run's own "
-        "order (full path); ties by path",
+        "before Yellow), date taken (EXIF DateTimeOriginal; photos without one last), or the "
+        "run's own order (full path); ties by path",
         "name"),
     GAL_PARAM_END,
 };
@@ -276,11 +276,11 @@ sheet_plan(const gal_stage_ctx *sc, int *per_page, gal_sort *sort)
 }
 
 static char *
-sheet_page_name(const gal_stage_ctx *sc, int page, int pages)
+sheet_page_name(const gal_stage_ctx *sc, const gal_page *page)
 {
     const sheet_opts *o = sc->opts;
-    g_autofree char *number = g_strdup_printf("%0*d", pages >= 100 ? 3 : pages >= 10 ? 2 : 1,
-        page);
+    g_autofree char *number = g_strdup_printf("%0*d",
+        page->pages >= 100 ? 3 : page->pages >= 10 ? 2 : 1, page->number);
     g_auto(GStrv) parts = g_strsplit(o->file, "{page}", -1);
 
     return g_strjoinv(number, parts);

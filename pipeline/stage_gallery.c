@@ -1,7 +1,12 @@
-/* Gallery: the run's photos as a static HTML page (index.html, then
- * page-2.html ... past per-page) in the output folder: justified rows laid
- * out by the contact sheet's own code (gal__sheet_justified), lazy images
- * with their size, a placeholder and dominant colour, and a lightbox.
+/* Gallery: the run's photos as a static HTML site in the output folder.
+ * Every folder of the input folder is an album at a URL made from its path
+ * (alps/index.html, then alps/page-2.html ... past per-page; the top album
+ * is the home page, index.html), with breadcrumbs up, its album.yaml's
+ * title and story (album.c), cards for its sub-albums (cover, title,
+ * count, dates), then its photos: justified rows laid out by the contact
+ * sheet's own code (gal__sheet_justified), images with their size, a
+ * placeholder and dominant colour, and a lightbox whose every photo has a
+ * URL of its own (the page's, #its-file-name).
  *
  * A gathering stage like contact-sheet. tap() keeps the photo as a tiny
  * copy (its placeholder, from the pixels already in memory) labelled with
@@ -20,15 +25,21 @@
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
+#include "zipfile.h"
 
 typedef enum { THEME_DARK, THEME_LIGHT } gallery_theme;
 static const char *const gallery_theme_names[] = { "dark", "light", NULL };
-static const char *const gal_sort_names[] = { "name", "date", "input", NULL };
+typedef enum { DOWNLOAD_NONE, DOWNLOAD_LARGEST } gallery_download;
+static const char *const gallery_download_names[] = { "none", "largest", NULL };
+static const char *const gal_sort_names[] = { "name", "date", "input", "newest", NULL };
 
 typedef struct {
     gal_template *title;
     char *description;
+    char *author;
+    char *base_url;
     gallery_theme theme;
+    gallery_download download;
     int per_page;
     gal_sort sort;
     int row_height;
@@ -37,15 +48,33 @@ typedef struct {
 
 static const gal_param gallery_params[] = {
     GAL_PARAM_TEMPLATE(gallery_opts, title,
-        "page title and heading, a template ({preset}, {count})", "{preset}"),
-    GAL_PARAM_STRING(gallery_opts, description, "a line under the title; empty for none", ""),
+        "the site's title: the home page's heading, after each album's name in its page "
+        "title; a template ({preset}, {count}); the top folder's album.yaml title wins",
+        "{preset}"),
+    GAL_PARAM_STRING(gallery_opts, description,
+        "the site's description: a line under the home page's title and its meta "
+        "description; empty for none",
+        ""),
+    GAL_PARAM_STRING(gallery_opts, author,
+        "who made the photos: the pages' author and the footer's credit; empty for none", ""),
+    GAL_PARAM_STRING(gallery_opts, base_url,
+        "where the site will be published (https://example.org/photos/): each page's "
+        "canonical link, Open Graph and Twitter card tags, sitemap.xml and an Atom feed of "
+        "the newest albums (feed.xml); empty for none",
+        ""),
     GAL_PARAM_ENUM(gallery_opts, theme, gallery_theme, "page colours", "dark"),
+    GAL_PARAM_ENUM(gallery_opts, download, gallery_download,
+        "what visitors take home: none, or largest (each photo's largest file, from the "
+        "lightbox, and a zip of each album's, album.zip in its folder, stored as they are)",
+        "none"),
     GAL_PARAM_INT(gallery_opts, per_page,
         "photos per page (index.html, page-2.html ...); 0 puts every photo on one page", "200",
         0, 100000),
     GAL_PARAM_ENUM(gallery_opts, sort, gal_sort,
-        "page order: file name, date taken (EXIF DateTimeOriginal, then file time), or the "
-        "run's own order (full path); ties by path",
+        "photo order in each album: file name, date taken (EXIF DateTimeOriginal; photos "
+        "without one last), newest first (undated still last), or the run's own order (full "
+        "path); ties by path; sub-albums by name, or by date for date and newest; an album's "
+        "album.yaml may choose its own",
         "date"),
     GAL_PARAM_INT(gallery_opts, row_height,
         "target row height on a wide screen, in CSS pixels (rows stretch to fill the width)",
@@ -66,9 +95,10 @@ static const gal_param gallery_params[] = {
 #define GAP 6
 
 /* What the label carries, separated by LABEL_SEP (a unit separator, which
- * no caption shows): alt text, caption, EXIF line, file name. */
+ * no caption shows): alt text, caption, EXIF line, file name, date taken
+ * (YYYY-MM-DD, empty when unknown). */
 #define LABEL_SEP '\x1f'
-enum { LABEL_ALT, LABEL_CAPTION, LABEL_EXIF, LABEL_NAME, LABEL_FIELDS };
+enum { LABEL_ALT, LABEL_CAPTION, LABEL_EXIF, LABEL_NAME, LABEL_DATE, LABEL_FIELDS };
 
 static void
 gallery_plan(const gal_stage_ctx *sc, int *per_page, gal_sort *sort)
@@ -79,12 +109,22 @@ gallery_plan(const gal_stage_ctx *sc, int *per_page, gal_sort *sort)
     *sort = o->sort;
 }
 
+/* An album's page `number` as a path beneath the site: its folder's path,
+ * then index.html or page-N.html. */
 static char *
-gallery_page_name(const gal_stage_ctx *sc, int page, int pages)
+album_page_path(const char *album, int number)
+{
+    g_autofree char *file = number == 1 ? g_strdup("index.html")
+                                        : g_strdup_printf("page-%d.html", number);
+
+    return album && *album ? g_strdup_printf("%s/%s", album, file) : g_steal_pointer(&file);
+}
+
+static char *
+gallery_page_name(const gal_stage_ctx *sc, const gal_page *page)
 {
     (void) sc;
-    (void) pages;
-    return page == 1 ? g_strdup("index.html") : g_strdup_printf("page-%d.html", page);
+    return album_page_path(page->albums ? page->albums[page->album].path : "", page->number);
 }
 
 /* ---- per photo ------------------------------------------------------------------ */
@@ -126,6 +166,13 @@ gallery_label(const gal_stage_ctx *sc, const gal_facts *facts)
     append_field(out, exif->str);
     g_string_append_c(out, LABEL_SEP);
     append_field(out, facts->name);
+    g_string_append_c(out, LABEL_SEP);
+    if (facts->has_date) {
+        char day[16];
+
+        if (strftime(day, sizeof(day), "%Y-%m-%d", &facts->date))
+            g_string_append(out, day);
+    }
     g_string_free(exif, TRUE);
     return g_string_free(out, FALSE);
 }
@@ -170,14 +217,16 @@ html(GString *out, const char *text)
         }
 }
 
-/* A path beneath the output folder as a relative URL: each segment
- * percent-encoded, so a file name with '#', '?', '%' or a space links to
- * itself, from file:// and from any sub-path of a server alike. */
+/* A path beneath the output folder as a URL relative to a page `up`
+ * folders below the top ("../../" for 2025/spain/index.html): each
+ * segment percent-encoded, so a file name with '#', '?', '%' or a space
+ * links to itself, from file:// and from any sub-path of a server alike. */
 static void
-url(GString *out, const char *rel)
+url(GString *out, const char *up, const char *rel)
 {
     g_auto(GStrv) parts = g_strsplit(rel, "/", -1);
 
+    g_string_append(out, up);
     for (int i = 0; parts[i]; i++) {
         g_autofree char *escaped = g_uri_escape_string(parts[i], NULL, TRUE);
 
@@ -303,7 +352,8 @@ photo_info_from_item(VipsImage *item, photo_info *p)
  * target height, as on a contact sheet. Fractions are rounded down, so a
  * row never adds up to more than the line and wraps where it was laid. */
 static void
-row_shares(int n, const double *aspects, int width, int row_height, double *share, int *gaps)
+row_shares(int n, const double *aspects, int width, int row_height, double *share, int *gaps,
+    gboolean *first_row)
 {
     g_autofree gal_rect *cells = g_new(gal_rect, MAX(1, n));
     int height;
@@ -321,6 +371,8 @@ row_shares(int n, const double *aspects, int width, int row_height, double *shar
 
             share[i] = floor((double) cells[i].w / line * 1e5) / 1e5;
             gaps[i] = end - start - 1;
+            if (first_row)
+                first_row[i] = start == 0;
         }
         start = end;
     }
@@ -384,33 +436,78 @@ static const char page_css[] =
     "@media (prefers-reduced-motion:reduce){.grid img{transition:none}"
     ".grid a:hover img{transform:none}}";
 
+/* Breadcrumbs, an album's story and its sub-albums' cards. */
+static const char album_css[] =
+    ".crumbs ol{list-style:none;margin:0 0 8px;padding:0;display:flex;flex-wrap:wrap;"
+    "gap:0 6px;font-size:.9rem;color:var(--dim)}"
+    ".crumbs li{display:inline-flex;align-items:center;min-height:40px}"
+    ".crumbs li+li::before{content:\"/\";margin-right:6px}"
+    ".crumbs a{color:var(--fg)}"
+    ".story{max-width:42em;margin-top:.6em}.story p{margin:.5em 0}.story a{color:inherit}"
+    ".story img{max-width:100%;height:auto}"
+    "header p.sum{color:var(--dim)}"
+    "a.zip{display:inline-block;padding:10px 0;color:var(--fg)}"
+    "section.albums{margin:0 0 32px}"
+    ".cards{list-style:none;margin:0;padding:0;display:grid;gap:16px;"
+    "grid-template-columns:repeat(auto-fill,minmax(240px,1fr))}"
+    "@media (max-width:720px){.cards{grid-template-columns:1fr 1fr;gap:10px}}"
+    ".cards a{display:block;height:100%;color:var(--fg);text-decoration:none;"
+    "border:1px solid var(--line);border-radius:8px;overflow:hidden}"
+    ".cards a:focus-visible{outline:3px solid var(--fg);outline-offset:2px}"
+    ".cards .cover{display:block;aspect-ratio:3/2;background:var(--c) center/cover no-repeat}"
+    ".cards img{display:block;width:100%;height:100%;object-fit:cover}"
+    ".cards .t{display:block;padding:10px 12px 0;font-weight:600;line-height:1.3}"
+    ".cards .m{display:block;padding:4px 12px 12px;color:var(--dim);font-size:.85rem}"
+    /* Each caption and title in its own direction (dir=auto), isolated
+     * from the page's, and every paragraph of one. */
+    ".cap,.cards .t,h1,.story{unicode-bidi:plaintext}";
+
 /* The lightbox. Without script each photo is a plain link to its file;
  * with it, a <dialog> (focus kept inside, Escape closes, focus returns to
  * the photo) shows it large with its caption, EXIF line and a link to the
- * largest file; arrow keys, the buttons and a swipe go through the page. */
+ * largest file; arrow keys, the buttons and a swipe go through the page.
+ * Each photo has a URL, the page's with #its-id (its file name): opening
+ * one pushes it (Back closes), going to the next replaces it, and a page
+ * loaded with one opens that photo. */
 static const char page_js[] =
     "(function(){"
     "var d=document.getElementById('lb'),im=d.querySelector('.stage img'),"
     "cap=d.querySelector('.cap'),ex=d.querySelector('.exif'),"
     "orig=d.querySelector('.orig'),pos=d.querySelector('.pos'),"
-    "links=[].slice.call(document.querySelectorAll('.grid a')),cur=0,back=null,x0=null;"
-    "function show(i){cur=(i+links.length)%links.length;var a=links[cur],t=a.querySelector('img');"
+    "links=[].slice.call(document.querySelectorAll('.grid a')),cur=0,back=null,x0=null,"
+    "pushed=false,leaving=false;"
+    "function find(h){h=h.slice(1);for(var i=0;i<links.length;i++)"
+    "if(h&&links[i].parentNode.id===h)return i;return -1;}"
+    "function show(i,how){if(!links.length)return;"
+    "cur=(i+links.length)%links.length;var a=links[cur],t=a.querySelector('img'),"
+    "h='#'+a.parentNode.id;"
     "im.src=a.getAttribute('href');im.alt=t.alt;"
     "im.width=+a.dataset.w;im.height=+a.dataset.h;"
     "cap.textContent=a.dataset.caption||'';cap.hidden=!a.dataset.caption;"
     "ex.textContent=a.dataset.exif||'';ex.hidden=!a.dataset.exif;"
     "orig.href=a.getAttribute('href');"
     "pos.textContent=(cur+1)+' / '+links.length;"
+    "if(how==='push'){history.pushState({lb:1},'',h);pushed=true;}"
+    "else if(how!=='keep'&&location.hash!==h)history.replaceState(history.state,'',h);"
     /* The neighbours load while this one is looked at. */
     "[cur+1,cur-1].forEach(function(j){var n=links[(j+links.length)%links.length];"
     "if(n)(new Image()).src=n.getAttribute('href');});}"
+    "function open(i,how){back=links[i];show(i,how);if(!d.open)d.showModal();}"
     "links.forEach(function(a,i){a.addEventListener('click',function(e){"
     "if(e.ctrlKey||e.metaKey||e.shiftKey||e.button)return;e.preventDefault();"
-    "back=a;show(i);if(!d.open)d.showModal();});});"
+    "open(i,d.open?'replace':'push');});});"
     "d.querySelector('.prev').onclick=function(){show(cur-1);};"
     "d.querySelector('.next').onclick=function(){show(cur+1);};"
     "d.querySelector('.close').onclick=function(){d.close();};"
-    "d.addEventListener('close',function(){im.removeAttribute('src');if(back)back.focus();});"
+    /* Closed here (not by Back): the photo's URL goes, back to the page's. */
+    "d.addEventListener('close',function(){im.removeAttribute('src');if(back)back.focus();"
+    "if(find(location.hash)<0)return;"
+    "if(pushed){pushed=false;leaving=true;history.back();}"
+    "else history.replaceState(null,'',location.pathname+location.search);});"
+    /* The Back our own close asked for lands later: it changes nothing. */
+    "window.addEventListener('popstate',function(){if(leaving){leaving=false;return;}"
+    "var i=find(location.hash);"
+    "if(i>=0)open(i,'keep');else if(d.open){pushed=false;d.close();}});"
     "d.addEventListener('keydown',function(e){"
     "if(e.key==='ArrowLeft'){show(cur-1);e.preventDefault();}"
     "else if(e.key==='ArrowRight'){show(cur+1);e.preventDefault();}});"
@@ -420,71 +517,252 @@ static const char page_js[] =
     "d.addEventListener('touchend',function(e){if(x0===null)return;"
     "var dx=e.changedTouches[0].clientX-x0;x0=null;"
     "if(Math.abs(dx)>40)show(dx<0?cur+1:cur-1);});"
-    "document.querySelectorAll('.grid img').forEach(function(t){"
-    "function done(){t.closest('li').style.backgroundImage='none';}"
+    "document.querySelectorAll('.grid img,.cards img').forEach(function(t){"
+    "function done(){t.parentNode.closest('li,.cover').style.backgroundImage='none';}"
     "if(t.complete&&t.naturalWidth)done();else t.addEventListener('load',done);});"
+    "var at=find(location.hash);if(at>=0)open(at,'keep');"
     "})();";
 
-/* An album's name as shown: its folder, "Photos" for the top level. */
-static const char *
-album_title(const char *album)
+/* ---- the album tree ----------------------------------------------------------------- */
+
+/* One field of an item's label ("" when it has none). */
+static char *
+label_field(VipsImage *item, int field)
 {
-    return album && *album ? album : "Photos";
+    const char *label = NULL;
+    g_autofree char *sep = g_strnfill(1, LABEL_SEP);
+    g_auto(GStrv) fields = NULL;
+
+    if (!item || !vips_image_get_typeof(item, GAL_META_LABEL) ||
+        vips_image_get_string(item, GAL_META_LABEL, &label))
+        return g_strdup("");
+    fields = g_strsplit(label, sep, LABEL_FIELDS);
+    return g_strdup((int) g_strv_length(fields) > field ? fields[field] : "");
 }
 
-/* The albums, each a link to its first page, when there are several. */
-static void
-album_nav(GString *out, const gal_stage_ctx *sc, const gal_page *page)
-{
-    if (page->n_albums < 2)
-        return;
-    g_string_append(out, "<nav class=\"albums\" aria-label=\"Albums\"><ul>");
-    for (int a = 0; a < page->n_albums; a++) {
-        g_autofree char *name = gallery_page_name(sc, page->album_first[a], page->pages);
-        gboolean current = page->album && strcmp(page->albums[a], page->album) == 0;
+/* What an album's card and header say of it and everything below it. */
+typedef struct {
+    int photos;            /* its photos and its sub-albums' */
+    char first[11], last[11]; /* YYYY-MM-DD; "" when none has a date */
+} album_sum;
 
+static void
+album_sum_add(const gal_page *page, int a, album_sum *sum)
+{
+    const gal_album *album = &page->albums[a];
+
+    for (int i = 0; i < album->n_items; i++) {
+        g_autofree char *day = NULL;
+
+        if (!album->items[i])
+            continue;
+        sum->photos++;
+        day = label_field(album->items[i], LABEL_DATE);
+        if (strlen(day) != 10)
+            continue;
+        if (!*sum->first || strcmp(day, sum->first) < 0)
+            g_strlcpy(sum->first, day, sizeof(sum->first));
+        if (strcmp(day, sum->last) > 0)
+            g_strlcpy(sum->last, day, sizeof(sum->last));
+    }
+    for (int c = 0; c < album->n_children; c++)
+        album_sum_add(page, album->children[c], sum);
+}
+
+static album_sum
+album_summary(const gal_page *page, int a)
+{
+    album_sum sum = { 0 };
+
+    album_sum_add(page, a, &sum);
+    if (page->albums[a].date) {
+        /* The album says when it was. */
+        g_strlcpy(sum.first, page->albums[a].date, sizeof(sum.first));
+        g_strlcpy(sum.last, page->albums[a].date, sizeof(sum.last));
+    }
+    return sum;
+}
+
+static const char *const month_names[] = { "January", "February", "March", "April", "May",
+    "June", "July", "August", "September", "October", "November", "December" };
+
+/* "13 April 2014", "13–14 April 2014", "30 March – 2 April 2014",
+ * "30 December 2013 – 2 January 2014": the days between two YYYY-MM-DD. */
+static void
+days(GString *out, const char *first, const char *last)
+{
+    int y1, m1, d1, y2, m2, d2;
+
+    if (sscanf(first, "%d-%d-%d", &y1, &m1, &d1) != 3 ||
+        sscanf(last, "%d-%d-%d", &y2, &m2, &d2) != 3 || m1 < 1 || m1 > 12 || m2 < 1 || m2 > 12)
+        return;
+    if (y1 != y2)
+        g_string_append_printf(out, "%d %s %d – %d %s %d", d1, month_names[m1 - 1], y1, d2,
+            month_names[m2 - 1], y2);
+    else if (m1 != m2)
+        g_string_append_printf(out, "%d %s – %d %s %d", d1, month_names[m1 - 1], d2,
+            month_names[m2 - 1], y2);
+    else if (d1 != d2)
+        g_string_append_printf(out, "%d–%d %s %d", d1, d2, month_names[m2 - 1], y2);
+    else
+        g_string_append_printf(out, "%d %s %d", d1, month_names[m1 - 1], y1);
+}
+
+/* "12 photos · 2 albums · 13 April 2014" */
+static void
+summary_line(GString *out, const gal_page *page, int a)
+{
+    album_sum sum = album_summary(page, a);
+    int albums = page->albums[a].n_children;
+
+    g_string_append_printf(out, "%d photo%s", sum.photos, sum.photos == 1 ? "" : "s");
+    if (albums)
+        g_string_append_printf(out, " · %d album%s", albums, albums == 1 ? "" : "s");
+    if (*sum.first) {
+        g_string_append(out, " · ");
+        days(out, sum.first, sum.last);
+    }
+}
+
+/* The site's title: the top album.yaml's, else the preset's. */
+static char *
+site_title(const gallery_opts *o, const gal_page *page)
+{
+    gal_facts facts = { 0 };
+    char *title;
+
+    if (page->albums[0].title)
+        return g_strdup(page->albums[0].title);
+    facts.count = page->count;
+    facts.preset = page->preset;
+    title = gal__template_render(o->title, &facts, FALSE);
+    g_strstrip(title);
+    if (!*title) {
+        g_free(title);
+        title = g_strdup("Photos");
+    }
+    return title;
+}
+
+/* An album's name: its album.yaml's title, else its folder's name (the
+ * site's title for the top). A new string. */
+static char *
+album_name(const gallery_opts *o, const gal_page *page, int a)
+{
+    const gal_album *album = &page->albums[a];
+    const char *slash;
+
+    if (a == 0 || !*album->path)
+        return site_title(o, page);
+    if (album->title)
+        return g_strdup(album->title);
+    slash = strrchr(album->path, '/');
+    return g_strdup(slash ? slash + 1 : album->path);
+}
+
+/* "../../" for a page of album a: back to the top of the site. */
+static char *
+up_from(const gal_page *page, int a)
+{
+    const char *path = page->albums[a].path;
+    GString *up = g_string_new(NULL);
+
+    for (const char *c = path; *path && c; c = strchr(c + 1, '/'))
+        g_string_append(up, "../");
+    return g_string_free(up, FALSE);
+}
+
+/* The photo an album's card shows: album.yaml's cover, else its first
+ * photo, else its first sub-album's cover. NULL: none. */
+static VipsImage *
+album_cover(const gal_page *page, int a)
+{
+    const gal_album *album = &page->albums[a];
+
+    for (int i = 0; i < album->n_items && album->cover; i++) {
+        g_autofree char *name = label_field(album->items[i], LABEL_NAME);
+
+        if (album->items[i] && strcmp(name, album->cover) == 0)
+            return album->items[i];
+    }
+    for (int i = 0; i < album->n_items; i++)
+        if (album->items[i])
+            return album->items[i];
+    for (int c = 0; c < album->n_children; c++) {
+        VipsImage *cover = album_cover(page, album->children[c]);
+
+        if (cover)
+            return cover;
+    }
+    return NULL;
+}
+
+/* ---- per page -------------------------------------------------------------------- */
+
+static void
+breadcrumbs(GString *out, const gallery_opts *o, const gal_page *page, const char *up)
+{
+    int chain[256], n = 0;
+
+    /* The home page is the top; its page 2 is not. */
+    if (page->album == 0 && page->number == 1)
+        return;
+    for (int a = page->album; a >= 0 && n < (int) G_N_ELEMENTS(chain);
+         a = page->albums[a].parent)
+        chain[n++] = a;
+    g_string_append(out, "<nav class=\"crumbs\" aria-label=\"Breadcrumb\"><ol>");
+    for (int k = n - 1; k >= 0; k--) {
+        g_autofree char *name = album_name(o, page, chain[k]);
+        g_autofree char *target = album_page_path(page->albums[chain[k]].path, 1);
+
+        if (k == 0 && page->number == 1) {
+            g_string_append(out, "<li aria-current=\"page\" dir=\"auto\">");
+            html(out, name);
+            g_string_append(out, "</li>");
+            continue;
+        }
         g_string_append(out, "<li><a href=\"");
-        url(out, name);
-        g_string_append_c(out, '"');
-        if (current)
-            g_string_append(out, " aria-current=\"true\"");
-        g_string_append_c(out, '>');
-        html(out, album_title(page->albums[a]));
+        url(out, up, target);
+        g_string_append(out, "\" dir=\"auto\">");
+        html(out, name);
         g_string_append(out, "</a></li>");
     }
-    g_string_append(out, "</ul></nav>\n");
+    g_string_append(out, "</ol></nav>\n");
 }
 
+/* The album's pages, linked from one of them: beside it, in its folder. */
 static void
-page_nav(GString *out, const gal_stage_ctx *sc, const gal_page *page)
+page_nav(GString *out, const gal_page *page)
 {
+    const char *album = "", *up = "";
+
     if (page->pages < 2)
         return;
     g_string_append(out, "<nav class=\"pages\" aria-label=\"Pages\">");
     if (page->number > 1) {
-        g_autofree char *prev = gallery_page_name(sc, page->number - 1, page->pages);
+        g_autofree char *prev = album_page_path(album, page->number - 1);
 
         g_string_append(out, "<a rel=\"prev\" href=\"");
-        url(out, prev);
+        url(out, up, prev);
         g_string_append(out, "\"><span aria-hidden=\"true\">←</span>"
                              "<span class=\"sr\">Previous page</span></a>");
     }
     for (int p = 1; p <= page->pages; p++) {
-        g_autofree char *name = gallery_page_name(sc, p, page->pages);
+        g_autofree char *name = album_page_path(album, p);
 
         if (p == page->number)
             g_string_append_printf(out, "<span aria-current=\"page\">%d</span>", p);
         else {
             g_string_append(out, "<a href=\"");
-            url(out, name);
+            url(out, up, name);
             g_string_append_printf(out, "\">%d</a>", p);
         }
     }
     if (page->number < page->pages) {
-        g_autofree char *next = gallery_page_name(sc, page->number + 1, page->pages);
+        g_autofree char *next = album_page_path(album, page->number + 1);
 
         g_string_append(out, "<a rel=\"next\" href=\"");
-        url(out, next);
+        url(out, up, next);
         g_string_append(out, "\"><span aria-hidden=\"true\">→</span>"
                              "<span class=\"sr\">Next page</span></a>");
     }
@@ -545,8 +823,8 @@ same_width_before(const photo_info *p, guint v)
  * (or always, for a <source>): the browser picks the smallest file that
  * covers the tile at the screen's density. */
 static void
-srcset(GString *out, const photo_info *p, const char *format, gboolean always, double share,
-    double share_narrow)
+srcset(GString *out, const char *up, const photo_info *p, const char *format, gboolean always,
+    const char *sizes)
 {
     guint n = 0;
     gboolean first = TRUE;
@@ -565,19 +843,18 @@ srcset(GString *out, const photo_info *p, const char *format, gboolean always, d
         if (!first)
             g_string_append(out, ", ");
         first = FALSE;
-        url(out, var->rel);
+        url(out, up, var->rel);
         g_string_append_printf(out, " %dw", var->width);
     }
-    g_string_append_printf(out, "\" sizes=\"(max-width: %dpx) %dvw, %dpx\"", NARROW_BELOW,
-        MAX(1, (int) ceil(share_narrow * 100)), MAX(1, (int) ceil(share * WIDE_WIDTH)));
+    g_string_append_printf(out, "\" sizes=\"%s\"", sizes);
 }
 
 /* The <source>s of a <picture>: the formats besides the fallback, the
  * newer (smaller) first, as the browser takes the first it can show: the
  * table's last first (formats.def lists them oldest first). */
 static gboolean
-picture_sources(GString *out, const photo_info *p, const char *fallback, double share,
-    double share_narrow)
+picture_sources(GString *out, const char *up, const photo_info *p, const char *fallback,
+    const char *sizes)
 {
     gboolean any = FALSE;
 
@@ -594,23 +871,84 @@ picture_sources(GString *out, const photo_info *p, const char *fallback, double 
             g_string_append(out, "<picture>");
         any = TRUE;
         g_string_append_printf(out, "<source type=\"%s\"", gal__formats[f]->mime);
-        srcset(out, p, name, TRUE, share, share_narrow);
+        srcset(out, up, p, name, TRUE, sizes);
         g_string_append_c(out, '>');
     }
     return any;
 }
 
+/* How wide a tile is in CSS pixels, as the browser's `sizes` says it: the
+ * page's content (the window less 32 px of padding, at most 1400 px less
+ * them) less the row's gaps, times the photo's share, in each layout. */
+static char *
+tile_sizes(double share, int gaps, double share_narrow, int gaps_narrow)
+{
+    GString *out = g_string_new(NULL);
+
+    g_string_append_printf(out, "(max-width: %dpx) calc((100vw - %dpx) * ", NARROW_BELOW,
+        32 + GAP * gaps_narrow);
+    css_number(out, share_narrow, 5);
+    g_string_append_printf(out, "), (max-width: %dpx) calc((100vw - %dpx) * ", WIDE_WIDTH,
+        32 + GAP * gaps);
+    css_number(out, share, 5);
+    g_string_append(out, "), ");
+    g_string_append_printf(out, "%dpx", MAX(1, (int) ceil(share * (WIDE_WIDTH - 32 - GAP * gaps))));
+    return g_string_free(out, FALSE);
+}
+
+/* An <img> of the photo (in a <picture> when it has other formats). */
 static void
-photo_entry(GString *out, const photo_info *p, double share, int gaps, double share_narrow,
-    int gaps_narrow)
+image(GString *out, const char *up, const photo_info *p, const char *sizes, gboolean eager,
+    const char *alt)
+{
+    const char *fallback = fallback_format(p);
+    const variant *largest, *shown;
+    gboolean picture;
+
+    extremes(p, fallback, &largest, &shown);
+    picture = picture_sources(out, up, p, fallback, sizes);
+    g_string_append(out, "<img src=\"");
+    url(out, up, shown->rel);
+    g_string_append_c(out, '"');
+    srcset(out, up, p, fallback, FALSE, sizes);
+    g_string_append_printf(out, " width=\"%d\" height=\"%d\" %s decoding=\"async\" alt=\"",
+        shown->width, shown->height,
+        eager ? "fetchpriority=\"high\"" : "loading=\"lazy\"");
+    html(out, alt);
+    g_string_append(out, picture ? "\"></picture>" : "\">");
+}
+
+/* The tile's colour and placeholder, as style declarations. */
+static void
+placeholder_style(GString *out, const photo_info *p)
+{
+    g_string_append_printf(out, "--c:%s", p->color);
+    if (p->placeholder) {
+        g_string_append(out, ";background-image:url(");
+        html(out, p->placeholder);
+        g_string_append_c(out, ')');
+    }
+}
+
+static void
+photo_entry(GString *out, const char *up, const photo_info *p, double share, int gaps,
+    double share_narrow, int gaps_narrow, gboolean eager)
 {
     const char *fallback = p->variants->len ? fallback_format(p) : NULL;
     const variant *largest = NULL, *shown = NULL;
-    gboolean picture;
+    g_autofree char *id = g_uri_escape_string(p->label[LABEL_NAME], NULL, TRUE);
+    g_autofree char *sizes = NULL;
 
     if (fallback)
         extremes(p, fallback, &largest, &shown);
-    g_string_append(out, "<li style=\"--f:");
+    g_string_append(out, "<li");
+    if (*id) {
+        /* The photo's address on the page: #its-file-name. */
+        g_string_append(out, " id=\"");
+        html(out, id);
+        g_string_append_c(out, '"');
+    }
+    g_string_append(out, " style=\"--f:");
     css_number(out, share, 5);
     g_string_append_printf(out, ";--k:%d;--fn:", gaps);
     css_number(out, share_narrow, 5);
@@ -619,12 +957,8 @@ photo_entry(GString *out, const photo_info *p, double share, int gaps, double sh
         g_string_append_printf(out, "%d/%d", largest->width, largest->height);
     else
         css_number(out, p->aspect, 5);
-    g_string_append_printf(out, ";--c:%s", p->color);
-    if (p->placeholder) {
-        g_string_append(out, ";background-image:url(");
-        html(out, p->placeholder);
-        g_string_append_c(out, ')');
-    }
+    g_string_append_c(out, ';');
+    placeholder_style(out, p);
     g_string_append(out, "\">");
     if (!largest) {
         /* No file to show (output.photos false): the placeholder alone. */
@@ -635,7 +969,7 @@ photo_entry(GString *out, const photo_info *p, double share, int gaps, double sh
     }
     /* The link is to the largest file every browser shows. */
     g_string_append(out, "<a href=\"");
-    url(out, largest->rel);
+    url(out, up, largest->rel);
     g_string_append_printf(out, "\" data-w=\"%d\" data-h=\"%d\"", largest->width,
         largest->height);
     if (*p->label[LABEL_CAPTION]) {
@@ -649,20 +983,348 @@ photo_entry(GString *out, const photo_info *p, double share, int gaps, double sh
         g_string_append_c(out, '"');
     }
     g_string_append(out, ">");
-    picture = picture_sources(out, p, fallback, share, share_narrow);
-    g_string_append(out, "<img src=\"");
-    url(out, shown->rel);
-    g_string_append_c(out, '"');
-    srcset(out, p, fallback, FALSE, share, share_narrow);
-    g_string_append_printf(out, " width=\"%d\" height=\"%d\" loading=\"lazy\" "
-                                "decoding=\"async\" alt=\"",
-        shown->width, shown->height);
-    html(out, p->label[LABEL_ALT]);
-    g_string_append(out, picture ? "\"></picture></a></li>\n" : "\"></a></li>\n");
+    sizes = tile_sizes(share, gaps, share_narrow, gaps_narrow);
+    image(out, up, p, sizes, eager, p->label[LABEL_ALT]);
+    g_string_append(out, "</a></li>\n");
+}
+
+/* The sub-albums' cards: cover, title, count and dates, each a link to
+ * the album. The first row's covers load first. */
+static void
+album_cards(GString *out, const gallery_opts *o, const gal_page *page, const char *up)
+{
+    const gal_album *album = &page->albums[page->album];
+
+    if (album->n_children == 0 || page->number != 1)
+        return;
+    g_string_append(out, "<section class=\"albums\" aria-labelledby=\"albums-h\">"
+                         "<h2 id=\"albums-h\">Albums</h2>\n<ul class=\"cards\">\n");
+    for (int c = 0; c < album->n_children; c++) {
+        int a = album->children[c];
+        g_autofree char *name = album_name(o, page, a);
+        /* A sub-album's folder is in this one's: linked from here. */
+        g_autofree char *target = album_page_path(page->albums[a].path + strlen(album->path) +
+            (*album->path ? 1 : 0), 1);
+        VipsImage *cover = album_cover(page, a);
+
+        g_string_append(out, "<li><a href=\"");
+        url(out, "", target);
+        g_string_append(out, "\">");
+        if (cover) {
+            photo_info p = { 0 };
+
+            photo_info_from_item(cover, &p);
+            g_string_append(out, "<span class=\"cover\" style=\"");
+            placeholder_style(out, &p);
+            g_string_append(out, "\">");
+            if (p.variants->len)
+                /* Two columns on a phone; a wide screen's columns are
+                 * 240 px at least, about 270 on a 1400 px page. */
+                image(out, up, &p, "(max-width: 720px) calc((100vw - 42px) / 2), 360px", c < 3,
+                    "");
+            g_string_append(out, "</span>");
+            photo_info_clear(&p);
+        }
+        g_string_append(out, "<span class=\"t\" dir=\"auto\">");
+        html(out, name);
+        g_string_append(out, "</span><span class=\"m\">");
+        {
+            GString *line = g_string_new(NULL);
+
+            summary_line(line, page, a);
+            html(out, line->str);
+            g_string_free(line, TRUE);
+        }
+        g_string_append(out, "</span></a></li>\n");
+    }
+    g_string_append(out, "</ul></section>\n");
+}
+
+/* What a page says of itself to search engines and link previews: the
+ * album's story as text, else (the home page) the site's description. */
+static const char *
+meta_description(const gallery_opts *o, const gal_page *page)
+{
+    const gal_album *album = &page->albums[page->album];
+
+    if (album->summary && page->number == 1)
+        return album->summary;
+    return page->album == 0 && *o->description ? o->description : NULL;
+}
+
+/* Where a page of an album is once published: the album's folder for its
+ * first page (a server serves its index.html), else the page's file. */
+static char *
+published_path(const char *album, int number)
+{
+    if (number == 1)
+        return *album ? g_strdup_printf("%s/", album) : g_strdup("");
+    return album_page_path(album, number);
+}
+
+/* `rel` beneath the site as an absolute URL, escaped for an attribute or
+ * XML text. */
+static void
+absolute(GString *out, const gallery_opts *o, const char *rel)
+{
+    html(out, o->base_url);
+    url(out, "", rel);
+}
+
+/* With base-url: the page's canonical address, its Open Graph and Twitter
+ * card (title, description, the album's cover at its largest, the
+ * address) and the site's feed. */
+static void
+published(GString *out, const gallery_opts *o, const gal_page *page, const char *site,
+    const char *name, const char *up)
+{
+    const gal_album *album = &page->albums[page->album];
+    g_autofree char *self = published_path(album->path, page->number);
+    const char *description = meta_description(o, page);
+    VipsImage *cover = album_cover(page, page->album);
+
+    g_string_append(out, "<link rel=\"canonical\" href=\"");
+    absolute(out, o, self);
+    g_string_append(out, "\">\n<link rel=\"alternate\" type=\"application/atom+xml\" title=\"");
+    html(out, site);
+    g_string_append(out, "\" href=\"");
+    url(out, up, "feed.xml");
+    g_string_append(out, "\">\n<meta property=\"og:type\" content=\"website\">\n"
+                         "<meta property=\"og:site_name\" content=\"");
+    html(out, site);
+    g_string_append(out, "\">\n<meta property=\"og:title\" content=\"");
+    html(out, name);
+    g_string_append(out, "\">\n<meta property=\"og:url\" content=\"");
+    absolute(out, o, self);
+    g_string_append(out, "\">\n");
+    if (description) {
+        g_string_append(out, "<meta property=\"og:description\" content=\"");
+        html(out, description);
+        g_string_append(out, "\">\n");
+    }
+    if (cover) {
+        photo_info p = { 0 };
+
+        photo_info_from_item(cover, &p);
+        if (p.variants->len) {
+            const variant *largest, *smallest;
+
+            extremes(&p, fallback_format(&p), &largest, &smallest);
+            g_string_append(out, "<meta property=\"og:image\" content=\"");
+            absolute(out, o, largest->rel);
+            g_string_append_printf(out, "\">\n<meta property=\"og:image:width\" content=\"%d\">\n"
+                                        "<meta property=\"og:image:height\" content=\"%d\">\n"
+                                        "<meta property=\"og:image:alt\" content=\"",
+                largest->width, largest->height);
+            html(out, p.label[LABEL_ALT]);
+            g_string_append(out, "\">\n");
+        }
+        photo_info_clear(&p);
+    }
+    g_string_append_printf(out, "<meta name=\"twitter:card\" content=\"%s\">\n",
+        cover ? "summary_large_image" : "summary");
+}
+
+/* An album's newest day (YYYY-MM-DD), for the feed; "" when undated. */
+static int
+compare_newest(gconstpointer a, gconstpointer b, gpointer user)
+{
+    const gal_page *site = user;
+    album_sum x = album_summary(site, *(const int *) a);
+    album_sum y = album_summary(site, *(const int *) b);
+    int c = strcmp(y.last, x.last);
+
+    return c ? c : strcmp(site->albums[*(const int *) a].path, site->albums[*(const int *) b].path);
+}
+
+#define FEED_ENTRIES 20
+
+/* download: largest: album.zip in the album's folder, its own photos'
+ * largest files every browser shows, by their file names, dated as the
+ * album (its album.yaml date, else its newest photo's day) so that the
+ * same files give the same bytes. */
+static int
+album_zip(const gallery_opts *o, const gal_page *site, int a, GPtrArray *names,
+    GPtrArray *texts, gal_error *err)
+{
+    const gal_album *album = &site->albums[a];
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
+    album_sum sum = album_summary(site, a);
+    gint64 mtime = 946684800; /* 2000-01-01: zip's DOS dates start in 1980 */
+    GString *zip;
+    int y, m, d;
+
+    (void) o;
+    if (album->n_items == 0)
+        return 0;
+    if (*sum.last && sscanf(sum.last, "%d-%d-%d", &y, &m, &d) == 3) {
+        g_autoptr(GDateTime) dt = g_date_time_new_utc(y, m, d, 12, 0, 0);
+
+        if (dt)
+            mtime = g_date_time_to_unix(dt);
+    }
+    for (int i = 0; i < album->n_items; i++) {
+        photo_info p = { 0 };
+
+        if (!album->items[i])
+            continue;
+        photo_info_from_item(album->items[i], &p);
+        if (p.variants->len) {
+            const variant *largest, *smallest;
+            g_autofree char *base = NULL;
+
+            extremes(&p, fallback_format(&p), &largest, &smallest);
+            base = g_path_get_basename(largest->rel);
+            /* Two files of one name (from two folders): the second by its path. */
+            if (g_hash_table_contains(taken, base)) {
+                g_free(base);
+                base = g_strdelimit(g_strdup(largest->rel), "/", '_');
+            }
+            g_ptr_array_add(paths, g_build_filename(site->site_dir, largest->rel, NULL));
+            g_hash_table_add(taken, base);
+            g_ptr_array_add(entries, g_steal_pointer(&base));
+        }
+        photo_info_clear(&p);
+    }
+    if (paths->len == 0)
+        return 0;
+    zip = g_string_new(NULL);
+    if (gal__zip_stored(site->site_dir, (const char *const *) paths->pdata,
+            (const char *const *) entries->pdata, (int) paths->len, mtime, zip, err)) {
+        g_string_free(zip, TRUE);
+        return -1;
+    }
+    g_ptr_array_add(names, *album->path ? g_strdup_printf("%s/album.zip", album->path)
+                                        : g_strdup("album.zip"));
+    g_ptr_array_add(texts, zip);
+    return 0;
+}
+
+/* With base-url: sitemap.xml (every page) and feed.xml (an Atom feed of
+ * the newest albums, each dated by its newest photo or its album.yaml). */
+static int
+gallery_site_files(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *names,
+    GPtrArray *texts, gal_error *err)
+{
+    const gallery_opts *o = sc->opts;
+    GString *map, *feed;
+    g_autofree char *title = NULL;
+    g_autoptr(GArray) entries = g_array_new(FALSE, FALSE, sizeof(int));
+    char newest[11] = "";
+
+    if (o->download == DOWNLOAD_LARGEST)
+        for (int a = 0; a < site->n_albums; a++)
+            if (album_zip(o, site, a, names, texts, err))
+                return -1;
+    if (!*o->base_url)
+        return 0;
+    map = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    for (int a = 0; a < site->n_albums; a++)
+        for (int number = 1; number <= site->albums[a].pages; number++) {
+            g_autofree char *path = published_path(site->albums[a].path, number);
+
+            g_string_append(map, "<url><loc>");
+            absolute(map, o, path);
+            g_string_append(map, "</loc></url>\n");
+        }
+    g_string_append(map, "</urlset>\n");
+    g_ptr_array_add(names, g_strdup("sitemap.xml"));
+    g_ptr_array_add(texts, map);
+
+    /* The albums, newest first; the top only when it is the only one. */
+    for (int a = site->n_albums > 1 ? 1 : 0; a < site->n_albums; a++)
+        g_array_append_val(entries, a);
+    g_array_sort_with_data(entries, compare_newest, (gpointer) site);
+    if (entries->len > FEED_ENTRIES)
+        g_array_set_size(entries, FEED_ENTRIES);
+    if (entries->len)
+        g_strlcpy(newest, album_summary(site, g_array_index(entries, int, 0)).last,
+            sizeof(newest));
+    title = site_title(o, site);
+    feed = g_string_new("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+                        "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>");
+    html(feed, title);
+    g_string_append(feed, "</title>\n");
+    if (*o->description) {
+        g_string_append(feed, "<subtitle>");
+        html(feed, o->description);
+        g_string_append(feed, "</subtitle>\n");
+    }
+    g_string_append(feed, "<link rel=\"alternate\" href=\"");
+    absolute(feed, o, "");
+    g_string_append(feed, "\"/>\n<link rel=\"self\" href=\"");
+    absolute(feed, o, "feed.xml");
+    g_string_append(feed, "\"/>\n<id>");
+    absolute(feed, o, "");
+    /* No clock: the same photos give the same bytes. */
+    g_string_append_printf(feed, "</id>\n<updated>%sT00:00:00Z</updated>\n<author><name>",
+        *newest ? newest : "1970-01-01");
+    html(feed, *o->author ? o->author : title);
+    g_string_append(feed, "</name></author>\n<generator>gallop</generator>\n");
+    for (guint e = 0; e < entries->len; e++) {
+        int a = g_array_index(entries, int, e);
+        album_sum sum = album_summary(site, a);
+        g_autofree char *name = album_name(o, site, a);
+        g_autofree char *path = published_path(site->albums[a].path, 1);
+        GString *line = g_string_new(NULL);
+
+        g_string_append(feed, "<entry>\n<title>");
+        html(feed, name);
+        g_string_append(feed, "</title>\n<link rel=\"alternate\" href=\"");
+        absolute(feed, o, path);
+        g_string_append(feed, "\"/>\n<id>");
+        absolute(feed, o, path);
+        g_string_append_printf(feed, "</id>\n<updated>%sT00:00:00Z</updated>\n<summary>",
+            *sum.last ? sum.last : "1970-01-01");
+        summary_line(line, site, a);
+        if (site->albums[a].summary)
+            g_string_append_printf(line, ". %s", site->albums[a].summary);
+        html(feed, line->str);
+        g_string_free(line, TRUE);
+        g_string_append(feed, "</summary>\n</entry>\n");
+    }
+    g_string_append(feed, "</feed>\n");
+    g_ptr_array_add(names, g_strdup("feed.xml"));
+    g_ptr_array_add(texts, feed);
+    return 0;
+}
+
+/* A page without the album tree (a stage test): one album of its items. */
+static void
+lone_album(gal_album *album, VipsImage **in, int n, const gal_page *page, gal_page *with)
+{
+    *album = (gal_album) { .path = "", .parent = -1, .items = in, .n_items = n,
+        .pages = page->pages };
+    *with = *page;
+    with->albums = album;
+    with->n_albums = 1;
+    with->album = 0;
+}
+
+/* A wrong album.yaml cover: no photo of the album has that name. */
+static int
+check_cover(const gal_stage_ctx *sc, const gal_page *page, gal_error *err)
+{
+    const gal_album *album = &page->albums[page->album];
+
+    if (!album->cover)
+        return 0;
+    for (int i = 0; i < album->n_items; i++) {
+        g_autofree char *name = label_field(album->items[i], LABEL_NAME);
+
+        if (strcmp(name, album->cover) == 0)
+            return 0;
+    }
+    (void) sc;
+    return gal_error_set(err, GAL_ERR_INPUT, &album->cover_loc, "album.cover",
+        "no photo of this album is named \"%s\"", album->cover);
 }
 
 static int
-gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page,
+gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_page *page_in,
     GString **text, gal_error *err)
 {
     const gallery_opts *o = sc->opts;
@@ -672,77 +1334,144 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
     g_autofree double *share_narrow = g_new0(double, MAX(1, n));
     g_autofree int *gaps = g_new0(int, MAX(1, n));
     g_autofree int *gaps_narrow = g_new0(int, MAX(1, n));
-    g_autofree char *title = NULL;
-    gal_facts facts = { 0 };
-    GString *out = g_string_sized_new(4096 + 1024 * (gsize) n);
+    g_autofree gboolean *first_row = g_new0(gboolean, MAX(1, n));
+    g_autofree char *site = NULL;
+    g_autofree char *name = NULL;
+    g_autofree char *up = NULL;
+    gal_album lone;
+    gal_page with_album;
+    const gal_page *page = page_in;
+    const gal_album *album;
+    gboolean top, cards;
+    GString *out;
 
-    (void) err;
+    if (!page->albums) {
+        lone_album(&lone, in, n, page_in, &with_album);
+        page = &with_album;
+    }
+    album = &page->albums[page->album];
+    if (check_cover(sc, page, err))
+        return -1;
+    top = page->album == 0;
+    cards = album->n_children > 0 && page->number == 1;
+    site = site_title(o, page);
+    name = album_name(o, page, page->album);
+    up = up_from(page, page->album);
+    out = g_string_sized_new(4096 + 1024 * (gsize) n);
+
     for (int i = 0; i < n; i++) {
         photo_info_from_item(in[i], &photos[i]);
         aspects[i] = photos[i].aspect;
     }
     /* One layout, the contact sheet's, at two widths. */
-    row_shares(n, aspects, WIDE_WIDTH, o->row_height, share, gaps);
-    row_shares(n, aspects, NARROW_WIDTH, NARROW_ROW_HEIGHT, share_narrow, gaps_narrow);
-
-    facts.count = page->count;
-    facts.preset = page->preset;
-    title = gal__template_render(o->title, &facts, FALSE);
-    g_strstrip(title);
+    row_shares(n, aspects, WIDE_WIDTH, o->row_height, share, gaps, first_row);
+    row_shares(n, aspects, NARROW_WIDTH, NARROW_ROW_HEIGHT, share_narrow, gaps_narrow, NULL);
 
     g_string_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                          "<meta name=\"generator\" content=\"gallop\">\n"
                          /* No icon: a browser would ask the server's root for one. */
                          "<link rel=\"icon\" href=\"data:,\">\n<title>");
-    html(out, *title ? title : "Photos");
+    /* "Spain · page 2 of 3 · Travels": the album, where in it, the site. */
+    html(out, name);
     if (page->pages > 1)
-        g_string_append_printf(out, " (%d/%d)", page->number, page->pages);
+        g_string_append_printf(out, " · page %d of %d", page->number, page->pages);
+    if (!top) {
+        g_string_append(out, " · ");
+        html(out, site);
+    }
     g_string_append(out, "</title>\n");
-    if (*o->description) {
+    if (meta_description(o, page)) {
         g_string_append(out, "<meta name=\"description\" content=\"");
-        html(out, o->description);
+        html(out, meta_description(o, page));
         g_string_append(out, "\">\n");
     }
+    if (*o->author) {
+        g_string_append(out, "<meta name=\"author\" content=\"");
+        html(out, o->author);
+        g_string_append(out, "\">\n");
+    }
+    if (*o->base_url)
+        published(out, o, page, site, name, up);
     g_string_append_printf(out, "<meta name=\"color-scheme\" content=\"%s\">\n",
         o->theme == THEME_DARK ? "dark" : "light");
-    g_string_append_printf(out, "<style>%s</style>\n</head>\n<body class=\"%s\">\n", page_css,
-        o->theme == THEME_DARK ? "dark" : "light");
-    g_string_append(out, "<header>\n<h1>");
-    html(out, *title ? title : "Photos");
+    g_string_append_printf(out, "<style>%s%s</style>\n</head>\n<body class=\"%s\">\n", page_css,
+        album_css, o->theme == THEME_DARK ? "dark" : "light");
+    g_string_append(out, "<header>\n");
+    breadcrumbs(out, o, page, up);
+    g_string_append(out, "<h1 dir=\"auto\">");
+    html(out, name);
     g_string_append(out, "</h1>\n");
-    if (*o->description) {
+    if (album->description && page->number == 1) {
+        /* album.yaml's Markdown, made safe HTML when it was read. */
+        g_string_append(out, "<div class=\"story\" dir=\"auto\">");
+        g_string_append(out, album->description);
+        g_string_append(out, "</div>\n");
+    }
+    else if (top && *o->description && page->number == 1) {
         g_string_append(out, "<p>");
         html(out, o->description);
         g_string_append(out, "</p>\n");
     }
-    g_string_append_printf(out, "<p>%d photo%s", page->count, page->count == 1 ? "" : "s");
-    if (page->pages > 1)
-        g_string_append_printf(out, " · page %d of %d", page->number, page->pages);
-    g_string_append(out, "</p>\n");
-    album_nav(out, sc, page);
-    g_string_append(out, "</header>\n<main>\n");
-    if (page->n_albums > 1) {
-        g_string_append(out, "<h2>");
-        html(out, album_title(page->album));
-        g_string_append(out, "</h2>\n");
+    {
+        GString *line = g_string_new(NULL);
+
+        summary_line(line, page, page->album);
+        if (page->pages > 1)
+            g_string_append_printf(line, " · page %d of %d", page->number, page->pages);
+        g_string_append(out, "<p class=\"sum\">");
+        html(out, line->str);
+        g_string_append(out, "</p>\n");
+        g_string_free(line, TRUE);
     }
-    g_string_append(out, "<ul class=\"grid\">\n");
-    for (int i = 0; i < n; i++)
-        photo_entry(out, &photos[i], share[i], gaps[i], share_narrow[i], gaps_narrow[i]);
-    g_string_append(out, "</ul>\n</main>\n");
-    page_nav(out, sc, page);
-    g_string_append(out, "<footer>Made with gallop</footer>\n");
-    g_string_append(out,
+    if (o->download == DOWNLOAD_LARGEST && album->n_items > 0 && page->number == 1) {
+        /* The album's own photos, each at its largest, in one file. */
+        const char *slash = strrchr(album->path, '/');
+        const char *folder = *album->path ? (slash ? slash + 1 : album->path) : "photos";
+        g_autofree char *zip_name = g_strdup_printf("%s.zip", folder);
+
+        g_string_append(out, "<p><a class=\"zip\" href=\"album.zip\" download=\"");
+        html(out, zip_name);
+        /* Its own photos only: its sub-albums have zips of their own. */
+        g_string_append_printf(out, "\">Download the album's %s%d photo%s (zip)</a></p>\n",
+            album->n_children ? "own " : "", album->n_items, album->n_items == 1 ? "" : "s");
+    }
+    g_string_append(out, "</header>\n<main>\n");
+    album_cards(out, o, page, up);
+    if (n > 0) {
+        if (cards)
+            g_string_append(out, "<h2>Photos</h2>\n");
+        g_string_append(out, "<ul class=\"grid\">\n");
+        for (int i = 0; i < n; i++)
+            /* The first row is in view at once: it loads first, and the
+             * rest as they come near (below the cards, all of them). */
+            photo_entry(out, up, &photos[i], share[i], gaps[i], share_narrow[i], gaps_narrow[i],
+                first_row[i] && !cards);
+        g_string_append(out, "</ul>\n");
+    }
+    g_string_append(out, "</main>\n");
+    page_nav(out, page);
+    g_string_append(out, "<footer>");
+    if (*o->author) {
+        g_string_append(out, "Photos © ");
+        html(out, o->author);
+        g_string_append(out, " · ");
+    }
+    g_string_append(out, "Made with gallop</footer>\n");
+    g_string_append_printf(out,
         "<dialog id=\"lb\" aria-label=\"Photo viewer\">\n"
         "<div class=\"stage\"><img alt=\"\"></div>\n"
-        "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\"></p><p class=\"exif\"></p>"
+        "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\" dir=\"auto\"></p>"
+        "<p class=\"exif\"></p>"
         "<p class=\"meta\"><span class=\"pos\"></span> · "
-        "<a class=\"orig\" href=\"#\">Full size</a></p></div>\n"
+        "<a class=\"orig\" href=\"#\"%s>%s</a></p></div>\n"
         "<button type=\"button\" class=\"close\" aria-label=\"Close\">×</button>\n"
         "<button type=\"button\" class=\"prev\" aria-label=\"Previous photo\">‹</button>\n"
         "<button type=\"button\" class=\"next\" aria-label=\"Next photo\">›</button>\n"
-        "</dialog>\n");
+        "</dialog>\n",
+        /* download: the link takes the file home rather than shows it. */
+        o->download == DOWNLOAD_LARGEST ? " download" : "",
+        o->download == DOWNLOAD_LARGEST ? "Download" : "Full size");
     g_string_append_printf(out, "<script>%s</script>\n</body>\n</html>\n", page_js);
 
     for (int i = 0; i < n; i++)
@@ -751,16 +1480,38 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
     return 0;
 }
 
+/* base-url: an absolute http(s) URL of a folder. */
+static int
+gallery_check(const gal_stage_ctx *sc, gal_error *err)
+{
+    const gallery_opts *o = sc->opts;
+    const char *b = o->base_url;
+
+    if (!*b)
+        return 0;
+    if (!(g_str_has_prefix(b, "https://") || g_str_has_prefix(b, "http://")) ||
+        !g_str_has_suffix(b, "/") || strpbrk(b, " \t\n\"<>'`") || !g_uri_is_valid(b,
+            G_URI_FLAGS_NONE, NULL))
+        return gal_error_set(err, GAL_ERR_PRESET,
+            gal__stage_key_loc(sc, gallery_params, "base_url"), "gallery.base-url",
+            "expected the site's address as http(s)://host/folder/ (ending in '/'), got \"%s\"",
+            b);
+    return 0;
+}
+
 const gal_stage_def gal_stage_gallery = {
     .name = "gallery",
-    .summary = "a static HTML gallery of the run: justified rows, lazy images, a lightbox",
+    .summary = "a static HTML site of the run: an album per folder (album.yaml), justified "
+               "rows, a lightbox with a link per photo",
     .params = gallery_params,
     .opts_size = sizeof(gallery_opts),
     .kind = GAL_STAGE_GATHER,
+    .check = gallery_check,
     .gather_plan = gallery_plan,
     .page_name = gallery_page_name,
     .tap = gallery_tap,
     .label = gallery_label,
     .build_text = gallery_build_text,
+    .site_files = gallery_site_files,
     .albums = TRUE,
 };

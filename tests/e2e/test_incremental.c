@@ -378,7 +378,8 @@ Test(incremental, contact_sheets_are_rebuilt_only_when_a_photo_changed)
     run_ok(&b, NULL, "4 written");
     sheet_time = mtime_ns(sheet);
     photo1_time = mtime_ns(out1);
-    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date; in");
+    /* Not made, but counted (and listed in the report) as up to date. */
+    run_ok(&b, NULL, "0 written, 0 failed, 0 skipped, 4 up to date; 1 contact sheet up to date; in");
     cr_expect_eq(mtime_ns(sheet), sheet_time, "the sheet was rebuilt with nothing changed");
     cr_assert_eq(run(&b, (const char *const[]) { "--check", NULL }, &out, &err), 0, "%s\n%s",
         out, err);

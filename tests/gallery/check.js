@@ -10,7 +10,14 @@
 //    next photo with the right arrow, and closes with Escape, giving focus
 //    back to the photo; on a touch screen a tap opens it, a swipe goes to
 //    the next photo, a tap on its close button closes it;
-//  - axe-core finds no serious or critical violation, grid or lightbox;
+//  - axe-core finds no serious or critical violation, grid (at 390 and 1440 px)
+//    or lightbox;
+//  - every photo has a URL: a click puts the photo's #name in the address
+//    (one history entry), loading that address opens that photo, Back
+//    closes it and leaves the page's address;
+//  - the album tree: every page reached from the home page through the
+//    albums' cards and page links loads, has a heading, and its
+//    breadcrumbs lead back to the home page;
 //  - with `injection`: a photo has the HTML-injection caption, and the page
 //    ran none of it, and shows it as text.
 // Prints one line per check; exits 1 on the first failure.
@@ -236,13 +243,85 @@ async function main() {
     ok(`lightbox by touch: a tap opens it, a swipe goes on (${swiped}), a tap on × closes it`);
     await phone.close();
 
+    for (const width of [390, 1440]) {
+      await page.setViewport({ width, height: 900 });
+      await page.goto(file, { waitUntil: 'load' });
+      await loadAll(page);
+      await axe(page, `grid, ${width} px`);
+    }
+
+    // A link for every photo, over the server (history as a visitor has it).
     await page.setViewport({ width: 1440, height: 900 });
-    await page.goto(file, { waitUntil: 'load' });
-    await loadAll(page);
-    await axe(page, 'grid');
+    await page.goto(base + 'index.html', { waitUntil: 'load' });
+    const before = await page.evaluate(() => history.length);
+    const target = await page.$eval('.grid li:nth-child(2)', (li) => li.id);
+    if (!target)
+      fail('the second photo has no id to be linked by');
+    await page.click('.grid li:nth-child(2) a');
+    await page.waitForFunction(() => document.getElementById('lb').open, { timeout: 5000 })
+      .catch(() => fail('a click on a photo does not open the lightbox'));
+    const opened = await page.evaluate(() => ({ hash: location.hash, length: history.length,
+      pos: document.querySelector('#lb .pos').textContent }));
+    if (opened.hash !== '#' + target || opened.length !== before + 1)
+      fail(`opening a photo does not push its URL (#${target}): ${JSON.stringify(opened)}`);
+    await page.keyboard.press('ArrowRight');
+    const next = await page.evaluate(() => ({ hash: location.hash, length: history.length }));
+    if (next.hash === opened.hash || next.length !== opened.length)
+      fail(`the next photo does not replace the URL: ${JSON.stringify(next)}`);
+    await page.goBack();
+    await page.waitForFunction(() => !document.getElementById('lb').open, { timeout: 5000 })
+      .catch(() => fail('Back does not close the lightbox'));
+    if (await page.evaluate(() => location.hash))
+      fail('after Back the address still names a photo');
+    const shared = base + 'index.html#' + target;
+    const fresh = await browser.newPage();
+    await fresh.goto(shared, { waitUntil: 'load' });
+    await fresh.waitForFunction(() => document.getElementById('lb').open, { timeout: 5000 })
+      .catch(() => fail(`loading ${shared} does not open the lightbox`));
+    const shown = await fresh.$eval('#lb .pos', (e) => e.textContent);
+    if (shown !== opened.pos)
+      fail(`loading ${shared} opens photo ${shown}, not ${opened.pos}`);
+    await fresh.keyboard.press('Escape');
+    await fresh.waitForFunction(() => !document.getElementById('lb').open && !location.hash,
+      { timeout: 5000 }).catch(() => fail('Escape on a loaded photo URL does not close it and ' +
+        'give the page its address back'));
+    await fresh.close();
+    ok(`a link for every photo: #${target} pushed, Back closes, the URL opens photo ${shown}`);
+
+    // The album tree, from the home page: every page reachable, its
+    // breadcrumbs back to the top.
+    const seen = new Set();
+    const queue = [base + 'index.html'];
+    while (queue.length) {
+      const at = queue.shift();
+      if (seen.has(at))
+        continue;
+      seen.add(at);
+      const res = await page.goto(at, { waitUntil: 'load' });
+      if (!res || !res.ok())
+        fail(`${at} does not load (${res && res.status()})`);
+      const info = await page.evaluate(() => ({
+        h1: (document.querySelector('h1') || {}).textContent,
+        links: [...document.querySelectorAll('.cards a, nav.pages a')].map((a) => a.href),
+        crumbs: [...document.querySelectorAll('nav.crumbs a')].map((a) => a.href),
+      }));
+      if (!info.h1)
+        fail(`${at} has no heading`);
+      if (at !== base + 'index.html' && info.crumbs[0] !== base + 'index.html')
+        fail(`${at}: its breadcrumbs do not start at the home page: ${info.crumbs.join(' ')}`);
+      for (const l of info.links)
+        if (l.startsWith(base) && !seen.has(l))
+          queue.push(l);
+    }
+    const pages = fs.readdirSync(site, { recursive: true }).filter((f) => f.endsWith('.html'));
+    if (seen.size !== pages.length)
+      fail(`${seen.size} pages reached from the home page, ${pages.length} written`);
+    ok(`the album tree: all ${seen.size} pages reached from the home page, each with a ` +
+      'heading and breadcrumbs home');
 
     // The photo whose caption is HTML: shown as text, run never.
     if (mode === 'injection') {
+      await page.goto(file, { waitUntil: 'load' });
       const injected = await page.evaluate(() => {
         const a = [...document.querySelectorAll('.grid a')]
           .find((l) => (l.dataset.caption || '').includes('<script>'));
@@ -256,6 +335,33 @@ async function main() {
       if (!injected.alt.includes('<img src=x onerror='))
         fail('the HTML-injection caption is not the alt text as written: ' + injected.alt);
       ok('the HTML-injection caption is text: ' + JSON.stringify(injected.caption.slice(0, 40)));
+      // A Hebrew caption reads right to left in the lightbox, an English one
+      // left to right, on a left-to-right page.
+      const dirs = await page.evaluate(async () => {
+        const links = [...document.querySelectorAll('.grid a')];
+        const cap = document.querySelector('#lb .cap');
+        const seen = {};
+        for (const a of links) {
+          const c = a.dataset.caption || '';
+          const kind = /[\u0590-\u05ff]/.test(c) ? 'hebrew' : /^[A-Za-z]/.test(c) ? 'english' : null;
+          if (!kind || seen[kind])
+            continue;
+          a.click();
+          if (cap.textContent !== c)
+            return { error: 'the lightbox shows another caption: ' + cap.textContent };
+          seen[kind] = cap.matches(':dir(rtl)') ? 'rtl' : 'ltr';
+          document.querySelector('#lb .close').click();
+          // Closing goes Back in the history: let it land before the next
+          // photo is opened (on a loaded machine it takes a while).
+          for (let t = 0; t < 100 && location.hash; t++)
+            await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return { ...seen, page: document.documentElement.matches(':dir(rtl)') ? 'rtl' : 'ltr' };
+      });
+      if (dirs.error || dirs.hebrew !== 'rtl' || dirs.english !== 'ltr' || dirs.page !== 'ltr')
+        fail('captions do not take their own direction: ' + JSON.stringify(dirs));
+      ok('a Hebrew caption reads right to left, an English one left to right');
     }
     if (errors.length)
       fail('the page threw: ' + errors.join('; '));

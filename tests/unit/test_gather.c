@@ -118,3 +118,97 @@ Test(gather, no_gathering_stage_no_gather)
     cr_expect_eq(order[0], -1, "order untouched");
     gal_preset_free(preset);
 }
+
+/* A gallery's plan over `paths`, whose albums are `albums`. */
+static gal_gather *
+plan_gallery(const char *opts, const char *const *paths, const char *const *albums, int n,
+    int *order, gal_preset **preset_out)
+{
+    g_autofree char *yaml = g_strdup_printf("gallop: 1\nstages:\n  - gallery: %s\n", opts);
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *preset = gal_test_load(yaml, errs);
+    gal_gather *g;
+
+    cr_assert_not_null(preset, "%s", errs->count ? errs->items[0].msg : "");
+    g = gal__gather_new(preset, paths, albums, NULL, n, &nowhere, order);
+    cr_assert_not_null(g);
+    *preset_out = preset;
+    return g;
+}
+
+/* A photo without a date taken (no EXIF at all) in `dir`. */
+static char *
+undated_photo(const char *dir, const char *name)
+{
+    g_autoptr(VipsImage) image = gal_test_gradient(64, 48);
+    char *path = g_build_filename(dir, name, NULL);
+
+    cr_assert_eq(vips_jpegsave(image, path, "strip", TRUE, NULL), 0);
+    return path;
+}
+
+Test(gather, undated_photos_go_last_by_date_and_by_newest)
+{
+    g_autofree char *dir = gal_test_tmpdir("undated");
+    g_autofree char *undated = undated_photo(dir, "a-undated.jpg");
+    /* trip-01 was taken before trip-22. */
+    const char *paths[] = { undated, GAL_FIXTURES_DIR "/trip/trip-22.jpg",
+        GAL_FIXTURES_DIR "/trip/trip-01.jpg" };
+    const char *albums[] = { "", "", "" };
+    int order[3];
+    gal_preset *preset;
+    gal_gather *g = plan_gallery("{sort: date}", paths, albums, 3, order, &preset);
+
+    cr_expect_eq(order[0], 2, "the oldest first");
+    cr_expect_eq(order[1], 1);
+    cr_expect_eq(order[2], 0, "the photo without a date last, though its file is the newest");
+    g_array_free(gal__gather_free(g), TRUE);
+    gal_preset_free(preset);
+
+    g = plan_gallery("{sort: newest}", paths, albums, 3, order, &preset);
+    cr_expect_eq(order[0], 1, "the newest first");
+    cr_expect_eq(order[1], 2);
+    cr_expect_eq(order[2], 0, "the photo without a date still last");
+    g_array_free(gal__gather_free(g), TRUE);
+    gal_preset_free(preset);
+}
+
+/* Albums: the top's photos, then each album and its sub-albums in turn
+ * (by name), each album's photos together; album.yaml's sort is the
+ * album's own. */
+Test(gather, albums_are_a_tree_in_order_each_with_its_sort)
+{
+    g_autofree char *root = gal_test_tmpdir("albums");
+    g_autofree char *b = g_build_filename(root, "b", NULL);
+    g_autofree char *a = g_build_filename(root, "a", NULL);
+    g_autofree char *ab = g_build_filename(root, "a", "b", NULL);
+    g_autofree char *yaml = g_build_filename(ab, "album.yaml", NULL);
+    g_autofree char *p0 = NULL, *p1 = NULL, *p2 = NULL, *p3 = NULL, *p4 = NULL, *p5 = NULL;
+    const char *albums[] = { "b", "a/b", "a/b", "", "a", "a/b" };
+    int order[6];
+    gal_preset *preset;
+    gal_gather *g;
+
+    cr_assert_eq(g_mkdir_with_parents(b, 0755) | g_mkdir_with_parents(ab, 0755), 0);
+    p0 = undated_photo(b, "z.jpg");
+    p1 = undated_photo(ab, "1.jpg");
+    p2 = undated_photo(ab, "3.jpg");
+    p3 = undated_photo(root, "top.jpg");
+    p4 = undated_photo(a, "x.jpg");
+    p5 = undated_photo(ab, "2.jpg");
+    /* a/b in the reverse of its names: input order is by path. */
+    cr_assert(g_file_set_contents(yaml, "sort: input\n", -1, NULL));
+    {
+        const char *paths[] = { p0, p1, p2, p3, p4, p5 };
+
+        g = plan_gallery("{sort: name}", paths, albums, 6, order, &preset);
+    }
+    cr_expect_eq(order[0], 3, "the top album's photos first");
+    cr_expect_eq(order[1], 4, "then a");
+    cr_expect_eq(order[2], 1, "then a/b, in its own order (the run's)");
+    cr_expect_eq(order[3], 2);
+    cr_expect_eq(order[4], 5);
+    cr_expect_eq(order[5], 0, "then b");
+    g_array_free(gal__gather_free(g), TRUE);
+    gal_preset_free(preset);
+}

@@ -187,8 +187,9 @@ Test(stage_contact_sheet, page_names_are_numbered_and_padded)
     gal_preset *preset = sheet_preset("{file: \"proof-{page}.png\"}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
     gal_stage_ctx sc = gal__stage_ctx(st);
-    g_autofree char *one = st->def->page_name(&sc, 3, 5);
-    g_autofree char *two = st->def->page_name(&sc, 3, 12);
+    gal_page of_5 = { .number = 3, .pages = 5 }, of_12 = { .number = 3, .pages = 12 };
+    g_autofree char *one = st->def->page_name(&sc, &of_5);
+    g_autofree char *two = st->def->page_name(&sc, &of_12);
 
     cr_expect_str_eq(one, "proof-3.png");
     cr_expect_str_eq(two, "proof-03.png", "sorts right in a folder");

@@ -110,7 +110,7 @@ Test(stage_gallery, every_text_is_escaped)
     gal_preset_free(preset);
 }
 
-Test(stage_gallery, images_have_their_size_lazy_loading_and_a_placeholder)
+Test(stage_gallery, images_have_their_size_and_a_placeholder_and_the_first_row_loads_first)
 {
     gal_preset *preset = gallery_preset("{}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
@@ -121,9 +121,11 @@ Test(stage_gallery, images_have_their_size_lazy_loading_and_a_placeholder)
     items[0] = item(st, 640, 480, "a b#1.jpg", "A", NULL);
     items[1] = item(st, 480, 640, "c.jpg", "C", NULL);
     html = page_text(st, items, 2, &page);
+    /* One row: in view at once, so asked for first, not lazily. */
     cr_expect_not_null(strstr(html, "<img src=\"a%20b%231.jpg\" width=\"640\" height=\"480\" "
-                                    "loading=\"lazy\""), "%s", html);
-    cr_expect_not_null(strstr(html, "width=\"480\" height=\"640\" loading=\"lazy\""));
+                                    "fetchpriority=\"high\""), "%s", html);
+    cr_expect_not_null(strstr(html, "width=\"480\" height=\"640\" fetchpriority=\"high\""));
+    cr_expect_null(strstr(html, "loading=\"lazy\""));
     cr_expect_not_null(strstr(html, "background-image:url(data:image/webp;base64,"));
     cr_expect_not_null(strstr(html, "--a:640/480;--c:#"));
     /* One width: no srcset. */
@@ -239,8 +241,8 @@ Test(stage_gallery, rows_are_the_contact_sheets_justified_rows)
             double share;
             int gaps;
 
-            cr_assert_not_null(p = strstr(p, "<li style=\"--f:"));
-            p += strlen("<li style=\"--f:");
+            cr_assert_not_null(p = strstr(p, " style=\"--f:"));
+            p += strlen(" style=\"--f:");
             share = g_ascii_strtod(p, NULL);
             cr_assert_not_null(strstr(p, ";--k:"));
             gaps = atoi(strstr(p, ";--k:") + 5);
@@ -249,6 +251,17 @@ Test(stage_gallery, rows_are_the_contact_sheets_justified_rows)
             cr_expect_gt(share, cells[i].w / used - 1e-5, "photo %d: %g", i, share);
             cr_expect_eq(gaps, first_row - 1);
         }
+    }
+    /* The first row is asked for first, the rest lazily. */
+    {
+        int high = 0, lazy = 0;
+
+        for (const char *p = html; (p = strstr(p, "fetchpriority=\"high\"")); p++)
+            high++;
+        for (const char *p = html; (p = strstr(p, "loading=\"lazy\"")); p++)
+            lazy++;
+        cr_expect_eq(high, first_row);
+        cr_expect_eq(lazy, 6 - first_row);
     }
     for (int i = 0; i < 6; i++)
         g_object_unref(items[i]);
@@ -264,8 +277,9 @@ Test(stage_gallery, pages_link_to_each_other_and_bytes_do_not_change)
     gal_page page = { .number = 2, .pages = 3, .count = 3, .preset = "test" };
     g_autofree char *first = NULL;
     g_autofree char *again = NULL;
-    g_autofree char *name1 = st->def->page_name(&sc, 1, 3);
-    g_autofree char *name3 = st->def->page_name(&sc, 3, 3);
+    gal_page one = { .number = 1, .pages = 3 }, three = { .number = 3, .pages = 3 };
+    g_autofree char *name1 = st->def->page_name(&sc, &one);
+    g_autofree char *name3 = st->def->page_name(&sc, &three);
 
     cr_expect_str_eq(name1, "index.html");
     cr_expect_str_eq(name3, "page-3.html");
@@ -296,5 +310,336 @@ Test(stage_gallery, a_preset_has_one_gathering_stage)
     cr_expect_eq(errs->items[0].col, 5);
     cr_expect(strstr(errs->items[0].msg, "one gathering stage") != NULL, "%s",
         errs->items[0].msg);
+    gal_preset_free(preset);
+}
+
+/* An item with a date taken, for the albums' dates. */
+static VipsImage *
+dated_item(const gal_stage_instance *st, const char *rel, int day)
+{
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    gal_error err = { 0 };
+    g_autoptr(VipsImage) photo = gal_test_gradient(300, 200);
+    g_autofree char *name = g_path_get_basename(rel);
+    gal_facts facts = { .name = name, .has_date = TRUE,
+        .date = { .tm_year = 114, .tm_mon = 3, .tm_mday = day, .tm_hour = 9 } };
+    gal_photo in = { &facts, NULL };
+    VipsImage *out = NULL;
+
+    cr_assert_eq(st->def->tap(&sc, &in, photo, &out, &err), 0, "%s", err.msg);
+    gal__item_set_outputs(out, rel, 300, 200, GAL_FORMAT_JPEG);
+    return out;
+}
+
+/* The top with one photo; "2025" with none; "2025/spain" with two over
+ * two pages, titled by its album.yaml. */
+typedef struct {
+    VipsImage *items[3];
+    int top_children[1], year_children[1];
+    gal_album albums[3];
+} tree;
+
+static void
+tree_init(tree *t, const gal_stage_instance *st)
+{
+    t->items[0] = dated_item(st, "top.jpg", 2);
+    t->items[1] = dated_item(st, "2025/spain/a.jpg", 13);
+    t->items[2] = dated_item(st, "2025/spain/b.jpg", 14);
+    t->top_children[0] = 1;
+    t->year_children[0] = 2;
+    t->albums[0] = (gal_album) { .path = "", .parent = -1, .children = t->top_children,
+        .n_children = 1, .items = t->items, .n_items = 1, .pages = 1 };
+    t->albums[1] = (gal_album) { .path = "2025", .parent = 0, .children = t->year_children,
+        .n_children = 1, .pages = 1 };
+    t->albums[2] = (gal_album) { .path = "2025/spain", .title = "<i>Spain</i> & \u05e9\u05dc\u05d5\u05dd",
+        .description = "<p>The <em>story</em></p>", .parent = 1, .items = t->items + 1,
+        .n_items = 2, .pages = 2 };
+}
+
+static void
+tree_clear(tree *t)
+{
+    for (int i = 0; i < 3; i++)
+        g_object_unref(t->items[i]);
+}
+
+Test(stage_gallery, albums_have_stable_urls_from_their_folders_and_breadcrumbs)
+{
+    gal_preset *preset = gallery_preset("{title: Travels, per-page: 1}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    tree t;
+    gal_page page = { .number = 2, .pages = 2, .count = 3, .preset = "test", .n_albums = 3,
+        .album = 2 };
+    g_autofree char *name = NULL;
+    g_autofree char *html = NULL;
+
+    tree_init(&t, st);
+    page.albums = t.albums;
+    name = st->def->page_name(&sc, &page);
+    cr_expect_str_eq(name, "2025/spain/page-2.html");
+    html = page_text(st, t.items + 2, 1, &page);
+    /* The album's name, where in it, the site; escaped. */
+    cr_expect_not_null(strstr(html, "<title>&lt;i&gt;Spain&lt;/i&gt; &amp; \u05e9\u05dc\u05d5\u05dd"
+                                    " · page 2 of 2 · Travels</title>"), "%s", html);
+    /* Breadcrumbs up to the top, links relative to the album's folder. */
+    cr_expect_not_null(strstr(html, "<nav class=\"crumbs\" aria-label=\"Breadcrumb\"><ol>"
+                                    "<li><a href=\"../../index.html\" dir=\"auto\">Travels</a></li>"
+                                    "<li><a href=\"../../2025/index.html\" dir=\"auto\">2025</a></li>"
+                                    "<li><a href=\"../../2025/spain/index.html\" dir=\"auto\">"
+                                    "&lt;i&gt;Spain"),
+        "%s", html);
+    cr_expect_not_null(strstr(html, "<a rel=\"prev\" href=\"index.html\">"));
+    cr_expect_not_null(strstr(html, "href=\"../../2025/spain/b.jpg\""), "%s", html);
+    cr_expect_not_null(strstr(html, "<li id=\"b.jpg\""), "the photo's own address");
+    /* The story is on its first page only. */
+    cr_expect_null(strstr(html, "The <em>story</em>"));
+    cr_expect_not_null(strstr(html, "2 photos · 13–14 April 2014 · page 2 of 2"));
+    tree_clear(&t);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, an_album_page_shows_its_sub_albums_as_cards_with_a_cover)
+{
+    gal_preset *preset = gallery_preset("{title: Travels}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    tree t;
+    gal_page page = { .number = 1, .pages = 1, .count = 3, .preset = "test", .n_albums = 3,
+        .album = 0 };
+    gal_page year = page;
+    g_autofree char *name = NULL;
+    g_autofree char *html = NULL;
+    g_autofree char *year_html = NULL;
+
+    tree_init(&t, st);
+    page.albums = year.albums = t.albums;
+    year.album = 1;
+    name = st->def->page_name(&sc, &page);
+    cr_expect_str_eq(name, "index.html", "the top album is the home page");
+    html = page_text(st, t.items, 1, &page);
+    cr_expect_not_null(strstr(html, "<title>Travels</title>"), "%s", html);
+    cr_expect_null(strstr(html, "class=\"crumbs\""), "no breadcrumbs at the top");
+    /* Titles and captions take their own direction, isolated. */
+    cr_expect_not_null(strstr(html, "<h1 dir=\"auto\">Travels</h1>"));
+    cr_expect_not_null(strstr(html, "<p class=\"cap\" dir=\"auto\"></p>"));
+    cr_expect_not_null(strstr(html, "<p class=\"sum\">3 photos · 1 album · 2–14 April 2014</p>"),
+        "%s", html);
+    /* The card: a link to the album, its cover (its first sub-album's
+     * first photo), its title, count and dates. */
+    cr_expect_not_null(strstr(html, "<li><a href=\"2025/index.html\"><span class=\"cover\""));
+    cr_expect_not_null(strstr(html, "<img src=\"2025/spain/a.jpg\""), "%s", html);
+    cr_expect_not_null(strstr(html, "<span class=\"t\" dir=\"auto\">2025</span><span class=\"m\">2 photos · "
+                                    "1 album · 13–14 April 2014</span>"), "%s", html);
+    /* Below the cards the photos load lazily. */
+    cr_expect_not_null(strstr(html, "<h2>Photos</h2>"));
+    cr_expect_not_null(strstr(html, "alt=\"top.jpg\""));
+    year_html = page_text(st, NULL, 0, &year);
+    cr_expect_not_null(strstr(year_html, "<li><a href=\"spain/index.html\">"),
+        "%s", year_html);
+    cr_expect_not_null(strstr(year_html, "<img src=\"../2025/spain/a.jpg\""));
+    cr_expect_null(strstr(year_html, "class=\"grid\""), "no photos of its own, no grid");
+    tree_clear(&t);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, an_album_story_is_its_own_html_and_a_wrong_cover_is_an_error)
+{
+    gal_preset *preset = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    tree t;
+    gal_page page = { .number = 1, .pages = 2, .count = 3, .preset = "test", .n_albums = 3,
+        .album = 2 };
+    g_autofree char *html = NULL;
+    gal_error err = { 0 };
+    GString *text = NULL;
+
+    tree_init(&t, st);
+    page.albums = t.albums;
+    html = page_text(st, t.items + 1, 1, &page);
+    cr_expect_not_null(strstr(html, "<div class=\"story\" dir=\"auto\"><p>The <em>story</em></p></div>"));
+    t.albums[2].cover = "nope.jpg";
+    t.albums[2].cover_loc = (gal_loc) { "in/2025/spain/album.yaml", 3, 8 };
+    cr_expect_eq(st->def->build_text(&sc, t.items + 1, 1, &page, &text, &err), -1);
+    cr_expect_null(text);
+    cr_expect_str_eq(err.file, "in/2025/spain/album.yaml");
+    cr_expect_eq(err.line, 3);
+    cr_expect_eq(err.col, 8);
+    cr_expect(strstr(err.msg, "no photo of this album is named \"nope.jpg\"") != NULL, "%s",
+        err.msg);
+    tree_clear(&t);
+    gal_preset_free(preset);
+}
+
+Test(stage_gallery, base_url_is_checked_and_gives_canonical_links)
+{
+    g_autofree gal_errors *errs = g_new0(gal_errors, 1);
+    gal_preset *bad = gal_test_load("gallop: 1\nstages:\n  - gallery: {base-url: example.org}\n",
+        errs);
+    gal_preset *preset = gallery_preset("{base-url: \"https://example.org/photos/\"}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    tree t;
+    gal_page page = { .number = 2, .pages = 2, .count = 3, .preset = "test", .n_albums = 3,
+        .album = 2 };
+    g_autofree char *html = NULL;
+
+    cr_expect_null(bad);
+    cr_assert_eq(errs->count, 1);
+    cr_expect_eq(errs->items[0].line, 3);
+    cr_expect(strstr(errs->items[0].msg, "http(s)://") != NULL, "%s", errs->items[0].msg);
+    tree_init(&t, st);
+    page.albums = t.albums;
+    html = page_text(st, t.items + 2, 1, &page);
+    cr_expect_not_null(strstr(html,
+        "<link rel=\"canonical\" href=\"https://example.org/photos/2025/spain/page-2.html\">"));
+    cr_expect_not_null(strstr(html, "<meta property=\"og:url\" "
+                                    "content=\"https://example.org/photos/2025/spain/page-2.html\">"));
+    tree_clear(&t);
+    gal_preset_free(preset);
+}
+
+/* With base-url: link previews per page, a sitemap of every page and an
+ * Atom feed of the albums, newest first, everything escaped. */
+Test(stage_gallery, base_url_gives_previews_a_sitemap_and_a_feed)
+{
+    gal_preset *preset = gallery_preset(
+        "{title: \"A & B\", author: \"<Jen>\", base-url: \"https://example.org/p/\"}");
+    gal_preset *without = gallery_preset("{}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    const gal_stage_instance *plain = &g_array_index(without->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    gal_stage_ctx plain_sc = gal__stage_ctx(plain);
+    tree t;
+    gal_page site = { .number = 1, .pages = 1, .count = 3, .preset = "test", .n_albums = 3 };
+    gal_page spain;
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    g_autoptr(GPtrArray) none = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *html = NULL;
+    gal_error err = { 0 };
+    const char *map, *feed;
+
+    tree_init(&t, st);
+    t.albums[2].summary = "The story";
+    site.albums = t.albums;
+    spain = site;
+    spain.album = 2;
+    spain.pages = 2;
+    html = page_text(st, t.items + 1, 1, &spain);
+    cr_expect_not_null(strstr(html, "<link rel=\"canonical\" href=\"https://example.org/p/2025/spain/\">"),
+        "%s", html);
+    cr_expect_not_null(strstr(html, "<link rel=\"alternate\" type=\"application/atom+xml\" "
+                                    "title=\"A &amp; B\" href=\"../../feed.xml\">"));
+    cr_expect_not_null(strstr(html, "<meta property=\"og:title\" content=\"&lt;i&gt;Spain"));
+    cr_expect_not_null(strstr(html, "<meta property=\"og:description\" content=\"The story\">"));
+    cr_expect_not_null(strstr(html, "<meta name=\"description\" content=\"The story\">"));
+    cr_expect_not_null(strstr(html,
+        "<meta property=\"og:image\" content=\"https://example.org/p/2025/spain/a.jpg\">"));
+    cr_expect_not_null(strstr(html, "<meta name=\"twitter:card\" content=\"summary_large_image\">"));
+
+    cr_assert_eq(st->def->site_files(&sc, &site, names, texts, &err), 0, "%s", err.msg);
+    cr_assert_eq(names->len, 2);
+    cr_expect_str_eq(names->pdata[0], "sitemap.xml");
+    cr_expect_str_eq(names->pdata[1], "feed.xml");
+    map = ((GString *) texts->pdata[0])->str;
+    feed = ((GString *) texts->pdata[1])->str;
+    /* Every page: the top, 2025, and spain's two. */
+    cr_expect_not_null(strstr(map, "<url><loc>https://example.org/p/</loc></url>\n"
+                                   "<url><loc>https://example.org/p/2025/</loc></url>\n"
+                                   "<url><loc>https://example.org/p/2025/spain/</loc></url>\n"
+                                   "<url><loc>https://example.org/p/2025/spain/page-2.html</loc>"),
+        "%s", map);
+    cr_expect_not_null(strstr(feed, "<title>A &amp; B</title>"), "%s", feed);
+    cr_expect_not_null(strstr(feed, "<author><name>&lt;Jen&gt;</name></author>"));
+    /* No clock: the newest photo's day. */
+    cr_expect_not_null(strstr(feed, "<updated>2014-04-14T00:00:00Z</updated>"));
+    cr_expect_not_null(strstr(feed, "<id>https://example.org/p/2025/</id>"));
+    cr_expect_not_null(strstr(feed, "<summary>2 photos · 13–14 April 2014. The story</summary>"),
+        "%s", feed);
+    for (guint f = 0; f < texts->len; f++)
+        g_string_free(texts->pdata[f], TRUE);
+    g_ptr_array_set_size(texts, 0);
+
+    /* Without base-url: neither, and no preview tags. */
+    cr_assert_eq(plain->def->site_files(&plain_sc, &site, none, texts, &err), 0);
+    cr_expect_eq(none->len, 0);
+    g_free(html);
+    html = page_text(plain, t.items + 1, 1, &spain);
+    cr_expect_null(strstr(html, "property=\"og:"));
+    cr_expect_null(strstr(html, "canonical"));
+    tree_clear(&t);
+    gal_preset_free(preset);
+    gal_preset_free(without);
+}
+
+/* Whether `text` occurs in the bytes (which hold NULs). */
+static gboolean
+bytes_hold(const GString *bytes, const char *text)
+{
+    size_t n = strlen(text);
+
+    for (gsize i = 0; i + n <= bytes->len; i++)
+        if (memcmp(bytes->str + i, text, n) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* download: largest: the lightbox's link takes the file home, and each
+ * album with photos of its own gets album.zip of their largest files,
+ * stored, with a link to it. */
+Test(stage_gallery, download_largest_gives_a_link_per_photo_and_a_zip_per_album)
+{
+    gal_preset *preset = gallery_preset("{download: largest}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    g_autofree char *dir = gal_test_tmpdir("gallery-zip");
+    g_autofree char *spain = g_build_filename(dir, "2025", "spain", NULL);
+    tree t;
+    gal_page site = { .number = 1, .pages = 1, .count = 3, .preset = "test", .n_albums = 3 };
+    gal_page page;
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    g_autofree char *html = NULL;
+    gal_error err = { 0 };
+    static const char *const files[] = { "top.jpg", "2025/spain/a.jpg", "2025/spain/b.jpg" };
+
+    cr_assert_eq(g_mkdir_with_parents(spain, 0755), 0);
+    for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+        g_autofree char *path = g_build_filename(dir, files[f], NULL);
+
+        cr_assert(g_file_set_contents(path, files[f], -1, NULL));
+    }
+    tree_init(&t, st);
+    site.albums = t.albums;
+    site.site_dir = dir;
+    page = site;
+    page.album = 2;
+    page.pages = 2;
+    html = page_text(st, t.items + 1, 1, &page);
+    cr_expect_not_null(strstr(html, "<a class=\"zip\" href=\"album.zip\" download=\"spain.zip\">"
+                                    "Download the album's 2 photos (zip)</a>"), "%s", html);
+    cr_expect_not_null(strstr(html, "<a class=\"orig\" href=\"#\" download>Download</a>"));
+
+    cr_assert_eq(st->def->site_files(&sc, &site, names, texts, &err), 0, "%s", err.msg);
+    /* The top and spain have photos of their own; 2025 has none. */
+    cr_assert_eq(names->len, 2);
+    cr_expect_str_eq(names->pdata[0], "album.zip");
+    cr_expect_str_eq(names->pdata[1], "2025/spain/album.zip");
+    {
+        const GString *zip = texts->pdata[1];
+        const char *entry = zip->str;
+
+        /* A local file header: stored (method 0), then its name and bytes. */
+        cr_assert_gt(zip->len, 30);
+        cr_expect_eq(memcmp(entry, "PK\x03\x04", 4), 0);
+        cr_expect_eq(entry[8] | entry[9] << 8, 0, "stored, not deflated");
+        cr_expect(bytes_hold(zip, "2025/spain/a.jpg"), "the file's bytes are in it");
+        cr_expect(bytes_hold(zip, "2025/spain/b.jpg"));
+        cr_expect(bytes_hold(zip, "a.jpg"), "its entry's name");
+    }
+    for (guint f = 0; f < texts->len; f++)
+        g_string_free(texts->pdata[f], TRUE);
+    tree_clear(&t);
     gal_preset_free(preset);
 }

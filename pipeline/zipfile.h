@@ -1,0 +1,18 @@
+/* zipfile.h: a zip archive of files stored as they are (libarchive,
+ * zipfile.c). */
+#ifndef GAL_ZIPFILE_H
+#define GAL_ZIPFILE_H
+
+#include <glib.h>
+
+#include "gallop.h"
+
+/* Append to `out` a zip of `n` files: the file at `paths[i]` (read within
+ * the folder `within`, no link followed out of it) as `names[i]`, each
+ * stored, not compressed (photos are compressed already), and dated
+ * `mtime` (seconds), so the same files give the same bytes. -1 with `err`
+ * naming the file that could not be read, or the archive. */
+int gal__zip_stored(const char *within, const char *const *paths, const char *const *names,
+    int n, gint64 mtime, GString *out, gal_error *err);
+
+#endif /* GAL_ZIPFILE_H */
