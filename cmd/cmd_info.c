@@ -92,6 +92,9 @@ cmd_man(int argc, char **argv)
         return EXIT_USAGE;
     }
     printf(".TH GALLOP 1 \"\" \"gallop %s\" \"User Commands\"\n", gal_version());
+    /* Ragged right: lists of globs and key paths leave a justified line
+     * too few places to stretch. */
+    printf(".ad l\n");
     printf(".SH NAME\ngallop \\- batch image pipeline for photo galleries\n");
     printf(".SH SYNOPSIS\n.B gallop\n.I COMMAND\n[\n.I ARGS\n]\n");
     printf(".SH DESCRIPTION\n");

@@ -30,7 +30,7 @@ static const gal_param input_params[] = {
     GAL_PARAM_STRLIST(gal_input_opts, include,
         "file-name globs taken from folders (case-insensitive; a glob with / matches the "
         "path below the folder)",
-        "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif,*.gif,"
+        "*.jpg,*.jpeg,*.png,*.webp,*.tif,*.tiff,*.heic,*.heif,*.avif,*.jxl,*.gif,"
         "*.cr2,*.cr3,*.nef,*.arw,*.dng,*.raf,*.orf,*.rw2,*.pef"),
     GAL_PARAM_STRLIST(gal_input_opts, exclude, "globs left out, even when included", NULL),
     GAL_PARAM_BOOL(gal_input_opts, recursive, "descend into sub-folders", "true"),
