@@ -12,6 +12,8 @@
 #               single-node Slurm, run the trip set as a 4-task job array of
 #               shards and a merge job, compare with one run (issue 16)
 #   make fuzz   every fuzz target under libFuzzer for FUZZ_SECONDS (60) each
+#   make bench-quality  output.quality auto against fixed 85 and sharp
+#               (issue 42): its section of bench/RESULTS.md
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -35,7 +37,7 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev llvm libomp-14-dev
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale \
+.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale bench-quality \
 	schema schema-deps gallery-deps
 
 all: build
@@ -176,6 +178,13 @@ BENCH_PACKAGES := imagemagick graphicsmagick time libimage-exiftool-perl mate-ba
 bench: deps
 	$(call install-missing,$(BENCH_PACKAGES) nodejs npm)
 	bench/run
+
+# output.quality auto against fixed 85 and sharp's defaults (issue 42, bench/quality):
+# bytes, scores, time, the metric against scikit-image, a picture; its section of
+# bench/RESULTS.md. About 15 minutes on two cores.
+bench-quality: deps
+	$(call install-missing,$(BENCH_PACKAGES) nodejs npm time python3-skimage)
+	bench/quality
 
 # The scale benchmark (issue 16, bench/scale/README.md): planning a shard, merging 100
 # shards' parts and a dry run over the merged manifest, timed against the photo count
