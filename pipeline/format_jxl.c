@@ -36,5 +36,6 @@ const gal_format_def gal_format_jxl = {
     .saver = "VipsForeignSaveJxlTarget",
     .library = "libjxl", .module = "jxl",
     .alpha = true,
+    .auto_first = 85, .auto_lowest = 30, .auto_highest = 100,
     .save = jxl_save,
 };

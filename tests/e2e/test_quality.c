@@ -332,3 +332,37 @@ Test(quality, avif_meets_the_target_with_the_same_bytes_for_any_jobs)
     bench_clear(&one);
     bench_clear(&four);
 }
+
+/* JPEG XL is searched like the others: each file meets the target, at a
+ * quality the search chose, smaller than the JPEG of the same picture. */
+Test(quality, jxl_meets_the_target_and_is_lighter_than_the_jpeg)
+{
+    bench b = setup_bench("quality-jxl", "gallop: 1\n"
+                                         "stages: [ {resize: {width: 400, height: 400, fit: "
+                                         "inside}} ]\n"
+                                         "output:\n"
+                                         "  formats: [jpeg, jxl]\n"
+                                         "  name: \"{stem}.{ext}\"\n"
+                                         "  quality: auto\n");
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(gal_json) report = NULL;
+
+    if (gal__format_missing(GAL_FORMAT_JXL))
+        cr_skip_test("this libvips writes no JPEG XL");
+    cr_assert_eq(run(&b, "2", &out, &err), 0, "%s\n%s", out, err);
+    report = read_report(&b);
+    for (size_t p = 0; p < G_N_ELEMENTS(trip_photos); p++) {
+        const gal_json *jpeg = output_of(report, (int) p, 0);
+        const gal_json *jxl = output_of(report, (int) p, 1);
+
+        cr_assert_not_null(jxl);
+        cr_expect_str_eq(gal_json_string(jxl, "format"), "jxl");
+        cr_expect_geq(gal_json_number(jxl, "score"), GAL_TARGET_STANDARD, "photo %zu", p);
+        cr_expect(gal_json_number(jxl, "quality") >= 30 && gal_json_number(jxl, "quality") <= 100,
+            "photo %zu: quality %g", p, gal_json_number(jxl, "quality"));
+        cr_expect_lt(gal_json_number(jxl, "bytes"), gal_json_number(jpeg, "bytes"), "photo %zu",
+            p);
+    }
+    bench_clear(&b);
+}
