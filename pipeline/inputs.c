@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "album.h"
 #include "error.h"
 #include "fsio.h"
 #include "inputs.h"
@@ -536,14 +537,16 @@ is_sidecar(const scan_ctx *ctx, const char *const *names, guint n, const char *n
 }
 
 /* List the file `ctx->path` names, which no glob takes, as skipped: unless
- * it is a sidecar of a photo beside it or a file the preset reads. */
+ * it is a sidecar of a photo beside it, an album's album.yaml, or a file
+ * the preset reads. */
 static void
 add_skipped(scan_ctx *ctx, const char *const *names, guint n, const char *name)
 {
     gal_skip_kind kind;
     const char *why;
 
-    if (is_sidecar(ctx, names, n, name))
+    /* An album's description is gallop's own, read by the gallery stage. */
+    if (is_sidecar(ctx, names, n, name) || strcmp(name, GAL_ALBUM_FILE) == 0)
         return;
     if (ctx->reads && g_hash_table_size(ctx->reads) > 0) {
         g_autofree char *canonical = g_canonicalize_filename(ctx->path->str, ctx->cwd);

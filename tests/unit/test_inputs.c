@@ -524,7 +524,7 @@ Test(inputs, every_file_not_taken_is_listed_with_its_kind_but_sidecars_and_what_
     g_autofree char *dir = gal_test_tmpdir("inputs-skipped");
     const char *files[] = { "f/a.jpg", "f/a.txt", "f/b.png", "f/b.png.txt", "f/note.txt",
         "f/clip.MOV", "f/old.x3f", "f/a.xmp", "f/.DS_Store", "f/.cache/c.jpg", "f/run.log",
-        "f/captions.tsv", "f/.gallop-manifest.db", "f/anim.gif" };
+        "f/captions.tsv", "f/.gallop-manifest.db", "f/anim.gif", "f/album.yaml" };
     const char *const paths[] = { "f" };
     g_autofree char *reads_path = NULL;
     const char *reads[2] = { NULL, NULL };
@@ -543,7 +543,8 @@ Test(inputs, every_file_not_taken_is_listed_with_its_kind_but_sidecars_and_what_
         cr_expect_str_eq(photos, "f/a.jpg\nf/anim.gif\nf/b.png\n");
     }
     /* Sorted by path: the sidecars a.txt and b.png.txt, the captions table
-     * and gallop's own file are not there, nor the excluded run.log. */
+     * and gallop's own files (its records, the album's album.yaml) are not
+     * there, nor the excluded run.log. */
     cr_expect_str_eq(s.skipped->str,
         "f/.DS_Store hidden\n"
         "f/.cache hidden\n"
