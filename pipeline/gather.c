@@ -529,8 +529,9 @@ albums_view(gal_gather *g, int **children)
             v->date = file->date;
         }
         v->parent = node->parent;
-        memcpy(*children + n_children, node->children->data,
-            sizeof(int) * node->children->len);
+        if (node->children->len > 0) /* an album without sub-albums has no array yet */
+            memcpy(*children + n_children, node->children->data,
+                sizeof(int) * node->children->len);
         v->children = *children + n_children;
         v->n_children = (int) node->children->len;
         n_children += v->n_children;
