@@ -14,9 +14,10 @@
 
 /* The packet `xmp` (`len` bytes) without the properties of the kinds in
  * `drop`, as elements or attributes, in any prefix: a new string, its
- * length in *out_len. NULL when the packet is not XML or larger than
- * GAL_XMP_MAX_BYTES: the caller writes none of it rather than a packet it
- * could not clean. No entity is expanded and nothing is fetched. */
+ * length in *out_len. NULL when the packet is not XML, is larger than
+ * GAL_XMP_MAX_BYTES, or would read another caption once edited: the caller
+ * writes none of it rather than a packet it could not clean. No entity is
+ * expanded and nothing is fetched. */
 char *gal__xmp_without(const char *xmp, gsize len, unsigned drop, gsize *out_len);
 
 /* Iptc4xmpCore:CreatorContactInfo's fields (CiEmailWork, CiUrlWork,
