@@ -16,34 +16,12 @@ TestSuite(quality, .init = gal_test_setup, .fini = gal_test_teardown, .timeout =
 
 static const int trip_photos[] = { 1, 2, 3, 5, 10, 18 };
 
-typedef struct {
-    char *tmp, *in, *out, *preset, *report;
-} bench;
+typedef gal_test_bench bench;
 
 static bench
 setup_bench(const char *name, const char *yaml)
 {
-    bench b;
-
-    b.tmp = gal_test_tmpdir(name);
-    b.in = g_build_filename(b.tmp, "in", NULL);
-    b.out = g_build_filename(b.tmp, "out", NULL);
-    b.report = g_build_filename(b.tmp, "report.json", NULL);
-    b.preset = gal_test_write_preset(b.tmp, "p.yaml", yaml);
-    cr_assert_eq(g_mkdir_with_parents(b.in, 0777), 0);
-    for (size_t i = 0; i < G_N_ELEMENTS(trip_photos); i++)
-        gal_test_copy_trip(b.in, trip_photos[i], NULL);
-    return b;
-}
-
-static void
-bench_clear(bench *b)
-{
-    g_free(b->tmp);
-    g_free(b->in);
-    g_free(b->out);
-    g_free(b->preset);
-    g_free(b->report);
+    return gal_test_bench_new(name, yaml, trip_photos, (int) G_N_ELEMENTS(trip_photos));
 }
 
 static void
@@ -150,8 +128,8 @@ Test(quality, auto_jpegs_are_smaller_than_q85_and_each_file_meets_the_target)
             cr_expect(is_null(fixed_o, "quality"));
             cr_expect(is_null(fixed_o, "score"));
         }
-    bench_clear(&fixed);
-    bench_clear(&searched);
+    gal_test_bench_clear(&fixed);
+    gal_test_bench_clear(&searched);
 }
 
 /* The search depends on the pixels alone: workers, libvips threads and
@@ -181,8 +159,8 @@ Test(quality, same_bytes_for_one_job_and_four)
             cr_expect_eq(gal_json_number(a, "quality"),
                 gal_json_number(b, "quality"));
         }
-    bench_clear(&one);
-    bench_clear(&four);
+    gal_test_bench_clear(&one);
+    gal_test_bench_clear(&four);
 }
 
 /* The target is part of the recipe when the quality is auto: changing it
@@ -234,7 +212,7 @@ Test(quality, target_changes_rebuild_and_records_keep_the_choice)
     cr_expect(strstr(err, " 6 written"), "%s", err);
     report = read_report(&b);
     cr_expect_geq(gal_json_number(output_of(report, 0, 0), "quality"), quality);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* A cap below what the target needs: every file under it, at the highest
@@ -270,7 +248,7 @@ Test(quality, max_bytes_caps_each_file_and_warns_below_the_target)
     }
     cr_expect_gt(warned, 0, "%s", err);
     cr_expect(strstr(err, "below output.target high"), "%s", err);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* With a fixed quality a cap lowers only the files over it. */
@@ -294,7 +272,7 @@ Test(quality, max_bytes_with_a_fixed_quality_lowers_only_files_over_it)
             cr_expect(is_null(o, "score"));
         }
     cr_expect(strstr(err, "below output.quality 90"), "%s", err);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* AVIF too (libaom encodes on threads of its own): each file meets the
@@ -329,8 +307,8 @@ Test(quality, avif_meets_the_target_with_the_same_bytes_for_any_jobs)
         cr_expect_str_eq(gal_json_string(a, "sha256"), gal_json_string(b, "sha256"),
             "photo %zu", p);
     }
-    bench_clear(&one);
-    bench_clear(&four);
+    gal_test_bench_clear(&one);
+    gal_test_bench_clear(&four);
 }
 
 /* JPEG XL is searched like the others: each file meets the target, at a
@@ -364,5 +342,5 @@ Test(quality, jxl_meets_the_target_and_is_lighter_than_the_jpeg)
         cr_expect_lt(gal_json_number(jxl, "bytes"), gal_json_number(jpeg, "bytes"), "photo %zu",
             p);
     }
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }

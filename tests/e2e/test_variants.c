@@ -22,34 +22,14 @@ static const char widths_preset[] = "gallop: 1\n"
                                     "  widths: [120, 1000, 300]\n"
                                     "  formats: [webp, jpeg]\n";
 
-typedef struct {
-    char *tmp, *in, *out, *preset, *report;
-} bench;
+typedef gal_test_bench bench;
 
 static bench
 setup_bench(const char *name, const char *yaml)
 {
-    bench b;
+    static const int trips[] = { 1, 2 };
 
-    b.tmp = gal_test_tmpdir(name);
-    b.in = g_build_filename(b.tmp, "in", NULL);
-    b.out = g_build_filename(b.tmp, "out", NULL);
-    b.report = g_build_filename(b.tmp, "report.json", NULL);
-    b.preset = gal_test_write_preset(b.tmp, "p.yaml", yaml);
-    cr_assert_eq(g_mkdir_with_parents(b.in, 0777), 0);
-    gal_test_copy_trip(b.in, 1, NULL);
-    gal_test_copy_trip(b.in, 2, NULL);
-    return b;
-}
-
-static void
-bench_clear(bench *b)
-{
-    g_free(b->tmp);
-    g_free(b->in);
-    g_free(b->out);
-    g_free(b->preset);
-    g_free(b->report);
+    return gal_test_bench_new(name, yaml, trips, (int) G_N_ELEMENTS(trips));
 }
 
 /* gallop run PRESET IN -o OUT --report REPORT [extra]; its status. */
@@ -135,7 +115,7 @@ Test(variants, every_width_in_every_format_is_written_never_enlarged)
     cr_expect_eq(gal_json_number(report, "photos.0.outputs.4.width"), 120);
     cr_expect_eq(gal_json_number(report, "photos.0.outputs.4.height"), 120);
     cr_expect_eq(gal_json_number(report, "photos.1.outputs.0.width"), 320);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 Test(variants, one_missing_file_is_seen_by_check_and_rebuilt)
@@ -178,7 +158,7 @@ Test(variants, one_missing_file_is_seen_by_check_and_rebuilt)
         cr_expect_eq(memcmp(again, before, len), 0);
     }
     cr_expect(g_file_test(kept, G_FILE_TEST_IS_REGULAR));
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 Test(variants, a_width_left_out_leaves_its_files_to_prune)
@@ -209,7 +189,7 @@ Test(variants, a_width_left_out_leaves_its_files_to_prune)
     cr_expect(!g_file_test(narrow, G_FILE_TEST_EXISTS));
     names = gal_test_list_dir(b.out);
     cr_expect_eq(names->len, 8, "%u files", names->len);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 Test(variants, one_width_is_a_scaled_file_named_by_default_with_it)
@@ -225,7 +205,7 @@ Test(variants, one_width_is_a_scaled_file_named_by_default_with_it)
     /* No stage: the whole photo, scaled to the width. */
     expect_image(b.out, "trip-01-200.jpg", 200, 200, "jpeg");
     expect_image(b.out, "trip-02-200.jpg", 200, 250, "jpeg");
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* Albums: same-named photos in two folders both survive, beneath folders
@@ -252,7 +232,7 @@ Test(variants, albums_keep_their_folders)
     names = gal_test_list_dir(b.out);
     /* At the top: trip-01 and trip-02 (2 files each), 2024/ and coast/. */
     cr_expect_eq(names->len, 6, "%u entries", names->len);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* A name without {dir} flattens albums again: the second photo of a name
@@ -274,7 +254,7 @@ Test(variants, a_flat_name_refuses_the_second_album_photo)
     cr_expect(strstr(err, "coast/IMG_0001.jpg") && strstr(err, "is already the output of"),
         "%s", err);
     expect_image(b.out, "IMG_0001.jpg", 100, 52, "jpeg");
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* Two widths above the picture's own: both files are the picture as it
@@ -308,7 +288,7 @@ Test(variants, widths_above_the_picture_give_the_same_file)
     cr_expect_eq(gal_test_count_lines(manifest, "output\t", NULL), 12);
     /* A rerun finds the copy up to date. */
     cr_assert_eq(run(&b, "--check", NULL, NULL), 0);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* A width added makes only its own files; a missing file is made alone,
@@ -360,7 +340,7 @@ Test(variants, a_width_added_or_a_file_lost_makes_only_those_files)
     cr_expect(strstr(out, "trip-01-100.webp"), "%s", out);
     expect_image(b.out, "trip-01-100.webp", 100, 100, "webp");
     cr_assert_eq(run(&b, "--check", NULL, NULL), 0);
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* One width, named without {width}: a new width gives the same name, and
@@ -386,7 +366,7 @@ Test(variants, a_new_width_under_the_same_name_is_made_again)
         "%s", out);
     cr_assert_eq(run(&b, NULL, NULL, NULL), 0);
     expect_image(b.out, "trip-01.jpg", 200, 200, "jpeg");
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }
 
 /* The report's sha256 of every file is SHA-256 of the file as it is on
@@ -430,5 +410,5 @@ Test(variants, every_format_reports_the_sha256_of_its_file)
             cr_expect_eq(gal_json_number(f, "bytes"), (double) size, "%s", path);
         }
     }
-    bench_clear(&b);
+    gal_test_bench_clear(&b);
 }

@@ -581,3 +581,29 @@ gal_test_expect_error(const gal_error *e, gal_code code, const char *file, int l
         want = g_strdup_printf("%s: %s%s%s", file, key, *key ? ": " : "", e->msg);
     cr_expect_str_eq(formatted, want);
 }
+
+gal_test_bench
+gal_test_bench_new(const char *name, const char *yaml, const int *trips, int n)
+{
+    gal_test_bench b;
+
+    b.tmp = gal_test_tmpdir(name);
+    b.in = g_build_filename(b.tmp, "in", NULL);
+    b.out = g_build_filename(b.tmp, "out", NULL);
+    b.report = g_build_filename(b.tmp, "report.json", NULL);
+    b.preset = gal_test_write_preset(b.tmp, "p.yaml", yaml);
+    cr_assert_eq(g_mkdir_with_parents(b.in, 0777), 0);
+    for (int i = 0; i < n; i++)
+        gal_test_copy_trip(b.in, trips[i], NULL);
+    return b;
+}
+
+void
+gal_test_bench_clear(gal_test_bench *b)
+{
+    g_free(b->tmp);
+    g_free(b->in);
+    g_free(b->out);
+    g_free(b->preset);
+    g_free(b->report);
+}

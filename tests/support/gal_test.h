@@ -90,6 +90,16 @@ void gal_test_expect_error(const gal_error *e, gal_code code, const char *file, 
 /* Write `yaml` to `dir`/`name` and return that path; fails the test if it cannot. */
 char *gal_test_write_preset(const char *dir, const char *name, const char *yaml);
 
+/* A run's files in a test folder of its own, `name`: the trip photos
+ * `trips` (n of them, by number) copied into `in`, the preset `yaml` at
+ * `preset`, outputs to go to `out` and the report to `report`. */
+typedef struct {
+    char *tmp, *in, *out, *preset, *report;
+} gal_test_bench;
+
+gal_test_bench gal_test_bench_new(const char *name, const char *yaml, const int *trips, int n);
+void gal_test_bench_clear(gal_test_bench *b);
+
 /* Sorted names of everything in `dir`, hidden files included, except gallop's
  * record database and its log (a g_free'ing array). */
 GPtrArray *gal_test_list_dir(const char *dir);
