@@ -1,6 +1,6 @@
 /* resample.c: scaling along one axis (see resample.h). Shrinking 8-bit
  * images is a Lanczos 3 of our own, enlarging a separable, centred
- * Catmull-Rom bicubic (SSE2) or Lanczos 3 (plain C; resize.kernel),
+ * Lanczos 3 or Catmull-Rom bicubic (resize.kernel; SSE2 both ways),
  * each one lazy libvips operation per axis (vips_image_generate): libvips
  * 8.14 has no enlarging reducer, its bicubic vips_affine is both slow
  * (about 45 ns a pixel, 16 taps) and half a pixel off centre inside
@@ -19,23 +19,31 @@
 #define WEIGHT_BITS 12
 #define WEIGHT_ONE (1 << WEIGHT_BITS)
 
-/* The four source positions and weights of one output row (or column). */
+/* For the loops over taps: inlined where the count is a constant (4 or 6),
+ * they are unrolled, about a third fewer instructions than looping. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* The most source lines an output line is made of: Lanczos 3's six. */
+#define MAX_TAPS 6
+
+/* The source positions and weights of one output row (or column). */
 typedef struct {
-    int src[4]; /* source indices, clamped to the edge (extend copy) */
-    int weight[4];
+    int src[MAX_TAPS]; /* source indices, clamped to the edge (extend copy) */
+    int weight[MAX_TAPS];
 } tap;
 
 /* One axis's enlargement: which source lines make each output line. */
 typedef struct {
     VipsImage *in; /* a reference, dropped when the output closes */
     int out_length;
+    int n;         /* taps per output line: 4 (Catmull-Rom) or 6 (Lanczos 3) */
     tap *taps;     /* out_length of them */
     /* The alpha band's index, or -1: with alpha, colours are weighted by
-     * it (see weigh_alpha). */
+     * it (see weigh_by_alpha). */
     int alpha;
 #ifdef __SSE2__
-    /* Each tap's weights as two pairs (0, 1) and (2, 3), a pair to a
-     * vector, for columns_rgb_sse2(). */
+    /* Each tap's weights as pairs (0, 1), (2, 3) ..., a pair to a vector,
+     * n / 2 per output line, for the SSE2 loops. */
     __m128i *pairs;
 #endif
 } axis_plan;
@@ -63,30 +71,49 @@ gcd64(gint64 a, gint64 b)
     return a;
 }
 
-/* Catmull-Rom (libvips' "bicubic") for the source lines around output line
- * `i`, centred: output line i covers source position (i + 0.5) * in / out
- * - 0.5. The fraction is taken exactly, as a ratio of integers reduced
- * first, so the same scale gives the same weights wherever a span of the
- * axis starts (gal__resize_span relies on it: a window scaled alone is the
- * whole photo's window). */
+static double
+lanczos3(double x)
+{
+    if (x == 0)
+        return 1;
+    if (x <= -3 || x >= 3)
+        return 0;
+    return 3 * sin(G_PI * x) * sin(G_PI * x / 3) / (G_PI * G_PI * x * x);
+}
+
+/* The weights of the source lines around output line `i`, centred: output
+ * line i covers source position (i + 0.5) * in / out - 0.5, and its taps
+ * start n / 2 - 1 lines before. Catmull-Rom is libvips' "bicubic"; Lanczos
+ * 3 is normalised to add up to one. The fraction is taken exactly, as a
+ * ratio of integers reduced first, so the same scale gives the same
+ * weights wherever a span of the axis starts (gal__resize_span relies on
+ * it: a window scaled alone is the whole photo's window). */
 static void
-make_tap(gint64 in_r, gint64 out_r, int in_length, int i, tap *t)
+make_tap(gal_kernel kernel, gint64 in_r, gint64 out_r, int in_length, int i, tap *t)
 {
     /* position = num / den, with num = (2i + 1) in - out, den = 2 out */
     gint64 num = (2 * (gint64) i + 1) * in_r - out_r;
     gint64 den = 2 * out_r;
     gint64 whole = num >= 0 ? num / den : -((-num + den - 1) / den);
     double f = (double) (num - whole * den) / (double) den;
-    double w[4] = {
-        0.5 * (-f * f * f + 2 * f * f - f),
-        0.5 * (3 * f * f * f - 5 * f * f + 2),
-        0.5 * (-3 * f * f * f + 4 * f * f + f),
-        0.5 * (f * f * f - f * f),
-    };
-    int sum = 0, largest = 1;
+    int n = kernel == GAL_KERNEL_LANCZOS3 ? 6 : 4;
+    double w[MAX_TAPS], total = 0;
+    int sum = 0, largest = n / 2 - 1;
 
-    for (int k = 0; k < 4; k++) {
-        gint64 s = whole - 1 + k;
+    if (kernel == GAL_KERNEL_LANCZOS3) {
+        for (int k = 0; k < n; k++)
+            total += w[k] = lanczos3(k - 2 - f);
+        for (int k = 0; k < n; k++)
+            w[k] /= total;
+    }
+    else {
+        w[0] = 0.5 * (-f * f * f + 2 * f * f - f);
+        w[1] = 0.5 * (3 * f * f * f - 5 * f * f + 2);
+        w[2] = 0.5 * (-3 * f * f * f + 4 * f * f + f);
+        w[3] = 0.5 * (f * f * f - f * f);
+    }
+    for (int k = 0; k < n; k++) {
+        gint64 s = whole - (n / 2 - 1) + k;
 
         t->src[k] = (int) CLAMP(s, 0, in_length - 1);
         t->weight[k] = (int) lround(w[k] * WEIGHT_ONE);
@@ -109,21 +136,22 @@ weight_pair(int w0, int w1)
 #endif
 
 static axis_plan *
-axis_plan_new(VipsImage *in, int in_length, int out_length)
+axis_plan_new(VipsImage *in, int in_length, int out_length, gal_kernel kernel)
 {
     axis_plan *plan = g_new0(axis_plan, 1);
     gint64 g = gcd64(in_length, out_length);
 
     plan->in = in;
     plan->out_length = out_length;
+    plan->n = kernel == GAL_KERNEL_LANCZOS3 ? 6 : 4;
     plan->taps = g_new(tap, out_length);
     for (int i = 0; i < out_length; i++)
-        make_tap(in_length / g, out_length / g, in_length, i, &plan->taps[i]);
+        make_tap(kernel, in_length / g, out_length / g, in_length, i, &plan->taps[i]);
 #ifdef __SSE2__
-    plan->pairs = g_new(__m128i, 2 * (gsize) out_length);
+    plan->pairs = g_new(__m128i, plan->n / 2 * (gsize) out_length);
     for (int i = 0; i < out_length; i++)
-        for (int k = 0; k < 2; k++)
-            plan->pairs[2 * i + k] =
+        for (int k = 0; k < plan->n / 2; k++)
+            plan->pairs[plan->n / 2 * i + k] =
                 weight_pair(plan->taps[i].weight[2 * k], plan->taps[i].weight[2 * k + 1]);
 #endif
     return plan;
@@ -143,7 +171,7 @@ clip_pel(int sum)
  * (their two weights, repeated), summed, rounded at `bits` and saturated.
  * `taps` is even. Returns how many of the `n` bytes it did (a multiple of
  * 16): the caller does the rest the plain way, with the same sums. */
-static inline int
+static ALWAYS_INLINE int
 weigh_rows_sse2(const VipsPel *const *rows, int taps, const __m128i *pair, int bits, int n,
     VipsPel *q)
 {
@@ -181,41 +209,45 @@ weigh_rows_sse2(const VipsPel *const *rows, int taps, const __m128i *pair, int b
  * band, each colour by weight times alpha, then divided by the new alpha.
  * Weighted straight, the colour a transparent pixel happens to hold (often
  * red, black or a mask's leftovers) would bleed into the edge of the
- * opaque pixels next to it. Where the four alphas are equal (inside opaque
- * or evenly faded areas: most pixels) the weights add up to one and both
- * ways give the same pixel, so the straight loops run over every pixel and
- * only those among unequal alphas are weighed again here. */
+ * opaque pixels next to it. Where the taps' alphas are equal (inside
+ * opaque or evenly faded areas: most pixels) the weights add up to one and
+ * both ways give the same pixel, so the straight loops run over every
+ * pixel and only those among unequal alphas are weighed again here. */
 static inline gboolean
-alphas_differ(const VipsPel *p0, const VipsPel *p1, const VipsPel *p2, const VipsPel *p3,
-    int alpha)
+alphas_differ(const VipsPel *const *p, int n, int alpha)
 {
-    return p0[alpha] != p1[alpha] || p1[alpha] != p2[alpha] || p2[alpha] != p3[alpha];
+    for (int k = 1; k < n; k++)
+        if (p[k][alpha] != p[0][alpha])
+            return TRUE;
+    return FALSE;
 }
 
 /* One pixel's colours (not its alpha, at `alpha`, already weighted) from
- * four source pixels whose alphas differ. Where the weighted alpha is
+ * the n source pixels p[] whose alphas differ. Where the weighted alpha is
  * nothing, the pixel is transparent and its colour meaningless: it keeps
- * the straight weighting. In 64 bits: weight x alpha x colour x 4 taps can
+ * the straight weighting. In 64 bits: weight x alpha x colour x taps can
  * pass 2^31. */
 static void
-weigh_by_alpha(const tap *t, const VipsPel *p0, const VipsPel *p1, const VipsPel *p2,
-    const VipsPel *p3, int bands, int alpha, VipsPel *q)
+weigh_by_alpha(const tap *t, const VipsPel *const *p, int n, int bands, int alpha, VipsPel *q)
 {
-    gint64 wa0 = (gint64) t->weight[0] * p0[alpha], wa1 = (gint64) t->weight[1] * p1[alpha];
-    gint64 wa2 = (gint64) t->weight[2] * p2[alpha], wa3 = (gint64) t->weight[3] * p3[alpha];
-    gint64 sum_a = wa0 + wa1 + wa2 + wa3;
+    gint64 wa[MAX_TAPS], sum_a = 0;
 
+    for (int k = 0; k < n; k++)
+        sum_a += wa[k] = (gint64) t->weight[k] * p[k][alpha];
     if (sum_a <= 0)
         return;
     for (int b = 0; b < bands; b++) {
-        gint64 sum = wa0 * p0[b] + wa1 * p1[b] + wa2 * p2[b] + wa3 * p3[b];
+        gint64 sum = 0;
 
-        if (b != alpha)
-            q[b] = (VipsPel) (sum <= 0 ? 0 : MIN((sum + sum_a / 2) / sum_a, 255));
+        if (b == alpha)
+            continue;
+        for (int k = 0; k < n; k++)
+            sum += wa[k] * p[k][b];
+        q[b] = (VipsPel) (sum <= 0 ? 0 : MIN((sum + sum_a / 2) / sum_a, 255));
     }
 }
 
-/* Rows: each output row is four source rows weighted, byte by byte. */
+/* Rows: each output row is n source rows weighted, byte by byte. */
 static int
 rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
 {
@@ -224,9 +256,9 @@ rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *sto
     const VipsRect *r = &out_region->valid;
     const tap *first = &plan->taps[r->top];
     const tap *last = &plan->taps[r->top + r->height - 1];
-    VipsRect need = { r->left, first->src[0], r->width, last->src[3] - first->src[0] + 1 };
-    int bands = plan->in->Bands, alpha = plan->alpha;
-    size_t n = (size_t) r->width * bands;
+    int n = plan->n, bands = plan->in->Bands, alpha = plan->alpha;
+    VipsRect need = { r->left, first->src[0], r->width, last->src[n - 1] - first->src[0] + 1 };
+    size_t bytes = (size_t) r->width * bands;
 
     (void) a;
     (void) stop;
@@ -234,30 +266,37 @@ rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *sto
         return -1;
     for (int y = 0; y < r->height; y++) {
         const tap *t = &plan->taps[r->top + y];
-        const VipsPel *p0 = VIPS_REGION_ADDR(ir, r->left, t->src[0]);
-        const VipsPel *p1 = VIPS_REGION_ADDR(ir, r->left, t->src[1]);
-        const VipsPel *p2 = VIPS_REGION_ADDR(ir, r->left, t->src[2]);
-        const VipsPel *p3 = VIPS_REGION_ADDR(ir, r->left, t->src[3]);
+        const VipsPel *p[MAX_TAPS];
         VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
-        int w0 = t->weight[0], w1 = t->weight[1], w2 = t->weight[2], w3 = t->weight[3];
-
         size_t j = 0;
 
+        for (int k = 0; k < n; k++)
+            p[k] = VIPS_REGION_ADDR(ir, r->left, t->src[k]);
 #ifdef __SSE2__
         {
-            const VipsPel *rows[4] = { p0, p1, p2, p3 };
+            const __m128i *pair = &plan->pairs[n / 2 * (r->top + y)];
 
-            j = (size_t) weigh_rows_sse2(rows, 4, &plan->pairs[2 * (r->top + y)], WEIGHT_BITS,
-                (int) n, q);
+            j = (size_t) (n == 4 ? weigh_rows_sse2(p, 4, pair, WEIGHT_BITS, (int) bytes, q)
+                                 : weigh_rows_sse2(p, 6, pair, WEIGHT_BITS, (int) bytes, q));
         }
 #endif
-        for (; j < n; j++)
-            q[j] = clip_pel(w0 * p0[j] + w1 * p1[j] + w2 * p2[j] + w3 * p3[j]);
+        for (; j < bytes; j++) {
+            int sum = 0;
+
+            for (int k = 0; k < n; k++)
+                sum += t->weight[k] * p[k][j];
+            q[j] = clip_pel(sum);
+        }
         if (alpha < 0)
             continue;
-        for (size_t i = 0; i < n; i += bands)
-            if (alphas_differ(p0 + i, p1 + i, p2 + i, p3 + i, alpha))
-                weigh_by_alpha(t, p0 + i, p1 + i, p2 + i, p3 + i, bands, alpha, q + i);
+        for (size_t i = 0; i < bytes; i += bands) {
+            const VipsPel *at[MAX_TAPS];
+
+            for (int k = 0; k < n; k++)
+                at[k] = p[k] + i;
+            if (alphas_differ(at, n, alpha))
+                weigh_by_alpha(t, at, n, bands, alpha, q + i);
+        }
     }
     return 0;
 }
@@ -334,47 +373,41 @@ ready_pairs_rgb(row_seq *seq, const VipsPel *row, int length)
     }
     return seq->ready;
 }
-#endif
 
-#ifdef __SSE2__
 /* One row of columns_generate() for 3 bands with SSE2 (every x86-64 has
  * it), from the row made ready (ready_pairs_rgb; `row` holds `length`
- * pixels from source column `row_left`): two madds per pixel, one per pair
- * of taps, then rounded, shifted and saturated as clip_pel() does, so the
- * bytes are the same. The weights fit 16 bits (Catmull-Rom in 1/4096:
- * -304..4096). At the edges, where the taps repeat the edge pixel, they are
- * not pairs of neighbours: those pixels are weighed one by one. */
-static void
-columns_rgb_sse2(const axis_plan *plan, row_seq *seq, const VipsPel *row, int length,
+ * pixels from source column `row_left`): a madd per pair of taps, then
+ * rounded, shifted and saturated as clip_pel() does, so the bytes are the
+ * same. The weights fit 16 bits (in 1/4096: Catmull-Rom -304..4096,
+ * Lanczos 3 no more). At the edges, where the taps repeat the edge pixel,
+ * they are not pairs of neighbours: those pixels are paired by hand. */
+static ALWAYS_INLINE void
+columns_rgb_sse2(const axis_plan *plan, int n, const __m128i *ready, const VipsPel *row,
     int row_left, int out_left, int width, VipsPel *q)
 {
     const __m128i zero = _mm_setzero_si128();
     const __m128i half = _mm_set1_epi32(WEIGHT_ONE / 2);
-    const __m128i *ready = ready_pairs_rgb(seq, row, length);
 
     for (int x = 0; x < width; x++) {
         const tap *t = &plan->taps[out_left + x];
-        const __m128i *pair = &plan->pairs[2 * (out_left + x)];
-        __m128i sum, bytes;
+        const __m128i *pair = &plan->pairs[n / 2 * (out_left + x)];
+        __m128i sum = zero, bytes;
 
-        if (t->src[3] - t->src[0] == 3) {
+        if (t->src[n - 1] - t->src[0] == n - 1) {
             const __m128i *p = &ready[t->src[0] - row_left];
 
-            sum = _mm_add_epi32(_mm_madd_epi16(p[0], pair[0]), _mm_madd_epi16(p[2], pair[1]));
+            for (int k = 0; k < n / 2; k++)
+                sum = _mm_add_epi32(sum, _mm_madd_epi16(p[2 * k], pair[k]));
         }
-        else {
-            /* R0 R1 G0 G1 B0 B1 in 16 bits, as ready_pairs_rgb() makes them. */
-            const VipsPel *p0 = row + (t->src[0] - row_left) * 3;
-            const VipsPel *p1 = row + (t->src[1] - row_left) * 3;
-            const VipsPel *p2 = row + (t->src[2] - row_left) * 3;
-            const VipsPel *p3 = row + (t->src[3] - row_left) * 3;
+        else
+            for (int k = 0; k < n / 2; k++) {
+                /* R0 R1 G0 G1 B0 B1 in 16 bits, as ready_pairs_rgb() makes them. */
+                const VipsPel *p0 = row + (t->src[2 * k] - row_left) * 3;
+                const VipsPel *p1 = row + (t->src[2 * k + 1] - row_left) * 3;
 
-            sum = _mm_add_epi32(
-                _mm_madd_epi16(_mm_setr_epi16(p0[0], p1[0], p0[1], p1[1], p0[2], p1[2], 0, 0),
-                    pair[0]),
-                _mm_madd_epi16(_mm_setr_epi16(p2[0], p3[0], p2[1], p3[1], p2[2], p3[2], 0, 0),
-                    pair[1]));
-        }
+                sum = _mm_add_epi32(sum, _mm_madd_epi16(
+                    _mm_setr_epi16(p0[0], p1[0], p0[1], p1[1], p0[2], p1[2], 0, 0), pair[k]));
+            }
         sum = _mm_srai_epi32(_mm_add_epi32(sum, half), WEIGHT_BITS);
         bytes = _mm_packus_epi16(_mm_packs_epi32(sum, zero), zero);
         if (x + 1 < width)
@@ -390,12 +423,12 @@ columns_rgb_sse2(const axis_plan *plan, row_seq *seq, const VipsPel *row, int le
 }
 #endif
 
-/* The four source pixels of output column `t` in `row`, a row of the
- * input region that starts at source column `row_left`. */
+/* The n source pixels of output column `t` in `row`, a row of the input
+ * region that starts at source column `row_left`. */
 static inline void
-tap_pixels(const tap *t, const VipsPel *row, int row_left, int bands, const VipsPel *p[4])
+tap_pixels(const tap *t, int n, const VipsPel *row, int row_left, int bands, const VipsPel **p)
 {
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < n; k++)
         p[k] = row + (t->src[k] - row_left) * bands;
 }
 
@@ -406,11 +439,16 @@ weigh_columns(const axis_plan *plan, row_seq *seq, const VipsPel *row, int lengt
     int row_left, int out_left, int width, VipsPel *q)
 {
     const tap *taps = &plan->taps[out_left];
-    int bands = plan->in->Bands;
+    int n = plan->n, bands = plan->in->Bands;
 
 #ifdef __SSE2__
     if (bands == 3) {
-        columns_rgb_sse2(plan, seq, row, length, row_left, out_left, width, q);
+        const __m128i *ready = ready_pairs_rgb(seq, row, length);
+
+        if (n == 4)
+            columns_rgb_sse2(plan, 4, ready, row, row_left, out_left, width, q);
+        else
+            columns_rgb_sse2(plan, 6, ready, row, row_left, out_left, width, q);
         return;
     }
 #else
@@ -418,17 +456,21 @@ weigh_columns(const axis_plan *plan, row_seq *seq, const VipsPel *row, int lengt
     (void) length;
 #endif
     for (int x = 0; x < width; x++, q += bands) {
-        const VipsPel *p[4];
+        const VipsPel *p[MAX_TAPS];
 
-        tap_pixels(&taps[x], row, row_left, bands, p);
-        for (int k = 0; k < bands; k++)
-            q[k] = clip_pel(taps[x].weight[0] * p[0][k] + taps[x].weight[1] * p[1][k] +
-                taps[x].weight[2] * p[2][k] + taps[x].weight[3] * p[3][k]);
+        tap_pixels(&taps[x], n, row, row_left, bands, p);
+        for (int b = 0; b < bands; b++) {
+            int sum = 0;
+
+            for (int k = 0; k < n; k++)
+                sum += taps[x].weight[k] * p[k][b];
+            q[b] = clip_pel(sum);
+        }
     }
 }
 
-/* Columns: each output pixel is four source pixels of its row weighted;
- * with alpha, those among unequal alphas weighed again (alphas_differ), as
+/* Columns: each output pixel is n source pixels of its row weighted; with
+ * alpha, those among unequal alphas weighed again (alphas_differ), as
  * rows_generate() does. */
 static int
 columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean *stop)
@@ -439,8 +481,8 @@ columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
     const VipsRect *r = &out_region->valid;
     const tap *taps = &plan->taps[r->left];
     const tap *last = &taps[r->width - 1];
-    VipsRect need = { taps[0].src[0], r->top, last->src[3] - taps[0].src[0] + 1, r->height };
-    int bands = plan->in->Bands, alpha = plan->alpha;
+    int n = plan->n, bands = plan->in->Bands, alpha = plan->alpha;
+    VipsRect need = { taps[0].src[0], r->top, last->src[n - 1] - taps[0].src[0] + 1, r->height };
 
     (void) a;
     (void) stop;
@@ -454,11 +496,11 @@ columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
         if (alpha < 0)
             continue;
         for (int x = 0; x < r->width; x++) {
-            const VipsPel *p[4];
+            const VipsPel *p[MAX_TAPS];
 
-            tap_pixels(&taps[x], row, need.left, bands, p);
-            if (alphas_differ(p[0], p[1], p[2], p[3], alpha))
-                weigh_by_alpha(&taps[x], p[0], p[1], p[2], p[3], bands, alpha, q + x * bands);
+            tap_pixels(&taps[x], n, row, need.left, bands, p);
+            if (alphas_differ(p, n, alpha))
+                weigh_by_alpha(&taps[x], p, n, bands, alpha, q + x * bands);
         }
     }
     return 0;
@@ -466,7 +508,7 @@ columns_generate(VipsRegion *out_region, void *vseq, void *a, void *b, gboolean 
 
 /* The enlargement of `in` (8-bit) along one axis to `length`, lazily. */
 static int
-enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
+enlarge_axis(VipsImage *in, gboolean rows, int length, gal_kernel kernel, VipsImage **out)
 {
     axis_plan *plan;
 
@@ -474,7 +516,7 @@ enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
         vips_error("gallop", "enlarging needs 8-bit pixels");
         return -1;
     }
-    plan = axis_plan_new(in, rows ? in->Ysize : in->Xsize, length);
+    plan = axis_plan_new(in, rows ? in->Ysize : in->Xsize, length, kernel);
     plan->alpha = vips_image_hasalpha(in) ? in->Bands - 1 : -1;
     if (rows)
         return gal__lazy_op(in, in->Xsize, length, vips_start_one, rows_generate, vips_stop_one, plan,
@@ -486,13 +528,13 @@ enlarge_axis(VipsImage *in, gboolean rows, int length, VipsImage **out)
 int
 gal__enlarge_rows(VipsImage *in, int height, VipsImage **out)
 {
-    return enlarge_axis(in, TRUE, height, out);
+    return enlarge_axis(in, TRUE, height, GAL_KERNEL_CATMULL_ROM, out);
 }
 
 int
 gal__enlarge_columns(VipsImage *in, int width, VipsImage **out)
 {
-    return enlarge_axis(in, FALSE, width, out);
+    return enlarge_axis(in, FALSE, width, GAL_KERNEL_CATMULL_ROM, out);
 }
 
 /* ---- Shrinking: Lanczos 3 ------------------------------------------------ */
@@ -531,16 +573,6 @@ reduce_plan_free(VipsImage *out, reduce_plan *plan)
     g_free(plan->pairs);
 #endif
     g_free(plan);
-}
-
-static double
-lanczos3(double x)
-{
-    if (x == 0)
-        return 1;
-    if (x <= -3 || x >= 3)
-        return 0;
-    return 3 * sin(G_PI * x) * sin(G_PI * x / 3) / (G_PI * G_PI * x * x);
 }
 
 /* Output pixel i covers source position (i + 0.5) * in / out - 0.5, as in
@@ -960,187 +992,18 @@ gal__shrink(VipsImage *in, int width, int height, VipsImage **out)
         VIPS_EXTEND_COPY, NULL);
 }
 
-/* ---- Enlarging with Lanczos 3 (resize.kernel) ----------------------------------- */
-
-/* Six source lines an output line is made of, Lanczos 3 weighted and
- * centred as make_tap()'s four (same position, same exact fraction). Plain
- * C: enlarging reads few pixels (the input is the small side). */
-#define WIDE_TAPS 6
-
-typedef struct {
-    int src[WIDE_TAPS];
-    int weight[WIDE_TAPS];
-} wide_tap;
-
-typedef struct {
-    VipsImage *in;
-    wide_tap *taps;
-    int alpha; /* the alpha band's index, or -1 */
-} wide_plan;
-
-static void
-wide_plan_free(VipsImage *out, wide_plan *plan)
-{
-    (void) out;
-    g_free(plan->taps);
-    g_free(plan);
-}
-
-static void
-make_wide_tap(gint64 in_r, gint64 out_r, int in_length, int i, wide_tap *t)
-{
-    gint64 num = (2 * (gint64) i + 1) * in_r - out_r;
-    gint64 den = 2 * out_r;
-    gint64 whole = num >= 0 ? num / den : -((-num + den - 1) / den);
-    double f = (double) (num - whole * den) / (double) den;
-    double w[WIDE_TAPS], total = 0;
-    int sum = 0, largest = 2;
-
-    for (int k = 0; k < WIDE_TAPS; k++)
-        total += w[k] = lanczos3(k - 2 - f);
-    for (int k = 0; k < WIDE_TAPS; k++) {
-        t->src[k] = (int) CLAMP(whole - 2 + k, 0, in_length - 1);
-        t->weight[k] = (int) lround(w[k] / total * WEIGHT_ONE);
-        sum += t->weight[k];
-        if (t->weight[k] > t->weight[largest])
-            largest = k;
-    }
-    /* The weights add up to one exactly, so flat areas stay flat. */
-    t->weight[largest] += WEIGHT_ONE - sum;
-}
-
-/* One output pixel from the six source pixels p[]: straight, or where
- * their alphas differ, colours weighted by alpha (as weigh_by_alpha). */
-static void
-weigh_wide(const wide_tap *t, const VipsPel *const p[WIDE_TAPS], int bands, int alpha,
-    VipsPel *q)
-{
-    gboolean differ = FALSE;
-    gint64 wa[WIDE_TAPS], sum_a = 0;
-
-    for (int b = 0; b < bands; b++) {
-        int sum = 0;
-
-        for (int k = 0; k < WIDE_TAPS; k++)
-            sum += t->weight[k] * p[k][b];
-        q[b] = clip_pel(sum);
-    }
-    for (int k = 1; alpha >= 0 && k < WIDE_TAPS; k++)
-        differ |= p[k][alpha] != p[0][alpha];
-    if (!differ)
-        return;
-    for (int k = 0; k < WIDE_TAPS; k++)
-        sum_a += wa[k] = (gint64) t->weight[k] * p[k][alpha];
-    if (sum_a <= 0)
-        return;
-    for (int b = 0; b < bands; b++) {
-        gint64 sum = 0;
-
-        if (b == alpha)
-            continue;
-        for (int k = 0; k < WIDE_TAPS; k++)
-            sum += wa[k] * p[k][b];
-        q[b] = (VipsPel) (sum <= 0 ? 0 : MIN((sum + sum_a / 2) / sum_a, 255));
-    }
-}
-
-static int
-wide_rows_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
-{
-    VipsRegion *ir = seq;
-    const wide_plan *plan = b;
-    const VipsRect *r = &out_region->valid;
-    const wide_tap *first = &plan->taps[r->top];
-    const wide_tap *last = &plan->taps[r->top + r->height - 1];
-    VipsRect need = { r->left, first->src[0], r->width,
-        last->src[WIDE_TAPS - 1] - first->src[0] + 1 };
-    int bands = plan->in->Bands;
-
-    (void) a;
-    (void) stop;
-    if (vips_region_prepare(ir, &need))
-        return -1;
-    for (int y = 0; y < r->height; y++) {
-        const wide_tap *t = &plan->taps[r->top + y];
-        const VipsPel *p[WIDE_TAPS];
-        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
-
-        for (int k = 0; k < WIDE_TAPS; k++)
-            p[k] = VIPS_REGION_ADDR(ir, r->left, t->src[k]);
-        for (int x = 0; x < r->width; x++) {
-            weigh_wide(t, p, bands, plan->alpha, q + x * bands);
-            for (int k = 0; k < WIDE_TAPS; k++)
-                p[k] += bands;
-        }
-    }
-    return 0;
-}
-
-static int
-wide_columns_generate(VipsRegion *out_region, void *seq, void *a, void *b, gboolean *stop)
-{
-    VipsRegion *ir = seq;
-    const wide_plan *plan = b;
-    const VipsRect *r = &out_region->valid;
-    const wide_tap *taps = &plan->taps[r->left];
-    const wide_tap *last = &taps[r->width - 1];
-    VipsRect need = { taps[0].src[0], r->top, last->src[WIDE_TAPS - 1] - taps[0].src[0] + 1,
-        r->height };
-    int bands = plan->in->Bands;
-
-    (void) a;
-    (void) stop;
-    if (vips_region_prepare(ir, &need))
-        return -1;
-    for (int y = 0; y < r->height; y++) {
-        const VipsPel *row = VIPS_REGION_ADDR(ir, need.left, r->top + y);
-        VipsPel *q = VIPS_REGION_ADDR(out_region, r->left, r->top + y);
-
-        for (int x = 0; x < r->width; x++) {
-            const VipsPel *p[WIDE_TAPS];
-
-            for (int k = 0; k < WIDE_TAPS; k++)
-                p[k] = row + (taps[x].src[k] - need.left) * bands;
-            weigh_wide(&taps[x], p, bands, plan->alpha, q + x * bands);
-        }
-    }
-    return 0;
-}
-
-static int
-enlarge_wide(VipsImage *in, gboolean rows, int length, VipsImage **out)
-{
-    int in_length = rows ? in->Ysize : in->Xsize;
-    gint64 g = gcd64(in_length, length);
-    wide_plan *plan;
-
-    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE) {
-        vips_error("gallop", "enlarging needs 8-bit pixels");
-        return -1;
-    }
-    plan = g_new0(wide_plan, 1);
-    plan->in = in;
-    plan->taps = g_new(wide_tap, length);
-    for (int i = 0; i < length; i++)
-        make_wide_tap(in_length / g, length / g, in_length, i, &plan->taps[i]);
-    plan->alpha = vips_image_hasalpha(in) ? in->Bands - 1 : -1;
-    return gal__lazy_op(in, rows ? in->Xsize : length, rows ? length : in->Ysize, vips_start_one,
-        rows ? wide_rows_generate : wide_columns_generate, vips_stop_one, plan,
-        G_CALLBACK(wide_plan_free), out);
-}
-
 int
 gal__scale_rows_with(VipsImage *in, int height, gal_kernel enlarge, VipsImage **out)
 {
-    if (height > in->Ysize && enlarge == GAL_KERNEL_LANCZOS3)
-        return enlarge_wide(in, TRUE, height, out);
+    if (height > in->Ysize)
+        return enlarge_axis(in, TRUE, height, enlarge, out);
     return gal__scale_rows(in, height, out);
 }
 
 int
 gal__scale_columns_with(VipsImage *in, int width, gal_kernel enlarge, VipsImage **out)
 {
-    if (width > in->Xsize && enlarge == GAL_KERNEL_LANCZOS3)
-        return enlarge_wide(in, FALSE, width, out);
+    if (width > in->Xsize)
+        return enlarge_axis(in, FALSE, width, enlarge, out);
     return gal__scale_columns(in, width, out);
 }

@@ -17,8 +17,8 @@ int gal__scale_columns(VipsImage *in, int width, VipsImage **out);
 
 /* The kernel an enlargement is made with (resize.kernel). */
 typedef enum gal_kernel {
-    GAL_KERNEL_LANCZOS3,    /* six taps, centred as the bicubic; plain C */
-    GAL_KERNEL_CATMULL_ROM, /* libvips' "bicubic": four taps, SSE2 */
+    GAL_KERNEL_LANCZOS3,    /* six taps, centred as the bicubic */
+    GAL_KERNEL_CATMULL_ROM, /* libvips' "bicubic": four taps */
 } gal_kernel;
 
 /* gal__scale_rows() and gal__scale_columns(), enlarging with `enlarge`
@@ -39,7 +39,8 @@ gboolean gal__columns_turn(const VipsImage *in);
 int gal__shrink(VipsImage *in, int width, int height, VipsImage **out);
 
 /* Enlarge 8-bit `in` along one axis to `height` rows (or `width` columns),
- * at least as many as it has: a separable Catmull-Rom bicubic, centred
+ * at least as many as it has: a separable Catmull-Rom bicubic (or Lanczos
+ * 3 through gal__scale_rows_with / _columns_with), centred
  * (output line i samples source position (i + 0.5) * in / out - 0.5; edges
  * repeat), lazy. Weights depend only on the scale's ratio and the output
  * line, so a span of the axis scaled alone gives the same pixels as the

@@ -2,7 +2,7 @@
  * 17): columns row by row, rows a few at a time. Flat areas kept flat, as
  * libvips' vips_reducev makes it (columns through quarter turns), the SSE2
  * loops the same bytes as the plain ones, a span shrunk alone the whole
- * axis's span. */
+ * axis's span; enlarging, the vector loops the plain ones' bytes. */
 #include <criterion/criterion.h>
 
 #include "gal_test.h"
@@ -345,4 +345,45 @@ Test(resample, a_tile_of_striped_rows_is_their_mean)
     g_object_unref(wide);
     g_object_unref(memory);
     g_object_unref(tile);
+}
+
+/* Enlarging: the 3-band columns take the SSE2 loop (pairs of taps, the
+ * edges paired by hand), one band the plain one; rows take the vector loop
+ * and its tail. Each kernel's taps (four or six), at ratios whose edges
+ * repeat the edge pixel. */
+Test(resample, three_bands_enlarge_as_each_band_alone)
+{
+    static const int sizes[][2] = { { 7, 23 }, { 25, 28 }, { 40, 97 }, { 3, 1000 } };
+
+    for (gal_kernel k = GAL_KERNEL_LANCZOS3; k <= GAL_KERNEL_CATMULL_ROM; k++)
+        for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            int from = sizes[i][0], to = sizes[i][1];
+            VipsImage *in = noise(from, from + 2, 3), *cols, *both, *out;
+
+            cr_assert_eq(gal__scale_columns_with(in, to, k, &cols), 0, "%s", vips_error_buffer());
+            cr_assert_eq(gal__scale_rows_with(cols, to + 5, k, &both), 0);
+            out = vips_image_copy_memory(both);
+            for (int b = 0; b < 3; b++) {
+                VipsImage *band, *band_memory, *band_cols, *band_both, *of_three;
+                double max_abs, mean_abs;
+
+                cr_assert_eq(vips_extract_band(in, &band, b, NULL), 0);
+                band_memory = vips_image_copy_memory(band);
+                cr_assert_eq(gal__scale_columns_with(band_memory, to, k, &band_cols), 0);
+                cr_assert_eq(gal__scale_rows_with(band_cols, to + 5, k, &band_both), 0);
+                cr_assert_eq(vips_extract_band(out, &of_three, b, NULL), 0);
+                cr_assert_eq(gal_test_diff(band_both, of_three, &max_abs, &mean_abs), 0);
+                cr_expect_eq(max_abs, 0, "kernel %d, %d -> %d, band %d: the loops differ by %g",
+                    k, from, to, b, max_abs);
+                g_object_unref(band);
+                g_object_unref(band_memory);
+                g_object_unref(band_cols);
+                g_object_unref(band_both);
+                g_object_unref(of_three);
+            }
+            g_object_unref(in);
+            g_object_unref(cols);
+            g_object_unref(both);
+            g_object_unref(out);
+        }
 }
