@@ -449,6 +449,7 @@ free_result(gal_photo_result *r, gboolean paths_owned)
     g_free((char *) notes->why_detail);
     gal__shared_text_unref(notes->caption);
     gal__shared_text_unref(notes->caption_source);
+    gal__shared_text_unref(notes->album);
     g_free((char *) notes->warnings);
     g_free(notes->error);
     for (int f = 0; f < notes->n_files; f++)
