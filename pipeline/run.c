@@ -192,6 +192,54 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
     return 0;
 }
 
+/* Photo i's item for the pages, from its record (decide.c: an up-to-date
+ * photo whose record keeps all a text page shows of it), linking to its
+ * files as recorded. */
+static VipsImage *
+recorded_item(preset_run *pr, int i)
+{
+    const gal_photo_result *made = &pr->summary->photos[i];
+    const gal_photo_notes *notes = gal_photo_notes_of(made);
+    VipsImage *item = gal__item_from_about(made->about);
+
+    if (item && notes->n_files == 0) {
+        g_autofree char *rel = gal__out_rel(pr, made->output);
+
+        gal__item_set_outputs(item, rel, made->width, made->height,
+            pr->config->preset->output->format);
+    }
+    for (int f = 0; item && f < notes->n_files; f++) {
+        const gal_output_file *file = &notes->files[f];
+        g_autofree char *rel = gal__out_rel(pr, file->path);
+
+        if (f == 0)
+            gal__item_set_outputs(item, rel, file->width, file->height,
+                gal__format_of_name(file->format));
+        else
+            gal__item_add_output(item, rel, file->width, file->height,
+                gal__format_of_name(file->format));
+    }
+    return item;
+}
+
+/* The pages' items of the photos not opened for them (item_from_record),
+ * handed to the pages now; the photos to open are the others. */
+static void
+items_from_records(preset_run *pr)
+{
+    int open = 0;
+
+    for (int k = 0; k < pr->n_todo; k++) {
+        int i = pr->todo[k];
+
+        if (pr->plans[i].item_from_record)
+            gal__gather_done(pr->gather, pr->gather_id[i], recorded_item(pr, i));
+        else
+            pr->todo[open++] = i;
+    }
+    pr->n_todo = open;
+}
+
 /* Photos refused by the plan are reported first, then those that are up
  * to date, in input order; in a dry run, then those it would build. */
 static void
@@ -253,6 +301,19 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
     gal__count(summary);
 }
 
+/* Are the preset's pages text made from its last stage (a gallery's), whose
+ * items the photos' records can stand for (job.h: the label is recorded
+ * only then)? */
+static gboolean
+pages_are_text(const gal_preset *preset)
+{
+    guint last = preset->stages->len - 1;
+    const gal_stage_instance *st = preset->stages->len
+        ? &g_array_index(preset->stages, gal_stage_instance, last) : NULL;
+
+    return st && st->def->kind == GAL_STAGE_GATHER && st->def->build_text;
+}
+
 /* What preset `preset`, one of n, is asked to do by `opts`. One preset
  * writes into the output folder itself; several write into a folder each,
  * named after the preset, inside it. */
@@ -270,6 +331,8 @@ configure(const gal_preset *preset, int n, const gal_run_options *opts)
      * them by content; without, by size and time, which is all a quick
      * proof should cost. */
     config->members_by_content = preset->output->photos;
+    config->items_from_records = config->has_pages && preset->output->photos &&
+        opts->shards == 0 && pages_are_text(preset);
     config->out_dir = n > 1 ? g_build_filename(dir, preset->name, NULL) : g_strdup(dir);
     config->cwd = working_folder();
     config->follow_links = opts->follow_symlinks;
@@ -423,8 +486,11 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         if (!opts->dry_run && !gal__cancelled(run.cancel)) {
             /* A shard keeps items: the merge makes the pages. */
             for (int r = 0; r < n; r++)
-                if (prs[r].n_todo > 0 && !gal__keeps_items(&prs[r]))
+                if (prs[r].n_todo > 0 && !gal__keeps_items(&prs[r])) {
                     gal__plan_pages(&prs[r]);
+                    if (prs[r].gather && prs[r].config->items_from_records)
+                        items_from_records(&prs[r]);
+                }
             gal__exec(&run, opts);
         }
         for (int r = 0; r < n; r++)

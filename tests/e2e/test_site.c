@@ -119,3 +119,96 @@ Test(site, a_preset_without_albums_gives_no_album)
     cr_expect_eq(album->type, GAL_JSON_NULL);
     gal_test_bench_clear(&b);
 }
+
+/* A file's identity as a rewrite would change it: its inode (gallop
+ * writes by rename), time and bytes. */
+typedef struct {
+    ino_t ino;
+    gint64 mtime_ns;
+    char *bytes;
+} file_state;
+
+static file_state
+state_of(const char *dir, const char *rel)
+{
+    g_autofree char *path = g_build_filename(dir, rel, NULL);
+    file_state s = { 0 };
+    struct stat st;
+
+    cr_assert_eq(stat(path, &st), 0, "%s is missing", path);
+    s.ino = st.st_ino;
+    s.mtime_ns = (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    s.bytes = gal_test_read_bytes(path, NULL);
+    return s;
+}
+
+static gboolean
+same_state(const file_state *a, const file_state *b)
+{
+    return a->ino == b->ino && a->mtime_ns == b->mtime_ns && strcmp(a->bytes, b->bytes) == 0;
+}
+
+Test(site, an_edited_album_yaml_rewrites_its_pages_and_its_parents_only_and_opens_no_photo)
+{
+    gal_test_bench b = site_bench("site-incremental");
+    static const char *const pages[] = { "index.html", "alps/index.html",
+        "alps/day 1/index.html", "coast/index.html" };
+    /* The day's own page (its title) and alps's (its card): rewritten. */
+    static const gboolean rewritten[] = { FALSE, TRUE, TRUE, FALSE };
+    file_state before[G_N_ELEMENTS(pages)];
+    g_autofree char *yaml = g_build_filename(b.in, "alps", "day 1", "album.yaml", NULL);
+    g_autofree char *fresh = g_build_filename(b.tmp, "fresh", NULL);
+    g_autoptr(gal_json) first = run_site(&b, NULL);
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *photos;
+
+    for (gsize k = 0; k < G_N_ELEMENTS(pages); k++)
+        before[k] = state_of(b.out, pages[k]);
+    cr_assert(g_file_set_contents(yaml, "title: The first day\n", -1, NULL));
+    report = run_site(&b, NULL);
+    for (gsize k = 0; k < G_N_ELEMENTS(pages); k++) {
+        file_state now = state_of(b.out, pages[k]);
+
+        cr_expect_eq(!same_state(&before[k], &now), rewritten[k], "%s %s", pages[k],
+            rewritten[k] ? "was not rewritten" : "was rewritten, unchanged");
+        g_free(now.bytes);
+        g_free(before[k].bytes);
+    }
+    {
+        g_autofree char *day = g_build_filename(b.out, "alps", "day 1", "index.html", NULL);
+        g_autofree char *html = gal_test_read_bytes(day, NULL);
+
+        cr_expect(strstr(html, "The first day"), "the new title is not on the day's page");
+    }
+    /* No photo was opened for the pages: each is up to date as such. */
+    photos = gal_json_get(report, "photos");
+    for (guint k = 0; k < photos->items->len; k++)
+        cr_expect_str_eq(gal_json_string(photos->items->pdata[k], "reason"), "up-to-date",
+            "%s was read again", gal_json_string(photos->items->pdata[k], "input"));
+    /* Every page listed: 2 made, 2 up to date. */
+    cr_expect_eq(gal_json_number(report, "totals.sheets"), 4);
+    /* The pages are those a fresh build makes, byte for byte. */
+    {
+        gal_test_bench again = b;
+
+        again.out = fresh;
+        g_autoptr(gal_json) fresh_report = run_site(&again, NULL);
+
+        for (gsize k = 0; k < G_N_ELEMENTS(pages); k++) {
+            file_state x = state_of(b.out, pages[k]);
+            file_state y = state_of(fresh, pages[k]);
+
+            cr_expect_str_eq(x.bytes, y.bytes, "%s differs from a fresh build's", pages[k]);
+            g_free(x.bytes);
+            g_free(y.bytes);
+        }
+    }
+    /* And the run after is a no-op. */
+    {
+        g_autoptr(gal_json) third = run_site(&b, NULL);
+
+        cr_expect_eq(gal_json_number(third, "totals.done"), 0);
+        cr_expect_eq(gal_json_get(third, "sheets_stale")->boolean, FALSE);
+    }
+    gal_test_bench_clear(&b);
+}
