@@ -712,6 +712,25 @@ write_every_page(gal_gather *g)
     write_site_files(g, albums);
 }
 
+GPtrArray *
+gal__gather_page_names(gal_gather *g)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    g_autofree int *children = NULL;
+    g_autofree gal_album *albums = g->albums ? albums_view(g, &children) : NULL;
+    gal_stage_ctx sc = gal__stage_ctx(g->stage);
+
+    for (int p = 0; p < g->n_pages; p++) {
+        const page_state *page = &g->pages[p];
+        gal_page info = { page->number, albums ? albums[page->album].pages : g->n_pages,
+            g->n_photos, g->preset->name, albums, albums ? (int) g->albums->len : 0,
+            page->album, NULL };
+
+        g_ptr_array_add(names, g->stage->def->page_name(&sc, &info));
+    }
+    return names;
+}
+
 void
 gal__gather_done(gal_gather *g, int photo, VipsImage *item)
 {

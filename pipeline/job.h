@@ -94,6 +94,8 @@ void gal__item_add_output(VipsImage *item, const char *rel, int width, int heigh
 /* The about key of a photo's label on pages whose items need no pixels
  * (GAL_META_LABEL, escaped: gal__about_value_escape). */
 #define GAL_ABOUT_PAGE_LABEL "page_label"
+/* ... and its sort time (gather.h: gal__sort_time), in seconds (exec.c). */
+#define GAL_ABOUT_PAGE_TIME "page_time"
 /* Photo `photo`'s item for a text page (a gallery's) made from what its
  * record keeps (its label, placeholder and colour in `about`), without
  * opening the photo: a 1x1 image with GAL_META_LABEL, GAL_META_PLACEHOLDER

@@ -13,7 +13,7 @@ TestSuite(site, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 12
 static const char site_preset[] = "gallop: 1\n"
                                   "stages:\n"
                                   "  - resize: {width: 96, height: 96, fit: inside}\n"
-                                  "  - gallery: {sort: name}\n"
+                                  "  - gallery: {sort: date}\n"
                                   "output: {name: \"{dir}/{stem}.{ext}\", quality: 70}\n";
 
 /* The tree: trip-01 at the top, an album `alps` with a sub-album
@@ -96,8 +96,9 @@ Test(site, the_report_gives_each_photo_its_album_on_every_run)
             const char *album = gal_json_string(p, "album");
 
             cr_expect_str_eq(gal_json_string(p, "status"), pass ? "up-to-date" : "done");
-            cr_expect(album && strcmp(album, expected[k][1]) == 0, "pass %d: %s in album %s, not %s",
-                pass, expected[k][0], album ? album : "(null)", expected[k][1]);
+            cr_expect(album && strcmp(album, expected[k][1]) == 0,
+                "pass %d: %s in album %s, not %s", pass, expected[k][0], album ? album : "(null)",
+                expected[k][1]);
         }
         /* Every page of the site, made or up to date: the top, alps, its
          * day 1, coast. */
@@ -165,6 +166,21 @@ Test(site, an_edited_album_yaml_rewrites_its_pages_and_its_parents_only_and_open
     for (gsize k = 0; k < G_N_ELEMENTS(pages); k++)
         before[k] = state_of(b.out, pages[k]);
     cr_assert(g_file_set_contents(yaml, "title: The first day\n", -1, NULL));
+    /* A dry run lists the pages it would make. */
+    {
+        g_autoptr(gal_json) dry = run_site(&b, "--dry-run");
+        const gal_json *sheets = gal_json_get(dry, "sheets");
+
+        cr_assert(sheets && sheets->items->len == G_N_ELEMENTS(pages), "the dry run lists %u pages",
+            sheets ? sheets->items->len : 0);
+        for (guint k = 0; k < sheets->items->len; k++) {
+            const char *planned = gal_json_string(sheets->items->pdata[k], "planned_output");
+
+            cr_expect_str_eq(gal_json_string(sheets->items->pdata[k], "status"), "planned");
+            cr_expect(planned && g_str_has_suffix(planned, ".html"), "planned %s", planned);
+        }
+        cr_expect_eq(gal_json_number(dry, "totals.orphans"), 0);
+    }
     report = run_site(&b, NULL);
     for (gsize k = 0; k < G_N_ELEMENTS(pages); k++) {
         file_state now = state_of(b.out, pages[k]);
