@@ -96,6 +96,13 @@ gal__record_pages(preset_run *pr, GHashTable *written)
             g_hash_table_add(written, g_steal_pointer(&rel));
             continue;
         }
+        /* Not made this time (a wrong album.yaml): the page the run still
+         * means to make is no orphan, so --prune keeps the last one made;
+         * its record, for other members, keeps the pages stale. */
+        if (sheet->status == GAL_PHOTO_FAILED) {
+            g_hash_table_add(written, g_steal_pointer(&rel));
+            continue;
+        }
         /* A page's digest was taken as it was made (gather.c); one made
          * without (a text page by an older path) is read back. */
         if ((sheet->status != GAL_PHOTO_DONE && sheet->status != GAL_PHOTO_UP_TO_DATE) ||

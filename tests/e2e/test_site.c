@@ -228,3 +228,23 @@ Test(site, an_edited_album_yaml_rewrites_its_pages_and_its_parents_only_and_open
     }
     gal_test_bench_clear(&b);
 }
+
+Test(site, a_wrong_album_yaml_fails_its_page_and_prune_keeps_the_last_one_made)
+{
+    gal_test_bench b = site_bench("site-wrong-yaml");
+    g_autofree char *yaml = g_build_filename(b.in, "coast", "album.yaml", NULL);
+    g_autofree char *page = g_build_filename(b.out, "coast", "index.html", NULL);
+    const char *argv[] = { GAL_BINARY, "run", b.preset, b.in, "-o", b.out, "--prune", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(gal_json) first = run_site(&b, NULL);
+    int status;
+
+    cr_assert(g_file_set_contents(yaml, "title: The coast\ntitle: twice\n", -1, NULL));
+    status = gal_test_spawn(argv, &out, &err);
+    cr_expect_eq(status, 1, "exit %d\n%s\n%s", status, out, err);
+    cr_expect(strstr(err, "album.yaml:2:1: title: duplicate key"), "%s", err);
+    cr_expect(!strstr(out, "removed"), "--prune removed a page: %s", out);
+    cr_expect(g_file_test(page, G_FILE_TEST_IS_REGULAR), "coast/index.html is gone");
+    gal_test_bench_clear(&b);
+}
