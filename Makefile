@@ -14,6 +14,8 @@
 #   make fuzz   every fuzz target under libFuzzer for FUZZ_SECONDS (60) each
 #   make bench-quality  output.quality auto against fixed 85 and sharp
 #               (issue 42): its section of bench/RESULTS.md
+#   make bench-site  a 10,000-photo, 200-album gallery: built, rerun, rerun
+#               after one album.yaml edit (issue 40): its section of RESULTS.md
 
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
@@ -37,7 +39,7 @@ FUZZ_PACKAGES := clang libclang-rt-14-dev llvm libomp-14-dev
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale bench-quality \
+.PHONY: all deps build install demo test test-sanitize stress test-slurm fuzz clean bench bench-scale bench-quality bench-site \
 	schema schema-deps gallery-deps
 
 all: build
@@ -111,7 +113,7 @@ demo: build
 schema-deps: deps
 	npm ci --prefix tests/schema --no-audit --no-fund
 
-# puppeteer-core and axe-core, for the gallery's browser test
+# puppeteer-core and axe-core, for the gallery's browser test, and lighthouse
 # (tests/gallery/package.json; exact versions from its package-lock.json).
 # puppeteer-core brings no browser: the test drives Debian's chromium.
 gallery-deps: deps
@@ -185,6 +187,12 @@ bench: deps
 bench-quality: deps
 	$(call install-missing,$(BENCH_PACKAGES) nodejs npm time python3-skimage)
 	bench/quality
+
+# The site bench (issue 40, bench/site): a 10,000-photo, 200-album gallery of small JPEGs
+# made with vips, built, rerun and rerun after one album.yaml edit; its section of
+# bench/RESULTS.md. About 3 minutes on two cores.
+bench-site: deps
+	bench/site
 
 # The scale benchmark (issue 16, bench/scale/README.md): planning a shard, merging 100
 # shards' parts and a dry run over the merged manifest, timed against the photo count

@@ -46,7 +46,8 @@ print_sheets(const gal_run_summary *s, gboolean quiet)
     for (int i = 0; i < s->n_sheets; i++) {
         const gal_photo_result *sheet = &s->sheets[i];
 
-        if (sheet->status == GAL_PHOTO_UP_TO_DATE)
+        /* Planned: a dry run's, which says "build ... pages" once. */
+        if (sheet->status == GAL_PHOTO_UP_TO_DATE || sheet->status == GAL_PHOTO_PLANNED)
             continue;
         if (sheet->status == GAL_PHOTO_DONE) {
             /* A gallery's pages are HTML: no pixel size. */

@@ -76,6 +76,60 @@ gal__about_fields(const gal_about *about)
     return fields;
 }
 
+const char *
+gal__about_get(const gal_about *about, const char *key)
+{
+    const char *at;
+    size_t len = strlen(key);
+
+    if (!about)
+        return NULL;
+    at = about->text;
+    for (guint i = 0; i < about->n; i++) {
+        if (strncmp(at, key, len) == 0 && at[len] == '=')
+            return at + len + 1;
+        at += strlen(at) + 1;
+    }
+    return NULL;
+}
+
+char *
+gal__about_value_escape(const char *value)
+{
+    GString *out = g_string_sized_new(strlen(value) + 8);
+
+    /* A record's text holds no control character (store.c). */
+    for (const char *c = value; *c; c++)
+        if (*c == '\\')
+            g_string_append(out, "\\\\");
+        else if ((guchar) *c < 0x20)
+            g_string_append_printf(out, "\\x%02x", (guchar) *c);
+        else
+            g_string_append_c(out, *c);
+    return g_string_free(out, FALSE);
+}
+
+char *
+gal__about_value_unescape(const char *line)
+{
+    GString *out = g_string_sized_new(strlen(line));
+
+    for (const char *c = line; *c; c++) {
+        if (c[0] == '\\' && c[1] == '\\') {
+            g_string_append_c(out, '\\');
+            c++;
+        }
+        else if (c[0] == '\\' && c[1] == 'x' && g_ascii_isxdigit(c[2]) && g_ascii_isxdigit(c[3])) {
+            g_string_append_c(out, (char) (g_ascii_xdigit_value(c[2]) * 16 +
+                g_ascii_xdigit_value(c[3])));
+            c += 3;
+        }
+        else
+            g_string_append_c(out, *c);
+    }
+    return g_string_free(out, FALSE);
+}
+
 char **
 gal_photo_about(const gal_photo_result *photo)
 {

@@ -303,7 +303,8 @@ decide_output(preset_run *pr, int i, const gal_run_options *opts, char **detail)
             notes->caption_source = gal__shared_text(kept.caption_source);
             notes->caption_cut = kept.caption_cut;
         }
-        if (!opts->lean_results)
+        /* The pages' items may be made from it (items_from_records). */
+        if (!opts->lean_results || pr->config->items_from_records)
             result->about = gal__about_ref(kept.about);
     }
     gal__record_clear(&kept);
@@ -558,6 +559,21 @@ list_current_pages(preset_run *pr)
         pages_up_to_date(pr, outputs);
 }
 
+/* Does the photo's record keep all a text page shows of it (its label,
+ * placeholder and colour, and its files' sizes)? */
+static gboolean
+page_in_record(const gal_photo_result *result)
+{
+    const gal_photo_notes *notes = gal_photo_notes_of(result);
+
+    for (int f = 0; f < notes->n_files; f++)
+        if (notes->files[f].width <= 0 || notes->files[f].height <= 0)
+            return FALSE;
+    return result->about && result->width > 0 && result->height > 0 &&
+        gal__about_get(result->about, GAL_ABOUT_PAGE_LABEL) &&
+        gal__about_get(result->about, "placeholder") && gal__about_get(result->about, "color");
+}
+
 /* Mark photo i for opening. */
 static void
 take(preset_run *pr, int i)
@@ -652,7 +668,12 @@ gal__decide(preset_run *pr, const gal_run_options *opts)
             /* Up to date itself, but read for the pages: a dry run only
              * says the pages are stale. */
             if (plan->build_item && !opts->dry_run) {
-                result->why = GAL_WHY_SHEET;
+                /* Its record keeps all its page shows: taken for the
+                 * pages' plan, not opened (run.c). */
+                plan->item_from_record = pr->config->items_from_records &&
+                    page_in_record(result);
+                if (!plan->item_from_record)
+                    result->why = GAL_WHY_SHEET;
                 take(pr, i);
             }
         }

@@ -54,6 +54,7 @@ typedef struct photo_plan {
     bool has_output;           /* it has an output file of its own (output.photos) */
     bool build_output;         /* ... which is stale: built by this run */
     bool build_item;           /* its item is needed: the pages it is on are stale */
+    bool item_from_record;     /* ... and made from its record, not by opening the photo */
     bool started;              /* a worker took it */
 } photo_plan;
 
@@ -92,6 +93,10 @@ typedef struct run_config {
      * product, whose inputs are every member's item. */
     gboolean has_pages;
     gboolean members_by_content; /* members known by content (else by size and time) */
+    /* The pages are text that needs no pixels of an up-to-date photo but
+     * what its record keeps (a gallery's, job.h: gal__item_from_about):
+     * such a photo is not opened to make them again. */
+    gboolean items_from_records;
     char *out_dir;
     /* The working folder when the run began, canonical; NULL: unknown.
      * gallop never changes folder during a run, and asking the system

@@ -310,7 +310,8 @@ gboolean
 gal__photo_notes_empty(const gal_photo_notes *notes)
 {
     return !notes->error && !notes->why_detail && !notes->caption && !notes->caption_source &&
-        !notes->files && !notes->warnings && !notes->caption_cut && !notes->skipped;
+        !notes->files && !notes->warnings && !notes->caption_cut && !notes->skipped &&
+        !notes->album;
 }
 
 gal_photo_notes *

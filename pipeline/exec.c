@@ -83,6 +83,13 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
         if (plan->build_output) {
             int n_files = notes ? notes->n_files : 0;
 
+            /* With its page label, its place in a `sort: date` album: the
+             * pages are then planned without reading its header again. */
+            if (pr->config->items_from_records && job->about && job->make_item)
+                g_ptr_array_add(job->about,
+                    g_strdup_printf(GAL_ABOUT_PAGE_TIME "=%" G_GINT64_FORMAT,
+                        (gint64) gal__sort_time(&job->facts, job->input)));
+
             result->about = gal__about_from_array(job->about);
             if (plan->stale_files & 1) {
                 result->width = job->out_width;

@@ -296,6 +296,9 @@ typedef struct gal_photo_notes {
      * "unknown", "pair" (the half of a raw + JPEG pair input.pairs leaves);
      * static; NULL otherwise. */
     const char *skipped;
+    /* The album it is on (a gallery's: its folder within its input
+     * folder, "" the top); NULL: its preset makes no albums. */
+    const char *album;
     int n_files;             /* of `files` above */
     bool caption_cut;        /* a caption stage cut it (max-lines, or no room) */
 } gal_photo_notes;

@@ -543,6 +543,35 @@ albums_view(gal_gather *g, int **children)
     return view;
 }
 
+/* Write a text file of the site (a page, a feed, a zip) as `name`, unless
+ * the file there holds these bytes already: a page the change does not
+ * touch keeps its time and inode (a sync by time, a CDN, a browser's
+ * cache see nothing new). `result` says which: DONE, or UP_TO_DATE, with
+ * the bytes' size and SHA-256 either way. */
+static int
+write_text_if_changed(gal_gather *g, const char *name, const GString *text,
+    gal_photo_result *result, gal_error *err)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    char there[65];
+    gint64 size = -1;
+
+    g_checksum_update(sum, (const guchar *) text->str, (gssize) text->len);
+    gal__sha256_from_hex(&result->sha256, g_checksum_get_string(sum));
+    result->bytes = (long long) text->len;
+    if (gal__sha256_beneath(g->out_dir->fd, name, there, &size) == 0 &&
+        size == (gint64) text->len && strcmp(there, g_checksum_get_string(sum)) == 0) {
+        result->status = GAL_PHOTO_UP_TO_DATE;
+        result->why = GAL_WHY_UP_TO_DATE;
+        return 0;
+    }
+    if (gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, name, text->str, text->len,
+            FALSE, err))
+        return -1;
+    result->status = GAL_PHOTO_DONE;
+    return 0;
+}
+
 /* Compose and write page `p` (its photos all finished). Not under the lock:
  * only the worker that completed the page gets here. `albums`: the albums'
  * view, with albums. */
@@ -586,18 +615,15 @@ write_page(gal_gather *g, int p, const gal_album *albums)
         GString *text = NULL;
 
         failed = stage->def->build_text(&sc, present, n, &info, &text, gal__photo_error(&result)) ||
-            gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, name, text->str, text->len,
-                FALSE, gal__photo_error(&result));
+            write_text_if_changed(g, name, text, &result, gal__photo_error(&result));
         if (text)
             g_string_free(text, TRUE);
         if (failed) {
             result.status = GAL_PHOTO_FAILED;
             gal_error_set_subject(gal__photo_error(&result), result.output);
         }
-        else {
+        else
             gal__photo_error_clear(&result);
-            result.status = GAL_PHOTO_DONE;
-        }
         goto done;
     }
     failed = stage->def->build_many(&sc, present, n, &info, &sheet, gal__photo_error(&result));
@@ -659,15 +685,13 @@ write_site_files(gal_gather *g, const gal_album *albums)
 
         result.output = g_build_filename(g->out_dir->path, names->pdata[f], NULL);
         result.input = g_strdup(stage->def->name);
-        if (gal__write_atomic_beneath(g->out_dir->fd, g->out_dir->path, names->pdata[f],
-                text->str, text->len, FALSE, gal__photo_error(&result))) {
+        if (write_text_if_changed(g, names->pdata[f], text, &result,
+                gal__photo_error(&result))) {
             result.status = GAL_PHOTO_FAILED;
             gal_error_set_subject(gal__photo_error(&result), result.output);
         }
-        else {
+        else
             gal__photo_error_clear(&result);
-            result.status = GAL_PHOTO_DONE;
-        }
         g_string_free(text, TRUE);
         g_mutex_lock(&g->lock);
         g_array_append_val(g->results, result);
@@ -686,6 +710,25 @@ write_every_page(gal_gather *g)
     for (int p = 0; p < g->n_pages; p++)
         write_page(g, p, albums);
     write_site_files(g, albums);
+}
+
+GPtrArray *
+gal__gather_page_names(gal_gather *g)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    g_autofree int *children = NULL;
+    g_autofree gal_album *albums = g->albums ? albums_view(g, &children) : NULL;
+    gal_stage_ctx sc = gal__stage_ctx(g->stage);
+
+    for (int p = 0; p < g->n_pages; p++) {
+        const page_state *page = &g->pages[p];
+        gal_page info = { page->number, albums ? albums[page->album].pages : g->n_pages,
+            g->n_photos, g->preset->name, albums, albums ? (int) g->albums->len : 0,
+            page->album, NULL };
+
+        g_ptr_array_add(names, g->stage->def->page_name(&sc, &info));
+    }
+    return names;
 }
 
 void

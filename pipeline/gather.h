@@ -42,6 +42,9 @@ int gal__gather_index(const gal_gather *g, int id);
 /* Photo `id` finished: its item (ownership taken), or NULL when it failed.
  * Thread-safe; the call that completes a page composes and writes it. */
 void gal__gather_done(gal_gather *g, int id, VipsImage *item);
+/* The names of the pages it plans, relative to the output folder, in
+ * page order (new strings), for a dry run to list them. */
+GPtrArray *gal__gather_page_names(gal_gather *g);
 /* Free, returning the pages' results (gal_photo_result, page order). */
 GArray *gal__gather_free(gal_gather *g);
 

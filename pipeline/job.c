@@ -729,6 +729,47 @@ gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
     vips_image_set_string(item, GAL_META_OUTPUTS, lines);
 }
 
+VipsImage *
+gal__item_from_about(const gal_about *about)
+{
+    static const guint8 black[3] = { 0, 0, 0 };
+    const char *label = gal__about_get(about, GAL_ABOUT_PAGE_LABEL);
+    const char *placeholder = gal__about_get(about, "placeholder");
+    const char *color = gal__about_get(about, "color");
+    g_autofree char *text = NULL;
+    VipsImage *item;
+
+    if (!label || !placeholder || !color)
+        return NULL;
+    if (!(item = vips_image_new_from_memory_copy(black, sizeof(black), 1, 1, 3,
+              VIPS_FORMAT_UCHAR)))
+        return NULL;
+    text = gal__about_value_unescape(label);
+    vips_image_set_string(item, GAL_META_LABEL, text);
+    vips_image_set_string(item, GAL_META_PLACEHOLDER, placeholder);
+    vips_image_set_string(item, GAL_META_COLOR, color);
+    return item;
+}
+
+/* The item's label into the photo's record, when the page needs nothing
+ * else of the photo's pixels than the placeholder and colour the record
+ * keeps: a text page (a gallery's) from the preset's last stage, which
+ * taps the finished picture itself. The pages can then be made again
+ * (an album.yaml edited) without opening the photo. */
+static void
+take_page_label(gal_job *job, const gal_stage_instance *st, guint at)
+{
+    const char *label = NULL;
+    g_autofree char *escaped = NULL;
+
+    if (!job->about || !st->def->build_text || at + 1 != job->preset->stages->len ||
+        !vips_image_get_typeof(job->gather_item, GAL_META_LABEL) ||
+        vips_image_get_string(job->gather_item, GAL_META_LABEL, &label))
+        return;
+    escaped = gal__about_value_escape(label);
+    g_ptr_array_add(job->about, g_strconcat(GAL_ABOUT_PAGE_LABEL "=", escaped, NULL));
+}
+
 /* The caption goes into the report (as alt text) whether or not a stage
  * showed it; the output's own metadata keeps only what a stage showed. */
 static void
@@ -827,6 +868,7 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
             /* What the item links to; the sizes are final when no
              * stage follows (they are set again once written). */
             item_outputs(job, image->Xsize, image->Ysize);
+            take_page_label(job, st, i);
             /* An up-to-date photo is only opened for its contact-sheet
              * tile: its own output stays as it is. */
             if (!job->make_output) {

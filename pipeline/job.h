@@ -91,6 +91,19 @@ void gal__item_set_outputs(VipsImage *item, const char *rel, int width, int heig
 void gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
     gal_format format);
 
+/* The about key of a photo's label on pages whose items need no pixels
+ * (GAL_META_LABEL, escaped: gal__about_value_escape). */
+#define GAL_ABOUT_PAGE_LABEL "page_label"
+/* ... and its sort time (gather.h: gal__sort_time), in seconds (exec.c). */
+#define GAL_ABOUT_PAGE_TIME "page_time"
+/* Photo `photo`'s item for a text page (a gallery's) made from what its
+ * record keeps (its label, placeholder and colour in `about`), without
+ * opening the photo: a 1x1 image with GAL_META_LABEL, GAL_META_PLACEHOLDER
+ * and GAL_META_COLOR; the caller adds GAL_META_OUTPUTS. NULL when the
+ * record lacks any of them (made by an older gallop, or by a preset whose
+ * pages need pixels). */
+VipsImage *gal__item_from_about(const gal_about *about);
+
 
 /* Name, stem, output extension, preset, index and count. */
 void gal__facts_from_path(const gal_preset *preset, const char *path, int index, int count,

@@ -414,6 +414,35 @@ gal__plan_reads_records(const preset_run *pr)
 /* Photos whose facts' strings are kept at most before they are let go. */
 #define STRINGS_KEPT 64
 
+/* Does the preset make pages per album (a gallery)? */
+static gboolean
+makes_albums(const gal_preset *preset)
+{
+    for (guint s = 0; s < preset->stages->len; s++) {
+        const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, s);
+
+        if (st->def->kind == GAL_STAGE_GATHER && st->def->albums)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* Photo i's album, for the report: its folder within its input folder
+ * ("" the top), as the pages make it; one shared string per album. */
+static void
+note_album(gal_photo_result *result, const gal_input *in, GHashTable *albums)
+{
+    const char *rel = gal__input_rel(in);
+    g_autofree char *dir = rel ? g_path_get_dirname(rel) : g_strdup(".");
+    char *album = g_hash_table_lookup(albums, strcmp(dir, ".") != 0 ? dir : "");
+
+    if (!album) {
+        album = gal__shared_text(strcmp(dir, ".") != 0 ? dir : "");
+        g_hash_table_insert(albums, album, album);
+    }
+    gal__photo_notes(result)->album = g_ref_string_acquire(album);
+}
+
 /* Decide each photo's output path; photos whose path is unusable fail
  * here, before anything is written. */
 void
@@ -458,6 +487,11 @@ gal__plan_photos(preset_run *pr)
      * allocated only for a photo that fails (a million-photo plan would
      * otherwise hold a kilobyte and a half of empty error per photo). */
     gal_error name_err = { 0 };
+    /* Each album's string, shared by its photos' results; NULL: no albums. */
+    g_autoptr(GHashTable) albums = makes_albums(preset)
+        ? g_hash_table_new_full(g_str_hash, g_str_equal, (GDestroyNotify) g_ref_string_release,
+              NULL)
+        : NULL;
 
     out_paths_init(&where, pr->config->out_dir);
     /* Every photo of the run, f; a shard's own are its photo i too. */
@@ -506,6 +540,8 @@ gal__plan_photos(preset_run *pr)
                 continue;
             pr->plans[i].member = TRUE;
             pr->todo[pr->n_todo++] = i;
+            if (albums)
+                note_album(result, in, albums);
             continue;
         }
         gal__facts_from_path(preset, in->path, f + 1, pr->run_total, &facts, strings);
@@ -598,6 +634,8 @@ gal__plan_photos(preset_run *pr)
                 notes->files[v].format = gal__format_name(pr->config->variants[v].format);
             }
         }
+        if (albums)
+            note_album(result, in, albums);
         pr->todo[pr->n_todo++] = i;
     }
     for (int k = 0; k < n_paths && paths_owned; k++)

@@ -89,14 +89,23 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         struct stat st;
         char hex[65];
 
-        /* Up to date: recorded as it is, and no orphan. */
-        if (sheet->status == GAL_PHOTO_UP_TO_DATE) {
+        /* Found up to date: recorded as it is, and no orphan. A page made
+         * again the same (gather.c leaves its file alone) is recorded for
+         * the members it is made of now. */
+        if (sheet->status == GAL_PHOTO_UP_TO_DATE && !pr->summary->sheets_stale) {
             g_hash_table_add(written, g_steal_pointer(&rel));
             continue;
         }
-        /* A picture page's digest was taken as it was written (gather.c);
-         * a text page (a gallery's HTML) is read back. */
-        if (sheet->status != GAL_PHOTO_DONE ||
+        /* Not made this time (a wrong album.yaml): the page the run still
+         * means to make is no orphan, so --prune keeps the last one made;
+         * its record, for other members, keeps the pages stale. */
+        if (sheet->status == GAL_PHOTO_FAILED) {
+            g_hash_table_add(written, g_steal_pointer(&rel));
+            continue;
+        }
+        /* A page's digest was taken as it was made (gather.c); one made
+         * without (a text page by an older path) is read back. */
+        if ((sheet->status != GAL_PHOTO_DONE && sheet->status != GAL_PHOTO_UP_TO_DATE) ||
             (!sheet->sha256.known &&
                 gal__sha256_beneath(pr->claim.fd, rel, hex, &bytes)) ||
             gal__stat_beneath(pr->claim.fd, rel, &st) != 0)

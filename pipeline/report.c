@@ -449,6 +449,7 @@ photo_fields(GString *out, const gal_run_summary *run, const gal_photo_result *p
     key_string(out, "caption_source", notes->caption_source);
     key_bool(out, "caption_cut", notes->caption_cut);
     key_string(out, "skipped", notes->skipped);
+    key_string(out, "album", notes->album);
     key(out, "warnings");
     g_string_append_c(out, '[');
     if (notes->warnings) {

@@ -192,6 +192,115 @@ prepare_run(preset_run *pr, const gal_run_options *opts, const char *skip_dir, g
     return 0;
 }
 
+/* Photo i's item for the pages, from its record (decide.c: an up-to-date
+ * photo whose record keeps all a text page shows of it), linking to its
+ * files as recorded. */
+static VipsImage *
+recorded_item(preset_run *pr, int i)
+{
+    const gal_photo_result *made = &pr->summary->photos[i];
+    const gal_photo_notes *notes = gal_photo_notes_of(made);
+    VipsImage *item = gal__item_from_about(made->about);
+
+    if (item && notes->n_files == 0) {
+        g_autofree char *rel = gal__out_rel(pr, made->output);
+
+        gal__item_set_outputs(item, rel, made->width, made->height,
+            pr->config->preset->output->format);
+    }
+    for (int f = 0; item && f < notes->n_files; f++) {
+        const gal_output_file *file = &notes->files[f];
+        g_autofree char *rel = gal__out_rel(pr, file->path);
+
+        if (f == 0)
+            gal__item_set_outputs(item, rel, file->width, file->height,
+                gal__format_of_name(file->format));
+        else
+            gal__item_add_output(item, rel, file->width, file->height,
+                gal__format_of_name(file->format));
+    }
+    return item;
+}
+
+/* The sort times of the photos whose items come from their records, as
+ * recorded: planning the pages then reads no photo's header (a site of
+ * 10,000 photos sorted by date read every one). */
+static void
+times_from_records(preset_run *pr)
+{
+    for (int k = 0; k < pr->n_todo; k++) {
+        int i = pr->todo[k];
+        const char *time = pr->plans[i].item_from_record
+            ? gal__about_get(pr->summary->photos[i].about, GAL_ABOUT_PAGE_TIME) : NULL;
+        char *end = NULL;
+        gint64 seconds = time ? g_ascii_strtoll(time, &end, 10) : 0;
+
+        if (!time || end == time || *end)
+            continue;
+        if (!pr->sort_times) {
+            pr->sort_times = g_new(gint64, MAX(1, pr->summary->total));
+            for (int j = 0; j < pr->summary->total; j++)
+                pr->sort_times[j] = GAL_SORT_TIME_UNKNOWN;
+        }
+        pr->sort_times[i] = seconds;
+    }
+}
+
+/* The pages' items of the photos not opened for them (item_from_record),
+ * handed to the pages now; the photos to open are the others. */
+static void
+items_from_records(preset_run *pr)
+{
+    int open = 0;
+
+    for (int k = 0; k < pr->n_todo; k++) {
+        int i = pr->todo[k];
+
+        if (pr->plans[i].item_from_record)
+            gal__gather_done(pr->gather, pr->gather_id[i], recorded_item(pr, i));
+        else
+            pr->todo[open++] = i;
+    }
+    pr->n_todo = open;
+}
+
+/* A dry run's stale pages: those the run would make, each `planned`, so
+ * its report lists every page too (the site files a gallery makes besides,
+ * a sitemap or a zip, are known only once made). */
+static void
+plan_stale_pages(preset_run *pr)
+{
+    gal_run_summary *summary = pr->summary;
+    const gal_preset *preset = pr->config->preset;
+    const char *stage = NULL;
+    g_autoptr(GPtrArray) names = NULL;
+    GArray *none;
+
+    pr->n_todo = 0;
+    for (int i = 0; i < summary->total; i++)
+        if (pr->plans[i].member)
+            pr->todo[pr->n_todo++] = i;
+    if (pr->n_todo == 0)
+        return;
+    gal__plan_pages(pr);
+    if (!pr->gather)
+        return;
+    for (guint s = 0; s < preset->stages->len && !stage; s++)
+        if (g_array_index(preset->stages, gal_stage_instance, s).def->kind == GAL_STAGE_GATHER)
+            stage = g_array_index(preset->stages, gal_stage_instance, s).def->name;
+    names = gal__gather_page_names(pr->gather);
+    none = gal__gather_free(g_steal_pointer(&pr->gather));
+    g_array_unref(none);
+    summary->sheets = g_new0(gal_photo_result, MAX(1, names->len));
+    for (guint k = 0; k < names->len; k++) {
+        gal_photo_result *page = &summary->sheets[summary->n_sheets++];
+
+        page->output = g_build_filename(pr->config->out_dir, names->pdata[k], NULL);
+        page->input = g_strdup(stage);
+        page->status = GAL_PHOTO_PLANNED;
+    }
+}
+
 /* Photos refused by the plan are reported first, then those that are up
  * to date, in input order; in a dry run, then those it would build. */
 static void
@@ -235,7 +344,10 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
         if (!plan->started && (plan->build_output || !plan->has_output))
             summary->photos[pr->todo[k]].status = GAL_PHOTO_CANCELLED;
     }
-    if (summary->n_sheets > 0 && !summary->interrupted) {
+    /* A dry run's planned pages are not all the site's files: no page is
+     * called an orphan for them. */
+    if (summary->n_sheets > 0 && !summary->interrupted &&
+        !(opts->dry_run && summary->sheets_stale)) {
         new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         gal__record_pages(pr, new_sheets);
     }
@@ -251,6 +363,19 @@ conclude_run(preset_run *pr, const gal_run_options *opts)
     }
     summary->leftovers_removed = pr->claim.leftovers_removed;
     gal__count(summary);
+}
+
+/* Are the preset's pages text made from its last stage (a gallery's), whose
+ * items the photos' records can stand for (job.h: the label is recorded
+ * only then)? */
+static gboolean
+pages_are_text(const gal_preset *preset)
+{
+    guint last = preset->stages->len - 1;
+    const gal_stage_instance *st = preset->stages->len
+        ? &g_array_index(preset->stages, gal_stage_instance, last) : NULL;
+
+    return st && st->def->kind == GAL_STAGE_GATHER && st->def->build_text;
 }
 
 /* What preset `preset`, one of n, is asked to do by `opts`. One preset
@@ -270,6 +395,8 @@ configure(const gal_preset *preset, int n, const gal_run_options *opts)
      * them by content; without, by size and time, which is all a quick
      * proof should cost. */
     config->members_by_content = preset->output->photos;
+    config->items_from_records = config->has_pages && preset->output->photos &&
+        opts->shards == 0 && pages_are_text(preset);
     config->out_dir = n > 1 ? g_build_filename(dir, preset->name, NULL) : g_strdup(dir);
     config->cwd = working_folder();
     config->follow_links = opts->follow_symlinks;
@@ -423,10 +550,19 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
         if (!opts->dry_run && !gal__cancelled(run.cancel)) {
             /* A shard keeps items: the merge makes the pages. */
             for (int r = 0; r < n; r++)
-                if (prs[r].n_todo > 0 && !gal__keeps_items(&prs[r]))
+                if (prs[r].n_todo > 0 && !gal__keeps_items(&prs[r])) {
+                    if (prs[r].config->items_from_records)
+                        times_from_records(&prs[r]);
                     gal__plan_pages(&prs[r]);
+                    if (prs[r].gather && prs[r].config->items_from_records)
+                        items_from_records(&prs[r]);
+                }
             gal__exec(&run, opts);
         }
+        for (int r = 0; r < n && opts->dry_run; r++)
+            if (prs[r].summary->sheets_stale && !gal__keeps_items(&prs[r]) &&
+                !prs[r].summary->sheets)
+                plan_stale_pages(&prs[r]);
         for (int r = 0; r < n; r++)
             conclude_run(&prs[r], opts);
     }
@@ -449,6 +585,7 @@ free_result(gal_photo_result *r, gboolean paths_owned)
     g_free((char *) notes->why_detail);
     gal__shared_text_unref(notes->caption);
     gal__shared_text_unref(notes->caption_source);
+    gal__shared_text_unref(notes->album);
     g_free((char *) notes->warnings);
     g_free(notes->error);
     for (int f = 0; f < notes->n_files; f++)

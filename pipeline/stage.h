@@ -107,6 +107,11 @@ typedef struct gal_photo {
 #define GAL_META_WARNINGS "gal-warnings"
 /* The files an item stands for (job.h: gal__item_set_outputs). */
 #define GAL_META_OUTPUTS "gal-outputs"
+/* An item made from its photo's record, not its pixels (job.h:
+ * gal__item_from_about): the placeholder and colour a page shows, as
+ * gal__glance_placeholder and gal__glance_color gave them. */
+#define GAL_META_PLACEHOLDER "gal-placeholder"
+#define GAL_META_COLOR "gal-color"
 
 /* An int field of the image, 0 when it has none. */
 static inline int

@@ -340,6 +340,17 @@ photo_info_from_item(VipsImage *item, photo_info *p)
         ? (double) g_array_index(p->variants, variant, 0).width /
             g_array_index(p->variants, variant, 0).height
         : (double) item->Xsize / item->Ysize;
+    /* An item made from its photo's record has them as they were made. */
+    if (vips_image_get_typeof(item, GAL_META_PLACEHOLDER) &&
+        vips_image_get_typeof(item, GAL_META_COLOR)) {
+        const char *placeholder = NULL, *color = NULL;
+
+        vips_image_get_string(item, GAL_META_PLACEHOLDER, &placeholder);
+        vips_image_get_string(item, GAL_META_COLOR, &color);
+        p->placeholder = g_strdup(placeholder);
+        g_strlcpy(p->color, color ? color : "", sizeof(p->color));
+        return;
+    }
     gal__glance_color(item, p->color);
     p->placeholder = gal__glance_placeholder(item);
     if (!p->placeholder)

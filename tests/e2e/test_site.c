@@ -1,0 +1,250 @@
+/* A gallery as a site, run by the real binary over an album tree: what
+ * the report says of each photo's album and of the pages. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gal_test.h"
+#include "gal_test_json.h"
+
+TestSuite(site, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
+
+static const char site_preset[] = "gallop: 1\n"
+                                  "stages:\n"
+                                  "  - resize: {width: 96, height: 96, fit: inside}\n"
+                                  "  - gallery: {sort: date}\n"
+                                  "output: {name: \"{dir}/{stem}.{ext}\", quality: 70}\n";
+
+/* The tree: trip-01 at the top, an album `alps` with a sub-album
+ * `alps/day 1`, and `coast`; each album with an album.yaml. */
+static gal_test_bench
+site_bench(const char *name)
+{
+    static const int top[] = { 1 };
+    gal_test_bench b = gal_test_bench_new(name, site_preset, top, 1);
+    g_autofree char *alps = g_build_filename(b.in, "alps", NULL);
+    g_autofree char *day = g_build_filename(b.in, "alps", "day 1", NULL);
+    g_autofree char *coast = g_build_filename(b.in, "coast", NULL);
+    const char *const yamls[][2] = {
+        { alps, "title: The Alps\ndescription: Up high.\n" },
+        { day, "title: Day one\n" },
+        { coast, "title: The coast\ndescription: Down low.\n" },
+    };
+
+    gal_test_copy_trip(alps, 2, "a.jpg");
+    gal_test_copy_trip(alps, 3, "b.jpg");
+    gal_test_copy_trip(day, 4, "c.jpg");
+    gal_test_copy_trip(coast, 5, "d.jpg");
+    gal_test_copy_trip(coast, 6, "e.jpg");
+    for (gsize k = 0; k < G_N_ELEMENTS(yamls); k++) {
+        g_autofree char *path = g_build_filename(yamls[k][0], "album.yaml", NULL);
+
+        cr_assert(g_file_set_contents(path, yamls[k][1], -1, NULL));
+    }
+    return b;
+}
+
+/* gallop run PRESET IN -o OUT --report REPORT [extra]: the report, parsed. */
+static gal_json *
+run_site(const gal_test_bench *b, const char *extra)
+{
+    const char *argv[] = { GAL_BINARY, "run", b->preset, b->in, "-o", b->out, "--report",
+        b->report, "-j", "2", extra, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    int status = gal_test_spawn(argv, &out, &err);
+
+    cr_assert_eq(status, 0, "gallop run exited %d\n%s\n%s", status, out, err);
+    text = gal_test_read_bytes(b->report, NULL);
+    return gal_json_parse(text, NULL);
+}
+
+/* The photo of the report whose input ends with `name`. */
+static const gal_json *
+photo_named(const gal_json *report, const char *name)
+{
+    const gal_json *photos = gal_json_get(report, "photos");
+
+    cr_assert(photos && photos->type == GAL_JSON_ARRAY);
+    for (guint k = 0; k < photos->items->len; k++) {
+        const gal_json *p = photos->items->pdata[k];
+        const char *input = gal_json_string(p, "input");
+
+        if (input && g_str_has_suffix(input, name))
+            return p;
+    }
+    cr_assert_fail("no photo %s in the report", name);
+    return NULL;
+}
+
+Test(site, the_report_gives_each_photo_its_album_on_every_run)
+{
+    gal_test_bench b = site_bench("site-album");
+    static const char *const expected[][2] = {
+        { "trip-01.jpg", "" },   { "alps/a.jpg", "alps" },   { "alps/b.jpg", "alps" },
+        { "day 1/c.jpg", "alps/day 1" }, { "coast/d.jpg", "coast" }, { "coast/e.jpg", "coast" },
+    };
+
+    /* Built, then up to date: the album either way. */
+    for (int pass = 0; pass < 2; pass++) {
+        g_autoptr(gal_json) report = run_site(&b, NULL);
+
+        for (gsize k = 0; k < G_N_ELEMENTS(expected); k++) {
+            const gal_json *p = photo_named(report, expected[k][0]);
+            const char *album = gal_json_string(p, "album");
+
+            cr_expect_str_eq(gal_json_string(p, "status"), pass ? "up-to-date" : "done");
+            cr_expect(album && strcmp(album, expected[k][1]) == 0,
+                "pass %d: %s in album %s, not %s", pass, expected[k][0], album ? album : "(null)",
+                expected[k][1]);
+        }
+        /* Every page of the site, made or up to date: the top, alps, its
+         * day 1, coast. */
+        cr_expect_eq(gal_json_number(report, "totals.sheets"), 4, "pass %d: %g pages", pass,
+            gal_json_number(report, "totals.sheets"));
+    }
+    gal_test_bench_clear(&b);
+}
+
+Test(site, a_preset_without_albums_gives_no_album)
+{
+    static const int trips[] = { 1 };
+    gal_test_bench b = gal_test_bench_new("site-no-album",
+        "gallop: 1\nstages: [ {resize: {width: 64, height: 64}} ]\n", trips, 1);
+    g_autoptr(gal_json) report = run_site(&b, NULL);
+    const gal_json *album = gal_json_get(photo_named(report, "trip-01.jpg"), "album");
+
+    cr_assert(album, "the photo has no album key");
+    cr_expect_eq(album->type, GAL_JSON_NULL);
+    gal_test_bench_clear(&b);
+}
+
+/* A file's identity as a rewrite would change it: its inode (gallop
+ * writes by rename), time and bytes. */
+typedef struct {
+    ino_t ino;
+    gint64 mtime_ns;
+    char *bytes;
+} file_state;
+
+static file_state
+state_of(const char *dir, const char *rel)
+{
+    g_autofree char *path = g_build_filename(dir, rel, NULL);
+    file_state s = { 0 };
+    struct stat st;
+
+    cr_assert_eq(stat(path, &st), 0, "%s is missing", path);
+    s.ino = st.st_ino;
+    s.mtime_ns = (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    s.bytes = gal_test_read_bytes(path, NULL);
+    return s;
+}
+
+static gboolean
+same_state(const file_state *a, const file_state *b)
+{
+    return a->ino == b->ino && a->mtime_ns == b->mtime_ns && strcmp(a->bytes, b->bytes) == 0;
+}
+
+Test(site, an_edited_album_yaml_rewrites_its_pages_and_its_parents_only_and_opens_no_photo)
+{
+    gal_test_bench b = site_bench("site-incremental");
+    static const char *const pages[] = { "index.html", "alps/index.html",
+        "alps/day 1/index.html", "coast/index.html" };
+    /* The day's own page (its title) and alps's (its card): rewritten. */
+    static const gboolean rewritten[] = { FALSE, TRUE, TRUE, FALSE };
+    file_state before[G_N_ELEMENTS(pages)];
+    g_autofree char *yaml = g_build_filename(b.in, "alps", "day 1", "album.yaml", NULL);
+    g_autofree char *fresh = g_build_filename(b.tmp, "fresh", NULL);
+    g_autoptr(gal_json) first = run_site(&b, NULL);
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *photos;
+
+    for (gsize k = 0; k < G_N_ELEMENTS(pages); k++)
+        before[k] = state_of(b.out, pages[k]);
+    cr_assert(g_file_set_contents(yaml, "title: The first day\n", -1, NULL));
+    /* A dry run lists the pages it would make. */
+    {
+        g_autoptr(gal_json) dry = run_site(&b, "--dry-run");
+        const gal_json *sheets = gal_json_get(dry, "sheets");
+
+        cr_assert(sheets && sheets->items->len == G_N_ELEMENTS(pages), "the dry run lists %u pages",
+            sheets ? sheets->items->len : 0);
+        for (guint k = 0; k < sheets->items->len; k++) {
+            const char *planned = gal_json_string(sheets->items->pdata[k], "planned_output");
+
+            cr_expect_str_eq(gal_json_string(sheets->items->pdata[k], "status"), "planned");
+            cr_expect(planned && g_str_has_suffix(planned, ".html"), "planned %s", planned);
+        }
+        cr_expect_eq(gal_json_number(dry, "totals.orphans"), 0);
+    }
+    report = run_site(&b, NULL);
+    for (gsize k = 0; k < G_N_ELEMENTS(pages); k++) {
+        file_state now = state_of(b.out, pages[k]);
+
+        cr_expect_eq(!same_state(&before[k], &now), rewritten[k], "%s %s", pages[k],
+            rewritten[k] ? "was not rewritten" : "was rewritten, unchanged");
+        g_free(now.bytes);
+        g_free(before[k].bytes);
+    }
+    {
+        g_autofree char *day = g_build_filename(b.out, "alps", "day 1", "index.html", NULL);
+        g_autofree char *html = gal_test_read_bytes(day, NULL);
+
+        cr_expect(strstr(html, "The first day"), "the new title is not on the day's page");
+    }
+    /* No photo was opened for the pages: each is up to date as such. */
+    photos = gal_json_get(report, "photos");
+    for (guint k = 0; k < photos->items->len; k++)
+        cr_expect_str_eq(gal_json_string(photos->items->pdata[k], "reason"), "up-to-date",
+            "%s was read again", gal_json_string(photos->items->pdata[k], "input"));
+    /* Every page listed: 2 made, 2 up to date. */
+    cr_expect_eq(gal_json_number(report, "totals.sheets"), 4);
+    /* The pages are those a fresh build makes, byte for byte. */
+    {
+        gal_test_bench again = b;
+
+        again.out = fresh;
+        g_autoptr(gal_json) fresh_report = run_site(&again, NULL);
+
+        for (gsize k = 0; k < G_N_ELEMENTS(pages); k++) {
+            file_state x = state_of(b.out, pages[k]);
+            file_state y = state_of(fresh, pages[k]);
+
+            cr_expect_str_eq(x.bytes, y.bytes, "%s differs from a fresh build's", pages[k]);
+            g_free(x.bytes);
+            g_free(y.bytes);
+        }
+    }
+    /* And the run after is a no-op. */
+    {
+        g_autoptr(gal_json) third = run_site(&b, NULL);
+
+        cr_expect_eq(gal_json_number(third, "totals.done"), 0);
+        cr_expect_eq(gal_json_get(third, "sheets_stale")->boolean, FALSE);
+    }
+    gal_test_bench_clear(&b);
+}
+
+Test(site, a_wrong_album_yaml_fails_its_page_and_prune_keeps_the_last_one_made)
+{
+    gal_test_bench b = site_bench("site-wrong-yaml");
+    g_autofree char *yaml = g_build_filename(b.in, "coast", "album.yaml", NULL);
+    g_autofree char *page = g_build_filename(b.out, "coast", "index.html", NULL);
+    const char *argv[] = { GAL_BINARY, "run", b.preset, b.in, "-o", b.out, "--prune", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(gal_json) first = run_site(&b, NULL);
+    int status;
+
+    cr_assert(g_file_set_contents(yaml, "title: The coast\ntitle: twice\n", -1, NULL));
+    status = gal_test_spawn(argv, &out, &err);
+    cr_expect_eq(status, 1, "exit %d\n%s\n%s", status, out, err);
+    cr_expect(strstr(err, "album.yaml:2:1: title: duplicate key"), "%s", err);
+    cr_expect(!strstr(out, "removed"), "--prune removed a page: %s", out);
+    cr_expect(g_file_test(page, G_FILE_TEST_IS_REGULAR), "coast/index.html is gone");
+    gal_test_bench_clear(&b);
+}
