@@ -23,7 +23,11 @@
 /* Every object of the schema, created by exactly this text: a database
  * holding anything else (another table, an index, a trigger, a column
  * more or less) is not gallop's. Paths are relative to the output folder;
- * digests are lower-case hex; times are nanoseconds since 1970. */
+ * digests are lower-case hex; times are nanoseconds since 1970. No CHECK
+ * constraints: SQLite holds a row to them only as it is written, so a
+ * file written with PRAGMA ignore_check_constraints, or made by hand,
+ * breaks them under this very text; each value is checked as it is read
+ * (row_record, row_result) instead. */
 static const struct {
     const char *type, *name, *sql;
 } schema[] = {
@@ -109,6 +113,11 @@ enum {
     ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_NAMES, ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
 };
 
+/* A walk's rows: those of the kinds in the mask ?1, and those of no kind
+ * (bound always, so that the walk refuses them). */
+#define KINDS_WANTED \
+    "?1 & CASE kind WHEN 'file' THEN 1 WHEN 'page' THEN 2 WHEN 'item' THEN 4 ELSE 8 END"
+
 static const char *const statements[ST_N] = {
     [ST_GET] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
                "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
@@ -121,8 +130,9 @@ static const char *const statements[ST_N] = {
     [ST_DEL_DEPS] = "DELETE FROM depend WHERE output = ?1",
     [ST_EACH] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
                 "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
-                "caption_source, caption_cut, about, facts FROM product ORDER BY output",
-    [ST_NAMES] = "SELECT output, kind, input FROM product ORDER BY output",
+                "caption_source, caption_cut, about, facts FROM product WHERE " KINDS_WANTED
+                " ORDER BY output",
+    [ST_NAMES] = "SELECT output, kind, input FROM product WHERE " KINDS_WANTED " ORDER BY output",
     [ST_COUNT] = "SELECT kind, count(*) FROM product GROUP BY kind",
     [ST_PUT_RECIPE] = "INSERT OR IGNORE INTO recipe VALUES (?1, ?2)",
     [ST_RECIPE] = "SELECT keys FROM recipe WHERE digest = ?1",
@@ -1258,8 +1268,10 @@ gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
     sqlite3_stmt *st;
 
     lock(s, TRUE);
-    if ((st = statement(s, ST_EACH)))
+    if ((st = statement(s, ST_EACH))) {
+        sqlite3_bind_int(st, 1, (int) (kinds & 7) | 8);
         each_row(s, st, kinds, fn, user);
+    }
     unlock(s);
 }
 
@@ -1270,6 +1282,7 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
 
     lock(s, TRUE);
     if ((st = statement(s, ST_NAMES))) {
+        sqlite3_bind_int(st, 1, (int) (kinds & 7) | 8);
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *output = column_text(st, 0), *kind = column_text(st, 1);
             gal_record r = { 0 };
@@ -1344,14 +1357,14 @@ prepare(sqlite3 *db, const char *sql)
  * first part's record of an output comes first). */
 typedef struct {
     sqlite3_stmt **rows;    /* per part: its product rows, stepped to the current one */
+    const char **outputs;   /* per part: its current row's output */
     int *heap, n;           /* parts with a current row */
 } part_cursors;
 
 static int
 cursor_cmp(const part_cursors *c, int a, int b)
 {
-    int by_output = strcmp((const char *) sqlite3_column_text(c->rows[a], 0),
-        (const char *) sqlite3_column_text(c->rows[b], 0));
+    int by_output = strcmp(c->outputs[a], c->outputs[b]);
 
     return by_output ? by_output : a - b;
 }
@@ -1380,7 +1393,7 @@ static gboolean
 cursor_step(part_cursors *c, int p)
 {
     while (sqlite3_step(c->rows[p]) == SQLITE_ROW)
-        if (sqlite3_column_type(c->rows[p], 0) == SQLITE_TEXT)
+        if ((c->outputs[p] = column_text(c->rows[p], 0)))
             return TRUE;
     return FALSE;
 }
@@ -1408,7 +1421,8 @@ int
 gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn keep,
     void *user, gal_error *err)
 {
-    part_cursors c = { g_new0(sqlite3_stmt *, MAX(n, 1)), g_new0(int, MAX(n, 1)), 0 };
+    part_cursors c = { g_new0(sqlite3_stmt *, MAX(n, 1)), g_new0(const char *, MAX(n, 1)),
+        g_new0(int, MAX(n, 1)), 0 };
     sqlite3_stmt *put, *put_dep = NULL, *del_deps = NULL, *put_recipe = NULL;
     g_autoptr(GHashTable) left_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
         NULL);
@@ -1419,6 +1433,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     if (begin_locked(s, err)) {
         unlock(s);
         g_free(c.rows);
+        g_free(c.outputs);
         g_free(c.heap);
         return -1;
     }
@@ -1447,7 +1462,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     while (!failed && c.n > 0) {
         int p = c.heap[0];
         sqlite3_stmt *row = c.rows[p];
-        const char *output = (const char *) sqlite3_column_text(row, 0);
+        const char *output = c.outputs[p];
         const char *input = column_text(row, 2);
 
         if (!path_ok(output) || !input)
@@ -1510,6 +1525,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     sqlite3_finalize(del_deps);
     sqlite3_finalize(put_recipe);
     g_free(c.rows);
+    g_free(c.outputs);
     g_free(c.heap);
     unlock(s);
     return failed;
@@ -1801,6 +1817,7 @@ row_result(sqlite3_stmt *st, gal_part_result *out, gal_error *error)
 {
     gal_photo_result *r = &out->result;
     const char *sha256 = column_text(st, 8), *digest = column_text(st, 21);
+    g_auto(GStrv) about = NULL;
     gint64 v[7];
     char *text[8] = { 0 };
     gboolean ok;
@@ -1849,18 +1866,25 @@ row_result(sqlite3_stmt *st, gal_part_result *out, gal_error *error)
         g_free(text[i]);
     if (!gal__photo_notes_empty(&out->notes))
         r->notes = &out->notes;
+    if (lines_column(st, 22, &about) && about)
+        r->about = gal__about_new((const char *const *) about, g_strv_length(about));
     return TRUE;
 }
 
 int
-gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_error *err)
+gal__part_each_result(gal_store *s, gboolean with_about, gal_part_result_fn take, void *user,
+    gal_error *err)
 {
     sqlite3_stmt *st = NULL;
     int failed = 0, rc;
 
     lock(s, TRUE);
-    if (sqlite3_prepare_v2(s->db, "SELECT * FROM result ORDER BY input", -1, &st, NULL) !=
-        SQLITE_OK)
+    /* With its output's about when asked (a merge's report gives it):
+     * read here, by the table's key, not record by record. */
+    if (sqlite3_prepare_v2(s->db, with_about ? "SELECT r.*, p.about FROM result r LEFT JOIN "
+                                               "product p ON p.output = r.output ORDER BY r.input"
+                                             : "SELECT *, NULL FROM result ORDER BY input",
+            -1, &st, NULL) != SQLITE_OK)
         failed = part_damaged(s, "its results cannot be read", err);
     while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *input = column_text(st, 0);
@@ -1875,6 +1899,7 @@ gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_err
             break;
         }
         take(input, &result, user);
+        gal__about_unref(result.result.about);
         g_free(result.rel_output);
         g_free((char *) result.notes.why_detail);
         g_free((char *) result.notes.caption);
