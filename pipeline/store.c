@@ -113,13 +113,14 @@ enum {
     ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_NAMES, ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
 };
 
-/* A walk's rows: those of the kinds in the mask ?1, and those of no kind
- * (bound always, so that the walk refuses them). */
-#define KINDS_WANTED \
-    "?1 & CASE kind WHEN 'file' THEN 1 WHEN 'page' THEN 2 WHEN 'item' THEN 4 ELSE 8 END"
+/* A row's kind as a gal_record_kind, NULL when it is none; a walk's rows
+ * are those of the kinds in the mask ?1, and those of no kind (bound
+ * always, so that the walk refuses them). */
+#define KIND_INDEX "CASE kind WHEN 'file' THEN 0 WHEN 'page' THEN 1 WHEN 'item' THEN 2 END"
+#define KINDS_WANTED "?1 & (1 << coalesce(" KIND_INDEX ", 3))"
 
 static const char *const statements[ST_N] = {
-    [ST_GET] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
+    [ST_GET] = "SELECT output, " KIND_INDEX ", input, in_size, in_mtime_ns, in_digest, recipe, version, "
                "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
                "caption_source, caption_cut, about, facts FROM product WHERE output = ?1",
     [ST_GET_DEPS] = "SELECT path, size, mtime_ns, digest FROM depend WHERE output = ?1",
@@ -128,12 +129,13 @@ static const char *const statements[ST_N] = {
     [ST_PUT_DEP] = "INSERT OR REPLACE INTO depend VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_DEL] = "DELETE FROM product WHERE output = ?1",
     [ST_DEL_DEPS] = "DELETE FROM depend WHERE output = ?1",
-    [ST_EACH] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
+    [ST_EACH] = "SELECT output, " KIND_INDEX ", input, in_size, in_mtime_ns, in_digest, recipe, version, "
                 "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
                 "caption_source, caption_cut, about, facts FROM product WHERE " KINDS_WANTED
                 " ORDER BY output",
-    [ST_NAMES] = "SELECT output, kind, input FROM product WHERE " KINDS_WANTED " ORDER BY output",
-    [ST_COUNT] = "SELECT kind, count(*) FROM product GROUP BY kind",
+    [ST_NAMES] = "SELECT output, " KIND_INDEX ", input FROM product WHERE " KINDS_WANTED
+                 " ORDER BY output",
+    [ST_COUNT] = "SELECT count(*) FROM product WHERE ?1 & (1 << " KIND_INDEX ")",
     [ST_PUT_RECIPE] = "INSERT OR IGNORE INTO recipe VALUES (?1, ?2)",
     [ST_RECIPE] = "SELECT keys FROM recipe WHERE digest = ?1",
     [ST_PUT_RESULT] = "INSERT OR REPLACE INTO result VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
@@ -942,19 +944,14 @@ static gboolean
 row_record(sqlite3_stmt *st, gal_record *r, gboolean whole, const char **why)
 {
     gint64 v[8];
-    const char *kind = column_text(st, 1), *recipe = column_text(st, 6);
+    const char *recipe = column_text(st, 6);
     g_auto(GStrv) about = NULL;
     g_auto(GStrv) facts = NULL;
 
     *r = (gal_record) { 0 };
-    *why = "kind";
-    for (int k = 0; kind && k < (int) G_N_ELEMENTS(kind_names); k++)
-        if (strcmp(kind, kind_names[k]) == 0) {
-            r->kind = (gal_record_kind) k;
-            *why = NULL;
-        }
-    if (*why)
+    if (!column_int(st, 1, 0, GAL_RECORD_ITEM, &v[7]) && (*why = "kind"))
         return FALSE;
+    r->kind = (gal_record_kind) v[7];
     r->output = g_strdup(column_text(st, 0));
     r->input = g_strdup(column_text(st, 2));
     if (!path_ok(r->output) && (*why = "output"))
@@ -1288,13 +1285,11 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
     if ((st = statement(s, ST_NAMES))) {
         sqlite3_bind_int(st, 1, (int) (kinds & 7) | 8);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *output = column_text(st, 0), *kind = column_text(st, 1);
+            const char *output = column_text(st, 0);
             gal_record r = { 0 };
-            int k = -1;
+            gint64 k = -1;
 
-            for (int n = 0; kind && n < (int) G_N_ELEMENTS(kind_names); n++)
-                if (strcmp(kind, kind_names[n]) == 0)
-                    k = n;
+            column_int(st, 1, 0, GAL_RECORD_ITEM, &k);
             r.kind = (gal_record_kind) k;
             r.output = (char *) output;
             r.input = (char *) column_text(st, 2);
@@ -1332,13 +1327,9 @@ gal__store_count(gal_store *s, unsigned kinds)
 
     lock(s, TRUE);
     if ((st = statement(s, ST_COUNT))) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *kind = column_text(st, 0);
-
-            for (int k = 0; kind && k < (int) G_N_ELEMENTS(kind_names); k++)
-                if (strcmp(kind, kind_names[k]) == 0 && (kinds & (1u << k)))
-                    n += sqlite3_column_int64(st, 1);
-        }
+        sqlite3_bind_int(st, 1, (int) (kinds & 7));
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
         sqlite3_reset(st);
     }
     unlock(s);
