@@ -221,17 +221,17 @@ keep_joined(const char *output, const char *input, int part, void *user)
 {
     records_joining *j = user;
 
-    if (j->output && strcmp(j->output, output) == 0) {
-        if (strcmp(j->input, input) == 0)
-            return TRUE;
+    if (g_strcmp0(j->output, output) != 0) {
+        g_free(j->output);
+        g_free(j->input);
+        j->output = g_strdup(output);
+        j->input = g_strdup(input);
+    }
+    else if (strcmp(j->input, input) != 0) {
         g_ptr_array_add(j->left_out, GINT_TO_POINTER(part));
         g_ptr_array_add(j->left_out, g_strdup(output));
         return FALSE;
     }
-    g_free(j->output);
-    g_free(j->input);
-    j->output = g_strdup(output);
-    j->input = g_strdup(input);
     return TRUE;
 }
 
@@ -305,13 +305,9 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             continue;
         result = &pr->summary->photos[i];
         rel_in = gal__out_rel(pr, result->input);
-        if (strcmp(other->input, rel_in) == 0) {
-            /* The clashing record is the owner's: it takes the place. */
+        /* The clashing record is the owner's: it takes the place. */
+        if (strcmp(other->input, rel_in) == 0)
             gal__record_keep(pr, other);
-            gal__record_clear(other);
-            *other = kept;
-            gal__record_copy(&kept, other);
-        }
         if (!gal__output_intact(pr, kept.output, &kept, &exists)) {
             gal_error err = { 0 };
 

@@ -1243,7 +1243,7 @@ gal__store_remove(gal_store *s, const char *output, gal_error *err)
 /* Each row of `st` (bound), as records without their about, facts and
  * depend rows, to `fn`, as they are read (the caller holds the lock). */
 static void
-each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void *user)
+each_row(gal_store *s, sqlite3_stmt *st, gal_record_fn fn, void *user)
 {
     const char *why;
     gal_record r;
@@ -1253,7 +1253,7 @@ each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void 
             refuse(s, column_text(st, 0), why);
             continue;
         }
-        if ((kinds & (1u << r.kind)) && !fn(&r, user)) {
+        if (!fn(&r, user)) {
             gal__record_clear(&r);
             sqlite3_reset(st);
             return;
@@ -1271,7 +1271,7 @@ gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
     lock(s, TRUE);
     if ((st = statement(s, ST_EACH))) {
         sqlite3_bind_int(st, 1, (int) (kinds & 7) | 8);
-        each_row(s, st, kinds, fn, user);
+        each_row(s, st, fn, user);
     }
     unlock(s);
 }
@@ -1297,7 +1297,7 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
                 refuse(s, output, k < 0 ? "kind" : !path_ok(output) ? "output" : "input");
                 continue;
             }
-            if ((kinds & (1u << k)) && !fn(&r, user)) {
+            if (!fn(&r, user)) {
                 sqlite3_reset(st);
                 unlock(s);
                 return;
