@@ -96,7 +96,7 @@ static gboolean
 read_record(importing *im, char **f, int n)
 {
     gal_record *r = &im->record;
-    gint64 v[7];
+    gint64 v[7] = { 0 };
     gboolean page = strcmp(f[0], "sheet") == 0, item = strcmp(f[0], "item") == 0;
 
     /* Its paths and text are checked as a whole record (flush). */
