@@ -115,9 +115,9 @@ enum {
 
 /* A row's kind as a gal_record_kind, NULL when it is none; a walk's rows
  * are those of the kinds in the mask ?1, and those of no kind (bound
- * always, so that the walk refuses them). */
+ * always, so that the walk refuses them); a walk of all (15) tests none. */
 #define KIND_INDEX "CASE kind WHEN 'file' THEN 0 WHEN 'page' THEN 1 WHEN 'item' THEN 2 END"
-#define KINDS_WANTED "?1 & (1 << coalesce(" KIND_INDEX ", 3))"
+#define KINDS_WANTED "(?1 = 15 OR ?1 & (1 << coalesce(" KIND_INDEX ", 3)))"
 
 static const char *const statements[ST_N] = {
     [ST_GET] = "SELECT output, " KIND_INDEX ", input, in_size, in_mtime_ns, in_digest, recipe, version, "
