@@ -96,16 +96,15 @@ static gboolean
 read_record(importing *im, char **f, int n)
 {
     gal_record *r = &im->record;
-    gint64 v[7];
+    gint64 v[7] = { 0 };
     gboolean page = strcmp(f[0], "sheet") == 0, item = strcmp(f[0], "item") == 0;
 
-    if (n < 13 || !gal__path_is_beneath(f[1]) || g_str_has_suffix(f[1], GAL_TMP_SUFFIX) ||
-        g_str_has_prefix(f[1], GAL_MANIFEST_PREFIX) || (page ? *f[2] != '\0' : *f[2] == '\0') ||
-        g_path_is_absolute(f[2]) || !int_field(f[3], 0, G_MAXINT64, &v[0]) ||
+    /* Its paths and text are checked as a whole record (flush). */
+    if (n < 13 || !int_field(f[3], 0, G_MAXINT64, &v[0]) ||
         !int_field(f[4], G_MININT64, G_MAXINT64, &v[1]) ||
         !(page ? (!*f[5] || gal__is_sha256_hex(f[5])) : strlen(f[5]) == GAL_XXH3_HEX_LEN &&
                                                              gal__is_content_digest(f[5])) ||
-        !gal__is_sha256_hex(f[6]) || !*f[7] || strlen(f[7]) > 32 ||
+        !gal__is_sha256_hex(f[6]) || !*f[7] ||
         !int_field(f[8], 0, G_MAXINT64, &v[2]) ||
         !int_field(f[9], G_MININT64, G_MAXINT64, &v[3]) || !gal__is_sha256_hex(f[10]) ||
         !int_field(f[11], 0, G_MAXINT, &v[4]) || !int_field(f[12], 0, G_MAXINT, &v[5]) ||

@@ -208,9 +208,11 @@ report_missing(preset_run *pr, const parts_found *found, gal_errors *errs)
  * made the same output when names come from EXIF (which a shard reads only
  * for its own photos; other names each shard plans for every photo): the
  * first record stays, the others go to `clashes`, for resolve_clashes once
- * the plan has said whose the name is. */
+ * the plan has said whose the name is. The join gives the records in
+ * output order, an output's first part first: the one before is all there
+ * is to compare with. */
 typedef struct {
-    GHashTable *joined;     /* output -> input, of the records from parts */
+    char *output, *input;   /* the last record kept */
     GPtrArray *left_out;    /* (part, output) of the records that clash: char *, part first */
 } records_joining;
 
@@ -218,15 +220,18 @@ static gboolean
 keep_joined(const char *output, const char *input, int part, void *user)
 {
     records_joining *j = user;
-    const char *before = g_hash_table_lookup(j->joined, output);
 
-    if (before && strcmp(before, input) != 0) {
+    if (g_strcmp0(j->output, output) != 0) {
+        g_free(j->output);
+        g_free(j->input);
+        j->output = g_strdup(output);
+        j->input = g_strdup(input);
+    }
+    else if (strcmp(j->input, input) != 0) {
         g_ptr_array_add(j->left_out, GINT_TO_POINTER(part));
         g_ptr_array_add(j->left_out, g_strdup(output));
         return FALSE;
     }
-    if (!before)
-        g_hash_table_insert(j->joined, g_strdup(output), g_strdup(input));
     return TRUE;
 }
 
@@ -240,18 +245,20 @@ record_free(gpointer p)
 static int
 join_records(preset_run *pr, parts_found *found, GPtrArray *clashes, gal_errors *errs)
 {
-    g_autoptr(GHashTable) joined = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     g_autoptr(GPtrArray) left_out = g_ptr_array_new();
     g_autofree gal_store **stores = g_new0(gal_store *, found->shards);
-    records_joining j = { joined, left_out };
+    records_joining j = { NULL, NULL, left_out };
     gal_error err = { 0 };
-    int n = 0;
+    int n = 0, failed;
 
     for (int k = 1; k <= found->shards; k++)
         if (found->parts[k].store)
             stores[n++] = found->parts[k].store;
-    if (gal__store_join(pr->store, stores, n, gal__plan_reads_records(pr) ? keep_joined : NULL,
-            &j, &err))
+    failed = gal__store_join(pr->store, stores, n,
+        gal__plan_reads_records(pr) ? keep_joined : NULL, &j, &err);
+    g_free(j.output);
+    g_free(j.input);
+    if (failed)
         return gal__errors_add(errs, &err), -1;
     for (guint c = 0; c + 1 < left_out->len; c += 2) {
         gal_record *clash = g_new0(gal_record, 1);
@@ -298,13 +305,9 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             continue;
         result = &pr->summary->photos[i];
         rel_in = gal__out_rel(pr, result->input);
-        if (strcmp(other->input, rel_in) == 0) {
-            /* The clashing record is the owner's: it takes the place. */
+        /* The clashing record is the owner's: it takes the place. */
+        if (strcmp(other->input, rel_in) == 0)
             gal__record_keep(pr, other);
-            gal__record_clear(other);
-            *other = kept;
-            gal__record_copy(&kept, other);
-        }
         if (!gal__output_intact(pr, kept.output, &kept, &exists)) {
             gal_error err = { 0 };
 

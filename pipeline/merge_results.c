@@ -39,8 +39,10 @@ take_result(preset_run *pr, int i, const gal_part_result *taken, gboolean lean)
     result->seconds = r->seconds;
     result->hash_seconds = r->hash_seconds;
     /* What the report says of the photo is in its output's record, its
-     * shard's (pr->part while its results are taken). */
-    if (taken->rel_output && !lean) {
+     * shard's (read with the result; else pr->part, then the folder's). */
+    if (r->about && !lean)
+        result->about = gal__about_ref(r->about);
+    else if (taken->rel_output && !lean) {
         gal_record rec;
 
         if (gal__record_find(pr, taken->rel_output, &rec)) {
@@ -105,7 +107,7 @@ gal__merge_take_results(preset_run *pr, const parts_found *found, gboolean lean,
 
         /* The records its results need are its part's. */
         pr->part = found->parts[k].store;
-        part_bad = gal__part_each_result(found->parts[k].store, take_one, &t, &err);
+        part_bad = gal__part_each_result(found->parts[k].store, !lean, take_one, &t, &err);
         pr->part = NULL;
         if (part_bad) {
             gal__errors_add(errs, &err);

@@ -98,7 +98,7 @@ gal__shard_begin(preset_run *pr, const gal_run_options *opts, gal_errors *errs)
         return -1;
     }
     if (gal__part_get_info(pr->part, &earlier, &err) == 0 &&
-        gal__part_each_result(pr->part, keep_built, pr->built, &err) != 0)
+        gal__part_each_result(pr->part, FALSE, keep_built, pr->built, &err) != 0)
         g_hash_table_remove_all(pr->built);
     gal__part_info_clear(&earlier);
 

@@ -23,7 +23,11 @@
 /* Every object of the schema, created by exactly this text: a database
  * holding anything else (another table, an index, a trigger, a column
  * more or less) is not gallop's. Paths are relative to the output folder;
- * digests are lower-case hex; times are nanoseconds since 1970. */
+ * digests are lower-case hex; times are nanoseconds since 1970. No CHECK
+ * constraints: SQLite holds a row to them only as it is written, so a
+ * file written with PRAGMA ignore_check_constraints, or made by hand,
+ * breaks them under this very text; each value is checked as it is read
+ * (row_record, row_result) instead. */
 static const struct {
     const char *type, *name, *sql;
 } schema[] = {
@@ -109,8 +113,14 @@ enum {
     ST_GET, ST_GET_DEPS, ST_PUT, ST_PUT_DEP, ST_DEL, ST_DEL_DEPS, ST_EACH, ST_NAMES, ST_COUNT, ST_PUT_RECIPE, ST_RECIPE, ST_PUT_RESULT, ST_N
 };
 
+/* A row's kind as a gal_record_kind, NULL when it is none; a walk's rows
+ * are those of the kinds in the mask ?1, and those of no kind (bound
+ * always, so that the walk refuses them); a walk of all (15) tests none. */
+#define KIND_INDEX "CASE kind WHEN 'file' THEN 0 WHEN 'page' THEN 1 WHEN 'item' THEN 2 END"
+#define KINDS_WANTED "(?1 = 15 OR ?1 & (1 << coalesce(" KIND_INDEX ", 3)))"
+
 static const char *const statements[ST_N] = {
-    [ST_GET] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
+    [ST_GET] = "SELECT output, " KIND_INDEX ", input, in_size, in_mtime_ns, in_digest, recipe, version, "
                "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
                "caption_source, caption_cut, about, facts FROM product WHERE output = ?1",
     [ST_GET_DEPS] = "SELECT path, size, mtime_ns, digest FROM depend WHERE output = ?1",
@@ -119,11 +129,13 @@ static const char *const statements[ST_N] = {
     [ST_PUT_DEP] = "INSERT OR REPLACE INTO depend VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_DEL] = "DELETE FROM product WHERE output = ?1",
     [ST_DEL_DEPS] = "DELETE FROM depend WHERE output = ?1",
-    [ST_EACH] = "SELECT output, kind, input, in_size, in_mtime_ns, in_digest, recipe, version, "
+    [ST_EACH] = "SELECT output, " KIND_INDEX ", input, in_size, in_mtime_ns, in_digest, recipe, version, "
                 "out_size, out_mtime_ns, out_sha256, width, height, name_key, caption, "
-                "caption_source, caption_cut, about, facts FROM product ORDER BY output",
-    [ST_NAMES] = "SELECT output, kind, input FROM product ORDER BY output",
-    [ST_COUNT] = "SELECT kind, count(*) FROM product GROUP BY kind",
+                "caption_source, caption_cut, about, facts FROM product WHERE " KINDS_WANTED
+                " ORDER BY output",
+    [ST_NAMES] = "SELECT output, " KIND_INDEX ", input FROM product WHERE " KINDS_WANTED
+                 " ORDER BY output",
+    [ST_COUNT] = "SELECT count(*) FROM product WHERE ?1 & (1 << " KIND_INDEX ")",
     [ST_PUT_RECIPE] = "INSERT OR IGNORE INTO recipe VALUES (?1, ?2)",
     [ST_RECIPE] = "SELECT keys FROM recipe WHERE digest = ?1",
     [ST_PUT_RESULT] = "INSERT OR REPLACE INTO result VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
@@ -578,6 +590,10 @@ gal__store_open(const char *dir, const char *name, gal_store_mode mode, GPtrArra
             s->db ? sqlite3_errmsg(s->db) : "out of memory");
     if (!problem)
         problem = check_database(s);
+    /* A merge holds a hundred parts open and reads each in order, once:
+     * a few pages each (2 MiB each held 200 MB at a million photos). */
+    if (!problem && reading_part)
+        exec(s->db, "PRAGMA cache_size = -256");
     if (!problem)
         goto done;
     if (s->db)
@@ -928,19 +944,14 @@ static gboolean
 row_record(sqlite3_stmt *st, gal_record *r, gboolean whole, const char **why)
 {
     gint64 v[8];
-    const char *kind = column_text(st, 1), *recipe = column_text(st, 6);
+    const char *recipe = column_text(st, 6);
     g_auto(GStrv) about = NULL;
     g_auto(GStrv) facts = NULL;
 
     *r = (gal_record) { 0 };
-    *why = "kind";
-    for (int k = 0; kind && k < (int) G_N_ELEMENTS(kind_names); k++)
-        if (strcmp(kind, kind_names[k]) == 0) {
-            r->kind = (gal_record_kind) k;
-            *why = NULL;
-        }
-    if (*why)
+    if (!column_int(st, 1, 0, GAL_RECORD_ITEM, &v[7]) && (*why = "kind"))
         return FALSE;
+    r->kind = (gal_record_kind) v[7];
     r->output = g_strdup(column_text(st, 0));
     r->input = g_strdup(column_text(st, 2));
     if (!path_ok(r->output) && (*why = "output"))
@@ -1232,7 +1243,7 @@ gal__store_remove(gal_store *s, const char *output, gal_error *err)
 /* Each row of `st` (bound), as records without their about, facts and
  * depend rows, to `fn`, as they are read (the caller holds the lock). */
 static void
-each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void *user)
+each_row(gal_store *s, sqlite3_stmt *st, gal_record_fn fn, void *user)
 {
     const char *why;
     gal_record r;
@@ -1242,7 +1253,7 @@ each_row(gal_store *s, sqlite3_stmt *st, unsigned kinds, gal_record_fn fn, void 
             refuse(s, column_text(st, 0), why);
             continue;
         }
-        if ((kinds & (1u << r.kind)) && !fn(&r, user)) {
+        if (!fn(&r, user)) {
             gal__record_clear(&r);
             sqlite3_reset(st);
             return;
@@ -1258,8 +1269,10 @@ gal__store_each(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
     sqlite3_stmt *st;
 
     lock(s, TRUE);
-    if ((st = statement(s, ST_EACH)))
-        each_row(s, st, kinds, fn, user);
+    if ((st = statement(s, ST_EACH))) {
+        sqlite3_bind_int(st, 1, (int) (kinds & 7) | 8);
+        each_row(s, st, fn, user);
+    }
     unlock(s);
 }
 
@@ -1270,14 +1283,13 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
 
     lock(s, TRUE);
     if ((st = statement(s, ST_NAMES))) {
+        sqlite3_bind_int(st, 1, (int) (kinds & 7) | 8);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *output = column_text(st, 0), *kind = column_text(st, 1);
+            const char *output = column_text(st, 0);
             gal_record r = { 0 };
-            int k = -1;
+            gint64 k = -1;
 
-            for (int n = 0; kind && n < (int) G_N_ELEMENTS(kind_names); n++)
-                if (strcmp(kind, kind_names[n]) == 0)
-                    k = n;
+            column_int(st, 1, 0, GAL_RECORD_ITEM, &k);
             r.kind = (gal_record_kind) k;
             r.output = (char *) output;
             r.input = (char *) column_text(st, 2);
@@ -1285,7 +1297,7 @@ gal__store_each_name(gal_store *s, unsigned kinds, gal_record_fn fn, void *user)
                 refuse(s, output, k < 0 ? "kind" : !path_ok(output) ? "output" : "input");
                 continue;
             }
-            if ((kinds & (1u << k)) && !fn(&r, user)) {
+            if (!fn(&r, user)) {
                 sqlite3_reset(st);
                 unlock(s);
                 return;
@@ -1315,13 +1327,9 @@ gal__store_count(gal_store *s, unsigned kinds)
 
     lock(s, TRUE);
     if ((st = statement(s, ST_COUNT))) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *kind = column_text(st, 0);
-
-            for (int k = 0; kind && k < (int) G_N_ELEMENTS(kind_names); k++)
-                if (strcmp(kind, kind_names[k]) == 0 && (kinds & (1u << k)))
-                    n += sqlite3_column_int64(st, 1);
-        }
+        sqlite3_bind_int(st, 1, (int) (kinds & 7));
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
         sqlite3_reset(st);
     }
     unlock(s);
@@ -1344,14 +1352,14 @@ prepare(sqlite3 *db, const char *sql)
  * first part's record of an output comes first). */
 typedef struct {
     sqlite3_stmt **rows;    /* per part: its product rows, stepped to the current one */
+    const char **outputs;   /* per part: its current row's output */
     int *heap, n;           /* parts with a current row */
 } part_cursors;
 
 static int
 cursor_cmp(const part_cursors *c, int a, int b)
 {
-    int by_output = strcmp((const char *) sqlite3_column_text(c->rows[a], 0),
-        (const char *) sqlite3_column_text(c->rows[b], 0));
+    int by_output = strcmp(c->outputs[a], c->outputs[b]);
 
     return by_output ? by_output : a - b;
 }
@@ -1380,7 +1388,7 @@ static gboolean
 cursor_step(part_cursors *c, int p)
 {
     while (sqlite3_step(c->rows[p]) == SQLITE_ROW)
-        if (sqlite3_column_type(c->rows[p], 0) == SQLITE_TEXT)
+        if ((c->outputs[p] = column_text(c->rows[p], 0)))
             return TRUE;
     return FALSE;
 }
@@ -1408,7 +1416,8 @@ int
 gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn keep,
     void *user, gal_error *err)
 {
-    part_cursors c = { g_new0(sqlite3_stmt *, MAX(n, 1)), g_new0(int, MAX(n, 1)), 0 };
+    part_cursors c = { g_new0(sqlite3_stmt *, MAX(n, 1)), g_new0(const char *, MAX(n, 1)),
+        g_new0(int, MAX(n, 1)), 0 };
     sqlite3_stmt *put, *put_dep = NULL, *del_deps = NULL, *put_recipe = NULL;
     g_autoptr(GHashTable) left_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
         NULL);
@@ -1419,6 +1428,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     if (begin_locked(s, err)) {
         unlock(s);
         g_free(c.rows);
+        g_free(c.outputs);
         g_free(c.heap);
         return -1;
     }
@@ -1447,7 +1457,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     while (!failed && c.n > 0) {
         int p = c.heap[0];
         sqlite3_stmt *row = c.rows[p];
-        const char *output = (const char *) sqlite3_column_text(row, 0);
+        const char *output = c.outputs[p];
         const char *input = column_text(row, 2);
 
         if (!path_ok(output) || !input)
@@ -1510,6 +1520,7 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     sqlite3_finalize(del_deps);
     sqlite3_finalize(put_recipe);
     g_free(c.rows);
+    g_free(c.outputs);
     g_free(c.heap);
     unlock(s);
     return failed;
@@ -1801,6 +1812,7 @@ row_result(sqlite3_stmt *st, gal_part_result *out, gal_error *error)
 {
     gal_photo_result *r = &out->result;
     const char *sha256 = column_text(st, 8), *digest = column_text(st, 21);
+    g_auto(GStrv) about = NULL;
     gint64 v[7];
     char *text[8] = { 0 };
     gboolean ok;
@@ -1849,18 +1861,25 @@ row_result(sqlite3_stmt *st, gal_part_result *out, gal_error *error)
         g_free(text[i]);
     if (!gal__photo_notes_empty(&out->notes))
         r->notes = &out->notes;
+    if (lines_column(st, 22, &about) && about)
+        r->about = gal__about_new((const char *const *) about, g_strv_length(about));
     return TRUE;
 }
 
 int
-gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_error *err)
+gal__part_each_result(gal_store *s, gboolean with_about, gal_part_result_fn take, void *user,
+    gal_error *err)
 {
     sqlite3_stmt *st = NULL;
     int failed = 0, rc;
 
     lock(s, TRUE);
-    if (sqlite3_prepare_v2(s->db, "SELECT * FROM result ORDER BY input", -1, &st, NULL) !=
-        SQLITE_OK)
+    /* With its output's about when asked (a merge's report gives it):
+     * read here, by the table's key, not record by record. */
+    if (sqlite3_prepare_v2(s->db, with_about ? "SELECT r.*, p.about FROM result r LEFT JOIN "
+                                               "product p ON p.output = r.output ORDER BY r.input"
+                                             : "SELECT *, NULL FROM result ORDER BY input",
+            -1, &st, NULL) != SQLITE_OK)
         failed = part_damaged(s, "its results cannot be read", err);
     while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *input = column_text(st, 0);
@@ -1875,6 +1894,7 @@ gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_err
             break;
         }
         take(input, &result, user);
+        gal__about_unref(result.result.about);
         g_free(result.rel_output);
         g_free((char *) result.notes.why_detail);
         g_free((char *) result.notes.caption);

@@ -244,9 +244,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(gal_part_result, gal__part_result_free)
 int gal__part_put_result(gal_store *s, const char *rel_input, const gal_part_result *result,
     gal_error *err);
 /* Each result, in the photos' order: `take` is given the photo and its
- * result, valid during the call only. -1 with `err` when a row is damaged. */
+ * result (`with_about`: its about, from its output's record), valid during
+ * the call only. -1 with `err` when a row is damaged. */
 typedef void (*gal_part_result_fn)(const char *rel_input, const gal_part_result *result,
     void *user);
-int gal__part_each_result(gal_store *s, gal_part_result_fn take, void *user, gal_error *err);
+int gal__part_each_result(gal_store *s, gboolean with_about, gal_part_result_fn take,
+    void *user, gal_error *err);
 
 #endif /* GAL_STORE_H */

@@ -373,7 +373,7 @@ Test(store, a_part_keeps_its_header_and_results)
     cr_expect_str_eq(back.cwd, "..");
     cr_expect_str_eq(back.inputs[1], "more photos");
     cr_expect(back.done);
-    cr_expect_eq(gal__part_each_result(s, take_result, &taken, &err), 0, "%s", err.msg);
+    cr_expect_eq(gal__part_each_result(s, FALSE, take_result, &taken, &err), 0, "%s", err.msg);
     cr_expect_eq(taken, 1);
     gal__part_info_clear(&back);
     gal__store_close(s, NULL);
