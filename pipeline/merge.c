@@ -297,6 +297,7 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
         gal_record *other = clashes->pdata[c];
         int i = GPOINTER_TO_INT(g_hash_table_lookup(owners, other->output)) - 1;
         gal_record kept;
+        gal_record *owner_record = &kept, *rival = other;
         gal_photo_result *result;
         g_autofree char *rel_in = NULL;
         gboolean exists;
@@ -305,21 +306,25 @@ resolve_clashes(preset_run *pr, GPtrArray *clashes)
             continue;
         result = &pr->summary->photos[i];
         rel_in = gal__out_rel(pr, result->input);
-        /* The clashing record is the owner's: it takes the place. */
-        if (strcmp(other->input, rel_in) == 0)
+        /* The clashing record is the owner's: it takes the place, and the
+         * file must be the one it describes. */
+        if (strcmp(other->input, rel_in) == 0) {
             gal__record_keep(pr, other);
-        if (!gal__output_intact(pr, kept.output, &kept, &exists)) {
+            owner_record = other;
+            rival = &kept;
+        }
+        if (!gal__output_intact(pr, owner_record->output, owner_record, &exists)) {
             gal_error err = { 0 };
 
             result->status = GAL_PHOTO_FAILED;
             gal_error_set(gal__photo_error(result), GAL_ERR_OUTPUT, NULL, NULL,
                 "its output %s was replaced by that of %s, another shard's photo that makes "
                 "the same name (put {index} in output.name?); run again to make it",
-                kept.output, g_hash_table_contains(photos, other->input)
-                    ? (const char *) g_hash_table_lookup(photos, other->input)
-                    : other->input);
+                owner_record->output, g_hash_table_contains(photos, rival->input)
+                    ? (const char *) g_hash_table_lookup(photos, rival->input)
+                    : rival->input);
             gal_error_set_subject(gal__photo_error(result), result->input);
-            gal__store_remove(pr->store, kept.output, &err);
+            gal__store_remove(pr->store, owner_record->output, &err);
         }
         gal__record_clear(&kept);
     }

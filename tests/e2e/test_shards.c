@@ -12,6 +12,7 @@
 
 #include "gal_test.h"
 #include "gal_test_json.h"
+#include "shard.h"
 
 /* A preset with a file per photo (a caption from EXIF) and contact
  * sheets whose labels show what only the merge knows (the place on the
@@ -645,6 +646,75 @@ Test(shards, names_from_exif_clashing_across_shards)
         1, "%s", after);
     expect_same_files(one, out, &files);
     cr_expect_eq(files, 1);
+}
+
+/* Two shards' photos name one file (names from EXIF), and the shard of
+ * the photo one run gives the name writes last: the file is that photo's,
+ * so the merge keeps its record, refuses the other photo as one run does,
+ * and the next run builds nothing. (The merge once checked the file
+ * against the other photo's record, failed the owner and dropped its
+ * record.) Then the other way round: the other photo's shard writes last,
+ * and the owner is failed as replaced. */
+Test(shards, a_clash_keeps_the_owner_exactly_when_the_file_is_its_own)
+{
+    static const char preset[] = "gallop: 1\n"
+                                 "name: clash\n"
+                                 "stages:\n"
+                                 "  - resize: {width: 64, height: 64, fit: inside}\n"
+                                 "output: {name: \"{camera|none}.{ext}\", format: jpeg}\n";
+    g_autofree char *tmp = gal_test_tmpdir("shards-clash-owner");
+    g_autofree char *p = gal_test_write_preset(tmp, "clash.yaml", preset);
+    g_autofree char *owner = NULL;
+    g_autofree char *other = NULL;
+
+    /* Names that put the owner (first in input order) in shard 2. */
+    for (int n = 0; !owner && n < 100; n++) {
+        g_autofree char *a = g_strdup_printf("a-%d.jpg", n);
+        g_autofree char *b = g_strdup_printf("b-%d.jpg", n);
+
+        if (gal__shard_of(a, 2) == 2 && gal__shard_of(b, 2) == 1) {
+            owner = g_steal_pointer(&a);
+            other = g_steal_pointer(&b);
+        }
+    }
+    cr_assert(owner);
+    for (int owner_last = 1; owner_last >= 0; owner_last--) {
+        g_autofree char *in = g_strdup_printf("%s/in-%d", tmp, owner_last);
+        g_autofree char *out = g_strdup_printf("%s/out-%d", tmp, owner_last);
+        g_autofree char *err = NULL;
+        g_autofree char *after = NULL;
+        g_autofree char *report = g_strdup_printf("%s/after-%d.json", tmp, owner_last);
+        g_autofree char *text = NULL;
+        g_autoptr(gal_json) json = NULL;
+
+        gal_test_copy_trip(in, 1, owner);
+        gal_test_copy_trip(in, 2, other);
+        /* The owner's shard is 2: last when run in order. */
+        for (int i = 0; i < 2; i++) {
+            const char *shard = (i == 0) == owner_last ? "1/2" : "2/2";
+
+            cr_assert_lt(gallop((const char *const[]) { "run", p, in, "-o", out, "-q", "--shard",
+                                    shard, NULL },
+                             NULL, NULL),
+                2);
+        }
+        cr_assert_eq(gallop((const char *const[]) { "merge", p, "-o", out, NULL }, NULL, &err), 1,
+            "%s", err);
+        cr_expect(strstr(err, other) && strstr(err, "is already the output of"), "%s", err);
+        if (owner_last)
+            cr_expect_not(strstr(err, "was replaced by"), "the owner's own file: %s", err);
+        else
+            cr_expect(strstr(err, owner) && strstr(err, "was replaced by"), "%s", err);
+        cr_expect_eq(gallop((const char *const[]) { "run", p, in, "-o", out, "-q", "--report",
+                                report, NULL },
+                         NULL, &after),
+            1, "%s", after);
+        text = read_text(report);
+        json = gal_json_parse(text, NULL);
+        cr_assert(json, "%s", text);
+        cr_expect_str_eq(gal_json_string(json, "photos.0.status"),
+            owner_last ? "up-to-date" : "done", "%s", text);
+    }
 }
 
 /* A shard lists only its own photos and counts the others, yet names
