@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "album.h"
+#include "overrides.h"
 #include "parallel.h"
 
 /* An output the incremental decisions compare with its record: `path`
@@ -401,6 +402,14 @@ members_by_stat(preset_run *pr, char *hex)
             gal__caption_files(pr->config->preset->captions, pr->summary->photos[i].input, files);
             for (guint d = 0; d < files->len; d++)
                 digest_stat(pr, sum, "caption", files->pdata[d]);
+        }
+        {
+            /* Its own sidecar: alt text, a crop's focus, no watermark. */
+            g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+            gal__overrides_files(pr->summary->photos[i].input, files);
+            for (guint d = 0; d < files->len; d++)
+                digest_stat(pr, sum, "overrides", files->pdata[d]);
         }
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }

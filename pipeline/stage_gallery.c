@@ -159,7 +159,9 @@ gallery_label(const gal_stage_ctx *sc, const gal_facts *facts)
         if (strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &facts->date))
             g_string_append_printf(exif, "%s%s", exif->len ? " · " : "", date);
     }
-    append_field(out, *caption ? caption : facts->name);
+    /* The photo's own alt text (its sidecar, the captions table, IPTC's
+     * Alt Text (Accessibility)) first: "" marks it as decoration. */
+    append_field(out, facts->alt ? facts->alt : *caption ? caption : facts->name);
     g_string_append_c(out, LABEL_SEP);
     append_field(out, caption);
     g_string_append_c(out, LABEL_SEP);
