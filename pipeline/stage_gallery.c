@@ -80,7 +80,8 @@ static const gal_param gallery_params[] = {
         "target row height on a wide screen, in CSS pixels (rows stretch to fill the width)",
         "260", 60, 1000),
     GAL_PARAM_TEMPLATE(gallery_opts, caption,
-        "text under the large view and the images' alt text (the file name when empty)",
+        "text under the large view and the images' alt text (the file name when empty; a "
+        "photo's own alt text, from its sidecar or IPTC, wins for alt)",
         "{caption}"),
     GAL_PARAM_END,
 };
