@@ -1,8 +1,8 @@
 /* Per-photo overrides (issue 43, item 5), through `gallop run`: a sidecar's
  * focus point moves a cover crop (and so does an XMP face region, written
  * by exiftool), watermark: false leaves one photo unmarked, a sidecar's
- * caption and alt text and IPTC's Alt Text (Accessibility) reach the
- * gallery page and the report, a wrong sidecar fails its photo alone with
+ * caption, alt text and description and IPTC's Alt Text (Accessibility)
+ * and Extended Description reach the gallery page and the report, a wrong sidecar fails its photo alone with
  * its place, and editing one sidecar rebuilds that photo only. */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -230,6 +230,8 @@ Test(overrides, caption_alt_and_iptc_alt_reach_the_gallery_and_report)
     cr_expect_null(strstr(html, "Embedded alt"));
     cr_expect(strstr(html, "alt=\"Own alt\""), "%s", html);
     cr_expect(strstr(html, "data-caption=\"Caption from the sidecar\""), "%s", html);
+    cr_expect(strstr(html, "data-description=\"From black at the left to red\""), "%s", html);
+    cr_expect(strstr(html, "data-description=\"Two lines\nof description\""), "%s", html);
 
     cr_assert(g_file_get_contents(report_path, &text, NULL, NULL));
     report = gal_json_parse(text, NULL);
