@@ -344,3 +344,54 @@ Test(overrides, editing_one_sidecar_rebuilds_that_photo_only)
     cr_expect_eq(count_status(report, "done", "p3.jpg"), 1, "a new sidecar counts too");
     cr_expect_eq(count_status(report, "up-to-date", NULL), 2);
 }
+
+/* A sharded run's gallery page, made by the merge from the items the
+ * shards kept, says what one run's page says of each photo: its own alt
+ * text and description travel with its item. */
+Test(overrides, a_merged_gallery_keeps_each_photos_alt_and_description, .timeout = 300)
+{
+    g_autofree char *dir = gal_test_tmpdir("overrides-shards");
+    g_autofree char *in = g_build_filename(dir, "in", NULL);
+    g_autofree char *one = g_build_filename(dir, "one", NULL);
+    g_autofree char *two = g_build_filename(dir, "two", NULL);
+    g_autofree char *report = g_build_filename(dir, "report.json", NULL);
+    g_autofree char *one_page_path = g_build_filename(one, "index.html", NULL);
+    g_autofree char *two_page_path = g_build_filename(two, "index.html", NULL);
+    g_autofree char *preset = gal_test_write_preset(dir, "site.yaml",
+        "gallop: 1\nname: site\nstages:\n  - resize: { width: 200 }\n"
+        "  - gallery: { title: Site }\noutput: { format: jpeg, name: \"{stem}.jpg\" }\n");
+    g_autofree char *one_page = NULL;
+    g_autofree char *two_page = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0755), 0);
+    for (int i = 1; i <= 6; i++) {
+        g_autofree char *path = g_strdup_printf("%s/p%d.jpg", in, i);
+        g_autofree char *name = g_strdup_printf("p%d.yaml", i);
+        g_autofree char *yaml = g_strdup_printf("alt: Alt of photo %d\n"
+                                                "description: Description of photo %d\n", i, i);
+
+        write_ramp(path);
+        write_text(in, name, yaml);
+    }
+    cr_assert_eq(run(preset, in, one, report, &err), 0, "%s", err);
+    for (int k = 1; k <= 2; k++) {
+        g_autofree char *shard = g_strdup_printf("%d/2", k);
+        const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", two, "-q", "--shard", shard,
+            NULL };
+
+        g_clear_pointer(&err, g_free);
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "shard %s: %s", shard, err);
+    }
+    {
+        const char *argv[] = { GAL_BINARY, "merge", preset, "-o", two, "-q", NULL };
+
+        g_clear_pointer(&err, g_free);
+        cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "merge: %s", err);
+    }
+    cr_assert(g_file_get_contents(one_page_path, &one_page, NULL, NULL));
+    cr_assert(g_file_get_contents(two_page_path, &two_page, NULL, NULL));
+    cr_expect(strstr(one_page, "alt=\"Alt of photo 4\""), "%s", one_page);
+    cr_expect(strstr(one_page, "data-description=\"Description of photo 4\""), "%s", one_page);
+    cr_expect_str_eq(two_page, one_page, "the merged page differs from one run's");
+}
