@@ -395,3 +395,37 @@ Test(overrides, a_merged_gallery_keeps_each_photos_alt_and_description, .timeout
     cr_expect(strstr(one_page, "data-description=\"Description of photo 4\""), "%s", one_page);
     cr_expect_str_eq(two_page, one_page, "the merged page differs from one run's");
 }
+
+/* An output recorded before photos had sidecars of their own lists
+ * neither name: a sidecar there now rebuilds its photo all the same, and
+ * the others stay up to date. */
+Test(overrides, a_sidecar_new_to_an_older_record_rebuilds_its_photo)
+{
+    g_autofree char *dir = gal_test_tmpdir("overrides-older");
+    g_autofree char *in = g_build_filename(dir, "in", NULL);
+    g_autofree char *out = g_build_filename(dir, "out", NULL);
+    g_autofree char *report = g_build_filename(dir, "report.json", NULL);
+    g_autofree char *manifest = g_build_filename(out, GAL_STORE_NAME, NULL);
+    g_autofree char *yaml = g_strdup_printf(CROP_PRESET, "centre");
+    g_autofree char *preset = gal_test_write_preset(dir, "crop.yaml", yaml);
+    const char *dry[] = { GAL_BINARY, "run", preset, in, "-o", out, "-n", NULL };
+    g_autofree char *dry_out = NULL;
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0755), 0);
+    for (int i = 1; i <= 3; i++) {
+        g_autofree char *path = g_strdup_printf("%s/p%d.jpg", in, i);
+
+        write_ramp(path);
+    }
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    /* As an earlier gallop recorded them. */
+    gal_test_manifest_exec(manifest, "DELETE FROM depend WHERE path LIKE '%.yaml';");
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    cr_expect_eq(count_status(report, "up-to-date", NULL), 3, "no sidecar: nothing to do");
+    write_text(in, "p2.yaml", "focus: [0.1, 0.5]\n");
+    cr_assert_eq(gal_test_spawn(dry, &dry_out, NULL), 0);
+    cr_expect_eq(gal_test_count_lines(dry_out, "build  ", NULL), 1, "%s", dry_out);
+    cr_expect(strstr(dry_out, "p2.yaml appeared"), "%s", dry_out);
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    cr_expect_eq(count_status(report, "done", "p2.jpg"), 1);
+}
