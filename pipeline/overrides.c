@@ -44,7 +44,8 @@ static const char *const key_names[] = { "focus", "watermark", "caption", "alt",
     NULL };
 
 /* The table already has a caption column of its own. */
-const char *const gal__override_columns[GAL_OVERRIDE_COLUMNS + 1] = { "focus", "watermark", "alt", "description", NULL };
+const char *const gal__override_columns[GAL_OVERRIDE_COLUMNS + 1] = { "focus", "watermark", "alt",
+    "description", NULL };
 
 /* "a list", "a mapping": what a value is, when it is not what a key takes. */
 static const char *

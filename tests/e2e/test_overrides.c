@@ -2,8 +2,10 @@
  * focus point moves a cover crop (and so does an XMP face region, written
  * by exiftool), watermark: false leaves one photo unmarked, a sidecar's
  * caption, alt text and description and IPTC's Alt Text (Accessibility)
- * and Extended Description reach the gallery page and the report, a wrong sidecar fails its photo alone with
- * its place, and editing one sidecar rebuilds that photo only. */
+ * and Extended Description reach the gallery page and the report (a
+ * sharded run's merged page too), a wrong sidecar fails its photo alone
+ * with its place, and editing or adding one sidecar rebuilds that photo
+ * only, whatever gallop recorded it. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -168,7 +170,8 @@ Test(overrides, watermark_false_leaves_that_photo_unmarked)
 
         cr_assert_eq(gal_test_diff(a, b, &max_abs, &mean_abs), 0);
         if (i == 0)
-            cr_expect_eq(max_abs, 0, "skip: every pixel as without a watermark (max %.0f)", max_abs);
+            cr_expect_eq(max_abs, 0, "skip: every pixel as without a watermark (max %.0f)",
+                max_abs);
         else
             cr_expect_gt(max_abs, 100, "keep: the mark is there (max %.0f)", max_abs);
     }
@@ -225,7 +228,8 @@ Test(overrides, caption_alt_and_iptc_alt_reach_the_gallery_and_report)
     cr_assert_eq(run(preset, in, out, report_path, &err), 0, "%s", err);
     cr_assert(g_file_get_contents(index, &html, NULL, NULL));
     cr_expect(strstr(html, "alt=\"A grey ramp &amp; a &quot;quote&quot;\""), "IPTC alt:\n%s", html);
-    cr_expect(strstr(html, "alt=\"The sidecar&#39;s alt\"") || strstr(html, "alt=\"The sidecar's alt\""),
+    cr_expect(strstr(html, "alt=\"The sidecar&#39;s alt\"") ||
+            strstr(html, "alt=\"The sidecar's alt\""),
         "the sidecar's alt over the embedded one:\n%s", html);
     cr_expect_null(strstr(html, "Embedded alt"));
     cr_expect(strstr(html, "alt=\"Own alt\""), "%s", html);
@@ -275,7 +279,8 @@ Test(overrides, a_wrong_sidecar_fails_its_photo_alone_with_its_place)
     write_ramp(bad);
     write_text(in, "bad.yaml", "caption: fine\nfocus: [0.5, 1.5]\n");
     cr_assert_eq(run(preset, in, out, report, &err), 1, "%s", err);
-    cr_expect(strstr(err, "bad.jpg: ") && strstr(err, "bad.yaml:2:14: focus: must be between 0 and 1"),
+    cr_expect(strstr(err, "bad.jpg: ") &&
+            strstr(err, "bad.yaml:2:14: focus: must be between 0 and 1"),
         "%s", err);
     cr_expect(g_file_test(good_out, G_FILE_TEST_EXISTS), "the batch goes on");
     cr_expect_not(g_file_test(bad_out, G_FILE_TEST_EXISTS));
