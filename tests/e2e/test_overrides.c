@@ -125,6 +125,7 @@ Test(overrides, a_focus_point_moves_the_crop_where_asked)
     cr_expect(red[3] > 55 && red[3] < 75, "faces: mean red %.1f", red[3]);
     cr_expect(red[2] > 119 && red[2] < 136, "none: the preset's centre crop: %.1f", red[2]);
     /* The point wins over an attention crop, which would go elsewhere. */
+    g_clear_pointer(&err, g_free);
     cr_assert_eq(run(smart, in, smart_out, report, &err), 0, "%s", err);
     smart_red = band_mean(smart_left, 0);
     cr_expect(smart_red > 55 && smart_red < 75, "left with attention: mean red %.1f", smart_red);
