@@ -75,6 +75,8 @@ typedef struct gal_caption_source {
     /* Merge into *out the overrides (overrides.h) the source has for
      * `photo` besides its caption: a table's override columns. */
     void (*overrides)(const void *state, const char *photo, gal_overrides *out);
+    /* Does it hold any (a table with override cells)? */
+    gboolean (*has_overrides)(const void *state);
     void (*release)(void *state);
 } gal_caption_source;
 

@@ -267,6 +267,14 @@ table_overrides(const void *state, const char *photo, gal_overrides *out)
         gal__overrides_merge(out, found);
 }
 
+static gboolean
+table_has_overrides(const void *state)
+{
+    const table_state *st = state;
+
+    return st->overrides && g_hash_table_size(st->overrides) > 0;
+}
+
 static void
 table_release(void *state)
 {
@@ -293,5 +301,6 @@ const gal_caption_source gal_caption_table = {
     .shared_files = table_shared_files,
     .row = table_row,
     .overrides = table_overrides,
+    .has_overrides = table_has_overrides,
     .release = table_release,
 };

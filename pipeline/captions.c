@@ -360,6 +360,19 @@ gal__caption_overrides(const gal_captions *c, const gal_photo_ref *photo, VipsIm
     return 0;
 }
 
+gboolean
+gal__captions_give_overrides(const gal_captions *c)
+{
+    for (guint i = 0; c && i < c->order->len; i++) {
+        int k = g_array_index(c->order, int, i);
+
+        if (gal__caption_sources[k]->has_overrides && ready(c, k) &&
+            gal__caption_sources[k]->has_overrides(c->state[k]))
+            return TRUE;
+    }
+    return FALSE;
+}
+
 /* Add `path` to `paths` unless it is there. */
 static void
 add_once(GPtrArray *paths, const char *path)

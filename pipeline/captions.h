@@ -60,6 +60,10 @@ int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *phot
 int gal__caption_overrides(const gal_captions *captions, const gal_photo_ref *photo,
     VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
 
+/* Does a source every photo shares give overrides (a table with override
+ * cells)? Then each photo's row of it shapes the photo, caption shown or not. */
+gboolean gal__captions_give_overrides(const gal_captions *captions);
+
 /* Add to `paths` (a g_free'ing array of paths, each once) every file
  * outside the photo at `photo` that its caption could come from, source by
  * source in the order of captions.sources: both sidecar names (there or

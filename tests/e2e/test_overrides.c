@@ -435,3 +435,43 @@ Test(overrides, a_sidecar_new_to_an_older_record_rebuilds_its_photo)
     cr_assert_eq(run(preset, in, out, report, NULL), 0);
     cr_expect_eq(count_status(report, "done", "p2.jpg"), 1);
 }
+
+/* A preset that shows no caption (none in a stage, none in the files'
+ * metadata) depends on the captions table's row only when the table has
+ * override cells: a caption edited in a table of captions alone rebuilds
+ * nothing, a focus cell edited rebuilds its photo. */
+Test(overrides, a_table_row_shapes_a_photo_only_through_what_it_uses)
+{
+    g_autofree char *dir = gal_test_tmpdir("overrides-table");
+    g_autofree char *in = g_build_filename(dir, "in", NULL);
+    g_autofree char *out = g_build_filename(dir, "out", NULL);
+    g_autofree char *report = g_build_filename(dir, "report.json", NULL);
+    const char *yaml = "gallop: 1\ncaptions: { table: captions.tsv }\n"
+                       "stages: [resize: { width: 100, height: 100, fit: cover }]\n"
+                       "output: { format: png, name: \"{stem}.png\", metadata: strip }\n";
+    g_autofree char *preset = NULL;
+    g_autofree char *right = g_build_filename(out, "p1.png", NULL);
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0755), 0);
+    for (int i = 1; i <= 2; i++) {
+        g_autofree char *path = g_strdup_printf("%s/p%d.jpg", in, i);
+
+        write_ramp(path);
+    }
+    write_text(dir, "captions.tsv", "file\tcaption\np1.jpg\tOne\np2.jpg\tTwo\n");
+    preset = gal_test_write_preset(dir, "crop.yaml", yaml);
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    write_text(dir, "captions.tsv", "file\tcaption\np1.jpg\tOne, edited\np2.jpg\tTwo\n");
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    cr_expect_eq(count_status(report, "up-to-date", NULL), 2, "a caption this preset never shows");
+
+    write_text(dir, "captions.tsv", "file\tcaption\tfocus\np1.jpg\tOne\t0.95 0.5\np2.jpg\tTwo\t\n");
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    cr_expect_eq(count_status(report, "done", NULL), 2, "override cells: every row is read anew");
+    cr_expect_gt(band_mean(right, 0), 180, "p1 cropped at its focus cell");
+    write_text(dir, "captions.tsv", "file\tcaption\tfocus\np1.jpg\tOne\t0.05 0.5\np2.jpg\tTwo\t\n");
+    cr_assert_eq(run(preset, in, out, report, NULL), 0);
+    cr_expect_eq(count_status(report, "done", "p1.jpg"), 1, "its focus cell changed");
+    cr_expect_eq(count_status(report, "up-to-date", NULL), 1);
+    cr_expect_lt(band_mean(right, 0), 75);
+}
