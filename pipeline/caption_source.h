@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "error.h"
+#include "overrides.h"
 
 /* What a source is asked about one photo. */
 typedef struct gal_caption_ask {
@@ -71,6 +72,11 @@ typedef struct gal_caption_source {
      * caption one of them gives `photo` (NULL: none), for its row. */
     void (*shared_files)(const void *state, GPtrArray *files);
     const char *(*row)(const void *state, const gal_caption_file *file, const char *photo);
+    /* Merge into *out the overrides (overrides.h) the source has for
+     * `photo` besides its caption: a table's override columns. */
+    void (*overrides)(const void *state, const char *photo, gal_overrides *out);
+    /* Does it hold any (a table with override cells)? */
+    gboolean (*has_overrides)(const void *state);
     void (*release)(void *state);
 } gal_caption_source;
 

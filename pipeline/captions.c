@@ -22,6 +22,7 @@
 #include "caption_source.h"
 #include "error.h"
 #include "schema.h"
+#include "xmp.h"
 
 #define GAL_CAPTION_SOURCE(name, file) extern const gal_caption_source gal_caption_##name;
 #include "caption_sources.def"
@@ -311,6 +312,65 @@ gal__caption_resolve(const gal_captions *c, const gal_photo_ref *photo, VipsImag
         }
     }
     return 0;
+}
+
+int
+gal__caption_overrides(const gal_captions *c, const gal_photo_ref *photo, VipsImage *header,
+    gal_facts *facts, GStringChunk *strings, gal_error *err)
+{
+    gal_overrides found = GAL_OVERRIDES_NONE;
+    const char *sidecar = NULL;
+    const void *xmp;
+    size_t len;
+
+    /* The photo's XMP first; the table's row on top of it; the photo's own
+     * sidecar last, over both. */
+    if (header && vips_image_get_typeof(header, VIPS_META_XMP_NAME) &&
+        !vips_image_get_blob(header, VIPS_META_XMP_NAME, &xmp, &len)) {
+        gal_xmp_overrides x;
+
+        gal__xmp_overrides(xmp, len, &x);
+        found.alt = x.alt ? gal__caption_keep(strings, x.alt) : NULL;
+        found.description = x.description ? gal__caption_keep(strings, x.description) : NULL;
+        found.has_focus = x.has_focus;
+        found.focus_x = x.focus_x;
+        found.focus_y = x.focus_y;
+        gal__xmp_overrides_clear(&x);
+    }
+    for (guint i = 0; c && i < c->order->len; i++) {
+        int k = g_array_index(c->order, int, i);
+
+        if (gal__caption_sources[k]->overrides && ready(c, k))
+            gal__caption_sources[k]->overrides(c->state[k], photo->path, &found);
+    }
+    if (gal__overrides_sidecar(photo, strings, &found, &sidecar, err))
+        return -1;
+    facts->alt = found.alt;
+    facts->description = found.description;
+    facts->has_focus = found.has_focus;
+    facts->focus_x = found.focus_x;
+    facts->focus_y = found.focus_y;
+    facts->no_watermark = found.watermark == 0;
+    if (found.caption) {
+        g_autofree char *label = g_strconcat("sidecar:", sidecar, NULL);
+
+        facts->caption = *found.caption ? found.caption : NULL;
+        facts->caption_source = g_string_chunk_insert(strings, label);
+    }
+    return 0;
+}
+
+gboolean
+gal__captions_give_overrides(const gal_captions *c)
+{
+    for (guint i = 0; c && i < c->order->len; i++) {
+        int k = g_array_index(c->order, int, i);
+
+        if (gal__caption_sources[k]->has_overrides && ready(c, k) &&
+            gal__caption_sources[k]->has_overrides(c->state[k]))
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* Add `path` to `paths` unless it is there. */

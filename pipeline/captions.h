@@ -48,6 +48,22 @@ const void *gal__captions_options(const gal_captions *captions);
 int gal__caption_resolve(const gal_captions *captions, const gal_photo_ref *photo,
     VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
 
+/* What the photo asks for itself (overrides.h) into `facts`: alt text,
+ * description and a focus point from its XMP (IPTC's Alt Text
+ * (Accessibility), Extended Description; MWG regions), then from its row
+ * of the captions table, then from its own sidecar (IMG_1.jpg.yaml, else
+ * IMG_1.yaml), each over the one before; a sidecar's caption replaces the
+ * one gal__caption_resolve found (caption_source "sidecar:PATH"). After
+ * gal__caption_resolve. Fails, for this photo only, when its sidecar
+ * cannot be read or is wrong (the message names its file:line:col and
+ * key). Thread-safe. */
+int gal__caption_overrides(const gal_captions *captions, const gal_photo_ref *photo,
+    VipsImage *header, gal_facts *facts, GStringChunk *strings, gal_error *err);
+
+/* Does a source every photo shares give overrides (a table with override
+ * cells)? Then each photo's row of it shapes the photo, caption shown or not. */
+gboolean gal__captions_give_overrides(const gal_captions *captions);
+
 /* Add to `paths` (a g_free'ing array of paths, each once) every file
  * outside the photo at `photo` that its caption could come from, source by
  * source in the order of captions.sources: both sidecar names (there or

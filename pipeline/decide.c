@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "album.h"
+#include "overrides.h"
 #include "parallel.h"
 
 /* An output the incremental decisions compare with its record: `path`
@@ -123,6 +124,31 @@ dependency_change(const gal_captions *captions, const char *photo, const char *p
     return NULL;
 }
 
+/* Does the record list the photo's own sidecar? Every output recorded
+ * since photos have one lists both its names, there or not (job.c). */
+static gboolean
+lists_sidecar(const gal_record *r)
+{
+    for (guint d = 0; r->deps && d < r->deps->len; d++)
+        if (g_str_has_suffix(((const gal_dep_record *) r->deps->pdata[d])->path, ".yaml"))
+            return TRUE;
+    return FALSE;
+}
+
+/* The photo's sidecar, when it has one (a new string), else NULL. */
+static char *
+sidecar_of(const char *photo)
+{
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    struct stat st;
+
+    gal__overrides_files(photo, names);
+    for (guint i = 0; i < names->len; i++)
+        if (lstat(names->pdata[i], &st) == 0)
+            return g_strdup(names->pdata[i]);
+    return NULL;
+}
+
 void
 gal__plan_stat(gal_input *in, const char *path)
 {
@@ -187,6 +213,18 @@ gal__decide_record(preset_run *pr, int i, const char *rel, gal_record *r, char *
             return GAL_WHY_DEPENDENCY_CHANGED;
         }
         *refreshed |= size != dep->size || mtime != dep->mtime_ns;
+    }
+    /* Recorded before photos had sidecars of their own: one there now is
+     * new to the output (stat'ed only for such records). */
+    if (!lists_sidecar(r)) {
+        g_autofree char *sidecar = sidecar_of(input);
+
+        if (sidecar) {
+            g_autofree char *rel_sidecar = gal__out_rel(pr, sidecar);
+
+            *detail = g_strdup_printf("%s appeared", rel_sidecar);
+            return GAL_WHY_DEPENDENCY_CHANGED;
+        }
     }
     if (!gal__output_intact(pr, rel, r, &exists))
         return exists ? GAL_WHY_OUTPUT_MODIFIED : GAL_WHY_OUTPUT_MISSING;
@@ -402,6 +440,14 @@ members_by_stat(preset_run *pr, char *hex)
             gal__caption_files(pr->config->preset->captions, pr->summary->photos[i].input, files);
             for (guint d = 0; d < files->len; d++)
                 digest_stat(pr, sum, "caption", files->pdata[d]);
+        }
+        {
+            /* Its own sidecar: alt text, a crop's focus, no watermark. */
+            g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+
+            gal__overrides_files(pr->summary->photos[i].input, files);
+            for (guint d = 0; d < files->len; d++)
+                digest_stat(pr, sum, "overrides", files->pdata[d]);
         }
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }

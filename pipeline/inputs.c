@@ -503,18 +503,25 @@ skip_is_ours(const scan_ctx *ctx, const char *rel)
     return ctx->shards == 0 || gal__shard_of(rel, ctx->shards) == ctx->shard;
 }
 
-/* Does some photo in the folder (its `n` sorted `names`) take the text
- * file `name` as its caption sidecar: IMG_1.jpg.txt or IMG_1.txt? */
+/* Does some photo in the folder (its `n` sorted `names`) take the file
+ * `name` as its sidecar: a caption, IMG_1.jpg.txt or IMG_1.txt, or its
+ * overrides, IMG_1.jpg.yaml or IMG_1.yaml? */
 static gboolean
 is_sidecar(const scan_ctx *ctx, const char *const *names, guint n, const char *name)
 {
     size_t len = strlen(name);
+    size_t ext = 0;
     g_autofree char *photo = NULL;
     guint lo = 0, hi = n;
 
-    if (len <= 4 || g_ascii_strcasecmp(name + len - 4, ".txt") != 0)
+    if (len > 4 && g_ascii_strcasecmp(name + len - 4, ".txt") == 0)
+        ext = 4;
+    else if (len > 5 && g_ascii_strcasecmp(name + len - 5, ".yaml") == 0)
+        ext = 5;
+    if (!ext)
         return FALSE;
-    photo = g_strndup(name, len - 4);
+    len -= ext;
+    photo = g_strndup(name, len);
     /* The first name not before `photo`: the photo itself, or one with its
      * stem ("IMG_1" then "IMG_1.jpg"). */
     while (lo < hi) {
@@ -526,7 +533,7 @@ is_sidecar(const scan_ctx *ctx, const char *const *names, guint n, const char *n
             hi = mid;
     }
     for (; lo < n && g_str_has_prefix(names[lo], photo); lo++) {
-        const char *rest = names[lo] + len - 4;
+        const char *rest = names[lo] + len;
 
         if ((*rest == '\0' || (*rest == '.' && !strchr(rest + 1, '.'))) &&
             any_match(&ctx->include, names[lo], names[lo]) &&

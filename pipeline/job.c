@@ -28,6 +28,7 @@
 #include "icc.h"
 #include "glance.h"
 #include "job.h"
+#include "overrides.h"
 #include "output.h"
 #include "preset.h"
 #include "raw.h"
@@ -148,7 +149,27 @@ gal__photo_facts(const gal_preset *preset, const gal_photo_ref *photo, gal_facts
     if (failed)
         return -1;
     facts_from_header(header, facts, strings);
-    return gal__caption_resolve(preset->captions, photo, header, facts, strings, err);
+    if (gal__caption_resolve(preset->captions, photo, header, facts, strings, err))
+        return -1;
+    return gal__caption_overrides(preset->captions, photo, header, facts, strings, err);
+}
+
+/* The photo's alt text and description, for the run report: one line
+ * each, so line breaks become spaces ("" alt: the photo is decoration). */
+static void
+about_overrides(gal_job *job)
+{
+    const char *fields[] = { "alt_text", job->facts.alt, "description", job->facts.description };
+
+    for (gsize i = 0; i < G_N_ELEMENTS(fields); i += 2) {
+        char *line;
+
+        if (!fields[i + 1])
+            continue;
+        line = g_strconcat(fields[i], "=", fields[i + 1], NULL);
+        g_strdelimit(line, "\r\n", ' ');
+        g_ptr_array_add(job->about, line);
+    }
 }
 
 /* What a site shows of the photo, from its header: EXIF facts (GPS only
@@ -1118,16 +1139,22 @@ gal__photo_run(gal_job *const *jobs, int n, gal_photo_digest *digest, gal_admit 
         facts_from_header(header, &jobs[k]->facts, jobs[k]->strings);
         about_from_header(jobs[k], header);
         if (gal__caption_resolve(preset->captions, &photo, header, &jobs[k]->facts,
+                jobs[k]->strings, &errs[k]) ||
+            gal__caption_overrides(preset->captions, &photo, header, &jobs[k]->facts,
                 jobs[k]->strings, &errs[k]))
             continue;
+        about_overrides(jobs[k]);
+        if (!jobs[k]->depends)
+            jobs[k]->depends = g_ptr_array_new_with_free_func(g_free);
+        /* The photo's own sidecar may change anything of it (a crop, the
+         * watermark, the caption, its alt text): every output depends on
+         * both its names, there or not. */
+        gal__overrides_files(jobs[k]->input, jobs[k]->depends);
         /* Whichever template shows the caption (a band, a text watermark,
          * the file name), the output changes when a file it may come from
          * does. */
-        if (gal__preset_uses_field(preset, "caption")) {
-            if (!jobs[k]->depends)
-                jobs[k]->depends = g_ptr_array_new_with_free_func(g_free);
+        if (gal__preset_uses_field(preset, "caption"))
             gal__caption_own_files(preset->captions, jobs[k]->input, jobs[k]->depends);
-        }
     }
     for (int k = 0; k < n; k++) {
         handled[k] = errs[k].code != GAL_OK;

@@ -508,11 +508,12 @@ static char *
 xmp_packet(const char *description, const char *creator, const char *rights,
     const GPtrArray *contact)
 {
-    GString *x = g_string_new(NULL);
     gboolean has_contact = contact && contact->len > 0;
+    GString *x;
 
     if (!description && !creator && !rights && !has_contact)
         return NULL;
+    x = g_string_new(NULL);
     g_string_append(x,
         "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n"
         "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n"

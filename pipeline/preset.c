@@ -300,7 +300,8 @@ check_output(gal_load_ctx *ctx, gal_output_opts *out, const gal_loc *locs)
 {
     /* Every field filled in: what remains wrong is the template's own text. */
     gal_facts sample = { "x", "x", "x", "x", "x", "x", "x", "x", "x", "x", TRUE,
-        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1, NULL, "x", 1 };
+        { .tm_year = 114, .tm_mon = 3, .tm_mday = 13 }, 1, 1, NULL, "x", 1, "x", "x", TRUE, 0.5,
+        0.5, FALSE };
     g_autofree char *path = NULL;
     gal_error err = { 0 };
 

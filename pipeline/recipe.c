@@ -172,8 +172,11 @@ gal__preset_keys(const gal_preset *preset, const char *out_dir)
         add_section_keys(keys, &st->section, prefix, st->opts, out_dir);
     }
     add_section_keys(keys, &gal__output_section, "output", preset->output, out_dir);
-    /* Where captions come from matters only to a preset that shows one. */
-    if (gal__preset_uses_field(preset, "caption"))
+    /* Where captions come from matters only to a preset that shows one,
+     * or whose table holds overrides (sink.c then records each photo's
+     * row of it). */
+    if (gal__preset_uses_field(preset, "caption") ||
+        gal__captions_give_overrides(preset->captions))
         add_section_keys(keys, &gal__captions_section, "captions",
             gal__captions_options(preset->captions), out_dir);
     /* How a raw becomes pixels: only when not the default, so that every

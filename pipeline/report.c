@@ -210,7 +210,7 @@ error_object(GString *out, const gal_error *err)
  * times. */
 typedef struct {
     const char *taken, *camera, *lens, *f, *shutter, *iso, *focal_mm, *orientation, *lat, *lon,
-        *alt, *color, *placeholder;
+        *alt, *color, *placeholder, *alt_text, *description;
 } about_view;
 
 static void
@@ -224,7 +224,7 @@ about_view_of(const char *const *about, about_view *view)
         ABOUT_NAME(taken), ABOUT_NAME(camera), ABOUT_NAME(lens), ABOUT_NAME(f),
         ABOUT_NAME(shutter), ABOUT_NAME(iso), ABOUT_NAME(focal_mm), ABOUT_NAME(orientation),
         ABOUT_NAME(lat), ABOUT_NAME(lon), ABOUT_NAME(alt), ABOUT_NAME(color),
-        ABOUT_NAME(placeholder),
+        ABOUT_NAME(placeholder), ABOUT_NAME(alt_text), ABOUT_NAME(description),
     };
 #undef ABOUT_NAME
 
@@ -290,6 +290,8 @@ about_fields(GString *out, const char *const *about)
     about_view v;
 
     about_view_of(about, &v);
+    key_string(out, "alt_text", v.alt_text);
+    key_string(out, "description", v.description);
     key_string(out, "taken", v.taken);
     key_string(out, "camera", v.camera);
     key_string(out, "lens", v.lens);

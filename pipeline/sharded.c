@@ -179,6 +179,8 @@ keep_facts(gal_record *r, const gal_facts *facts, const char *input)
             facts->date.tm_hour, facts->date.tm_min, facts->date.tm_sec);
     kept[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
         gal__sort_time(facts, input));
+    kept[GAL_ITEM_ALT] = g_strdup(facts->alt);
+    kept[GAL_ITEM_DESCRIPTION] = g_strdup(facts->description);
 }
 
 /* Keep the item `job` made of photo i (a small lossless file) and its

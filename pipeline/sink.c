@@ -81,9 +81,11 @@ gal__record_deps(const preset_run *pr, const gal_job *job, gal_record *r)
             exists ? gal__mtime_ns(&st) : 0, exists ? hex : NULL);
     }
     /* The table and the export are shared by every photo: each output
-     * depends on its own row of them (decide.c compares it again when the
-     * file's size or time changed). */
-    if (job->depends)
+     * that shows the caption, or whose row may hold overrides, depends on
+     * its own row of them (decide.c compares it again when the file's
+     * size or time changed). */
+    if (job->depends && (gal__preset_uses_field(job->preset, "caption") ||
+                            gal__captions_give_overrides(job->preset->captions)))
         gal__caption_rows(job->preset->captions, job->input, rows);
     for (guint k = 0; k < rows->len; k++) {
         const gal_caption_row *row = &g_array_index(rows, gal_caption_row, k);

@@ -80,7 +80,8 @@ static const gal_param gallery_params[] = {
         "target row height on a wide screen, in CSS pixels (rows stretch to fill the width)",
         "260", 60, 1000),
     GAL_PARAM_TEMPLATE(gallery_opts, caption,
-        "text under the large view and the images' alt text (the file name when empty)",
+        "text under the large view and the images' alt text (the file name when empty; a "
+        "photo's own alt text, from its sidecar or IPTC, wins for alt)",
         "{caption}"),
     GAL_PARAM_END,
 };
@@ -96,9 +97,10 @@ static const gal_param gallery_params[] = {
 
 /* What the label carries, separated by LABEL_SEP (a unit separator, which
  * no caption shows): alt text, caption, EXIF line, file name, date taken
- * (YYYY-MM-DD, empty when unknown). */
+ * (YYYY-MM-DD, empty when unknown), the photo's long description. */
 #define LABEL_SEP '\x1f'
-enum { LABEL_ALT, LABEL_CAPTION, LABEL_EXIF, LABEL_NAME, LABEL_DATE, LABEL_FIELDS };
+enum { LABEL_ALT, LABEL_CAPTION, LABEL_EXIF, LABEL_NAME, LABEL_DATE, LABEL_DESCRIPTION,
+    LABEL_FIELDS };
 
 static void
 gallery_plan(const gal_stage_ctx *sc, int *per_page, gal_sort *sort)
@@ -159,7 +161,9 @@ gallery_label(const gal_stage_ctx *sc, const gal_facts *facts)
         if (strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &facts->date))
             g_string_append_printf(exif, "%s%s", exif->len ? " · " : "", date);
     }
-    append_field(out, *caption ? caption : facts->name);
+    /* The photo's own alt text (its sidecar, the captions table, IPTC's
+     * Alt Text (Accessibility)) first: "" marks it as decoration. */
+    append_field(out, facts->alt ? facts->alt : *caption ? caption : facts->name);
     g_string_append_c(out, LABEL_SEP);
     append_field(out, caption);
     g_string_append_c(out, LABEL_SEP);
@@ -173,6 +177,8 @@ gallery_label(const gal_stage_ctx *sc, const gal_facts *facts)
         if (strftime(day, sizeof(day), "%Y-%m-%d", &facts->date))
             g_string_append(out, day);
     }
+    g_string_append_c(out, LABEL_SEP);
+    append_field(out, facts->description);
     g_string_free(exif, TRUE);
     return g_string_free(out, FALSE);
 }
@@ -991,6 +997,13 @@ photo_entry(GString *out, const char *up, const photo_info *p, double share, int
     if (*p->label[LABEL_EXIF]) {
         g_string_append(out, " data-exif=\"");
         html(out, p->label[LABEL_EXIF]);
+        g_string_append_c(out, '"');
+    }
+    /* The photo's long description (its sidecar, IPTC's Extended
+     * Description), for a theme's script to show. */
+    if (*p->label[LABEL_DESCRIPTION]) {
+        g_string_append(out, " data-description=\"");
+        html(out, p->label[LABEL_DESCRIPTION]);
         g_string_append_c(out, '"');
     }
     g_string_append(out, ">");

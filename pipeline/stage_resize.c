@@ -1,5 +1,6 @@
 /* Resize: fit the photo to a box (cover, contain, inside, fill), with a
- * centre, entropy or attention crop for cover.
+ * centre, entropy or attention crop for cover, or around the photo's own
+ * focus point when it has one (overrides.h).
  *
  * Shrink-on-load lives here in one place: when resize is the first stage,
  * the engine asks load_size() for the scaled size and decodes straight to it
@@ -62,7 +63,8 @@ static const gal_param resize_params[] = {
         "inside"),
     GAL_PARAM_ENUM(resize_opts, crop, gal_crop,
         "which part cover keeps: the centre, the busiest part (entropy) or what draws "
-        "the eye (attention: skin, saturation, edges)",
+        "the eye (attention: skin, saturation, edges); a photo's own focus point (its "
+        "sidecar's focus, the captions table, its XMP regions) wins",
         "centre"),
     GAL_PARAM_BOOL(resize_opts, upscale,
         "enlarge photos smaller than the box (off: small photos keep their size, and "
@@ -552,9 +554,10 @@ choose_window(gal_watch *watch, VipsInteresting interesting, VipsImage *base, gi
  * scored on the whole photo at the output's scale (see PROXY_CROPS) cuts
  * the window from that. */
 static int
-cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize_plan *plan,
-    VipsImage **out, gal_error *err)
+cover(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
+    const gal_resize_plan *plan, VipsImage **out, gal_error *err)
 {
+    gal_watch *watch = photo->watch;
     const resize_opts *o = sc->opts;
     VipsInteresting interesting =
         o->crop == GAL_CROP_ENTROPY ? VIPS_INTERESTING_ENTROPY : VIPS_INTERESTING_ATTENTION;
@@ -579,7 +582,16 @@ cover(const gal_stage_ctx *sc, gal_watch *watch, VipsImage *in, const gal_resize
         width = base->Xsize;
         height = base->Ysize;
     }
-    if (o->crop == GAL_CROP_CENTRE) {
+    if (photo->facts && photo->facts->has_focus) {
+        /* The photo's own point (its sidecar, the captions table, its XMP
+         * regions) is in the middle of the window, or as near as the
+         * edges let it be; it wins over any crop the preset names. */
+        left = CLAMP((gint64) floor(photo->facts->focus_x * width - crop_w / 2.0), 0,
+            width - crop_w);
+        top = CLAMP((gint64) floor(photo->facts->focus_y * height - crop_h / 2.0), 0,
+            height - crop_h);
+    }
+    else if (o->crop == GAL_CROP_CENTRE) {
         left = (width - crop_w) / 2;
         top = (height - crop_h) / 2;
     }
@@ -638,7 +650,7 @@ resize_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     plan_for(sc->opts, in->Xsize, in->Ysize, &plan);
     grows = plan.width > in->Xsize || plan.height > in->Ysize;
     if (plan.crop_width) {
-        if (cover(sc, photo->watch, in, &plan, &fitted, err))
+        if (cover(sc, photo, in, &plan, &fitted, err))
             return -1;
     }
     else {

@@ -671,6 +671,12 @@ watermark_build(const gal_stage_ctx *sc, const gal_photo *photo, VipsImage *in,
     double aspect;
     int width, height, x, y;
 
+    if (photo->facts && photo->facts->no_watermark) {
+        /* The photo's sidecar (or its row of the captions table) said
+         * watermark: false. */
+        *out = g_object_ref(in);
+        return 0;
+    }
     if (!master && o->text) {
         /* Text with per-photo fields: this photo's own rendering (or the
          * one of an earlier photo with the same text). A credit is drawn

@@ -73,6 +73,15 @@ typedef struct gal_facts {
      * {dir}, so that albums keep their folders. */
     const char *dir;
     int width;             /* the output.widths width being named; 0: none */
+    /* What the photo asks for itself besides its caption (overrides.h):
+     * alt text ("": the photo is decoration) and a long description, NULL
+     * when none; a point a crop keeps (fractions of the width and height,
+     * upright); and no watermark. */
+    const char *alt;
+    const char *description;
+    gboolean has_focus;
+    double focus_x, focus_y;
+    gboolean no_watermark;
 } gal_facts;
 
 /* Render; `sanitize` makes every substituted value safe as one file-name

@@ -1,6 +1,7 @@
 /* xmp.c: XMP packets edited with libxml2 (xmp.h). The packet comes from a
  * photo nobody on the project wrote: parsed without entities, network or
  * DTD, within GAL_XMP_MAX_BYTES, and an unreadable one is refused whole. */
+#include <math.h>
 #include <string.h>
 
 #include <libxml/parser.h>
@@ -17,6 +18,7 @@
 #define NS_MWG_RS "http://www.metadataworkinggroup.com/schemas/regions/"
 #define NS_MP "http://ns.microsoft.com/photo/1.2/"
 #define NS_RDF "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+#define NS_ST_AREA "http://ns.adobe.com/xmp/sType/Area#"
 
 /* One kind of property: a namespace, and a local name (NULL: all of the
  * namespace; ending in '*': those starting so). */
@@ -234,4 +236,171 @@ gal__xmp_contact(const char *xmp, gsize len, GPtrArray *fields)
                 g_free(value);
         }
     xmlFreeDoc(doc);
+}
+
+/* ---- what a gallery uses per photo (gal__xmp_overrides) ------------------------- */
+
+/* Text content, surrounding white space removed: a new string, NULL when
+ * nothing is left. */
+static char *
+node_text(const xmlNode *n)
+{
+    xmlChar *content = xmlNodeGetContent(n);
+    char *text = content ? g_strstrip(g_strdup((const char *) content)) : NULL;
+
+    xmlFree(content);
+    if (text && !*text)
+        g_clear_pointer(&text, g_free);
+    return text;
+}
+
+/* A field of the struct `node`, written either way XMP allows: an
+ * attribute of it or of an rdf:Description in it, else an element in
+ * either. New string or NULL. */
+static char *
+struct_field(const xmlNode *node, const char *ns, const char *local)
+{
+    for (const xmlNode *n = node; n; n = n == node ? node->children : n->next) {
+        xmlChar *value;
+
+        if (n->type != XML_ELEMENT_NODE || (n != node && !is(n, NS_RDF, "Description")))
+            continue;
+        if ((value = xmlGetNsProp(n, (const xmlChar *) local, (const xmlChar *) ns))) {
+            char *text = g_strstrip(g_strdup((const char *) value));
+
+            xmlFree(value);
+            return text;
+        }
+    }
+    for (const xmlNode *n = node->children; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (is(n, ns, local))
+            return node_text(n);
+        if (is(n, NS_RDF, "Description")) {
+            char *found = struct_field(n, ns, local);
+
+            if (found)
+                return found;
+        }
+    }
+    return NULL;
+}
+
+/* A language alternative's x-default entry, else its first; a plain text
+ * value as it is. New string or NULL. */
+static char *
+lang_alt(const xmlNode *prop)
+{
+    const xmlNode *alt = find(prop, NS_RDF, "Alt");
+    const xmlNode *first = NULL;
+
+    if (!alt)
+        return node_text(prop);
+    for (const xmlNode *li = alt->children; li; li = li->next) {
+        xmlChar *lang;
+        gboolean is_default;
+
+        if (li->type != XML_ELEMENT_NODE || !is(li, NS_RDF, "li"))
+            continue;
+        lang = xmlGetNsProp(li, (const xmlChar *) "lang", XML_XML_NAMESPACE);
+        is_default = lang && g_ascii_strcasecmp((const char *) lang, "x-default") == 0;
+        xmlFree(lang);
+        if (is_default)
+            return node_text(li);
+        if (!first)
+            first = li;
+    }
+    return first ? node_text(first) : NULL;
+}
+
+static gboolean
+fraction(const char *text, double *out)
+{
+    char *end;
+
+    if (!text)
+        return FALSE;
+    *out = g_ascii_strtod(text, &end);
+    return end != text && !*end && isfinite(*out) && *out >= 0 && *out <= 1;
+}
+
+/* A region's area in normalized units (its centre, width and height);
+ * FALSE for any other unit or a value outside 0..1. */
+static gboolean
+region_area(const xmlNode *region, double *x, double *y, double *w, double *h)
+{
+    const xmlNode *area = find(region, NS_MWG_RS, "Area");
+    g_autofree char *unit = area ? struct_field(area, NS_ST_AREA, "unit") : NULL;
+    g_autofree char *tx = area ? struct_field(area, NS_ST_AREA, "x") : NULL;
+    g_autofree char *ty = area ? struct_field(area, NS_ST_AREA, "y") : NULL;
+    g_autofree char *tw = area ? struct_field(area, NS_ST_AREA, "w") : NULL;
+    g_autofree char *th = area ? struct_field(area, NS_ST_AREA, "h") : NULL;
+
+    *w = *h = 0;
+    return unit && strcmp(unit, "normalized") == 0 && fraction(tx, x) && fraction(ty, y) &&
+        (!tw || fraction(tw, w)) && (!th || fraction(th, h));
+}
+
+static void
+focus_from_regions(const xmlNode *root, gal_xmp_overrides *out)
+{
+    const xmlNode *regions = find(root, NS_MWG_RS, "Regions");
+    const xmlNode *list = regions ? find(regions, NS_MWG_RS, "RegionList") : NULL;
+    double left = 1, top = 1, right = 0, bottom = 0;
+    gboolean faces = FALSE;
+
+    for (const xmlNode *bag = list ? list->children : NULL; bag; bag = bag->next)
+        for (const xmlNode *li = bag->type == XML_ELEMENT_NODE ? bag->children : NULL; li;
+             li = li->next) {
+            g_autofree char *type = NULL;
+            double x, y, w, h;
+
+            if (li->type != XML_ELEMENT_NODE || !is(li, NS_RDF, "li") ||
+                !region_area(li, &x, &y, &w, &h))
+                continue;
+            type = struct_field(li, NS_MWG_RS, "Type");
+            if (g_strcmp0(type, "Focus") == 0) {
+                out->has_focus = TRUE;
+                out->focus_x = x;
+                out->focus_y = y;
+                return;
+            }
+            if (g_strcmp0(type, "Face") == 0) {
+                faces = TRUE;
+                left = MIN(left, MAX(0, x - w / 2));
+                right = MAX(right, MIN(1, x + w / 2));
+                top = MIN(top, MAX(0, y - h / 2));
+                bottom = MAX(bottom, MIN(1, y + h / 2));
+            }
+        }
+    if (faces) {
+        out->has_focus = TRUE;
+        out->focus_x = (left + right) / 2;
+        out->focus_y = (top + bottom) / 2;
+    }
+}
+
+void
+gal__xmp_overrides(const char *xmp, gsize len, gal_xmp_overrides *out)
+{
+    xmlDoc *doc;
+    const xmlNode *prop;
+
+    *out = (gal_xmp_overrides) { 0 };
+    if (!(doc = parse(xmp, len)))
+        return;
+    if ((prop = find((xmlNode *) doc, NS_IPTC_CORE, "AltTextAccessibility")))
+        out->alt = lang_alt(prop);
+    if ((prop = find((xmlNode *) doc, NS_IPTC_CORE, "ExtDescrAccessibility")))
+        out->description = lang_alt(prop);
+    focus_from_regions((xmlNode *) doc, out);
+    xmlFreeDoc(doc);
+}
+
+void
+gal__xmp_overrides_clear(gal_xmp_overrides *out)
+{
+    g_clear_pointer(&out->alt, g_free);
+    g_clear_pointer(&out->description, g_free);
 }

@@ -26,6 +26,23 @@ char *gal__xmp_without(const char *xmp, gsize len, unsigned drop, gsize *out_len
  * (new strings). */
 void gal__xmp_contact(const char *xmp, gsize len, GPtrArray *fields);
 
+/* What a photo's XMP says that a gallery uses per photo: IPTC's "Alt Text
+ * (Accessibility)" and "Extended Description" (Iptc4xmpCore:
+ * AltTextAccessibility, ExtDescrAccessibility; x-default, else the first
+ * language), and a point to keep in a crop, from the MWG regions
+ * (mwg-rs:Regions): the centre of the first Focus region, else of the box
+ * around every Face region, as fractions of the width and height (regions
+ * in normalized units only, as MWG writes them). */
+typedef struct gal_xmp_overrides {
+    char *alt, *description; /* new strings; NULL: none */
+    gboolean has_focus;
+    double focus_x, focus_y; /* 0..1 */
+} gal_xmp_overrides;
+
+/* Fill *out (cleared first) from the packet; nothing when it is not XML. */
+void gal__xmp_overrides(const char *xmp, gsize len, gal_xmp_overrides *out);
+void gal__xmp_overrides_clear(gal_xmp_overrides *out);
+
 /* libxml2's global set-up, once, on the main thread before any worker
  * (gal_init). */
 void gal__xmp_init(void);

@@ -1,7 +1,9 @@
 /* fuzz_xmp: the XMP reader (dc:description) on any bytes, as a photo's
  * XMP blob. A caption it finds is UTF-8 text. The editor (xmp.c) on the
  * same bytes: what it removes is never the caption, and a packet it made
- * reads back (its contact details too). */
+ * reads back (its contact details too). What a gallery takes of it per
+ * photo (alt text, description, a focus point) is text and a point within
+ * the photo. */
 #include "captions.h"
 #include "embedded.h"
 #include "fuzz.h"
@@ -17,7 +19,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         GAL_XMP_CAMERA_RAW | GAL_XMP_LOCATION | GAL_XMP_PERSON, &edited_len);
     g_autoptr(GPtrArray) contact = g_ptr_array_new_with_free_func(g_free);
 
+    gal_xmp_overrides own;
+
     fuzz_check(!caption || g_utf8_validate(caption, -1, NULL));
+    /* A photo's alt text, description and focus point: text, and a point
+     * within the photo. */
+    gal__xmp_overrides((const char *) data, size, &own);
+    fuzz_check(!own.alt || g_utf8_validate(own.alt, -1, NULL));
+    fuzz_check(!own.description || g_utf8_validate(own.description, -1, NULL));
+    fuzz_check(!own.has_focus || (own.focus_x >= 0 && own.focus_x <= 1 && own.focus_y >= 0 &&
+        own.focus_y <= 1));
+    gal__xmp_overrides_clear(&own);
     gal__xmp_contact((const char *) data, size, contact);
     fuzz_check(contact->len % 2 == 0);
     if (edited) {

@@ -324,3 +324,50 @@ Test(stage_contact_sheet, tiles_are_painted_at_their_cells_over_the_background)
         g_object_unref(items[i]);
     gal_preset_free(preset);
 }
+
+/* The mean of band 0 (red: gal_test_gradient's grows left to right). */
+static double
+red_mean(VipsImage *image)
+{
+    g_autoptr(VipsImage) red = NULL;
+    double mean;
+
+    cr_assert_eq(vips_extract_band(image, &red, 0, NULL), 0);
+    cr_assert_eq(vips_avg(red, &mean, NULL), 0);
+    return mean;
+}
+
+/* A cropped tile is cut around the photo's own focus point (overrides.h),
+ * shrunk or enlarged; without one, from the centre. */
+Test(stage_contact_sheet, a_cropped_tile_keeps_the_photos_focus_point)
+{
+    gal_preset *preset = sheet_preset("{columns: 2, tile: 100, crop: true}");
+    const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    static const int widths[] = { 800, 80 }; /* shrunk, then enlarged */
+    static const double points[] = { 0.95, 0.05, -1 };
+
+    for (gsize s = 0; s < G_N_ELEMENTS(widths); s++) {
+        double red[G_N_ELEMENTS(points)];
+
+        for (gsize p = 0; p < G_N_ELEMENTS(points); p++) {
+            gal_facts facts = { .name = "a.jpg", .index = 1, .has_focus = points[p] >= 0,
+                .focus_x = points[p], .focus_y = 0.5 };
+            gal_photo photo = { &facts, NULL };
+            g_autoptr(VipsImage) in = gal_test_gradient(widths[s], widths[s] / 4);
+            g_autoptr(VipsImage) item = NULL;
+            gal_error err = { 0 };
+
+            cr_assert_eq(st->def->tap(&sc, &photo, in, &item, &err), 0, "%s", err.msg);
+            cr_assert_eq(item->Xsize, 100);
+            cr_assert_eq(item->Ysize, 100);
+            red[p] = red_mean(item);
+        }
+        /* The photo is four tiles wide at tile height: the right quarter
+         * is red about 223, the left about 32, the middle about 128. */
+        cr_expect_gt(red[0], 200, "width %d, focus at the right: %.1f", widths[s], red[0]);
+        cr_expect_lt(red[1], 55, "width %d, focus at the left: %.1f", widths[s], red[1]);
+        cr_expect(red[2] > 110 && red[2] < 145, "width %d, centre: %.1f", widths[s], red[2]);
+    }
+    gal_preset_free(preset);
+}
