@@ -74,13 +74,11 @@ fill_tables(gal_percept_ref *ref)
 static inline float
 lightness(const gal_percept_ref *ref, float y)
 {
-    float at = y * LSTAR_STEPS;
+    /* Clamped without branches (the table has one step over 1), so
+     * that all but its reads vectorise. */
+    float at = fminf(fmaxf(y, 0.0f), 1.0f) * LSTAR_STEPS;
     int i = (int) at;
 
-    if (i < 0)
-        return 0;
-    if (i >= LSTAR_STEPS)
-        return ref->lstar[LSTAR_STEPS];
     return ref->lstar[i] + (at - (float) i) * (ref->lstar[i + 1] - ref->lstar[i]);
 }
 
@@ -541,4 +539,57 @@ gal__percept_scales(const gal_percept_ref *ref, VipsImage *image, double scales[
     if (compare(ref, image, scales, cs, err))
         return -1;
     return ref->n_scales;
+}
+
+typedef struct {
+    int x, y;
+    double spread;
+} ranked_tile;
+
+static int
+by_spread(const void *a, const void *b)
+{
+    const ranked_tile *p = a, *q = b;
+
+    /* Ties by position: the same picture, the same tiles. */
+    if (p->spread != q->spread)
+        return p->spread < q->spread ? -1 : 1;
+    return p->y != q->y ? (p->y < q->y ? -1 : 1) : (p->x > q->x) - (p->x < q->x);
+}
+
+int
+gal__percept_pick_tiles(const gal_percept_ref *ref, int tile, int n, int *x, int *y)
+{
+    const ref_scale *full = &ref->scales[0];
+    int across = full->width / tile, down = full->height / tile, count = across * down;
+    g_autofree ranked_tile *tiles = NULL;
+
+    if (tile <= 0 || n <= 0 || count <= 0)
+        return 0;
+    tiles = g_new(ranked_tile, count);
+    for (int j = 0; j < down; j++)
+        for (int i = 0; i < across; i++) {
+            double sum = 0, squares = 0;
+
+            for (int r = j * tile; r < (j + 1) * tile; r++) {
+                const float *row = full->lightness + (size_t) r * full->width + i * tile;
+
+                for (int c = 0; c < tile; c++) {
+                    sum += row[c];
+                    squares += (double) row[c] * row[c];
+                }
+            }
+            sum /= (double) tile * tile;
+            tiles[j * across + i] = (ranked_tile) { i * tile, j * tile,
+                squares / ((double) tile * tile) - sum * sum };
+        }
+    qsort(tiles, count, sizeof *tiles, by_spread);
+    n = MIN(n, count);
+    for (int k = 0; k < n; k++) {
+        const ranked_tile *t = &tiles[(int) (((double) k + 0.5) * count / n)];
+
+        x[k] = t->x;
+        y[k] = t->y;
+    }
+    return n;
 }

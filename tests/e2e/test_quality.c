@@ -134,10 +134,11 @@ Test(quality, auto_jpegs_are_smaller_than_q85_and_each_file_meets_the_target)
 
 /* The search depends on the pixels alone: workers, libvips threads and
  * order change nothing. */
-Test(quality, same_bytes_for_one_job_and_four)
+static void
+expect_same_bytes_for_one_job_and_four(const char *preset)
 {
-    bench one = setup_bench("quality-j1", PRESET_AT("  quality: auto\n  target: high\n"));
-    bench four = setup_bench("quality-j4", PRESET_AT("  quality: auto\n  target: high\n"));
+    bench one = setup_bench("quality-j1", preset);
+    bench four = setup_bench("quality-j4", preset);
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
     g_autofree char *out4 = NULL;
@@ -161,6 +162,23 @@ Test(quality, same_bytes_for_one_job_and_four)
         }
     gal_test_bench_clear(&one);
     gal_test_bench_clear(&four);
+}
+
+Test(quality, same_bytes_for_one_job_and_four)
+{
+    expect_same_bytes_for_one_job_and_four(PRESET_AT("  quality: auto\n  target: high\n"));
+}
+
+/* Pictures of a megapixel and more, whose qualities are tried on a sample
+ * first (quality.c): the same bytes too. */
+Test(quality, same_bytes_for_one_job_and_four_when_searched_on_a_sample)
+{
+    expect_same_bytes_for_one_job_and_four("gallop: 1\n"
+        "stages: [ {resize: {width: 1200, height: 1200, fit: inside, upscale: true}} ]\n"
+        "output:\n"
+        "  formats: [jpeg, webp]\n"
+        "  name: \"{stem}.{ext}\"\n"
+        "  quality: auto\n");
 }
 
 /* The target is part of the recipe when the quality is auto: changing it
