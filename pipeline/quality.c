@@ -275,8 +275,8 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
     g_autoptr(VipsImage) picked = NULL;
     g_autoptr(gal_percept_ref) sample_ref = NULL;
     subject_t sample;
-    int start = format->auto_first +
-        (int) lround((goal->target - GAL_TARGET_STANDARD) / SLOPE_GUESS);
+    int start = format->auto_first + (int) lround(
+        (goal->target - format->auto_shift - GAL_TARGET_STANDARD) / SLOPE_GUESS);
     int found = 0, highest_missed = 0;
     double lift = SAMPLE_LIFT;
 
@@ -425,8 +425,15 @@ gal__quality_choose(const gal_format_def *format, const gal_encode *e,
 {
     g_autoptr(gal_percept_ref) ref = NULL;
     try_t chosen = { 0 };
+    gal_quality_goal held = *goal;
 
     memset(out, 0, sizeof *out);
+    /* The format's own level of the target (format.h: auto_shift). */
+    if (goal->target > 0) {
+        held.target = goal->target + format->auto_shift;
+        out->target = held.target;
+        goal = &held;
+    }
     if (goal->target > 0) {
         if (!(ref = gal__percept_ref_new(e->image, err)) ||
             search_target(format, e, goal, ref, out, &chosen, err))

@@ -27,6 +27,8 @@ typedef struct gal_quality_goal {
 typedef struct gal_quality_choice {
     int quality;         /* the encoder's, 1..100 */
     double score;        /* dB against the picture; < 0: not measured (no target) */
+    double target;       /* dB the file was held to: the goal's, moved by the format's
+                          * auto_shift; 0: no target */
     int encodes;         /* how many encodes of the whole picture the choice took, this one
                           * included */
     int sample_encodes;  /* how many of the picture's sample (quality.c: a large picture's

@@ -216,6 +216,9 @@ expect_lowest_meeting(const gal_format_def *format, double target, double scale)
 
     cr_assert_eq(gal__quality_choose(format, &e, &goal, &choice, &err), 0, "%s", err.msg);
     cr_assert_eq(gal__quality_choose(format, &e, &goal, &again, &err), 0, "%s", err.msg);
+    /* Held to the format's own level of the target. */
+    cr_expect_eq(choice.target, target + format->auto_shift);
+    target = choice.target;
     cr_expect_geq(choice.score, target);
     cr_expect_leq(choice.encodes, 6, "%d encodes", choice.encodes);
     cr_expect(!choice.unreachable && !choice.below_target);
