@@ -344,17 +344,15 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
         if (chosen->quality)
             return 0;
     }
-    /* Nothing met it: the highest quality, which a try may have been. */
-    out->unreachable = true;
-    if (score_seen(&whole, format->auto_highest) < 0 || !chosen->data) {
+    /* Nothing met it within the encodes allowed: the highest quality (a
+     * miss's bytes are not kept, so it is encoded again if it was tried),
+     * unreachable unless it meets it. */
+    try_clear(chosen);
+    if (encode_at(format, e, format->auto_highest, chosen, err) || score_try(ref, chosen, err)) {
         try_clear(chosen);
-        if (encode_at(format, e, format->auto_highest, chosen, err) ||
-            score_try(ref, chosen, err)) {
-            try_clear(chosen);
-            return -1;
-        }
-        out->encodes++;
+        return -1;
     }
+    out->encodes++;
     out->unreachable = chosen->score < goal->target;
     return 0;
 }
