@@ -66,6 +66,12 @@ typedef struct gal_format_def {
      * usual dB per quality step says); 0: the format has no quality
      * (lossless) and is written as it is. */
     int auto_first, auto_lowest, auto_highest;
+    /* dB the format's files are held to against output.target's score:
+     * each level means "as good as this format's own quality 85 at its
+     * worst on the bench's 1080 px corpus" (docs/quality.md), and the
+     * metric scores a format that smooths fine texture (WebP) lower at the
+     * same look and size. 0 for most. */
+    double auto_shift;
     /* The encoder, one of two. save: through libvips into `target`, 0 or
      * -1 with libvips' error; the metadata is what `image` carries.
      * write: a writer of gallop's own, straight into the file `fd`, with

@@ -535,7 +535,7 @@ note_quality(gal_job *job, int v, const gal_write_info *info)
     else if (info->below_target && o->quality == GAL_QUALITY_AUTO) {
         g_autofree char *line = g_strdup_printf("%s: output.max-bytes (%d) held it to quality "
             "%d, scoring %s dB, below output.target %s (%.1f dB)", rel, o->max_bytes,
-            info->quality, score, o->target, o->target_score);
+            info->quality, score, o->target, info->target);
 
         add_warning(job, line);
     }
@@ -548,7 +548,7 @@ note_quality(gal_job *job, int v, const gal_write_info *info)
     else if (info->unreachable) {
         g_autofree char *line = g_strdup_printf("%s: even quality %d scores %s dB, below "
             "output.target %s (%.1f dB)", rel, info->quality, score, o->target,
-            o->target_score);
+            info->target);
 
         add_warning(job, line);
     }

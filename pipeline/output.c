@@ -360,6 +360,7 @@ encode_searched(const gal_output_opts *o, const gal_format_def *format, gal_enco
     }
     info->quality = choice.quality;
     info->score = choice.score;
+    info->target = choice.target;
     info->encodes = choice.encodes;
     info->below_target = choice.below_target;
     info->over_cap = choice.over_cap;

@@ -61,6 +61,7 @@ typedef struct gal_write_info {
      * (or below output.quality), or could not be met at all. */
     int quality;
     double score;
+    double target;             /* out: dB it was held to (the format's level of the target) */
     int encodes;               /* out: how many the search made */
     bool below_target;
     bool over_cap;

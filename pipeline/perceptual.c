@@ -74,13 +74,11 @@ fill_tables(gal_percept_ref *ref)
 static inline float
 lightness(const gal_percept_ref *ref, float y)
 {
-    float at = y * LSTAR_STEPS;
+    /* Clamped without branches (the table has one step over 1), so
+     * that all but its reads vectorise. */
+    float at = fminf(fmaxf(y, 0.0f), 1.0f) * LSTAR_STEPS;
     int i = (int) at;
 
-    if (i < 0)
-        return 0;
-    if (i >= LSTAR_STEPS)
-        return ref->lstar[LSTAR_STEPS];
     return ref->lstar[i] + (at - (float) i) * (ref->lstar[i + 1] - ref->lstar[i]);
 }
 
@@ -188,72 +186,139 @@ lightness_planes(const gal_percept_ref *ref, float *y, int n_scales, float **pla
     }
 }
 
+/* Four lanes of floats (GCC's and clang's vector extension: SSE2 on
+ * x86-64, NEON on arm64, plain code elsewhere), so that the window's loops
+ * are vectorised whatever the compiler's mood; each lane's sums are in a
+ * fixed order, so the scores stay the same on every run. */
+typedef float lanes __attribute__((vector_size(4 * sizeof(float))));
+#define LANES 4
+
+static inline lanes
+lanes_at(const float *p)
+{
+    lanes v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void
+lanes_put(float *p, lanes v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
 /* One row of the window: dst[c] = sum over t of gauss[t] * src[c + t],
  * for c < n. The window is symmetric, so each pair of taps the same
- * distance from the centre shares one multiply; the loops over c are
- * what the compiler vectorises (perceptual.c is built with
- * -ftree-vectorize, CMakeLists.txt). */
+ * distance from the centre shares one multiply. */
 static void
 window_row(const float *restrict gauss, const float *restrict src, float *restrict dst, int n)
 {
-    for (int c = 0; c < n; c++)
-        dst[c] = gauss[TAPS / 2] * src[c + TAPS / 2];
-    for (int t = 0; t < TAPS / 2; t++) {
-        float g = gauss[t];
-        const float *restrict a = src + t, *restrict b = src + TAPS - 1 - t;
+    int c = 0;
 
-        for (int c = 0; c < n; c++)
-            dst[c] += g * (a[c] + b[c]);
+    for (; c + LANES <= n; c += LANES) {
+        lanes sum = gauss[TAPS / 2] * lanes_at(src + c + TAPS / 2);
+
+        for (int t = 0; t < TAPS / 2; t++)
+            sum += gauss[t] * (lanes_at(src + c + t) + lanes_at(src + c + TAPS - 1 - t));
+        lanes_put(dst + c, sum);
+    }
+    for (; c < n; c++) {
+        float sum = gauss[TAPS / 2] * src[c + TAPS / 2];
+
+        for (int t = 0; t < TAPS / 2; t++)
+            sum += gauss[t] * (src[c + t] + src[c + TAPS - 1 - t]);
+        dst[c] = sum;
     }
 }
 
-/* The same down a column of rows: dst[c] = sum over t of gauss[t] *
- * rows[t][c] (rows[t] is `stride` floats after rows[t - 1]). */
+/* The same down the last TAPS rows of a ring of them: dst[c] = sum over t
+ * of gauss[t] * rows[(first + t) % TAPS][c]. */
 static void
-window_column(const float *restrict gauss, const float *restrict rows, size_t stride,
-    float *restrict dst, int n)
+window_column(const float *restrict gauss, float *const *rows, int first, float *restrict dst,
+    int n)
 {
-    const float *restrict mid = rows + TAPS / 2 * stride;
+    const float *at[TAPS];
+    int c = 0;
 
-    for (int c = 0; c < n; c++)
-        dst[c] = gauss[TAPS / 2] * mid[c];
-    for (int t = 0; t < TAPS / 2; t++) {
-        float g = gauss[t];
-        const float *restrict a = rows + t * stride, *restrict b = rows + (TAPS - 1 - t) * stride;
+    for (int t = 0; t < TAPS; t++)
+        at[t] = rows[(first + t) % TAPS];
+    for (; c + LANES <= n; c += LANES) {
+        lanes sum = gauss[TAPS / 2] * lanes_at(at[TAPS / 2] + c);
 
-        for (int c = 0; c < n; c++)
-            dst[c] += g * (a[c] + b[c]);
+        for (int t = 0; t < TAPS / 2; t++)
+            sum += gauss[t] * (lanes_at(at[t] + c) + lanes_at(at[TAPS - 1 - t] + c));
+        lanes_put(dst + c, sum);
+    }
+    for (; c < n; c++) {
+        float sum = gauss[TAPS / 2] * at[TAPS / 2][c];
+
+        for (int t = 0; t < TAPS / 2; t++)
+            sum += gauss[t] * (at[t][c] + at[TAPS - 1 - t][c]);
+        dst[c] = sum;
     }
 }
 
-/* The Gaussian window over the valid region of `n` planes at once:
- * out[k] = window(in[k]) (or of in[k] * other[k] where other[k] is
- * given), each (width - EDGE) x (height - EDGE). */
+/* The Gaussian window over a plane's valid region, one output row at a
+ * time: each row of the plane is windowed across once, into a ring of the
+ * last TAPS rows, and each output row down that ring, so the work stays
+ * in the cache and nothing of the plane's size is allocated. `n` windows
+ * at once: of in[k], or of in[k] * other[k] where other[k] is given;
+ * emit(row, out, data) gets each output row of all n. */
+typedef void (*window_emit)(int row, float *const *out, int width, void *data);
+
+#define WINDOWS_MAX 3
+
 static void
 window(const gal_percept_ref *ref, int width, int height, int n, const float *const *in,
-    const float *const *other, float **out)
+    const float *const *other, window_emit emit, void *data)
 {
     int ow = width - EDGE, oh = height - EDGE;
-    g_autofree float *across = g_new(float, (size_t) ow * height);
-    g_autofree float *row = g_new(float, width);
+    g_autofree float *block = g_new(float, (size_t) n * (TAPS + 1) * ow + width);
+    float *ring[WINDOWS_MAX][TAPS], *out[WINDOWS_MAX];
+    float *product = block + (size_t) n * (TAPS + 1) * ow;
 
     for (int k = 0; k < n; k++) {
-        for (int r = 0; r < height; r++) {
+        for (int t = 0; t < TAPS; t++)
+            ring[k][t] = block + ((size_t) k * (TAPS + 1) + t) * ow;
+        out[k] = block + ((size_t) k * (TAPS + 1) + TAPS) * ow;
+    }
+    for (int r = 0; r < height; r++) {
+        for (int k = 0; k < n; k++) {
             const float *src = in[k] + (size_t) r * width;
 
             if (other[k]) {
                 const float *o = other[k] + (size_t) r * width;
 
                 for (int c = 0; c < width; c++)
-                    row[c] = src[c] * o[c];
-                src = row;
+                    product[c] = src[c] * o[c];
+                src = product;
             }
-            window_row(ref->gauss, src, across + (size_t) r * ow, ow);
+            window_row(ref->gauss, src, ring[k][r % TAPS], ow);
         }
-        for (int r = 0; r < oh; r++)
-            window_column(ref->gauss, across + (size_t) r * ow, (size_t) ow,
-                out[k] + (size_t) r * ow, ow);
+        if (r >= EDGE) {
+            for (int k = 0; k < n; k++)
+                window_column(ref->gauss, ring[k], (r - EDGE) % TAPS, out[k], ow);
+            emit(r - EDGE, out, ow, data);
+        }
     }
+    (void) oh;
+}
+
+/* Sum of n floats in double, in a fixed order (four running sums, the
+ * compiler's vector lanes, added at the end). */
+static double
+sum_of(const float *restrict v, int n)
+{
+    double lane[4] = { 0, 0, 0, 0 };
+    int c = 0;
+
+    for (; c + 4 <= n; c += 4)
+        for (int l = 0; l < 4; l++)
+            lane[l] += v[c + l];
+    for (; c < n; c++)
+        lane[0] += v[c];
+    return (lane[0] + lane[1]) + (lane[2] + lane[3]);
 }
 
 void
@@ -267,6 +332,16 @@ gal__percept_ref_free(gal_percept_ref *ref)
         g_free(ref->scales[s].square);
     }
     g_free(ref);
+}
+
+/* The reference's windowed rows, kept (window_emit). */
+static void
+keep_rows(int row, float *const *out, int width, void *data)
+{
+    ref_scale *sc = data;
+
+    memcpy(sc->mean + (size_t) row * width, out[0], sizeof(float) * width);
+    memcpy(sc->square + (size_t) row * width, out[1], sizeof(float) * width);
 }
 
 gal_percept_ref *
@@ -297,18 +372,62 @@ gal__percept_ref_new(VipsImage *image, gal_error *err)
             size_t n = (size_t) (width - EDGE) * (height - EDGE);
             const float *in[2] = { sc->lightness, sc->lightness };
             const float *other[2] = { NULL, sc->lightness };
-            float *out[2];
 
             sc->mean = g_new(float, n);
             sc->square = g_new(float, n);
-            out[0] = sc->mean;
-            out[1] = sc->square;
-            window(ref, width, height, 2, in, other, out);
+            window(ref, width, height, 2, in, other, keep_rows, sc);
         }
         width /= 2;
         height /= 2;
     }
     return g_steal_pointer(&ref);
+}
+
+/* A comparison's running sums over one scale (window_emit). */
+typedef struct {
+    const ref_scale *sc;
+    float *ssim_row, *cs_row, *lum_row;
+    double ssim, cs, lum;
+} scale_sums;
+
+static void
+add_rows(int row, float *const *out, int width, void *data)
+{
+    scale_sums *sums = data;
+    const float *restrict rx = sums->sc->mean + (size_t) row * width;
+    const float *restrict rxx = sums->sc->square + (size_t) row * width;
+    const float *restrict my_row = out[0], *restrict yy = out[1], *restrict xy = out[2];
+    float *restrict ssim = sums->ssim_row, *restrict cs = sums->cs_row;
+    float *restrict lum = sums->lum_row;
+    const float c1 = (float) C1, c2 = (float) C2;
+    int c = 0;
+
+    /* Each term the same way for both pictures: a picture against itself
+     * scores exactly 1. */
+    for (; c + LANES <= width; c += LANES) {
+        lanes mx = lanes_at(rx + c), my = lanes_at(my_row + c);
+        lanes vx = lanes_at(rxx + c) - mx * mx, vy = lanes_at(yy + c) - my * my;
+        lanes cov = lanes_at(xy + c) - mx * my;
+        lanes l = (2 * mx * my + c1) / (mx * mx + my * my + c1);
+        lanes k = (2 * cov + c2) / (vx + vy + c2);
+
+        lanes_put(ssim + c, l * k);
+        lanes_put(cs + c, k);
+        lanes_put(lum + c, l);
+    }
+    for (; c < width; c++) {
+        float mx = rx[c], my = my_row[c];
+        float vx = rxx[c] - mx * mx, vy = yy[c] - my * my, cov = xy[c] - mx * my;
+        float l = (2 * mx * my + c1) / (mx * mx + my * my + c1);
+        float k = (2 * cov + c2) / (vx + vy + c2);
+
+        ssim[c] = l * k;
+        cs[c] = k;
+        lum[c] = l;
+    }
+    sums->ssim += sum_of(ssim, width);
+    sums->cs += sum_of(cs, width);
+    sums->lum += sum_of(lum, width);
 }
 
 /* One scale's means of SSIM, of its contrast-structure term and of its
@@ -344,37 +463,17 @@ compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, d
         return;
     }
     {
-        int ow = sc->width - EDGE, oh = sc->height - EDGE;
-        g_autofree float *mean = g_new(float, (size_t) ow * oh);
-        g_autofree float *square = g_new(float, (size_t) ow * oh);
-        g_autofree float *cross = g_new(float, (size_t) ow * oh);
+        int ow = sc->width - EDGE;
+        g_autofree float *terms = g_new(float, (size_t) 3 * ow);
+        scale_sums sums = { sc, terms, terms + ow, terms + 2 * ow, 0, 0, 0 };
         const float *in[3] = { y, y, y };
         const float *other[3] = { NULL, y, sc->lightness };
-        float *out[3] = { mean, square, cross };
 
-        window(ref, sc->width, sc->height, 3, in, other, out);
-        for (int r = 0; r < oh; r++) {
-            double row_ssim = 0, row_cs = 0, row_lum = 0;
-
-            for (int c = 0; c < ow; c++) {
-                size_t i = (size_t) r * ow + c;
-                /* Each term the same way for both pictures, in double:
-                 * a picture against itself scores exactly 1. */
-                double mx = sc->mean[i], my = mean[i];
-                double vx = sc->square[i] - mx * mx, vy = square[i] - my * my;
-                double cov = cross[i] - mx * my;
-                double l = (2 * mx * my + C1) / (mx * mx + my * my + C1);
-                double k = (2 * cov + C2) / (vx + vy + C2);
-
-                row_ssim += l * k;
-                row_cs += k;
-                row_lum += l;
-            }
-            sum_ssim += row_ssim;
-            sum_cs += row_cs;
-            sum_lum += row_lum;
-        }
-        n = (size_t) ow * oh;
+        window(ref, sc->width, sc->height, 3, in, other, add_rows, &sums);
+        sum_ssim = sums.ssim;
+        sum_cs = sums.cs;
+        sum_lum = sums.lum;
+        n = (size_t) ow * (sc->height - EDGE);
     }
     *ssim = sum_ssim / n;
     *cs = sum_cs / n;
@@ -440,4 +539,57 @@ gal__percept_scales(const gal_percept_ref *ref, VipsImage *image, double scales[
     if (compare(ref, image, scales, cs, err))
         return -1;
     return ref->n_scales;
+}
+
+typedef struct {
+    int x, y;
+    double spread;
+} ranked_tile;
+
+static int
+by_spread(const void *a, const void *b)
+{
+    const ranked_tile *p = a, *q = b;
+
+    /* Ties by position: the same picture, the same tiles. */
+    if (p->spread != q->spread)
+        return p->spread < q->spread ? -1 : 1;
+    return p->y != q->y ? (p->y < q->y ? -1 : 1) : (p->x > q->x) - (p->x < q->x);
+}
+
+int
+gal__percept_pick_tiles(const gal_percept_ref *ref, int tile, int n, int *x, int *y)
+{
+    const ref_scale *full = &ref->scales[0];
+    int across = full->width / tile, down = full->height / tile, count = across * down;
+    g_autofree ranked_tile *tiles = NULL;
+
+    if (tile <= 0 || n <= 0 || count <= 0)
+        return 0;
+    tiles = g_new(ranked_tile, count);
+    for (int j = 0; j < down; j++)
+        for (int i = 0; i < across; i++) {
+            double sum = 0, squares = 0;
+
+            for (int r = j * tile; r < (j + 1) * tile; r++) {
+                const float *row = full->lightness + (size_t) r * full->width + i * tile;
+
+                for (int c = 0; c < tile; c++) {
+                    sum += row[c];
+                    squares += (double) row[c] * row[c];
+                }
+            }
+            sum /= (double) tile * tile;
+            tiles[j * across + i] = (ranked_tile) { i * tile, j * tile,
+                squares / ((double) tile * tile) - sum * sum };
+        }
+    qsort(tiles, count, sizeof *tiles, by_spread);
+    n = MIN(n, count);
+    for (int k = 0; k < n; k++) {
+        const ranked_tile *t = &tiles[(int) (((double) k + 0.5) * count / n)];
+
+        x[k] = t->x;
+        y[k] = t->y;
+    }
+    return n;
 }

@@ -40,4 +40,12 @@ int gal__percept_score(const gal_percept_ref *ref, VipsImage *image, double *sco
 int gal__percept_scales(const gal_percept_ref *ref, VipsImage *image, double scales[5],
     gal_error *err);
 
+/* Where to sample the reference for a cheaper look at it: `n` tiles of
+ * `tile` px (each at a multiple of `tile` from the top-left corner), the
+ * picture's tiles ranked by how much their lightness varies and taken at
+ * evenly spaced ranks, so that flat sky and fine texture are sampled as
+ * often as the picture has them. Into x[] and y[] in rank order; returns
+ * how many there are (fewer than n when the picture has fewer tiles). */
+int gal__percept_pick_tiles(const gal_percept_ref *ref, int tile, int n, int *x, int *y);
+
 #endif /* GAL_PERCEPTUAL_H */

@@ -1,10 +1,16 @@
-/* quality.c: the quality search (quality.h). Each try encodes the finished
- * picture into memory at one quality, decodes it and scores it against
- * the picture (perceptual.c); the next try is where the scores so far say
- * the target is crossed (along the line through the two nearest tries on
- * either side, or the last two on one side), so a search takes three to
- * five encodes. The bytes kept are those of the try chosen: the file is
- * never encoded again. */
+/* quality.c: the quality search (quality.h). A try encodes a picture into
+ * memory at one quality, decodes it and scores it against the picture
+ * (perceptual.c); the next try is where the scores so far say the target
+ * is crossed (along the line through the two nearest tries on either side,
+ * or the last two on one side).
+ *
+ * A large picture is searched on a sample of it: twelve 128 px tiles,
+ * chosen by their detail (perceptual.c), laid side by side. Its tries cost
+ * a seventh of the picture's; the quality they find is then encoded whole
+ * and scored whole, and that score decides: when the whole misses the
+ * target, the sample's target is raised by what the sample and the whole
+ * were seen to differ by, and the search goes on. The bytes kept are those
+ * of a whole encode that met the target: the file is never encoded again. */
 #include <math.h>
 #include <string.h>
 
@@ -12,9 +18,11 @@
 #include "perceptual.h"
 #include "quality.h"
 
-/* Encodes the target's search makes at most; the cap's search, when the
- * target's file is over it, makes at most CAP_ENCODES more. */
+/* Encodes the target's search makes at most on the whole picture (and on
+ * its sample, when it has one); the cap's search, when the target's file
+ * is over it, makes at most CAP_ENCODES more. */
 #define TARGET_ENCODES 6
+#define SAMPLE_ENCODES 10
 #define CAP_ENCODES 7
 /* dB a quality step adds, before two tries on one side say better: the
  * bench corpus's JPEGs and WebPs gain 0.1 to 0.3 between 40 and 90. */
@@ -23,6 +31,23 @@
 /* Bytes halve about every this many quality steps (JPEG and WebP, 50-90),
  * the cap's first guess. */
 #define HALVING_STEPS 20.0
+/* The sample: SAMPLE_TILES tiles of SAMPLE_TILE px, SAMPLE_ACROSS to a
+ * row; a picture with fewer than SAMPLE_SHARE times its pixels is
+ * searched whole. */
+#define SAMPLE_TILE 128
+#define SAMPLE_TILES 12
+#define SAMPLE_ACROSS 4
+#define SAMPLE_SHARE 4
+/* dB the sample scores above its picture before the picture says (the
+ * median on the bench corpus's JPEGs: the tiles' edges, which both sides
+ * share, make its coarse scales look alike); 0.3-0.9 from photo to photo,
+ * so the sample's search stops SAMPLE_SLACK steps from the crossing before
+ * the whole has said where it is. */
+#define SAMPLE_LIFT 0.7
+#define SAMPLE_SLACK 2
+/* A whole encode lower than one that met the target is made only when
+ * the sample says it saves at least this many steps. */
+#define STEPS_WORTH_AN_ENCODE 2
 
 typedef struct {
     int quality;
@@ -30,6 +55,17 @@ typedef struct {
     void *data;
     size_t length;
 } try_t;
+
+/* One picture the search tries qualities on (the whole, or its sample):
+ * the encode's settings, the picture prepared for comparing, and the
+ * qualities tried so far with their scores, in the order tried. */
+typedef struct {
+    gal_encode e;
+    const gal_percept_ref *ref;
+    int n_tries;
+    int quality[SAMPLE_ENCODES + TARGET_ENCODES];
+    double score[SAMPLE_ENCODES + TARGET_ENCODES];
+} subject_t;
 
 static void
 try_clear(try_t *t)
@@ -83,100 +119,241 @@ score_try(const gal_percept_ref *ref, try_t *t, gal_error *err)
     return gal__percept_score(ref, decoded, &t->score, NULL, err);
 }
 
-/* dB per quality step between two tries (at least SLOPE_LEAST). */
-static double
-slope_of(const try_t *a, const try_t *b)
+/* Encode `sub` at `quality` and score it, into *t, and note the try. */
+static int
+try_on(const gal_format_def *format, subject_t *sub, int quality, try_t *t, gal_error *err)
 {
-    return MAX(SLOPE_LEAST, fabs(a->score - b->score) / abs(a->quality - b->quality));
+    if (encode_at(format, &sub->e, quality, t, err) || score_try(sub->ref, t, err)) {
+        try_clear(t);
+        return -1;
+    }
+    sub->quality[sub->n_tries] = quality;
+    sub->score[sub->n_tries] = t->score;
+    sub->n_tries++;
+    return 0;
 }
 
-/* The lowest quality of the format's range that meets goal->target: into
- * *out (the lowest that met it, or the highest when none does). */
+/* The score `sub` was seen to have at `quality`; -1: not tried. */
+static double
+score_seen(const subject_t *sub, int quality)
+{
+    for (int i = 0; i < sub->n_tries; i++)
+        if (sub->quality[i] == quality)
+            return sub->score[i];
+    return -1;
+}
+
+/* Where the next try on `sub` goes for `target`: 0 with *next set; or 1
+ * when its tries have found it, with *found the lowest quality seen to
+ * meet it (0: none does, and the range's highest was tried), once it is
+ * at most `close` steps above the highest below it seen to miss. Qualities
+ * between the lowest that met it and the highest below that which did
+ * not are tried, on the line through them; before there are both, along
+ * the last two tries' slope, just past the crossing so that a miss
+ * brackets it. */
+static int
+next_quality(const gal_format_def *format, const subject_t *sub, double target, int start,
+    int close, int *next, int *found)
+{
+    int pass = 0, fail = 0;
+    double pass_score = 0, fail_score = 0, slope = SLOPE_GUESS;
+    int n = sub->n_tries;
+
+    for (int i = 0; i < n; i++)
+        if (sub->score[i] >= target && (!pass || sub->quality[i] < pass)) {
+            pass = sub->quality[i];
+            pass_score = sub->score[i];
+        }
+    for (int i = 0; i < n; i++)
+        if (sub->score[i] < target && sub->quality[i] > fail && (!pass || sub->quality[i] < pass)) {
+            fail = sub->quality[i];
+            fail_score = sub->score[i];
+        }
+    if (n >= 2 && sub->quality[n - 1] != sub->quality[n - 2])
+        slope = MAX(SLOPE_LEAST, fabs(sub->score[n - 1] - sub->score[n - 2]) /
+                                     abs(sub->quality[n - 1] - sub->quality[n - 2]));
+    *found = 0;
+    if (n == 0)
+        *next = start;
+    else if (pass && fail) {
+        double share = (target - fail_score) / MAX(1e-9, pass_score - fail_score);
+
+        if (pass - fail <= close) {
+            *found = pass;
+            return 1;
+        }
+        *next = fail + (int) ceil(share * (pass - fail));
+        *next = CLAMP(*next, fail + 1, pass - 1);
+    }
+    else if (pass) {
+        if (pass <= format->auto_lowest) {
+            *found = pass;
+            return 1;
+        }
+        *next = (int) ceil(pass - (pass_score - target) / slope) - 1;
+        *next = CLAMP(*next, format->auto_lowest, pass - 1);
+    }
+    else {
+        if (fail >= format->auto_highest)
+            return 1;
+        *next = (int) ceil(fail + (target - fail_score) / slope);
+        *next = CLAMP(*next, fail + 1, format->auto_highest);
+    }
+    return 0;
+}
+
+/* Search `sub` for `target` until its tries find it (`close`:
+ * next_quality) or it has made `most` tries: the lowest quality seen to meet it into *found (0: none
+ * did). With `keep`, the bytes of that try are kept there. */
+static int
+search_on(const gal_format_def *format, subject_t *sub, double target, int start, int close,
+    int most, int *found, try_t *keep, int *made, gal_error *err)
+{
+    int next;
+
+    while (!next_quality(format, sub, target, start, close, &next, found) &&
+        sub->n_tries < most) {
+        try_t t;
+
+        if (try_on(format, sub, next, &t, err))
+            return -1;
+        (*made)++;
+        if (keep && t.score >= target && (!keep->quality || t.quality < keep->quality)) {
+            try_clear(keep);
+            *keep = t;
+        }
+        else
+            try_clear(&t);
+    }
+    if (!*found && keep && keep->quality)
+        *found = keep->quality;
+    else if (!*found) {
+        /* Out of tries: the lowest that met it, if any did. */
+        for (int i = 0; i < sub->n_tries; i++)
+            if (sub->score[i] >= target && (!*found || sub->quality[i] < *found))
+                *found = sub->quality[i];
+    }
+    return 0;
+}
+
+/* The sample of `picture` (in memory) into *out: SAMPLE_TILES tiles
+ * chosen by perceptual.c, side by side, in memory; NULL when the picture
+ * is too small to be worth sampling. 0, or -1 with `err` set. */
+static int
+sample_of(VipsImage *picture, const gal_percept_ref *ref, VipsImage **out, gal_error *err)
+{
+    int x[SAMPLE_TILES], y[SAMPLE_TILES], n;
+    VipsImage *tiles[SAMPLE_TILES] = { 0 };
+    g_autoptr(VipsImage) joined = NULL;
+    int failed = 0;
+
+    *out = NULL;
+    if ((double) picture->Xsize * picture->Ysize <
+        (double) SAMPLE_SHARE * SAMPLE_TILES * SAMPLE_TILE * SAMPLE_TILE)
+        return 0;
+    if ((n = gal__percept_pick_tiles(ref, SAMPLE_TILE, SAMPLE_TILES, x, y)) < SAMPLE_TILES)
+        return 0;
+    for (int k = 0; k < n && !failed; k++)
+        failed = vips_crop(picture, &tiles[k], x[k], y[k], SAMPLE_TILE, SAMPLE_TILE, NULL);
+    if (!failed)
+        failed = vips_arrayjoin(tiles, &joined, n, "across", SAMPLE_ACROSS, NULL) ||
+            !(*out = vips_image_copy_memory(joined));
+    for (int k = 0; k < n; k++)
+        if (tiles[k])
+            g_object_unref(tiles[k]);
+    return failed ? gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "sample") : 0;
+}
+
+/* The lowest quality of the format's range that meets goal->target, on
+ * the sample of the picture when it has one and checked whole: into
+ * *chosen (the lowest seen to meet it, or the highest when none does). */
 static int
 search_target(const gal_format_def *format, const gal_encode *e, const gal_quality_goal *goal,
     const gal_percept_ref *ref, gal_quality_choice *out, try_t *chosen, gal_error *err)
 {
-    /* The lowest try that met the target and the highest that did not
-     * (quality 0: none yet); the one before the last, for a slope. */
-    try_t pass = { 0 }, fail = { 0 };
-    int before_q = 0;
-    double before_score = 0;
-    int q = format->auto_first +
-        (int) lround((goal->target - GAL_TARGET_STANDARD) / SLOPE_GUESS);
+    subject_t whole = { *e, ref, 0, { 0 }, { 0 } };
+    g_autoptr(VipsImage) picked = NULL;
+    g_autoptr(gal_percept_ref) sample_ref = NULL;
+    subject_t sample;
+    int start = format->auto_first + (int) lround(
+        (goal->target - format->auto_shift - GAL_TARGET_STANDARD) / SLOPE_GUESS);
+    int found = 0, highest_missed = 0;
+    double lift = SAMPLE_LIFT;
 
-    q = CLAMP(q, format->auto_lowest, format->auto_highest);
-    for (;;) {
-        try_t t;
-        double slope = SLOPE_GUESS;
-        int next;
-
-        if (encode_at(format, e, q, &t, err) || score_try(ref, &t, err)) {
-            try_clear(&t);
-            try_clear(&pass);
-            try_clear(&fail);
+    start = CLAMP(start, format->auto_lowest, format->auto_highest);
+    if (sample_of(e->image, ref, &picked, err))
+        return -1;
+    if (!picked) {
+        /* Small enough to search whole: the tries are the files. */
+        if (search_on(format, &whole, goal->target, start, 1, TARGET_ENCODES, &found, chosen,
+                &out->encodes, err))
             return -1;
-        }
-        out->encodes++;
-        if (before_q) {
-            try_t b = { before_q, before_score, NULL, 0 };
+        if (found)
+            return 0;
+    }
+    else {
+        if (!(sample_ref = gal__percept_ref_new(picked, err)))
+            return -1;
+        sample = (subject_t) { *e, sample_ref, 0, { 0 }, { 0 } };
+        sample.e.image = picked;
+        while (whole.n_tries < TARGET_ENCODES) {
+            int on_sample = 0;
+            double sample_score;
+            try_t t;
 
-            slope = slope_of(&b, &t);
-        }
-        before_q = t.quality;
-        before_score = t.score;
-        if (t.score >= goal->target) {
-            try_clear(&pass);
-            pass = t;
-        }
-        else {
-            try_clear(&fail);
-            fail = t;
-        }
-        if (pass.quality && fail.quality) {
-            double share;
+            if (search_on(format, &sample, goal->target + lift, start,
+                    whole.n_tries ? 1 : SAMPLE_SLACK, SAMPLE_ENCODES, &on_sample, NULL,
+                    &out->sample_encodes, err))
+                return -1;
+            if (!on_sample)
+                on_sample = format->auto_highest;
+            /* Between the whole's highest miss and its lowest pass. */
+            on_sample = MAX(on_sample, highest_missed + 1);
+            if (chosen->quality && on_sample > chosen->quality - STEPS_WORTH_AN_ENCODE)
+                break;
+            if (try_on(format, &whole, on_sample, &t, err)) {
+                try_clear(chosen);
+                return -1;
+            }
+            out->encodes++;
+            if ((sample_score = score_seen(&sample, on_sample)) < 0) {
+                try_t again;
 
-            if (pass.quality - fail.quality <= 1)
-                break;
-            share = (goal->target - fail.score) / MAX(1e-9, pass.score - fail.score);
-            next = fail.quality + (int) ceil(share * (pass.quality - fail.quality));
-            next = CLAMP(next, fail.quality + 1, pass.quality - 1);
+                if (try_on(format, &sample, on_sample, &again, err)) {
+                    try_clear(&t);
+                    try_clear(chosen);
+                    return -1;
+                }
+                out->sample_encodes++;
+                sample_score = again.score;
+                try_clear(&again);
+            }
+            /* What the sample and the whole differ by, here. */
+            lift = sample_score - t.score;
+            if (t.score >= goal->target) {
+                try_clear(chosen);
+                *chosen = t;
+            }
+            else {
+                highest_missed = MAX(highest_missed, t.quality);
+                try_clear(&t);
+                if (highest_missed >= format->auto_highest)
+                    break;
+            }
         }
-        else if (pass.quality) {
-            if (pass.quality <= format->auto_lowest)
-                break;
-            /* Just below where the line crosses the target: a miss there
-             * brackets it, and the next try is then its crossing. */
-            next = (int) ceil(pass.quality - (pass.score - goal->target) / slope) - 1;
-            next = CLAMP(next, format->auto_lowest, pass.quality - 1);
-        }
-        else {
-            if (fail.quality >= format->auto_highest)
-                break;
-            next = (int) ceil(fail.quality + (goal->target - fail.score) / slope);
-            next = CLAMP(next, fail.quality + 1, format->auto_highest);
-        }
-        if (out->encodes >= TARGET_ENCODES)
-            break;
-        q = next;
+        if (chosen->quality)
+            return 0;
     }
-    if (pass.quality) {
-        try_clear(&fail);
-        *chosen = pass;
-        return 0;
-    }
-    /* Nothing met it: the highest quality, which the last try may be. */
-    out->unreachable = true;
-    if (fail.quality == format->auto_highest) {
-        *chosen = fail;
-        return 0;
-    }
-    try_clear(&fail);
-    if (encode_at(format, e, format->auto_highest, chosen, err) ||
-        score_try(ref, chosen, err)) {
+    /* Nothing met it within the encodes allowed: the highest quality (a
+     * miss's bytes are not kept, so it is encoded again if it was tried),
+     * unreachable unless it meets it. */
+    try_clear(chosen);
+    if (encode_at(format, e, format->auto_highest, chosen, err) || score_try(ref, chosen, err)) {
         try_clear(chosen);
         return -1;
     }
     out->encodes++;
+    out->unreachable = chosen->score < goal->target;
     return 0;
 }
 
@@ -246,8 +423,15 @@ gal__quality_choose(const gal_format_def *format, const gal_encode *e,
 {
     g_autoptr(gal_percept_ref) ref = NULL;
     try_t chosen = { 0 };
+    gal_quality_goal held = *goal;
 
     memset(out, 0, sizeof *out);
+    /* The format's own level of the target (format.h: auto_shift). */
+    if (goal->target > 0) {
+        held.target = goal->target + format->auto_shift;
+        out->target = held.target;
+        goal = &held;
+    }
     if (goal->target > 0) {
         if (!(ref = gal__percept_ref_new(e->image, err)) ||
             search_target(format, e, goal, ref, out, &chosen, err))

@@ -27,7 +27,12 @@ typedef struct gal_quality_goal {
 typedef struct gal_quality_choice {
     int quality;         /* the encoder's, 1..100 */
     double score;        /* dB against the picture; < 0: not measured (no target) */
-    int encodes;         /* how many encodes the choice took, this one included */
+    double target;       /* dB the file was held to: the goal's, moved by the format's
+                          * auto_shift; 0: no target */
+    int encodes;         /* how many encodes of the whole picture the choice took, this one
+                          * included */
+    int sample_encodes;  /* how many of the picture's sample (quality.c: a large picture's
+                          * search tries its qualities on a sample first) */
     bool below_target;   /* max_bytes forced it below the target, or below `quality` */
     bool over_cap;       /* even quality 1 is over max_bytes: this is quality 1 */
     bool unreachable;    /* even the format's highest quality misses the target: this is it */
@@ -41,7 +46,10 @@ typedef struct gal_quality_choice {
  * a few encodes (the first at the format's starting point, then along
  * the measured scores); then, when that is over the cap, the highest
  * quality under it. Only the pixels and the goal decide, so the same
- * picture gives the same bytes on any thread, run or shard. 0 with `out`
+ * picture gives the same bytes on any thread, run or shard. A large
+ * picture's qualities are tried on a sample of it, and each quality the
+ * sample finds is encoded and scored whole; `out->score` is always the
+ * whole file's. 0 with `out`
  * filled (gal__quality_choice_clear), or -1 with `err` set. */
 int gal__quality_choose(const gal_format_def *format, const gal_encode *e,
     const gal_quality_goal *goal, gal_quality_choice *out, gal_error *err);

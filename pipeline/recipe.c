@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "captions.h"
 #include "digest.h"
+#include "format.h"
 #include "preset.h"
 #include "recipe.h"
 #include "schema.h"
@@ -148,10 +149,16 @@ add_section_keys(GPtrArray *keys, const gal_section *sec, const char *prefix, co
         }
         else
             gal__schema_describe_values(&single, opts, line);
-        /* A level by its score too: a level given another score rebuilds. */
-        if (sec == &gal__output_section && strcmp(p->field, "target") == 0)
+        /* A level by its score too, and each format's level of it: a
+         * level given another score rebuilds. */
+        if (sec == &gal__output_section && strcmp(p->field, "target") == 0) {
             g_string_append_printf(line, " (%g dB)",
                 ((const gal_output_opts *) opts)->target_score);
+            for (int f = 0; f < GAL_N_FORMATS; f++)
+                if (gal__formats[f]->auto_shift != 0)
+                    g_string_append_printf(line, " %s %+g", gal__formats[f]->ext,
+                        gal__formats[f]->auto_shift);
+        }
         g_ptr_array_add(keys, g_string_free(line, FALSE));
     }
 }

@@ -162,3 +162,40 @@ Test(perceptual, refuses_a_picture_of_another_size)
     cr_assert_eq(gal__percept_score(ref, b, &score, NULL, &err), -1);
     cr_assert(strstr(err.msg, "against"), "%s", err.msg);
 }
+
+/* The sample's tiles are taken across the picture's range of detail: a
+ * picture flat above and grainy below gives as many of each, at multiples
+ * of the tile size, the same every time. */
+Test(perceptual, tiles_are_picked_across_the_range_of_detail)
+{
+    g_autoptr(VipsImage) flat = NULL;
+    g_autoptr(VipsImage) noise = NULL;
+    g_autoptr(VipsImage) grainy = NULL;
+    g_autoptr(VipsImage) both = NULL;
+    g_autoptr(VipsImage) eight = NULL;
+    g_autoptr(VipsImage) memory = NULL;
+    g_autoptr(gal_percept_ref) ref = NULL;
+    gal_error err = { 0 };
+    int x[4], y[4], x2[4], y2[4], above = 0;
+
+    cr_assert_eq(vips_black(&flat, 128, 64, NULL), 0);
+    cr_assert_eq(vips_gaussnoise(&noise, 128, 64, "sigma", 40.0, "mean", 128.0, NULL), 0);
+    cr_assert_eq(vips_linear1(flat, &grainy, 1.0, 128.0, NULL), 0);
+    cr_assert_eq(vips_join(grainy, noise, &both, VIPS_DIRECTION_VERTICAL, NULL), 0);
+    cr_assert_eq(vips_cast_uchar(both, &eight, NULL), 0);
+    cr_assert_not_null(memory = vips_image_copy_memory(eight));
+    cr_assert_not_null(ref = gal__percept_ref_new(memory, &err), "%s", err.msg);
+    cr_assert_eq(gal__percept_pick_tiles(ref, 32, 4, x, y), 4);
+    cr_assert_eq(gal__percept_pick_tiles(ref, 32, 4, x2, y2), 4);
+    for (int k = 0; k < 4; k++) {
+        cr_expect_eq(x[k] % 32, 0);
+        cr_expect_eq(y[k] % 32, 0);
+        cr_expect_eq(x[k], x2[k]);
+        cr_expect_eq(y[k], y2[k]);
+        above += y[k] < 64;
+    }
+    cr_expect_eq(above, 2, "%d of 4 tiles from the flat half", above);
+    /* More tiles than the picture has: all of them. */
+    cr_expect_eq(gal__percept_pick_tiles(ref, 64, 4, x, y), 4);
+    cr_expect_eq(gal__percept_pick_tiles(ref, 128, 4, x, y), 1);
+}

@@ -216,6 +216,9 @@ expect_lowest_meeting(const gal_format_def *format, double target, double scale)
 
     cr_assert_eq(gal__quality_choose(format, &e, &goal, &choice, &err), 0, "%s", err.msg);
     cr_assert_eq(gal__quality_choose(format, &e, &goal, &again, &err), 0, "%s", err.msg);
+    /* Held to the format's own level of the target. */
+    cr_expect_eq(choice.target, target + format->auto_shift);
+    target = choice.target;
     cr_expect_geq(choice.score, target);
     cr_expect_leq(choice.encodes, 6, "%d encodes", choice.encodes);
     cr_expect(!choice.unreachable && !choice.below_target);
@@ -239,6 +242,38 @@ Test(quality, jpeg_gets_the_lowest_quality_that_meets_the_target)
 Test(quality, webp_gets_the_lowest_quality_that_meets_the_target)
 {
     expect_lowest_meeting(gal__formats[GAL_FORMAT_WEBP], GAL_TARGET_SMALL, 0.8);
+}
+
+/* A picture of a megapixel and more is searched on a sample of it: the
+ * file chosen still meets the target whole (its score is the whole
+ * file's), a little more than the lowest quality that does at most, with
+ * the same bytes every time; a smaller one is searched whole. */
+Test(quality, a_large_picture_is_searched_on_a_sample_and_checked_whole)
+{
+    g_autoptr(VipsImage) image = photo_at(1.6);
+    g_autoptr(VipsImage) small = photo();
+    const gal_format_def *jpeg = gal__formats[GAL_FORMAT_JPEG];
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_quality_goal goal = { GAL_TARGET_STANDARD, 0, 0 };
+    gal_quality_choice choice, again;
+    gal_error err = { 0 };
+
+    cr_assert_eq(gal__quality_choose(jpeg, &e, &goal, &choice, &err), 0, "%s", err.msg);
+    cr_assert_eq(gal__quality_choose(jpeg, &e, &goal, &again, &err), 0, "%s", err.msg);
+    cr_expect_gt(choice.sample_encodes, 0);
+    cr_expect_leq(choice.encodes, 3, "%d encodes of the whole", choice.encodes);
+    cr_expect_geq(choice.score, goal.target);
+    cr_expect_eq(score_at(jpeg, image, choice.quality, NULL), choice.score);
+    cr_expect_lt(score_at(jpeg, image, choice.quality - 3, NULL), goal.target, "quality %d",
+        choice.quality - 3);
+    cr_assert_eq(again.length, choice.length);
+    cr_expect(memcmp(again.data, choice.data, choice.length) == 0);
+    gal__quality_choice_clear(&choice);
+    gal__quality_choice_clear(&again);
+    e.image = small;
+    cr_assert_eq(gal__quality_choose(jpeg, &e, &goal, &choice, &err), 0, "%s", err.msg);
+    cr_expect_eq(choice.sample_encodes, 0);
+    gal__quality_choice_clear(&choice);
 }
 
 /* AVIF (libheif and libaom, on several threads) too: the same bytes twice.
