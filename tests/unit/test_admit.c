@@ -66,8 +66,8 @@ Test(admit, fits_is_the_rule)
 }
 
 /* A phone's photos at the default budget and -j 2: the estimates of two
- * 12 MP HEICs do not fit together, so one decodes at a time; a 12 MP JPEG
- * shrunk on load fits beside one. */
+ * 12 MP HEICs, 8- or 10-bit, do not fit together, so one decodes at a
+ * time; a 12 MP JPEG shrunk on load fits beside one. */
 Test(admit, the_default_budget_runs_one_phone_heic_at_a_time)
 {
     gint64 heic8 = gal__photo_memory(GAL_IMAGE_HEIF, 4032, 3024, 3, 1, 1, 1080, 810);
@@ -77,10 +77,16 @@ Test(admit, the_default_budget_runs_one_phone_heic_at_a_time)
 
     cr_expect(gal__admit_try(admit, heic8));
     cr_expect_not(gal__admit_try(admit, heic8));
+    cr_expect_not(gal__admit_try(admit, heic10));
     cr_expect(gal__admit_try(admit, jpeg));
     gal__admit_give(admit, jpeg);
     gal__admit_give(admit, heic8);
-    cr_expect_gt(heic10, GAL_DEFAULT_MEMORY_BYTES, "a 10-bit HEIC's full decode runs alone");
+    cr_expect(gal__admit_try(admit, heic10));
+    cr_expect_not(gal__admit_try(admit, heic10));
+    cr_expect_not(gal__admit_try(admit, heic8));
+    cr_expect(gal__admit_try(admit, jpeg));
+    gal__admit_give(admit, jpeg);
+    gal__admit_give(admit, heic10);
     gal__admit_free(admit);
 }
 
@@ -94,10 +100,10 @@ Test(admit, estimates_cover_the_measured_decodes)
         int bands, band_bytes, shrink, out_w, out_h;
         double measured_mb;
     } cases[] = {
-        { GAL_IMAGE_HEIF, 3, 1, 1, 1080, 810, 128 },  /* 8-bit HEIC to 1080 px */
-        { GAL_IMAGE_HEIF, 3, 2, 1, 1080, 810, 232 },  /* 10-bit */
-        { GAL_IMAGE_HEIF, 3, 1, 1, 4032, 3024, 188 }, /* 8-bit, whole */
-        { GAL_IMAGE_HEIF, 3, 2, 1, 4032, 3024, 290 }, /* 10-bit, whole */
+        { GAL_IMAGE_HEIF, 3, 1, 1, 1080, 810, 98 },   /* 8-bit HEIC to 1080 px (heif.c) */
+        { GAL_IMAGE_HEIF, 3, 2, 1, 1080, 810, 128 },  /* 10-bit */
+        { GAL_IMAGE_HEIF, 3, 1, 1, 4032, 3024, 116 }, /* 8-bit, whole */
+        { GAL_IMAGE_HEIF, 3, 2, 1, 4032, 3024, 128 }, /* 10-bit, whole */
         { GAL_IMAGE_JPEG, 3, 1, 2, 1080, 810, 11 },   /* JPEG, shrink-on-load 2 */
         { GAL_IMAGE_JPEG, 3, 1, 1, 4032, 3024, 80 },  /* JPEG, whole */
         { GAL_IMAGE_PNG, 3, 1, 1, 1080, 810, 23 },    /* PNG to 1080 px */
