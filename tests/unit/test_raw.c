@@ -102,6 +102,100 @@ Test(raw, raws_are_told_by_their_signatures_and_a_plain_tiff_is_not_one)
         cr_expect_eq(gal__image_sniff(tiff, len, &kind), GAL_IMAGE_TIFF, "%zu bytes", len);
 }
 
+/* A TIFF of one directory, in either byte order: Make (NULL: none), a
+ * colour filter array (PhotometricInterpretation 32803) and sub-images
+ * (SubIFDs) when asked; no pixels (the sniffer reads only the directory).
+ * Its length. */
+static gsize
+forge_tiff(guint8 out[128], gboolean big, const char *make, gboolean cfa, gboolean sub_images)
+{
+    guint8 *entry = out + 10;
+    guint16 count = 0;
+
+    memset(out, 0, 128);
+#define PUT16(p, v) (big ? ((p)[0] = (guint8) ((v) >> 8), (p)[1] = (guint8) (v)) \
+                         : ((p)[0] = (guint8) (v), (p)[1] = (guint8) ((v) >> 8)))
+#define PUT32(p, v) (big ? (PUT16(p, (v) >> 16), PUT16((p) + 2, (v) & 0xffff)) \
+                         : (PUT16(p, (v) & 0xffff), PUT16((p) + 2, (v) >> 16)))
+    memcpy(out, big ? "MM\0*" : "II*\0", 4);
+    PUT32(out + 4, 8u);
+    if (cfa) {
+        PUT16(entry, 262);
+        PUT16(entry + 2, 3);
+        PUT32(entry + 4, 1u);
+        PUT16(entry + 8, 32803);
+        entry += 12, count++;
+    }
+    if (make) {
+        PUT16(entry, 271);
+        PUT16(entry + 2, 2);
+        PUT32(entry + 4, (guint32) strlen(make) + 1);
+        PUT32(entry + 8, 80u);
+        memcpy(out + 80, make, MIN(strlen(make), 40));
+        entry += 12, count++;
+    }
+    if (sub_images) {
+        PUT16(entry, 330);
+        PUT16(entry + 2, 4);
+        PUT32(entry + 4, 1u);
+        PUT32(entry + 8, 64u);
+        entry += 12, count++;
+    }
+    PUT16(out + 8, count);
+#undef PUT16
+#undef PUT32
+    return 128;
+}
+
+Test(raw, the_raws_that_are_tiffs_are_told_by_their_makers_name)
+{
+    static const struct {
+        const char *make;
+        gboolean cfa, sub_images;
+        const char *kind; /* NULL: a plain TIFF */
+    } cases[] = {
+        { "NIKON CORPORATION", TRUE, FALSE, "Nikon NEF" },
+        { "NIKON CORPORATION", FALSE, TRUE, "Nikon NEF" }, /* the raw in a sub-image */
+        { "SONY", FALSE, TRUE, "Sony ARW" },
+        { "PENTAX Corporation", TRUE, FALSE, "Pentax PEF" },
+        { "RICOH IMAGING COMPANY, LTD.", FALSE, TRUE, "Pentax PEF" },
+        { "Canon", FALSE, TRUE, "Canon CR2" },
+        { "SAMSUNG", TRUE, FALSE, "Samsung SRW" },
+        { "Acme Scanners", TRUE, FALSE, "camera raw" }, /* a CFA under an unknown name */
+        { NULL, TRUE, FALSE, "camera raw" },
+        { "Acme Scanners", FALSE, TRUE, NULL },  /* pages of a scan */
+        { "NIKON CORPORATION", FALSE, FALSE, NULL }, /* a camera's own TIFF */
+    };
+    guint8 tiff[128];
+
+    for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
+        for (int big = 0; big < 2; big++) {
+            gsize len = forge_tiff(tiff, big, cases[i].make, cases[i].cfa, cases[i].sub_images);
+            const char *kind = NULL;
+            gal_image_format format = gal__image_sniff(tiff, len, &kind);
+
+            if (!cases[i].kind) {
+                cr_expect_eq(format, GAL_IMAGE_TIFF, "case %zu, %s", i, big ? "MM" : "II");
+                continue;
+            }
+            cr_expect_eq(format, GAL_IMAGE_RAW, "case %zu, %s", i, big ? "MM" : "II");
+            cr_expect_str_eq(kind ? kind : "(none)", cases[i].kind, "case %zu", i);
+        }
+}
+
+Test(raw, every_olympus_signature_is_an_orf)
+{
+    static const char *const heads[] = { "IIRO\x08\0\0\0", "IIRS\x08\0\0\0",
+        "MMOR\0\0\0\x08" };
+    const char *kind = NULL;
+
+    for (gsize i = 0; i < G_N_ELEMENTS(heads); i++) {
+        cr_expect_eq(gal__image_sniff((const guint8 *) heads[i], 8, &kind), GAL_IMAGE_RAW,
+            "%zu", i);
+        cr_expect_str_eq(kind, "Olympus ORF");
+    }
+}
+
 Test(raw, the_header_has_the_size_date_camera_lens_exposure_and_orientation)
 {
     g_autofree char *dir = gal_test_tmpdir("raw-header");
