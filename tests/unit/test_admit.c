@@ -120,3 +120,33 @@ Test(admit, estimates_cover_the_measured_decodes)
         cr_expect_leq(mb, cases[i].measured_mb * 1.6 + 16, "case %zu: %.0f MB estimated", i, mb);
     }
 }
+
+/* A raw's estimate against the peak RSS of a run developing one (less the
+ * run's own 35 MiB), measured on forged DNGs: developed whole to its own
+ * size, or at half size (libraw's half_size, decode.c's shrink of 2) to
+ * 1600 px; never below the measure, and not far above. */
+Test(admit, raw_estimates_cover_the_measured_develops)
+{
+    static const struct {
+        int width, height, out_w, out_h;
+        double measured_mb;
+    } cases[] = {
+        { 6000, 4000, 6000, 4000, 373 }, /* 24 MP, whole */
+        { 6000, 4000, 1600, 1067, 127 }, /* at half size */
+        { 4000, 3000, 4000, 3000, 210 }, /* 12 MP, whole */
+        { 4000, 3000, 1600, 1200, 67 },  /* at half size */
+        { 3000, 2000, 3000, 2000, 104 }, /* 6 MP, whole */
+        { 3000, 2000, 1600, 1067, 104 }, /* 1600 px is over half: whole */
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        int shrink = gal__photo_shrink(GAL_IMAGE_RAW, cases[i].width, cases[i].height,
+            cases[i].out_w, cases[i].out_h);
+        double mb = gal__photo_memory(GAL_IMAGE_RAW, cases[i].width, cases[i].height, 3, 2,
+                        shrink, cases[i].out_w, cases[i].out_h) / 1048576.0;
+
+        cr_expect_eq(shrink, cases[i].out_w * 2 <= cases[i].width ? 2 : 1, "case %zu", i);
+        cr_expect_geq(mb, cases[i].measured_mb, "case %zu: %.0f MB estimated", i, mb);
+        cr_expect_leq(mb, cases[i].measured_mb * 1.3 + 16, "case %zu: %.0f MB estimated", i, mb);
+    }
+}
