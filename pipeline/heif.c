@@ -93,9 +93,9 @@ copy_metadata(VipsImage *header, VipsImage *image)
 }
 
 /* The planes of `decoded` (R, G, B and alpha when `bands` is 4, each of
- * 8 to 16 bits) interleaved at 8 bits, rounded to the nearest level,
- * into a new buffer of width x height x bands bytes; NULL when it cannot
- * be had. */
+ * up to 16 bits, stored in 8 or 16) interleaved at 8 bits, rounded to
+ * the nearest level, into a new buffer of width x height x bands bytes;
+ * NULL when it cannot be had. */
 static guint8 *
 interleave(const struct heif_image *decoded, int width, int height, int bands)
 {
@@ -105,10 +105,11 @@ interleave(const struct heif_image *decoded, int width, int height, int bands)
 
     for (int b = 0; pixels && b < bands; b++) {
         int stride, bits = heif_image_get_bits_per_pixel_range(decoded, channels[b]);
+        int storage = heif_image_get_bits_per_pixel(decoded, channels[b]);
         const guint8 *plane = heif_image_get_plane_readonly(decoded, channels[b], &stride);
         guint32 top = (1u << CLAMP(bits, 1, 16)) - 1;
 
-        if (!plane || bits < 1 || bits > 16 ||
+        if (!plane || bits < 1 || bits > storage || (storage != 8 && storage != 16) ||
             heif_image_get_width(decoded, channels[b]) != width ||
             heif_image_get_height(decoded, channels[b]) != height) {
             g_clear_pointer(&pixels, g_free);
@@ -119,9 +120,11 @@ interleave(const struct heif_image *decoded, int width, int height, int bands)
             const guint16 *row16 = (const guint16 *) row8;
             guint8 *out = pixels + (size_t) width * bands * y + b;
 
-            for (int x = 0; x < width; x++, out += bands)
-                *out = bits == 8 ? row8[x]
-                                 : (guint8) ((MIN(row16[x], top) * 255u + top / 2) / top);
+            for (int x = 0; x < width; x++, out += bands) {
+                guint32 value = MIN(storage == 8 ? row8[x] : row16[x], top);
+
+                *out = bits == 8 ? (guint8) value : (guint8) ((value * 255u + top / 2) / top);
+            }
         }
     }
     return pixels;
