@@ -351,17 +351,18 @@ gal__photo_memory(gal_image_format format, int width, int height, int bands, int
      * decoding one 12 MP photo, less a run's own (docs/presets.md,
      * "memory"). JPEG, PNG and TIFF stream their rows, so the frame is an
      * upper bound; libheif decodes the whole frame, as YCbCr planes, then
-     * converts it to planar RGB of the frame's depth, which heif.c
-     * interleaves at 8 bits (7.5 bytes a pixel at 8 bits; 10.5 at 10,
-     * where libvips' header says 2 bytes a band); libjxl keeps its own
-     * planes beside libvips' frame (7 a pixel); libwebp and giflib decode
-     * whole frames, four bands, GIF keeping the previous frame too. */
+     * converts it: at 8 bits to interleaved RGB, which libvips copies (10.5
+     * bytes a pixel), above 8 bits to planar RGB of 16 bits, which heif.c
+     * interleaves at 8 (10.5 bytes a pixel, libvips' header saying 2 a
+     * band); libjxl keeps its own planes beside libvips' frame (7 a
+     * pixel); libwebp and giflib decode whole frames, four bands, GIF
+     * keeping the previous frame too. */
     double factor;
     double frame;
     double copies = 2.0 * MAX(0, out_width) * MAX(0, out_height) * MAX(3, MIN(bands, 4));
 
     switch (format) {
-    case GAL_IMAGE_HEIF: factor = band_bytes > 1 ? 1.75 : 2.5; break;
+    case GAL_IMAGE_HEIF: factor = band_bytes > 1 ? 1.75 : 3.5; break;
     case GAL_IMAGE_JXL: factor = 2.5; break;
     case GAL_IMAGE_WEBP: factor = 4.0 / MAX(1, bands); break;
     case GAL_IMAGE_GIF: factor = 8.0 / MAX(1, bands); break;

@@ -339,9 +339,9 @@ decode(const gal_photo_file *file, VipsImage *header, VipsImage *thumb,
         if (gal__photo_load_thumbnail(file, fail_on, &loaded))
             return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode the thumbnail");
     }
-    /* A HEIF's frame, straight to 8 bits by libheif (heif.h): a third
-     * less memory than libvips' loader at 10 bits, an eighth at 8. */
-    else if (file->format == GAL_IMAGE_HEIF) {
+    /* A HEIF of more than 8 bits, straight to 8 by libheif (heif.h): a
+     * third less memory than libvips' loader. */
+    else if (file->format == GAL_IMAGE_HEIF && header->BandFmt != VIPS_FORMAT_UCHAR) {
         if (gal__heif_load(file, header, fail_on == VIPS_FAIL_ON_WARNING, &loaded))
             return gal_error_from_vips(err, GAL_ERR_INPUT, NULL, "cannot decode");
     }
