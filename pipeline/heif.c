@@ -74,12 +74,17 @@ heif_failed(struct heif_error error)
     return -1;
 }
 
-/* The header's fields that `image` lacks (its metadata: a new image has
- * every built-in field already). */
+/* The header's metadata onto `image`: the fields it lacks (a new image
+ * has every built-in field already), and none that the header lacks.
+ * Setting the EXIF block makes libvips parse it again, which brought back
+ * the orientation its HEIF loader had taken away (libheif applies the
+ * file's own turn, irot and imir; an EXIF Orientation left in the block
+ * is not applied again): a phone's portrait came out turned twice. */
 static void
 copy_metadata(VipsImage *header, VipsImage *image)
 {
     g_auto(GStrv) names = vips_image_get_fields(header);
+    g_auto(GStrv) made = NULL;
 
     for (int i = 0; names[i]; i++) {
         GValue value = G_VALUE_INIT;
@@ -90,6 +95,10 @@ copy_metadata(VipsImage *header, VipsImage *image)
         vips_image_set(image, names[i], &value);
         g_value_unset(&value);
     }
+    made = vips_image_get_fields(image);
+    for (int i = 0; made[i]; i++)
+        if (!vips_image_get_typeof(header, made[i]))
+            vips_image_remove(image, made[i]);
 }
 
 /* The planes of `decoded` (R, G, B and alpha when `bands` is 4, each of

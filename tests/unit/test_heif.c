@@ -105,7 +105,7 @@ Test(heif_decode, an_8_bit_heic_and_one_with_alpha_decode_as_libvips_decodes_the
     expect_same_decode("heif-10-alpha", with_alpha, 10);
 }
 
-Test(heif_decode, the_photo_keeps_its_exif_and_colour_profile)
+Test(heif_decode, the_photo_keeps_its_exif_and_colour_profile_and_no_turn_libvips_drops)
 {
     g_autofree char *dir = gal_test_tmpdir("heif-meta");
     g_autofree char *path = g_build_filename(dir, "IMG_0001.heic", NULL);
@@ -125,6 +125,9 @@ Test(heif_decode, the_photo_keeps_its_exif_and_colour_profile)
         VIPS_AREA(profile)->length);
     vips_area_unref(VIPS_AREA(profile));
     vips_image_set_string(tagged, "exif-ifd0-Artist", "Jen Loong");
+    /* Written into the EXIF block; libvips' loader drops it (a HEIF's turn
+     * is its irot and imir boxes, which libheif applies). */
+    vips_image_set_int(tagged, VIPS_META_ORIENTATION, 6);
     cr_assert_eq(vips_heifsave(tagged, path, "bitdepth", 10, "Q", 90, "effort", 0, NULL), 0,
         "%s", vips_error_buffer());
     decode_both(path, &header, &ours, &theirs);
@@ -138,6 +141,11 @@ Test(heif_decode, the_photo_keeps_its_exif_and_colour_profile)
     }
     cr_assert_eq(vips_image_get_string(ours, "exif-ifd0-Artist", &artist), 0);
     cr_expect(g_str_has_prefix(artist, "Jen Loong"), "%s", artist);
+    cr_expect_eq(vips_image_get_orientation(header), 1);
+    cr_expect_eq(vips_image_get_orientation(ours), vips_image_get_orientation(header));
+    cr_expect_eq(vips_image_get_typeof(ours, "exif-ifd0-Orientation"),
+        vips_image_get_typeof(header, "exif-ifd0-Orientation"));
+    cr_expect_eq(ours->Xsize, 160);
 }
 
 Test(heif_decode, the_files_own_turn_is_applied_as_libvips_applies_it)
