@@ -175,11 +175,14 @@ gal__heif_load(const gal_photo_file *file, VipsImage *header, gboolean strict,
             options);
         heif_decoding_options_free(options);
     }
+    /* The message is the context's: said before the context goes. */
+    if (error.code)
+        heif_failed(error);
     if (handle)
         heif_image_handle_release(handle);
     heif_context_free(context);
     if (error.code)
-        return heif_failed(error);
+        return -1;
     width = heif_image_get_width(decoded, heif_channel_R);
     height = heif_image_get_height(decoded, heif_channel_R);
     if (width != header->Xsize || height != header->Ysize) {
