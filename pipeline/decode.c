@@ -330,6 +330,10 @@ gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, 
      * enlarging the whole photo by a fraction, shifting every row. */
     int margin = format == GAL_IMAGE_WEBP ? 1 : 0;
 
+    /* libraw develops at half size (each 2 x 2 block of photosites a
+     * pixel) when that covers the output (raw.c). */
+    if (format == GAL_IMAGE_RAW)
+        return width * 2 <= stored_width && height * 2 <= stored_height ? 2 : 1;
     if (format != GAL_IMAGE_JPEG && format != GAL_IMAGE_WEBP)
         return 1;
     for (int shrink = 8; shrink > 1; shrink /= 2)
@@ -347,29 +351,39 @@ gal__photo_memory(gal_image_format format, int width, int height, int bands, int
      * decoding one 12 MP photo, less a run's own (docs/presets.md,
      * "memory"). JPEG, PNG and TIFF stream their rows, so the frame is an
      * upper bound; libheif decodes the whole frame, as YCbCr planes, then
-     * converts it to interleaved RGB, which libvips copies (10.2 bytes a
-     * pixel at 8 bits, 19 at 10); libjxl keeps its own planes beside
-     * libvips' frame (7 a pixel); libwebp and giflib decode whole frames,
-     * four bands, GIF keeping the previous frame too. */
+     * converts it: at 8 bits to interleaved RGB, which libvips copies (10.5
+     * bytes a pixel), above 8 bits to planar RGB of 16 bits, which heif.c
+     * interleaves at 8 (10.5 bytes a pixel, libvips' header saying 2 a
+     * band); libjxl keeps its own planes beside libvips' frame (7 a
+     * pixel); libwebp and giflib decode whole frames, four bands, GIF
+     * keeping the previous frame too. */
     double factor;
     double frame;
     double copies = 2.0 * MAX(0, out_width) * MAX(0, out_height) * MAX(3, MIN(bands, 4));
 
     switch (format) {
-    case GAL_IMAGE_HEIF: factor = 3.5; break;
+    case GAL_IMAGE_HEIF: factor = band_bytes > 1 ? 1.75 : 3.5; break;
     case GAL_IMAGE_JXL: factor = 2.5; break;
     case GAL_IMAGE_WEBP: factor = 4.0 / MAX(1, bands); break;
     case GAL_IMAGE_GIF: factor = 8.0 / MAX(1, bands); break;
-    /* A raw developed whole: the sensor's data, libraw's working image
-     * and the developed copy, about 18 bytes a pixel (docs/presets.md,
-     * raw); taking its preview costs less, but which is known only once
-     * libraw has looked. */
-    case GAL_IMAGE_RAW: factor = 18.0 / MAX(1, bands * band_bytes); break;
     default: factor = 1.0; break;
     }
     shrink = MAX(1, shrink);
     frame = (double) MAX(0, width) / shrink * MAX(0, height) / shrink * MAX(1, bands) *
         MAX(1, band_bytes);
+    /* A raw peaks while libraw develops it: the sensor's data, libraw's
+     * working image and the developed copy (raw.c). A run's peak RSS, less
+     * its own, on forged DNGs of 6, 12 and 24 MP: 16.3-18.1 bytes a
+     * photosite developed whole, 5.5-5.7 at half size (docs/presets.md,
+     * raw), counted here as 19 and 6. libraw's memory is freed before
+     * gallop's copies are made, beside the developed frame: the larger of
+     * the two counts. Taking the preview costs less (1.5 a photosite at
+     * 24 MP to 1600 px), but which is known only once libraw has looked. */
+    if (format == GAL_IMAGE_RAW) {
+        double develop = (double) MAX(0, width) * MAX(0, height) * (shrink >= 2 ? 6.0 : 19.0);
+
+        return (gint64) MAX(develop, frame + copies) + (8 << 20);
+    }
     /* libvips' per-photo buffers: its threads' regions and line caches. */
     return (gint64) (frame * factor + copies) + (8 << 20);
 }

@@ -80,7 +80,8 @@ gboolean gal__thumbnail_covers(int thumb_width, int thumb_height, int width, int
 
 /* The largest shrink-on-load factor whose output still covers `width` x
  * `height` (the file's stored orientation) for this format; 1 when the
- * format has none. Pure. */
+ * format has none. A raw's is 2 when libraw develops it at half size
+ * (raw.c). Pure. */
 int gal__photo_shrink(gal_image_format format, int stored_width, int stored_height, int width,
     int height);
 

@@ -66,3 +66,51 @@ gal_test_write_heic(const char *path, VipsImage *photo, VipsImage *thumb, int th
     heif_encoder_release(encoder);
     heif_context_free(ctx);
 }
+
+void
+gal_test_write_heic_turned(const char *path, VipsImage *photo, int bits, int orientation)
+{
+    static const enum heif_channel channels[] = { heif_channel_R, heif_channel_G,
+        heif_channel_B };
+    VipsImage *memory = vips_image_copy_memory(photo);
+    struct heif_context *ctx = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_encoding_options *options = heif_encoding_options_alloc();
+    struct heif_image *image = NULL;
+    int top = (1 << bits) - 1;
+
+    cr_assert_not_null(memory, "%s", vips_error_buffer());
+    cr_assert(memory->Bands == 3 && memory->BandFmt == VIPS_FORMAT_UCHAR);
+    expect_ok(heif_image_create(memory->Xsize, memory->Ysize, heif_colorspace_RGB,
+                  heif_chroma_444, &image),
+        "heif_image_create");
+    for (int b = 0; b < 3; b++) {
+        guint8 *plane;
+        int stride;
+
+        expect_ok(heif_image_add_plane(image, channels[b], memory->Xsize, memory->Ysize, bits),
+            "heif_image_add_plane");
+        plane = heif_image_get_plane(image, channels[b], &stride);
+        for (int y = 0; y < memory->Ysize; y++)
+            for (int x = 0; x < memory->Xsize; x++) {
+                int v = VIPS_IMAGE_ADDR(memory, x, y)[b];
+
+                if (bits == 8)
+                    plane[(size_t) y * stride + x] = (guint8) v;
+                else
+                    ((guint16 *) (plane + (size_t) y * stride))[x] =
+                        (guint16) ((v * top + 127) / 255);
+            }
+    }
+    options->image_orientation = (enum heif_orientation) orientation;
+    expect_ok(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder),
+        "no HEVC encoder");
+    expect_ok(heif_encoder_set_lossy_quality(encoder, 90), "quality");
+    expect_ok(heif_context_encode_image(ctx, image, encoder, options, NULL), "encode");
+    expect_ok(heif_context_write_to_file(ctx, path), path);
+    heif_encoding_options_free(options);
+    heif_image_release(image);
+    heif_encoder_release(encoder);
+    heif_context_free(ctx);
+    g_object_unref(memory);
+}

@@ -12,4 +12,11 @@
  * Fails the test if it cannot. */
 void gal_test_write_heic(const char *path, VipsImage *photo, VipsImage *thumb, int thumb_box);
 
+/* Write `photo` (8-bit sRGB, 3 bands) as a HEIC of `bits` (8 or 10) bits
+ * at `path`, HEVC at quality 90, stored as it is with the transformations
+ * (irot and imir boxes) that EXIF `orientation` (1..8) stands for: a
+ * reader shows `photo` turned as that orientation says. Fails the test if
+ * it cannot. */
+void gal_test_write_heic_turned(const char *path, VipsImage *photo, int bits, int orientation);
+
 #endif /* GAL_TEST_HEIF_H */

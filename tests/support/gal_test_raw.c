@@ -179,7 +179,10 @@ photosite(const gal_test_dng *dng, int x, int y)
     int quarter = (x >= dng->width / 2) + 2 * (y >= dng->height / 2);
     int channel = (y % 2 == 0) ? (x % 2 == 0 ? 0 : 1) : (x % 2 == 0 ? 1 : 2);
 
-    return (guint16) lround(CLAMP(dng->patches[quarter][channel], 0, 1) * 65535);
+    int white = dng->white ? dng->white : 65535;
+
+    return (guint16) lround(dng->black + CLAMP(dng->patches[quarter][channel], 0, 1) *
+        (white - dng->black));
 }
 
 GBytes *
@@ -223,13 +226,15 @@ gal_test_dng_bytes(const gal_test_dng *dng)
     dir_add(&raw, 33421, T_SHORT, 2, repeat, 4);
     dir_add(&raw, 33422, T_BYTE, 4, cfa, 4);
     dir_long(&raw, 34665, 0); /* the EXIF directory, below */
-    dir_add(&raw, 50706, T_BYTE, 4, version, 4);
-    dir_ascii(&raw, 50708, dng->model ? dng->model : "gallop test camera");
-    dir_long(&raw, 50714, 0);     /* BlackLevel */
-    dir_long(&raw, 50717, 65535); /* WhiteLevel */
-    dir_rationals(&raw, 50721, T_SRATIONAL, xyz_to_srgb, 9);
-    dir_rationals(&raw, 50728, T_RATIONAL, neutral, 3);
-    dir_short(&raw, 50778, 21); /* CalibrationIlluminant1: D65 */
+    if (!dng->maker_raw) {
+        dir_add(&raw, 50706, T_BYTE, 4, version, 4);
+        dir_ascii(&raw, 50708, dng->model ? dng->model : "gallop test camera");
+        dir_long(&raw, 50714, dng->black);                        /* BlackLevel */
+        dir_long(&raw, 50717, dng->white ? dng->white : 65535u); /* WhiteLevel */
+        dir_rationals(&raw, 50721, T_SRATIONAL, xyz_to_srgb, 9);
+        dir_rationals(&raw, 50728, T_RATIONAL, neutral, 3);
+        dir_short(&raw, 50778, 21); /* CalibrationIlluminant1: D65 */
+    }
 
     if (dng->exposure_seconds > 0) {
         value = dng->exposure_seconds;

@@ -32,6 +32,14 @@ typedef struct gal_test_dng {
     guint32 claimed_width, claimed_height;
     guint32 pixels_past_end;
     gsize cut_to;
+    /* A maker's raw rather than a DNG: the same TIFF without DNG's tags
+     * (version, colour matrix, white balance, levels), laid out as an
+     * uncompressed NEF, ARW or PEF is; libraw then takes the levels and
+     * the colour matrix from its own table of cameras, by make and model,
+     * and the white balance from the matrix (daylight). */
+    gboolean maker_raw;
+    /* The photosite values of patches' 0 and 1 (both 0: 0 and 65535). */
+    guint16 black, white;
 } gal_test_dng;
 
 /* The DNG's bytes. */

@@ -66,8 +66,8 @@ Test(admit, fits_is_the_rule)
 }
 
 /* A phone's photos at the default budget and -j 2: the estimates of two
- * 12 MP HEICs do not fit together, so one decodes at a time; a 12 MP JPEG
- * shrunk on load fits beside one. */
+ * 12 MP HEICs, 8- or 10-bit, do not fit together, so one decodes at a
+ * time; a 12 MP JPEG shrunk on load fits beside one. */
 Test(admit, the_default_budget_runs_one_phone_heic_at_a_time)
 {
     gint64 heic8 = gal__photo_memory(GAL_IMAGE_HEIF, 4032, 3024, 3, 1, 1, 1080, 810);
@@ -77,10 +77,16 @@ Test(admit, the_default_budget_runs_one_phone_heic_at_a_time)
 
     cr_expect(gal__admit_try(admit, heic8));
     cr_expect_not(gal__admit_try(admit, heic8));
+    cr_expect_not(gal__admit_try(admit, heic10));
     cr_expect(gal__admit_try(admit, jpeg));
     gal__admit_give(admit, jpeg);
     gal__admit_give(admit, heic8);
-    cr_expect_gt(heic10, GAL_DEFAULT_MEMORY_BYTES, "a 10-bit HEIC's full decode runs alone");
+    cr_expect(gal__admit_try(admit, heic10));
+    cr_expect_not(gal__admit_try(admit, heic10));
+    cr_expect_not(gal__admit_try(admit, heic8));
+    cr_expect(gal__admit_try(admit, jpeg));
+    gal__admit_give(admit, jpeg);
+    gal__admit_give(admit, heic10);
     gal__admit_free(admit);
 }
 
@@ -95,9 +101,9 @@ Test(admit, estimates_cover_the_measured_decodes)
         double measured_mb;
     } cases[] = {
         { GAL_IMAGE_HEIF, 3, 1, 1, 1080, 810, 128 },  /* 8-bit HEIC to 1080 px */
-        { GAL_IMAGE_HEIF, 3, 2, 1, 1080, 810, 232 },  /* 10-bit */
+        { GAL_IMAGE_HEIF, 3, 2, 1, 1080, 810, 128 },  /* 10-bit (heif.c) */
         { GAL_IMAGE_HEIF, 3, 1, 1, 4032, 3024, 188 }, /* 8-bit, whole */
-        { GAL_IMAGE_HEIF, 3, 2, 1, 4032, 3024, 290 }, /* 10-bit, whole */
+        { GAL_IMAGE_HEIF, 3, 2, 1, 4032, 3024, 128 }, /* 10-bit, whole (heif.c) */
         { GAL_IMAGE_JPEG, 3, 1, 2, 1080, 810, 11 },   /* JPEG, shrink-on-load 2 */
         { GAL_IMAGE_JPEG, 3, 1, 1, 4032, 3024, 80 },  /* JPEG, whole */
         { GAL_IMAGE_PNG, 3, 1, 1, 1080, 810, 23 },    /* PNG to 1080 px */
@@ -112,5 +118,35 @@ Test(admit, estimates_cover_the_measured_decodes)
 
         cr_expect_geq(mb, cases[i].measured_mb, "case %zu: %.0f MB estimated", i, mb);
         cr_expect_leq(mb, cases[i].measured_mb * 1.6 + 16, "case %zu: %.0f MB estimated", i, mb);
+    }
+}
+
+/* A raw's estimate against the peak RSS of a run developing one (less the
+ * run's own 35 MiB), measured on forged DNGs: developed whole to its own
+ * size, or at half size (libraw's half_size, decode.c's shrink of 2) to
+ * 1600 px; never below the measure, and not far above. */
+Test(admit, raw_estimates_cover_the_measured_develops)
+{
+    static const struct {
+        int width, height, out_w, out_h;
+        double measured_mb;
+    } cases[] = {
+        { 6000, 4000, 6000, 4000, 373 }, /* 24 MP, whole */
+        { 6000, 4000, 1600, 1067, 127 }, /* at half size */
+        { 4000, 3000, 4000, 3000, 210 }, /* 12 MP, whole */
+        { 4000, 3000, 1600, 1200, 67 },  /* at half size */
+        { 3000, 2000, 3000, 2000, 104 }, /* 6 MP, whole */
+        { 3000, 2000, 1600, 1067, 104 }, /* 1600 px is over half: whole */
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        int shrink = gal__photo_shrink(GAL_IMAGE_RAW, cases[i].width, cases[i].height,
+            cases[i].out_w, cases[i].out_h);
+        double mb = gal__photo_memory(GAL_IMAGE_RAW, cases[i].width, cases[i].height, 3, 2,
+                        shrink, cases[i].out_w, cases[i].out_h) / 1048576.0;
+
+        cr_expect_eq(shrink, cases[i].out_w * 2 <= cases[i].width ? 2 : 1, "case %zu", i);
+        cr_expect_geq(mb, cases[i].measured_mb, "case %zu: %.0f MB estimated", i, mb);
+        cr_expect_leq(mb, cases[i].measured_mb * 1.3 + 16, "case %zu: %.0f MB estimated", i, mb);
     }
 }

@@ -1,6 +1,7 @@
 /* test_raw.c: camera raw photos (raw.c), on DNGs forged with known
  * colours (tests/support/gal_test_raw.c). */
 #include <criterion/criterion.h>
+#include <libraw/libraw.h>
 #include <string.h>
 
 #include "gal_test.h"
@@ -100,6 +101,100 @@ Test(raw, raws_are_told_by_their_signatures_and_a_plain_tiff_is_not_one)
     /* Cut inside the header or the directory: a TIFF, nothing read past the end. */
     for (gsize len = 4; len < sizeof(tiff); len++)
         cr_expect_eq(gal__image_sniff(tiff, len, &kind), GAL_IMAGE_TIFF, "%zu bytes", len);
+}
+
+/* A TIFF of one directory, in either byte order: Make (NULL: none), a
+ * colour filter array (PhotometricInterpretation 32803) and sub-images
+ * (SubIFDs) when asked; no pixels (the sniffer reads only the directory).
+ * Its length. */
+static gsize
+forge_tiff(guint8 out[128], gboolean big, const char *make, gboolean cfa, gboolean sub_images)
+{
+    guint8 *entry = out + 10;
+    guint16 count = 0;
+
+    memset(out, 0, 128);
+#define PUT16(p, v) (big ? ((p)[0] = (guint8) ((v) >> 8), (p)[1] = (guint8) (v)) \
+                         : ((p)[0] = (guint8) (v), (p)[1] = (guint8) ((v) >> 8)))
+#define PUT32(p, v) (big ? (PUT16(p, (v) >> 16), PUT16((p) + 2, (v) & 0xffff)) \
+                         : (PUT16(p, (v) & 0xffff), PUT16((p) + 2, (v) >> 16)))
+    memcpy(out, big ? "MM\0*" : "II*\0", 4);
+    PUT32(out + 4, 8u);
+    if (cfa) {
+        PUT16(entry, 262);
+        PUT16(entry + 2, 3);
+        PUT32(entry + 4, 1u);
+        PUT16(entry + 8, 32803);
+        entry += 12, count++;
+    }
+    if (make) {
+        PUT16(entry, 271);
+        PUT16(entry + 2, 2);
+        PUT32(entry + 4, (guint32) strlen(make) + 1);
+        PUT32(entry + 8, 80u);
+        memcpy(out + 80, make, MIN(strlen(make), 40));
+        entry += 12, count++;
+    }
+    if (sub_images) {
+        PUT16(entry, 330);
+        PUT16(entry + 2, 4);
+        PUT32(entry + 4, 1u);
+        PUT32(entry + 8, 64u);
+        entry += 12, count++;
+    }
+    PUT16(out + 8, count);
+#undef PUT16
+#undef PUT32
+    return 128;
+}
+
+Test(raw, the_raws_that_are_tiffs_are_told_by_their_makers_name)
+{
+    static const struct {
+        const char *make;
+        gboolean cfa, sub_images;
+        const char *kind; /* NULL: a plain TIFF */
+    } cases[] = {
+        { "NIKON CORPORATION", TRUE, FALSE, "Nikon NEF" },
+        { "NIKON CORPORATION", FALSE, TRUE, "Nikon NEF" }, /* the raw in a sub-image */
+        { "SONY", FALSE, TRUE, "Sony ARW" },
+        { "PENTAX Corporation", TRUE, FALSE, "Pentax PEF" },
+        { "RICOH IMAGING COMPANY, LTD.", FALSE, TRUE, "Pentax PEF" },
+        { "Canon", FALSE, TRUE, "Canon CR2" },
+        { "SAMSUNG", TRUE, FALSE, "Samsung SRW" },
+        { "Acme Scanners", TRUE, FALSE, "camera raw" }, /* a CFA under an unknown name */
+        { NULL, TRUE, FALSE, "camera raw" },
+        { "Acme Scanners", FALSE, TRUE, NULL },  /* pages of a scan */
+        { "NIKON CORPORATION", FALSE, FALSE, NULL }, /* a camera's own TIFF */
+    };
+    guint8 tiff[128];
+
+    for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
+        for (int big = 0; big < 2; big++) {
+            gsize len = forge_tiff(tiff, big, cases[i].make, cases[i].cfa, cases[i].sub_images);
+            const char *kind = NULL;
+            gal_image_format format = gal__image_sniff(tiff, len, &kind);
+
+            if (!cases[i].kind) {
+                cr_expect_eq(format, GAL_IMAGE_TIFF, "case %zu, %s", i, big ? "MM" : "II");
+                continue;
+            }
+            cr_expect_eq(format, GAL_IMAGE_RAW, "case %zu, %s", i, big ? "MM" : "II");
+            cr_expect_str_eq(kind ? kind : "(none)", cases[i].kind, "case %zu", i);
+        }
+}
+
+Test(raw, every_olympus_signature_is_an_orf)
+{
+    static const char *const heads[] = { "IIRO\x08\0\0\0", "IIRS\x08\0\0\0",
+        "MMOR\0\0\0\x08" };
+    const char *kind = NULL;
+
+    for (gsize i = 0; i < G_N_ELEMENTS(heads); i++) {
+        cr_expect_eq(gal__image_sniff((const guint8 *) heads[i], 8, &kind), GAL_IMAGE_RAW,
+            "%zu", i);
+        cr_expect_str_eq(kind, "Olympus ORF");
+    }
 }
 
 Test(raw, the_header_has_the_size_date_camera_lens_exposure_and_orientation)
@@ -332,4 +427,155 @@ Test(raw, a_preview_of_another_shape_is_not_taken)
     gal__photo_close(&file);
     cr_expect_str_eq(gal__raw_made_by(image), "develop");
     expect_patches(image, &dng, 3);
+}
+
+/* What libraw's table of cameras says of the camera a raw names: its
+ * black and white levels, its daylight white balance (each channel's
+ * gain, the least 1) and its camera-to-linear-sRGB matrix. Read from the
+ * raw at `path`, identified only. */
+typedef struct {
+    double black, white, gain[3], to_srgb[3][3];
+} camera_table;
+
+static camera_table
+camera_of(const char *path)
+{
+    libraw_data_t *lr = libraw_init(0);
+    camera_table camera;
+    double least;
+
+    cr_assert_not_null(lr);
+    cr_assert_eq(libraw_open_file(lr, path), LIBRAW_SUCCESS, "%s", path);
+    camera.black = lr->color.black;
+    camera.white = lr->color.maximum;
+    least = MIN(lr->color.pre_mul[0], MIN(lr->color.pre_mul[1], lr->color.pre_mul[2]));
+    cr_assert_gt(least, 0);
+    for (int c = 0; c < 3; c++) {
+        camera.gain[c] = lr->color.pre_mul[c] / least;
+        for (int k = 0; k < 3; k++)
+            camera.to_srgb[c][k] = lr->color.rgb_cam[c][k];
+    }
+    libraw_close(lr);
+    return camera;
+}
+
+/* The inverse of a 3 x 3 matrix (by cofactors). */
+static void
+invert3(double m[3][3], double out[3][3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+        m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+        m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+
+    cr_assert_gt(fabs(det), 1e-6);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
+
+            out[i][j] = (m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]) / det;
+        }
+}
+
+/* Uncompressed raws of three makers' cameras, forged as their TIFFs are
+ * laid out (no DNG tags): libraw knows each camera by make and model and
+ * takes its levels and colour matrix from its own table. Each quarter's
+ * photosites are what that camera's matrix and daylight balance make of
+ * a chosen colour, so developing gives about that colour back: each
+ * quarter's own channel leads by far and the grey stays grey (a wrong
+ * matrix, level or Bayer phase breaks that), each band within 8 levels.
+ * Not closer: without an as-shot balance (a real file's maker notes,
+ * not forged here) libraw develops red and blue a few percent darker
+ * than its table's daylight balance predicts (measured: up to 5 levels
+ * off here). Real files of these cameras (compressed, with maker notes)
+ * are not available offline. */
+Test(raw, maker_raws_nef_arw_pef_develop_to_the_colours_their_camera_matrix_gives)
+{
+    static const struct {
+        const char *make, *model, *name, *kind;
+        guint16 white; /* photosite level written for 1.0 */
+    } cameras[] = {
+        { "NIKON CORPORATION", "NIKON D750", "IMG_0001.NEF", "Nikon NEF", 15520 },
+        { "SONY", "ILCE-7M3", "IMG_0002.ARW", "Sony ARW", 16383 },
+        { "PENTAX", "PENTAX K-1", "IMG_0003.PEF", "Pentax PEF", 16383 },
+    };
+    /* Linear sRGB: red, green, blue, 18% grey. */
+    static const double targets[4][3] = { { 0.45, 0.08, 0.06 }, { 0.07, 0.35, 0.08 },
+        { 0.06, 0.08, 0.45 }, { 0.18, 0.18, 0.18 } };
+    g_autofree char *dir = gal_test_tmpdir("raw-makers");
+
+    for (gsize i = 0; i < G_N_ELEMENTS(cameras); i++) {
+        gal_test_dng raw = gal_test_dng_default();
+        g_autofree char *path = NULL;
+        g_autoptr(VipsImage) header = NULL;
+        g_autoptr(VipsImage) developed = NULL;
+        g_autoptr(GStringChunk) strings = g_string_chunk_new(256);
+        gal_facts facts = { 0 };
+        gal_photo_file file;
+        gal_error err = { 0 };
+        camera_table camera;
+        double from_srgb[3][3];
+        const void *exif;
+        size_t len;
+
+        raw.maker_raw = TRUE;
+        raw.make = cameras[i].make;
+        raw.model = cameras[i].model;
+        raw.white = cameras[i].white;
+        /* libraw's levels for this camera first, then the photosites. */
+        path = gal_test_dng_write(dir, cameras[i].name, &raw);
+        camera = camera_of(path);
+        raw.black = (guint16) camera.black;
+        raw.white = (guint16) MIN(camera.white, 65535);
+        invert3(camera.to_srgb, from_srgb);
+        for (int q = 0; q < 4; q++)
+            for (int c = 0; c < 3; c++) {
+                double site = 0;
+
+                for (int k = 0; k < 3; k++)
+                    site += from_srgb[c][k] * targets[q][k];
+                raw.patches[q][c] = site / camera.gain[c];
+                /* In range, and under libraw's guess at a lower white
+                 * level (adjust_maximum_thr, 75% of it). */
+                cr_assert(raw.patches[q][c] > 0 && raw.patches[q][c] < 0.7, "%s: %g",
+                    cameras[i].model, raw.patches[q][c]);
+            }
+        g_free(path);
+        path = gal_test_dng_write(dir, cameras[i].name, &raw);
+
+        open_raw(path, &file);
+        cr_expect_str_eq(file.raw_kind, cameras[i].kind);
+        cr_assert_eq(gal__raw_header(&file, &header, &err), 0, "%s", err.msg);
+        cr_expect_eq(header->Xsize, 64);
+        cr_expect_eq(header->Ysize, 48);
+        cr_assert_eq(vips_image_get_blob(header, VIPS_META_EXIF_NAME, &exif, &len), 0);
+        gal__facts_from_exif(exif, len, &facts, strings);
+        cr_expect(facts.camera && strstr(facts.camera, strchr(cameras[i].model, ' ')
+                                                ? strchr(cameras[i].model, ' ') + 1
+                                                : cameras[i].model),
+            "%s: camera %s", cameras[i].model, facts.camera);
+        cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 64, 48, 0, NULL, &developed, &err),
+            0, "%s: %s", cameras[i].model, err.msg);
+        gal__photo_close(&file);
+        cr_assert_eq(developed->Xsize, 64);
+        cr_assert_eq(developed->Ysize, 48);
+        for (int q = 0; q < 4; q++) {
+            int x = (q % 2) * 32 + 14, y = (q / 2) * 24 + 10;
+            double rgb[3];
+
+            block_mean(developed, x, y, rgb);
+            for (int b = 0; b < 3; b++) {
+                double want = gal_test_srgb8(targets[q][b]);
+
+                cr_expect(fabs(rgb[b] - want) <= 8, "%s quarter %d band %d: %.1f, want %.1f",
+                    cameras[i].model, q, b, rgb[b], want);
+            }
+            if (q < 3)
+                cr_expect(rgb[q] - MAX(rgb[(q + 1) % 3], rgb[(q + 2) % 3]) >= 60,
+                    "%s quarter %d: %.0f %.0f %.0f", cameras[i].model, q, rgb[0], rgb[1], rgb[2]);
+            else
+                cr_expect(MAX(rgb[0], MAX(rgb[1], rgb[2])) -
+                        MIN(rgb[0], MIN(rgb[1], rgb[2])) <= 12,
+                    "%s grey: %.0f %.0f %.0f", cameras[i].model, rgb[0], rgb[1], rgb[2]);
+        }
+    }
 }
