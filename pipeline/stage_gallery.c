@@ -438,6 +438,7 @@ static const char page_css[] =
     "box-shadow:0 10px 40px rgba(0,0,0,.35)}"
     ".info{padding:10px 64px 20px;text-align:center;max-width:70em;margin:0 auto}"
     ".info p{margin:.2em 0}"
+    ".info .desc{max-width:42em;margin:.4em auto;text-align:start}"
     ".info .exif,.info .meta{color:var(--dim);font-size:.85rem}"
     ".info a{color:inherit}"
     "dialog button{position:absolute;width:48px;height:48px;border:0;border-radius:50%;"
@@ -481,7 +482,7 @@ static const char album_css[] =
 
 /* The lightbox. Without script each photo is a plain link to its file;
  * with it, a <dialog> (focus kept inside, Escape closes, focus returns to
- * the photo) shows it large with its caption, EXIF line and a link to the
+ * the photo) shows it large with its caption, long description, EXIF line and a link to the
  * largest file; arrow keys, the buttons and a swipe go through the page.
  * Each photo has a URL, the page's with #its-id (its file name): opening
  * one pushes it (Back closes), going to the next replaces it, and a page
@@ -489,7 +490,7 @@ static const char album_css[] =
 static const char page_js[] =
     "(function(){"
     "var d=document.getElementById('lb'),im=d.querySelector('.stage img'),"
-    "cap=d.querySelector('.cap'),ex=d.querySelector('.exif'),"
+    "cap=d.querySelector('.cap'),desc=d.querySelector('.desc'),ex=d.querySelector('.exif'),"
     "orig=d.querySelector('.orig'),pos=d.querySelector('.pos'),"
     "links=[].slice.call(document.querySelectorAll('.grid a')),cur=0,back=null,x0=null,"
     "pushed=false,leaving=false;"
@@ -501,6 +502,7 @@ static const char page_js[] =
     "im.src=a.getAttribute('href');im.alt=t.alt;"
     "im.width=+a.dataset.w;im.height=+a.dataset.h;"
     "cap.textContent=a.dataset.caption||'';cap.hidden=!a.dataset.caption;"
+    "desc.textContent=a.dataset.description||'';desc.hidden=!a.dataset.description;"
     "ex.textContent=a.dataset.exif||'';ex.hidden=!a.dataset.exif;"
     "orig.href=a.getAttribute('href');"
     "pos.textContent=(cur+1)+' / '+links.length;"
@@ -1000,7 +1002,7 @@ photo_entry(GString *out, const char *up, const photo_info *p, double share, int
         g_string_append_c(out, '"');
     }
     /* The photo's long description (its sidecar, IPTC's Extended
-     * Description), for a theme's script to show. */
+     * Description), shown under the caption in the lightbox. */
     if (*p->label[LABEL_DESCRIPTION]) {
         g_string_append(out, " data-description=\"");
         html(out, p->label[LABEL_DESCRIPTION]);
@@ -1486,7 +1488,7 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         "<dialog id=\"lb\" aria-label=\"Photo viewer\">\n"
         "<div class=\"stage\"><img alt=\"\"></div>\n"
         "<div class=\"info\" aria-live=\"polite\"><p class=\"cap\" dir=\"auto\"></p>"
-        "<p class=\"exif\"></p>"
+        "<p class=\"desc\" dir=\"auto\"></p><p class=\"exif\"></p>"
         "<p class=\"meta\"><span class=\"pos\"></span> · "
         "<a class=\"orig\" href=\"#\"%s>%s</a></p></div>\n"
         "<button type=\"button\" class=\"close\" aria-label=\"Close\">×</button>\n"

@@ -362,6 +362,29 @@ async function main() {
       if (dirs.error || dirs.hebrew !== 'rtl' || dirs.english !== 'ltr' || dirs.page !== 'ltr')
         fail('captions do not take their own direction: ' + JSON.stringify(dirs));
       ok('a Hebrew caption reads right to left, an English one left to right');
+      // A photo's long description shows under its caption, as text; a
+      // photo without one shows none.
+      const desc = await page.evaluate(async () => {
+        const d = document.querySelector('#lb .desc');
+        const links = [...document.querySelectorAll('.grid a')];
+        const withDesc = links.find((a) => a.dataset.description);
+        const without = links.find((a) => !a.dataset.description);
+        if (!withDesc || !without)
+          return { error: 'no photo with and one without a description' };
+        withDesc.click();
+        const shown = { text: d.textContent, visible: !d.hidden && d.offsetHeight > 0,
+          bold: document.querySelectorAll('#lb b').length };
+        without.click();
+        shown.hiddenWithout = d.hidden;
+        document.querySelector('#lb .close').click();
+        for (let t = 0; t < 100 && location.hash; t++)
+          await new Promise((r) => setTimeout(r, 20));
+        return shown;
+      });
+      if (desc.error || !desc.visible || desc.bold !== 0 || !desc.hiddenWithout ||
+          desc.text !== 'Kilometre 30 <b>on Ryomyong Street</b>: the crowd & the rain.')
+        fail('the long description is not shown as text in the lightbox: ' + JSON.stringify(desc));
+      ok('a long description shows as text under the caption, and none where a photo has none');
     }
     if (errors.length)
       fail('the page threw: ' + errors.join('; '));
