@@ -131,7 +131,8 @@ load_item(preset_run *pr, int i, const gal_stage_instance *stage, gal_error *err
     facts.copyright = r.facts[GAL_ITEM_COPYRIGHT];
     facts.exposure = r.facts[GAL_ITEM_EXPOSURE];
     facts.has_date = gal__exif_date_parse(r.facts[GAL_ITEM_DATE], &facts.date);
-    facts.alt = r.facts[GAL_ITEM_ALT];
+    facts.alt = r.facts[GAL_ITEM_ALT] && r.facts[GAL_ITEM_ALT][0] == '='
+        ? r.facts[GAL_ITEM_ALT] + 1 : NULL; /* marked by keep_facts (sharded.c) */
     facts.description = r.facts[GAL_ITEM_DESCRIPTION];
     facts.index = gal__gather_index(pr->gather, pr->gather_id[i]);
     if (stage->def->label) {

@@ -179,7 +179,9 @@ keep_facts(gal_record *r, const gal_facts *facts, const char *input)
             facts->date.tm_hour, facts->date.tm_min, facts->date.tm_sec);
     kept[GAL_ITEM_SORT_TIME] = g_strdup_printf("%" G_GINT64_FORMAT,
         gal__sort_time(facts, input));
-    kept[GAL_ITEM_ALT] = g_strdup(facts->alt);
+    /* Marked, as a fact left empty reads back as none: an alt text of ""
+     * (a decoration) is not the same as none (the caption stands in). */
+    kept[GAL_ITEM_ALT] = facts->alt ? g_strconcat("=", facts->alt, NULL) : NULL;
     kept[GAL_ITEM_DESCRIPTION] = g_strdup(facts->description);
 }
 

@@ -69,8 +69,8 @@ typedef enum gal_item_fact {
     GAL_ITEM_EXPOSURE,
     GAL_ITEM_DATE,           /* "YYYY:MM:DD HH:MM:SS", or NULL */
     GAL_ITEM_SORT_TIME,      /* seconds: the date taken, else the file's time */
-    GAL_ITEM_ALT,            /* the photo's own alt text and description (overrides.h) */
-    GAL_ITEM_DESCRIPTION,
+    GAL_ITEM_ALT,            /* "=" and the photo's own alt text ("=" alone: a decoration) */
+    GAL_ITEM_DESCRIPTION,    /* its long description (overrides.h) */
     GAL_ITEM_FACTS
 } gal_item_fact;
 

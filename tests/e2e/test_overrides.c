@@ -353,7 +353,8 @@ Test(overrides, editing_one_sidecar_rebuilds_that_photo_only)
 
 /* A sharded run's gallery page, made by the merge from the items the
  * shards kept, says what one run's page says of each photo: its own alt
- * text and description travel with its item. */
+ * text and description travel with its item, an empty alt (a decoration)
+ * too. */
 Test(overrides, a_merged_gallery_keeps_each_photos_alt_and_description, .timeout = 300)
 {
     g_autofree char *dir = gal_test_tmpdir("overrides-shards");
@@ -374,8 +375,10 @@ Test(overrides, a_merged_gallery_keeps_each_photos_alt_and_description, .timeout
     for (int i = 1; i <= 6; i++) {
         g_autofree char *path = g_strdup_printf("%s/p%d.jpg", in, i);
         g_autofree char *name = g_strdup_printf("p%d.yaml", i);
-        g_autofree char *yaml = g_strdup_printf("alt: Alt of photo %d\n"
-                                                "description: Description of photo %d\n", i, i);
+        g_autofree char *yaml = i == 6 ? g_strdup("alt: \"\"\n")
+                                       : g_strdup_printf("alt: Alt of photo %d\n"
+                                                         "description: Description of photo %d\n",
+                                             i, i);
 
         write_ramp(path);
         write_text(in, name, yaml);
@@ -399,6 +402,7 @@ Test(overrides, a_merged_gallery_keeps_each_photos_alt_and_description, .timeout
     cr_assert(g_file_get_contents(two_page_path, &two_page, NULL, NULL));
     cr_expect(strstr(one_page, "alt=\"Alt of photo 4\""), "%s", one_page);
     cr_expect(strstr(one_page, "data-description=\"Description of photo 4\""), "%s", one_page);
+    cr_expect(strstr(one_page, "alt=\"\""), "photo 6 is a decoration: %s", one_page);
     cr_expect_str_eq(two_page, one_page, "the merged page differs from one run's");
 }
 
