@@ -138,24 +138,37 @@ Test(quality, auto_jpegs_are_smaller_than_q85_and_each_file_meets_the_target)
     gal_test_bench_clear(&searched);
 }
 
+/* The preset run over the photos at -j 1 and at -j 4, each into a folder
+ * of its own (named after `name`); their reports. */
+static void
+run_with_one_job_and_four(const char *name, const char *preset, gal_json **r1, gal_json **r4)
+{
+    g_autofree char *name1 = g_strconcat(name, "-j1", NULL);
+    g_autofree char *name4 = g_strconcat(name, "-j4", NULL);
+    bench one = setup_bench(name1, preset);
+    bench four = setup_bench(name4, preset);
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *out4 = NULL;
+    g_autofree char *err4 = NULL;
+
+    cr_assert_eq(run(&one, "1", &out, &err), 0, "%s\n%s", out, err);
+    cr_assert_eq(run(&four, "4", &out4, &err4), 0, "%s\n%s", out4, err4);
+    *r1 = read_report(&one);
+    *r4 = read_report(&four);
+    gal_test_bench_clear(&one);
+    gal_test_bench_clear(&four);
+}
+
 /* The search depends on the pixels alone: workers, libvips threads and
  * order change nothing. */
 static void
 expect_same_bytes_for_one_job_and_four(const char *preset)
 {
-    bench one = setup_bench("quality-j1", preset);
-    bench four = setup_bench("quality-j4", preset);
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
-    g_autofree char *out4 = NULL;
-    g_autofree char *err4 = NULL;
     g_autoptr(gal_json) r1 = NULL;
     g_autoptr(gal_json) r4 = NULL;
 
-    cr_assert_eq(run(&one, "1", &out, &err), 0, "%s\n%s", out, err);
-    cr_assert_eq(run(&four, "4", &out4, &err4), 0, "%s\n%s", out4, err4);
-    r1 = read_report(&one);
-    r4 = read_report(&four);
+    run_with_one_job_and_four("quality", preset, &r1, &r4);
     for (size_t p = 0; p < G_N_ELEMENTS(trip_photos); p++)
         for (int f = 0; f < 2; f++) {
             const gal_json *a = output_of(r1, (int) p, f);
@@ -166,8 +179,6 @@ expect_same_bytes_for_one_job_and_four(const char *preset)
             cr_expect_eq(gal_json_number(a, "quality"),
                 gal_json_number(b, "quality"));
         }
-    gal_test_bench_clear(&one);
-    gal_test_bench_clear(&four);
 }
 
 Test(quality, same_bytes_for_one_job_and_four)
@@ -307,21 +318,12 @@ Test(quality, avif_meets_the_target_with_the_same_bytes_for_any_jobs)
     static const char yaml[] = "gallop: 1\n"
                                "stages: [ {resize: {width: 240, height: 240, fit: inside}} ]\n"
                                "output: { quality: auto, format: avif, name: \"{stem}.{ext}\" }\n";
-    bench one = setup_bench("quality-avif-j1", yaml);
-    bench four = setup_bench("quality-avif-j4", yaml);
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
-    g_autofree char *out4 = NULL;
-    g_autofree char *err4 = NULL;
     g_autoptr(gal_json) r1 = NULL;
     g_autoptr(gal_json) r4 = NULL;
 
     if (gal__format_missing(GAL_FORMAT_AVIF))
         cr_skip_test("this libvips writes no AVIF");
-    cr_assert_eq(run(&one, "1", &out, &err), 0, "%s\n%s", out, err);
-    cr_assert_eq(run(&four, "4", &out4, &err4), 0, "%s\n%s", out4, err4);
-    r1 = read_report(&one);
-    r4 = read_report(&four);
+    run_with_one_job_and_four("quality-avif", yaml, &r1, &r4);
     for (size_t p = 0; p < G_N_ELEMENTS(trip_photos); p++) {
         const gal_json *a = output_of(r1, (int) p, 0);
         const gal_json *b = output_of(r4, (int) p, 0);
@@ -331,8 +333,6 @@ Test(quality, avif_meets_the_target_with_the_same_bytes_for_any_jobs)
         cr_expect_str_eq(gal_json_string(a, "sha256"), gal_json_string(b, "sha256"),
             "photo %zu", p);
     }
-    gal_test_bench_clear(&one);
-    gal_test_bench_clear(&four);
 }
 
 /* JPEG XL is searched like the others: each file meets the target, at a
