@@ -60,14 +60,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         vips_error_clear();
     }
     else {
+        const guint8 *pixels = (const guint8 *) image->data;
+        guint64 bytes = VIPS_IMAGE_SIZEOF_IMAGE(image), sum = 0;
         double mean;
 
         fuzz_check(image->Xsize == header->Xsize && image->Ysize == header->Ysize);
         fuzz_check(image->BandFmt == VIPS_FORMAT_UCHAR);
         fuzz_check(image->Bands == 3 || image->Bands == 4);
-        fuzz_check(VIPS_IMAGE_SIZEOF_IMAGE(image) ==
-            (guint64) image->Xsize * image->Ysize * image->Bands);
-        fuzz_check(vips_avg(image, &mean, NULL) == 0);
+        fuzz_check(bytes == (guint64) image->Xsize * image->Ysize * image->Bands);
+        /* Every byte read where heif.c put it (ASan sees a short buffer).
+         * Not vips_avg: a libvips sink runs on its worker threads, and
+         * now and then (1 in ~350k inputs) LeakSanitizer's check after
+         * an input caught a worker's thread state between its threads
+         * and reported it lost, where replaying the input never did. */
+        fuzz_check(pixels != NULL);
+        for (guint64 i = 0; i < bytes; i++)
+            sum += pixels[i];
+        mean = (double) sum / (double) bytes;
         if (fuzz_verbose())
             fprintf(stderr, "  decoded: %dx%dx%d, mean %.1f\n", image->Xsize, image->Ysize,
                 image->Bands, mean);
