@@ -142,10 +142,10 @@ struct preset_run {
      * finish; a shard only reads them (a snapshot of the last merge's). */
     gal_store *store;
     gal_part_info part_info;
-    /* What this sharded run built, by this try or an earlier one of the
-     * shard (its part's results): rel input -> gal_part_result. A photo
-     * an earlier try built is up to date now, but was built all the same:
-     * the merge reports it so, as one run would. */
+    /* What earlier tries of this shard built (its part's results, read
+     * as it begins): rel input -> gal_part_result. Such a photo is up to
+     * date now, but was built all the same: the merge reports it so, as
+     * one run would. */
     GHashTable *built;
     /* What the stores refused, for the summary's warnings. */
     GPtrArray *warnings;

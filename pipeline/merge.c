@@ -352,7 +352,6 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     g_autoptr(GHashTable) new_sheets = NULL;
     g_autoptr(GPtrArray) clashes = g_ptr_array_new_with_free_func(record_free);
     gboolean look_up = pr->config->has_pages;
-    int failed;
 
     if (!g_file_test(pr->config->out_dir, G_FILE_TEST_IS_DIR))
         return gal__errors_push(errs, GAL_ERR_USAGE, NULL, NULL,
@@ -361,57 +360,40 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
      * scheduler's dependency says so), and no other run or merge. */
     if (gal__claim(pr, GAL_CLAIM_OWN, errs))
         return -1;
-    failed = read_parts(pr, &found, errs) ||
-        (opts->n_inputs == 0 && shards_inputs(pr, &found, &inputs, errs));
+    if (read_parts(pr, &found, errs) ||
+        (opts->n_inputs == 0 && shards_inputs(pr, &found, &inputs, errs)))
+        goto fail;
     /* Only pages need the photos' size and time (their members are known
      * by them): without pages the folders' photos are listed by name
      * alone, not looked up. */
-    if (!failed)
-        failed = inputs ? gal__collect(pr, opts, (const char *const *) inputs->pdata,
-                              (int) inputs->len, skip_dir, look_up, errs)
-                        : gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir,
-                              look_up, errs);
-    if (!failed)
-        failed = report_missing(pr, &found, errs) || gal__open_records(pr, GAL_STORE_WRITE,
-                                                        errs);
-    if (failed) {
-        parts_clear(&found);
-        return -1;
-    }
+    if ((inputs ? gal__collect(pr, opts, (const char *const *) inputs->pdata, (int) inputs->len,
+                      skip_dir, look_up, errs)
+                : gal__collect(pr, opts, opts->inputs, opts->n_inputs, skip_dir, look_up, errs)) ||
+        report_missing(pr, &found, errs) || gal__open_records(pr, GAL_STORE_WRITE, errs))
+        goto fail;
     gal__store_bulk(pr->store);
     /* Names as the shards planned them: a name from EXIF comes from the
      * parts' records, which join first; otherwise the photos take their
      * results first, from the parts, and nothing is joined before every
      * photo has its result. Written in one transaction, which a merge that
      * fails or is stopped leaves uncommitted. */
-    if (gal__plan_reads_records(pr) && join_records(pr, &found, clashes, errs)) {
-        parts_clear(&found);
-        return -1;
-    }
+    if (gal__plan_reads_records(pr) && join_records(pr, &found, clashes, errs))
+        goto fail;
     gal__plan_photos(pr);
     if (gal__merge_take_results(pr, &found, opts->lean_results, errs) ||
-        (!gal__plan_reads_records(pr) && join_records(pr, &found, clashes, errs))) {
-        gal__store_rollback(pr->store);
-        parts_clear(&found);
-        return -1;
-    }
+        (!gal__plan_reads_records(pr) && join_records(pr, &found, clashes, errs)))
+        goto fail;
     resolve_clashes(pr, clashes);
-    if (pr->config->has_pages && gal__merge_check_items(pr, found.shards, errs)) {
-        gal__store_rollback(pr->store);
-        parts_clear(&found);
-        return -1;
-    }
     if (pr->config->has_pages) {
+        if (gal__merge_check_items(pr, found.shards, errs))
+            goto fail;
         gal__members_identity(pr, pr->members);
         summary->sheets_stale = !gal__pages_current(pr, pr->members);
         /* Shards run with --force make the pages again, as one run would. */
         for (int k = 1; k <= found.shards; k++)
             summary->sheets_stale |= found.parts[k].info.forced;
-        if (summary->sheets_stale && gal__merge_make_pages(pr, opts, errs)) {
-            gal__store_rollback(pr->store);
-            parts_clear(&found);
-            return -1;
-        }
+        if (summary->sheets_stale && gal__merge_make_pages(pr, opts, errs))
+            goto fail;
     }
     if (pr->gather) {
         GArray *sheets = gal__gather_free(g_steal_pointer(&pr->gather));
@@ -424,9 +406,7 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
         /* The parts stay, and the folder's records are as they were: run
          * the merge again. */
         gal__store_rollback(pr->store);
-        parts_clear(&found);
-        gal__count(summary);
-        return 0;
+        goto done;
     }
     if (summary->n_sheets > 0) {
         new_sheets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -439,9 +419,15 @@ merge_one(preset_run *pr, const gal_run_options *opts, const char *skip_dir, gal
     if (!summary->manifest_error.code)
         remove_parts(pr, &found);
     summary->leftovers_removed = pr->claim.leftovers_removed;
+done:
     parts_clear(&found);
     gal__count(summary);
     return 0;
+fail:
+    if (pr->store)
+        gal__store_rollback(pr->store);
+    parts_clear(&found);
+    return -1;
 }
 
 int

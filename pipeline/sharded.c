@@ -238,17 +238,18 @@ part_result(const preset_run *pr, int i, const gal_photo_result *result)
     return gal__part_result_new(result, rel_out, gal__plan_digest_hex(&pr->plans[i], digest));
 }
 
-/* Photo i was built: its result into the part. */
+/* Photo i was built: its result into the part (committed with its
+ * records, so that a retry after a kill finds it). Not kept in pr->built:
+ * only a photo up to date looks there. */
 static void
 photo_built(preset_run *pr, int i)
 {
     g_autofree char *rel_in = gal__out_rel(pr, pr->summary->photos[i].input);
-    gal_part_result *built = part_result(pr, i, &pr->summary->photos[i]);
+    g_autoptr(gal_part_result) built = part_result(pr, i, &pr->summary->photos[i]);
     gal_error err = { 0 };
 
     gal__part_put_result(pr->part, rel_in, built, &err);
     gal__record_failed(pr, &err);
-    g_hash_table_replace(pr->built, g_steal_pointer(&rel_in), built);
 }
 
 /* Photo i's result as the part gives it: an earlier try's, when that try

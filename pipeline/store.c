@@ -1156,22 +1156,17 @@ gal__store_put(gal_store *s, const gal_record *r, gal_error *err)
     g_autofree char *facts = r->facts ? join_lines((const char *const *) r->facts,
                                             GAL_ITEM_FACTS)
                                       : NULL;
-    int failed = 0;
 
     lock(s, FALSE);
     if (begin_locked(s, err)) {
         unlock(s);
         return -1;
     }
-    if (!(st = statement(s, ST_DEL_DEPS))) {
-        failed = store_failed(s, "cannot be written", err);
-        goto out;
-    }
+    if (!(st = statement(s, ST_DEL_DEPS)))
+        goto failed;
     sqlite3_bind_text(st, 1, r->output, -1, SQLITE_STATIC);
-    if (!step_done(st) || !(st = statement(s, ST_PUT))) {
-        failed = store_failed(s, "cannot be written", err);
-        goto out;
-    }
+    if (!step_done(st) || !(st = statement(s, ST_PUT)))
+        goto failed;
     sqlite3_bind_text(st, 1, r->output, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, kind_names[r->kind], -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, r->input ? r->input : "", -1, SQLITE_STATIC);
@@ -1191,30 +1186,27 @@ gal__store_put(gal_store *s, const gal_record *r, gal_error *err)
     sqlite3_bind_int(st, 17, r->caption_cut);
     bind_text_or_null(st, 18, about);
     bind_text_or_null(st, 19, facts);
-    if (!step_done(st)) {
-        failed = store_failed(s, "cannot be written", err);
-        goto out;
-    }
+    if (!step_done(st))
+        goto failed;
     for (guint d = 0; r->deps && d < r->deps->len; d++) {
         const gal_dep_record *dep = r->deps->pdata[d];
 
-        if (!(st = statement(s, ST_PUT_DEP))) {
-            failed = store_failed(s, "cannot be written", err);
-            goto out;
-        }
+        if (!(st = statement(s, ST_PUT_DEP)))
+            goto failed;
         sqlite3_bind_text(st, 1, r->output, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, dep->path, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, dep->exists ? dep->size : -1);
         sqlite3_bind_int64(st, 4, dep->exists ? dep->mtime_ns : 0);
         sqlite3_bind_text(st, 5, dep->exists ? dep->digest : "", -1, SQLITE_STATIC);
-        if (!step_done(st)) {
-            failed = store_failed(s, "cannot be written", err);
-            goto out;
-        }
+        if (!step_done(st))
+            goto failed;
     }
-out:
     unlock(s);
-    return failed;
+    return 0;
+failed:
+    store_failed(s, "cannot be written", err);
+    unlock(s);
+    return -1;
 }
 
 int
@@ -1416,8 +1408,10 @@ int
 gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn keep,
     void *user, gal_error *err)
 {
-    part_cursors c = { g_new0(sqlite3_stmt *, MAX(n, 1)), g_new0(const char *, MAX(n, 1)),
-        g_new0(int, MAX(n, 1)), 0 };
+    g_autofree sqlite3_stmt **rows = g_new0(sqlite3_stmt *, MAX(n, 1));
+    g_autofree const char **outputs = g_new0(const char *, MAX(n, 1));
+    g_autofree int *heap = g_new0(int, MAX(n, 1));
+    part_cursors c = { rows, outputs, heap, 0 };
     sqlite3_stmt *put, *put_dep = NULL, *del_deps = NULL, *put_recipe = NULL;
     g_autoptr(GHashTable) left_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
         NULL);
@@ -1427,9 +1421,6 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     lock(s, TRUE);
     if (begin_locked(s, err)) {
         unlock(s);
-        g_free(c.rows);
-        g_free(c.outputs);
-        g_free(c.heap);
         return -1;
     }
     /* Records a rerun of the merge replaces had depend rows of their own:
@@ -1519,9 +1510,6 @@ gal__store_join(gal_store *s, gal_store *const *parts, int n, gal_record_keep_fn
     sqlite3_finalize(put_dep);
     sqlite3_finalize(del_deps);
     sqlite3_finalize(put_recipe);
-    g_free(c.rows);
-    g_free(c.outputs);
-    g_free(c.heap);
     unlock(s);
     return failed;
 }
@@ -1743,18 +1731,14 @@ gal__part_put_result(gal_store *s, const char *rel_input, const gal_part_result 
     const gal_error *error = notes->error ? notes->error : &none;
     sqlite3_stmt *st;
     char sha256[65];
-    int failed = 0;
 
     lock(s, FALSE);
     if (begin_locked(s, err)) {
         unlock(s);
         return -1;
     }
-    if (!(st = statement(s, ST_PUT_RESULT))) {
-        failed = store_failed(s, "cannot be written", err);
-        unlock(s);
-        return failed;
-    }
+    if (!(st = statement(s, ST_PUT_RESULT)))
+        goto failed;
     sqlite3_bind_text(st, 1, rel_input, -1, SQLITE_STATIC);
     bind_text_or_null(st, 2, result->rel_output);
     sqlite3_bind_text(st, 3, gal_status_name(r->status), -1, SQLITE_STATIC);
@@ -1778,9 +1762,13 @@ gal__part_put_result(gal_store *s, const char *rel_input, const gal_part_result 
     bind_text_or_null(st, 21, empty_null(error->msg));
     bind_text_or_null(st, 22, empty_null(result->in_digest));
     if (!step_done(st))
-        failed = store_failed(s, "cannot be written", err);
+        goto failed;
     unlock(s);
-    return failed;
+    return 0;
+failed:
+    store_failed(s, "cannot be written", err);
+    unlock(s);
+    return -1;
 }
 
 static gboolean
