@@ -67,3 +67,9 @@ gal__zip_stored(const char *within, const char *const *paths, const char *const 
     archive_write_free(a);
     return failed;
 }
+
+const char *
+gal__zip_maker(void)
+{
+    return archive_version_string();
+}

@@ -15,4 +15,8 @@
 int gal__zip_stored(const char *within, const char *const *paths, const char *const *names,
     int n, gint64 mtime, GString *out, gal_error *err);
 
+/* The library that makes the zips and its version ("libarchive 3.6.2"):
+ * another may lay the same files out otherwise. Static. */
+const char *gal__zip_maker(void);
+
 #endif /* GAL_ZIPFILE_H */
