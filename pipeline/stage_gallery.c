@@ -458,7 +458,9 @@ static const char album_css[] =
     ".crumbs ol{list-style:none;margin:0 0 8px;padding:0;display:flex;flex-wrap:wrap;"
     "gap:0 6px;font-size:.9rem;color:var(--dim)}"
     ".crumbs li{display:inline-flex;align-items:center;min-height:40px}"
-    ".crumbs li+li::before{content:\"/\";margin-right:6px}"
+    /* The separator ends the crumb before it: a wrapped trail's line never
+     * starts with one. */
+    ".crumbs li:not(:last-child)::after{content:\"/\";margin-left:6px}"
     ".crumbs a{color:var(--fg)}"
     ".story{max-width:42em;margin-top:.6em}.story p{margin:.5em 0}.story a{color:inherit}"
     ".story img{max-width:100%;height:auto}"
