@@ -802,6 +802,7 @@ write_site_zips(gal_gather *g, const gal_album *albums)
         g_mutex_unlock(&g->lock);
         return;
     }
+    gal__photo_error_clear(&failed);
     for (guint z = 0; z < zips->len; z++)
         write_zip(g, &g_array_index(zips, gal_site_zip, z));
 }
