@@ -545,7 +545,7 @@ albums_view(gal_gather *g, int **children)
     return view;
 }
 
-/* Write a text file of the site (a page, a feed, a zip) as `name`, unless
+/* Write a text file of the site (a page, a feed) as `name`, unless
  * the file there holds these bytes already: a page the change does not
  * touch keeps its time and inode (a sync by time, a CDN, a browser's
  * cache see nothing new). `result` says which: DONE, or UP_TO_DATE, with
@@ -735,6 +735,43 @@ zip_kept(gal_gather *g, const gal_site_zip *zip, const char *contents,
     return TRUE;
 }
 
+/* Make the zip, streamed into a temporary file beside it (an album of
+ * any size takes one photo's memory), which replaces the zip there only
+ * when its bytes differ: the same bytes (a zip an older gallop made)
+ * keep their time and inode. */
+static int
+make_zip(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result, gal_error *err)
+{
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+    gal_atomic a;
+    char made[65], there[65];
+    gint64 size = 0, there_size = -1;
+
+    for (guint f = 0; f < zip->paths->len; f++)
+        g_ptr_array_add(paths, g_build_filename(g->out_dir->path, zip->paths->pdata[f], NULL));
+    if (gal__atomic_begin(g->out_dir->fd, g->out_dir->path, zip->name, NULL, &a, err))
+        return -1;
+    if (gal__zip_stored(g->out_dir->path, (const char *const *) paths->pdata,
+            (const char *const *) zip->entries->pdata, (int) paths->len, zip->mtime, a.fd, made,
+            &size, err)) {
+        gal__atomic_abort(&a);
+        return -1;
+    }
+    gal__sha256_from_hex(&result->sha256, made);
+    result->bytes = size;
+    if (gal__sha256_beneath(g->out_dir->fd, zip->name, there, &there_size) == 0 &&
+        there_size == size && strcmp(there, made) == 0) {
+        gal__atomic_abort(&a);
+        result->status = GAL_PHOTO_UP_TO_DATE;
+        result->why = GAL_WHY_UP_TO_DATE;
+        return 0;
+    }
+    if (gal__atomic_commit(&a, FALSE, err))
+        return -1;
+    result->status = GAL_PHOTO_DONE;
+    return 0;
+}
+
 /* An album's zip: left as it is when it holds the same files, else made
  * from them (read from the output folder) and written, each a product
  * recorded with what it holds. */
@@ -756,22 +793,12 @@ write_zip(gal_gather *g, const gal_site_zip *zip)
         result.about = gal__about_new(lines, 1);
     }
     if (!zip_kept(g, zip, contents, &result)) {
-        g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
-        GString *bytes = g_string_new(NULL);
-
-        for (guint f = 0; f < zip->paths->len; f++)
-            g_ptr_array_add(paths, g_build_filename(g->out_dir->path, zip->paths->pdata[f],
-                NULL));
-        if (gal__zip_stored(g->out_dir->path, (const char *const *) paths->pdata,
-                (const char *const *) zip->entries->pdata, (int) paths->len, zip->mtime, bytes,
-                gal__photo_error(&result)) ||
-            write_text_if_changed(g, zip->name, bytes, &result, gal__photo_error(&result))) {
+        if (make_zip(g, zip, &result, gal__photo_error(&result))) {
             result.status = GAL_PHOTO_FAILED;
             gal_error_set_subject(gal__photo_error(&result), result.output);
         }
         else
             gal__photo_error_clear(&result);
-        g_string_free(bytes, TRUE);
     }
     g_mutex_lock(&g->lock);
     g_array_append_val(g->results, result);
