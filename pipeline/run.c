@@ -556,6 +556,9 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
                     if (prs[r].config->items_from_records)
                         times_from_records(&prs[r]);
                     gal__plan_pages(&prs[r]);
+                    /* --force makes every zip again too (written if its bytes differ). */
+                    if (prs[r].gather && opts->force)
+                        gal__gather_keep_zips(prs[r].gather, NULL);
                     if (prs[r].gather && prs[r].config->items_from_records)
                         items_from_records(&prs[r]);
                 }
