@@ -40,6 +40,23 @@ job_clear(gal_job *job)
     g_free(job->files);
 }
 
+/* The SHA-256 of each file the photo's item stands for, as its record
+ * keeps it: a zip of them (a gallery's album.zip) is then known by what it
+ * holds, without reading them. */
+static void
+item_digests(const preset_run *pr, int i, const gal_job *job)
+{
+    const gal_photo_result *result = &pr->summary->photos[i];
+    const gal_photo_notes *notes = gal_photo_notes_of(result);
+
+    if (!job->gather_item || !job->variant_rels)
+        return;
+    if (notes->n_files == 0)
+        gal__item_add_digest(job->gather_item, job->variant_rels[0], &result->sha256);
+    for (int f = 0; f < notes->n_files && f < job->n_variants; f++)
+        gal__item_add_digest(job->gather_item, job->variant_rels[f], &notes->files[f].sha256);
+}
+
 /* After the photo's jobs ran: its result, record and progress in one run. */
 static void
 finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, gint64 start)
@@ -154,6 +171,8 @@ finish_photo(preset_run *pr, int i, gal_job *job, const gal_error *job_failure, 
     }
     /* A failed photo still counts towards its page, as a gap closed up;
      * after a cancel no page is finished half-empty. */
+    if (pr->gather && !failed)
+        item_digests(pr, i, job);
     if (pr->gather && !gal__cancelled(pr->engine->cancel))
         gal__gather_done(pr->gather, pr->gather_id[i],
             !failed ? g_steal_pointer(&job->gather_item) : NULL);

@@ -22,6 +22,7 @@
 #include "preset.h"
 #include "stage.h"
 #include "template.h"
+#include "zipfile.h"
 
 typedef struct {
     int first, n;       /* positions [first, first + n) in the order */
@@ -62,6 +63,7 @@ struct gal_gather {
     const gal_out_dir *out_dir; /* borrowed from the run */
     GMutex lock;        /* guards pages[].pending, items, pending and results */
     GArray *results;    /* gal_photo_result of written (or failed) pages */
+    GHashTable *kept_zips; /* name -> gal_kept_zip: the zips as last made; NULL: none */
 };
 
 typedef struct {
@@ -543,7 +545,7 @@ albums_view(gal_gather *g, int **children)
     return view;
 }
 
-/* Write a text file of the site (a page, a feed, a zip) as `name`, unless
+/* Write a text file of the site (a page, a feed) as `name`, unless
  * the file there holds these bytes already: a page the change does not
  * touch keeps its time and inode (a sync by time, a CDN, a browser's
  * cache see nothing new). `result` says which: DONE, or UP_TO_DATE, with
@@ -699,6 +701,139 @@ write_site_files(gal_gather *g, const gal_album *albums)
     }
 }
 
+/* What `zip` holds, with the maker that lays it out: its about line's
+ * value. NULL: not known (a file's digest is not), made every time. */
+static char *
+zip_contents(const gal_site_zip *zip)
+{
+    g_autofree char *text = NULL;
+
+    if (!*zip->contents)
+        return NULL;
+    text = g_strdup_printf("%s\t%s", zip->contents, gal__zip_maker());
+    return g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+}
+
+/* Is the zip there as it was made, holding what it held then? Its size
+ * and time: the zip is not read. */
+static gboolean
+zip_kept(gal_gather *g, const gal_site_zip *zip, const char *contents,
+    gal_photo_result *result)
+{
+    const gal_kept_zip *kept = g->kept_zips && contents
+        ? g_hash_table_lookup(g->kept_zips, zip->name) : NULL;
+    struct stat st;
+
+    if (!kept || strcmp(kept->contents, contents) != 0 ||
+        gal__stat_beneath(g->out_dir->fd, zip->name, &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size != kept->size || gal__mtime_ns(&st) != kept->mtime_ns)
+        return FALSE;
+    result->status = GAL_PHOTO_UP_TO_DATE;
+    result->why = GAL_WHY_UP_TO_DATE;
+    result->bytes = kept->size;
+    result->sha256 = kept->sha256;
+    return TRUE;
+}
+
+/* Make the zip, streamed into a temporary file beside it (an album of
+ * any size takes one photo's memory), which replaces the zip there only
+ * when its bytes differ: the same bytes (a zip an older gallop made)
+ * keep their time and inode. */
+static int
+make_zip(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result, gal_error *err)
+{
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+    gal_atomic a;
+    char made[65], there[65];
+    gint64 size = 0, there_size = -1;
+
+    for (guint f = 0; f < zip->paths->len; f++)
+        g_ptr_array_add(paths, g_build_filename(g->out_dir->path, zip->paths->pdata[f], NULL));
+    if (gal__atomic_begin(g->out_dir->fd, g->out_dir->path, zip->name, NULL, &a, err))
+        return -1;
+    if (gal__zip_stored(g->out_dir->path, (const char *const *) paths->pdata,
+            (const char *const *) zip->entries->pdata, (int) paths->len, zip->mtime, a.fd, made,
+            &size, err)) {
+        gal__atomic_abort(&a);
+        return -1;
+    }
+    gal__sha256_from_hex(&result->sha256, made);
+    result->bytes = size;
+    if (gal__sha256_beneath(g->out_dir->fd, zip->name, there, &there_size) == 0 &&
+        there_size == size && strcmp(there, made) == 0) {
+        gal__atomic_abort(&a);
+        result->status = GAL_PHOTO_UP_TO_DATE;
+        result->why = GAL_WHY_UP_TO_DATE;
+        return 0;
+    }
+    if (gal__atomic_commit(&a, FALSE, err))
+        return -1;
+    result->status = GAL_PHOTO_DONE;
+    return 0;
+}
+
+/* An album's zip: left as it is when it holds the same files, else made
+ * from them (read from the output folder) and written, each a product
+ * recorded with what it holds. */
+static void
+write_zip(gal_gather *g, const gal_site_zip *zip)
+{
+    g_autofree char *contents = zip_contents(zip);
+    gal_photo_result result = { 0 };
+
+    /* Every photo of the album failed: no zip of nothing. */
+    if (zip->paths->len == 0)
+        return;
+    result.output = g_build_filename(g->out_dir->path, zip->name, NULL);
+    result.input = g_strdup(g->stage->def->name);
+    if (contents) {
+        g_autofree char *line = g_strconcat(GAL_ABOUT_ZIP_CONTENTS "=", contents, NULL);
+        const char *lines[] = { line };
+
+        result.about = gal__about_new(lines, 1);
+    }
+    if (!zip_kept(g, zip, contents, &result)) {
+        if (make_zip(g, zip, &result, gal__photo_error(&result))) {
+            result.status = GAL_PHOTO_FAILED;
+            gal_error_set_subject(gal__photo_error(&result), result.output);
+        }
+        else
+            gal__photo_error_clear(&result);
+    }
+    g_mutex_lock(&g->lock);
+    g_array_append_val(g->results, result);
+    g_mutex_unlock(&g->lock);
+}
+
+/* The zips the stage offers (a gallery's album.zip), each made when it
+ * holds other files than it did. */
+static void
+write_site_zips(gal_gather *g, const gal_album *albums)
+{
+    const gal_stage_instance *stage = g->stage;
+    gal_stage_ctx sc = gal__stage_ctx(stage);
+    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
+        (int) g->albums->len, 0, g->out_dir->path };
+    g_autoptr(GArray) zips = g_array_new(FALSE, TRUE, sizeof(gal_site_zip));
+    gal_photo_result failed = { 0 };
+
+    if (!stage->def->site_zips)
+        return;
+    g_array_set_clear_func(zips, (GDestroyNotify) gal__site_zip_clear);
+    if (stage->def->site_zips(&sc, &site, zips, gal__photo_error(&failed))) {
+        failed.output = g_build_filename(g->out_dir->path, stage->def->name, NULL);
+        failed.input = g_strdup(stage->def->name);
+        failed.status = GAL_PHOTO_FAILED;
+        g_mutex_lock(&g->lock);
+        g_array_append_val(g->results, failed);
+        g_mutex_unlock(&g->lock);
+        return;
+    }
+    gal__photo_error_clear(&failed);
+    for (guint z = 0; z < zips->len; z++)
+        write_zip(g, &g_array_index(zips, gal_site_zip, z));
+}
+
 /* With albums, every page once every photo is in: an album's cards show
  * its sub-albums' covers and dates. */
 static void
@@ -710,6 +845,37 @@ write_every_page(gal_gather *g)
     for (int p = 0; p < g->n_pages; p++)
         write_page(g, p, albums);
     write_site_files(g, albums);
+    write_site_zips(g, albums);
+}
+
+void
+gal__gather_keep_zips(gal_gather *g, GHashTable *kept)
+{
+    if (g->kept_zips)
+        g_hash_table_unref(g->kept_zips);
+    g->kept_zips = kept;
+}
+
+/* The names of the files the stage makes over the site besides its pages
+ * (sitemap, feed, zips), from the plan alone: no item is in. */
+static void
+site_file_names(gal_gather *g, const gal_album *albums, GPtrArray *names)
+{
+    const gal_stage_instance *stage = g->stage;
+    gal_stage_ctx sc = gal__stage_ctx(stage);
+    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
+        (int) g->albums->len, 0, g->out_dir->path };
+    g_autoptr(GPtrArray) texts = g_ptr_array_new();
+    g_autoptr(GArray) zips = g_array_new(FALSE, TRUE, sizeof(gal_site_zip));
+    gal_error err = { 0 };
+
+    g_array_set_clear_func(zips, (GDestroyNotify) gal__site_zip_clear);
+    if (stage->def->site_files && stage->def->site_files(&sc, &site, names, texts, &err) == 0)
+        for (guint f = 0; f < texts->len; f++)
+            g_string_free(texts->pdata[f], TRUE);
+    if (stage->def->site_zips && stage->def->site_zips(&sc, &site, zips, &err) == 0)
+        for (guint z = 0; z < zips->len; z++)
+            g_ptr_array_add(names, g_strdup(g_array_index(zips, gal_site_zip, z).name));
 }
 
 GPtrArray *
@@ -728,6 +894,8 @@ gal__gather_page_names(gal_gather *g)
 
         g_ptr_array_add(names, g->stage->def->page_name(&sc, &info));
     }
+    if (albums)
+        site_file_names(g, albums, names);
     return names;
 }
 
@@ -774,6 +942,8 @@ gal__gather_free(gal_gather *g)
     g_free(g->page_of);
     if (g->albums)
         g_array_unref(g->albums);
+    if (g->kept_zips)
+        g_hash_table_unref(g->kept_zips);
     g_free(g->position);
     g_mutex_clear(&g->lock);
     results = g->results;

@@ -45,6 +45,21 @@ void gal__gather_done(gal_gather *g, int id, VipsImage *item);
 /* The names of the pages it plans, relative to the output folder, in
  * page order (new strings), for a dry run to list them. */
 GPtrArray *gal__gather_page_names(gal_gather *g);
+/* What a zip of the site (a gallery's album.zip) was when last made, as
+ * its record keeps it: what it held (its about line zip_contents: the
+ * SHA-256 of its entries, their files' SHA-256, its date and the zip
+ * maker) and the file it was written as. */
+typedef struct gal_kept_zip {
+    char contents[65];
+    gint64 size, mtime_ns;
+    gal_sha256 sha256;
+} gal_kept_zip;
+#define GAL_ABOUT_ZIP_CONTENTS "zip_contents"
+/* The site's zips as last made: name beneath the output folder ->
+ * gal_kept_zip (the table taken). A zip that holds the same and is as
+ * written is then left as it is, its files not read; the others are made.
+ * Call before any item arrives. */
+void gal__gather_keep_zips(gal_gather *g, GHashTable *kept);
 /* Free, returning the pages' results (gal_photo_result, page order). */
 GArray *gal__gather_free(gal_gather *g);
 

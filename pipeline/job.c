@@ -757,6 +757,22 @@ gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
     vips_image_set_string(item, GAL_META_OUTPUTS, lines);
 }
 
+void
+gal__item_add_digest(VipsImage *item, const char *rel, const gal_sha256 *sha256)
+{
+    const char *before = NULL;
+    g_autofree char *lines = NULL;
+    char hex[65];
+
+    if (!item || !rel || !gal_sha256_hex(sha256, hex))
+        return;
+    if (vips_image_get_typeof(item, GAL_META_DIGESTS))
+        vips_image_get_string(item, GAL_META_DIGESTS, &before);
+    lines = before && *before ? g_strdup_printf("%s\n%s\t%s", before, rel, hex)
+                              : g_strdup_printf("%s\t%s", rel, hex);
+    vips_image_set_string(item, GAL_META_DIGESTS, lines);
+}
+
 VipsImage *
 gal__item_from_about(const gal_about *about)
 {

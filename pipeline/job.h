@@ -90,6 +90,10 @@ void gal__item_set_outputs(VipsImage *item, const char *rel, int width, int heig
  * the same photo), after gal__item_set_outputs. */
 void gal__item_add_output(VipsImage *item, const char *rel, int width, int height,
     gal_format format);
+/* Add the SHA-256 of the item's file `rel` (as its record keeps it) to
+ * GAL_META_DIGESTS, for a stage that offers the file in a zip; an unknown
+ * digest adds nothing. */
+void gal__item_add_digest(VipsImage *item, const char *rel, const gal_sha256 *sha256);
 
 /* The about key of a photo's label on pages whose items need no pixels
  * (GAL_META_LABEL, escaped: gal__about_value_escape). */

@@ -644,6 +644,44 @@ gal__plan_photos(preset_run *pr)
     input_guard_clear(&guard);
 }
 
+static gboolean
+add_page_name(const gal_record *r, void *user)
+{
+    g_ptr_array_add(user, g_strdup(r->output));
+    return TRUE;
+}
+
+/* The site's zips as their records say they were made (gather.h), so that
+ * those holding the same files are not made again. New table. */
+static GHashTable *
+kept_zips(preset_run *pr)
+{
+    GHashTable *kept = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+
+    /* The page records are few (a page or two an album): each read whole. */
+    gal__store_each(pr->store, 1u << GAL_RECORD_PAGE, add_page_name, names);
+    for (guint k = 0; k < names->len; k++) {
+        const char *contents;
+        gal_record r;
+
+        if (!gal__record_find(pr, names->pdata[k], &r))
+            continue;
+        contents = gal__about_get(r.about, GAL_ABOUT_ZIP_CONTENTS);
+        if (contents && gal__is_sha256_hex(contents) && strcmp(r.version, GAL_VERSION) == 0) {
+            gal_kept_zip *zip = g_new0(gal_kept_zip, 1);
+
+            g_strlcpy(zip->contents, contents, sizeof(zip->contents));
+            zip->size = r.out_size;
+            zip->mtime_ns = r.out_mtime_ns;
+            gal__sha256_from_digest(&zip->sha256, &r.out_sha256);
+            g_hash_table_insert(kept, g_strdup(r.output), zip);
+        }
+        gal__record_clear(&r);
+    }
+    return kept;
+}
+
 void
 gal__plan_pages(preset_run *pr)
 {
@@ -667,6 +705,7 @@ gal__plan_pages(preset_run *pr)
         pr->n_todo, &pr->claim, order);
     if (!pr->gather)
         return;
+    gal__gather_keep_zips(pr->gather, kept_zips(pr));
     pr->gather_id = g_new0(int, pr->summary->total);
     for (int k = 0; k < pr->n_todo; k++) {
         pr->gather_id[members[k]] = k;

@@ -123,6 +123,8 @@ gal__record_pages(preset_run *pr, GHashTable *written)
         gal__digest_from_sha256(&r.out_sha256, &sheet->sha256);
         r.width = sheet->width;
         r.height = sheet->height;
+        /* What a zip holds (gather.c): the next run leaves it be for it. */
+        r.about = gal__about_ref(sheet->about);
         g_hash_table_add(written, g_strdup(r.output));
         gal__record_keep(pr, &r);
         gal__record_clear(&r);

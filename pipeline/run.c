@@ -207,6 +207,7 @@ recorded_item(preset_run *pr, int i)
 
         gal__item_set_outputs(item, rel, made->width, made->height,
             pr->config->preset->output->format);
+        gal__item_add_digest(item, rel, &made->sha256);
     }
     for (int f = 0; item && f < notes->n_files; f++) {
         const gal_output_file *file = &notes->files[f];
@@ -218,6 +219,7 @@ recorded_item(preset_run *pr, int i)
         else
             gal__item_add_output(item, rel, file->width, file->height,
                 gal__format_of_name(file->format));
+        gal__item_add_digest(item, rel, &file->sha256);
     }
     return item;
 }
@@ -265,8 +267,8 @@ items_from_records(preset_run *pr)
 }
 
 /* A dry run's stale pages: those the run would make, each `planned`, so
- * its report lists every page too (the site files a gallery makes besides,
- * a sitemap or a zip, are known only once made). */
+ * its report lists every page too, and the files a gallery makes besides
+ * (a sitemap, a feed, its zips). */
 static void
 plan_stale_pages(preset_run *pr)
 {
@@ -554,6 +556,9 @@ gal_run_presets(const gal_preset *const *presets, int n, const gal_run_options *
                     if (prs[r].config->items_from_records)
                         times_from_records(&prs[r]);
                     gal__plan_pages(&prs[r]);
+                    /* --force makes every zip again too (written if its bytes differ). */
+                    if (prs[r].gather && opts->force)
+                        gal__gather_keep_zips(prs[r].gather, NULL);
                     if (prs[r].gather && prs[r].config->items_from_records)
                         items_from_records(&prs[r]);
                 }

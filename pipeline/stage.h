@@ -59,6 +59,30 @@ typedef struct gal_page {
     const char *site_dir;
 } gal_page;
 
+/* A zip the site offers (a gallery's album.zip): the files it stores as
+ * they are, described, not made. The engine (gather.c) makes it only when
+ * what it holds differs from what it held when last made. */
+typedef struct gal_site_zip {
+    char *name;          /* beneath the site */
+    GPtrArray *paths;    /* char *: the files, beneath the site (site_dir) */
+    GPtrArray *entries;  /* char *: their names in the zip */
+    gint64 mtime;        /* every entry's date, seconds */
+    /* SHA-256 (hex) of what it holds: each entry's name, file and the
+     * file's SHA-256, and the date; "" when a file's digest is not known
+     * (it is then made every time). */
+    char contents[65];
+} gal_site_zip;
+
+static inline void
+gal__site_zip_clear(gal_site_zip *zip)
+{
+    g_free(zip->name);
+    if (zip->paths)
+        g_ptr_array_unref(zip->paths);
+    if (zip->entries)
+        g_ptr_array_unref(zip->entries);
+}
+
 typedef struct gal_rect {
     int x, y, w, h;
 } gal_rect;
@@ -107,6 +131,9 @@ typedef struct gal_photo {
 #define GAL_META_WARNINGS "gal-warnings"
 /* The files an item stands for (job.h: gal__item_set_outputs). */
 #define GAL_META_OUTPUTS "gal-outputs"
+/* The SHA-256 of those files, as their records keep them, one line per file
+ * known: "REL\tSHA256" (job.h: gal__item_add_digest). */
+#define GAL_META_DIGESTS "gal-digests"
 /* An item made from its photo's record, not its pixels (job.h:
  * gal__item_from_about): the placeholder and colour a page shows, as
  * gal__glance_placeholder and gal__glance_color gave them. */
@@ -215,6 +242,12 @@ typedef struct gal_stage_def {
      * site (`site`: the top album's first page, every album). Optional. */
     int (*site_files)(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *names,
         GPtrArray *texts, gal_error *err);
+    /* With albums: the zips the site offers, each appended to `zips`
+     * (gal_site_zip, new), from the site as site_files has it. An album's
+     * zip is listed even when none of its items is in (a dry run's plan
+     * has none), with no files then. Optional. */
+    int (*site_zips)(const gal_stage_ctx *sc, const gal_page *site, GArray *zips,
+        gal_error *err);
     /* Pages per album: each folder of the input folder an album with
      * pages of its own (gal_page.albums), its album.yaml read; pages are
      * made once every photo is in (a page shows its sub-albums' covers). */

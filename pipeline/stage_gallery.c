@@ -25,7 +25,6 @@
 #include "schema.h"
 #include "stage.h"
 #include "template.h"
-#include "zipfile.h"
 
 typedef enum { THEME_DARK, THEME_LIGHT } gallery_theme;
 static const char *const gallery_theme_names[] = { "dark", "light", NULL };
@@ -459,7 +458,9 @@ static const char album_css[] =
     ".crumbs ol{list-style:none;margin:0 0 8px;padding:0;display:flex;flex-wrap:wrap;"
     "gap:0 6px;font-size:.9rem;color:var(--dim)}"
     ".crumbs li{display:inline-flex;align-items:center;min-height:40px}"
-    ".crumbs li+li::before{content:\"/\";margin-right:6px}"
+    /* The separator ends the crumb before it: a wrapped trail's line never
+     * starts with one. */
+    ".crumbs li:not(:last-child)::after{content:\"/\";margin-left:6px}"
     ".crumbs a{color:var(--fg)}"
     ".story{max-width:42em;margin-top:.6em}.story p{margin:.5em 0}.story a{color:inherit}"
     ".story img{max-width:100%;height:auto}"
@@ -1165,31 +1166,67 @@ compare_newest(gconstpointer a, gconstpointer b, gpointer user)
 
 #define FEED_ENTRIES 20
 
+/* The SHA-256 (hex) the item's record keeps of its file `rel`
+ * (GAL_META_DIGESTS), or NULL. New string. */
+static char *
+item_digest(VipsImage *item, const char *rel)
+{
+    const char *lines = NULL;
+    size_t len = strlen(rel);
+    g_auto(GStrv) split = NULL;
+
+    if (!item || !vips_image_get_typeof(item, GAL_META_DIGESTS) ||
+        vips_image_get_string(item, GAL_META_DIGESTS, &lines))
+        return NULL;
+    split = g_strsplit(lines, "\n", -1);
+    for (int k = 0; split[k]; k++)
+        if (strncmp(split[k], rel, len) == 0 && split[k][len] == '\t')
+            return g_strdup(split[k] + len + 1);
+    return NULL;
+}
+
 /* download: largest: album.zip in the album's folder, its own photos'
- * largest files every browser shows, by their file names, dated as the
- * album (its album.yaml date, else its newest photo's day) so that the
- * same files give the same bytes. */
-static int
-album_zip(const gallery_opts *o, const gal_page *site, int a, GPtrArray *names,
-    GPtrArray *texts, gal_error *err)
+ * largest files every browser shows, by their file names, dated by the
+ * newest of them (not by album.yaml or a sub-album: the zip changes only
+ * with what it holds), so that the same files give the same bytes.
+ * Described, not made: the engine makes it when what it holds
+ * (`contents`: the entries, their files' SHA-256 as recorded, the date)
+ * changed, so an album.yaml edited reads no photo. */
+static void
+album_zip(const gal_page *site, int a, GArray *zips)
 {
     const gal_album *album = &site->albums[a];
-    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
-    album_sum sum = album_summary(site, a);
-    gint64 mtime = 946684800; /* 2000-01-01: zip's DOS dates start in 1980 */
-    GString *zip;
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    gal_page own = *site;
+    gal_album alone = *album;
+    album_sum summary = { 0 };
+    gal_site_zip zip = { 0 };
+    gboolean known = TRUE;
     int y, m, d;
 
-    (void) o;
     if (album->n_items == 0)
-        return 0;
-    if (*sum.last && sscanf(sum.last, "%d-%d-%d", &y, &m, &d) == 3) {
+        return;
+    /* Its own photos' days only. */
+    alone.n_children = 0;
+    own.albums = &alone;
+    album_sum_add(&own, 0, &summary);
+    zip.mtime = 946684800; /* 2000-01-01: zip's DOS dates start in 1980 */
+    if (*summary.last && sscanf(summary.last, "%d-%d-%d", &y, &m, &d) == 3) {
         g_autoptr(GDateTime) dt = g_date_time_new_utc(y, m, d, 12, 0, 0);
 
         if (dt)
-            mtime = g_date_time_to_unix(dt);
+            zip.mtime = g_date_time_to_unix(dt);
+    }
+    zip.name = *album->path ? g_strdup_printf("%s/album.zip", album->path)
+                            : g_strdup("album.zip");
+    zip.paths = g_ptr_array_new_with_free_func(g_free);
+    zip.entries = g_ptr_array_new_with_free_func(g_free);
+    g_checksum_update(sum, (const guchar *) "album.zip 1\n", -1);
+    {
+        g_autofree char *date = g_strdup_printf("%" G_GINT64_FORMAT "\n", zip.mtime);
+
+        g_checksum_update(sum, (const guchar *) date, -1);
     }
     for (int i = 0; i < album->n_items; i++) {
         photo_info p = { 0 };
@@ -1200,6 +1237,7 @@ album_zip(const gallery_opts *o, const gal_page *site, int a, GPtrArray *names,
         if (p.variants->len) {
             const variant *largest, *smallest;
             g_autofree char *base = NULL;
+            g_autofree char *digest = NULL;
 
             extremes(&p, fallback_format(&p), &largest, &smallest);
             base = g_path_get_basename(largest->rel);
@@ -1208,23 +1246,33 @@ album_zip(const gallery_opts *o, const gal_page *site, int a, GPtrArray *names,
                 g_free(base);
                 base = g_strdelimit(g_strdup(largest->rel), "/", '_');
             }
-            g_ptr_array_add(paths, g_build_filename(site->site_dir, largest->rel, NULL));
+            digest = item_digest(album->items[i], largest->rel);
+            known &= digest != NULL;
+            if (digest) {
+                g_autofree char *line = g_strdup_printf("%s\t%s\t%s\n", base, largest->rel,
+                    digest);
+
+                g_checksum_update(sum, (const guchar *) line, -1);
+            }
+            g_ptr_array_add(zip.paths, g_strdup(largest->rel));
             g_hash_table_add(taken, base);
-            g_ptr_array_add(entries, g_steal_pointer(&base));
+            g_ptr_array_add(zip.entries, g_steal_pointer(&base));
         }
         photo_info_clear(&p);
     }
-    if (paths->len == 0)
-        return 0;
-    zip = g_string_new(NULL);
-    if (gal__zip_stored(site->site_dir, (const char *const *) paths->pdata,
-            (const char *const *) entries->pdata, (int) paths->len, mtime, zip, err)) {
-        g_string_free(zip, TRUE);
-        return -1;
-    }
-    g_ptr_array_add(names, *album->path ? g_strdup_printf("%s/album.zip", album->path)
-                                        : g_strdup("album.zip"));
-    g_ptr_array_add(texts, zip);
+    g_strlcpy(zip.contents, known ? g_checksum_get_string(sum) : "", sizeof(zip.contents));
+    g_array_append_val(zips, zip);
+}
+
+static int
+gallery_site_zips(const gal_stage_ctx *sc, const gal_page *site, GArray *zips, gal_error *err)
+{
+    const gallery_opts *o = sc->opts;
+
+    (void) err;
+    if (o->download == DOWNLOAD_LARGEST)
+        for (int a = 0; a < site->n_albums; a++)
+            album_zip(site, a, zips);
     return 0;
 }
 
@@ -1240,10 +1288,7 @@ gallery_site_files(const gal_stage_ctx *sc, const gal_page *site, GPtrArray *nam
     g_autoptr(GArray) entries = g_array_new(FALSE, FALSE, sizeof(int));
     char newest[11] = "";
 
-    if (o->download == DOWNLOAD_LARGEST)
-        for (int a = 0; a < site->n_albums; a++)
-            if (album_zip(o, site, a, names, texts, err))
-                return -1;
+    (void) err;
     if (!*o->base_url)
         return 0;
     map = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -1539,5 +1584,6 @@ const gal_stage_def gal_stage_gallery = {
     .label = gallery_label,
     .build_text = gallery_build_text,
     .site_files = gallery_site_files,
+    .site_zips = gallery_site_zips,
     .albums = TRUE,
 };

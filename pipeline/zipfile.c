@@ -1,7 +1,10 @@
 /* zipfile.c: the one user of libarchive. A gallery's per-album download is
  * a zip of its photos' largest files, stored (photos are compressed
- * already: deflating them again costs time for nothing), written into
- * memory and from there atomically like every page. */
+ * already: deflating them again costs time for nothing), streamed into a
+ * file (the caller's atomic writer's), so an album of any size takes one
+ * photo's memory, and hashed on the way. */
+#include <errno.h>
+
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -10,11 +13,24 @@
 #include "fsio.h"
 #include "zipfile.h"
 
+/* Where the archive's bytes go: the file, and its SHA-256 and size. */
+typedef struct {
+    int fd;
+    GChecksum *sum;
+    gint64 size;
+} sink;
+
 static la_ssize_t
 append(struct archive *a, void *user, const void *buf, size_t len)
 {
-    (void) a;
-    g_string_append_len(user, buf, (gssize) len);
+    sink *to = user;
+
+    if (gal__write_all(to->fd, buf, len) != 0) {
+        archive_set_error(a, errno, "%s", g_strerror(errno));
+        return -1;
+    }
+    g_checksum_update(to->sum, buf, (gssize) len);
+    to->size += (gint64) len;
     return (la_ssize_t) len;
 }
 
@@ -27,9 +43,11 @@ archive_error(gal_error *err, struct archive *a, const char *what)
 
 int
 gal__zip_stored(const char *within, const char *const *paths, const char *const *names, int n,
-    gint64 mtime, GString *out, gal_error *err)
+    gint64 mtime, int fd, char sha256[65], gint64 *size, gal_error *err)
 {
     struct archive *a = archive_write_new();
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    sink out = { fd, sum, 0 };
     gal_read_rules rules = { "photo", within, FALSE, 0, GAL_ERR_OUTPUT };
     int failed = 0;
 
@@ -37,7 +55,7 @@ gal__zip_stored(const char *within, const char *const *paths, const char *const 
         archive_write_set_options(a, "zip:compression=store") != ARCHIVE_OK ||
         /* No padding to a block: the archive ends where its data does. */
         archive_write_set_bytes_per_block(a, 0) != ARCHIVE_OK ||
-        archive_write_open(a, out, NULL, append, NULL) != ARCHIVE_OK) {
+        archive_write_open(a, &out, NULL, append, NULL) != ARCHIVE_OK) {
         failed = archive_error(err, a, "open");
         archive_write_free(a);
         return failed;
@@ -65,5 +83,15 @@ gal__zip_stored(const char *within, const char *const *paths, const char *const 
     if (archive_write_close(a) != ARCHIVE_OK && !failed)
         failed = archive_error(err, a, "close");
     archive_write_free(a);
+    if (!failed) {
+        g_strlcpy(sha256, g_checksum_get_string(sum), 65);
+        *size = out.size;
+    }
     return failed;
+}
+
+const char *
+gal__zip_maker(void)
+{
+    return archive_version_string();
 }

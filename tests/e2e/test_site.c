@@ -1,6 +1,7 @@
 /* A gallery as a site, run by the real binary over an album tree: what
  * the report says of each photo's album and of the pages. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,10 +20,10 @@ static const char site_preset[] = "gallop: 1\n"
 /* The tree: trip-01 at the top, an album `alps` with a sub-album
  * `alps/day 1`, and `coast`; each album with an album.yaml. */
 static gal_test_bench
-site_bench(const char *name)
+site_bench_with(const char *name, const char *preset)
 {
     static const int top[] = { 1 };
-    gal_test_bench b = gal_test_bench_new(name, site_preset, top, 1);
+    gal_test_bench b = gal_test_bench_new(name, preset, top, 1);
     g_autofree char *alps = g_build_filename(b.in, "alps", NULL);
     g_autofree char *day = g_build_filename(b.in, "alps", "day 1", NULL);
     g_autofree char *coast = g_build_filename(b.in, "coast", NULL);
@@ -43,6 +44,12 @@ site_bench(const char *name)
         cr_assert(g_file_set_contents(path, yamls[k][1], -1, NULL));
     }
     return b;
+}
+
+static gal_test_bench
+site_bench(const char *name)
+{
+    return site_bench_with(name, site_preset);
 }
 
 /* gallop run PRESET IN -o OUT --report REPORT [extra]: the report, parsed. */
@@ -246,5 +253,189 @@ Test(site, a_wrong_album_yaml_fails_its_page_and_prune_keeps_the_last_one_made)
     cr_expect(strstr(err, "album.yaml:2:1: title: duplicate key"), "%s", err);
     cr_expect(!strstr(out, "removed"), "--prune removed a page: %s", out);
     cr_expect(g_file_test(page, G_FILE_TEST_IS_REGULAR), "coast/index.html is gone");
+    gal_test_bench_clear(&b);
+}
+
+/* The site with a zip per album and a sitemap and feed. */
+static const char zip_preset[] = "gallop: 1\n"
+                                 "stages:\n"
+                                 "  - resize: {width: 96, height: 96, fit: inside}\n"
+                                 "  - gallery: {sort: date, download: largest,\n"
+                                 "      base-url: \"https://example.org/p/\"}\n"
+                                 "output: {name: \"{dir}/{stem}.{ext}\", quality: 70}\n";
+
+/* The zips of site_bench's albums, and the files each one stores. */
+static const char *const zips[] = { "album.zip", "alps/album.zip", "alps/day 1/album.zip",
+    "coast/album.zip" };
+static const char *const stored[] = { "trip-01.jpg", "alps/a.jpg", "alps/b.jpg",
+    "alps/day 1/c.jpg", "coast/d.jpg", "coast/e.jpg" };
+
+/* Write `len` bytes over the file at `path`, keeping its time: a change
+ * that only reading the file shows. */
+static void
+overwrite_keeping_time(const char *path, const char *bytes, gsize len)
+{
+    struct stat st;
+    struct timespec times[2];
+
+    cr_assert_eq(stat(path, &st), 0);
+    times[0] = st.st_atim;
+    times[1] = st.st_mtim;
+    cr_assert(g_file_set_contents(path, bytes, (gssize) len, NULL));
+    cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+static gboolean
+holds(const char *bytes, gsize len, const char *part, gsize part_len)
+{
+    for (gsize i = 0; i + part_len <= len; i++)
+        if (memcmp(bytes + i, part, part_len) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+Test(site, an_album_zip_is_made_again_only_when_its_photos_change)
+{
+    gal_test_bench b = site_bench_with("site-zips", zip_preset);
+    g_autofree char *yaml = g_build_filename(b.in, "alps", "day 1", "album.yaml", NULL);
+    g_autofree char *photo = g_build_filename(b.in, "coast", "d.jpg", NULL);
+    g_autofree char *fresh = g_build_filename(b.tmp, "fresh", NULL);
+    g_autoptr(gal_json) first = run_site(&b, NULL);
+    g_autoptr(gal_json) second = NULL;
+    g_autoptr(gal_json) third = NULL;
+    file_state before[G_N_ELEMENTS(zips)];
+    char *kept[G_N_ELEMENTS(stored)];
+    gsize kept_len[G_N_ELEMENTS(stored)];
+
+    for (gsize z = 0; z < G_N_ELEMENTS(zips); z++)
+        before[z] = state_of(b.out, zips[z]);
+    /* Every stored file changed where only a read sees it (same size and
+     * time): a zip made again would hold the new bytes. */
+    for (gsize f = 0; f < G_N_ELEMENTS(stored); f++) {
+        g_autofree char *path = g_build_filename(b.out, stored[f], NULL);
+        g_autofree char *flipped = NULL;
+
+        cr_assert(g_file_get_contents(path, &kept[f], &kept_len[f], NULL));
+        flipped = g_memdup2(kept[f], kept_len[f]);
+        for (gsize i = kept_len[f] / 2; i < kept_len[f] / 2 + 16; i++)
+            flipped[i] ^= 0x5a;
+        overwrite_keeping_time(path, flipped, kept_len[f]);
+    }
+    /* An album.yaml edited: its pages again, no zip, no photo read. */
+    cr_assert(g_file_set_contents(yaml, "title: The first day\n", -1, NULL));
+    second = run_site(&b, NULL);
+    for (gsize z = 0; z < G_N_ELEMENTS(zips); z++) {
+        file_state now = state_of(b.out, zips[z]);
+
+        cr_expect(same_state(&before[z], &now), "%s was made again", zips[z]);
+        g_free(now.bytes);
+    }
+    for (gsize f = 0; f < G_N_ELEMENTS(stored); f++) {
+        g_autofree char *path = g_build_filename(b.out, stored[f], NULL);
+
+        overwrite_keeping_time(path, kept[f], kept_len[f]);
+        g_free(kept[f]);
+    }
+    /* A photo of the coast changed: the coast's zip, and no other. */
+    {
+        g_autofree char *coast = g_path_get_dirname(photo);
+
+        gal_test_copy_trip(coast, 7, "d.jpg");
+    }
+    third = run_site(&b, NULL);
+    for (gsize z = 0; z < G_N_ELEMENTS(zips); z++) {
+        file_state now = state_of(b.out, zips[z]);
+        gboolean coast = strcmp(zips[z], "coast/album.zip") == 0;
+
+        cr_expect_eq(!same_state(&before[z], &now), coast, "%s %s", zips[z],
+            coast ? "was not made again" : "was made again");
+        g_free(now.bytes);
+    }
+    /* It holds the new file, and is the zip a fresh build makes. */
+    {
+        g_autofree char *zip_path = g_build_filename(b.out, "coast", "album.zip", NULL);
+        g_autofree char *made_path = g_build_filename(b.out, "coast", "d.jpg", NULL);
+        g_autofree char *fresh_path = g_build_filename(fresh, "coast", "album.zip", NULL);
+        g_autofree char *zip = NULL;
+        g_autofree char *made = NULL;
+        g_autofree char *fresh_zip = NULL;
+        gsize zip_len, made_len, fresh_len;
+        gal_test_bench again = b;
+
+        again.out = fresh;
+        g_autoptr(gal_json) fresh_report = run_site(&again, NULL);
+        cr_assert(g_file_get_contents(zip_path, &zip, &zip_len, NULL));
+        cr_assert(g_file_get_contents(made_path, &made, &made_len, NULL));
+        cr_assert(g_file_get_contents(fresh_path, &fresh_zip, &fresh_len, NULL));
+        cr_expect(holds(zip, zip_len, made, made_len), "the zip lacks the new d.jpg");
+        cr_expect(zip_len == fresh_len && memcmp(zip, fresh_zip, zip_len) == 0,
+            "coast/album.zip differs from a fresh build's");
+    }
+    for (gsize z = 0; z < G_N_ELEMENTS(zips); z++)
+        g_free(before[z].bytes);
+    /* A zip changed behind gallop's back, its size and time kept: a run
+     * trusts it, as it does any output; --force makes it again. */
+    {
+        g_autofree char *zip_path = g_build_filename(b.out, "alps", "album.zip", NULL);
+        g_autofree char *good = NULL;
+        g_autofree char *now = NULL;
+        g_autofree char *bad = NULL;
+        gsize len;
+
+        cr_assert(g_file_get_contents(zip_path, &good, &len, NULL));
+        bad = g_memdup2(good, len);
+        bad[len / 2] ^= 0x5a;
+        overwrite_keeping_time(zip_path, bad, len);
+        g_autoptr(gal_json) trusted = run_site(&b, NULL);
+        g_autoptr(gal_json) forced = run_site(&b, "--force");
+        cr_assert(g_file_get_contents(zip_path, &now, &len, NULL));
+        cr_expect(memcmp(now, good, len) == 0, "--force did not make alps/album.zip again");
+    }
+    gal_test_bench_clear(&b);
+}
+
+/* -n and --check list every file of the site they would write: pages,
+ * sitemap, feed and zips. */
+Test(site, a_dry_run_and_check_list_the_sitemap_the_feed_and_the_zips)
+{
+    gal_test_bench b = site_bench_with("site-dry-files", zip_preset);
+    g_autofree char *yaml = g_build_filename(b.in, "coast", "album.yaml", NULL);
+    g_autoptr(gal_json) first = run_site(&b, NULL);
+    static const char *const files[] = { "index.html", "alps/index.html",
+        "alps/day 1/index.html", "coast/index.html", "sitemap.xml", "feed.xml", "album.zip",
+        "alps/album.zip", "alps/day 1/album.zip", "coast/album.zip" };
+    const char *const modes[] = { "--dry-run", "--check" };
+
+    cr_assert(g_file_set_contents(yaml, "title: The shore\n", -1, NULL));
+    for (gsize m = 0; m < G_N_ELEMENTS(modes); m++) {
+        const char *argv[] = { GAL_BINARY, "run", b.preset, b.in, "-o", b.out, "--report",
+            b.report, modes[m], NULL };
+        g_autofree char *out = NULL;
+        g_autofree char *err = NULL;
+        g_autofree char *text = NULL;
+        g_autoptr(gal_json) report = NULL;
+        const gal_json *sheets;
+        int status = gal_test_spawn(argv, &out, &err);
+
+        /* --check: stale pages are a failed check. */
+        cr_expect_eq(status, m == 0 ? 0 : 1, "%s exited %d\n%s", modes[m], status, err);
+        text = gal_test_read_bytes(b.report, NULL);
+        report = gal_json_parse(text, NULL);
+        sheets = gal_json_get(report, "sheets");
+        cr_assert(sheets && sheets->type == GAL_JSON_ARRAY);
+        cr_expect_eq(sheets->items->len, G_N_ELEMENTS(files), "%s lists %u files", modes[m],
+            sheets->items->len);
+        for (gsize f = 0; f < G_N_ELEMENTS(files); f++) {
+            g_autofree char *want = g_build_filename(b.out, files[f], NULL);
+            gboolean found = FALSE;
+
+            for (guint k = 0; k < sheets->items->len; k++) {
+                const char *planned = gal_json_string(sheets->items->pdata[k], "planned_output");
+
+                found |= planned && strcmp(planned, want) == 0;
+            }
+            cr_expect(found, "%s does not list %s", modes[m], files[f]);
+        }
+    }
     gal_test_bench_clear(&b);
 }

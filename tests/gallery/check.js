@@ -18,6 +18,8 @@
 //  - the album tree: every page reached from the home page through the
 //    albums' cards and page links loads, has a heading, and its
 //    breadcrumbs lead back to the home page;
+//  - at 390 px the deepest page's breadcrumbs, names lengthened to wrap,
+//    keep each "/" after its crumb: no wrapped line starts with one;
 //  - with `injection`: a photo has the HTML-injection caption, and the page
 //    ran none of it, and shows it as text.
 // Prints one line per check; exits 1 on the first failure.
@@ -318,6 +320,37 @@ async function main() {
       fail(`${seen.size} pages reached from the home page, ${pages.length} written`);
     ok(`the album tree: all ${seen.size} pages reached from the home page, each with a ` +
       'heading and breadcrumbs home');
+
+    // At 390 px a long trail wraps, each "/" after its crumb: no crumb
+    // has anything before its name in its box (a separator drawn before it
+    // would start the wrapped line). The names are made long to wrap it.
+    const deepest = [...seen].filter((p) => p.startsWith(base))
+      .sort((x, y) => y.split('/').length - x.split('/').length)[0];
+    const viewport = page.viewport();
+    await page.setViewport({ width: 390, height: 844 });
+    await page.goto(deepest, { waitUntil: 'load' });
+    const trail = await page.evaluate(() => {
+      for (const a of document.querySelectorAll('nav.crumbs a'))
+        a.textContent += ' and a name long enough to wrap';
+      const items = [...document.querySelectorAll('nav.crumbs li')];
+      const lines = new Set(items.map((li) => Math.round(li.getBoundingClientRect().top)));
+      const led = items.filter((li) => {
+        const range = document.createRange();
+        range.selectNodeContents(li);
+        return range.getBoundingClientRect().left - li.getBoundingClientRect().left > 1;
+      }).map((li) => li.textContent);
+      return { crumbs: items.length, lines: lines.size, led };
+    });
+    await page.setViewport(viewport);
+    // A site of one album (the flat one) has no trail.
+    if (trail.crumbs > 1) {
+      if (trail.lines < 2)
+        fail(`${deepest}: its lengthened breadcrumbs do not wrap at 390 px`);
+      if (trail.led.length)
+        fail(`${deepest}: at 390 px a separator comes before the crumb ${trail.led.join(', ')}`);
+      ok(`breadcrumbs at 390 px: ${trail.crumbs} crumbs on ${trail.lines} lines, each "/" ` +
+        'after its crumb');
+    }
 
     // The photo whose caption is HTML: shown as text, run never.
     if (mode === 'injection') {

@@ -3,12 +3,15 @@
  * several widths, rows as the contact sheet lays them out, navigation,
  * same bytes for the same items. The page in a browser: tests/gallery. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gal_test.h"
 #include "glance.h"
 #include "job.h"
+#include "zipfile.h"
 
 TestSuite(stage_gallery, .init = gal_test_setup, .fini = gal_test_teardown);
 
@@ -585,31 +588,43 @@ bytes_hold(const GString *bytes, const char *text)
     return FALSE;
 }
 
+/* The zips the stage describes for `site` (gal_site_zip), cleared with
+ * the array. */
+static GArray *
+site_zips(const gal_stage_instance *st, const gal_page *site)
+{
+    gal_stage_ctx sc = gal__stage_ctx(st);
+    GArray *zips = g_array_new(FALSE, TRUE, sizeof(gal_site_zip));
+    gal_error err = { 0 };
+
+    g_array_set_clear_func(zips, (GDestroyNotify) gal__site_zip_clear);
+    cr_assert_eq(st->def->site_zips(&sc, site, zips, &err), 0, "%s", err.msg);
+    return zips;
+}
+
 /* download: largest: the lightbox's link takes the file home, and each
  * album with photos of its own gets album.zip of their largest files,
- * stored, with a link to it. */
+ * stored, with a link to it; the zip is described by what it holds (each
+ * entry, its file and the file's SHA-256 as recorded), which nothing else
+ * of the album changes. */
 Test(stage_gallery, download_largest_gives_a_link_per_photo_and_a_zip_per_album)
 {
     gal_preset *preset = gallery_preset("{download: largest}");
     const gal_stage_instance *st = &g_array_index(preset->stages, gal_stage_instance, 0);
-    gal_stage_ctx sc = gal__stage_ctx(st);
     g_autofree char *dir = gal_test_tmpdir("gallery-zip");
     g_autofree char *spain = g_build_filename(dir, "2025", "spain", NULL);
     tree t;
     gal_page site = { .number = 1, .pages = 1, .count = 3, .preset = "test", .n_albums = 3 };
     gal_page page;
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GPtrArray) texts = g_ptr_array_new();
     g_autofree char *html = NULL;
-    gal_error err = { 0 };
-    static const char *const files[] = { "top.jpg", "2025/spain/a.jpg", "2025/spain/b.jpg" };
+    g_autoptr(GArray) unknown = NULL;
+    g_autoptr(GArray) known = NULL;
+    g_autoptr(GArray) retitled = NULL;
+    g_autoptr(GArray) changed = NULL;
+    const gal_site_zip *zip;
+    gal_sha256 a = { .known = TRUE }, b = { .known = TRUE };
 
     cr_assert_eq(g_mkdir_with_parents(spain, 0755), 0);
-    for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
-        g_autofree char *path = g_build_filename(dir, files[f], NULL);
-
-        cr_assert(g_file_set_contents(path, files[f], -1, NULL));
-    }
     tree_init(&t, st);
     site.albums = t.albums;
     site.site_dir = dir;
@@ -621,25 +636,95 @@ Test(stage_gallery, download_largest_gives_a_link_per_photo_and_a_zip_per_album)
                                     "Download the album's 2 photos (zip)</a>"), "%s", html);
     cr_expect_not_null(strstr(html, "<a class=\"orig\" href=\"#\" download>Download</a>"));
 
-    cr_assert_eq(st->def->site_files(&sc, &site, names, texts, &err), 0, "%s", err.msg);
-    /* The top and spain have photos of their own; 2025 has none. */
-    cr_assert_eq(names->len, 2);
-    cr_expect_str_eq(names->pdata[0], "album.zip");
-    cr_expect_str_eq(names->pdata[1], "2025/spain/album.zip");
-    {
-        const GString *zip = texts->pdata[1];
-        const char *entry = zip->str;
+    /* The top and spain have photos of their own; 2025 has none. Without
+     * the files' digests what they hold is not known. */
+    unknown = site_zips(st, &site);
+    cr_assert_eq(unknown->len, 2);
+    zip = &g_array_index(unknown, gal_site_zip, 1);
+    cr_expect_str_eq(g_array_index(unknown, gal_site_zip, 0).name, "album.zip");
+    cr_expect_str_eq(zip->name, "2025/spain/album.zip");
+    cr_assert_eq(zip->paths->len, 2);
+    cr_expect_str_eq(zip->paths->pdata[0], "2025/spain/a.jpg");
+    cr_expect_str_eq(zip->entries->pdata[1], "b.jpg");
+    cr_expect_str_eq(zip->contents, "");
 
-        /* A local file header: stored (method 0), then its name and bytes. */
-        cr_assert_gt(zip->len, 30);
-        cr_expect_eq(memcmp(entry, "PK\x03\x04", 4), 0);
-        cr_expect_eq(entry[8] | entry[9] << 8, 0, "stored, not deflated");
-        cr_expect(bytes_hold(zip, "2025/spain/a.jpg"), "the file's bytes are in it");
-        cr_expect(bytes_hold(zip, "2025/spain/b.jpg"));
-        cr_expect(bytes_hold(zip, "a.jpg"), "its entry's name");
-    }
-    for (guint f = 0; f < texts->len; f++)
-        g_string_free(texts->pdata[f], TRUE);
+    memset(a.bytes, 0xaa, sizeof(a.bytes));
+    memset(b.bytes, 0xbb, sizeof(b.bytes));
+    gal__item_add_digest(t.items[0], "top.jpg", &a);
+    gal__item_add_digest(t.items[1], "2025/spain/a.jpg", &a);
+    gal__item_add_digest(t.items[2], "2025/spain/b.jpg", &a);
+    known = site_zips(st, &site);
+    cr_expect_eq(strlen(g_array_index(known, gal_site_zip, 1).contents), 64);
+    /* A new title (album.yaml) holds the same files. */
+    t.albums[2].title = "Spain again";
+    retitled = site_zips(st, &site);
+    cr_expect_str_eq(g_array_index(retitled, gal_site_zip, 1).contents,
+        g_array_index(known, gal_site_zip, 1).contents);
+    /* A photo made again differently: its album's zip only. */
+    g_object_unref(t.items[2]);
+    t.items[2] = dated_item(st, "2025/spain/b.jpg", 14);
+    gal__item_add_digest(t.items[2], "2025/spain/b.jpg", &b);
+    changed = site_zips(st, &site);
+    cr_expect_str_neq(g_array_index(changed, gal_site_zip, 1).contents,
+        g_array_index(known, gal_site_zip, 1).contents);
+    cr_expect_str_eq(g_array_index(changed, gal_site_zip, 0).contents,
+        g_array_index(known, gal_site_zip, 0).contents);
     tree_clear(&t);
     gal_preset_free(preset);
+}
+
+/* The zip at `path` of the files `paths` as `entries`, its bytes read back. */
+static char *
+zip_of(const char *dir, const char *path, const char *const *paths, const char *const *entries,
+    gsize *len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char sha256[65];
+    gint64 size = -1;
+    gal_error err = { 0 };
+    char *bytes = NULL;
+
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(gal__zip_stored(dir, paths, entries, 2, 1397390400, fd, sha256, &size, &err),
+        0, "%s", err.msg);
+    close(fd);
+    cr_assert(g_file_get_contents(path, &bytes, len, NULL));
+    cr_expect_eq(size, (gint64) *len, "the size it gives is the file's");
+    {
+        g_autofree char *want = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+            (const guchar *) bytes, *len);
+
+        cr_expect_str_eq(sha256, want, "the SHA-256 it gives is the file's");
+    }
+    return bytes;
+}
+
+/* The zip itself: stored (photos are compressed already), each entry by
+ * its name, the same files giving the same bytes. */
+Test(stage_gallery, a_zip_stores_its_files_as_they_are)
+{
+    g_autofree char *dir = gal_test_tmpdir("gallery-zip-bytes");
+    g_autofree char *pa = g_build_filename(dir, "a.jpg", NULL);
+    g_autofree char *pb = g_build_filename(dir, "b.jpg", NULL);
+    g_autofree char *one = g_build_filename(dir, "one.zip", NULL);
+    g_autofree char *two = g_build_filename(dir, "two.zip", NULL);
+    const char *paths[] = { pa, pb }, *entries[] = { "one.jpg", "two.jpg" };
+    g_autofree char *zip = NULL;
+    g_autofree char *again = NULL;
+    gsize len, again_len;
+    GString view;
+
+    cr_assert(g_file_set_contents(pa, "the bytes of a", -1, NULL));
+    cr_assert(g_file_set_contents(pb, "the bytes of b", -1, NULL));
+    zip = zip_of(dir, one, paths, entries, &len);
+    view = (GString) { zip, len, len };
+    /* A local file header: stored (method 0), then its name and bytes. */
+    cr_assert_gt(len, 30);
+    cr_expect_eq(memcmp(zip, "PK\x03\x04", 4), 0);
+    cr_expect_eq(zip[8] | zip[9] << 8, 0, "stored, not deflated");
+    cr_expect(bytes_hold(&view, "the bytes of a"), "the file's bytes are in it");
+    cr_expect(bytes_hold(&view, "the bytes of b"));
+    cr_expect(bytes_hold(&view, "two.jpg"), "its entry's name");
+    again = zip_of(dir, two, paths, entries, &again_len);
+    cr_expect(len == again_len && memcmp(zip, again, len) == 0);
 }
