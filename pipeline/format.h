@@ -78,9 +78,7 @@ typedef struct gal_format_def {
     /* dB a large picture's sample (quality.c), encoded as a trial, is
      * taken to score above the picture until a whole encode says how much
      * it does for this photo: about the median on the bench's 1080 px
-     * corpus, or more where a first whole encode that misses costs more
-     * than the bytes a higher one spends (docs/quality.md). 0: not
-     * measured, quality.c's guess. */
+     * corpus (docs/quality.md). 0: not measured, quality.c's guess. */
     double auto_sample_lift;
     /* A large picture's first whole encode that meets the target is kept,
      * where quality.c would otherwise try a lower one the sample says will
