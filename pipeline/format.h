@@ -37,6 +37,9 @@ typedef struct gal_encode {
     int quality;                 /* output.quality, 1..100 */
     bool progressive;            /* output.progressive: interlaced */
     gal_subsampling subsampling; /* output.subsampling */
+    bool trial;                  /* only to be scored, never written (quality.c: a try on a
+                                  * large picture's sample): the format may take a faster
+                                  * setting whose scores follow the written file's better */
 } gal_encode;
 
 /* An output format. Each format_<name>.c defines one, gal_format_<name>;
@@ -72,6 +75,15 @@ typedef struct gal_format_def {
      * metric scores a format that smooths fine texture (WebP) lower at the
      * same look and size. 0 for most. */
     double auto_shift;
+    /* dB a large picture's sample (quality.c), encoded as a trial, is
+     * taken to score above the picture until a whole encode says how much
+     * it does for this photo: about the median on the bench's 1080 px
+     * corpus (docs/quality.md). 0: not measured, quality.c's guess. */
+    double auto_sample_lift;
+    /* A large picture's first whole encode that meets the target is kept,
+     * where quality.c would otherwise try a lower one the sample says will
+     * do: for a format whose whole encode costs many times its metric. */
+    bool auto_keep_first_pass;
     /* The encoder, one of two. save: through libvips into `target`, 0 or
      * -1 with libvips' error; the metadata is what `image` carries.
      * write: a writer of gallop's own, straight into the file `fd`, with

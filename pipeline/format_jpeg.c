@@ -22,5 +22,8 @@ const gal_format_def gal_format_jpeg = {
     .ext = "jpg", .ext_also = "jpeg", .mime = "image/jpeg",
     .every_browser = true, .sheets = true,
     .auto_first = 80, .auto_lowest = 30, .auto_highest = 95,
+    /* Its sample scores 0.6 dB above the whole at the target (the median
+     * on the bench's 1080 px corpus; 0.4-1.2 from photo to photo). */
+    .auto_sample_lift = 0.6,
     .save = jpeg_save,
 };

@@ -393,7 +393,7 @@ encode(const gal_output_opts *o, gal_write_info *info, VipsImage *image, int fd,
     g_autofree char *copyright = NULL;
     gal_credits credits = { info->caption, NULL, NULL };
     const gal_format_def *format = gal__formats[o->format];
-    gal_encode how = { NULL, &meta, o->quality, o->progressive, o->subsampling };
+    gal_encode how = { NULL, &meta, o->quality, o->progressive, o->subsampling, false };
     int failed;
 
     /* "© {year} {artist}" names the preset's artist, when it gives one. */

@@ -10,7 +10,9 @@
  * and scored whole, and that score decides: when the whole misses the
  * target, the sample's target is raised by what the sample and the whole
  * were seen to differ by, and the search goes on. The bytes kept are those
- * of a whole encode that met the target: the file is never encoded again. */
+ * of a whole encode that met the target: the file is never encoded again.
+ * The sample's tries are trials (format.h): a format may encode them at a
+ * faster setting whose scores follow the whole file's. */
 #include <math.h>
 #include <string.h>
 
@@ -38,11 +40,12 @@
 #define SAMPLE_TILES 12
 #define SAMPLE_ACROSS 4
 #define SAMPLE_SHARE 4
-/* dB the sample scores above its picture before the picture says (the
- * median on the bench corpus's JPEGs: the tiles' edges, which both sides
- * share, make its coarse scales look alike); 0.3-0.9 from photo to photo,
- * so the sample's search stops SAMPLE_SLACK steps from the crossing before
- * the whole has said where it is. */
+/* dB the sample scores above its picture before the picture says, for a
+ * format that has not measured its own (format.h: auto_sample_lift; the
+ * tiles' edges, which both sides share, make its coarse scales look
+ * alike); it differs from photo to photo, so the sample's search stops
+ * SAMPLE_SLACK steps from the crossing before the whole has said where it
+ * is. */
 #define SAMPLE_LIFT 0.7
 #define SAMPLE_SLACK 2
 /* A whole encode lower than one that met the target is made only when
@@ -278,7 +281,7 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
     int start = format->auto_first + (int) lround(
         (goal->target - format->auto_shift - GAL_TARGET_STANDARD) / SLOPE_GUESS);
     int found = 0, highest_missed = 0;
-    double lift = SAMPLE_LIFT;
+    double lift = format->auto_sample_lift ? format->auto_sample_lift : SAMPLE_LIFT;
 
     start = CLAMP(start, format->auto_lowest, format->auto_highest);
     if (sample_of(e->image, ref, &picked, err))
@@ -296,6 +299,7 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
             return -1;
         sample = (subject_t) { *e, sample_ref, 0, { 0 }, { 0 } };
         sample.e.image = picked;
+        sample.e.trial = true;
         while (whole.n_tries < TARGET_ENCODES) {
             int on_sample = 0;
             double sample_score;
@@ -333,6 +337,8 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
             if (t.score >= goal->target) {
                 try_clear(chosen);
                 *chosen = t;
+                if (format->auto_keep_first_pass)
+                    break;
             }
             else {
                 highest_missed = MAX(highest_missed, t.quality);

@@ -186,7 +186,7 @@ static gal_meta no_meta;
 static double
 score_at(const gal_format_def *format, VipsImage *image, int quality, size_t *length)
 {
-    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
     gal_quality_goal goal = { 0, quality, 0 };
     gal_quality_choice choice;
     gal_error err = { 0 };
@@ -209,7 +209,7 @@ static void
 expect_lowest_meeting(const gal_format_def *format, double target, double scale)
 {
     g_autoptr(VipsImage) image = photo_at(scale);
-    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
     gal_quality_goal goal = { target, 0, 0 };
     gal_quality_choice choice, again;
     gal_error err = { 0 };
@@ -253,7 +253,7 @@ Test(quality, a_large_picture_is_searched_on_a_sample_and_checked_whole)
     g_autoptr(VipsImage) image = photo_at(1.6);
     g_autoptr(VipsImage) small = photo();
     const gal_format_def *jpeg = gal__formats[GAL_FORMAT_JPEG];
-    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
     gal_quality_goal goal = { GAL_TARGET_STANDARD, 0, 0 };
     gal_quality_choice choice, again;
     gal_error err = { 0 };
@@ -276,6 +276,73 @@ Test(quality, a_large_picture_is_searched_on_a_sample_and_checked_whole)
     gal__quality_choice_clear(&choice);
 }
 
+/* The bytes `format` saves `e` as. */
+static GBytes *
+saved(const gal_format_def *format, const gal_encode *e)
+{
+    VipsTarget *target = vips_target_new_to_memory();
+    VipsBlob *blob = NULL;
+    GBytes *bytes;
+    size_t length = 0;
+    const void *data;
+
+    cr_assert_eq(format->save(e, target), 0, "%s", vips_error_buffer());
+    cr_assert_eq(vips_target_end(target), 0);
+    g_object_get(target, "blob", &blob, NULL);
+    g_object_unref(target);
+    cr_assert_not_null(blob);
+    data = vips_blob_get(blob, &length);
+    bytes = g_bytes_new(data, length);
+    vips_area_unref(VIPS_AREA(blob));
+    return bytes;
+}
+
+/* A WebP trial (a try on a large picture's sample, only scored) is a
+ * faster encode than the file's, whose bytes stay libvips' own at its
+ * default settings. */
+Test(quality, a_webp_trial_is_a_faster_encode_and_the_file_is_as_libvips_writes_it)
+{
+    g_autoptr(VipsImage) image = photo_at(0.3);
+    const gal_format_def *webp = gal__formats[GAL_FORMAT_WEBP];
+    gal_meta strip = { .strip_all = true };
+    gal_encode file = { image, &strip, 80, false, GAL_SUBSAMPLING_AUTO, false };
+    gal_encode trial = file;
+    g_autoptr(GBytes) file_bytes = saved(webp, &file);
+    g_autoptr(GBytes) trial_bytes = NULL;
+    void *plain = NULL;
+    size_t plain_length = 0;
+
+    trial.trial = true;
+    trial_bytes = saved(webp, &trial);
+    cr_assert_eq(vips_webpsave_buffer(image, &plain, &plain_length, "Q", 80, "strip", TRUE,
+                     NULL), 0, "%s", vips_error_buffer());
+    cr_expect_eq(g_bytes_get_size(file_bytes), plain_length);
+    cr_expect(g_bytes_get_size(file_bytes) == plain_length &&
+        memcmp(g_bytes_get_data(file_bytes, NULL), plain, plain_length) == 0);
+    cr_expect_not(g_bytes_equal(file_bytes, trial_bytes), "the trial was encoded as the file");
+    g_free(plain);
+}
+
+/* A large picture's WebP: searched on the sample (in trials), and its first
+ * whole encode that meets the target is kept (a whole WebP encode costs
+ * what the rest of a photo's work does): this photo's first one does. */
+Test(quality, a_large_webp_keeps_its_first_whole_encode_that_meets_the_target)
+{
+    g_autoptr(VipsImage) image = photo_at(1.6);
+    const gal_format_def *webp = gal__formats[GAL_FORMAT_WEBP];
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
+    gal_quality_goal goal = { GAL_TARGET_STANDARD, 0, 0 };
+    gal_quality_choice choice;
+    gal_error err = { 0 };
+
+    cr_assert_eq(gal__quality_choose(webp, &e, &goal, &choice, &err), 0, "%s", err.msg);
+    cr_expect_gt(choice.sample_encodes, 0);
+    cr_expect_geq(choice.score, choice.target);
+    cr_expect_eq(choice.encodes, 1, "%d encodes of the whole", choice.encodes);
+    cr_expect_eq(score_at(webp, image, choice.quality, NULL), choice.score);
+    gal__quality_choice_clear(&choice);
+}
+
 /* AVIF (libheif and libaom, on several threads) too: the same bytes twice.
  * A smaller picture: each AV1 encode costs far more. */
 Test(quality, avif_gets_the_lowest_quality_that_meets_the_target, .timeout = 120)
@@ -289,7 +356,7 @@ Test(quality, a_target_out_of_reach_gets_the_highest_quality)
 {
     g_autoptr(VipsImage) image = photo();
     const gal_format_def *jpeg = gal__formats[GAL_FORMAT_JPEG];
-    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
     gal_quality_goal goal = { 49.0, 0, 0 };
     gal_quality_choice choice;
     gal_error err = { 0 };
@@ -305,7 +372,7 @@ Test(quality, a_cap_gets_the_highest_quality_under_it)
 {
     g_autoptr(VipsImage) image = photo();
     const gal_format_def *jpeg = gal__formats[GAL_FORMAT_JPEG];
-    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
     size_t at_target = 0, above = 0;
     gal_quality_goal goal = { GAL_TARGET_HIGH, 0, 0 };
     gal_quality_choice choice;
@@ -329,7 +396,7 @@ Test(quality, a_cap_gets_the_highest_quality_under_it)
 Test(quality, a_cap_below_quality_one_says_so)
 {
     g_autoptr(VipsImage) image = photo();
-    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO };
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
     gal_quality_goal goal = { 0, 85, 1000 };
     gal_quality_choice choice;
     gal_error err = { 0 };
