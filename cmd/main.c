@@ -174,17 +174,21 @@ const cli_command cli_commands[] = {
 };
 const size_t cli_n_commands = G_N_ELEMENTS(cli_commands);
 
-/* glibc gives each thread an arena of its own and hands large freed blocks
- * back to the system at once. Every photo's decode, shrink and encode
- * buffers (megabytes, from libvips' threads) were then mapped and faulted
- * in afresh: bench/ measured 13% less wall time on the 1080 px set and 22%
- * less peak memory on the 12 MP set with two arenas and the blocks kept. */
+/* glibc gives each thread an arena of its own: bench/ measured 13% less
+ * wall time on the 1080 px set with two arenas in all. Blocks of 4 MiB and
+ * more (a decoder's planes and frames) are mapped on their own, so each goes
+ * back to the system when freed: kept in the arenas (the threshold was 32
+ * MiB), one HEIC's freed libheif planes stayed as holes the next photo's
+ * could not fill. Ten runs over the phone set's 10-bit HEICs at -j 2 peaked
+ * at 159-205 MiB (median 164) with 32, 151-159 (152) with 4; a 12 MP JPEG
+ * set encoded whole, 144-157 against 116-124. At 2 MiB the 1080 px set
+ * took 10% more CPU (bench/RESULTS.md, "Phone set", 2026-12-06 21:20). */
 static void
 tune_allocator(void)
 {
 #ifdef __GLIBC__
     mallopt(M_ARENA_MAX, 2);
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
 #endif
 }

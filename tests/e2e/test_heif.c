@@ -4,6 +4,7 @@
  * HEICs are forged with a thumbnail of another colour than the photo, so
  * the output shows which was decoded. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "gal_test.h"
@@ -138,4 +139,73 @@ Test(heif, a_10_bit_heic_is_made_upright_in_its_colours)
     cr_assert_eq(gal_test_diff(made, upright, &max_abs, &mean_abs), 0);
     /* HEVC at quality 90 and 4:2:0 chroma: a level or two on average. */
     cr_expect(mean_abs < 2.5, "mean %.2f, max %.0f", mean_abs, max_abs);
+}
+
+/* A phone's HEIC: a grid of 512 px tiles, each of its own colour, the
+ * right and bottom ones cropped to the photo's 1000 x 700. Decoded whole
+ * at `bits`: through libvips' loader at 8 bits, through heif.c above (the
+ * header read says which), to the photo's size, each tile in its colour. */
+static void
+expect_grid_decoded(const char *name, int bits)
+{
+    static const double colours[4][3] = {
+        { 220, 30, 30 }, { 30, 200, 40 }, { 30, 40, 220 }, { 230, 210, 40 }
+    };
+    g_autofree char *tmp = gal_test_tmpdir(name);
+    g_autofree char *in = g_build_filename(tmp, "in", NULL);
+    g_autofree char *heic = g_build_filename(in, "IMG_0001.heic", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *png = g_build_filename(out_dir, "IMG_0001.png", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
+        "gallop: 1\noutput: {format: png, sharpen: none}\n");
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-j", "2", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autoptr(VipsImage) photo = solid(1000, 700, 0, 0, 0);
+    g_autoptr(VipsImage) header = NULL;
+    g_autoptr(VipsImage) made = NULL;
+
+    for (int i = 0; i < 4; i++) {
+        int left = i % 2 * 512, top = i / 2 * 512;
+        VipsImage *drawn = NULL;
+
+        cr_assert_eq(vips_copy(photo, &drawn, NULL), 0);
+        cr_assert_eq(vips_draw_rect(drawn, (double *) colours[i], 3, left, top, 512, 512,
+                         "fill", TRUE, NULL),
+            0);
+        g_object_unref(photo);
+        photo = drawn;
+    }
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    gal_test_write_heic_grid(heic, photo, 512, bits);
+    header = vips_image_new_from_file(heic, NULL);
+    cr_assert_not_null(header, "%s", vips_error_buffer());
+    cr_assert_eq(header->BandFmt, bits > 8 ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR);
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%s\n%s", out, err);
+    made = gal_test_load_image(png, FALSE);
+    cr_assert_eq(made->Xsize, 1000);
+    cr_assert_eq(made->Ysize, 700);
+    for (int i = 0; i < 4; i++) {
+        /* The middle of each tile's part of the photo. */
+        int x = i % 2 ? (512 + 1000) / 2 : 256, y = i / 2 ? (512 + 700) / 2 : 256;
+        double *pixel = NULL;
+        int n = 0;
+
+        cr_assert_eq(vips_getpoint(made, &pixel, &n, x, y, NULL), 0);
+        for (int b = 0; b < 3; b++)
+            cr_expect(fabs(pixel[b] - colours[i][b]) <= 4,
+                "tile %d at %d,%d: band %d is %.0f, not %.0f", i, x, y, b, pixel[b],
+                colours[i][b]);
+        g_free(pixel);
+    }
+}
+
+Test(heif, an_8_bit_grid_heic_is_decoded_whole_tile_by_tile)
+{
+    expect_grid_decoded("heif-grid-8", 8);
+}
+
+Test(heif, a_10_bit_grid_heic_is_decoded_whole_tile_by_tile)
+{
+    expect_grid_decoded("heif-grid-10", 10);
 }

@@ -19,4 +19,9 @@ void gal_test_write_heic(const char *path, VipsImage *photo, VipsImage *thumb, i
  * it cannot. */
 void gal_test_write_heic_turned(const char *path, VipsImage *photo, int bits, int orientation);
 
+/* Write `photo` (8-bit sRGB, 3 bands) as a HEIC of `bits` (8 or 10) bits at `path` as
+ * phones do: a grid of `tile` x `tile` HEVC tiles (quality 90), the right and bottom ones
+ * cropped to the photo's size. Fails the test if it cannot. */
+void gal_test_write_heic_grid(const char *path, VipsImage *photo, int tile, int bits);
+
 #endif /* GAL_TEST_HEIF_H */
