@@ -12,6 +12,9 @@
 
 TestSuite(heif, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
 
+/* The picture as decoded, unsharpened, in a lossless file. */
+#define PNG_AS_IT_IS "gallop: 1\noutput: {format: png, sharpen: none}\n"
+
 static VipsImage *
 solid(int width, int height, double r, double g, double b)
 {
@@ -26,29 +29,49 @@ solid(int width, int height, double r, double g, double b)
     return out;
 }
 
-/* Run `yaml` over the one photo `heic`; its output's colour at the
- * centre, red or blue ('r', 'b'), or '?'. */
-static char
-colour_made(const char *name, const char *yaml, VipsImage *photo, VipsImage *thumb)
+/* in/IMG_0001.heic in a new folder of the test's (`name`), the folder
+ * made: where a test writes its photo before run_on_heic. */
+static char *
+heic_in(const char *name)
 {
     g_autofree char *tmp = gal_test_tmpdir(name);
     g_autofree char *in = g_build_filename(tmp, "in", NULL);
-    g_autofree char *heic = g_build_filename(in, "IMG_0001.heic", NULL);
+
+    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
+    return g_build_filename(in, "IMG_0001.heic", NULL);
+}
+
+/* Run a preset of `yaml` at -j 2 over the folder of `heic` (heic_in's);
+ * the output file `made` ("IMG_0001.png") loaded. */
+static VipsImage *
+run_on_heic(const char *heic, const char *yaml, const char *made)
+{
+    g_autofree char *in = g_path_get_dirname(heic);
+    g_autofree char *tmp = g_path_get_dirname(in);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    g_autofree char *jpg = g_build_filename(out_dir, "IMG_0001.jpg", NULL);
+    g_autofree char *path = g_build_filename(out_dir, made, NULL);
     g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", yaml);
     const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-j", "2", NULL };
     g_autofree char *out = NULL;
     g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%s\n%s", out, err);
+    return gal_test_load_image(path, FALSE);
+}
+
+/* Run `yaml` over one HEIC of `photo` with `thumb` as its thumbnail; its
+ * output's colour at the centre, red or blue ('r', 'b'), or '?'. */
+static char
+colour_made(const char *name, const char *yaml, VipsImage *photo, VipsImage *thumb)
+{
+    g_autofree char *heic = heic_in(name);
     g_autoptr(VipsImage) made = NULL;
     double *pixel = NULL;
     int n = 0;
     char found;
 
-    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
     gal_test_write_heic(heic, photo, thumb, 320);
-    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%s\n%s", out, err);
-    made = gal_test_load_image(jpg, FALSE);
+    made = run_on_heic(heic, yaml, "IMG_0001.jpg");
     cr_assert_eq(vips_getpoint(made, &pixel, &n, made->Xsize / 2, made->Ysize / 2, NULL), 0);
     found = pixel[0] > 200 && pixel[2] < 60 ? 'r' : pixel[2] > 200 && pixel[0] < 60 ? 'b' : '?';
     g_free(pixel);
@@ -113,26 +136,15 @@ Test(heif, a_heic_without_thumbnail_is_decoded_whole)
  * ICC-less pixels taken as sRGB, at 1 level of what was encoded. */
 Test(heif, a_10_bit_heic_is_made_upright_in_its_colours)
 {
-    g_autofree char *tmp = gal_test_tmpdir("heif-10-turned");
-    g_autofree char *in = g_build_filename(tmp, "in", NULL);
-    g_autofree char *heic = g_build_filename(in, "IMG_0001.heic", NULL);
-    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    g_autofree char *png = g_build_filename(out_dir, "IMG_0001.png", NULL);
-    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
-        "gallop: 1\noutput: {format: png, sharpen: none}\n");
-    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-j", "2", NULL };
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
+    g_autofree char *heic = heic_in("heif-10-turned");
     g_autoptr(VipsImage) picture = gal_test_gradient(240, 160);
     g_autoptr(VipsImage) upright = NULL;
     g_autoptr(VipsImage) made = NULL;
     double max_abs, mean_abs;
 
-    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
     /* Stored as the gradient, shown turned a quarter anticlockwise. */
     gal_test_write_heic_turned(heic, picture, 10, 8);
-    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%s\n%s", out, err);
-    made = gal_test_load_image(png, FALSE);
+    made = run_on_heic(heic, PNG_AS_IT_IS, "IMG_0001.png");
     cr_assert_eq(vips_rot(picture, &upright, VIPS_ANGLE_D270, NULL), 0);
     cr_assert_eq(made->Xsize, 160);
     cr_assert_eq(made->Ysize, 240);
@@ -151,16 +163,7 @@ expect_grid_decoded(const char *name, int bits)
     static const double colours[4][3] = {
         { 220, 30, 30 }, { 30, 200, 40 }, { 30, 40, 220 }, { 230, 210, 40 }
     };
-    g_autofree char *tmp = gal_test_tmpdir(name);
-    g_autofree char *in = g_build_filename(tmp, "in", NULL);
-    g_autofree char *heic = g_build_filename(in, "IMG_0001.heic", NULL);
-    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    g_autofree char *png = g_build_filename(out_dir, "IMG_0001.png", NULL);
-    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml",
-        "gallop: 1\noutput: {format: png, sharpen: none}\n");
-    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-j", "2", NULL };
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
+    g_autofree char *heic = heic_in(name);
     g_autoptr(VipsImage) photo = solid(1000, 700, 0, 0, 0);
     g_autoptr(VipsImage) header = NULL;
     g_autoptr(VipsImage) made = NULL;
@@ -176,13 +179,11 @@ expect_grid_decoded(const char *name, int bits)
         g_object_unref(photo);
         photo = drawn;
     }
-    cr_assert_eq(g_mkdir_with_parents(in, 0777), 0);
     gal_test_write_heic_grid(heic, photo, 512, bits);
     header = vips_image_new_from_file(heic, NULL);
     cr_assert_not_null(header, "%s", vips_error_buffer());
     cr_assert_eq(header->BandFmt, bits > 8 ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR);
-    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "%s\n%s", out, err);
-    made = gal_test_load_image(png, FALSE);
+    made = run_on_heic(heic, PNG_AS_IT_IS, "IMG_0001.png");
     cr_assert_eq(made->Xsize, 1000);
     cr_assert_eq(made->Ysize, 700);
     for (int i = 0; i < 4; i++) {
