@@ -3,7 +3,9 @@
  * carry: an original keeps GPS, names and serial numbers a camera wrote.
  * Its metadata are made as an output's are, from the file's header alone
  * (no pixel is decoded), and put in its place losslessly (jpegmeta.c). */
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "error.h"
@@ -14,6 +16,20 @@ gboolean
 gal__original_publishable(const guchar *head, size_t len)
 {
     return len >= 3 && head[0] == 0xff && head[1] == 0xd8 && head[2] == 0xff;
+}
+
+gboolean
+gal__original_file_publishable(const char *path)
+{
+    guchar head[3];
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return FALSE;
+    got = read(fd, head, sizeof(head));
+    close(fd);
+    return got > 0 && gal__original_publishable(head, (size_t) got);
 }
 
 /* A blob the policy's image carries, or NULL. */

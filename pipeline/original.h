@@ -22,6 +22,8 @@ typedef struct gal_original_policy {
  * decoding it? JPEG only (its metadata are segments before the image
  * data); another format is linked by its largest output instead. */
 gboolean gal__original_publishable(const guchar *head, size_t len);
+/* The same of a file, from its first bytes; FALSE when it cannot be read. */
+gboolean gal__original_file_publishable(const char *path);
 
 /* Append to `out` the JPEG `jpeg` as published under `policy`: the same
  * bytes when the policy keeps everything; else its image data as they are
