@@ -6,6 +6,7 @@
  * photo hands over its small item (or nothing, if it failed); the worker
  * that completes a page composes and writes it, and its items are freed.
  * Memory is bounded by the pages in flight, not by the number of photos. */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -17,6 +18,7 @@
 #include "format.h"
 #include "gather.h"
 #include "job.h"
+#include "original.h"
 #include "outdir.h"
 #include "output.h"
 #include "preset.h"
@@ -64,6 +66,10 @@ struct gal_gather {
     GMutex lock;        /* guards pages[].pending, items, pending and results */
     GArray *results;    /* gal_photo_result of written (or failed) pages */
     GHashTable *kept_zips; /* name -> gal_kept_zip: the zips as last made; NULL: none */
+    /* The stage offers originals: each photo's published name (NULL: not
+     * a JPEG) and input file, by position. NULL: it does not. */
+    char **originals;
+    char **sources;
 };
 
 typedef struct {
@@ -334,6 +340,50 @@ sorts_by_date(gal_sort sort)
     return sort == GAL_SORT_DATE || sort == GAL_SORT_NEWEST;
 }
 
+/* A name beneath the site for each photo's original that is a JPEG: in
+ * its album's folder, originals/ and its own file name (what a visitor
+ * expects to keep), made unique for two photos of one name in one album
+ * (from two input folders) by a number before the extension, in the
+ * album's order, so the same photos give the same names. */
+static void
+plan_originals(gal_gather *g, const char *const *paths, const int *order)
+{
+    g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
+
+    g->originals = g_new0(char *, MAX(1, g->n_photos));
+    g->sources = g_new0(char *, MAX(1, g->n_photos));
+    for (guint a = 0; a < g->albums->len; a++) {
+        const album_node *node = &g_array_index(g->albums, album_node, a);
+
+        for (int p = node->first; p < node->first + node->n; p++) {
+            const char *path = paths[order[p]];
+            g_autofree char *base = g_path_get_basename(path);
+            g_autofree char *folder = *node->path
+                ? g_build_filename(node->path, "originals", NULL) : g_strdup("originals");
+            char *rel = g_build_filename(folder, base, NULL);
+            const char *dot = strrchr(base, '.');
+            int k = 2;
+
+            g->sources[p] = g_strdup(path);
+            if (!gal__original_file_publishable(path)) {
+                g_free(rel);
+                continue;
+            }
+            while (g_hash_table_contains(taken, rel)) {
+                g_autofree char *stem = g_strndup(base, dot && dot != base ? (gsize) (dot - base)
+                                                                       : strlen(base));
+                g_autofree char *numbered = g_strdup_printf("%s-%d%s", stem, k++,
+                    dot && dot != base ? dot : "");
+
+                g_free(rel);
+                rel = g_build_filename(folder, numbered, NULL);
+            }
+            g->originals[p] = rel;
+            g_hash_table_add(taken, rel);
+        }
+    }
+}
+
 gal_gather *
 gal__gather_new(const gal_preset *preset, const char *const *paths, const char *const *albums,
     const gint64 *times, int n, const gal_out_dir *out_dir, int *order)
@@ -456,6 +506,8 @@ gal__gather_new(const gal_preset *preset, const char *const *paths, const char *
         }
         g->albums = nodes;
         g->pending = n;
+        if (stage->def->originals && stage->def->originals(&sc))
+            plan_originals(g, paths, order);
     }
     else {
         g->pages = g_new0(page_state, MAX(1, n));
@@ -539,6 +591,10 @@ albums_view(gal_gather *g, int **children)
         n_children += v->n_children;
         v->items = g->items + node->first;
         v->n_items = node->n;
+        if (g->originals) {
+            v->originals = (const char *const *) g->originals + node->first;
+            v->sources = (const char *const *) g->sources + node->first;
+        }
         v->pages = node->n_pages;
         v->error = node->error.code ? &node->error : NULL;
     }
@@ -772,18 +828,115 @@ make_zip(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result, gal_e
     return 0;
 }
 
+/* The policy an original is published under: the preset's, as its
+ * outputs have it (their Software line; no credits of the preset's, which
+ * are templates of the photo's facts: the original keeps its own, as the
+ * policy lets it). */
+static void
+original_policy(const gal_gather *g, char **software, gal_original_policy *policy)
+{
+    const gal_output_opts *o = g->preset->output;
+
+    *software = g->preset->name
+        ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, g->preset->name)
+        : g_strdup_printf("gallop %s", GAL_VERSION);
+    policy->metadata = o->metadata;
+    policy->removes = (o->remove_location ? GAL_REMOVE_LOCATION : 0) |
+        (o->remove_person ? GAL_REMOVE_PERSON : 0);
+    policy->software = *software;
+    policy->credits = NULL;
+}
+
+/* What an original is made from: its input file as found (size, time:
+ * an input touched but the same is read again, and its original then
+ * left as it is when its bytes are the same) and the policy. "" when the
+ * input cannot be looked at: made, and failing, every time. */
+static void
+original_contents(const gal_gather *g, gal_site_zip *zip)
+{
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    g_autofree char *software = NULL;
+    g_autofree char *head = NULL;
+    gal_original_policy policy;
+    struct stat st;
+
+    *zip->contents = '\0';
+    if (stat(zip->source, &st) != 0)
+        return;
+    original_policy(g, &software, &policy);
+    head = g_strdup_printf("original 1\n%s\n%" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                           "\n%s\n%u\n", zip->source, (gint64) st.st_size, gal__mtime_ns(&st),
+        software, policy.removes);
+    g_checksum_update(sum, (const guchar *) head, -1);
+    for (int k = 0; policy.metadata && policy.metadata[k]; k++) {
+        g_checksum_update(sum, (const guchar *) policy.metadata[k], -1);
+        g_checksum_update(sum, (const guchar *) "\n", 1);
+    }
+    g_strlcpy(zip->contents, g_checksum_get_string(sum), sizeof(zip->contents));
+}
+
+/* Publish the original: its input read whole, its metadata replaced
+ * (original.c) into a temporary file that replaces the one there only
+ * when the bytes differ, as a zip's does. */
+static int
+make_original(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result,
+    gal_error *err)
+{
+    g_autofree char *software = NULL;
+    g_autofree char *jpeg = NULL;
+    g_autofree char *made = NULL;
+    g_autoptr(GByteArray) out = g_byte_array_new();
+    g_autoptr(GError) error = NULL;
+    gal_original_policy policy;
+    gal_atomic a;
+    char there[65];
+    gint64 there_size = -1;
+    gsize len = 0;
+
+    if (!g_file_get_contents(zip->source, &jpeg, &len, &error))
+        return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "%s", error->message);
+    original_policy(g, &software, &policy);
+    if (gal__original_publish((const guchar *) jpeg, len, &policy, out, err)) {
+        gal_error_set_subject(err, zip->source);
+        return -1;
+    }
+    made = g_compute_checksum_for_data(G_CHECKSUM_SHA256, out->data, out->len);
+    gal__sha256_from_hex(&result->sha256, made);
+    result->bytes = out->len;
+    if (gal__sha256_beneath(g->out_dir->fd, zip->name, there, &there_size) == 0 &&
+        there_size == (gint64) out->len && strcmp(there, made) == 0) {
+        result->status = GAL_PHOTO_UP_TO_DATE;
+        result->why = GAL_WHY_UP_TO_DATE;
+        return 0;
+    }
+    if (gal__atomic_begin(g->out_dir->fd, g->out_dir->path, zip->name, NULL, &a, err))
+        return -1;
+    if (gal__write_all(a.fd, out->data, out->len)) {
+        gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL, "%s: %s", a.display, g_strerror(errno));
+        gal__atomic_abort(&a);
+        return -1;
+    }
+    if (gal__atomic_commit(&a, FALSE, err))
+        return -1;
+    result->status = GAL_PHOTO_DONE;
+    return 0;
+}
+
 /* An album's zip: left as it is when it holds the same files, else made
  * from them (read from the output folder) and written, each a product
- * recorded with what it holds. */
+ * recorded with what it holds; an original the same way, from its input. */
 static void
-write_zip(gal_gather *g, const gal_site_zip *zip)
+write_zip(gal_gather *g, gal_site_zip *zip)
 {
-    g_autofree char *contents = zip_contents(zip);
+    g_autofree char *contents = NULL;
     gal_photo_result result = { 0 };
 
     /* Every photo of the album failed: no zip of nothing. */
-    if (zip->paths->len == 0)
+    if (!zip->source && zip->paths->len == 0)
         return;
+    if (zip->source)
+        original_contents(g, zip);
+    contents = zip_contents(zip);
     result.output = g_build_filename(g->out_dir->path, zip->name, NULL);
     result.input = g_strdup(g->stage->def->name);
     if (contents) {
@@ -793,7 +946,8 @@ write_zip(gal_gather *g, const gal_site_zip *zip)
         result.about = gal__about_new(lines, 1);
     }
     if (!zip_kept(g, zip, contents, &result)) {
-        if (make_zip(g, zip, &result, gal__photo_error(&result))) {
+        if (zip->source ? make_original(g, zip, &result, gal__photo_error(&result))
+                        : make_zip(g, zip, &result, gal__photo_error(&result))) {
             result.status = GAL_PHOTO_FAILED;
             gal_error_set_subject(gal__photo_error(&result), result.output);
         }
@@ -909,6 +1063,8 @@ gal__gather_done(gal_gather *g, int photo, VipsImage *item)
         return;
     position = g->position[photo];
     p = g->page_of[position];
+    if (item && g->originals && g->originals[position])
+        vips_image_set_string(item, GAL_META_ORIGINAL, g->originals[position]);
     g_mutex_lock(&g->lock);
     g->items[position] = item; /* ownership taken */
     complete = --g->pages[p].pending == 0;
@@ -944,6 +1100,12 @@ gal__gather_free(gal_gather *g)
         g_array_unref(g->albums);
     if (g->kept_zips)
         g_hash_table_unref(g->kept_zips);
+    for (int p = 0; g->originals && p < g->n_photos; p++) {
+        g_free(g->originals[p]);
+        g_free(g->sources[p]);
+    }
+    g_free(g->originals);
+    g_free(g->sources);
     g_free(g->position);
     g_mutex_clear(&g->lock);
     results = g->results;

@@ -28,6 +28,7 @@
 #include "icc.h"
 #include "glance.h"
 #include "job.h"
+#include "original.h"
 #include "overrides.h"
 #include "output.h"
 #include "preset.h"
@@ -467,6 +468,21 @@ load_size(const gal_preset *preset, int width, int height, int *load_width, int 
         if (first->def->load_size)
             first->def->load_size(&sc, width, height, load_width, load_height);
     }
+}
+
+/* The stage offers originals, but only a JPEG's can be published under
+ * the metadata policy without decoding it: the page links this photo's
+ * largest file instead, and the report says so. */
+static void
+warn_not_published(gal_job *job, const gal_stage_instance *st)
+{
+    g_autofree char *line = g_strdup_printf("%s: not a JPEG: its original is not published; "
+                                            "the download link is to its largest file",
+        st->def->name);
+    g_autofree char *all = job->warnings ? g_strconcat(job->warnings, "\n", line, NULL)
+                                         : g_strdup(line);
+
+    job->warnings = g_string_chunk_insert(job->strings, all);
 }
 
 /* What the stages showed of the photo's caption, from the image they made
@@ -909,6 +925,9 @@ job_finish(gal_job *job, VipsImage *source, gal_error *err)
                     g_strlcpy(err->key, st->def->name, sizeof(err->key));
                 return -1;
             }
+            if (st->def->originals && st->def->originals(&sc) &&
+                !gal__original_file_publishable(job->input))
+                warn_not_published(job, st);
             /* What the item links to; the sizes are final when no
              * stage follows (they are set again once written). */
             item_outputs(job, image->Xsize, image->Ysize);

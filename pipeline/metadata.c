@@ -746,6 +746,46 @@ gal__metadata_apply(char *const *metadata, unsigned removes, const char *softwar
 }
 
 gboolean
+gal__metadata_keeps_everything(char *const *metadata)
+{
+    policy p;
+    gboolean everything;
+
+    policy_init(&p, metadata);
+    everything = p.kind == POLICY_KEEP && !p.no_camera_raw;
+    policy_clear(&p);
+    return everything;
+}
+
+void
+gal__meta_set_orientation(gal_meta *meta, int orientation)
+{
+    ExifMem *mem;
+    ExifData *ed;
+    ExifEntry *e;
+    unsigned char *saved = NULL;
+    unsigned int saved_len = 0;
+
+    if (!meta->exif || orientation < 1 || orientation > 8)
+        return;
+    mem = exif_mem_new_default();
+    ed = exif_parse(mem, meta->exif, meta->exif_len);
+    e = exif_content_get_entry(ed->ifd[EXIF_IFD_0], EXIF_TAG_ORIENTATION);
+    if (e && e->format == EXIF_FORMAT_SHORT && e->size >= 2) {
+        exif_set_short(e->data, exif_data_get_byte_order(ed), (ExifShort) orientation);
+        exif_data_save_data(ed, &saved, &saved_len);
+        if (saved && saved_len > 6) {
+            g_free(meta->exif);
+            meta->exif = g_memdup2(saved, saved_len);
+            meta->exif_len = saved_len;
+        }
+        exif_mem_free(mem, saved);
+    }
+    exif_data_unref(ed);
+    exif_mem_unref(mem);
+}
+
+gboolean
 gal__metadata_keeps_gps(char *const *metadata)
 {
     policy p;

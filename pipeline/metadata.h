@@ -64,4 +64,13 @@ void gal__meta_clear(gal_meta *meta);
 int gal__metadata_apply(char *const *metadata, unsigned removes, const char *software,
     const gal_credits *credits, VipsImage *in, VipsImage **out, gal_meta *meta, gal_error *err);
 
+/* Does the policy keep all the photo's metadata as they are (keep, all)? */
+gboolean gal__metadata_keeps_everything(char *const *metadata);
+
+/* Put `orientation` (1-8) back into `meta`'s EXIF block, which
+ * gal__metadata_apply made for upright pixels: a file published as it is
+ * (an original) is still stored as the camera stored it. No EXIF block, or
+ * no such orientation: nothing. */
+void gal__meta_set_orientation(gal_meta *meta, int orientation);
+
 #endif /* GAL_METADATA_H */

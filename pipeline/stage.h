@@ -41,6 +41,12 @@ typedef struct gal_album {
     int n_children;
     VipsImage *const *items; /* its own photos' items in order; NULL: failed */
     int n_items;
+    /* With gal_stage_def.originals: its own photos' originals as the site
+     * publishes them, as the items (beneath the site, new for each run;
+     * NULL: not a JPEG, not published), and their input files. NULL
+     * otherwise. Known from the plan: a dry run has them. */
+    const char *const *originals;
+    const char *const *sources;
     int pages;               /* pages of its own (at least 1) */
     const gal_error *error;  /* album.yaml is wrong: its pages fail with it */
 } gal_album;
@@ -61,9 +67,13 @@ typedef struct gal_page {
 
 /* A zip the site offers (a gallery's album.zip): the files it stores as
  * they are, described, not made. The engine (gather.c) makes it only when
- * what it holds differs from what it held when last made. */
+ * what it holds differs from what it held when last made. Or, with
+ * `source`, a photo's original the site offers, published under the
+ * preset's metadata policy (original.h), made only when the input file,
+ * the policy or gallop changed. */
 typedef struct gal_site_zip {
     char *name;          /* beneath the site */
+    char *source;        /* an original: its input file (paths, entries NULL); else NULL */
     GPtrArray *paths;    /* char *: the files, beneath the site (site_dir) */
     GPtrArray *entries;  /* char *: their names in the zip */
     gint64 mtime;        /* every entry's date, seconds */
@@ -77,6 +87,7 @@ static inline void
 gal__site_zip_clear(gal_site_zip *zip)
 {
     g_free(zip->name);
+    g_free(zip->source);
     if (zip->paths)
         g_ptr_array_unref(zip->paths);
     if (zip->entries)
@@ -138,6 +149,9 @@ typedef struct gal_photo {
  * gal__item_from_about): the placeholder and colour a page shows, as
  * gal__glance_placeholder and gal__glance_color gave them. */
 #define GAL_META_PLACEHOLDER "gal-placeholder"
+/* The photo's original as the site publishes it (gal_album.originals),
+ * set on its item by the engine (gather.c); none: not published. */
+#define GAL_META_ORIGINAL "gal-original"
 #define GAL_META_COLOR "gal-color"
 
 /* An int field of the image, 0 when it has none. */
@@ -248,6 +262,9 @@ typedef struct gal_stage_def {
      * has none), with no files then. Optional. */
     int (*site_zips)(const gal_stage_ctx *sc, const gal_page *site, GArray *zips,
         gal_error *err);
+    /* With albums: does the stage offer its photos' originals (it then
+     * lists them with its zips, by gal_album.originals)? Optional. */
+    gboolean (*originals)(const gal_stage_ctx *sc);
     /* Pages per album: each folder of the input folder an album with
      * pages of its own (gal_page.albums), its album.yaml read; pages are
      * made once every photo is in (a page shows its sub-albums' covers). */

@@ -28,8 +28,8 @@
 
 typedef enum { THEME_DARK, THEME_LIGHT } gallery_theme;
 static const char *const gallery_theme_names[] = { "dark", "light", NULL };
-typedef enum { DOWNLOAD_NONE, DOWNLOAD_LARGEST } gallery_download;
-static const char *const gallery_download_names[] = { "none", "largest", NULL };
+typedef enum { DOWNLOAD_NONE, DOWNLOAD_LARGEST, DOWNLOAD_ORIGINAL } gallery_download;
+static const char *const gallery_download_names[] = { "none", "largest", "original", NULL };
 static const char *const gal_sort_names[] = { "name", "date", "input", "newest", NULL };
 
 typedef struct {
@@ -63,8 +63,12 @@ static const gal_param gallery_params[] = {
         ""),
     GAL_PARAM_ENUM(gallery_opts, theme, gallery_theme, "page colours", "dark"),
     GAL_PARAM_ENUM(gallery_opts, download, gallery_download,
-        "what visitors take home: none, or largest (each photo's largest file, from the "
-        "lightbox, and a zip of each album's, album.zip in its folder, stored as they are)",
+        "what visitors take home: none; largest (each photo's largest file, from the "
+        "lightbox, and a zip of each album's, album.zip in its folder, stored as they are); "
+        "or original (the same zip, and each photo's original file from the lightbox, "
+        "published in its album's originals/ folder under output.metadata, remove-location "
+        "and remove-person, its pixels untouched; a photo that is not a JPEG links its "
+        "largest file, with a warning)",
         "none"),
     GAL_PARAM_INT(gallery_opts, per_page,
         "photos per page (index.html, page-2.html ...); 0 puts every photo on one page", "200",
@@ -274,6 +278,7 @@ typedef struct {
     double aspect;
     char color[8];
     char *placeholder;  /* data URI, or NULL */
+    const char *original; /* its published original (beneath the site), or NULL */
 } photo_info;
 
 static void
@@ -321,6 +326,9 @@ photo_info_from_item(VipsImage *item, photo_info *p)
     }
     p->variants = g_array_new(FALSE, TRUE, sizeof(variant));
     g_array_set_clear_func(p->variants, variant_clear);
+    /* Borrowed from the item, which outlives the page. */
+    if (vips_image_get_typeof(item, GAL_META_ORIGINAL))
+        vips_image_get_string(item, GAL_META_ORIGINAL, &p->original);
     if (vips_image_get_typeof(item, GAL_META_OUTPUTS))
         vips_image_get_string(item, GAL_META_OUTPUTS, &outputs);
     lines = g_strsplit(outputs ? outputs : "", "\n", -1);
@@ -505,7 +513,7 @@ static const char page_js[] =
     "cap.textContent=a.dataset.caption||'';cap.hidden=!a.dataset.caption;"
     "desc.textContent=a.dataset.description||'';desc.hidden=!a.dataset.description;"
     "ex.textContent=a.dataset.exif||'';ex.hidden=!a.dataset.exif;"
-    "orig.href=a.getAttribute('href');"
+    "orig.href=a.dataset.orig||a.getAttribute('href');"
     "pos.textContent=(cur+1)+' / '+links.length;"
     "if(how==='push'){history.pushState({lb:1},'',h);pushed=true;}"
     "else if(how!=='keep'&&location.hash!==h)history.replaceState(history.state,'',h);"
@@ -992,6 +1000,12 @@ photo_entry(GString *out, const char *up, const photo_info *p, double share, int
     url(out, up, largest->rel);
     g_string_append_printf(out, "\" data-w=\"%d\" data-h=\"%d\"", largest->width,
         largest->height);
+    if (p->original) {
+        /* download: original: the lightbox's link takes this file home. */
+        g_string_append(out, " data-orig=\"");
+        url(out, up, p->original);
+        g_string_append_c(out, '"');
+    }
     if (*p->label[LABEL_CAPTION]) {
         g_string_append(out, " data-caption=\"");
         html(out, p->label[LABEL_CAPTION]);
@@ -1264,16 +1278,43 @@ album_zip(const gal_page *site, int a, GArray *zips)
     g_array_append_val(zips, zip);
 }
 
+/* download: original: the engine planned a name for each photo's original
+ * it can publish (gal_album.originals); each is a product of the site. */
+static void
+album_originals(const gal_album *album, GArray *zips)
+{
+    for (int i = 0; album->originals && i < album->n_items; i++) {
+        gal_site_zip original = { 0 };
+
+        if (!album->originals[i])
+            continue;
+        original.name = g_strdup(album->originals[i]);
+        original.source = g_strdup(album->sources[i]);
+        g_array_append_val(zips, original);
+    }
+}
+
 static int
 gallery_site_zips(const gal_stage_ctx *sc, const gal_page *site, GArray *zips, gal_error *err)
 {
     const gallery_opts *o = sc->opts;
 
     (void) err;
-    if (o->download == DOWNLOAD_LARGEST)
+    if (o->download != DOWNLOAD_NONE)
         for (int a = 0; a < site->n_albums; a++)
             album_zip(site, a, zips);
+    if (o->download == DOWNLOAD_ORIGINAL)
+        for (int a = 0; a < site->n_albums; a++)
+            album_originals(&site->albums[a], zips);
     return 0;
+}
+
+static gboolean
+gallery_originals(const gal_stage_ctx *sc)
+{
+    const gallery_opts *o = sc->opts;
+
+    return o->download == DOWNLOAD_ORIGINAL;
 }
 
 /* With base-url: sitemap.xml (every page) and feed.xml (an Atom feed of
@@ -1495,7 +1536,7 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         g_string_append(out, "</p>\n");
         g_string_free(line, TRUE);
     }
-    if (o->download == DOWNLOAD_LARGEST && album->n_items > 0 && page->number == 1) {
+    if (o->download != DOWNLOAD_NONE && album->n_items > 0 && page->number == 1) {
         /* The album's own photos, each at its largest, in one file. */
         const char *slash = strrchr(album->path, '/');
         const char *folder = *album->path ? (slash ? slash + 1 : album->path) : "photos";
@@ -1541,8 +1582,8 @@ gallery_build_text(const gal_stage_ctx *sc, VipsImage **in, int n, const gal_pag
         "<button type=\"button\" class=\"next\" aria-label=\"Next photo\">›</button>\n"
         "</dialog>\n",
         /* download: the link takes the file home rather than shows it. */
-        o->download == DOWNLOAD_LARGEST ? " download" : "",
-        o->download == DOWNLOAD_LARGEST ? "Download" : "Full size");
+        o->download != DOWNLOAD_NONE ? " download" : "",
+        o->download != DOWNLOAD_NONE ? "Download" : "Full size");
     g_string_append_printf(out, "<script>%s</script>\n</body>\n</html>\n", page_js);
 
     for (int i = 0; i < n; i++)
@@ -1585,5 +1626,6 @@ const gal_stage_def gal_stage_gallery = {
     .build_text = gallery_build_text,
     .site_files = gallery_site_files,
     .site_zips = gallery_site_zips,
+    .originals = gallery_originals,
     .albums = TRUE,
 };

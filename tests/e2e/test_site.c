@@ -439,3 +439,158 @@ Test(site, a_dry_run_and_check_list_the_sitemap_the_feed_and_the_zips)
     }
     gal_test_bench_clear(&b);
 }
+
+/* download: original, under a policy that removes the location. */
+static const char originals_preset[] = "gallop: 1\n"
+                                       "stages:\n"
+                                       "  - resize: {width: 96, height: 96, fit: inside}\n"
+                                       "  - gallery: {sort: name, download: original}\n"
+                                       "output: {name: \"{stem}.{ext}\", quality: 70,\n"
+                                       "  remove-location: true}\n";
+
+/* The same, keeping everything: an original published as it is. */
+static const char originals_kept_preset[] = "gallop: 1\n"
+                                            "stages:\n"
+                                            "  - resize: {width: 96, height: 96, fit: inside}\n"
+                                            "  - gallery: {sort: name, download: original}\n"
+                                            "output: {name: \"{stem}.{ext}\", quality: 70,\n"
+                                            "  metadata: [keep]}\n";
+
+static char *
+exif_gps_latitude(const char *file)
+{
+    const char *argv[] = { "exiftool", "-s3", "-GPSLatitude", file, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
+    return g_strchomp(g_steal_pointer(&out));
+}
+
+/* The report's warnings of a photo, one line each, joined. */
+static char *
+photo_warnings(const gal_json *report, const char *name)
+{
+    const gal_json *warnings = gal_json_get(photo_named(report, name), "warnings");
+    GString *all = g_string_new(NULL);
+
+    for (guint w = 0; warnings && warnings->type == GAL_JSON_ARRAY && w < warnings->items->len;
+         w++) {
+        g_autofree char *key = g_strdup_printf("%u", w);
+        const char *line = gal_json_string(warnings, key);
+
+        g_string_append_printf(all, "%s\n", line ? line : "");
+    }
+    return g_string_free(all, FALSE);
+}
+
+Test(site, download_original_publishes_each_jpeg_without_its_location_and_links_it)
+{
+    static const int trips[] = { 1, 2 };
+    gal_test_bench b = gal_test_bench_new("site-originals", originals_preset, trips, 2);
+    g_autofree char *png = g_build_filename(b.in, "trip-09.png", NULL);
+    g_autofree char *input = g_build_filename(b.in, "trip-01.jpg", NULL);
+    g_autofree char *original = g_build_filename(b.out, "originals", "trip-01.jpg", NULL);
+    g_autofree char *second_original = g_build_filename(b.out, "originals", "trip-02.jpg", NULL);
+    g_autofree char *png_original = g_build_filename(b.out, "originals", "trip-09.png", NULL);
+    g_autofree char *page_path = g_build_filename(b.out, "index.html", NULL);
+    g_autofree char *in_gps = NULL;
+    g_autofree char *out_gps = NULL;
+    g_autofree char *page = NULL;
+    g_autofree char *warnings = NULL;
+    g_autoptr(gal_json) first = NULL;
+    g_autoptr(gal_json) second = NULL;
+    g_autoptr(VipsImage) in_image = NULL;
+    g_autoptr(VipsImage) out_image = NULL;
+    file_state before, now;
+    double max_abs = -1, mean_abs = -1;
+
+    if (!g_find_program_in_path("exiftool"))
+        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
+    gal_test_copy_file(GAL_FIXTURES_DIR "/trip/trip-09.png", png);
+    first = run_site(&b, NULL);
+
+    /* Published without its GPS, its pixels as they were. */
+    in_gps = exif_gps_latitude(input);
+    out_gps = exif_gps_latitude(original);
+    cr_assert(*in_gps, "the fixture has no GPS to remove");
+    cr_expect_str_empty(out_gps, "the published original keeps GPS %s", out_gps);
+    /* Random access: the difference is read twice (max, mean). */
+    in_image = gal_test_load_image(input, FALSE);
+    out_image = gal_test_load_image(original, FALSE);
+    cr_assert_eq(gal_test_diff(in_image, out_image, &max_abs, &mean_abs), 0);
+    cr_expect_eq(max_abs, 0, "the original decodes to other pixels (max %g)", max_abs);
+    cr_expect(g_file_test(second_original, G_FILE_TEST_IS_REGULAR),
+        "originals/trip-02.jpg is missing");
+
+    /* The lightbox takes each JPEG's original home; the PNG its largest
+     * file, with a warning saying why. */
+    page = gal_test_read_bytes(page_path, NULL);
+    cr_expect(strstr(page, "data-orig=\"originals/trip-01.jpg\""), "no link to the original");
+    cr_expect(strstr(page, "data-orig=\"originals/trip-02.jpg\""), "no link to trip-02's");
+    cr_expect(strstr(page, "a.dataset.orig"), "the lightbox does not use the original");
+    cr_expect(strstr(page, "class=\"orig\" href=\"#\" download"), "the link does not download");
+    cr_expect_null(strstr(page, "originals/trip-09"), "a PNG's original is linked");
+    cr_expect_not(g_file_test(png_original, G_FILE_TEST_EXISTS), "a PNG was published");
+    warnings = photo_warnings(first, "trip-09.png");
+    cr_expect(strstr(warnings, "not a JPEG"), "no warning for the PNG: %s", warnings);
+
+    /* Again: nothing written. */
+    before = state_of(b.out, "originals/trip-01.jpg");
+    second = run_site(&b, NULL);
+    now = state_of(b.out, "originals/trip-01.jpg");
+    cr_expect(same_state(&before, &now), "the original was written again");
+    g_free(now.bytes);
+
+    /* Another policy: made again, as it is under keep. */
+    g_free(b.preset);
+    b.preset = gal_test_write_preset(b.tmp, "p.yaml", originals_kept_preset);
+    {
+        g_autoptr(gal_json) kept = run_site(&b, NULL);
+        gsize in_len, out_len;
+        g_autofree char *in_bytes = gal_test_read_bytes(input, &in_len);
+        g_autofree char *out_bytes = gal_test_read_bytes(original, &out_len);
+
+        now = state_of(b.out, "originals/trip-01.jpg");
+        cr_expect(!same_state(&before, &now), "a new policy did not make the original again");
+        cr_expect(in_len == out_len && memcmp(in_bytes, out_bytes, in_len) == 0,
+            "under keep the original is not the input's bytes");
+        g_free(now.bytes);
+    }
+    g_free(before.bytes);
+    gal_test_bench_clear(&b);
+}
+
+/* -n lists the originals it would publish, as it lists pages and zips. */
+Test(site, a_dry_run_lists_the_originals)
+{
+    static const int trips[] = { 1, 2 };
+    gal_test_bench b = gal_test_bench_new("site-originals-dry", originals_preset, trips, 2);
+    const char *argv[] = { GAL_BINARY, "run", b.preset, b.in, "-o", b.out, "--report", b.report,
+        "--dry-run", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *text = NULL;
+    g_autoptr(gal_json) report = NULL;
+    const gal_json *sheets;
+    int status = gal_test_spawn(argv, &out, &err);
+
+    cr_assert_eq(status, 0, "--dry-run exited %d\n%s", status, err);
+    text = gal_test_read_bytes(b.report, NULL);
+    report = gal_json_parse(text, NULL);
+    sheets = gal_json_get(report, "sheets");
+    cr_assert(sheets && sheets->type == GAL_JSON_ARRAY);
+    for (int k = 1; k <= 2; k++) {
+        g_autofree char *want = g_strdup_printf("%s/originals/trip-%02d.jpg", b.out, k);
+        gboolean found = FALSE;
+
+        for (guint s = 0; s < sheets->items->len; s++) {
+            const char *planned = gal_json_string(sheets->items->pdata[s], "planned_output");
+
+            found |= planned && strcmp(planned, want) == 0;
+        }
+        cr_expect(found, "--dry-run does not list %s", want);
+    }
+    cr_expect_eq(access(b.out, F_OK), -1, "--dry-run wrote the site");
+    gal_test_bench_clear(&b);
+}
