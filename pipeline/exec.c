@@ -41,14 +41,18 @@ job_clear(gal_job *job)
 }
 
 /* The SHA-256 of each file the photo's item stands for, as its record
- * keeps it: a zip of them (a gallery's album.zip) is then known by what it
- * holds, without reading them. */
+ * keeps it, and its input's digest: a zip of them (a gallery's album.zip)
+ * or its published original is then known by what it holds, without
+ * reading them. */
 static void
 item_digests(const preset_run *pr, int i, const gal_job *job)
 {
     const gal_photo_result *result = &pr->summary->photos[i];
     const gal_photo_notes *notes = gal_photo_notes_of(result);
+    char source[65];
 
+    if (job->gather_item && *gal__plan_digest_hex(&pr->plans[i], source))
+        vips_image_set_string(job->gather_item, GAL_META_SOURCE_DIGEST, source);
     if (!job->gather_item || !job->variant_rels)
         return;
     if (notes->n_files == 0)

@@ -70,6 +70,10 @@ struct gal_gather {
      * a JPEG) and input file, by position. NULL: it does not. */
     char **originals;
     char **sources;
+    /* original's name -> its input's digest (GAL_META_SOURCE_DIGEST; ""
+     * unknown), for each photo that came in with an item: one that failed
+     * has none, and its original is not published. Guarded by lock. */
+    GHashTable *source_digests;
 };
 
 typedef struct {
@@ -352,6 +356,7 @@ plan_originals(gal_gather *g, const char *const *paths, const int *order)
 
     g->originals = g_new0(char *, MAX(1, g->n_photos));
     g->sources = g_new0(char *, MAX(1, g->n_photos));
+    g->source_digests = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
     for (guint a = 0; a < g->albums->len; a++) {
         const album_node *node = &g_array_index(g->albums, album_node, a);
 
@@ -847,26 +852,24 @@ original_policy(const gal_gather *g, char **software, gal_original_policy *polic
     policy->credits = NULL;
 }
 
-/* What an original is made from: its input file as found (size, time:
- * an input touched but the same is read again, and its original then
- * left as it is when its bytes are the same) and the policy. "" when the
- * input cannot be looked at: made, and failing, every time. */
+/* What an original is made from: its input's content (the digest its
+ * photo's plan holds: a tree moved or checked out again keeps it) and the
+ * policy. "" when the digest is not known (its plan has none): made
+ * every time. */
 static void
 original_contents(const gal_gather *g, gal_site_zip *zip)
 {
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
     g_autofree char *software = NULL;
     g_autofree char *head = NULL;
+    const char *digest = g_hash_table_lookup(g->source_digests, zip->name);
     gal_original_policy policy;
-    struct stat st;
 
     *zip->contents = '\0';
-    if (stat(zip->source, &st) != 0)
+    if (!digest || !*digest)
         return;
     original_policy(g, &software, &policy);
-    head = g_strdup_printf("original 1\n%s\n%" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-                           "\n%s\n%u\n", zip->source, (gint64) st.st_size, gal__mtime_ns(&st),
-        software, policy.removes);
+    head = g_strdup_printf("original 2\n%s\n%s\n%u\n", digest, software, policy.removes);
     g_checksum_update(sum, (const guchar *) head, -1);
     for (int k = 0; policy.metadata && policy.metadata[k]; k++) {
         g_checksum_update(sum, (const guchar *) policy.metadata[k], -1);
@@ -931,8 +934,11 @@ write_zip(gal_gather *g, gal_site_zip *zip)
     g_autofree char *contents = NULL;
     gal_photo_result result = { 0 };
 
-    /* Every photo of the album failed: no zip of nothing. */
+    /* Every photo of the album failed: no zip of nothing; the photo of an
+     * original failed: not on the page, not published. */
     if (!zip->source && zip->paths->len == 0)
+        return;
+    if (zip->source && !g_hash_table_contains(g->source_digests, zip->name))
         return;
     if (zip->source)
         original_contents(g, zip);
@@ -1066,6 +1072,13 @@ gal__gather_done(gal_gather *g, int photo, VipsImage *item)
     if (item && g->originals && g->originals[position])
         vips_image_set_string(item, GAL_META_ORIGINAL, g->originals[position]);
     g_mutex_lock(&g->lock);
+    if (item && g->originals && g->originals[position]) {
+        const char *digest = "";
+
+        if (vips_image_get_typeof(item, GAL_META_SOURCE_DIGEST))
+            vips_image_get_string(item, GAL_META_SOURCE_DIGEST, &digest);
+        g_hash_table_replace(g->source_digests, g->originals[position], g_strdup(digest));
+    }
     g->items[position] = item; /* ownership taken */
     complete = --g->pages[p].pending == 0;
     all = g->albums && --g->pending == 0;
@@ -1104,6 +1117,8 @@ gal__gather_free(gal_gather *g)
         g_free(g->originals[p]);
         g_free(g->sources[p]);
     }
+    if (g->source_digests)
+        g_hash_table_unref(g->source_digests);
     g_free(g->originals);
     g_free(g->sources);
     g_free(g->position);

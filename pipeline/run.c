@@ -201,7 +201,10 @@ recorded_item(preset_run *pr, int i)
     const gal_photo_result *made = &pr->summary->photos[i];
     const gal_photo_notes *notes = gal_photo_notes_of(made);
     VipsImage *item = gal__item_from_about(made->about);
+    char source[65];
 
+    if (item && *gal__plan_digest_hex(&pr->plans[i], source))
+        vips_image_set_string(item, GAL_META_SOURCE_DIGEST, source);
     if (item && notes->n_files == 0) {
         g_autofree char *rel = gal__out_rel(pr, made->output);
 

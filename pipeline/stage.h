@@ -152,6 +152,10 @@ typedef struct gal_photo {
 /* The photo's original as the site publishes it (gal_album.originals),
  * set on its item by the engine (gather.c); none: not published. */
 #define GAL_META_ORIGINAL "gal-original"
+/* The content digest of the photo's input file (hex, as its plan holds
+ * it; the engine sets it on every item): what its published original is
+ * made from, wherever the tree has moved. */
+#define GAL_META_SOURCE_DIGEST "gal-source-digest"
 #define GAL_META_COLOR "gal-color"
 
 /* An int field of the image, 0 when it has none. */

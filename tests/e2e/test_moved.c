@@ -148,6 +148,48 @@ Test(moved, an_output_folder_restored_into_another_checkout_is_up_to_date)
     cr_expect(strstr(err, "0 written, 0 failed, 0 skipped, 4 up to date") != NULL, "%s", err);
 }
 
+/* A gallery publishing its photos' originals (download: original),
+ * restored into a fresh checkout (new paths, new times): its pages, zip
+ * and originals are up to date, nothing to build. */
+Test(moved, published_originals_restored_into_another_checkout_are_up_to_date)
+{
+    static const char gallery_preset[] = "gallop: 1\n"
+                                         "name: site\n"
+                                         "stages:\n"
+                                         "  - resize: {width: 96, height: 96, fit: inside}\n"
+                                         "  - gallery: {sort: name, download: original}\n"
+                                         "output: {name: \"{stem}.{ext}\", quality: 70,\n"
+                                         "  remove-location: true}\n";
+    g_autofree char *tmp = gal_test_tmpdir("moved-originals");
+    g_autofree char *first = g_build_filename(tmp, "runner-1", "build", NULL);
+    g_autofree char *second = g_build_filename(tmp, "runner-2", "work", "build", NULL);
+    g_autofree char *cached = g_build_filename(first, "site", NULL);
+    g_autofree char *restored = g_build_filename(second, "site", NULL);
+    g_autofree char *original = g_build_filename(restored, "originals", "trip-01.jpg", NULL);
+    g_autofree char *command = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    const char *trees[] = { first, second };
+
+    for (int t = 0; t < 2; t++) {
+        g_autofree char *presets = g_build_filename(trees[t], "presets", NULL);
+        g_autofree char *preset = NULL;
+
+        make_tree(trees[t]);
+        preset = gal_test_write_preset(presets, "site.yaml", gallery_preset);
+    }
+    cr_assert_eq(gallop_in(first, run_site, NULL, &err), 0, "%s", err);
+    command = g_strdup_printf("cp -a '%s' '%s'", cached, restored);
+    cr_assert_eq(system(command), 0);
+    cr_assert(g_file_test(original, G_FILE_TEST_IS_REGULAR), "no original was published");
+    g_clear_pointer(&err, g_free);
+    cr_expect_eq(gallop_in(second, check_site, &out, &err), 0, "%s%s", out, err);
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    cr_expect_eq(gallop_in(second, dry_site, &out, &err), 0, "%s", err);
+    cr_expect_eq(gal_test_count_lines(out, "build ", NULL), 0, "%s", out);
+}
+
 /* The shards ran in one tree; the folder, copied with its photos to
  * another path, merges there. */
 Test(moved, a_copied_folder_of_shards_merges)

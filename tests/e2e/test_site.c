@@ -561,6 +561,29 @@ Test(site, download_original_publishes_each_jpeg_without_its_location_and_links_
     gal_test_bench_clear(&b);
 }
 
+/* A photo that fails is not on its page: its original (here a JPEG cut
+ * short) is not published either. */
+Test(site, the_original_of_a_photo_that_failed_is_not_published)
+{
+    static const int trips[] = { 1 };
+    gal_test_bench b = gal_test_bench_new("site-originals-failed", originals_preset, trips, 1);
+    g_autofree char *cut = g_build_filename(b.in, "trip-03.jpg", NULL);
+    g_autofree char *whole = gal_test_read_bytes(GAL_FIXTURES_DIR "/trip/trip-03.jpg", NULL);
+    g_autofree char *published = g_build_filename(b.out, "originals", "trip-01.jpg", NULL);
+    g_autofree char *not_published = g_build_filename(b.out, "originals", "trip-03.jpg", NULL);
+    const char *argv[] = { GAL_BINARY, "run", b.preset, b.in, "-o", b.out, "-j", "2", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert(g_file_set_contents(cut, whole, 3000, NULL));
+    cr_expect_neq(gal_test_spawn(argv, &out, &err), 0, "the cut JPEG did not fail: %s", err);
+    cr_expect(strstr(err, "trip-03.jpg") != NULL, "%s", err);
+    cr_expect(g_file_test(published, G_FILE_TEST_IS_REGULAR), "trip-01's original is missing");
+    cr_expect_not(g_file_test(not_published, G_FILE_TEST_EXISTS),
+        "the failed photo's original was published");
+    gal_test_bench_clear(&b);
+}
+
 /* -n lists the originals it would publish, as it lists pages and zips. */
 Test(site, a_dry_run_lists_the_originals)
 {
