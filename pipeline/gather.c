@@ -717,6 +717,15 @@ done:
     g_mutex_unlock(&g->lock);
 }
 
+/* The whole site as one page, for what the stage makes over it: the
+ * top album's first, with every album and the output folder. */
+static gal_page
+site_page(const gal_gather *g, const gal_album *albums)
+{
+    return (gal_page) { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
+        (int) g->albums->len, 0, g->out_dir->path };
+}
+
 /* The files the stage makes over the whole site (a sitemap, a feed): each
  * written and recorded as a page is. */
 static void
@@ -724,8 +733,7 @@ write_site_files(gal_gather *g, const gal_album *albums)
 {
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
-    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
-        (int) g->albums->len, 0, g->out_dir->path };
+    gal_page site = site_page(g, albums);
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
     g_autoptr(GPtrArray) texts = g_ptr_array_new();
     gal_photo_result failed = { 0 };
@@ -972,8 +980,7 @@ write_site_zips(gal_gather *g, const gal_album *albums)
 {
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
-    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
-        (int) g->albums->len, 0, g->out_dir->path };
+    gal_page site = site_page(g, albums);
     g_autoptr(GArray) zips = g_array_new(FALSE, TRUE, sizeof(gal_site_zip));
     gal_photo_result failed = { 0 };
 
@@ -1023,8 +1030,7 @@ site_file_names(gal_gather *g, const gal_album *albums, GPtrArray *names)
 {
     const gal_stage_instance *stage = g->stage;
     gal_stage_ctx sc = gal__stage_ctx(stage);
-    gal_page site = { 1, albums[0].pages, g->n_photos, g->preset->name, albums,
-        (int) g->albums->len, 0, g->out_dir->path };
+    gal_page site = site_page(g, albums);
     g_autoptr(GPtrArray) texts = g_ptr_array_new();
     g_autoptr(GArray) zips = g_array_new(FALSE, TRUE, sizeof(gal_site_zip));
     gal_error err = { 0 };
