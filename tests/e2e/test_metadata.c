@@ -11,34 +11,13 @@ TestSuite(metadata, .init = gal_test_setup, .fini = gal_test_teardown, .timeout 
 #define TRIP_DIR GAL_FIXTURES_DIR "/trip"
 #define CAPTIONS_DIR GAL_FIXTURES_DIR "/captions"
 
-static void
-need_exiftool(void)
-{
-    g_autofree char *path = g_find_program_in_path("exiftool");
-
-    if (!path)
-        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
-}
-
 /* exiftool's reading of one tag ("XMP-dc:Description"), as text; "" when
  * the file has none. */
-static char *
-exiftool_tag(const char *file, const char *tag)
-{
-    g_autofree char *arg = g_strdup_printf("-%s", tag);
-    const char *argv[] = { "exiftool", "-s3", "-charset", "exif=utf8", arg, file, NULL };
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
-
-    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
-    g_strchomp(out);
-    return g_steal_pointer(&out);
-}
 
 static void
 expect_tag(const char *file, const char *tag, const char *want)
 {
-    g_autofree char *got = exiftool_tag(file, tag);
+    g_autofree char *got = gal_test_exiftool_tag(file, tag);
 
     cr_expect_str_eq(got, want, "%s of %s", tag, file);
 }
@@ -60,7 +39,7 @@ Test(metadata, caption_and_credits_are_written_as_exif_and_xmp)
         "output: { artist: \"Kim Ŏ-jin\", copyright: \"© {year} {artist}\" }\n"
         "stages:\n  - resize: { width: 160 }\n");
 
-    need_exiftool();
+    gal_test_need_exiftool();
     cr_assert(g_file_get_contents(TRIP_DIR "/trip-03.jpg", &bytes, &len, NULL));
     cr_assert(g_file_set_contents(photo, bytes, (gssize) len, NULL));
     cr_assert(g_file_set_contents(sidecar, "백두산 정상에서 #summit @jen.loong\n", -1, NULL));
@@ -101,7 +80,7 @@ Test(metadata, the_policy_decides_what_is_published)
         list_dir, "--set", "output.metadata=[credits, date]", "-q", NULL };
     g_autofree char *err = NULL;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     cr_assert_eq(gal_test_spawn(strip_argv, NULL, &err), 0, "%s", err);
     expect_tag(stripped, "XMP-dc:Description", "");
     expect_tag(stripped, "EXIF:Copyright", "");
@@ -127,7 +106,7 @@ Test(metadata, camera_boilerplate_is_neither_burned_nor_published)
     g_autofree char *plain = gal_test_write_preset(tmp, "plain.yaml",
         "gallop: 1\nstages:\n  - resize: { width: 320 }\n");
 
-    need_exiftool();
+    gal_test_need_exiftool();
     for (size_t i = 0; i < G_N_ELEMENTS(boilerplate); i++) {
         g_autofree char *dir = g_strdup_printf("%s/%zu", tmp, i);
         g_autofree char *photo = g_build_filename(dir, "camera.jpg", NULL);
@@ -227,7 +206,7 @@ Test(metadata, lightroom_levels_and_remove_location_and_person)
         TRIP_DIR "/trip-01.jpg", NULL };
     g_autofree char *tag_err = NULL;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     g_mkdir_with_parents(in, 0777);
     cr_assert_eq(gal_test_spawn(tag_argv, NULL, &tag_err), 0, "exiftool: %s", tag_err);
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -241,12 +220,12 @@ Test(metadata, lightroom_levels_and_remove_location_and_person)
 
         cr_assert_eq(gal_test_spawn(argv, NULL, &err), 0, "%s: %s", cases[i].keys, err);
         for (size_t t = 0; cases[i].present[t]; t++) {
-            g_autofree char *got = exiftool_tag(written, cases[i].present[t]);
+            g_autofree char *got = gal_test_exiftool_tag(written, cases[i].present[t]);
 
             cr_expect(*got, "%s: %s is missing", cases[i].keys, cases[i].present[t]);
         }
         for (size_t t = 0; cases[i].absent[t]; t++) {
-            g_autofree char *got = exiftool_tag(written, cases[i].absent[t]);
+            g_autofree char *got = gal_test_exiftool_tag(written, cases[i].absent[t]);
 
             cr_expect_str_eq(got, "", "%s: %s is there", cases[i].keys, cases[i].absent[t]);
         }

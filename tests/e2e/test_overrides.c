@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gal_test.h"
+#include "gal_test_meta.h"
 #include "gal_test_json.h"
 
 TestSuite(overrides, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
@@ -55,15 +56,6 @@ run(const char *preset, const char *in, const char *out, const char *report, cha
 }
 
 static void
-need_exiftool(void)
-{
-    g_autofree char *path = g_find_program_in_path("exiftool");
-
-    if (!path)
-        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
-}
-
-static void
 exiftool(const char *file, const char *assignment)
 {
     const char *argv[] = { "exiftool", "-q", "-overwrite_original", assignment, file, NULL };
@@ -93,7 +85,7 @@ Test(overrides, a_focus_point_moves_the_crop_where_asked)
     g_autofree char *err = NULL;
     double red[G_N_ELEMENTS(names)], smart_red;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     cr_assert_eq(g_mkdir_with_parents(in, 0755), 0);
     for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
         g_autofree char *path = g_build_filename(in, names[i], NULL);
@@ -215,7 +207,7 @@ Test(overrides, caption_alt_and_iptc_alt_reach_the_gallery_and_report)
     g_autoptr(gal_json) report = NULL;
     const gal_json *p;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     cr_assert_eq(g_mkdir_with_parents(in, 0755), 0);
     write_ramp(iptc);
     write_ramp(both);

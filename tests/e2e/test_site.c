@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gal_test.h"
+#include "gal_test_meta.h"
 #include "gal_test_json.h"
 
 TestSuite(site, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 120);
@@ -456,17 +457,6 @@ static const char originals_kept_preset[] = "gallop: 1\n"
                                             "output: {name: \"{stem}.{ext}\", quality: 70,\n"
                                             "  metadata: [keep]}\n";
 
-static char *
-exif_gps_latitude(const char *file)
-{
-    const char *argv[] = { "exiftool", "-s3", "-GPSLatitude", file, NULL };
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
-
-    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
-    return g_strchomp(g_steal_pointer(&out));
-}
-
 /* The report's warnings of a photo, one line each, joined. */
 static char *
 photo_warnings(const gal_json *report, const char *name)
@@ -505,14 +495,13 @@ Test(site, download_original_publishes_each_jpeg_without_its_location_and_links_
     file_state before, now;
     double max_abs = -1, mean_abs = -1;
 
-    if (!g_find_program_in_path("exiftool"))
-        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
+    gal_test_need_exiftool();
     gal_test_copy_file(GAL_FIXTURES_DIR "/trip/trip-09.png", png);
     first = run_site(&b, NULL);
 
     /* Published without its GPS, its pixels as they were. */
-    in_gps = exif_gps_latitude(input);
-    out_gps = exif_gps_latitude(original);
+    in_gps = gal_test_exiftool_tag(input, "GPSLatitude");
+    out_gps = gal_test_exiftool_tag(original, "GPSLatitude");
     cr_assert(*in_gps, "the fixture has no GPS to remove");
     cr_expect_str_empty(out_gps, "the published original keeps GPS %s", out_gps);
     /* Random access: the difference is read twice (max, mean). */

@@ -101,3 +101,36 @@ gal_test_png_has_chunk(const char *path, const char *name)
     }
     return FALSE;
 }
+
+void
+gal_test_need_exiftool(void)
+{
+    g_autofree char *path = g_find_program_in_path("exiftool");
+
+    if (!path)
+        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
+}
+
+char *
+gal_test_exiftool_tag(const char *file, const char *tag)
+{
+    g_autofree char *arg = g_strdup_printf("-%s", tag);
+    const char *argv[] = { "exiftool", "-s3", "-charset", "exif=utf8", arg, file, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
+    g_strchomp(out);
+    return g_steal_pointer(&out);
+}
+
+size_t
+gal_test_jpeg_scan_start(const guchar *jpeg, size_t len)
+{
+    size_t at = 2;
+
+    while (at + 4 <= len && jpeg[at] == 0xff && jpeg[at + 1] != 0xda)
+        at += 2 + ((size_t) jpeg[at + 2] << 8 | jpeg[at + 3]);
+    cr_assert(at + 4 <= len, "no start of scan");
+    return at;
+}

@@ -22,4 +22,16 @@ GHashTable *gal_test_png_text(const char *path);
 /* Does the PNG file hold a chunk of this 4-letter name? */
 gboolean gal_test_png_has_chunk(const char *path, const char *name);
 
+/* Skip the test when exiftool (libimage-exiftool-perl, which `make test`
+ * installs) is not there: tests read metadata back with it as a reference
+ * reader that is not gallop's. */
+void gal_test_need_exiftool(void);
+/* exiftool's reading of one tag of `file` ("GPSLatitude",
+ * "XMP-dc:Description"), as text (new string); "" when it has none. */
+char *gal_test_exiftool_tag(const char *file, const char *tag);
+
+/* Where a JPEG's scan starts: the offset of its first SOS marker, after
+ * the headers (asserted to be there). */
+size_t gal_test_jpeg_scan_start(const guchar *jpeg, size_t len);
+
 #endif /* GAL_TEST_META_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gal_test.h"
+#include "gal_test_meta.h"
 #include "jpegmeta.h"
 
 TestSuite(jpegmeta, .init = gal_test_setup, .fini = gal_test_teardown);
@@ -47,18 +48,6 @@ loaded_trip(void)
     return out;
 }
 
-/* Where the scan starts: the first SOS marker after the headers. */
-static size_t
-scan_start(const guchar *jpeg, size_t len)
-{
-    size_t at = 2;
-
-    while (at + 4 <= len && jpeg[at] == 0xff && jpeg[at + 1] != 0xda)
-        at += 2 + ((size_t) jpeg[at + 2] << 8 | jpeg[at + 3]);
-    cr_assert(at + 4 <= len, "no start of scan");
-    return at;
-}
-
 static gboolean
 contains(const GByteArray *bytes, size_t end, const char *needle)
 {
@@ -85,8 +74,8 @@ Test(jpegmeta, replaces_the_metadata_and_copies_the_scan_as_it_is)
 
     cr_assert_eq(gal__jpeg_replace_metadata(in->data, in->len, &meta, out, &err), 0, "%s",
         err.msg);
-    in_scan = scan_start(in->data, in->len);
-    out_scan = scan_start(out->data, out->len);
+    in_scan = gal_test_jpeg_scan_start(in->data, in->len);
+    out_scan = gal_test_jpeg_scan_start(out->data, out->len);
     cr_assert_eq(in->len - in_scan, out->len - out_scan);
     cr_expect(memcmp(in->data + in_scan, out->data + out_scan, in->len - in_scan) == 0,
         "the scan is copied byte for byte");
@@ -179,7 +168,7 @@ Test(jpegmeta, a_broken_file_is_refused_with_where_it_breaks)
 Test(jpegmeta, every_cut_and_every_header_byte_changed_fails_cleanly)
 {
     g_autoptr(GByteArray) in = loaded_trip();
-    size_t scan = scan_start(in->data, in->len);
+    size_t scan = gal_test_jpeg_scan_start(in->data, in->len);
     static const guchar values[] = { 0x00, 0x01, 0x7f, 0xd8, 0xd9, 0xda, 0xfe, 0xff };
 
     for (size_t cut = 0; cut <= scan + 8; cut++) {

@@ -6,31 +6,10 @@
 #include <string.h>
 
 #include "gal_test.h"
+#include "gal_test_meta.h"
 #include "original.h"
 
 TestSuite(original, .init = gal_test_setup, .fini = gal_test_teardown);
-
-static void
-need_exiftool(void)
-{
-    g_autofree char *path = g_find_program_in_path("exiftool");
-
-    if (!path)
-        cr_skip_test("exiftool is not installed (apt-get install libimage-exiftool-perl)");
-}
-
-static char *
-exiftool_tag(const char *file, const char *tag)
-{
-    g_autofree char *arg = g_strdup_printf("-%s", tag);
-    const char *argv[] = { "exiftool", "-s3", "-charset", "exif=utf8", arg, file, NULL };
-    g_autofree char *out = NULL;
-    g_autofree char *err = NULL;
-
-    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
-    g_strchomp(out);
-    return g_steal_pointer(&out);
-}
 
 /* trip-02.jpg (GPS, Orientation 6: stored landscape) with a camera's
  * serial number and an XMP creator and location, as a camera and an
@@ -47,17 +26,6 @@ camera_original(const char *dir)
     gal_test_copy_trip(dir, 2, "camera.jpg");
     cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "exiftool: %s", err);
     return path;
-}
-
-static size_t
-scan_start(const guchar *jpeg, size_t len)
-{
-    size_t at = 2;
-
-    while (at + 4 <= len && jpeg[at] == 0xff && jpeg[at + 1] != 0xda)
-        at += 2 + ((size_t) jpeg[at + 2] << 8 | jpeg[at + 3]);
-    cr_assert(at + 4 <= len, "no start of scan");
-    return at;
 }
 
 static char *
@@ -89,11 +57,11 @@ Test(original, the_default_policy_drops_gps_serial_and_xmp_and_keeps_pixels_scan
     gsize in_len;
     size_t in_scan, out_scan;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     from = camera_original(dir);
     {
-        g_autofree char *serial = exiftool_tag(from, "SerialNumber");
-        g_autofree char *gps = exiftool_tag(from, "GPSLatitude");
+        g_autofree char *serial = gal_test_exiftool_tag(from, "SerialNumber");
+        g_autofree char *gps = gal_test_exiftool_tag(from, "GPSLatitude");
 
         cr_assert_str_eq(serial, "SN-4242", "the input has what the test needs");
         cr_assert(*gps);
@@ -101,8 +69,8 @@ Test(original, the_default_policy_drops_gps_serial_and_xmp_and_keeps_pixels_scan
     to = publish(dir, from, defaults, GAL_REMOVE_LOCATION | GAL_REMOVE_PERSON, &in_len, &in,
         out);
 
-    in_scan = scan_start(in, in_len);
-    out_scan = scan_start(out->data, out->len);
+    in_scan = gal_test_jpeg_scan_start(in, in_len);
+    out_scan = gal_test_jpeg_scan_start(out->data, out->len);
     cr_assert_eq(in_len - in_scan, out->len - out_scan);
     cr_expect(memcmp(in + in_scan, out->data + out_scan, in_len - in_scan) == 0,
         "the image data byte for byte");
@@ -115,22 +83,22 @@ Test(original, the_default_policy_drops_gps_serial_and_xmp_and_keeps_pixels_scan
     for (int t = 0; t < 5; t++) {
         static const char *const gone[] = { "GPSLatitude", "GPSPosition", "SerialNumber",
             "XMP-photoshop:City", "XMP-photoshop:*" };
-        g_autofree char *got = exiftool_tag(to, gone[t]);
+        g_autofree char *got = gal_test_exiftool_tag(to, gone[t]);
 
         cr_expect_str_empty(got, "%s is gone, is \"%s\"", gone[t], got);
     }
     {
-        g_autofree char *orientation = exiftool_tag(to, "Orientation#");
-        g_autofree char *model = exiftool_tag(to, "Model");
-        g_autofree char *date = exiftool_tag(to, "DateTimeOriginal");
-        g_autofree char *artist = exiftool_tag(to, "Artist");
-        g_autofree char *xmp_creator = exiftool_tag(to, "XMP-dc:Creator");
+        g_autofree char *orientation = gal_test_exiftool_tag(to, "Orientation#");
+        g_autofree char *model = gal_test_exiftool_tag(to, "Model");
+        g_autofree char *date = gal_test_exiftool_tag(to, "DateTimeOriginal");
+        g_autofree char *artist = gal_test_exiftool_tag(to, "Artist");
+        g_autofree char *xmp_creator = gal_test_exiftool_tag(to, "XMP-dc:Creator");
 
         cr_expect_str_eq(orientation, "6", "stored as the camera stored it");
         cr_expect_str_eq(model, "iPhone 5s", "the camera stays under the default policy");
         cr_expect_str_eq(date, "2014:04:09 09:47:12");
         cr_expect_str_eq(artist, "Jen Loong");
-        g_autofree char *warning = exiftool_tag(to, "Warning");
+        g_autofree char *warning = gal_test_exiftool_tag(to, "Warning");
 
         /* The preset's credits, not the photo's own XMP. */
         cr_expect_str_eq(xmp_creator, "Jen Loong");
@@ -148,12 +116,12 @@ Test(original, strip_leaves_no_exif_and_keeps_the_orientation_out_of_it)
     char *strip[] = { "strip", NULL };
     gsize in_len;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     from = camera_original(dir);
     to = publish(dir, from, strip, 0, &in_len, &in, out);
     {
-        g_autofree char *model = exiftool_tag(to, "Model");
-        g_autofree char *creator = exiftool_tag(to, "XMP-dc:Creator");
+        g_autofree char *model = gal_test_exiftool_tag(to, "Model");
+        g_autofree char *creator = gal_test_exiftool_tag(to, "XMP-dc:Creator");
 
         cr_expect_str_empty(model);
         cr_expect_str_empty(creator);
@@ -169,7 +137,7 @@ Test(original, a_policy_that_keeps_everything_copies_the_file)
     char *all[] = { "all", NULL };
     gsize in_len;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     from = camera_original(dir);
     g_free(publish(dir, from, all, 0, &in_len, &in, out));
     cr_assert_eq(out->len, in_len);
@@ -186,15 +154,15 @@ Test(original, keep_with_remove_location_drops_only_the_location)
     char *keep[] = { "keep", NULL };
     gsize in_len;
 
-    need_exiftool();
+    gal_test_need_exiftool();
     from = camera_original(dir);
     to = publish(dir, from, keep, GAL_REMOVE_LOCATION, &in_len, &in, out);
     {
-        g_autofree char *gps = exiftool_tag(to, "GPSLatitude");
-        g_autofree char *city = exiftool_tag(to, "XMP-photoshop:City");
-        g_autofree char *creator = exiftool_tag(to, "XMP-dc:Creator");
-        g_autofree char *serial = exiftool_tag(to, "SerialNumber");
-        g_autofree char *orientation = exiftool_tag(to, "Orientation#");
+        g_autofree char *gps = gal_test_exiftool_tag(to, "GPSLatitude");
+        g_autofree char *city = gal_test_exiftool_tag(to, "XMP-photoshop:City");
+        g_autofree char *creator = gal_test_exiftool_tag(to, "XMP-dc:Creator");
+        g_autofree char *serial = gal_test_exiftool_tag(to, "SerialNumber");
+        g_autofree char *orientation = gal_test_exiftool_tag(to, "Orientation#");
 
         cr_expect_str_empty(gps);
         cr_expect_str_empty(city);
