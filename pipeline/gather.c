@@ -726,6 +726,21 @@ site_page(const gal_gather *g, const gal_album *albums)
         (int) g->albums->len, 0, g->out_dir->path };
 }
 
+/* What the stage makes over the site could not be described (its error
+ * in `failed`): one failed result in the stage's name, taken. */
+static void
+site_failed(gal_gather *g, gal_photo_result *failed)
+{
+    const gal_stage_def *def = g->stage->def;
+
+    failed->output = g_build_filename(g->out_dir->path, def->name, NULL);
+    failed->input = g_strdup(def->name);
+    failed->status = GAL_PHOTO_FAILED;
+    g_mutex_lock(&g->lock);
+    g_array_append_val(g->results, *failed);
+    g_mutex_unlock(&g->lock);
+}
+
 /* The files the stage makes over the whole site (a sitemap, a feed): each
  * written and recorded as a page is. */
 static void
@@ -741,12 +756,7 @@ write_site_files(gal_gather *g, const gal_album *albums)
     if (!stage->def->site_files)
         return;
     if (stage->def->site_files(&sc, &site, names, texts, gal__photo_error(&failed))) {
-        failed.output = g_build_filename(g->out_dir->path, stage->def->name, NULL);
-        failed.input = g_strdup(stage->def->name);
-        failed.status = GAL_PHOTO_FAILED;
-        g_mutex_lock(&g->lock);
-        g_array_append_val(g->results, failed);
-        g_mutex_unlock(&g->lock);
+        site_failed(g, &failed);
     }
     else
         gal__photo_error_clear(&failed);
@@ -988,12 +998,7 @@ write_site_zips(gal_gather *g, const gal_album *albums)
         return;
     g_array_set_clear_func(zips, (GDestroyNotify) gal__site_zip_clear);
     if (stage->def->site_zips(&sc, &site, zips, gal__photo_error(&failed))) {
-        failed.output = g_build_filename(g->out_dir->path, stage->def->name, NULL);
-        failed.input = g_strdup(stage->def->name);
-        failed.status = GAL_PHOTO_FAILED;
-        g_mutex_lock(&g->lock);
-        g_array_append_val(g->results, failed);
-        g_mutex_unlock(&g->lock);
+        site_failed(g, &failed);
         return;
     }
     gal__photo_error_clear(&failed);
