@@ -226,14 +226,32 @@ print_summary(const gal_run_summary *s, gboolean dry_run, gboolean check)
         fprintf(stderr, "; %d %s cut at caption-burn.max-lines", cut,
             plural(cut, "caption", "captions"));
     {
-        int made = 0, current = 0;
+        /* [0] made, [1] up to date; a site's pages apart from its other
+         * files (sitemap, feed, zips, originals). */
+        int pages[2] = { 0, 0 }, files[2] = { 0, 0 };
 
-        for (int i = 0; i < s->n_sheets; i++)
-            *(s->sheets[i].status == GAL_PHOTO_UP_TO_DATE ? &current : &made) += 1;
-        if (made)
-            fprintf(stderr, "; %d %s", made, pages_noun(s, made));
-        if (current)
-            fprintf(stderr, "; %d %s up to date", current, pages_noun(s, current));
+        for (int i = 0; i < s->n_sheets; i++) {
+            const gal_photo_result *sheet = &s->sheets[i];
+            int current = sheet->status == GAL_PHOTO_UP_TO_DATE;
+
+            if (s->pages_are_html && !g_str_has_suffix(sheet->output, ".html"))
+                files[current]++;
+            else
+                pages[current]++;
+        }
+        for (int current = 0; current < 2; current++) {
+            if (!pages[current] && !files[current])
+                continue;
+            fputs("; ", stderr);
+            if (pages[current])
+                fprintf(stderr, "%d %s%s", pages[current], pages_noun(s, pages[current]),
+                    files[current] ? ", " : "");
+            if (files[current])
+                fprintf(stderr, "%d %s", files[current],
+                    plural(files[current], "site file", "site files"));
+            if (current)
+                fputs(" up to date", stderr);
+        }
     }
     fprintf(stderr, "; in %.2f s\n", s->seconds);
     if (s->interrupted)

@@ -567,6 +567,8 @@ Test(site, the_original_of_a_photo_that_failed_is_not_published)
     cr_assert(g_file_set_contents(cut, whole, 3000, NULL));
     cr_expect_neq(gal_test_spawn(argv, &out, &err), 0, "the cut JPEG did not fail: %s", err);
     cr_expect(strstr(err, "trip-03.jpg") != NULL, "%s", err);
+    /* The summary tells the page from the album's zip and trip-01's original. */
+    cr_expect(strstr(err, "; 1 gallery page, 2 site files;") != NULL, "%s", err);
     cr_expect(g_file_test(published, G_FILE_TEST_IS_REGULAR), "trip-01's original is missing");
     cr_expect_not(g_file_test(not_published, G_FILE_TEST_EXISTS),
         "the failed photo's original was published");
