@@ -103,6 +103,73 @@ libraw_failed(const gal_photo_file *file, const raw_file *raw, int code, const c
         doing, file->raw_kind, libraw_strerror(code));
 }
 
+/* A TIFF-based raw's IFDs (the first chain, with its sub-IFDs and EXIF
+ * IFD) as the file lays them out: every IFD and every entry's data inside
+ * the file. libraw 0.20 reads a tag's data without checking that it is
+ * there and then indexes with what it did not read: fuzz_raw crashed it
+ * (parse_tiff_ifd) with a DNG whose CFAPattern pointed past the end. A
+ * file that breaks this is damaged, whatever reads it; NULL: laid out
+ * right (or not a TIFF layout: libraw's own formats). */
+static const char *
+tiff_layout_broken(const guchar *bytes, gsize len)
+{
+    /* Bytes per value of TIFF types 1..13 (IFD: 13). */
+    static const guint8 type_bytes[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
+    gboolean little;
+    guint32 pending[64];
+    int n_pending = 0, n_walked = 0;
+
+    if (len < 8 || !((bytes[0] == 'I' && bytes[1] == 'I') || (bytes[0] == 'M' && bytes[1] == 'M')))
+        return NULL;
+    little = bytes[0] == 'I';
+#define U16(at) ((guint32) (little ? bytes[at] | bytes[(at) + 1] << 8 \
+                                   : bytes[at] << 8 | bytes[(at) + 1]))
+#define U32(at) (little ? (guint32) bytes[at] | (guint32) bytes[(at) + 1] << 8 | \
+                          (guint32) bytes[(at) + 2] << 16 | (guint32) bytes[(at) + 3] << 24 \
+                        : (guint32) bytes[at] << 24 | (guint32) bytes[(at) + 1] << 16 | \
+                          (guint32) bytes[(at) + 2] << 8 | (guint32) bytes[(at) + 3])
+    pending[n_pending++] = U32(4);
+    while (n_pending > 0) {
+        guint32 ifd = pending[--n_pending];
+        guint32 entries;
+
+        /* No camera writes more; a loop of IFDs ends here too. */
+        if (++n_walked > 64)
+            return "more than 64 IFDs";
+        if ((guint64) ifd + 2 > len)
+            return "an IFD lies past the end of the file";
+        entries = U16(ifd);
+        if ((guint64) ifd + 2 + 12 * (guint64) entries + 4 > len)
+            return "an IFD's entries run past the end of the file";
+        for (guint32 e = 0; e < entries; e++) {
+            gsize at = ifd + 2 + 12 * (gsize) e;
+            guint32 tag = U16(at), type = U16(at + 2), count = U32(at + 4);
+            guint64 size = type < G_N_ELEMENTS(type_bytes) ? (guint64) type_bytes[type] * count
+                                                           : 0;
+
+            if (size > 4 && (guint64) U32(at + 8) + size > len)
+                return "a tag's data lies past the end of the file";
+            /* SubIFDs and the EXIF IFD: walked as well (one offset each,
+             * or the first of the SubIFDs' list). */
+            if ((tag == 330 || tag == 34665) && count >= 1 && (type == 4 || type == 13) &&
+                n_pending < (int) G_N_ELEMENTS(pending)) {
+                guint32 first = count == 1 ? U32(at + 8) : U32(U32(at + 8));
+
+                pending[n_pending++] = first;
+            }
+        }
+        {
+            guint32 next = U32(ifd + 2 + 12 * (gsize) entries);
+
+            if (next != 0 && n_pending < (int) G_N_ELEMENTS(pending))
+                pending[n_pending++] = next;
+        }
+    }
+#undef U16
+#undef U32
+    return NULL;
+}
+
 /* Read the file and let libraw parse it: its sizes and metadata, nothing
  * unpacked. `memory_bytes` (0: libraw's default) bounds what libraw may
  * allocate for the raw data. */
@@ -111,6 +178,7 @@ raw_open(const gal_photo_file *file, gint64 memory_bytes, gal_watch *watch, raw_
     gal_error *err)
 {
     gint64 size = file->st.st_size;
+    const char *broken;
     gsize got = 0;
     int code;
 
@@ -138,6 +206,12 @@ raw_open(const gal_photo_file *file, gint64 memory_bytes, gal_watch *watch, raw_
         got += (gsize) n;
     }
     raw->len = got;
+    if ((broken = tiff_layout_broken(raw->bytes, raw->len))) {
+        gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+            "cannot read this %s raw photo: it is damaged (%s)", file->raw_kind, broken);
+        raw_file_clear(raw);
+        return -1;
+    }
     raw->lr = libraw_init(LIBRAW_OPTIONS_NONE);
     if (!raw->lr) {
         raw_file_clear(raw);
