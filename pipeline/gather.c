@@ -74,6 +74,10 @@ struct gal_gather {
      * unknown), for each photo that came in with an item: one that failed
      * has none, and its original is not published. Guarded by lock. */
     GHashTable *source_digests;
+    /* How every original is published (the preset's), and its Software
+     * line, which the policy borrows. */
+    gal_original_policy original_policy;
+    char *original_software;
 };
 
 typedef struct {
@@ -353,6 +357,21 @@ static void
 plan_originals(gal_gather *g, const char *const *paths, const int *order)
 {
     g_autoptr(GHashTable) taken = g_hash_table_new(g_str_hash, g_str_equal);
+    const gal_output_opts *o = g->preset->output;
+
+    /* Published under the preset's policy, as its outputs are (their
+     * Software line; no credits of the preset's, which are templates of
+     * the photo's facts: the original keeps its own, as the policy lets
+     * it). */
+    g->original_software = g->preset->name
+        ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, g->preset->name)
+        : g_strdup_printf("gallop %s", GAL_VERSION);
+    g->original_policy = (gal_original_policy) {
+        .metadata = o->metadata,
+        .removes = (o->remove_location ? GAL_REMOVE_LOCATION : 0) |
+            (o->remove_person ? GAL_REMOVE_PERSON : 0),
+        .software = g->original_software,
+    };
 
     g->originals = g_new0(char *, MAX(1, g->n_photos));
     g->sources = g_new0(char *, MAX(1, g->n_photos));
@@ -635,6 +654,15 @@ write_text_if_changed(gal_gather *g, const char *name, const GString *text,
     return 0;
 }
 
+/* A page's or site file's result (taken), as the workers finish them. */
+static void
+add_result(gal_gather *g, gal_photo_result *result)
+{
+    g_mutex_lock(&g->lock);
+    g_array_append_val(g->results, *result);
+    g_mutex_unlock(&g->lock);
+}
+
 /* Compose and write page `p` (its photos all finished). Not under the lock:
  * only the worker that completed the page gets here. `albums`: the albums'
  * view, with albums. */
@@ -712,9 +740,7 @@ done:
     /* Without albums no other page needs this one's items. */
     for (int i = 0; i < page->n && !albums; i++)
         VIPS_UNREF(g->items[page->first + i]);
-    g_mutex_lock(&g->lock);
-    g_array_append_val(g->results, result);
-    g_mutex_unlock(&g->lock);
+    add_result(g, &result);
 }
 
 /* The whole site as one page, for what the stage makes over it: the
@@ -736,9 +762,7 @@ site_failed(gal_gather *g, gal_photo_result *failed)
     failed->output = g_build_filename(g->out_dir->path, def->name, NULL);
     failed->input = g_strdup(def->name);
     failed->status = GAL_PHOTO_FAILED;
-    g_mutex_lock(&g->lock);
-    g_array_append_val(g->results, *failed);
-    g_mutex_unlock(&g->lock);
+    add_result(g, failed);
 }
 
 /* The files the stage makes over the whole site (a sitemap, a feed): each
@@ -774,9 +798,7 @@ write_site_files(gal_gather *g, const gal_album *albums)
         else
             gal__photo_error_clear(&result);
         g_string_free(text, TRUE);
-        g_mutex_lock(&g->lock);
-        g_array_append_val(g->results, result);
-        g_mutex_unlock(&g->lock);
+        add_result(g, &result);
     }
 }
 
@@ -851,25 +873,6 @@ make_zip(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result, gal_e
     return 0;
 }
 
-/* The policy an original is published under: the preset's, as its
- * outputs have it (their Software line; no credits of the preset's, which
- * are templates of the photo's facts: the original keeps its own, as the
- * policy lets it). */
-static void
-original_policy(const gal_gather *g, char **software, gal_original_policy *policy)
-{
-    const gal_output_opts *o = g->preset->output;
-
-    *software = g->preset->name
-        ? g_strdup_printf("gallop %s (preset %s)", GAL_VERSION, g->preset->name)
-        : g_strdup_printf("gallop %s", GAL_VERSION);
-    policy->metadata = o->metadata;
-    policy->removes = (o->remove_location ? GAL_REMOVE_LOCATION : 0) |
-        (o->remove_person ? GAL_REMOVE_PERSON : 0);
-    policy->software = *software;
-    policy->credits = NULL;
-}
-
 /* What an original is made from: its input's content (the digest its
  * photo's plan holds: a tree moved or checked out again keeps it) and the
  * policy. "" when the digest is not known (its plan has none): made
@@ -878,19 +881,18 @@ static void
 original_contents(const gal_gather *g, gal_site_zip *zip)
 {
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-    g_autofree char *software = NULL;
     g_autofree char *head = NULL;
     const char *digest = g_hash_table_lookup(g->source_digests, zip->name);
-    gal_original_policy policy;
+    const gal_original_policy *policy = &g->original_policy;
 
     *zip->contents = '\0';
     if (!digest || !*digest)
         return;
-    original_policy(g, &software, &policy);
-    head = g_strdup_printf("original 2\n%s\n%s\n%u\n", digest, software, policy.removes);
+    head = g_strdup_printf("original 2\n%s\n%s\n%u\n", digest, policy->software,
+        policy->removes);
     g_checksum_update(sum, (const guchar *) head, -1);
-    for (int k = 0; policy.metadata && policy.metadata[k]; k++) {
-        g_checksum_update(sum, (const guchar *) policy.metadata[k], -1);
+    for (int k = 0; policy->metadata && policy->metadata[k]; k++) {
+        g_checksum_update(sum, (const guchar *) policy->metadata[k], -1);
         g_checksum_update(sum, (const guchar *) "\n", 1);
     }
     g_strlcpy(zip->contents, g_checksum_get_string(sum), sizeof(zip->contents));
@@ -903,12 +905,10 @@ static int
 make_original(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result,
     gal_error *err)
 {
-    g_autofree char *software = NULL;
     g_autofree char *jpeg = NULL;
     g_autofree char *made = NULL;
     g_autoptr(GByteArray) out = g_byte_array_new();
     g_autoptr(GError) error = NULL;
-    gal_original_policy policy;
     gal_atomic a;
     char there[65];
     gint64 there_size = -1;
@@ -916,8 +916,7 @@ make_original(gal_gather *g, const gal_site_zip *zip, gal_photo_result *result,
 
     if (!g_file_get_contents(zip->source, &jpeg, &len, &error))
         return gal_error_set(err, GAL_ERR_INPUT, NULL, NULL, "%s", error->message);
-    original_policy(g, &software, &policy);
-    if (gal__original_publish((const guchar *) jpeg, len, &policy, out, err)) {
+    if (gal__original_publish((const guchar *) jpeg, len, &g->original_policy, out, err)) {
         gal_error_set_subject(err, zip->source);
         return -1;
     }
@@ -978,9 +977,7 @@ write_zip(gal_gather *g, gal_site_zip *zip)
         else
             gal__photo_error_clear(&result);
     }
-    g_mutex_lock(&g->lock);
-    g_array_append_val(g->results, result);
-    g_mutex_unlock(&g->lock);
+    add_result(g, &result);
 }
 
 /* The zips the stage offers (a gallery's album.zip), each made when it
@@ -1130,6 +1127,7 @@ gal__gather_free(gal_gather *g)
     }
     if (g->source_digests)
         g_hash_table_unref(g->source_digests);
+    g_free(g->original_software);
     g_free(g->originals);
     g_free(g->sources);
     g_free(g->position);
