@@ -7,6 +7,7 @@
 #include "decode.h"
 #include "error.h"
 #include "fsio.h"
+#include "tiff.h"
 
 const char *
 gal__image_format_name(gal_image_format format)
@@ -142,19 +143,6 @@ file_kind(const guint8 *head, gsize len)
     return NULL;
 }
 
-static guint32
-tiff_u16(const guint8 *p, gboolean big)
-{
-    return big ? (guint32) p[0] << 8 | p[1] : (guint32) p[1] << 8 | p[0];
-}
-
-static guint32
-tiff_u32(const guint8 *p, gboolean big)
-{
-    return big ? (guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 | p[3]
-               : (guint32) p[3] << 24 | (guint32) p[2] << 16 | (guint32) p[1] << 8 | p[0];
-}
-
 /* Which camera's raw a TIFF is, from its first directory (within `head`):
  * a DNG says so (DNGVersion); the others are a colour filter array or
  * linear raw data in that directory, or sub-images (the raw, beside the
@@ -182,26 +170,26 @@ tiff_raw_kind(const guint8 *head, gsize len)
 
     if (len < 8)
         return NULL;
-    ifd = tiff_u32(head + 4, big);
+    ifd = gal__tiff_u32(head + 4, big);
     if (ifd < 8 || (gsize) ifd + 2 > len)
         return NULL;
-    count = tiff_u16(head + ifd, big);
+    count = gal__tiff_u16(head + ifd, big);
     for (guint32 i = 0; i < count && (gsize) ifd + 2 + 12 * (i + 1) <= len; i++) {
         const guint8 *entry = head + ifd + 2 + 12 * i;
-        guint32 tag = tiff_u16(entry, big), type = tiff_u16(entry + 2, big);
-        guint32 n = tiff_u32(entry + 4, big);
+        guint32 tag = gal__tiff_u16(entry, big), type = gal__tiff_u16(entry + 2, big);
+        guint32 n = gal__tiff_u32(entry + 4, big);
 
         if (tag == 0xc612) /* DNGVersion */
             return "DNG";
         if (tag == 262 && type == 3) { /* PhotometricInterpretation: CFA, LinearRaw */
-            guint32 photometric = tiff_u16(entry + 8, big);
+            guint32 photometric = gal__tiff_u16(entry + 8, big);
 
             cfa = cfa || photometric == 32803 || photometric == 34892;
         }
         if (tag == 330) /* SubIFDs */
             sub_images = TRUE;
         if (tag == 271 && type == 2 && n > 1) { /* Make, ASCII */
-            guint32 at = n <= 4 ? (guint32) (entry + 8 - head) : tiff_u32(entry + 8, big);
+            guint32 at = n <= 4 ? (guint32) (entry + 8 - head) : gal__tiff_u32(entry + 8, big);
             gsize take = MIN(n, sizeof(make) - 1);
 
             if ((gsize) at + take <= len) {

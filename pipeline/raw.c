@@ -19,6 +19,7 @@
 #include "exif.h"
 #include "limit.h"
 #include "raw.h"
+#include "tiff.h"
 
 /* Which way a raw was made into pixels (gal__raw_made_by). */
 #define RAW_MADE_BY "gal-raw-made-by"
@@ -115,20 +116,14 @@ tiff_layout_broken(const guchar *bytes, gsize len)
 {
     /* Bytes per value of TIFF types 1..13 (IFD: 13). */
     static const guint8 type_bytes[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
-    gboolean little;
+    gboolean big;
     guint32 pending[64];
     int n_pending = 0, n_walked = 0;
 
     if (len < 8 || !((bytes[0] == 'I' && bytes[1] == 'I') || (bytes[0] == 'M' && bytes[1] == 'M')))
         return NULL;
-    little = bytes[0] == 'I';
-#define U16(at) ((guint32) (little ? bytes[at] | bytes[(at) + 1] << 8 \
-                                   : bytes[at] << 8 | bytes[(at) + 1]))
-#define U32(at) (little ? (guint32) bytes[at] | (guint32) bytes[(at) + 1] << 8 | \
-                          (guint32) bytes[(at) + 2] << 16 | (guint32) bytes[(at) + 3] << 24 \
-                        : (guint32) bytes[at] << 24 | (guint32) bytes[(at) + 1] << 16 | \
-                          (guint32) bytes[(at) + 2] << 8 | (guint32) bytes[(at) + 3])
-    pending[n_pending++] = U32(4);
+    big = bytes[0] == 'M';
+    pending[n_pending++] = gal__tiff_u32(bytes + 4, big);
     while (n_pending > 0) {
         guint32 ifd = pending[--n_pending];
         guint32 entries;
@@ -138,35 +133,33 @@ tiff_layout_broken(const guchar *bytes, gsize len)
             return "more than 64 IFDs";
         if ((guint64) ifd + 2 > len)
             return "an IFD lies past the end of the file";
-        entries = U16(ifd);
+        entries = gal__tiff_u16(bytes + ifd, big);
         if ((guint64) ifd + 2 + 12 * (guint64) entries + 4 > len)
             return "an IFD's entries run past the end of the file";
         for (guint32 e = 0; e < entries; e++) {
             gsize at = ifd + 2 + 12 * (gsize) e;
-            guint32 tag = U16(at), type = U16(at + 2), count = U32(at + 4);
+            guint32 tag = gal__tiff_u16(bytes + at, big), type = gal__tiff_u16(bytes + at + 2, big);
+            guint32 count = gal__tiff_u32(bytes + at + 4, big);
+            guint32 value = gal__tiff_u32(bytes + at + 8, big); /* or its offset */
             guint64 size = type < G_N_ELEMENTS(type_bytes) ? (guint64) type_bytes[type] * count
                                                            : 0;
 
-            if (size > 4 && (guint64) U32(at + 8) + size > len)
+            if (size > 4 && (guint64) value + size > len)
                 return "a tag's data lies past the end of the file";
             /* SubIFDs and the EXIF IFD: walked as well (one offset each,
              * or the first of the SubIFDs' list). */
             if ((tag == 330 || tag == 34665) && count >= 1 && (type == 4 || type == 13) &&
                 n_pending < (int) G_N_ELEMENTS(pending)) {
-                guint32 first = count == 1 ? U32(at + 8) : U32(U32(at + 8));
-
-                pending[n_pending++] = first;
+                pending[n_pending++] = count == 1 ? value : gal__tiff_u32(bytes + value, big);
             }
         }
         {
-            guint32 next = U32(ifd + 2 + 12 * (gsize) entries);
+            guint32 next = gal__tiff_u32(bytes + ifd + 2 + 12 * (gsize) entries, big);
 
             if (next != 0 && n_pending < (int) G_N_ELEMENTS(pending))
                 pending[n_pending++] = next;
         }
     }
-#undef U16
-#undef U32
     return NULL;
 }
 
