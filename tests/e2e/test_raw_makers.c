@@ -1,0 +1,212 @@
+/* The makers' raws that no file of a camera can be had for offline (CR2,
+ * ...), forged as their cameras lay them out (tests/support/
+ * gal_test_raw_makers.c) and developed through `gallop run` with
+ * `input.raw: develop`: the colours come out, and the facts and
+ * orientation come from the raw as from a JPEG. The outputs are PNG and
+ * JPEG, read back with libvips and libexif. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "gal_test.h"
+#include "gal_test_meta.h"
+#include "gal_test_raw.h"
+
+TestSuite(raw_makers, .init = gal_test_setup, .fini = gal_test_teardown, .timeout = 60);
+
+/* Linear sRGB of the four quarters: red, green, blue, 18% grey. */
+static const double targets[4][3] = { { 0.45, 0.08, 0.06 }, { 0.07, 0.35, 0.08 },
+    { 0.06, 0.08, 0.45 }, { 0.18, 0.18, 0.18 } };
+
+/* `raw` written to `dir`/`name` with its photosites aimed at `targets`
+ * through its camera's levels, matrix and balance in libraw's tables
+ * (read from a first forgery): its path (g_free). */
+static char *
+forge(const char *dir, const char *name, gal_test_dng *raw)
+{
+    g_autofree char *first = gal_test_dng_write(dir, name, raw);
+    gal_test_raw_camera camera = gal_test_raw_camera_of(first);
+
+    gal_test_raw_aim(raw, &camera, targets);
+    return gal_test_dng_write(dir, name, raw);
+}
+
+/* Run `yaml` over `in_dir` into `out_dir`; fails the test unless it
+ * succeeds. */
+static void
+run(const char *tmp, const char *yaml, const char *in_dir, const char *out_dir)
+{
+    g_autofree char *preset = gal_test_write_preset(tmp, "makers.yaml", yaml);
+    const char *argv[] = { GAL_BINARY, "run", preset, in_dir, "-o", out_dir, NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 0, "stdout:\n%s\nstderr:\n%s", out, err);
+}
+
+/* The output in `dir` whose name starts with `prefix`, decoded strictly
+ * into memory. */
+static VipsImage *
+load_output(const char *dir, const char *prefix, char **name)
+{
+    g_autoptr(GPtrArray) names = gal_test_list_dir(dir);
+
+    for (guint i = 0; i < names->len; i++)
+        if (g_str_has_prefix(names->pdata[i], prefix)) {
+            g_autofree char *path = g_build_filename(dir, names->pdata[i], NULL);
+            g_autoptr(VipsImage) image = gal_test_load_image(path, TRUE);
+            VipsImage *memory = vips_image_copy_memory(image);
+
+            cr_assert_not_null(memory, "%s: %s", path, vips_error_buffer());
+            if (name)
+                *name = g_strdup(names->pdata[i]);
+            return memory;
+        }
+    cr_assert_fail("no output named %s* in %s", prefix, dir);
+    return NULL;
+}
+
+/* The mean colour of the 4 x 4 block at (x, y). */
+static void
+block_mean(VipsImage *image, int x, int y, double rgb[3])
+{
+    g_autoptr(VipsImage) block = NULL;
+
+    cr_assert_eq(vips_extract_area(image, &block, x, y, 4, 4, NULL), 0);
+    for (int b = 0; b < 3; b++) {
+        g_autoptr(VipsImage) band = NULL;
+
+        cr_assert_eq(vips_extract_band(block, &band, b, NULL), 0);
+        cr_assert_eq(vips_avg(band, &rgb[b], NULL), 0);
+    }
+}
+
+/* Each quarter's centre is its target through sRGB's curve, each band
+ * within 8 levels, as the NEF, ARW and PEF of tests/unit/test_raw.c: not
+ * closer, because without the as-shot balance of a real file's maker
+ * notes libraw develops red and blue a few levels off its table's
+ * daylight balance. And what a wrong matrix, level, Bayer phase or slice
+ * order would break by far: each colour's own channel leads the others
+ * by 60 levels or more, and the grey stays grey. */
+static void
+expect_targets(VipsImage *image, const char *what)
+{
+    for (int q = 0; q < 4; q++) {
+        int x = (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2;
+        int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
+        double rgb[3];
+
+        block_mean(image, x, y, rgb);
+        for (int b = 0; b < 3; b++) {
+            double want = gal_test_srgb8(targets[q][b]);
+
+            cr_expect(fabs(rgb[b] - want) <= 8, "%s quarter %d band %d: %.1f, want %.1f", what,
+                q, b, rgb[b], want);
+        }
+        if (q < 3)
+            cr_expect(rgb[q] - MAX(rgb[(q + 1) % 3], rgb[(q + 2) % 3]) >= 60,
+                "%s quarter %d: %.0f %.0f %.0f", what, q, rgb[0], rgb[1], rgb[2]);
+        else
+            cr_expect(MAX(rgb[0], MAX(rgb[1], rgb[2])) - MIN(rgb[0], MIN(rgb[1], rgb[2])) <= 12,
+                "%s grey: %.0f %.0f %.0f", what, rgb[0], rgb[1], rgb[2]);
+    }
+}
+
+/* A raw of a camera libraw knows, 128 x 96, with its facts. */
+static gal_test_dng
+camera_raw(gal_test_raw_layout layout, const char *make, const char *model, const char *lens)
+{
+    gal_test_dng raw = gal_test_dng_default();
+
+    raw.layout = layout;
+    raw.maker_raw = TRUE;
+    raw.width = 128;
+    raw.height = 96;
+    raw.make = make;
+    raw.model = model;
+    raw.lens = lens;
+    raw.taken = "2024:05:01 08:30:00";
+    raw.iso = 400;
+    return raw;
+}
+
+Test(raw_makers, a_cr2_is_developed_to_its_colours_and_named_by_its_date_and_camera)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-cr2");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    gal_test_dng raw = camera_raw(GAL_TEST_RAW_CR2, "Canon", "Canon EOS 5D Mark III",
+        "EF24-105mm f/4L IS USM");
+    g_autofree char *path = NULL;
+    g_autofree char *name = NULL;
+    g_autoptr(VipsImage) developed = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    path = forge(in_dir, "IMG_0001.CR2", &raw);
+    run(tmp,
+        "gallop: 1\n"
+        "input: {raw: develop}\n"
+        "output: {format: png, name: '{stem}-{date:%Y}-{camera}.png'}\n",
+        in_dir, out_dir);
+    developed = load_output(out_dir, "IMG_0001-2024-", &name);
+    cr_expect(strstr(name, "5D Mark III") != NULL, "%s", name);
+    cr_assert_eq(developed->Xsize, 128);
+    cr_assert_eq(developed->Ysize, 96);
+    expect_targets(developed, "CR2");
+}
+
+/* The raw's EXIF facts in a JPEG made of it, read back with libexif
+ * (not gallop's reader), and its orientation applied: stored on its side
+ * (orientation 6, the camera turned right), red at its top left, the
+ * photo comes out upright, taller than wide, red at its top right. */
+static void
+expect_facts_and_orientation(gal_test_raw_layout layout, const char *make, const char *model,
+    const char *lens_model, const char *name)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-facts");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *stem = g_strndup(name, strcspn(name, "."));
+    g_autofree char *jpeg = g_strdup_printf("%s/%s.jpg", out_dir, stem);
+    gal_test_dng raw = camera_raw(layout, make, model, lens_model);
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) upright = NULL;
+    g_autoptr(ExifData) ed = NULL;
+    g_autofree char *got_model = NULL;
+    g_autofree char *lens = NULL;
+    g_autofree char *taken = NULL;
+    double rgb[3];
+
+    raw.orientation = 6;
+    g_mkdir_with_parents(in_dir, 0755);
+    path = forge(in_dir, name, &raw);
+    run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: jpeg, quality: 95}\n", in_dir,
+        out_dir);
+    upright = load_output(out_dir, stem, NULL);
+    cr_expect_eq(upright->Xsize, 96, "%s: upright, 96 wide", name);
+    cr_expect_eq(upright->Ysize, 128, "%s: upright, 128 tall", name);
+    block_mean(upright, 96 - 24 - 2, 32 - 2, rgb);
+    cr_expect(rgb[0] - MAX(rgb[1], rgb[2]) >= 60, "%s: top right %.0f %.0f %.0f, want red",
+        name, rgb[0], rgb[1], rgb[2]);
+    block_mean(upright, 24 - 2, 32 - 2, rgb);
+    cr_expect(rgb[2] - MAX(rgb[0], rgb[1]) >= 60, "%s: top left %.0f %.0f %.0f, want blue",
+        name, rgb[0], rgb[1], rgb[2]);
+
+    ed = gal_test_exif(jpeg);
+    cr_assert_not_null(ed, "no EXIF in %s", jpeg);
+    got_model = gal_test_exif_text(ed, EXIF_IFD_0, EXIF_TAG_MODEL);
+    lens = gal_test_exif_text(ed, EXIF_IFD_EXIF, EXIF_TAG_LENS_MODEL);
+    taken = gal_test_exif_text(ed, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL);
+    cr_assert_not_null(got_model);
+    cr_expect(strlen(got_model) >= 4 && strstr(model, got_model) != NULL, "%s: model %s", name,
+        got_model);
+    cr_expect_str_eq(lens, lens_model);
+    cr_expect_str_eq(taken, "2024:05:01 08:30:00");
+    cr_expect_eq(gal_test_exif_short(ed, EXIF_IFD_EXIF, EXIF_TAG_ISO_SPEED_RATINGS), 400);
+}
+
+Test(raw_makers, a_cr2s_date_camera_lens_and_orientation_come_from_its_exif)
+{
+    expect_facts_and_orientation(GAL_TEST_RAW_CR2, "Canon", "Canon EOS 5D Mark III",
+        "EF24-105mm f/4L IS USM", "IMG_0002.CR2");
+}

@@ -1,0 +1,169 @@
+/* gal_test_raw_makers.c: the makers' raw formats forged byte by byte (see
+ * gal_test_raw.h), each laid out as its cameras write it, as far as
+ * libraw 0.20 needs to read it: the camera by make and model (libraw's
+ * tables give the levels and colour matrix), the photosites, the EXIF
+ * facts. Maker notes are not forged, so libraw balances for daylight. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gal_test_raw.h"
+#include "gal_test_raw_tiff.h"
+
+/* ---- lossless JPEG (ITU T.81's process 14: SOF3, Huffman-coded) ---- */
+
+typedef struct {
+    GByteArray *out;
+    guint32 bits;
+    int n_bits;
+} bit_writer;
+
+/* MSB first; a 0xff byte of entropy-coded data is followed by a 0x00, so
+ * that it is not taken for a marker. */
+static void
+put_bits(bit_writer *w, guint32 value, int count)
+{
+    for (int i = count - 1; i >= 0; i--) {
+        w->bits = w->bits << 1 | ((value >> i) & 1);
+        if (++w->n_bits == 8) {
+            guint8 byte = (guint8) w->bits;
+
+            g_byte_array_append(w->out, &byte, 1);
+            if (byte == 0xff)
+                g_byte_array_append(w->out, (const guint8 *) "", 1);
+            w->bits = 0;
+            w->n_bits = 0;
+        }
+    }
+}
+
+static void
+put_marker(GByteArray *out, guint8 marker, const guint8 *body, gsize len)
+{
+    guint8 head[4] = { 0xff, marker, (guint8) ((len + 2) >> 8), (guint8) (len + 2) };
+
+    g_byte_array_append(out, head, body ? 4 : 2);
+    if (body)
+        g_byte_array_append(out, body, (guint) len);
+}
+
+/* A lossless JPEG of `components` interleaved components, `width` x
+ * `height` samples each, of `precision` bits; predictor 1 (the sample to
+ * the left; the first of a row, the one above), as Canon's cameras write.
+ * One Huffman table for every component: the difference categories 0 to
+ * 15, each a 5-bit code (size does not matter here, being simple does). */
+static void
+ljpeg_encode(GByteArray *out, const guint16 *samples, int width, int height, int components,
+    int precision)
+{
+    guint8 dht[1 + 16 + 16] = { 0x00 }, sof[6 + 3 * 4], sos[4 + 2 * 4];
+    bit_writer w = { out, 0, 0 };
+
+    dht[1 + 4] = 16; /* sixteen codes of 5 bits */
+    for (int s = 0; s < 16; s++)
+        dht[17 + s] = (guint8) s;
+    sof[0] = (guint8) precision;
+    sof[1] = (guint8) (height >> 8);
+    sof[2] = (guint8) height;
+    sof[3] = (guint8) (width >> 8);
+    sof[4] = (guint8) width;
+    sof[5] = (guint8) components;
+    sos[0] = (guint8) components;
+    for (int c = 0; c < components; c++) {
+        sof[6 + 3 * c] = (guint8) (c + 1);
+        sof[7 + 3 * c] = 0x11; /* no subsampling */
+        sof[8 + 3 * c] = 0;
+        sos[1 + 2 * c] = (guint8) (c + 1);
+        sos[2 + 2 * c] = 0x00; /* Huffman table 0 */
+    }
+    sos[1 + 2 * components] = 1; /* predictor 1 */
+    sos[2 + 2 * components] = 0;
+    sos[3 + 2 * components] = 0; /* no point transform */
+    put_marker(out, 0xd8, NULL, 0);
+    put_marker(out, 0xc4, dht, sizeof(dht));
+    put_marker(out, 0xc3, sof, 6 + 3 * (gsize) components);
+    put_marker(out, 0xda, sos, 4 + 2 * (gsize) components);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            for (int c = 0; c < components; c++) {
+                gsize at = ((gsize) y * width + x) * components + c;
+                int predicted = x > 0 ? samples[at - components]
+                    : y > 0           ? samples[at - (gsize) width * components]
+                                      : 1 << (precision - 1);
+                int diff = samples[at] - predicted, category = 0;
+
+                while ((abs(diff) >> category) != 0)
+                    category++;
+                put_bits(&w, (guint32) category, 5);
+                /* A negative difference is sent as its ones' complement. */
+                put_bits(&w, (guint32) (diff >= 0 ? diff : diff + (1 << category) - 1), category);
+            }
+    if (w.n_bits > 0)
+        put_bits(&w, 0x7f, 8 - w.n_bits); /* padded with ones */
+    put_marker(out, 0xd9, NULL, 0);
+}
+
+/* ---- Canon CR2 ---- */
+
+/* A TIFF with "CR" 2 0 and the raw directory's offset after its header:
+ *   header | IFD0 (make, model, orientation, EXIF) | EXIF IFD | raw IFD
+ *   | lossless JPEG.
+ * IFD0 links to the raw IFD (a camera puts two previews between them;
+ * libraw takes the largest image of the chain as the raw). The raw IFD
+ * has no size and no bit depth: libraw reads them from the JPEG, which is
+ * how it knows a Canon one. Like a camera, the JPEG's two components are
+ * consecutive photosites (its width half the sensor's), and it is cut in
+ * vertical slices (tag 0xc640: two slices of 3/8 of the width, then the
+ * rest), each sent whole, top to bottom, before the next. 14 bits. */
+GBytes *
+gal_test_cr2_bytes(const gal_test_dng *raw)
+{
+    gal_test_tiff_dir ifd0 = gal_test_tiff_new(FALSE), exif = gal_test_tiff_new(FALSE),
+        raw_ifd = gal_test_tiff_new(FALSE);
+    int slice = raw->width * 3 / 8 & ~1, last = raw->width - 2 * slice;
+    guint8 slices[6];
+    g_autofree guint16 *samples = g_new(guint16, (gsize) raw->width * raw->height);
+    GByteArray *out = g_byte_array_new(), *jpeg = g_byte_array_new();
+    gsize n = 0;
+
+    g_assert(raw->width % 2 == 0 && last > 0);
+    for (int s = 0; s < 3; s++)
+        for (int y = 0; y < raw->height; y++)
+            for (int x = s * slice; x < (s < 2 ? (s + 1) * slice : raw->width); x++)
+                samples[n++] = gal_test_raw_photosite(raw, x, y);
+    g_assert(n == (gsize) raw->width * raw->height);
+    ljpeg_encode(jpeg, samples, raw->width / 2, raw->height, 2, 14);
+
+    gal_test_tiff_ascii(&ifd0, 271, raw->make);
+    gal_test_tiff_ascii(&ifd0, 272, raw->model);
+    if (raw->orientation)
+        gal_test_tiff_short(&ifd0, 274, (guint32) raw->orientation);
+    gal_test_tiff_long(&ifd0, 34665, 0); /* the EXIF IFD, below */
+    gal_test_tiff_exif_facts(&exif, raw->exposure_seconds, raw->f_number, raw->iso, raw->taken,
+        raw->focal_mm, raw->lens);
+    gal_test_tiff_short(&raw_ifd, 259, 6); /* old-style JPEG, as Canon says */
+    gal_test_tiff_long(&raw_ifd, 273, 0);  /* the JPEG, below */
+    gal_test_tiff_long(&raw_ifd, 279, jpeg->len);
+    gal_test_put16(slices, 2, FALSE);
+    gal_test_put16(slices + 2, (guint32) slice, FALSE);
+    gal_test_put16(slices + 4, (guint32) last, FALSE);
+    gal_test_tiff_add(&raw_ifd, 0xc640, GAL_TIFF_SHORT, 3, slices, 6);
+
+    ifd0.at = 16;
+    exif.at = ifd0.at + gal_test_tiff_size(&ifd0);
+    raw_ifd.at = exif.at + gal_test_tiff_size(&exif);
+    gal_test_tiff_patch(&ifd0, 34665, exif.at);
+    gal_test_tiff_patch(&raw_ifd, 273, raw_ifd.at + gal_test_tiff_size(&raw_ifd));
+
+    g_byte_array_append(out, (const guint8 *) "II*\0\0\0\0\0CR\2\0\0\0\0\0", 16);
+    gal_test_put32(out->data + 4, ifd0.at, FALSE);
+    gal_test_put32(out->data + 12, raw_ifd.at, FALSE);
+    gal_test_tiff_put(&ifd0, raw_ifd.at, out);
+    gal_test_tiff_put(&exif, 0, out);
+    gal_test_tiff_put(&raw_ifd, 0, out);
+    g_byte_array_append(out, jpeg->data, jpeg->len);
+    g_byte_array_unref(jpeg);
+    gal_test_tiff_clear(&ifd0);
+    gal_test_tiff_clear(&exif);
+    gal_test_tiff_clear(&raw_ifd);
+    return g_byte_array_free_to_bytes(out);
+}
