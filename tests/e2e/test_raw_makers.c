@@ -210,3 +210,28 @@ Test(raw_makers, a_cr2s_date_camera_lens_and_orientation_come_from_its_exif)
     expect_facts_and_orientation(GAL_TEST_RAW_CR2, "Canon", "Canon EOS 5D Mark III",
         "EF24-105mm f/4L IS USM", "IMG_0002.CR2");
 }
+
+Test(raw_makers, an_rw2_is_developed_to_its_colours)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-rw2");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    gal_test_dng raw = camera_raw(GAL_TEST_RAW_RW2, "Panasonic", "DMC-GH4",
+        "LUMIX G VARIO 12-35/F2.8");
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) developed = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    path = forge(in_dir, "P1000001.RW2", &raw);
+    run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n", in_dir, out_dir);
+    developed = load_output(out_dir, "P1000001", NULL);
+    cr_assert_eq(developed->Xsize, 128);
+    cr_assert_eq(developed->Ysize, 96);
+    expect_targets(developed, "RW2");
+}
+
+Test(raw_makers, an_rw2s_date_camera_lens_and_orientation_come_from_its_exif)
+{
+    expect_facts_and_orientation(GAL_TEST_RAW_RW2, "Panasonic", "DMC-GH4",
+        "LUMIX G VARIO 12-35/F2.8", "P1000002.RW2");
+}

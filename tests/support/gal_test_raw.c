@@ -65,6 +65,8 @@ gal_test_dng_bytes(const gal_test_dng *dng)
     switch (dng->layout) {
     case GAL_TEST_RAW_CR2:
         return gal_test_cr2_bytes(dng);
+    case GAL_TEST_RAW_RW2:
+        return gal_test_rw2_bytes(dng);
     case GAL_TEST_RAW_DNG:
         break;
     }

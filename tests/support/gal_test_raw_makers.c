@@ -167,3 +167,59 @@ gal_test_cr2_bytes(const gal_test_dng *raw)
     gal_test_tiff_clear(&raw_ifd);
     return g_byte_array_free_to_bytes(out);
 }
+
+/* ---- Panasonic RW2 ---- */
+
+/* A TIFF with "IIU" for its magic, one directory of Panasonic's own tags
+ * (below 0x100: version, sensor size, colour filter pattern, ISO, black
+ * levels) and the usual ones (make, model, orientation, strips, EXIF):
+ *   header | IFD0 | EXIF IFD | photosites.
+ * The photosites are uncompressed, 16 bits each with the 12-bit value in
+ * the top bits (libraw shifts them down by 4), as the cameras that wrote
+ * no compressed RW2 (DMC-FZ8, FZ18) did; libraw 0.20 reads that when the
+ * raw offset is given as StripOffsets, not as Panasonic's RawDataOffset
+ * (0x118), which means the packed format. */
+GBytes *
+gal_test_rw2_bytes(const gal_test_dng *raw)
+{
+    gal_test_tiff_dir ifd0 = gal_test_tiff_new(FALSE), exif = gal_test_tiff_new(FALSE);
+    guint32 pixels_len = (guint32) raw->width * raw->height * 2, pixels_at;
+    GByteArray *out = g_byte_array_new();
+
+    gal_test_tiff_add(&ifd0, 0x01, GAL_TIFF_UNDEFINED, 4, "0310", 4); /* PanasonicRawVersion */
+    gal_test_tiff_short(&ifd0, 0x02, (guint32) raw->width);             /* SensorWidth */
+    gal_test_tiff_short(&ifd0, 0x03, (guint32) raw->height);            /* SensorHeight */
+    gal_test_tiff_short(&ifd0, 0x09, 1);                                /* CFAPattern: RGGB */
+    if (raw->iso > 0)
+        gal_test_tiff_short(&ifd0, 0x17, (guint32) raw->iso);
+    for (guint16 tag = 0x1c; tag <= 0x1e; tag++)                       /* BlackLevel R, G, B */
+        gal_test_tiff_short(&ifd0, tag, raw->black);
+    gal_test_tiff_ascii(&ifd0, 271, raw->make);
+    gal_test_tiff_ascii(&ifd0, 272, raw->model);
+    gal_test_tiff_long(&ifd0, 273, 0); /* the photosites, below */
+    if (raw->orientation)
+        gal_test_tiff_short(&ifd0, 274, (guint32) raw->orientation);
+    gal_test_tiff_long(&ifd0, 279, pixels_len);
+    gal_test_tiff_long(&ifd0, 34665, 0); /* the EXIF IFD, below */
+    gal_test_tiff_exif_facts(&exif, raw->exposure_seconds, raw->f_number, raw->iso, raw->taken,
+        raw->focal_mm, raw->lens);
+
+    ifd0.at = 8;
+    exif.at = ifd0.at + gal_test_tiff_size(&ifd0);
+    pixels_at = exif.at + gal_test_tiff_size(&exif);
+    gal_test_tiff_patch(&ifd0, 273, pixels_at);
+    gal_test_tiff_patch(&ifd0, 34665, exif.at);
+
+    g_byte_array_append(out, (const guint8 *) "IIU\0\0\0\0\0", 8);
+    gal_test_put32(out->data + 4, ifd0.at, FALSE);
+    gal_test_tiff_put(&ifd0, 0, out);
+    gal_test_tiff_put(&exif, 0, out);
+    g_byte_array_set_size(out, pixels_at + pixels_len);
+    for (int y = 0; y < raw->height; y++)
+        for (int x = 0; x < raw->width; x++)
+            gal_test_put16(out->data + pixels_at + 2 * ((gsize) y * raw->width + x),
+                (guint32) gal_test_raw_photosite(raw, x, y) << 4, FALSE);
+    gal_test_tiff_clear(&ifd0);
+    gal_test_tiff_clear(&exif);
+    return g_byte_array_free_to_bytes(out);
+}
