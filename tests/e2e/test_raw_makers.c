@@ -127,6 +127,8 @@ camera_raw(gal_test_raw_layout layout, const char *make, const char *model, cons
     raw.lens = lens;
     raw.taken = "2024:05:01 08:30:00";
     raw.iso = 400;
+    /* Every format's photosites hold 12 bits (aimed: the camera's white). */
+    raw.white = 4095;
     return raw;
 }
 
@@ -234,4 +236,29 @@ Test(raw_makers, an_rw2s_date_camera_lens_and_orientation_come_from_its_exif)
 {
     expect_facts_and_orientation(GAL_TEST_RAW_RW2, "Panasonic", "DMC-GH4",
         "LUMIX G VARIO 12-35/F2.8", "P1000002.RW2");
+}
+
+Test(raw_makers, an_orf_is_developed_to_its_colours)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-orf");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    gal_test_dng raw = camera_raw(GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10",
+        "OLYMPUS M.14-42mm F3.5-5.6 II R");
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) developed = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    path = forge(in_dir, "P5010001.ORF", &raw);
+    run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n", in_dir, out_dir);
+    developed = load_output(out_dir, "P5010001", NULL);
+    cr_assert_eq(developed->Xsize, 128);
+    cr_assert_eq(developed->Ysize, 96);
+    expect_targets(developed, "ORF");
+}
+
+Test(raw_makers, an_orfs_date_camera_lens_and_orientation_come_from_its_exif)
+{
+    expect_facts_and_orientation(GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10",
+        "OLYMPUS M.14-42mm F3.5-5.6 II R", "P5010002.ORF");
 }

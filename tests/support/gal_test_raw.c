@@ -67,6 +67,8 @@ gal_test_dng_bytes(const gal_test_dng *dng)
         return gal_test_cr2_bytes(dng);
     case GAL_TEST_RAW_RW2:
         return gal_test_rw2_bytes(dng);
+    case GAL_TEST_RAW_ORF:
+        return gal_test_orf_bytes(dng);
     case GAL_TEST_RAW_DNG:
         break;
     }

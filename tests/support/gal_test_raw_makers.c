@@ -175,10 +175,10 @@ gal_test_cr2_bytes(const gal_test_dng *raw)
  * levels) and the usual ones (make, model, orientation, strips, EXIF):
  *   header | IFD0 | EXIF IFD | photosites.
  * The photosites are uncompressed, 16 bits each with the 12-bit value in
- * the top bits (libraw shifts them down by 4), as the cameras that wrote
- * no compressed RW2 (DMC-FZ8, FZ18) did; libraw 0.20 reads that when the
- * raw offset is given as StripOffsets, not as Panasonic's RawDataOffset
- * (0x118), which means the packed format. */
+ * the top bits (libraw shifts them down by 4): libraw 0.20 reads that
+ * when the raw's offset is given as StripOffsets; Panasonic's
+ * RawDataOffset (0x118) would mean the cameras' packed format, whose
+ * writer is not worth its code here. */
 GBytes *
 gal_test_rw2_bytes(const gal_test_dng *raw)
 {
@@ -219,6 +219,74 @@ gal_test_rw2_bytes(const gal_test_dng *raw)
         for (int x = 0; x < raw->width; x++)
             gal_test_put16(out->data + pixels_at + 2 * ((gsize) y * raw->width + x),
                 (guint32) gal_test_raw_photosite(raw, x, y) << 4, FALSE);
+    gal_test_tiff_clear(&ifd0);
+    gal_test_tiff_clear(&exif);
+    return g_byte_array_free_to_bytes(out);
+}
+
+/* ---- Olympus ORF ---- */
+
+/* A TIFF with "RO" for its magic and one directory, the raw's:
+ *   header | IFD0 | EXIF IFD | photosites.
+ * The photosites are uncompressed, 12 bits packed: libraw tells this
+ * variant by its size (StripByteCounts of 1.5 bytes a photosite) and
+ * reads the bits most significant first from 32-bit little-endian
+ * words. */
+GBytes *
+gal_test_orf_bytes(const gal_test_dng *raw)
+{
+    gal_test_tiff_dir ifd0 = gal_test_tiff_new(FALSE), exif = gal_test_tiff_new(FALSE);
+    guint32 pixels_len = (guint32) raw->width * raw->height * 3 / 2, pixels_at, word = 0;
+    int n_bits = 0;
+    GByteArray *out = g_byte_array_new();
+    guint8 *at;
+
+    g_assert(raw->width * 12 % 32 == 0);
+    gal_test_tiff_long(&ifd0, 254, 0); /* the main image */
+    gal_test_tiff_long(&ifd0, 256, (guint32) raw->width);
+    gal_test_tiff_long(&ifd0, 257, (guint32) raw->height);
+    gal_test_tiff_short(&ifd0, 258, 12);
+    gal_test_tiff_short(&ifd0, 259, 1);
+    gal_test_tiff_short(&ifd0, 262, 1);
+    gal_test_tiff_ascii(&ifd0, 271, raw->make);
+    gal_test_tiff_ascii(&ifd0, 272, raw->model);
+    gal_test_tiff_long(&ifd0, 273, 0); /* the photosites, below */
+    if (raw->orientation)
+        gal_test_tiff_short(&ifd0, 274, (guint32) raw->orientation);
+    gal_test_tiff_short(&ifd0, 277, 1);
+    gal_test_tiff_long(&ifd0, 278, (guint32) raw->height);
+    gal_test_tiff_long(&ifd0, 279, pixels_len);
+    gal_test_tiff_long(&ifd0, 34665, 0); /* the EXIF IFD, below */
+    gal_test_tiff_exif_facts(&exif, raw->exposure_seconds, raw->f_number, raw->iso, raw->taken,
+        raw->focal_mm, raw->lens);
+
+    ifd0.at = 8;
+    exif.at = ifd0.at + gal_test_tiff_size(&ifd0);
+    pixels_at = exif.at + gal_test_tiff_size(&exif);
+    gal_test_tiff_patch(&ifd0, 273, pixels_at);
+    gal_test_tiff_patch(&ifd0, 34665, exif.at);
+
+    g_byte_array_append(out, (const guint8 *) "IIRO\0\0\0\0", 8);
+    gal_test_put32(out->data + 4, ifd0.at, FALSE);
+    gal_test_tiff_put(&ifd0, 0, out);
+    gal_test_tiff_put(&exif, 0, out);
+    g_byte_array_set_size(out, pixels_at + pixels_len);
+    at = out->data + pixels_at;
+    for (int y = 0; y < raw->height; y++)
+        for (int x = 0; x < raw->width; x++) {
+            guint32 site = MIN(gal_test_raw_photosite(raw, x, y), 0xfff);
+
+            /* 12 bits into the word from its top; a full word is written. */
+            for (int b = 11; b >= 0; b--) {
+                word = word << 1 | ((site >> b) & 1);
+                if (++n_bits == 32) {
+                    gal_test_put32(at, word, FALSE);
+                    at += 4;
+                    word = 0;
+                    n_bits = 0;
+                }
+            }
+        }
     gal_test_tiff_clear(&ifd0);
     gal_test_tiff_clear(&exif);
     return g_byte_array_free_to_bytes(out);
