@@ -262,3 +262,27 @@ Test(raw_makers, an_orfs_date_camera_lens_and_orientation_come_from_its_exif)
     expect_facts_and_orientation(GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10",
         "OLYMPUS M.14-42mm F3.5-5.6 II R", "P5010002.ORF");
 }
+
+Test(raw_makers, a_raf_is_developed_to_its_colours)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-raf");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    gal_test_dng raw = camera_raw(GAL_TEST_RAW_RAF, "FUJIFILM", "X100", NULL);
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) developed = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    path = forge(in_dir, "DSCF0001.RAF", &raw);
+    run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n", in_dir, out_dir);
+    developed = load_output(out_dir, "DSCF0001", NULL);
+    cr_assert_eq(developed->Xsize, 128);
+    cr_assert_eq(developed->Ysize, 96);
+    expect_targets(developed, "RAF");
+}
+
+Test(raw_makers, a_rafs_date_camera_lens_and_orientation_come_from_its_exif)
+{
+    expect_facts_and_orientation(GAL_TEST_RAW_RAF, "FUJIFILM", "X100", "FUJINON 23mm F2",
+        "DSCF0002.RAF");
+}

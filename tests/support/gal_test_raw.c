@@ -69,6 +69,8 @@ gal_test_dng_bytes(const gal_test_dng *dng)
         return gal_test_rw2_bytes(dng);
     case GAL_TEST_RAW_ORF:
         return gal_test_orf_bytes(dng);
+    case GAL_TEST_RAW_RAF:
+        return gal_test_raf_bytes(dng);
     case GAL_TEST_RAW_DNG:
         break;
     }

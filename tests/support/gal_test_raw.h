@@ -15,6 +15,7 @@ typedef enum gal_test_raw_layout {
     GAL_TEST_RAW_CR2,  /* Canon: lossless JPEG in slices, as every CR2 camera */
     GAL_TEST_RAW_RW2,  /* Panasonic: uncompressed, 12 bits in 16 */
     GAL_TEST_RAW_ORF,  /* Olympus: uncompressed, 12 bits packed */
+    GAL_TEST_RAW_RAF,  /* Fujifilm (Bayer): uncompressed, beside a JPEG with the EXIF */
 } gal_test_raw_layout;
 
 /* A DNG of `width` x `height` photosites (both even) in an RGGB Bayer
@@ -59,6 +60,7 @@ GBytes *gal_test_dng_bytes(const gal_test_dng *dng);
 GBytes *gal_test_cr2_bytes(const gal_test_dng *raw);
 GBytes *gal_test_rw2_bytes(const gal_test_dng *raw);
 GBytes *gal_test_orf_bytes(const gal_test_dng *raw);
+GBytes *gal_test_raf_bytes(const gal_test_dng *raw);
 
 /* The photosite at (x, y): an RGGB mosaic of the four quarters' patches,
  * from `black` to `white`. */

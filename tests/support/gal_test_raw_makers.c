@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gal_test.h"
 #include "gal_test_raw.h"
 #include "gal_test_raw_tiff.h"
 
@@ -289,5 +290,106 @@ gal_test_orf_bytes(const gal_test_dng *raw)
         }
     gal_test_tiff_clear(&ifd0);
     gal_test_tiff_clear(&exif);
+    return g_byte_array_free_to_bytes(out);
+}
+
+/* ---- Fujifilm RAF ---- */
+
+/* The JPEG a RAF embeds, `width` x `height` in one colour (magenta: were
+ * it shown for the developed photo, no patch would match), with an APP1
+ * EXIF of the camera's facts right after its SOI, where libraw looks for
+ * them (12 bytes in). Big-endian, as the rest of the file. */
+static GByteArray *
+raf_jpeg(const gal_test_dng *raw, int width, int height)
+{
+    gal_test_tiff_dir ifd0 = gal_test_tiff_new(TRUE), exif = gal_test_tiff_new(TRUE);
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) magenta = NULL;
+    void *plain = NULL;
+    size_t plain_len = 0;
+    GByteArray *tiff = g_byte_array_new(), *jpeg = g_byte_array_new();
+    guint8 app1[10] = { 0xff, 0xd8, 0xff, 0xe1, 0, 0, 'E', 'x', 'i', 'f' };
+
+    if (vips_black(&black, width, height, "bands", 3, NULL) ||
+        vips_linear(black, &magenta, (double[]) { 1, 1, 1 }, (double[]) { 200, 30, 200 }, 3,
+            "uchar", TRUE, NULL) ||
+        vips_jpegsave_buffer(magenta, &plain, &plain_len, "strip", TRUE, NULL))
+        g_error("raf_jpeg: %s", vips_error_buffer());
+
+    gal_test_tiff_ascii(&ifd0, 271, raw->make);
+    gal_test_tiff_ascii(&ifd0, 272, raw->model);
+    if (raw->orientation)
+        gal_test_tiff_short(&ifd0, 274, (guint32) raw->orientation);
+    gal_test_tiff_long(&ifd0, 34665, 0); /* the EXIF IFD, below */
+    gal_test_tiff_exif_facts(&exif, raw->exposure_seconds, raw->f_number, raw->iso, raw->taken,
+        raw->focal_mm, raw->lens);
+    ifd0.at = 8;
+    exif.at = ifd0.at + gal_test_tiff_size(&ifd0);
+    gal_test_tiff_patch(&ifd0, 34665, exif.at);
+    g_byte_array_append(tiff, (const guint8 *) "MM\0*\0\0\0\0", 8);
+    gal_test_put32(tiff->data + 4, ifd0.at, TRUE);
+    gal_test_tiff_put(&ifd0, 0, tiff);
+    gal_test_tiff_put(&exif, 0, tiff);
+
+    gal_test_put16(app1 + 4, 2 + 6 + tiff->len, TRUE);
+    g_byte_array_append(jpeg, app1, sizeof(app1));
+    g_byte_array_append(jpeg, (const guint8 *) "\0\0", 2);
+    g_byte_array_append(jpeg, tiff->data, tiff->len);
+    /* The plain JPEG without its SOI. */
+    g_byte_array_append(jpeg, (const guint8 *) plain + 2, (guint) plain_len - 2);
+    g_free(plain);
+    g_byte_array_unref(tiff);
+    gal_test_tiff_clear(&ifd0);
+    gal_test_tiff_clear(&exif);
+    return jpeg;
+}
+
+/* Fujifilm's own container, big-endian:
+ *   header (160 bytes) | JPEG (with the EXIF) | CFA header | photosites.
+ * The header: "FUJIFILMCCD-RAW ", a format version and camera ID, the
+ * model (32 bytes at 0x1c), then at 84 the JPEG's offset and length, at
+ * 92 the CFA header's and at 100 the photosites'. The CFA header is a
+ * count and tagged records: 0x100 the sensor's height and width, 0x121
+ * the image's (the same: no margins). libraw takes the make and the EXIF
+ * from the JPEG, and the photosites uncompressed, 16 bits each, in the
+ * byte order it read last: that EXIF's. (Later cameras put a TIFF-like
+ * table at the photosites' offset, and compress; neither is forged.) */
+GBytes *
+gal_test_raf_bytes(const gal_test_dng *raw)
+{
+    GByteArray *jpeg = raf_jpeg(raw, raw->width / 2, raw->height / 2), *out = g_byte_array_new();
+    guint32 jpeg_at = 160, cfa_header_at = jpeg_at + jpeg->len, pixels_at = cfa_header_at + 20;
+    guint32 pixels_len = (guint32) raw->width * raw->height * 2;
+    guint8 *p;
+
+    g_byte_array_set_size(out, pixels_at + pixels_len);
+    p = out->data;
+    memset(p, 0, pixels_at);
+    memcpy(p, "FUJIFILMCCD-RAW 0201FF129502", 28);
+    if (raw->model)
+        memcpy(p + 0x1c, raw->model, MIN(strlen(raw->model), 31));
+    memcpy(p + 0x3c, "0100", 4);
+    gal_test_put32(p + 84, jpeg_at, TRUE);
+    gal_test_put32(p + 88, jpeg->len, TRUE);
+    gal_test_put32(p + 92, cfa_header_at, TRUE);
+    gal_test_put32(p + 96, 20, TRUE);
+    gal_test_put32(p + 100, pixels_at, TRUE);
+    gal_test_put32(p + 104, pixels_len, TRUE);
+    memcpy(p + jpeg_at, jpeg->data, jpeg->len);
+    p += cfa_header_at;
+    gal_test_put32(p, 2, TRUE); /* records */
+    gal_test_put16(p + 4, 0x100, TRUE);
+    gal_test_put16(p + 6, 4, TRUE);
+    gal_test_put16(p + 8, (guint32) raw->height, TRUE);
+    gal_test_put16(p + 10, (guint32) raw->width, TRUE);
+    gal_test_put16(p + 12, 0x121, TRUE);
+    gal_test_put16(p + 14, 4, TRUE);
+    gal_test_put16(p + 16, (guint32) raw->height, TRUE);
+    gal_test_put16(p + 18, (guint32) raw->width, TRUE);
+    for (int y = 0; y < raw->height; y++)
+        for (int x = 0; x < raw->width; x++)
+            gal_test_put16(out->data + pixels_at + 2 * ((gsize) y * raw->width + x),
+                gal_test_raw_photosite(raw, x, y), TRUE);
+    g_byte_array_unref(jpeg);
     return g_byte_array_free_to_bytes(out);
 }
