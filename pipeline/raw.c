@@ -103,12 +103,19 @@ libraw_failed(const gal_photo_file *file, const raw_file *raw, int code, const c
         doing, file->raw_kind, libraw_strerror(code));
 }
 
+/* tiff_layout_broken's finding of a file cut short in its image: said as
+ * libraw's own failure to unpack such a file is. */
+static const char image_cut_short[] = "its uncompressed image runs past the end of the file";
+
 /* A TIFF-based raw's IFDs (the first chain, with its sub-IFDs and EXIF
  * IFD) as the file lays them out: every IFD and every entry's data inside
  * the file. libraw 0.20 reads a tag's data without checking that it is
  * there and then indexes with what it did not read: fuzz_raw crashed it
- * (parse_tiff_ifd) with a DNG whose CFAPattern pointed past the end. A
- * file that breaks this is damaged, whatever reads it; NULL: laid out
+ * (parse_tiff_ifd) with a DNG whose CFAPattern pointed past the end.
+ * And an uncompressed image's strips inside the file: libraw checks for
+ * the end of the file between rows only, so a packed raw (an ORF, a NEF)
+ * cut within its last row came out with a stripe of noise, not refused.
+ * A file that breaks this is damaged, whatever reads it; NULL: laid out
  * right (or not a TIFF layout: libraw's own formats). */
 static const char *
 tiff_layout_broken(const guchar *bytes, gsize len)
@@ -131,7 +138,8 @@ tiff_layout_broken(const guchar *bytes, gsize len)
     pending[n_pending++] = U32(4);
     while (n_pending > 0) {
         guint32 ifd = pending[--n_pending];
-        guint32 entries;
+        guint32 entries, compression = 0;
+        gsize offsets_at = 0, counts_at = 0;
 
         /* No camera writes more; a loop of IFDs ends here too. */
         if (++n_walked > 64)
@@ -149,6 +157,11 @@ tiff_layout_broken(const guchar *bytes, gsize len)
 
             if (size > 4 && (guint64) U32(at + 8) + size > len)
                 return "a tag's data lies past the end of the file";
+            if (tag == 259 && type == 3)
+                compression = U16(at + 8);
+            /* StripOffsets and StripByteCounts, SHORT or LONG. */
+            if ((tag == 273 || tag == 279) && (type == 3 || type == 4))
+                *(tag == 273 ? &offsets_at : &counts_at) = at;
             /* SubIFDs and the EXIF IFD: walked as well (one offset each,
              * or the first of the SubIFDs' list). */
             if ((tag == 330 || tag == 34665) && count >= 1 && (type == 4 || type == 13) &&
@@ -156,6 +169,25 @@ tiff_layout_broken(const guchar *bytes, gsize len)
                 guint32 first = count == 1 ? U32(at + 8) : U32(U32(at + 8));
 
                 pending[n_pending++] = first;
+            }
+        }
+        if (compression == 1 && offsets_at && counts_at &&
+            U32(offsets_at + 4) == U32(counts_at + 4)) {
+            guint32 strips = U32(offsets_at + 4);
+            gboolean short_offsets = U16(offsets_at + 2) == 3;
+            gboolean short_counts = U16(counts_at + 2) == 3;
+            /* The values: in the entry when they fit in its 4 bytes. */
+            gsize offsets = (guint64) strips * (short_offsets ? 2 : 4) <= 4 ? offsets_at + 8
+                                                                            : U32(offsets_at + 8);
+            gsize counts = (guint64) strips * (short_counts ? 2 : 4) <= 4 ? counts_at + 8
+                                                                          : U32(counts_at + 8);
+
+            for (guint32 i = 0; i < strips; i++) {
+                guint64 offset = short_offsets ? U16(offsets + 2 * i) : U32(offsets + 4 * i);
+                guint64 length = short_counts ? U16(counts + 2 * i) : U32(counts + 4 * i);
+
+                if (offset + length > len)
+                    return image_cut_short;
             }
         }
         {
@@ -207,8 +239,13 @@ raw_open(const gal_photo_file *file, gint64 memory_bytes, gal_watch *watch, raw_
     }
     raw->len = got;
     if ((broken = tiff_layout_broken(raw->bytes, raw->len))) {
-        gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
-            "cannot read this %s raw photo: it is damaged (%s)", file->raw_kind, broken);
+        if (broken == image_cut_short)
+            gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+                "cannot unpack this %s raw photo: its data ends early or is damaged",
+                file->raw_kind);
+        else
+            gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+                "cannot read this %s raw photo: it is damaged (%s)", file->raw_kind, broken);
         raw_file_clear(raw);
         return -1;
     }

@@ -286,3 +286,66 @@ Test(raw_makers, a_rafs_date_camera_lens_and_orientation_come_from_its_exif)
     expect_facts_and_orientation(GAL_TEST_RAW_RAF, "FUJIFILM", "X100", "FUJINON 23mm F2",
         "DSCF0002.RAF");
 }
+
+/* Each maker's raw cut short (by 64 bytes: within the last row of
+ * photosites, which libraw 0.20 read past the end of an ORF without a
+ * word; and by half) fails alone, its kind named, and the whole raw
+ * beside them is still made. */
+Test(raw_makers, a_makers_raw_cut_short_fails_alone_naming_its_kind)
+{
+    static const struct {
+        gal_test_raw_layout layout;
+        const char *make, *model, *ext, *kind;
+    } cameras[] = {
+        { GAL_TEST_RAW_CR2, "Canon", "Canon EOS 5D Mark III", "CR2", "Canon CR2" },
+        { GAL_TEST_RAW_RW2, "Panasonic", "DMC-GH4", "RW2", "Panasonic RW2" },
+        { GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10", "ORF", "Olympus ORF" },
+        { GAL_TEST_RAW_RAF, "FUJIFILM", "X100", "RAF", "Fujifilm RAF" },
+    };
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-cut");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *preset = NULL;
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    gal_test_dng whole = camera_raw(GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10", NULL);
+    g_autofree char *whole_path = NULL;
+    g_autoptr(VipsImage) made = NULL;
+
+    g_mkdir_with_parents(in_dir, 0755);
+    whole_path = forge(in_dir, "P5019999.ORF", &whole);
+    for (gsize i = 0; i < G_N_ELEMENTS(cameras); i++)
+        for (int half = 0; half < 2; half++) {
+            gal_test_dng raw = camera_raw(cameras[i].layout, cameras[i].make, cameras[i].model,
+                NULL);
+            g_autofree char *name = g_strdup_printf("cut-%s-%s.%s", half ? "half" : "64",
+                cameras[i].ext, cameras[i].ext);
+            g_autofree char *path = forge(in_dir, name, &raw);
+            g_autoptr(GBytes) bytes = gal_test_dng_bytes(&raw);
+            g_autofree char *cut_path = NULL;
+
+            raw.cut_to = half ? g_bytes_get_size(bytes) / 2 : g_bytes_get_size(bytes) - 64;
+            cut_path = gal_test_dng_write(in_dir, name, &raw);
+        }
+    preset = gal_test_write_preset(tmp, "makers.yaml",
+        "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n");
+    {
+        const char *argv[] = { GAL_BINARY, "run", preset, in_dir, "-o", out_dir, NULL };
+
+        cr_assert_eq(gal_test_spawn(argv, &out, &err), 1, "stdout:\n%s\nstderr:\n%s", out, err);
+    }
+    cr_expect(strstr(err, "1 written, 8 failed") != NULL, "%s", err);
+    for (gsize i = 0; i < G_N_ELEMENTS(cameras); i++)
+        for (int half = 0; half < 2; half++) {
+            g_autofree char *name = g_strdup_printf("cut-%s-%s.%s", half ? "half" : "64",
+                cameras[i].ext, cameras[i].ext);
+            g_autofree char *prefix = g_strdup_printf("%s/%s: cannot ", in_dir, name);
+            g_autofree char *kind = g_strdup_printf("this %s raw photo: ", cameras[i].kind);
+            g_autofree char *line = NULL;
+
+            cr_expect_eq(gal_test_count_lines(err, prefix, &line), 1, "%s:\n%s", name, err);
+            cr_expect(line && strstr(line, kind), "%s: %s", name, line);
+        }
+    made = load_output(out_dir, "P5019999", NULL);
+    expect_targets(made, "the whole ORF beside them");
+}

@@ -62,17 +62,18 @@ gal_test_dng_bytes(const gal_test_dng *dng)
     guint32 pixels_len = (guint32) dng->width * dng->height * 2, pixels_at, jpeg_at;
     GByteArray *out;
 
-    switch (dng->layout) {
-    case GAL_TEST_RAW_CR2:
-        return gal_test_cr2_bytes(dng);
-    case GAL_TEST_RAW_RW2:
-        return gal_test_rw2_bytes(dng);
-    case GAL_TEST_RAW_ORF:
-        return gal_test_orf_bytes(dng);
-    case GAL_TEST_RAW_RAF:
-        return gal_test_raf_bytes(dng);
-    case GAL_TEST_RAW_DNG:
-        break;
+    if (dng->layout != GAL_TEST_RAW_DNG) {
+        GBytes *whole = dng->layout == GAL_TEST_RAW_CR2 ? gal_test_cr2_bytes(dng)
+            : dng->layout == GAL_TEST_RAW_RW2           ? gal_test_rw2_bytes(dng)
+            : dng->layout == GAL_TEST_RAW_ORF           ? gal_test_orf_bytes(dng)
+                                                        : gal_test_raf_bytes(dng);
+        GBytes *cut;
+
+        if (!dng->cut_to || dng->cut_to >= g_bytes_get_size(whole))
+            return whole;
+        cut = g_bytes_new_from_bytes(whole, 0, dng->cut_to);
+        g_bytes_unref(whole);
+        return cut;
     }
     out = g_byte_array_new();
     gal_test_put16(repeat, 2, FALSE);

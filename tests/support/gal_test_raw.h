@@ -39,7 +39,8 @@ typedef struct gal_test_dng {
     int preview_width, preview_height;
     /* Hostile: the size the directory claims (0: the true one), the
      * pixels' offset moved this far past the end of the file (0: where
-     * they are), the file cut to this many bytes (0: whole). */
+     * they are), the file cut to this many bytes (0: whole; the only
+     * one the makers' layouts take). */
     guint32 claimed_width, claimed_height;
     guint32 pixels_past_end;
     gsize cut_to;
