@@ -349,3 +349,79 @@ Test(raw_makers, a_makers_raw_cut_short_fails_alone_naming_its_kind)
     made = load_output(out_dir, "P5019999", NULL);
     expect_targets(made, "the whole ORF beside them");
 }
+
+/* A JPEG of `width` x `height` in one colour. */
+static GBytes *
+jpeg_of(int width, int height, const double ink[3])
+{
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) coloured = NULL;
+    g_autoptr(VipsImage) srgb = NULL;
+    void *buf = NULL;
+    size_t len = 0;
+
+    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
+    cr_assert_eq(vips_linear(black, &coloured, (double[]) { 1, 1, 1 }, (double *) ink, 3,
+                     "uchar", TRUE, NULL),
+        0);
+    cr_assert_eq(vips_copy(coloured, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    cr_assert_eq(vips_jpegsave_buffer(srgb, &buf, &len, "Q", 95, "strip", TRUE, NULL), 0);
+    return g_bytes_new_take(buf, len);
+}
+
+/* By default (input.raw: preview) the JPEG the camera embedded makes
+ * what it covers, found where the maker puts it (a CR2's first
+ * directory, a RAF's header), and a larger output is developed. */
+static void
+expect_preview_then_develop(gal_test_raw_layout layout, const char *make, const char *model,
+    const char *name)
+{
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-preview");
+    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
+    g_autofree char *small_dir = g_build_filename(tmp, "small", NULL);
+    g_autofree char *large_dir = g_build_filename(tmp, "large", NULL);
+    g_autofree char *stem = g_strndup(name, strcspn(name, "."));
+    static const double magenta[3] = { 200, 30, 200 };
+    g_autoptr(GBytes) jpeg = jpeg_of(64, 48, magenta);
+    gal_test_dng raw = camera_raw(layout, make, model, NULL);
+    g_autofree char *path = NULL;
+    g_autoptr(VipsImage) small = NULL;
+    g_autoptr(VipsImage) large = NULL;
+    double rgb[3];
+
+    raw.preview_jpeg = g_bytes_get_data(jpeg, &raw.preview_len);
+    raw.preview_width = 64;
+    raw.preview_height = 48;
+    g_mkdir_with_parents(in_dir, 0755);
+    path = forge(in_dir, name, &raw);
+    run(tmp,
+        "gallop: 1\n"
+        "output: {format: png}\n"
+        "stages: [ {resize: {width: 64, height: 64, fit: inside}} ]\n",
+        in_dir, small_dir);
+    small = load_output(small_dir, stem, NULL);
+    cr_expect_eq(small->Xsize, 64, "%s", name);
+    block_mean(small, 30, 22, rgb);
+    for (int b = 0; b < 3; b++)
+        cr_expect(fabs(rgb[b] - magenta[b]) <= 6, "%s from the preview, band %d: %.1f, want %.0f",
+            name, b, rgb[b], magenta[b]);
+    run(tmp,
+        "gallop: 1\n"
+        "output: {format: png}\n"
+        "stages: [ {resize: {width: 128, height: 128, fit: inside}} ]\n",
+        in_dir, large_dir);
+    large = load_output(large_dir, stem, NULL);
+    cr_assert_eq(large->Xsize, 128, "%s", name);
+    expect_targets(large, name);
+}
+
+Test(raw_makers, a_cr2s_preview_makes_what_it_covers_and_a_larger_output_is_developed)
+{
+    expect_preview_then_develop(GAL_TEST_RAW_CR2, "Canon", "Canon EOS 5D Mark III",
+        "IMG_0003.CR2");
+}
+
+Test(raw_makers, a_rafs_preview_makes_what_it_covers_and_a_larger_output_is_developed)
+{
+    expect_preview_then_develop(GAL_TEST_RAW_RAF, "FUJIFILM", "X100", "DSCF0003.RAF");
+}

@@ -106,10 +106,10 @@ ljpeg_encode(GByteArray *out, const guint16 *samples, int width, int height, int
 /* ---- Canon CR2 ---- */
 
 /* A TIFF with "CR" 2 0 and the raw directory's offset after its header:
- *   header | IFD0 (make, model, orientation, EXIF) | EXIF IFD | raw IFD
- *   | lossless JPEG.
- * IFD0 links to the raw IFD (a camera puts two previews between them;
- * libraw takes the largest image of the chain as the raw). The raw IFD
+ *   header | IFD0 (make, model, orientation, EXIF; the preview) | EXIF IFD
+ *   | raw IFD | lossless JPEG | preview JPEG.
+ * IFD0 links to the raw IFD (a camera puts two smaller previews between
+ * them; libraw takes the largest image of the chain as the raw). The raw IFD
  * has no size and no bit depth: libraw reads them from the JPEG, which is
  * how it knows a Canon one. Like a camera, the JPEG's two components are
  * consecutive photosites (its width half the sensor's), and it is cut in
@@ -121,7 +121,8 @@ gal_test_cr2_bytes(const gal_test_dng *raw)
     gal_test_tiff_dir ifd0 = gal_test_tiff_new(FALSE), exif = gal_test_tiff_new(FALSE),
         raw_ifd = gal_test_tiff_new(FALSE);
     int slice = raw->width * 3 / 8 & ~1, last = raw->width - 2 * slice;
-    guint8 slices[6];
+    guint8 slices[6], bps3[6];
+    gboolean has_preview = raw->preview_jpeg != NULL;
     g_autofree guint16 *samples = g_new(guint16, (gsize) raw->width * raw->height);
     GByteArray *out = g_byte_array_new(), *jpeg = g_byte_array_new();
     gsize n = 0;
@@ -133,11 +134,23 @@ gal_test_cr2_bytes(const gal_test_dng *raw)
                 samples[n++] = gal_test_raw_photosite(raw, x, y);
     g_assert(n == (gsize) raw->width * raw->height);
     ljpeg_encode(jpeg, samples, raw->width / 2, raw->height, 2, 14);
+    for (int i = 0; i < 3; i++)
+        gal_test_put16(bps3 + 2 * i, 8, FALSE);
 
+    if (has_preview) {
+        gal_test_tiff_long(&ifd0, 256, (guint32) raw->preview_width);
+        gal_test_tiff_long(&ifd0, 257, (guint32) raw->preview_height);
+        gal_test_tiff_add(&ifd0, 258, GAL_TIFF_SHORT, 3, bps3, 6);
+        gal_test_tiff_short(&ifd0, 259, 6);
+    }
     gal_test_tiff_ascii(&ifd0, 271, raw->make);
     gal_test_tiff_ascii(&ifd0, 272, raw->model);
+    if (has_preview)
+        gal_test_tiff_long(&ifd0, 273, 0); /* the preview, after the raw */
     if (raw->orientation)
         gal_test_tiff_short(&ifd0, 274, (guint32) raw->orientation);
+    if (has_preview)
+        gal_test_tiff_long(&ifd0, 279, (guint32) raw->preview_len);
     gal_test_tiff_long(&ifd0, 34665, 0); /* the EXIF IFD, below */
     gal_test_tiff_exif_facts(&exif, raw->exposure_seconds, raw->f_number, raw->iso, raw->taken,
         raw->focal_mm, raw->lens);
@@ -154,6 +167,7 @@ gal_test_cr2_bytes(const gal_test_dng *raw)
     raw_ifd.at = exif.at + gal_test_tiff_size(&exif);
     gal_test_tiff_patch(&ifd0, 34665, exif.at);
     gal_test_tiff_patch(&raw_ifd, 273, raw_ifd.at + gal_test_tiff_size(&raw_ifd));
+    gal_test_tiff_patch(&ifd0, 273, raw_ifd.at + gal_test_tiff_size(&raw_ifd) + jpeg->len);
 
     g_byte_array_append(out, (const guint8 *) "II*\0\0\0\0\0CR\2\0\0\0\0\0", 16);
     gal_test_put32(out->data + 4, ifd0.at, FALSE);
@@ -162,6 +176,8 @@ gal_test_cr2_bytes(const gal_test_dng *raw)
     gal_test_tiff_put(&exif, 0, out);
     gal_test_tiff_put(&raw_ifd, 0, out);
     g_byte_array_append(out, jpeg->data, jpeg->len);
+    if (has_preview)
+        g_byte_array_append(out, raw->preview_jpeg, (guint) raw->preview_len);
     g_byte_array_unref(jpeg);
     gal_test_tiff_clear(&ifd0);
     gal_test_tiff_clear(&exif);
@@ -295,27 +311,31 @@ gal_test_orf_bytes(const gal_test_dng *raw)
 
 /* ---- Fujifilm RAF ---- */
 
-/* The JPEG a RAF embeds, `width` x `height` in one colour (magenta: were
- * it shown for the developed photo, no patch would match), with an APP1
- * EXIF of the camera's facts right after its SOI, where libraw looks for
- * them (12 bytes in). Big-endian, as the rest of the file. */
+/* The JPEG a RAF embeds: `raw`'s preview, else one of half its size in
+ * one colour (magenta: were it shown for the developed photo, no patch
+ * would match), with an APP1 EXIF of the camera's facts right after its
+ * SOI, where libraw looks for them (12 bytes in). Big-endian, as the rest
+ * of the file. */
 static GByteArray *
-raf_jpeg(const gal_test_dng *raw, int width, int height)
+raf_jpeg(const gal_test_dng *raw)
 {
     gal_test_tiff_dir ifd0 = gal_test_tiff_new(TRUE), exif = gal_test_tiff_new(TRUE);
     g_autoptr(VipsImage) black = NULL;
     g_autoptr(VipsImage) magenta = NULL;
-    void *plain = NULL;
-    size_t plain_len = 0;
+    void *made = NULL;
+    const guint8 *plain = raw->preview_jpeg;
+    size_t plain_len = raw->preview_len;
     GByteArray *tiff = g_byte_array_new(), *jpeg = g_byte_array_new();
     guint8 app1[10] = { 0xff, 0xd8, 0xff, 0xe1, 0, 0, 'E', 'x', 'i', 'f' };
 
-    if (vips_black(&black, width, height, "bands", 3, NULL) ||
-        vips_linear(black, &magenta, (double[]) { 1, 1, 1 }, (double[]) { 200, 30, 200 }, 3,
-            "uchar", TRUE, NULL) ||
-        vips_jpegsave_buffer(magenta, &plain, &plain_len, "strip", TRUE, NULL))
-        g_error("raf_jpeg: %s", vips_error_buffer());
-
+    if (!plain) {
+        if (vips_black(&black, raw->width / 2, raw->height / 2, "bands", 3, NULL) ||
+            vips_linear(black, &magenta, (double[]) { 1, 1, 1 }, (double[]) { 200, 30, 200 }, 3,
+                "uchar", TRUE, NULL) ||
+            vips_jpegsave_buffer(magenta, &made, &plain_len, "strip", TRUE, NULL))
+            g_error("raf_jpeg: %s", vips_error_buffer());
+        plain = made;
+    }
     gal_test_tiff_ascii(&ifd0, 271, raw->make);
     gal_test_tiff_ascii(&ifd0, 272, raw->model);
     if (raw->orientation)
@@ -336,8 +356,8 @@ raf_jpeg(const gal_test_dng *raw, int width, int height)
     g_byte_array_append(jpeg, (const guint8 *) "\0\0", 2);
     g_byte_array_append(jpeg, tiff->data, tiff->len);
     /* The plain JPEG without its SOI. */
-    g_byte_array_append(jpeg, (const guint8 *) plain + 2, (guint) plain_len - 2);
-    g_free(plain);
+    g_byte_array_append(jpeg, plain + 2, (guint) plain_len - 2);
+    g_free(made);
     g_byte_array_unref(tiff);
     gal_test_tiff_clear(&ifd0);
     gal_test_tiff_clear(&exif);
@@ -357,7 +377,7 @@ raf_jpeg(const gal_test_dng *raw, int width, int height)
 GBytes *
 gal_test_raf_bytes(const gal_test_dng *raw)
 {
-    GByteArray *jpeg = raf_jpeg(raw, raw->width / 2, raw->height / 2), *out = g_byte_array_new();
+    GByteArray *jpeg = raf_jpeg(raw), *out = g_byte_array_new();
     guint32 jpeg_at = 160, cfa_header_at = jpeg_at + jpeg->len, pixels_at = cfa_header_at + 20;
     guint32 pixels_len = (guint32) raw->width * raw->height * 2;
     guint8 *p;
