@@ -1,9 +1,10 @@
 /* The makers' raws that no file of a camera can be had for offline (CR2,
- * ...), forged as their cameras lay them out (tests/support/
- * gal_test_raw_makers.c) and developed through `gallop run` with
- * `input.raw: develop`: the colours come out, and the facts and
- * orientation come from the raw as from a JPEG. The outputs are PNG and
- * JPEG, read back with libvips and libexif. */
+ * RW2, ORF, RAF), forged as their cameras lay them out (tests/support/
+ * gal_test_raw_makers.c) and made through `gallop run`: developed, the
+ * colours come out, and the facts and orientation come from the raw as
+ * from a JPEG; the embedded JPEG serves what it covers; one cut short
+ * fails alone. The outputs are PNG and JPEG, read back with libvips and
+ * libexif. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
