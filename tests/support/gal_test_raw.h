@@ -9,10 +9,11 @@
 
 /* Which file a forged raw is (gal_test_dng_bytes). The makers' formats
  * are in gal_test_raw_makers.c; each is laid out as its cameras write it,
- * as far as libraw needs to read it (no maker notes, no preview). */
+ * as far as libraw needs to read it: no maker notes; the preview only
+ * where CR2 and RAF put it. */
 typedef enum gal_test_raw_layout {
     GAL_TEST_RAW_DNG,  /* a DNG, or with maker_raw an uncompressed NEF, ARW or PEF */
-    GAL_TEST_RAW_CR2,  /* Canon: lossless JPEG in slices, as every CR2 camera */
+    GAL_TEST_RAW_CR2,  /* Canon: lossless JPEG in slices, as Canon's cameras write it */
     GAL_TEST_RAW_RW2,  /* Panasonic: uncompressed, 12 bits in 16 */
     GAL_TEST_RAW_ORF,  /* Olympus: uncompressed, 12 bits packed */
     GAL_TEST_RAW_RAF,  /* Fujifilm (Bayer): uncompressed, beside a JPEG with the EXIF */
