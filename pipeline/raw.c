@@ -104,12 +104,30 @@ libraw_failed(const gal_photo_file *file, const raw_file *raw, int code, const c
         doing, file->raw_kind, libraw_strerror(code));
 }
 
+/* tiff_layout_broken's finding of a file cut short in its image: said as
+ * libraw's own failure to unpack such a file is. */
+static const char image_cut_short[] = "its uncompressed image runs past the end of the file";
+
+/* Where the `count` SHORT or LONG values of the entry at `entry` are: in
+ * the entry when they fit in its 4 bytes, else where it points. */
+static gsize
+tiff_values_at(const guchar *bytes, gsize entry, guint32 count, gboolean big)
+{
+    gboolean shorts = gal__tiff_u16(bytes + entry + 2, big) == 3;
+
+    return (guint64) count * (shorts ? 2 : 4) <= 4 ? entry + 8
+                                                   : gal__tiff_u32(bytes + entry + 8, big);
+}
+
 /* A TIFF-based raw's IFDs (the first chain, with its sub-IFDs and EXIF
  * IFD) as the file lays them out: every IFD and every entry's data inside
  * the file. libraw 0.20 reads a tag's data without checking that it is
  * there and then indexes with what it did not read: fuzz_raw crashed it
- * (parse_tiff_ifd) with a DNG whose CFAPattern pointed past the end. A
- * file that breaks this is damaged, whatever reads it; NULL: laid out
+ * (parse_tiff_ifd) with a DNG whose CFAPattern pointed past the end.
+ * And an uncompressed image's strips inside the file: libraw checks for
+ * the end of the file between rows only, so a packed raw (an ORF, a NEF)
+ * cut within its last row came out with a stripe of noise, not refused.
+ * A file that breaks this is damaged, whatever reads it; NULL: laid out
  * right (or not a TIFF layout: libraw's own formats). */
 static const char *
 tiff_layout_broken(const guchar *bytes, gsize len)
@@ -126,7 +144,8 @@ tiff_layout_broken(const guchar *bytes, gsize len)
     pending[n_pending++] = gal__tiff_u32(bytes + 4, big);
     while (n_pending > 0) {
         guint32 ifd = pending[--n_pending];
-        guint32 entries;
+        guint32 entries, compression = 0, strips;
+        gsize offsets_at = 0, counts_at = 0;
 
         /* No camera writes more; a loop of IFDs ends here too. */
         if (++n_walked > 64)
@@ -146,11 +165,33 @@ tiff_layout_broken(const guchar *bytes, gsize len)
 
             if (size > 4 && (guint64) value + size > len)
                 return "a tag's data lies past the end of the file";
+            if (tag == 259 && type == 3)
+                compression = gal__tiff_u16(bytes + at + 8, big);
+            /* StripOffsets and StripByteCounts, SHORT or LONG. */
+            if ((tag == 273 || tag == 279) && (type == 3 || type == 4))
+                *(tag == 273 ? &offsets_at : &counts_at) = at;
             /* SubIFDs and the EXIF IFD: walked as well (one offset each,
              * or the first of the SubIFDs' list). */
             if ((tag == 330 || tag == 34665) && count >= 1 && (type == 4 || type == 13) &&
                 n_pending < (int) G_N_ELEMENTS(pending)) {
                 pending[n_pending++] = count == 1 ? value : gal__tiff_u32(bytes + value, big);
+            }
+        }
+        strips = offsets_at ? gal__tiff_u32(bytes + offsets_at + 4, big) : 0;
+        if (compression == 1 && counts_at && strips == gal__tiff_u32(bytes + counts_at + 4, big)) {
+            gsize offsets = tiff_values_at(bytes, offsets_at, strips, big);
+            gsize counts = tiff_values_at(bytes, counts_at, strips, big);
+            gboolean short_offsets = gal__tiff_u16(bytes + offsets_at + 2, big) == 3;
+            gboolean short_counts = gal__tiff_u16(bytes + counts_at + 2, big) == 3;
+
+            for (guint32 i = 0; i < strips; i++) {
+                guint64 offset = short_offsets ? gal__tiff_u16(bytes + offsets + 2 * i, big)
+                                               : gal__tiff_u32(bytes + offsets + 4 * i, big);
+                guint64 length = short_counts ? gal__tiff_u16(bytes + counts + 2 * i, big)
+                                              : gal__tiff_u32(bytes + counts + 4 * i, big);
+
+                if (offset + length > len)
+                    return image_cut_short;
             }
         }
         {
@@ -200,8 +241,13 @@ raw_open(const gal_photo_file *file, gint64 memory_bytes, gal_watch *watch, raw_
     }
     raw->len = got;
     if ((broken = tiff_layout_broken(raw->bytes, raw->len))) {
-        gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
-            "cannot read this %s raw photo: it is damaged (%s)", file->raw_kind, broken);
+        if (broken == image_cut_short)
+            gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+                "cannot unpack this %s raw photo: its data ends early or is damaged",
+                file->raw_kind);
+        else
+            gal_error_set(err, GAL_ERR_INPUT, NULL, NULL,
+                "cannot read this %s raw photo: it is damaged (%s)", file->raw_kind, broken);
         raw_file_clear(raw);
         return -1;
     }

@@ -1,155 +1,17 @@
-/* gal_test_raw.c: DNGs forged byte by byte (see gal_test_raw.h). A DNG is
- * a little-endian TIFF: a header, then directories of 12-byte entries
- * (tag, type, count, the value or where it is), here laid out as
+/* gal_test_raw.c: DNGs forged byte by byte (see gal_test_raw.h), and
+ * photosites aimed at colours through a camera's tables in libraw. A DNG
+ * is a little-endian TIFF (gal_test_raw_tiff.c), here laid out as
  * header | raw directory | EXIF directory | preview directory | photosites
- * | preview JPEG. */
+ * | preview JPEG. The makers' own formats are in gal_test_raw_makers.c. */
 #include <math.h>
 #include <string.h>
 
+#include <criterion/criterion.h>
+#include <libraw/libraw.h>
+
 #include "gal_test.h"
 #include "gal_test_raw.h"
-
-enum { T_BYTE = 1, T_ASCII = 2, T_SHORT = 3, T_LONG = 4, T_RATIONAL = 5, T_SRATIONAL = 10 };
-
-typedef struct {
-    guint16 tag, type;
-    guint32 count;
-    GByteArray *value;
-} tiff_entry;
-
-typedef struct {
-    GArray *entries; /* tiff_entry, added in ascending tag order */
-    guint32 at;
-} tiff_dir;
-
-static void
-le16(guint8 *p, guint32 v)
-{
-    p[0] = (guint8) v;
-    p[1] = (guint8) (v >> 8);
-}
-
-static void
-le32(guint8 *p, guint32 v)
-{
-    le16(p, v & 0xffff);
-    le16(p + 2, v >> 16);
-}
-
-static void
-dir_add(tiff_dir *dir, guint16 tag, guint16 type, guint32 count, const void *bytes, gsize len)
-{
-    tiff_entry e = { tag, type, count, g_byte_array_new() };
-
-    g_byte_array_append(e.value, bytes, (guint) len);
-    g_array_append_val(dir->entries, e);
-}
-
-static void
-dir_short(tiff_dir *dir, guint16 tag, guint32 value)
-{
-    guint8 b[2];
-
-    le16(b, value);
-    dir_add(dir, tag, T_SHORT, 1, b, 2);
-}
-
-static void
-dir_long(tiff_dir *dir, guint16 tag, guint32 value)
-{
-    guint8 b[4];
-
-    le32(b, value);
-    dir_add(dir, tag, T_LONG, 1, b, 4);
-}
-
-static void
-dir_ascii(tiff_dir *dir, guint16 tag, const char *text)
-{
-    if (text)
-        dir_add(dir, tag, T_ASCII, (guint32) strlen(text) + 1, text, strlen(text) + 1);
-}
-
-/* `n` rationals (signed when `type` says) of `values`, to a millionth. */
-static void
-dir_rationals(tiff_dir *dir, guint16 tag, guint16 type, const double *values, int n)
-{
-    g_autofree guint8 *b = g_new(guint8, 8 * n);
-
-    for (int i = 0; i < n; i++) {
-        le32(b + 8 * i, (guint32) (gint32) lround(values[i] * 1e6));
-        le32(b + 8 * i + 4, 1000000);
-    }
-    dir_add(dir, tag, type, (guint32) n, b, 8 * (gsize) n);
-}
-
-/* Set the 4-byte value of `tag`, added before as a LONG. */
-static void
-dir_patch(tiff_dir *dir, guint16 tag, guint32 value)
-{
-    for (guint i = 0; i < dir->entries->len; i++) {
-        tiff_entry *e = &g_array_index(dir->entries, tiff_entry, i);
-
-        if (e->tag == tag)
-            le32(e->value->data, value);
-    }
-}
-
-static guint32
-dir_size(const tiff_dir *dir)
-{
-    guint32 size = 2 + 12 * dir->entries->len + 4;
-
-    for (guint i = 0; i < dir->entries->len; i++) {
-        const tiff_entry *e = &g_array_index(dir->entries, tiff_entry, i);
-
-        if (e->value->len > 4)
-            size += (e->value->len + 1) & ~1u;
-    }
-    return size;
-}
-
-/* Write the directory at its place in `out` (grown to hold it). */
-static void
-dir_put(const tiff_dir *dir, GByteArray *out)
-{
-    guint32 extra = dir->at + 2 + 12 * dir->entries->len + 4;
-
-    if (out->len < dir->at + dir_size(dir))
-        g_byte_array_set_size(out, dir->at + dir_size(dir));
-    le16(out->data + dir->at, dir->entries->len);
-    for (guint i = 0; i < dir->entries->len; i++) {
-        const tiff_entry *e = &g_array_index(dir->entries, tiff_entry, i);
-        guint8 *p = out->data + dir->at + 2 + 12 * i;
-
-        le16(p, e->tag);
-        le16(p + 2, e->type);
-        le32(p + 4, e->count);
-        memset(p + 8, 0, 4);
-        if (e->value->len <= 4)
-            memcpy(p + 8, e->value->data, e->value->len);
-        else {
-            le32(p + 8, extra);
-            memcpy(out->data + extra, e->value->data, e->value->len);
-            extra += (e->value->len + 1) & ~1u;
-        }
-    }
-    le32(out->data + dir->at + 2 + 12 * dir->entries->len, 0);
-}
-
-static void
-dir_clear(tiff_dir *dir)
-{
-    for (guint i = 0; i < dir->entries->len; i++)
-        g_byte_array_unref(g_array_index(dir->entries, tiff_entry, i).value);
-    g_array_unref(dir->entries);
-}
-
-static tiff_dir
-dir_new(void)
-{
-    return (tiff_dir) { g_array_new(FALSE, FALSE, sizeof(tiff_entry)), 0 };
-}
+#include "gal_test_raw_tiff.h"
 
 double
 gal_test_srgb8(double linear)
@@ -172,9 +34,8 @@ gal_test_dng_default(void)
     };
 }
 
-/* The photosite at (x, y) of an RGGB mosaic of the four quarters. */
-static guint16
-photosite(const gal_test_dng *dng, int x, int y)
+guint16
+gal_test_raw_photosite(const gal_test_dng *dng, int x, int y)
 {
     int quarter = (x >= dng->width / 2) + 2 * (y >= dng->height / 2);
     int channel = (y % 2 == 0) ? (x % 2 == 0 ? 0 : 1) : (x % 2 == 0 ? 1 : 2);
@@ -195,107 +56,109 @@ gal_test_dng_bytes(const gal_test_dng *dng)
     static const double neutral[3] = { 1, 1, 1 };
     static const guint8 version[4] = { 1, 4, 0, 0 }, cfa[4] = { 0, 1, 1, 2 };
     guint8 repeat[4], bps3[6];
-    tiff_dir raw = dir_new(), exif = dir_new(), preview = dir_new();
+    gal_test_tiff_dir raw = gal_test_tiff_new(FALSE), exif = gal_test_tiff_new(FALSE),
+        preview = gal_test_tiff_new(FALSE);
     gboolean has_preview = dng->preview_jpeg != NULL;
     guint32 pixels_len = (guint32) dng->width * dng->height * 2, pixels_at, jpeg_at;
-    GByteArray *out = g_byte_array_new();
-    double value;
+    GByteArray *out;
 
-    le16(repeat, 2);
-    le16(repeat + 2, 2);
+    if (dng->layout != GAL_TEST_RAW_DNG) {
+        GBytes *whole = dng->layout == GAL_TEST_RAW_CR2 ? gal_test_cr2_bytes(dng)
+            : dng->layout == GAL_TEST_RAW_RW2           ? gal_test_rw2_bytes(dng)
+            : dng->layout == GAL_TEST_RAW_ORF           ? gal_test_orf_bytes(dng)
+                                                        : gal_test_raf_bytes(dng);
+        GBytes *cut;
+
+        if (!dng->cut_to || dng->cut_to >= g_bytes_get_size(whole))
+            return whole;
+        cut = g_bytes_new_from_bytes(whole, 0, dng->cut_to);
+        g_bytes_unref(whole);
+        return cut;
+    }
+    out = g_byte_array_new();
+    gal_test_put16(repeat, 2, FALSE);
+    gal_test_put16(repeat + 2, 2, FALSE);
     for (int i = 0; i < 3; i++)
-        le16(bps3 + 2 * i, 8);
+        gal_test_put16(bps3 + 2 * i, 8, FALSE);
 
-    dir_long(&raw, 254, 0); /* NewSubFileType: the main image */
-    dir_long(&raw, 256, dng->claimed_width ? dng->claimed_width : (guint32) dng->width);
-    dir_long(&raw, 257, dng->claimed_height ? dng->claimed_height : (guint32) dng->height);
-    dir_short(&raw, 258, 16);
-    dir_short(&raw, 259, 1);
-    dir_short(&raw, 262, 32803); /* CFA */
-    dir_ascii(&raw, 271, dng->make);
-    dir_ascii(&raw, 272, dng->model);
-    dir_long(&raw, 273, 0); /* StripOffsets, below */
+    gal_test_tiff_long(&raw, 254, 0); /* NewSubFileType: the main image */
+    gal_test_tiff_long(&raw, 256, dng->claimed_width ? dng->claimed_width : (guint32) dng->width);
+    gal_test_tiff_long(&raw, 257,
+        dng->claimed_height ? dng->claimed_height : (guint32) dng->height);
+    gal_test_tiff_short(&raw, 258, 16);
+    gal_test_tiff_short(&raw, 259, 1);
+    gal_test_tiff_short(&raw, 262, 32803); /* CFA */
+    gal_test_tiff_ascii(&raw, 271, dng->make);
+    gal_test_tiff_ascii(&raw, 272, dng->model);
+    gal_test_tiff_long(&raw, 273, 0); /* StripOffsets, below */
     if (dng->orientation)
-        dir_short(&raw, 274, (guint32) dng->orientation);
-    dir_short(&raw, 277, 1);
-    dir_long(&raw, 278, (guint32) dng->height);
-    dir_long(&raw, 279, pixels_len);
-    dir_short(&raw, 284, 1);
+        gal_test_tiff_short(&raw, 274, (guint32) dng->orientation);
+    gal_test_tiff_short(&raw, 277, 1);
+    gal_test_tiff_long(&raw, 278, (guint32) dng->height);
+    gal_test_tiff_long(&raw, 279, pixels_len);
+    gal_test_tiff_short(&raw, 284, 1);
     if (has_preview)
-        dir_long(&raw, 330, 0); /* SubIFDs, below */
-    dir_add(&raw, 33421, T_SHORT, 2, repeat, 4);
-    dir_add(&raw, 33422, T_BYTE, 4, cfa, 4);
-    dir_long(&raw, 34665, 0); /* the EXIF directory, below */
+        gal_test_tiff_long(&raw, 330, 0); /* SubIFDs, below */
+    gal_test_tiff_add(&raw, 33421, GAL_TIFF_SHORT, 2, repeat, 4);
+    gal_test_tiff_add(&raw, 33422, GAL_TIFF_BYTE, 4, cfa, 4);
+    gal_test_tiff_long(&raw, 34665, 0); /* the EXIF directory, below */
     if (!dng->maker_raw) {
-        dir_add(&raw, 50706, T_BYTE, 4, version, 4);
-        dir_ascii(&raw, 50708, dng->model ? dng->model : "gallop test camera");
-        dir_long(&raw, 50714, dng->black);                        /* BlackLevel */
-        dir_long(&raw, 50717, dng->white ? dng->white : 65535u); /* WhiteLevel */
-        dir_rationals(&raw, 50721, T_SRATIONAL, xyz_to_srgb, 9);
-        dir_rationals(&raw, 50728, T_RATIONAL, neutral, 3);
-        dir_short(&raw, 50778, 21); /* CalibrationIlluminant1: D65 */
+        gal_test_tiff_add(&raw, 50706, GAL_TIFF_BYTE, 4, version, 4);
+        gal_test_tiff_ascii(&raw, 50708, dng->model ? dng->model : "gallop test camera");
+        gal_test_tiff_long(&raw, 50714, dng->black);                        /* BlackLevel */
+        gal_test_tiff_long(&raw, 50717, dng->white ? dng->white : 65535u); /* WhiteLevel */
+        gal_test_tiff_rationals(&raw, 50721, GAL_TIFF_SRATIONAL, xyz_to_srgb, 9);
+        gal_test_tiff_rationals(&raw, 50728, GAL_TIFF_RATIONAL, neutral, 3);
+        gal_test_tiff_short(&raw, 50778, 21); /* CalibrationIlluminant1: D65 */
     }
 
-    if (dng->exposure_seconds > 0) {
-        value = dng->exposure_seconds;
-        dir_rationals(&exif, 33434, T_RATIONAL, &value, 1);
-    }
-    if (dng->f_number > 0) {
-        value = dng->f_number;
-        dir_rationals(&exif, 33437, T_RATIONAL, &value, 1);
-    }
-    if (dng->iso > 0)
-        dir_short(&exif, 34855, (guint32) dng->iso);
-    dir_ascii(&exif, 36867, dng->taken);
-    if (dng->focal_mm > 0) {
-        value = dng->focal_mm;
-        dir_rationals(&exif, 37386, T_RATIONAL, &value, 1);
-    }
-    dir_ascii(&exif, 42036, dng->lens);
+    gal_test_tiff_exif_facts(&exif, dng->exposure_seconds, dng->f_number, dng->iso, dng->taken,
+        dng->focal_mm, dng->lens);
 
     if (has_preview) {
-        dir_long(&preview, 254, 1); /* a reduced image */
-        dir_long(&preview, 256, (guint32) dng->preview_width);
-        dir_long(&preview, 257, (guint32) dng->preview_height);
-        dir_add(&preview, 258, T_SHORT, 3, bps3, 6);
-        dir_short(&preview, 259, 7); /* JPEG */
-        dir_short(&preview, 262, 6); /* YCbCr */
-        dir_long(&preview, 273, 0);  /* below */
-        dir_short(&preview, 277, 3);
-        dir_long(&preview, 278, (guint32) dng->preview_height);
-        dir_long(&preview, 279, (guint32) dng->preview_len);
+        gal_test_tiff_long(&preview, 254, 1); /* a reduced image */
+        gal_test_tiff_long(&preview, 256, (guint32) dng->preview_width);
+        gal_test_tiff_long(&preview, 257, (guint32) dng->preview_height);
+        gal_test_tiff_add(&preview, 258, GAL_TIFF_SHORT, 3, bps3, 6);
+        gal_test_tiff_short(&preview, 259, 7); /* JPEG */
+        gal_test_tiff_short(&preview, 262, 6); /* YCbCr */
+        gal_test_tiff_long(&preview, 273, 0);  /* below */
+        gal_test_tiff_short(&preview, 277, 3);
+        gal_test_tiff_long(&preview, 278, (guint32) dng->preview_height);
+        gal_test_tiff_long(&preview, 279, (guint32) dng->preview_len);
     }
 
     raw.at = 8;
-    exif.at = raw.at + dir_size(&raw);
-    preview.at = exif.at + dir_size(&exif);
-    pixels_at = preview.at + (has_preview ? dir_size(&preview) : 0);
+    exif.at = raw.at + gal_test_tiff_size(&raw);
+    preview.at = exif.at + gal_test_tiff_size(&exif);
+    pixels_at = preview.at + (has_preview ? gal_test_tiff_size(&preview) : 0);
     jpeg_at = pixels_at + pixels_len;
-    dir_patch(&raw, 273, dng->pixels_past_end ? jpeg_at + (guint32) dng->preview_len +
+    gal_test_tiff_patch(&raw, 273, dng->pixels_past_end ? jpeg_at + (guint32) dng->preview_len +
                                                     dng->pixels_past_end
                                               : pixels_at);
-    dir_patch(&raw, 34665, exif.at);
-    dir_patch(&raw, 330, preview.at);
-    dir_patch(&preview, 273, jpeg_at);
+    gal_test_tiff_patch(&raw, 34665, exif.at);
+    gal_test_tiff_patch(&raw, 330, preview.at);
+    gal_test_tiff_patch(&preview, 273, jpeg_at);
 
     g_byte_array_append(out, (const guint8 *) "II*\0", 4);
     g_byte_array_set_size(out, 8);
-    le32(out->data + 4, raw.at);
-    dir_put(&raw, out);
-    dir_put(&exif, out);
+    gal_test_put32(out->data + 4, raw.at, FALSE);
+    gal_test_tiff_put(&raw, 0, out);
+    gal_test_tiff_put(&exif, 0, out);
     if (has_preview)
-        dir_put(&preview, out);
+        gal_test_tiff_put(&preview, 0, out);
     g_byte_array_set_size(out, pixels_at + pixels_len);
     for (int y = 0; y < dng->height; y++)
         for (int x = 0; x < dng->width; x++)
-            le16(out->data + pixels_at + 2 * ((gsize) y * dng->width + x), photosite(dng, x, y));
+            gal_test_put16(out->data + pixels_at + 2 * ((gsize) y * dng->width + x),
+                gal_test_raw_photosite(dng, x, y), FALSE);
     if (has_preview)
         g_byte_array_append(out, dng->preview_jpeg, (guint) dng->preview_len);
     if (dng->cut_to && dng->cut_to < out->len)
         g_byte_array_set_size(out, (guint) dng->cut_to);
-    dir_clear(&raw);
-    dir_clear(&exif);
-    dir_clear(&preview);
+    gal_test_tiff_clear(&raw);
+    gal_test_tiff_clear(&exif);
+    gal_test_tiff_clear(&preview);
     return g_byte_array_free_to_bytes(out);
 }
 
@@ -310,4 +173,67 @@ gal_test_dng_write(const char *dir, const char *name, const gal_test_dng *dng)
     if (!g_file_set_contents(path, data, (gssize) len, NULL))
         g_error("cannot write %s", path);
     return path;
+}
+
+gal_test_raw_camera
+gal_test_raw_camera_of(const char *path)
+{
+    libraw_data_t *lr = libraw_init(0);
+    gal_test_raw_camera camera;
+    double least;
+
+    cr_assert_not_null(lr);
+    cr_assert_eq(libraw_open_file(lr, path), LIBRAW_SUCCESS, "%s", path);
+    camera.black = lr->color.black;
+    camera.white = lr->color.maximum;
+    least = MIN(lr->color.pre_mul[0], MIN(lr->color.pre_mul[1], lr->color.pre_mul[2]));
+    cr_assert_gt(least, 0, "%s: no white balance", path);
+    for (int c = 0; c < 3; c++) {
+        camera.gain[c] = lr->color.pre_mul[c] / least;
+        for (int k = 0; k < 3; k++)
+            camera.to_srgb[c][k] = lr->color.rgb_cam[c][k];
+    }
+    libraw_close(lr);
+    return camera;
+}
+
+/* The inverse of a 3 x 3 matrix (by cofactors). */
+static void
+invert3(const double m[3][3], double out[3][3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+        m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+        m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+
+    cr_assert_gt(fabs(det), 1e-6);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
+
+            out[i][j] = (m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]) / det;
+        }
+}
+
+void
+gal_test_raw_aim(gal_test_dng *raw, const gal_test_raw_camera *camera,
+    const double targets[4][3])
+{
+    double from_srgb[3][3];
+
+    raw->black = (guint16) camera->black;
+    raw->white = (guint16) MIN(camera->white, 65535);
+    invert3(camera->to_srgb, from_srgb);
+    for (int q = 0; q < 4; q++)
+        for (int c = 0; c < 3; c++) {
+            double site = 0;
+
+            for (int k = 0; k < 3; k++)
+                site += from_srgb[c][k] * targets[q][k];
+            raw->patches[q][c] = site / camera->gain[c];
+            /* In range, and under libraw's guess at a lower white level
+             * (adjust_maximum_thr: the brightest photosite, when it is
+             * over 75% of the white level, becomes the white level). */
+            cr_assert(raw->patches[q][c] > 0 && raw->patches[q][c] < 0.7, "%s: %g", raw->model,
+                raw->patches[q][c]);
+        }
 }

@@ -1,4 +1,4 @@
-/* gal_test_raw.h: small DNGs forged byte by byte, with known colours, so
+/* gal_test_raw.h: small raws forged byte by byte, with known colours, so
  * a test checks what developing makes of a raw, not only that a file
  * appears; and hostile ones (sizes no camera makes, offsets past the end,
  * cut files), for the RAW path's refusals and its fuzz seeds. */
@@ -6,6 +6,18 @@
 #define GAL_TEST_RAW_H
 
 #include <glib.h>
+
+/* Which file a forged raw is (gal_test_dng_bytes). The makers' formats
+ * are in gal_test_raw_makers.c; each is laid out as its cameras write it,
+ * as far as libraw needs to read it: no maker notes; the preview only
+ * where CR2 and RAF put it. */
+typedef enum gal_test_raw_layout {
+    GAL_TEST_RAW_DNG,  /* a DNG, or with maker_raw an uncompressed NEF, ARW or PEF */
+    GAL_TEST_RAW_CR2,  /* Canon: lossless JPEG in slices, as Canon's cameras write it */
+    GAL_TEST_RAW_RW2,  /* Panasonic: uncompressed, 12 bits in 16 */
+    GAL_TEST_RAW_ORF,  /* Olympus: uncompressed, 12 bits packed */
+    GAL_TEST_RAW_RAF,  /* Fujifilm (Bayer): uncompressed, beside a JPEG with the EXIF */
+} gal_test_raw_layout;
 
 /* A DNG of `width` x `height` photosites (both even) in an RGGB Bayer
  * mosaic, 16 bits each, white at 65535, black at 0. Its colour matrix
@@ -28,7 +40,8 @@ typedef struct gal_test_dng {
     int preview_width, preview_height;
     /* Hostile: the size the directory claims (0: the true one), the
      * pixels' offset moved this far past the end of the file (0: where
-     * they are), the file cut to this many bytes (0: whole). */
+     * they are), the file cut to this many bytes (0: whole; the only
+     * one the makers' layouts take). */
     guint32 claimed_width, claimed_height;
     guint32 pixels_past_end;
     gsize cut_to;
@@ -40,10 +53,20 @@ typedef struct gal_test_dng {
     gboolean maker_raw;
     /* The photosite values of patches' 0 and 1 (both 0: 0 and 65535). */
     guint16 black, white;
+    gal_test_raw_layout layout;
 } gal_test_dng;
 
-/* The DNG's bytes. */
+/* The raw's bytes, in its `layout`. */
 GBytes *gal_test_dng_bytes(const gal_test_dng *dng);
+/* The makers' layouts (gal_test_raw_makers.c). */
+GBytes *gal_test_cr2_bytes(const gal_test_dng *raw);
+GBytes *gal_test_rw2_bytes(const gal_test_dng *raw);
+GBytes *gal_test_orf_bytes(const gal_test_dng *raw);
+GBytes *gal_test_raf_bytes(const gal_test_dng *raw);
+
+/* The photosite at (x, y): an RGGB mosaic of the four quarters' patches,
+ * from `black` to `white`. */
+guint16 gal_test_raw_photosite(const gal_test_dng *raw, int x, int y);
 
 /* Written to `dir`/`name`: its path (g_free). */
 char *gal_test_dng_write(const char *dir, const char *name, const gal_test_dng *dng);
@@ -51,6 +74,23 @@ char *gal_test_dng_write(const char *dir, const char *name, const gal_test_dng *
 /* A plain test DNG: 64 x 48, quarters red, green, blue and 18% grey,
  * with a Nikon-like camera, lens, date and exposure. */
 gal_test_dng gal_test_dng_default(void);
+
+/* What libraw's tables say of a camera, read from a raw of it (a raw
+ * without DNG's tags takes its levels and colour matrix from there, by
+ * make and model, and its white balance from the matrix: daylight). */
+typedef struct gal_test_raw_camera {
+    double black, white;
+    double gain[3];       /* the white balance's multipliers, the least 1 */
+    double to_srgb[3][3]; /* the camera's RGB (balanced) to linear sRGB */
+} gal_test_raw_camera;
+
+gal_test_raw_camera gal_test_raw_camera_of(const char *path);
+
+/* Set `raw`'s levels to the camera's and its patches to the photosites
+ * the camera records of `targets` (linear sRGB): developed with its
+ * matrix and balance, each quarter comes out as its target. */
+void gal_test_raw_aim(gal_test_dng *raw, const gal_test_raw_camera *camera,
+    const double targets[4][3]);
 
 /* sRGB's curve: linear 0..1 to 0..255. */
 double gal_test_srgb8(double linear);
