@@ -1,7 +1,6 @@
 /* test_raw.c: camera raw photos (raw.c), on DNGs forged with known
  * colours (tests/support/gal_test_raw.c). */
 #include <criterion/criterion.h>
-#include <libraw/libraw.h>
 #include <string.h>
 
 #include "gal_test.h"
@@ -429,53 +428,6 @@ Test(raw, a_preview_of_another_shape_is_not_taken)
     expect_patches(image, &dng, 3);
 }
 
-/* What libraw's table of cameras says of the camera a raw names: its
- * black and white levels, its daylight white balance (each channel's
- * gain, the least 1) and its camera-to-linear-sRGB matrix. Read from the
- * raw at `path`, identified only. */
-typedef struct {
-    double black, white, gain[3], to_srgb[3][3];
-} camera_table;
-
-static camera_table
-camera_of(const char *path)
-{
-    libraw_data_t *lr = libraw_init(0);
-    camera_table camera;
-    double least;
-
-    cr_assert_not_null(lr);
-    cr_assert_eq(libraw_open_file(lr, path), LIBRAW_SUCCESS, "%s", path);
-    camera.black = lr->color.black;
-    camera.white = lr->color.maximum;
-    least = MIN(lr->color.pre_mul[0], MIN(lr->color.pre_mul[1], lr->color.pre_mul[2]));
-    cr_assert_gt(least, 0);
-    for (int c = 0; c < 3; c++) {
-        camera.gain[c] = lr->color.pre_mul[c] / least;
-        for (int k = 0; k < 3; k++)
-            camera.to_srgb[c][k] = lr->color.rgb_cam[c][k];
-    }
-    libraw_close(lr);
-    return camera;
-}
-
-/* The inverse of a 3 x 3 matrix (by cofactors). */
-static void
-invert3(double m[3][3], double out[3][3])
-{
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-        m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-        m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-
-    cr_assert_gt(fabs(det), 1e-6);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
-
-            out[i][j] = (m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]) / det;
-        }
-}
-
 /* Uncompressed raws of three makers' cameras, forged as their TIFFs are
  * laid out (no DNG tags): libraw knows each camera by make and model and
  * takes its levels and colour matrix from its own table. Each quarter's
@@ -512,8 +464,7 @@ Test(raw, maker_raws_nef_arw_pef_develop_to_the_colours_their_camera_matrix_give
         gal_facts facts = { 0 };
         gal_photo_file file;
         gal_error err = { 0 };
-        camera_table camera;
-        double from_srgb[3][3];
+        gal_test_raw_camera camera;
         const void *exif;
         size_t len;
 
@@ -523,22 +474,8 @@ Test(raw, maker_raws_nef_arw_pef_develop_to_the_colours_their_camera_matrix_give
         raw.white = cameras[i].white;
         /* libraw's levels for this camera first, then the photosites. */
         path = gal_test_dng_write(dir, cameras[i].name, &raw);
-        camera = camera_of(path);
-        raw.black = (guint16) camera.black;
-        raw.white = (guint16) MIN(camera.white, 65535);
-        invert3(camera.to_srgb, from_srgb);
-        for (int q = 0; q < 4; q++)
-            for (int c = 0; c < 3; c++) {
-                double site = 0;
-
-                for (int k = 0; k < 3; k++)
-                    site += from_srgb[c][k] * targets[q][k];
-                raw.patches[q][c] = site / camera.gain[c];
-                /* In range, and under libraw's guess at a lower white
-                 * level (adjust_maximum_thr, 75% of it). */
-                cr_assert(raw.patches[q][c] > 0 && raw.patches[q][c] < 0.7, "%s: %g",
-                    cameras[i].model, raw.patches[q][c]);
-            }
+        camera = gal_test_raw_camera_of(path);
+        gal_test_raw_aim(&raw, &camera, targets);
         g_free(path);
         path = gal_test_dng_write(dir, cameras[i].name, &raw);
 
