@@ -4,14 +4,16 @@
  *
  *   quality-grain walk FMT QLO QHI DIST -- FINISHED.png...
  *   quality-grain at FMT -- FINISHED.png Q [FINISHED.png Q]...
+ *   quality-grain grain -- FINISHED.png...
  *
  * walk: for each finished picture, one `grain` line (Immerkaer's noise
  * sigma of its L*, whole and the median and 10th percentile of its 32 px
- * tiles), then one line per quality QLO, QLO+2 .. QHI: bytes and gallop's
+ * tiles; the local sd in MS-SSIM's first window, root mean square and its
+ * tiles' median), then one line per quality QLO, QLO+2 .. QHI: bytes and gallop's
  * score; butteraugli's 3-norm (libjxl 0.7) is computed from quality 85 (or
  * the grid's nearest) up or down only until DIST is bracketed, as it costs
  * about 0.7 s a comparison ("-" where not computed). at: butteraugli at the
- * qualities given. bench/quality-grain.sh builds it (against build/'s
+ * qualities given. grain: the grain lines alone. bench/quality-grain.sh builds it (against build/'s
  * pipeline library, with perceptual.c at -O2) and runs it. */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +56,46 @@ immerkaer(const float *l, int width, int x0, int y0, int x1, int y1)
     return sqrt(M_PI / 2) * sum / (6.0 * (x1 - x0 - 2) * (y1 - y0 - 2));
 }
 
+/* The local standard deviation of `l` in the first MS-SSIM scale's window
+ * (11-tap Gaussian of sigma 1.5, the valid region), (w - 10) x (h - 10):
+ * the fine-scale contrast energy the metric's reference already holds. */
+static float *
+local_sd(const float *l, int w, int h)
+{
+    double g[11], sum = 0;
+    int ow = w - 10, oh = h - 10;
+    float *m = g_new(float, (size_t) ow * h), *q = g_new(float, (size_t) ow * h);
+    float *sd = g_new(float, (size_t) ow * oh);
+
+    for (int i = 0; i < 11; i++)
+        sum += g[i] = exp(-(i - 5) * (i - 5) / (2 * 1.5 * 1.5));
+    for (int i = 0; i < 11; i++)
+        g[i] /= sum;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < ow; x++) {
+            double a = 0, b = 0;
+            for (int i = 0; i < 11; i++) {
+                double v = l[(size_t) y * w + x + i];
+                a += g[i] * v;
+                b += g[i] * v * v;
+            }
+            m[(size_t) y * ow + x] = (float) a;
+            q[(size_t) y * ow + x] = (float) b;
+        }
+    for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++) {
+            double a = 0, b = 0;
+            for (int i = 0; i < 11; i++) {
+                a += g[i] * m[(size_t) (y + i) * ow + x];
+                b += g[i] * q[(size_t) (y + i) * ow + x];
+            }
+            sd[(size_t) y * ow + x] = (float) sqrt(fmax(0.0, b - a * a));
+        }
+    g_free(m);
+    g_free(q);
+    return sd;
+}
+
 static int
 by_value(const void *a, const void *b)
 {
@@ -77,8 +119,26 @@ grain(const char *name, VipsImage *im)
         for (int x = 0; x + 32 <= w; x += 32)
             tiles[nt++] = immerkaer(p, w, x, y, x + 32, y + 32);
     qsort(tiles, nt, sizeof *tiles, by_value);
-    printf("grain\t%s\t%.4f\t%.4f\t%.4f\n", name, immerkaer(p, w, 0, 0, w, h), tiles[nt / 2],
+    printf("grain\t%s\t%.4f\t%.4f\t%.4f", name, immerkaer(p, w, 0, 0, w, h), tiles[nt / 2],
         tiles[nt / 10]);
+    /* The contrast energy: its root mean square, and its tiles' median. */
+    float *sd = local_sd(p, w, h);
+    int ow = w - 10, oh = h - 10;
+    double all = 0;
+    for (size_t i = 0; i < (size_t) ow * oh; i++)
+        all += (double) sd[i] * sd[i];
+    nt = 0;
+    for (int y = 0; y + 32 <= oh; y += 32)
+        for (int x = 0; x + 32 <= ow; x += 32) {
+            double t = 0;
+            for (int yy = y; yy < y + 32; yy++)
+                for (int xx = x; xx < x + 32; xx++)
+                    t += sd[(size_t) yy * ow + xx];
+            tiles[nt++] = t / (32 * 32);
+        }
+    qsort(tiles, nt, sizeof *tiles, by_value);
+    printf("\t%.4f\t%.4f\n", sqrt(all / ((double) ow * oh)), tiles[nt / 2]);
+    g_free(sd);
     g_free(tiles);
     g_free(p);
     g_object_unref(l);
@@ -160,6 +220,18 @@ main(int argc, char **argv)
         return 1;
     api = JxlButteraugliApiCreate(NULL);
     fmt = argv[2];
+    if (!strcmp(argv[1], "grain")) {
+        for (a = 3; a < argc; a++) {
+            photo ph = { .api = api };
+            const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
+
+            if (photo_open(&ph, argv[a]))
+                return 1;
+            grain(name, ph.im);
+            photo_close(&ph);
+        }
+        return 0;
+    }
     if (!strcmp(argv[1], "at")) {
         for (a = 4; a + 1 < argc; a += 2) {
             photo ph = { .api = api };

@@ -23,7 +23,7 @@ grain, rows, measured_ba = {}, {}, {}
 for line in sys.stdin:
     f = line.rstrip("\n").split("\t")
     if f[0] == "grain":
-        grain[f[1]] = [float(x) for x in f[2:5]]
+        grain[f[1]] = [float(x) for x in f[2:]]   # a later line (more measures) wins
     elif f[0] == "q" and f[2] == fmt:
         rows.setdefault(f[1], []).append(
             (int(f[3]), int(f[4]), float(f[5]), None if f[6] == "-" else float(f[6])))
@@ -51,11 +51,12 @@ for name, rs in rows.items():
 
 names = sorted(at)
 print(f"# {fmt}: score at butteraugli {dist} (3-norm); {len(names)} photos of {len(rows)}")
-print("photo\tset\tq85_ba\tdB_at_D\timm_whole\timm_p50\timm_p10")
+labels = ["imm_whole", "imm_p50", "imm_p10", "ce_rms", "ce_p50"]
+labels = labels[:min(len(grain[n]) for n in names)]
+print("photo\tset\tq85_ba\tdB_at_D\t" + "\t".join(labels))
 for n in names:
-    g = grain[n]
     print(f"{n}\t{corpus(n)}\t{q85.get(n, float('nan')):.3f}\t{at[n]:.2f}\t"
-          f"{g[0]:.3f}\t{g[1]:.3f}\t{g[2]:.3f}")
+          + "\t".join(f"{v:.3f}" for v in grain[n][:len(labels)]))
 
 
 def corr(xs, ys):
@@ -70,7 +71,7 @@ def corr(xs, ys):
 
 sets = sorted({corpus(n) for n in names})
 print("\nmeasure\tall\t" + "\t".join(sets))
-for k, label in enumerate(["imm_whole", "imm_p50", "imm_p10"]):
+for k, label in enumerate(labels):
     cells = [corr([grain[n][k] for n in names], [at[n] for n in names])]
     for s in sets:
         sel = [n for n in names if corpus(n) == s]
@@ -125,7 +126,7 @@ def spread(label, sel, qs):
 
 needs = set()
 print("\ncross-check: fit on TRAIN, residual sd on TEST against one level (the TRAIN median)")
-for k_idx, label in enumerate(["imm_whole", "imm_p50", "imm_p10"]):
+for k_idx, label in enumerate(labels):
     for train_sets, test_set in [(("s", "trip"), "m"), (("m", "trip"), "s")]:
         train = [n for n in names if corpus(n) in train_sets]
         test = [n for n in names if corpus(n) == test_set]
@@ -142,7 +143,8 @@ for k_idx, label in enumerate(["imm_whole", "imm_p50", "imm_p10"]):
         allnames = train + test
         pall = [at[n] - (level - rule(grain[n][k_idx], k, g0, cap)) for n in allnames]
         p0 = [at[n] - flat for n in allnames]
-        print(f"{label}\t{'+'.join(train_sets)}->{test_set}\tlevel {level:.2f} k {k:.2f} g0 {g0:.3f} cap {cap:g}"
+        print(f"{label}\t{'+'.join(train_sets)}->{test_set}\tlevel {level:.2f} k {k:.2f}"
+              f" g0 {g0:.3f} cap {cap:g}"
               f"\ttest: bias {st.mean(res):+.2f} sd {st.pstdev(res):.2f} (fixed: bias"
               f" {st.mean(res0):+.2f} sd {st.pstdev(res0):.2f})"
               f"\tall: rms {math.sqrt(st.mean([r * r for r in pall])):.2f}"
@@ -166,7 +168,8 @@ for n, q in sorted(needs):
 # sensor-like grain after downscaling): how far its score at the distance moves with its grain.
 pairs = [(n, "m" + n[1:]) for n in names if corpus(n) == "s" and "m" + n[1:] in at]
 if pairs:
-    print("\nscene\tgrain 1080 px -> 12 MP (tiles' median)\tdB at the distance: 1080 px, 12 MP, moved")
+    print("\nscene\tgrain 1080 px -> 12 MP (tiles' median)"
+          "\tdB at the distance: 1080 px, 12 MP, moved")
     for s_name, m_name in pairs:
         print(f"{s_name[2:]}\t{grain[s_name][1]:.2f} -> {grain[m_name][1]:.2f}"
               f"\t{at[s_name]:.2f}\t{at[m_name]:.2f}\t{at[m_name] - at[s_name]:+.2f}")

@@ -29,12 +29,14 @@ webp_dist=${GRAIN_WEBP_DIST:-1.5}
 say() { printf 'quality-grain: %s\n' "$*" >&2; }
 [[ -x $gallop ]] || { say "needs $gallop (cmake --build build)"; exit 1; }
 pkg-config --exists libjxl || { say "needs libjxl-dev (apt-get install libjxl-dev)"; exit 1; }
-[[ -s $corpus/MANIFEST ]] || { say "needs the corpus: bash ../shared/bench/make-corpus.sh $corpus"; exit 1; }
+[[ -s $corpus/MANIFEST ]] ||
+  { say "needs the corpus: bash ../shared/bench/make-corpus.sh $corpus"; exit 1; }
 mkdir -p "$work"/{in-small,in-12mp,pics}
 
+lib="$(dirname "$gallop")/../pipeline"
 # shellcheck disable=SC2046
-cc -std=gnu11 -O2 -I"$root/pipeline" -I"$(dirname "$gallop")/../pipeline" -o "$work/quality-grain" \
-  "$here/quality-grain.c" "$root/pipeline/perceptual.c" "$(dirname "$gallop")/../pipeline/libgal_pipeline.a" \
+cc -std=gnu11 -O2 -I"$root/pipeline" -I"$lib" -o "$work/quality-grain" "$here/quality-grain.c" \
+  "$root/pipeline/perceptual.c" "$lib/libgal_pipeline.a" \
   $(pkg-config --cflags --libs vips libjxl glib-2.0) -lm
 
 # The finished pictures: the bench job's (bench/quality's `ref` preset) and the trip photos
