@@ -364,3 +364,95 @@ Test(heif_frames, refuses_a_grid_whose_tiles_code_more_than_the_photo_it_declare
         "its HEVC stream codes a 1104x1104 frame, larger than the 64x48 photo it declares"),
         "%s", vips_error_buffer());
 }
+
+static guint32
+get32(const guint8 *p)
+{
+    return (guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 | p[3];
+}
+
+static void
+set32(guint8 *p, guint32 v)
+{
+    p[0] = (guint8) (v >> 24), p[1] = (guint8) (v >> 16), p[2] = (guint8) (v >> 8);
+    p[3] = (guint8) v;
+}
+
+/* The SPS NAL unit in the hvcC of a HEIC's bytes. */
+static GBytes *
+sps_of(const guint8 *file, gsize len)
+{
+    gsize hvcc_len, at = 23;
+    const guint8 *hvcc = payload_of(file, len, "hvcC", &hvcc_len);
+
+    for (int array = 0; array < hvcc[22]; array++) {
+        int count = hvcc[at + 1] << 8 | hvcc[at + 2];
+
+        at += 3;
+        for (int k = 0; k < count; k++) {
+            gsize nal_len = (gsize) (hvcc[at] << 8 | hvcc[at + 1]);
+
+            if ((hvcc[at + 2] >> 1 & 0x3f) == 33)
+                return g_bytes_new(hvcc + at + 2, nal_len);
+            at += 2 + nal_len;
+        }
+    }
+    cr_assert_fail("no SPS");
+    return NULL;
+}
+
+/* libde265 takes an SPS wherever the stream has one: a file whose decoder configuration
+ * (hvcC) is honest, but whose image data starts with an SPS of a larger frame, is refused
+ * too. The SPS comes from a HEIC of 1280x800; it goes first in the item's data, as a NAL unit
+ * with its 4-byte size, the item's extent and the mdat box grown to hold it (libheif writes
+ * one item, iloc version 0 with 4-byte offsets, lengths and base offset, the mdat last). */
+Test(heif_frames, refuses_a_larger_frame_coded_in_the_items_data)
+{
+    g_autofree char *dir = gal_test_tmpdir("heif-frames-data");
+    g_autofree char *path = g_build_filename(dir, "a.heic", NULL);
+    g_autofree char *donor = g_build_filename(dir, "larger.heic", NULL);
+    g_autoptr(VipsImage) picture = gal_test_gradient(640, 400);
+    g_autoptr(VipsImage) larger = gal_test_gradient(1280, 800);
+    g_autoptr(GBytes) sps = NULL;
+    g_autoptr(GByteArray) forged = g_byte_array_new();
+    g_autofree char *file = NULL;
+    g_autofree char *donor_file = NULL;
+    g_autoptr(GError) error = NULL;
+    const guint8 *iloc, *sps_bytes;
+    gsize len, donor_len, iloc_len, sps_len;
+    guint32 base, mdat_at;
+    guint8 size[4];
+
+    gal_test_write_heic_turned(path, picture, 8, 1);
+    gal_test_write_heic_turned(donor, larger, 8, 1);
+    cr_expect_eq(check_file(path), 0, "%s", vips_error_buffer());
+    file = gal_test_read_bytes(path, &len);
+    donor_file = gal_test_read_bytes(donor, &donor_len);
+    sps = sps_of((const guint8 *) donor_file, donor_len);
+    sps_bytes = g_bytes_get_data(sps, &sps_len);
+
+    iloc = payload_of((const guint8 *) file, len, "iloc", &iloc_len);
+    /* Version and flags, the field sizes, one item (id, data reference), its base offset,
+     * one extent (offset, length). */
+    cr_assert(iloc_len >= 26 && iloc[0] == 0 && iloc[4] == 0x44 && iloc[5] >> 4 == 4);
+    cr_assert(iloc[6] == 0 && iloc[7] == 1 && iloc[16] == 0 && iloc[17] == 1, "one item");
+    base = get32(iloc + 12) + get32(iloc + 18);
+    mdat_at = (guint32) ((const guint8 *) payload_of((const guint8 *) file, len, "mdat",
+                             &iloc_len) - (const guint8 *) file) - 8;
+    cr_assert(base > mdat_at && base <= len);
+    set32((guint8 *) file + (iloc - (const guint8 *) file) + 22,
+        get32(iloc + 22) + 4 + (guint32) sps_len);
+    set32((guint8 *) file + mdat_at, get32((const guint8 *) file + mdat_at) + 4 +
+        (guint32) sps_len);
+    set32(size, (guint32) sps_len);
+    g_byte_array_append(forged, (const guint8 *) file, base);
+    g_byte_array_append(forged, size, 4);
+    g_byte_array_append(forged, sps_bytes, (guint) sps_len);
+    g_byte_array_append(forged, (const guint8 *) file + base, (guint) (len - base));
+    cr_assert(g_file_set_contents(path, (const char *) forged->data, forged->len, &error));
+
+    cr_assert_eq(check_file(path), -1);
+    cr_expect(strstr(vips_error_buffer(),
+        "its HEVC stream codes a 1280x800 frame, larger than the 640x400 it declares"), "%s",
+        vips_error_buffer());
+}
