@@ -314,6 +314,10 @@ typedef struct {
     int fd;
     gint64 size;
     GArray *items;             /* of item */
+    /* An item's index in `items` + 1, by its id: a hostile meta box may
+     * list items by the hundred thousand, each named again in iloc and
+     * ipma. */
+    GHashTable *by_id;
     guint32 primary;
     const guint8 *idat;
     gsize idat_len;
@@ -323,10 +327,9 @@ typedef struct {
 static item *
 find_item(heif_meta *meta, guint32 id)
 {
-    for (guint i = 0; i < meta->items->len; i++)
-        if (g_array_index(meta->items, item, i).id == id)
-            return &g_array_index(meta->items, item, i);
-    return NULL;
+    guint index = GPOINTER_TO_UINT(g_hash_table_lookup(meta->by_id, GUINT_TO_POINTER(id)));
+
+    return index ? &g_array_index(meta->items, item, index - 1) : NULL;
 }
 
 static int
@@ -345,7 +348,7 @@ read_iinf(heif_meta *meta, const guint8 *p, gsize len)
     if (len < at)
         return damaged("iinf");
     while (next_box(p, len, &at, &infe)) {
-        item it = { 0 };
+        item it = { 0 }, *same;
         int version = infe.len > 0 ? infe.payload[0] : 0;
         gsize id_bytes = version == 3 ? 4 : 2;
 
@@ -356,8 +359,18 @@ read_iinf(heif_meta *meta, const guint8 *p, gsize len)
             return damaged("infe");
         it.id = (guint32) be(infe.payload + 4, (int) id_bytes);
         memcpy(it.type, infe.payload + 4 + id_bytes + 2, 4);
+        /* One item an id: iloc and ipma name items by it. Of two infe
+         * boxes with one id, a decoder may take either: a coded type wins,
+         * so that the frames are checked whichever it takes. */
+        if ((same = find_item(meta, it.id))) {
+            if (!strcmp(it.type, "hvc1") || !strcmp(it.type, "av01"))
+                memcpy(same->type, it.type, sizeof it.type);
+            continue;
+        }
         it.extents = g_array_new(FALSE, FALSE, sizeof(extent));
         g_array_append_val(meta->items, it);
+        g_hash_table_insert(meta->by_id, GUINT_TO_POINTER(it.id),
+            GUINT_TO_POINTER(meta->items->len));
     }
     return 0;
 }
@@ -775,7 +788,7 @@ gal__heif_frames_check(int fd, gint64 size)
 {
     g_autofree guint8 *payload = NULL;
     gsize len = 0, at = 0;
-    heif_meta meta = { fd, size, NULL, 0, NULL, 0, NULL };
+    heif_meta meta = { .fd = fd, .size = size };
     box b;
     int failed = 0;
 
@@ -783,6 +796,7 @@ gal__heif_frames_check(int fd, gint64 size)
         return -1;
     meta.items = g_array_new(FALSE, TRUE, sizeof(item));
     g_array_set_clear_func(meta.items, item_clear);
+    meta.by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
     meta.properties = g_ptr_array_new_with_free_func(g_free);
     /* iinf first: iloc and ipma name items it lists. */
     while (!failed && next_box(payload, len, &at, &b))
@@ -807,6 +821,7 @@ gal__heif_frames_check(int fd, gint64 size)
             failed = check_item(&meta, it, find_item(&meta, meta.primary));
     }
     g_ptr_array_unref(meta.properties);
+    g_hash_table_unref(meta.by_id);
     g_array_unref(meta.items);
     return failed ? -1 : 0;
 }
