@@ -265,7 +265,7 @@ be(const guint8 *p, int n)
     return v;
 }
 
-/* A box inside a buffer: its type, payload and where the next one starts. */
+/* A box inside a buffer: its type and payload. */
 typedef struct {
     char type[5];
     const guint8 *payload;
@@ -300,7 +300,8 @@ next_box(const guint8 *data, gsize len, gsize *at, box *out)
     return TRUE;
 }
 
-/* A coded image item: its id, its type, its properties' indices. */
+/* An item of the file (iinf): its id and type, and, from iloc and ipma,
+ * where its data lies and its properties' payloads. */
 typedef struct {
     guint32 id;
     char type[5];
