@@ -323,7 +323,7 @@ Test(heif_frames, passes_honest_heics_and_refuses_one_coding_more_than_it_declar
     /* 640 is 10 blocks of 64: 704 would be one too many, 641 rounds up to 704. */
     gal_test_write_heic_declaring(lying, picture, 8, 577, 400);
     cr_expect_eq(check_file(lying), 0, "%s", vips_error_buffer());
-    gal_test_rewrite_ispe(lying, 576, 400);
+    gal_test_rewrite_ispe(lying, 0, 576, 400);
     cr_assert_eq(check_file(lying), -1);
     cr_expect(strstr(vips_error_buffer(),
         "its HEVC stream codes a 640x400 frame, larger than the 576x400 it declares"), "%s",
@@ -341,7 +341,7 @@ Test(heif_frames, refuses_an_avif_coding_more_than_it_declares)
                      "Q", 60, "effort", 0, NULL),
         0, "%s", vips_error_buffer());
     cr_expect_eq(check_file(path), 0, "%s", vips_error_buffer());
-    gal_test_rewrite_ispe(path, 64, 48);
+    gal_test_rewrite_ispe(path, 0, 64, 48);
     cr_assert_eq(check_file(path), -1);
     cr_expect(strstr(vips_error_buffer(),
         "its AV1 stream codes a 640x400 frame, larger than the 64x48 it declares"), "%s",
@@ -358,7 +358,7 @@ Test(heif_frames, refuses_a_grid_whose_tiles_code_more_than_the_photo_it_declare
 
     gal_test_write_heic_grid(path, picture, 1100, 8);
     cr_expect_eq(check_file(path), 0, "%s", vips_error_buffer());
-    gal_test_rewrite_ispe(path, 64, 48);
+    gal_test_rewrite_ispe(path, 0, 64, 48);
     cr_assert_eq(check_file(path), -1);
     cr_expect(strstr(vips_error_buffer(),
         "its HEVC stream codes a 1104x1104 frame, larger than the 64x48 photo it declares"),
@@ -454,5 +454,22 @@ Test(heif_frames, refuses_a_larger_frame_coded_in_the_items_data)
     cr_assert_eq(check_file(path), -1);
     cr_expect(strstr(vips_error_buffer(),
         "its HEVC stream codes a 1280x800 frame, larger than the 640x400 it declares"), "%s",
+        vips_error_buffer());
+}
+
+/* A thumbnail is decoded by its own load (decode.c, gal__photo_load_thumbnail) wherever it
+ * covers the output: one that codes more than it declares is refused as the photo would be. */
+Test(heif_frames, refuses_a_thumbnail_coding_more_than_it_declares)
+{
+    g_autofree char *dir = gal_test_tmpdir("heif-frames-thumb");
+    g_autofree char *path = g_build_filename(dir, "thumb.heic", NULL);
+    g_autoptr(VipsImage) picture = gal_test_gradient(640, 400);
+
+    gal_test_write_heic(path, picture, picture, 320);
+    cr_expect_eq(check_file(path), 0, "%s", vips_error_buffer());
+    gal_test_rewrite_ispe(path, 1, 16, 10);
+    cr_assert_eq(check_file(path), -1);
+    cr_expect(strstr(vips_error_buffer(),
+        "its HEVC stream codes a 320x200 frame, larger than the 16x10 it declares"), "%s",
         vips_error_buffer());
 }
