@@ -569,7 +569,7 @@ check_hevc_nal(const frame_bound *bound, const guint8 *nal, gsize given, gsize l
     return check_frame(bound, &coded);
 }
 
-/* An AV1 OBU stream's sequence headers, from `item`; the OBU header is
+/* The sequence headers of an AV1 OBU stream, `data`; the OBU header is
  * 5.3.1: type in bits 6-3, an extension byte, a LEB128 size. */
 static int
 check_av1_obus(const frame_bound *bound, item_data *data)
