@@ -7,6 +7,7 @@
 #include "decode.h"
 #include "error.h"
 #include "fsio.h"
+#include "heif_frames.h"
 #include "tiff.h"
 
 const char *
@@ -414,10 +415,17 @@ gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink, Vips
 {
     /* A source of its own each time (libvips duplicates the descriptor);
      * loads from one file happen one after another, never interleaved. */
-    VipsSource *source = vips_source_new_from_descriptor(file->fd);
+    VipsSource *source;
     int failed;
 
-    if (!source)
+    /* A HEIF's frames are checked against its declared sizes before
+     * libheif opens it, here where every libvips load of a photo passes
+     * (its header, its decode; heif.c checks its own): libde265 and dav1d
+     * allocate the frame a stream codes, and a hostile stream codes one
+     * far larger than the header that admitted the photo (issue 41). */
+    if (file->format == GAL_IMAGE_HEIF && gal__heif_frames_check(file->fd, file->st.st_size))
+        return -1;
+    if (!(source = vips_source_new_from_descriptor(file->fd)))
         return -1;
     failed = load(file->format, source, VIPS_ACCESS_SEQUENTIAL, fail_on, MAX(1, shrink), 1.0,
         out);
@@ -436,7 +444,8 @@ gal__photo_load_thumbnail(const gal_photo_file *file, VipsFailOn fail_on, VipsIm
         vips_error("gallop", "only HEIF photos carry a thumbnail gallop reads");
         return -1;
     }
-    if (!(source = vips_source_new_from_descriptor(file->fd)))
+    if (gal__heif_frames_check(file->fd, file->st.st_size) ||
+        !(source = vips_source_new_from_descriptor(file->fd)))
         return -1;
     failed = vips_heifload_source(source, out, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
         fail_on, "thumbnail", TRUE, NULL);

@@ -61,14 +61,17 @@ void gal__photo_close(gal_photo_file *file);
  * (sequential), decoded per `fail_on`: nothing is decoded until pixels
  * are asked for. `shrink` (1, 2, 4 or 8) asks JPEG and WebP decoders for
  * a smaller image, as libjpeg's DCT scaling gives it; other formats ignore
- * it. -1 with the libvips error left set. */
+ * it. A HEIF whose streams code a frame larger than it declares is
+ * refused before libheif opens it (heif_frames.h). -1 with the libvips
+ * error left set. */
 int gal__photo_load(const gal_photo_file *file, VipsFailOn fail_on, int shrink,
     VipsImage **out);
 
 /* A HEIF photo's embedded thumbnail, by its own loader, streamed, as
  * gal__photo_load gives the photo; libvips gives the primary image
- * instead when the file has no thumbnail (told apart by its size). -1
- * with the libvips error left set, also for a photo that is not HEIF. */
+ * instead when the file has no thumbnail (told apart by its size); its
+ * frames checked as gal__photo_load checks them. -1 with the libvips
+ * error left set, also for a photo that is not HEIF. */
 int gal__photo_load_thumbnail(const gal_photo_file *file, VipsFailOn fail_on, VipsImage **out);
 
 /* Does a thumbnail of thumb_width x thumb_height serve a photo stored as

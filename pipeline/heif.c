@@ -5,6 +5,7 @@
 #include <libheif/heif.h>
 
 #include "heif.h"
+#include "heif_frames.h"
 
 /* libheif reads the file through the photo's one descriptor, as libvips'
  * loader does: only the boxes and the coded image, never the whole file
@@ -144,7 +145,7 @@ gal__heif_load(const gal_photo_file *file, VipsImage *header, gboolean strict,
     VipsImage **out)
 {
     heif_file reader = { file->fd, 0, file->st.st_size };
-    struct heif_context *context = heif_context_alloc();
+    struct heif_context *context = NULL;
     struct heif_image_handle *handle = NULL;
     struct heif_decoding_options *options = NULL;
     struct heif_image *decoded = NULL;
@@ -153,7 +154,11 @@ gal__heif_load(const gal_photo_file *file, VipsImage *header, gboolean strict,
     guint8 *pixels = NULL;
 
     *out = NULL;
-    if (!context) {
+    /* As for every load (decode.c): no frame larger than declared reaches
+     * libde265, even from a file changed since its header was read. */
+    if (gal__heif_frames_check(file->fd, file->st.st_size))
+        return -1;
+    if (!(context = heif_context_alloc())) {
         vips_error("heif", "out of memory");
         return -1;
     }

@@ -26,7 +26,8 @@
  * as libvips' loader turns it. It carries `header`'s metadata (libvips'
  * header of the file: EXIF, ICC profile, XMP), and must have its size.
  * `strict`: libheif's strict decoding (input.fail-on warning). -1 with
- * the libvips error set (libheif's message). Thread-safe. */
+ * the libvips error set (libheif's message, or heif_frames.h's when a
+ * stream codes a frame larger than declared). Thread-safe. */
 int gal__heif_load(const gal_photo_file *file, VipsImage *header, gboolean strict,
     VipsImage **out);
 

@@ -21,4 +21,5 @@ const gal_limits gal__limits = {
     .item_bytes = 64 << 20,
     .raw_bytes = (gint64) 1 << 30,
     .raw_pixels = 500e6,
+    .heif_meta_bytes = 16 << 20,
 };

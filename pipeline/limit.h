@@ -37,6 +37,10 @@ typedef struct gal_limits {
      * header, refused before libraw allocates for it. */
     gint64 raw_bytes;
     double raw_pixels;
+    /* A HEIF's meta box (its items, their properties and places) is read
+     * whole to check its frames' sizes before decoding (heif_frames.h): a
+     * phone's grid of 48 tiles has a few KiB. */
+    gint64 heif_meta_bytes;
 } gal_limits;
 
 extern const gal_limits gal__limits;

@@ -210,3 +210,49 @@ Test(heif, a_10_bit_grid_heic_is_decoded_whole_tile_by_tile)
 {
     expect_grid_decoded("heif-grid-10", 10);
 }
+
+/* A HEIC whose `ispe` declares 64x48 while its HEVC stream codes 2048x2048 (issue 41): libde265
+ * allocates the frame the stream codes, so the photo is refused from its stream's SPS before
+ * any decoder sees it, not after ("libheif decoded 2048x2048 of a photo of 64x48"); the
+ * honest photo beside it is made. 8 bits go through libvips' loader, 10 through heif.c. */
+static void
+expect_lying_heic_refused(const char *name, int bits)
+{
+    g_autofree char *heic = heic_in(name);
+    g_autofree char *in = g_path_get_dirname(heic);
+    g_autofree char *tmp = g_path_get_dirname(in);
+    g_autofree char *honest = g_build_filename(in, "IMG_0002.heic", NULL);
+    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
+    g_autofree char *made = g_build_filename(out_dir, "IMG_0002.png", NULL);
+    g_autofree char *refused = g_build_filename(out_dir, "IMG_0001.png", NULL);
+    g_autofree char *preset = gal_test_write_preset(tmp, "p.yaml", PNG_AS_IT_IS);
+    g_autoptr(VipsImage) grey = solid(2048, 2048, 128, 128, 128);
+    g_autoptr(VipsImage) small = solid(64, 48, 128, 128, 128);
+    g_autoptr(VipsImage) honest_made = NULL;
+    const char *argv[] = { GAL_BINARY, "run", preset, in, "-o", out_dir, "-j", "2", NULL };
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    gal_test_write_heic_declaring(heic, grey, bits, 64, 48);
+    gal_test_write_heic_turned(honest, small, bits, 1);
+    cr_assert_eq(gal_test_spawn(argv, &out, &err), 1, "%s\n%s", out, err);
+    cr_expect(strstr(err, "IMG_0001.heic") &&
+            strstr(err, "its HEVC stream codes a 2048x2048 frame, larger than the 64x48 it "
+                        "declares"),
+        "%s", err);
+    cr_expect(!strstr(err, "libheif decoded"), "%s", err);
+    cr_expect(!g_file_test(refused, G_FILE_TEST_EXISTS));
+    honest_made = gal_test_load_image(made, FALSE);
+    cr_expect_eq(honest_made->Xsize, 64);
+    cr_expect_eq(honest_made->Ysize, 48);
+}
+
+Test(heif, an_8_bit_heic_coding_a_larger_frame_than_it_declares_is_refused_before_decoding)
+{
+    expect_lying_heic_refused("heif-lying-8", 8);
+}
+
+Test(heif, a_10_bit_heic_coding_a_larger_frame_than_it_declares_is_refused_before_decoding)
+{
+    expect_lying_heic_refused("heif-lying-10", 10);
+}

@@ -1,6 +1,8 @@
 /* fuzz_heif: the HEIF path on any bytes, as a photo file: gallop's
- * sniffing, then, for what it takes for a HEIF, libvips' header and
- * gallop's own decode through libheif (heif.c), as a run does. The bytes
+ * sniffing, then, for what it takes for a HEIF, the check of its coded
+ * frames against its declared sizes (heif_frames.c: its boxes, HEVC SPSs
+ * and AV1 sequence headers), libvips' header and gallop's own decode
+ * through libheif (heif.c), as a run does. The bytes
  * are a memory file (memfd), read through the descriptor as a photo is.
  * Properties: a refusal says something, in UTF-8; a decoded image is
  * 8-bit RGB or RGBA of the header's size. A header of more than 16

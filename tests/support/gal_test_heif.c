@@ -125,6 +125,40 @@ gal_test_write_heic_turned(const char *path, VipsImage *photo, int bits, int ori
     heif_context_free(ctx);
 }
 
+void
+gal_test_rewrite_ispe(const char *path, int nth, int declared_width, int declared_height)
+{
+    g_autofree char *bytes = NULL;
+    g_autoptr(GError) error = NULL;
+    gsize len = 0;
+    int rewritten = 0, seen = 0;
+
+    cr_assert(g_file_get_contents(path, &bytes, &len, &error), "%s", error->message);
+    /* An ispe box: size 20, type, version and flags, width, height (ISO/IEC 23008-12
+     * 6.5.3). */
+    for (gsize at = 4; at + 16 <= len && !rewritten; at++) {
+        guint8 *box = (guint8 *) bytes + at - 4;
+
+        if (memcmp(box + 4, "ispe", 4) != 0 || box[3] != 20 || seen++ < nth)
+            continue;
+        for (int i = 0; i < 4; i++) {
+            box[12 + i] = (guint8) ((guint32) declared_width >> (24 - 8 * i));
+            box[16 + i] = (guint8) ((guint32) declared_height >> (24 - 8 * i));
+        }
+        rewritten++;
+    }
+    cr_assert_eq(rewritten, 1, "no ispe box %d in %s", nth, path);
+    cr_assert(g_file_set_contents(path, bytes, (gssize) len, &error), "%s", error->message);
+}
+
+void
+gal_test_write_heic_declaring(const char *path, VipsImage *photo, int bits,
+    int declared_width, int declared_height)
+{
+    gal_test_write_heic_turned(path, photo, bits, 1);
+    gal_test_rewrite_ispe(path, 0, declared_width, declared_height);
+}
+
 /* ---- grid HEICs ------------------------------------------------------------------------
  * Phones store a photo as a grid of tiles: each tile an HEVC image item of its own, hidden,
  * and a 'grid' item, the primary, whose payload (an ImageGrid) says how many rows and

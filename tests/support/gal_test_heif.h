@@ -24,4 +24,17 @@ void gal_test_write_heic_turned(const char *path, VipsImage *photo, int bits, in
  * cropped to the photo's size. Fails the test if it cannot. */
 void gal_test_write_heic_grid(const char *path, VipsImage *photo, int tile, int bits);
 
+/* Make the HEIF (HEIC or AVIF) at `path` lie about a size: its `nth` ispe box from the start
+ * (0: the first, the primary image's as libheif and gal_test_write_heic_grid write them; a
+ * thumbnail's follows its photo's) says `declared_width` x `declared_height`, its streams
+ * still code the frames they did. Fails the test if it cannot. */
+void gal_test_rewrite_ispe(const char *path, int nth, int declared_width, int declared_height);
+
+/* Write `photo` (8-bit sRGB, 3 bands) as a HEIC of `bits` (8 or 10) bits at `path`, HEVC at
+ * quality 90, then make the file lie about its size: its `ispe` says the photo is
+ * `declared_width` x `declared_height`, while its HEVC stream still codes the whole frame, as
+ * a hostile file's would. Fails the test if it cannot. */
+void gal_test_write_heic_declaring(const char *path, VipsImage *photo, int bits,
+    int declared_width, int declared_height);
+
 #endif /* GAL_TEST_HEIF_H */
