@@ -23,6 +23,26 @@ static const double scale_weights[N_SCALES_MAX] = { 0.0448, 0.2856, 0.3001, 0.23
 static const double C1 = 0.01 * 0.01; /* (K1 L)^2 with L = 1, the range of L* / 100 */
 static const double C2 = 0.03 * 0.03;
 
+/* The loops over pixels are compiled twice, for AVX2 (eight lanes) and for
+ * SSE2 (four), and the loader picks (target_clones); they vectorise on
+ * their own or take eight lanes at a time by hand. Each output is the same
+ * operations in the same order in either, and in the scalar tails, without
+ * fused multiply-adds (the avx2 target does not enable FMA), so the scores
+ * are the same bit for bit on either kind of processor. The 32-byte type
+ * is loaded and stored by memcpy in place and never passed to or returned
+ * from a function (its ABI differs with AVX). Where the compiler lacks
+ * target_clones or the machine is not x86-64, one plain version. */
+typedef float wide __attribute__((vector_size(8 * sizeof(float))));
+#define WIDE 8
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SIMD_TARGETS __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SIMD_TARGETS
+#define SIMD_TARGETS
+#endif
+
 typedef struct {
     int width, height;
     float *lightness;   /* width x height, L* / 100 */
@@ -90,6 +110,22 @@ pixels_of(VipsImage *image, int *bands, gal_error *err)
     return data;
 }
 
+/* Linear luminance of n pixels of `bands` (1 or 3) 8-bit sRGB values each,
+ * by the table `linear` (its own function for the AVX2 clone, which takes
+ * half the instructions). */
+SIMD_TARGETS static void
+luminance_row(const float *restrict linear, const guchar *restrict px, int bands,
+    float *restrict y, size_t n)
+{
+    if (bands == 1)
+        for (size_t i = 0; i < n; i++)
+            y[i] = linear[px[i]];
+    else
+        for (size_t i = 0; i < n; i++)
+            y[i] = 0.2126f * linear[px[3 * i]] + 0.7152f * linear[px[3 * i + 1]] +
+                0.0722f * linear[px[3 * i + 2]];
+}
+
 /* Linear luminance (Y, 0..1) of every pixel, in a new plane. */
 static float *
 luminance_of(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
@@ -102,13 +138,7 @@ luminance_of(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
     if (!px)
         return NULL;
     y = g_new(float, n);
-    if (bands == 1)
-        for (size_t i = 0; i < n; i++)
-            y[i] = ref->linear[px[i]];
-    else
-        for (size_t i = 0; i < n; i++)
-            y[i] = 0.2126f * ref->linear[px[3 * i]] + 0.7152f * ref->linear[px[3 * i + 1]] +
-                0.0722f * ref->linear[px[3 * i + 2]];
+    luminance_row(ref->linear, px, bands, y, n);
     return y;
 }
 
@@ -165,70 +195,85 @@ lanes_put(float *p, lanes v)
     memcpy(p, &v, sizeof v);
 }
 
-/* The same four lanes as 32-bit integers: a float's bits. */
-typedef gint32 int_lanes __attribute__((vector_size(4 * sizeof(gint32))));
+/* Eight lanes of 32-bit integers: the floats' bits, and comparisons. */
+typedef gint32 wide_int __attribute__((vector_size(8 * sizeof(gint32))));
 
-static inline lanes
-lanes_select(int_lanes mask, lanes yes, lanes no)
+/* Where `mask` is set, `yes`, else `no`: into *out (by pointers, see above). */
+static inline void
+wide_select(const wide_int *mask, const wide *yes, const wide *no, wide *out)
 {
-    int_lanes a, b;
+    wide_int a, b;
 
-    memcpy(&a, &yes, sizeof a);
-    memcpy(&b, &no, sizeof b);
-    a = (a & mask) | (b & ~mask);
-    memcpy(&yes, &a, sizeof yes);
-    return yes;
+    memcpy(&a, yes, sizeof a);
+    memcpy(&b, no, sizeof b);
+    a = (a & *mask) | (b & ~*mask);
+    memcpy(out, &a, sizeof a);
 }
 
-/* CIE L* / 100 of four luminances (clamped to 0..1), computed rather than
- * looked up so that the loop vectorises (a table's reads do not, and they
- * were a third of a comparison): the cube root first guessed from the
- * float's bits (its exponent divided by three, within 7%), then two of
- * Halley's steps, each of which cubes the error, to float precision. */
-static inline lanes
-lightness_of(lanes y)
+/* CIE L* / 100 of eight luminances (clamped to 0..1), computed rather than
+ * looked up so that it vectorises (a table's reads do not, and they were a
+ * third of a comparison): the cube root first guessed from the float's
+ * bits (its exponent divided by three, within 7%), then two of Halley's
+ * steps, each of which cubes the error, to float precision. */
+static inline void
+lightness8(const float *in, float *out)
 {
     const float e = 216.0f / 24389.0f, k = 24389.0f / 27.0f / 100.0f;
-    const lanes zero = { 0 }, one = zero + 1.0f, least = zero + e;
-    lanes at, x, cube;
-    int_lanes bits;
+    const wide zero = { 0 }, one = zero + 1.0f, least = zero + e;
+    wide y, at, x, cube, curve, line;
+    wide_int mask, bits;
 
-    y = lanes_select(y < zero, zero, y);
-    y = lanes_select(y > one, one, y);
-    at = lanes_select(y > least, y, least);
+    memcpy(&y, in, sizeof y);
+    mask = y < zero;
+    wide_select(&mask, &zero, &y, &y);
+    mask = y > one;
+    wide_select(&mask, &one, &y, &y);
+    mask = y > least;
+    wide_select(&mask, &y, &least, &at);
     memcpy(&bits, &at, sizeof bits);
-    bits = __builtin_convertvector(__builtin_convertvector(bits, lanes) * (1.0f / 3.0f),
-               int_lanes) + 709921077;
+    bits = __builtin_convertvector(__builtin_convertvector(bits, wide) * (1.0f / 3.0f),
+               wide_int) + 709921077;
     memcpy(&x, &bits, sizeof x);
     for (int step = 0; step < 2; step++) {
         cube = x * x * x;
         x = x * (cube + 2.0f * at) / (2.0f * cube + at);
     }
-    return lanes_select(y > least, 1.16f * x - 0.16f, k * y);
+    curve = 1.16f * x - 0.16f;
+    line = k * y;
+    wide_select(&mask, &curve, &line, &y);
+    memcpy(out, &y, sizeof y);
 }
 
-/* Each scale's lightness plane of the luminance `y` (taken). A plane's
- * last few values go through the same lanes as the rest, so a pixel's
- * lightness does not depend on where it is. */
+/* The lightness of n luminances; the last few go through the same lanes
+ * (padded), so a pixel's lightness does not depend on where it is. */
+SIMD_TARGETS static void
+lightness_row(const float *restrict y, float *restrict out, size_t n)
+{
+    size_t i = 0;
+
+    for (; i + WIDE <= n; i += WIDE)
+        lightness8(y + i, out + i);
+    if (i < n) {
+        float last[WIDE] = { 0 };
+
+        memcpy(last, y + i, sizeof(float) * (n - i));
+        lightness8(last, last);
+        memcpy(out + i, last, sizeof(float) * (n - i));
+    }
+}
+
+/* Each scale's lightness plane of the luminance `y` (taken). */
 static void
 lightness_planes(const gal_percept_ref *ref, float *y, int n_scales, float **planes)
 {
     int width = ref->width, height = ref->height;
 
     for (int s = 0; s < n_scales; s++) {
-        size_t n = (size_t) width * height, i = 0;
+        size_t n = (size_t) width * height;
         float *next = s + 1 < n_scales ? halve(y, width, height) : NULL;
 
         planes[s] = g_new(float, n);
-        for (; i + LANES <= n; i += LANES)
-            lanes_put(planes[s] + i, lightness_of(lanes_at(y + i)));
-        if (i < n) {
-            float last[LANES] = { 0 };
-
-            memcpy(last, y + i, sizeof(float) * (n - i));
-            lanes_put(last, lightness_of(lanes_at(last)));
-            memcpy(planes[s] + i, last, sizeof(float) * (n - i));
-        }
+        lightness_row(y, planes[s], n);
         g_free(y);
         y = next;
         width /= 2;
@@ -236,28 +281,10 @@ lightness_planes(const gal_percept_ref *ref, float *y, int n_scales, float **pla
     }
 }
 
-/* The window's loops take eight lanes at a time: one AVX2 operation where
- * the processor has it (the functions are compiled twice, and the loader
- * picks), two SSE2 ones elsewhere. Each output is the same sum in the same
- * order in both, and in the scalar tail, without fused multiply-adds, so
- * the scores are the same bit for bit on either kind of processor. Loads
- * and stores are memcpy in place, with no function taking or returning
- * the type (its ABI differs with AVX). */
-typedef float wide __attribute__((vector_size(8 * sizeof(float))));
-#define WIDE 8
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define WINDOW_TARGETS __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef WINDOW_TARGETS
-#define WINDOW_TARGETS
-#endif
-
 /* One row of the window: dst[c] = sum over t of gauss[t] * src[c + t],
  * for c < n. The window is symmetric, so each pair of taps the same
  * distance from the centre shares one multiply. */
-WINDOW_TARGETS static void
+SIMD_TARGETS static void
 window_row(const float *restrict gauss, const float *restrict src, float *restrict dst, int n)
 {
     int c = 0;
@@ -285,7 +312,7 @@ window_row(const float *restrict gauss, const float *restrict src, float *restri
 
 /* The same down the last TAPS rows of a ring of them: dst[c] = sum over t
  * of gauss[t] * rows[(first + t) % TAPS][c]. */
-WINDOW_TARGETS static void
+SIMD_TARGETS static void
 window_column(const float *restrict gauss, float *const *rows, int first, float *restrict dst,
     int n)
 {
