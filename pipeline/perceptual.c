@@ -389,16 +389,16 @@ window(const gal_percept_ref *ref, int width, int height, int n, const float *co
 }
 
 /* Sum of n floats in double, in a fixed order (four running sums, the
- * compiler's vector lanes, added at the end). */
-static double
+ * vector's lanes, added at the end). */
+SIMD_TARGETS static double
 sum_of(const float *restrict v, int n)
 {
-    double lane[4] = { 0, 0, 0, 0 };
+    typedef double doubles __attribute__((vector_size(4 * sizeof(double))));
+    doubles lane = { 0, 0, 0, 0 };
     int c = 0;
 
-    for (; c + 4 <= n; c += 4)
-        for (int l = 0; l < 4; l++)
-            lane[l] += v[c + l];
+    for (; c + LANES <= n; c += LANES)
+        lane += __builtin_convertvector(lanes_at(v + c), doubles);
     for (; c < n; c++)
         lane[0] += v[c];
     return (lane[0] + lane[1]) + (lane[2] + lane[3]);
@@ -469,11 +469,11 @@ gal__percept_ref_new(VipsImage *image, gal_error *err)
 /* A comparison's running sums over one scale (window_emit). */
 typedef struct {
     const ref_scale *sc;
-    float *ssim_row, *cs_row, *lum_row;
-    double ssim, cs, lum;
+    float *ssim_row, *cs_row;
+    double ssim, cs;
 } scale_sums;
 
-static void
+SIMD_TARGETS static void
 add_rows(int row, float *const *out, int width, void *data)
 {
     scale_sums *sums = data;
@@ -481,22 +481,27 @@ add_rows(int row, float *const *out, int width, void *data)
     const float *restrict rxx = sums->sc->square + (size_t) row * width;
     const float *restrict my_row = out[0], *restrict yy = out[1], *restrict xy = out[2];
     float *restrict ssim = sums->ssim_row, *restrict cs = sums->cs_row;
-    float *restrict lum = sums->lum_row;
     const float c1 = (float) C1, c2 = (float) C2;
     int c = 0;
 
     /* Each term the same way for both pictures: a picture against itself
      * scores exactly 1. */
-    for (; c + LANES <= width; c += LANES) {
-        lanes mx = lanes_at(rx + c), my = lanes_at(my_row + c);
-        lanes vx = lanes_at(rxx + c) - mx * mx, vy = lanes_at(yy + c) - my * my;
-        lanes cov = lanes_at(xy + c) - mx * my;
-        lanes l = (2 * mx * my + c1) / (mx * mx + my * my + c1);
-        lanes k = (2 * cov + c2) / (vx + vy + c2);
+    for (; c + WIDE <= width; c += WIDE) {
+        wide mx, my, sx, sy, sxy, vx, vy, cov, l, k;
 
-        lanes_put(ssim + c, l * k);
-        lanes_put(cs + c, k);
-        lanes_put(lum + c, l);
+        memcpy(&mx, rx + c, sizeof mx);
+        memcpy(&my, my_row + c, sizeof my);
+        memcpy(&sx, rxx + c, sizeof sx);
+        memcpy(&sy, yy + c, sizeof sy);
+        memcpy(&sxy, xy + c, sizeof sxy);
+        vx = sx - mx * mx;
+        vy = sy - my * my;
+        cov = sxy - mx * my;
+        l = (2 * mx * my + c1) / (mx * mx + my * my + c1);
+        k = (2 * cov + c2) / (vx + vy + c2);
+        l = l * k;
+        memcpy(ssim + c, &l, sizeof l);
+        memcpy(cs + c, &k, sizeof k);
     }
     for (; c < width; c++) {
         float mx = rx[c], my = my_row[c];
@@ -506,21 +511,19 @@ add_rows(int row, float *const *out, int width, void *data)
 
         ssim[c] = l * k;
         cs[c] = k;
-        lum[c] = l;
     }
     sums->ssim += sum_of(ssim, width);
     sums->cs += sum_of(cs, width);
-    sums->lum += sum_of(lum, width);
 }
 
-/* One scale's means of SSIM, of its contrast-structure term and of its
- * luminance term, over the valid region; a picture too small for a window
- * is one window (its whole, uniformly weighted). */
+/* One scale's means of SSIM and of its contrast-structure term over the
+ * valid region; a picture too small for a window is one window (its whole,
+ * uniformly weighted). */
 static void
 compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, double *ssim,
-    double *cs, double *lum)
+    double *cs)
 {
-    double sum_ssim = 0, sum_cs = 0, sum_lum = 0;
+    double sum_ssim = 0, sum_cs = 0;
     size_t n;
 
     if (!sc->mean) {
@@ -542,25 +545,22 @@ compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, d
         c = (2 * (xy / n - mx * my) + C2) / (xx / n - mx * mx + yy / n - my * my + C2);
         *ssim = l * c;
         *cs = c;
-        *lum = l;
         return;
     }
     {
         int ow = sc->width - EDGE;
-        g_autofree float *terms = g_new(float, (size_t) 3 * ow);
-        scale_sums sums = { sc, terms, terms + ow, terms + 2 * ow, 0, 0, 0 };
+        g_autofree float *terms = g_new(float, (size_t) 2 * ow);
+        scale_sums sums = { sc, terms, terms + ow, 0, 0 };
         const float *in[3] = { y, y, y };
         const float *other[3] = { NULL, y, sc->lightness };
 
         window(ref, sc->width, sc->height, 3, in, other, add_rows, &sums);
         sum_ssim = sums.ssim;
         sum_cs = sums.cs;
-        sum_lum = sums.lum;
         n = (size_t) ow * (sc->height - EDGE);
     }
     *ssim = sum_ssim / n;
     *cs = sum_cs / n;
-    *lum = sum_lum / n;
 }
 
 /* Every scale's SSIM and contrast-structure means of `image`. */
@@ -578,9 +578,7 @@ compare(const gal_percept_ref *ref, VipsImage *image, double *ssim, double *cs, 
         return -1;
     lightness_planes(ref, y, ref->n_scales, planes);
     for (int s = 0; s < ref->n_scales; s++) {
-        double lum;
-
-        compare_scale(ref, &ref->scales[s], planes[s], &ssim[s], &cs[s], &lum);
+        compare_scale(ref, &ref->scales[s], planes[s], &ssim[s], &cs[s]);
         g_free(planes[s]);
     }
     return 0;
