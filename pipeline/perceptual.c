@@ -50,11 +50,21 @@ typedef struct {
     float *square;      /* the same size: the window's mean of lightness squared */
 } ref_scale;
 
+/* What a comparison works in, kept with the reference and used again by
+ * each: a block this size is mapped afresh by the allocator every time
+ * (glibc's threshold is 4 MiB, gallop.c), and the kernel's page faults
+ * and zeroing took a fifth of a search's CPU time. */
+typedef struct {
+    guchar *pixels;              /* width x height x 3: the picture as 8-bit sRGB or grey */
+    float *planes[N_SCALES_MAX]; /* each scale's luminance, then its lightness in place */
+} workspace;
+
 struct gal_percept_ref {
     int width, height, n_scales;
     ref_scale scales[N_SCALES_MAX];
     float gauss[TAPS];
     float linear[256];            /* sRGB code to linear light */
+    workspace work;               /* a comparison's, one at a time */
 };
 
 static double
@@ -80,34 +90,35 @@ fill_tables(gal_percept_ref *ref)
 }
 
 /* The picture's pixels as 8-bit sRGB (3 bands) or grey (1), without
- * alpha, in a new block of width x height x *bands. */
-static guchar *
-pixels_of(VipsImage *image, int *bands, gal_error *err)
+ * alpha, into `pixels` (width x height x 3). */
+static int
+pixels_into(VipsImage *image, guchar *pixels, int *bands, gal_error *err)
 {
     g_autoptr(VipsImage) opaque = NULL;
     g_autoptr(VipsImage) eight = NULL;
+    g_autoptr(VipsImage) memory = NULL;
     VipsImage *at = image;
-    size_t size;
-    guchar *data;
 
     if (vips_image_hasalpha(at)) {
         if (vips_extract_band(at, &opaque, 0, "n", at->Bands - 1, NULL))
-            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
         at = opaque;
     }
     if (at->BandFmt != VIPS_FORMAT_UCHAR || (at->Bands != 1 && at->Bands != 3)) {
         if (vips_colourspace(at, &eight, at->Bands < 3 ? VIPS_INTERPRETATION_B_W
                     : VIPS_INTERPRETATION_sRGB, NULL))
-            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
         at = eight;
         if (at->BandFmt != VIPS_FORMAT_UCHAR || (at->Bands != 1 && at->Bands != 3))
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL,
-                       "compare: cannot read a %d-band picture as sRGB", at->Bands), NULL;
+                "compare: cannot read a %d-band picture as sRGB", at->Bands);
     }
-    if (!(data = vips_image_write_to_memory(at, &size)))
-        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+    if (!(memory = vips_image_new_from_memory(pixels, VIPS_IMAGE_SIZEOF_IMAGE(at), at->Xsize,
+              at->Ysize, at->Bands, VIPS_FORMAT_UCHAR)) ||
+        vips_image_write(at, memory))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
     *bands = at->Bands;
-    return data;
+    return 0;
 }
 
 /* Linear luminance of n pixels of `bands` (1 or 3) 8-bit sRGB values each,
@@ -126,28 +137,11 @@ luminance_row(const float *restrict linear, const guchar *restrict px, int bands
                 0.0722f * linear[px[3 * i + 2]];
 }
 
-/* Linear luminance (Y, 0..1) of every pixel, in a new plane. */
-static float *
-luminance_of(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
-{
-    int bands = 0;
-    g_autofree guchar *px = pixels_of(image, &bands, err);
-    size_t n = (size_t) image->Xsize * (size_t) image->Ysize;
-    float *y;
-
-    if (!px)
-        return NULL;
-    y = g_new(float, n);
-    luminance_row(ref->linear, px, bands, y, n);
-    return y;
-}
-
 /* The next scale's luminance: each 2x2 block averaged (light adds up). */
-static float *
-halve(const float *y, int width, int height)
+static void
+halve(const float *y, int width, int height, float *out)
 {
     int w = width / 2, h = height / 2;
-    float *out = g_new(float, (size_t) w * h);
 
     for (int r = 0; r < h; r++) {
         const float *a = y + (size_t) 2 * r * width, *b = a + width;
@@ -155,7 +149,6 @@ halve(const float *y, int width, int height)
         for (int c = 0; c < w; c++)
             out[(size_t) r * w + c] = 0.25f * (a[2 * c] + a[2 * c + 1] + b[2 * c] + b[2 * c + 1]);
     }
-    return out;
 }
 
 /* How many scales a picture of width x height has: each at least
@@ -244,10 +237,11 @@ lightness8(const float *in, float *out)
     memcpy(out, &y, sizeof y);
 }
 
-/* The lightness of n luminances; the last few go through the same lanes
- * (padded), so a pixel's lightness does not depend on where it is. */
+/* The lightness of n luminances (`out` may be `y`); the last few go
+ * through the same lanes (padded), so a pixel's lightness does not depend
+ * on where it is. */
 SIMD_TARGETS static void
-lightness_row(const float *restrict y, float *restrict out, size_t n)
+lightness_row(const float *y, float *out, size_t n)
 {
     size_t i = 0;
 
@@ -262,23 +256,27 @@ lightness_row(const float *restrict y, float *restrict out, size_t n)
     }
 }
 
-/* Each scale's lightness plane of the luminance `y` (taken). */
-static void
-lightness_planes(const gal_percept_ref *ref, float *y, int n_scales, float **planes)
+/* Each scale's lightness of `image` (the reference's size) into the
+ * reference's working planes: the luminance of each scale is halved into
+ * the next, then made its lightness in place. */
+static int
+lightness_planes(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
 {
-    int width = ref->width, height = ref->height;
+    const workspace *work = &ref->work;
+    int width = ref->width, height = ref->height, bands = 0;
 
-    for (int s = 0; s < n_scales; s++) {
-        size_t n = (size_t) width * height;
-        float *next = s + 1 < n_scales ? halve(y, width, height) : NULL;
-
-        planes[s] = g_new(float, n);
-        lightness_row(y, planes[s], n);
-        g_free(y);
-        y = next;
+    if (pixels_into(image, work->pixels, &bands, err))
+        return -1;
+    luminance_row(ref->linear, work->pixels, bands, work->planes[0],
+        (size_t) width * height);
+    for (int s = 0; s < ref->n_scales; s++) {
+        if (s + 1 < ref->n_scales)
+            halve(work->planes[s], width, height, work->planes[s + 1]);
+        lightness_row(work->planes[s], work->planes[s], (size_t) width * height);
         width /= 2;
         height /= 2;
     }
+    return 0;
 }
 
 /* One row of the window: dst[c] = sum over t of gauss[t] * src[c + t],
@@ -414,6 +412,8 @@ gal__percept_ref_free(gal_percept_ref *ref)
         g_free(ref->scales[s].mean);
         g_free(ref->scales[s].square);
     }
+    g_free(ref->work.pixels);
+    g_free(ref->work.planes[0]);
     g_free(ref);
 }
 
@@ -431,18 +431,24 @@ gal_percept_ref *
 gal__percept_ref_new(VipsImage *image, gal_error *err)
 {
     g_autoptr(gal_percept_ref) ref = g_new0(gal_percept_ref, 1);
-    float *planes[N_SCALES_MAX] = { 0 };
-    float *y;
+    size_t pixels, all = 0;
     int width, height;
 
     fill_tables(ref);
     ref->width = image->Xsize;
     ref->height = image->Ysize;
+    pixels = (size_t) ref->width * ref->height;
     /* A picture too small for one window is compared whole, as one. */
     ref->n_scales = MAX(1, scales_for(ref->width, ref->height));
-    if (!(y = luminance_of(ref, image, err)))
+    for (int s = 0; s < ref->n_scales; s++)
+        all += (size_t) (ref->width >> s) * (ref->height >> s);
+    ref->work.pixels = g_new(guchar, 3 * pixels);
+    ref->work.planes[0] = g_new(float, all);
+    for (int s = 1; s < ref->n_scales; s++)
+        ref->work.planes[s] = ref->work.planes[s - 1] +
+            (size_t) (ref->width >> (s - 1)) * (ref->height >> (s - 1));
+    if (lightness_planes(ref, image, err))
         return NULL;
-    lightness_planes(ref, y, ref->n_scales, planes);
     width = ref->width;
     height = ref->height;
     for (int s = 0; s < ref->n_scales; s++) {
@@ -450,7 +456,7 @@ gal__percept_ref_new(VipsImage *image, gal_error *err)
 
         sc->width = width;
         sc->height = height;
-        sc->lightness = planes[s];
+        sc->lightness = g_memdup2(ref->work.planes[s], sizeof(float) * width * height);
         if (width >= SMALLEST && height >= SMALLEST) {
             size_t n = (size_t) (width - EDGE) * (height - EDGE);
             const float *in[2] = { sc->lightness, sc->lightness };
@@ -567,20 +573,14 @@ compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, d
 static int
 compare(const gal_percept_ref *ref, VipsImage *image, double *ssim, double *cs, gal_error *err)
 {
-    float *planes[N_SCALES_MAX] = { 0 };
-    float *y;
-
     if (image->Xsize != ref->width || image->Ysize != ref->height)
         return gal_error_set(err, GAL_ERR_INTERNAL, NULL, NULL,
             "compare: a %dx%d picture against a %dx%d one", image->Xsize, image->Ysize,
             ref->width, ref->height);
-    if (!(y = luminance_of(ref, image, err)))
+    if (lightness_planes(ref, image, err))
         return -1;
-    lightness_planes(ref, y, ref->n_scales, planes);
-    for (int s = 0; s < ref->n_scales; s++) {
-        compare_scale(ref, &ref->scales[s], planes[s], &ssim[s], &cs[s]);
-        g_free(planes[s]);
-    }
+    for (int s = 0; s < ref->n_scales; s++)
+        compare_scale(ref, &ref->scales[s], ref->work.planes[s], &ssim[s], &cs[s]);
     return 0;
 }
 
