@@ -114,9 +114,23 @@ pixels_into(VipsImage *image, guchar *pixels, int *bands, gal_error *err)
                 "compare: cannot read a %d-band picture as sRGB", at->Bands);
     }
     if (!(memory = vips_image_new_from_memory(pixels, VIPS_IMAGE_SIZEOF_IMAGE(at), at->Xsize,
-              at->Ysize, at->Bands, VIPS_FORMAT_UCHAR)) ||
-        vips_image_write(at, memory))
+              at->Ysize, at->Bands, VIPS_FORMAT_UCHAR)))
         return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
+    /* Made on this thread, straight into the block: the picture is an
+     * encode being decoded, small work for which a thread pool's handoffs
+     * (vips_image_write) cost more than they save. */
+    {
+        VipsRect all = { 0, 0, at->Xsize, at->Ysize };
+        VipsRegion *from = vips_region_new(at);
+        VipsRegion *to = vips_region_new(memory);
+        int failed = vips_region_image(to, &all) ||
+            vips_region_prepare_to(from, to, &all, 0, 0);
+
+        g_object_unref(from);
+        g_object_unref(to);
+        if (failed)
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
+    }
     *bands = at->Bands;
     return 0;
 }
