@@ -181,9 +181,9 @@ scales_for(int width, int height)
 }
 
 /* Four lanes of floats (GCC's and clang's vector extension: SSE2 on
- * x86-64, NEON on arm64, plain code elsewhere), so that the window's loops
- * are vectorised whatever the compiler's mood; each lane's sums are in a
- * fixed order, so the scores stay the same on every run. */
+ * x86-64, NEON on arm64, plain code elsewhere), read four at a time into
+ * the sums of sum_of; each lane's sums are in a fixed order, so the scores
+ * stay the same on every run. */
 typedef float lanes __attribute__((vector_size(4 * sizeof(float))));
 #define LANES 4
 
@@ -194,12 +194,6 @@ lanes_at(const float *p)
 
     memcpy(&v, p, sizeof v);
     return v;
-}
-
-static inline void
-lanes_put(float *p, lanes v)
-{
-    memcpy(p, &v, sizeof v);
 }
 
 /* Eight lanes of 32-bit integers: the floats' bits, and comparisons. */
