@@ -577,15 +577,16 @@ note_quality(gal_job *job, int v, const gal_write_info *info)
     }
 }
 
-/* Write variant v of the photo from `image`, already at its size. */
+/* Write variant v of the photo from `image`, already at its size; `memo`
+ * is shared by the searches of the photo's files (quality.h). */
 static int
-write_variant(gal_job *job, int v, VipsImage *image, gal_error *err)
+write_variant(gal_job *job, int v, VipsImage *image, gal_quality_memo *memo, gal_error *err)
 {
     gal_output_opts o = *job->preset->output;
     /* The photo's caption as its sources give it, whatever a band showed
      * of it (a template around it, or cut at max-lines). */
     gal_write_info info = { .preset_name = job->preset->name, .caption = job->facts.caption,
-        .facts = &job->facts, .watch = job->watch };
+        .facts = &job->facts, .watch = job->watch, .memo = memo };
     struct gal_job_file *file = &job->files[v];
 
     /* A shallow copy: only the format differs between variants. */
@@ -645,6 +646,8 @@ static int
 write_variants(gal_job *job, VipsImage *image, gal_error *err)
 {
     g_autoptr(VipsImage) largest = NULL;
+    /* A picture's formats at one size are searched on one preparation. */
+    g_autoptr(gal_quality_memo) memo = gal__quality_memo_new();
     int width = image->Xsize, height = image->Ysize;
 
     for (int v = 0; v < job->n_variants; v++) {
@@ -695,7 +698,7 @@ write_variants(gal_job *job, VipsImage *image, gal_error *err)
         }
         else if (scale_alpha_aware(largest, w, h, &scaled, err))
             return -1;
-        if (write_variant(job, v, scaled, err))
+        if (write_variant(job, v, scaled, memo, err))
             return -1;
     }
     return 0;

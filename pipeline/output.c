@@ -352,7 +352,7 @@ encode_searched(const gal_output_opts *o, const gal_format_def *format, gal_enco
     if (!memory)
         return -1;
     how->image = memory;
-    if (gal__quality_choose(format, how, &goal, &choice, err))
+    if (gal__quality_choose_shared(format, how, &goal, info->memo, &choice, err))
         return -1;
     if (sink_write(NULL, choice.data, (gint64) choice.length, sink) < 0) {
         *write_errno = sink->saved_errno;

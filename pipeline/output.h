@@ -53,6 +53,8 @@ typedef struct gal_write_info {
     const char *caption;       /* the photo's caption, for its metadata; NULL: none */
     const gal_facts *facts;    /* what output.artist and .copyright show; NULL: none */
     gal_watch *watch;          /* the photo's; NULL: cannot be stopped */
+    gal_quality_memo *memo;    /* the photo's, shared by its files' quality searches; NULL:
+                                * none (quality.h) */
     gint64 bytes;              /* out */
     char sha256[65];           /* out, hex */
     /* out, when the quality was searched for (output.quality auto or

@@ -18,11 +18,30 @@
 #define TAPS 11                 /* the window: 2 * 5 + 1 */
 #define EDGE (TAPS - 1)         /* what the valid region loses of each side's length */
 #define SMALLEST 16             /* px: a scale this short on a side is not made */
-#define LSTAR_STEPS 16384       /* the lightness table's steps over Y 0..1 */
 
 static const double scale_weights[N_SCALES_MAX] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
 static const double C1 = 0.01 * 0.01; /* (K1 L)^2 with L = 1, the range of L* / 100 */
 static const double C2 = 0.03 * 0.03;
+
+/* The loops over pixels are compiled twice, for AVX2 (eight lanes) and for
+ * SSE2 (four), and the loader picks (target_clones); they vectorise on
+ * their own or take eight lanes at a time by hand. Each output is the same
+ * operations in the same order in either, and in the scalar tails, without
+ * fused multiply-adds (the avx2 target does not enable FMA), so the scores
+ * are the same bit for bit on either kind of processor. The 32-byte type
+ * is loaded and stored by memcpy in place and never passed to or returned
+ * from a function (its ABI differs with AVX). Where the compiler lacks
+ * target_clones or the machine is not x86-64, one plain version. */
+typedef float wide __attribute__((vector_size(8 * sizeof(float))));
+#define WIDE 8
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SIMD_TARGETS __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SIMD_TARGETS
+#define SIMD_TARGETS
+#endif
 
 typedef struct {
     int width, height;
@@ -31,26 +50,27 @@ typedef struct {
     float *square;      /* the same size: the window's mean of lightness squared */
 } ref_scale;
 
+/* What a comparison works in, kept with the reference and used again by
+ * each: a block this size is mapped afresh by the allocator every time
+ * (glibc's threshold is 4 MiB, gallop.c), and the kernel's page faults
+ * and zeroing took a fifth of a search's CPU time. */
+typedef struct {
+    guchar *pixels;              /* width x height x 3: the picture as 8-bit sRGB or grey */
+    float *planes[N_SCALES_MAX]; /* each scale's luminance, then its lightness in place */
+} workspace;
+
 struct gal_percept_ref {
     int width, height, n_scales;
     ref_scale scales[N_SCALES_MAX];
     float gauss[TAPS];
-    float lstar[LSTAR_STEPS + 2]; /* L* / 100 of Y = i / LSTAR_STEPS (one over, for lerp) */
     float linear[256];            /* sRGB code to linear light */
+    workspace work;               /* a comparison's, one at a time */
 };
 
 static double
 srgb_to_linear(double v)
 {
     return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
-}
-
-static double
-lstar_of(double y)
-{
-    const double e = 216.0 / 24389.0, k = 24389.0 / 27.0;
-
-    return (y > e ? 116.0 * cbrt(y) - 16.0 : k * y) / 100.0;
 }
 
 static void
@@ -65,82 +85,77 @@ fill_tables(gal_percept_ref *ref)
     }
     for (int i = 0; i < TAPS; i++)
         ref->gauss[i] = (float) (ref->gauss[i] / sum);
-    for (int i = 0; i <= LSTAR_STEPS + 1; i++)
-        ref->lstar[i] = (float) lstar_of(MIN(1.0, (double) i / LSTAR_STEPS));
     for (int i = 0; i < 256; i++)
         ref->linear[i] = (float) srgb_to_linear(i / 255.0);
 }
 
-static inline float
-lightness(const gal_percept_ref *ref, float y)
-{
-    /* Clamped without branches (the table has one step over 1), so
-     * that all but its reads vectorise. */
-    float at = fminf(fmaxf(y, 0.0f), 1.0f) * LSTAR_STEPS;
-    int i = (int) at;
-
-    return ref->lstar[i] + (at - (float) i) * (ref->lstar[i + 1] - ref->lstar[i]);
-}
-
 /* The picture's pixels as 8-bit sRGB (3 bands) or grey (1), without
- * alpha, in a new block of width x height x *bands. */
-static guchar *
-pixels_of(VipsImage *image, int *bands, gal_error *err)
+ * alpha, into `pixels` (width x height x 3). */
+static int
+pixels_into(VipsImage *image, guchar *pixels, int *bands, gal_error *err)
 {
     g_autoptr(VipsImage) opaque = NULL;
     g_autoptr(VipsImage) eight = NULL;
+    g_autoptr(VipsImage) memory = NULL;
     VipsImage *at = image;
-    size_t size;
-    guchar *data;
 
     if (vips_image_hasalpha(at)) {
         if (vips_extract_band(at, &opaque, 0, "n", at->Bands - 1, NULL))
-            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
         at = opaque;
     }
     if (at->BandFmt != VIPS_FORMAT_UCHAR || (at->Bands != 1 && at->Bands != 3)) {
         if (vips_colourspace(at, &eight, at->Bands < 3 ? VIPS_INTERPRETATION_B_W
                     : VIPS_INTERPRETATION_sRGB, NULL))
-            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
         at = eight;
         if (at->BandFmt != VIPS_FORMAT_UCHAR || (at->Bands != 1 && at->Bands != 3))
             return gal_error_set(err, GAL_ERR_OUTPUT, NULL, NULL,
-                       "compare: cannot read a %d-band picture as sRGB", at->Bands), NULL;
+                "compare: cannot read a %d-band picture as sRGB", at->Bands);
     }
-    if (!(data = vips_image_write_to_memory(at, &size)))
-        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare"), NULL;
+    if (!(memory = vips_image_new_from_memory(pixels, VIPS_IMAGE_SIZEOF_IMAGE(at), at->Xsize,
+              at->Ysize, at->Bands, VIPS_FORMAT_UCHAR)))
+        return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
+    /* Made on this thread, straight into the block: the picture is an
+     * encode being decoded, small work for which a thread pool's handoffs
+     * (vips_image_write) cost more than they save. */
+    {
+        VipsRect all = { 0, 0, at->Xsize, at->Ysize };
+        VipsRegion *from = vips_region_new(at);
+        VipsRegion *to = vips_region_new(memory);
+        int failed = vips_region_image(to, &all) ||
+            vips_region_prepare_to(from, to, &all, 0, 0);
+
+        g_object_unref(from);
+        g_object_unref(to);
+        if (failed)
+            return gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "compare");
+    }
     *bands = at->Bands;
-    return data;
+    return 0;
 }
 
-/* Linear luminance (Y, 0..1) of every pixel, in a new plane. */
-static float *
-luminance_of(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
+/* Linear luminance of n pixels of `bands` (1 or 3) 8-bit sRGB values each,
+ * by the table `linear` (its own function for the AVX2 clone, which takes
+ * half the instructions). */
+SIMD_TARGETS static void
+luminance_row(const float *restrict linear, const guchar *restrict px, int bands,
+    float *restrict y, size_t n)
 {
-    int bands = 0;
-    g_autofree guchar *px = pixels_of(image, &bands, err);
-    size_t n = (size_t) image->Xsize * (size_t) image->Ysize;
-    float *y;
-
-    if (!px)
-        return NULL;
-    y = g_new(float, n);
     if (bands == 1)
         for (size_t i = 0; i < n; i++)
-            y[i] = ref->linear[px[i]];
+            y[i] = linear[px[i]];
     else
         for (size_t i = 0; i < n; i++)
-            y[i] = 0.2126f * ref->linear[px[3 * i]] + 0.7152f * ref->linear[px[3 * i + 1]] +
-                0.0722f * ref->linear[px[3 * i + 2]];
-    return y;
+            y[i] = 0.2126f * linear[px[3 * i]] + 0.7152f * linear[px[3 * i + 1]] +
+                0.0722f * linear[px[3 * i + 2]];
 }
 
 /* The next scale's luminance: each 2x2 block averaged (light adds up). */
-static float *
-halve(const float *y, int width, int height)
+static void
+halve(const float *y, int width, int height, float *out)
 {
     int w = width / 2, h = height / 2;
-    float *out = g_new(float, (size_t) w * h);
 
     for (int r = 0; r < h; r++) {
         const float *a = y + (size_t) 2 * r * width, *b = a + width;
@@ -148,7 +163,6 @@ halve(const float *y, int width, int height)
         for (int c = 0; c < w; c++)
             out[(size_t) r * w + c] = 0.25f * (a[2 * c] + a[2 * c + 1] + b[2 * c] + b[2 * c + 1]);
     }
-    return out;
 }
 
 /* How many scales a picture of width x height has: each at least
@@ -166,30 +180,10 @@ scales_for(int width, int height)
     return n;
 }
 
-/* Each scale's lightness plane of the luminance `y` (taken). */
-static void
-lightness_planes(const gal_percept_ref *ref, float *y, int n_scales, float **planes)
-{
-    int width = ref->width, height = ref->height;
-
-    for (int s = 0; s < n_scales; s++) {
-        size_t n = (size_t) width * height;
-        float *next = s + 1 < n_scales ? halve(y, width, height) : NULL;
-
-        planes[s] = g_new(float, n);
-        for (size_t i = 0; i < n; i++)
-            planes[s][i] = lightness(ref, y[i]);
-        g_free(y);
-        y = next;
-        width /= 2;
-        height /= 2;
-    }
-}
-
 /* Four lanes of floats (GCC's and clang's vector extension: SSE2 on
- * x86-64, NEON on arm64, plain code elsewhere), so that the window's loops
- * are vectorised whatever the compiler's mood; each lane's sums are in a
- * fixed order, so the scores stay the same on every run. */
+ * x86-64, NEON on arm64, plain code elsewhere), read four at a time into
+ * the sums of sum_of; each lane's sums are in a fixed order, so the scores
+ * stay the same on every run. */
 typedef float lanes __attribute__((vector_size(4 * sizeof(float))));
 #define LANES 4
 
@@ -202,26 +196,116 @@ lanes_at(const float *p)
     return v;
 }
 
+/* Eight lanes of 32-bit integers: the floats' bits, and comparisons. */
+typedef gint32 wide_int __attribute__((vector_size(8 * sizeof(gint32))));
+
+/* Where `mask` is set, `yes`, else `no`: into *out (by pointers, see above). */
 static inline void
-lanes_put(float *p, lanes v)
+wide_select(const wide_int *mask, const wide *yes, const wide *no, wide *out)
 {
-    memcpy(p, &v, sizeof v);
+    wide_int a, b;
+
+    memcpy(&a, yes, sizeof a);
+    memcpy(&b, no, sizeof b);
+    a = (a & *mask) | (b & ~*mask);
+    memcpy(out, &a, sizeof a);
+}
+
+/* CIE L* / 100 of eight luminances (clamped to 0..1), computed rather than
+ * looked up so that it vectorises (a table's reads do not, and they were a
+ * third of a comparison): the cube root first guessed from the float's
+ * bits (its exponent divided by three, within 7%), then two of Halley's
+ * steps, each of which cubes the error, to float precision. */
+static inline void
+lightness8(const float *in, float *out)
+{
+    const float e = 216.0f / 24389.0f, k = 24389.0f / 27.0f / 100.0f;
+    const wide zero = { 0 }, one = zero + 1.0f, least = zero + e;
+    wide y, at, x, cube, curve, line;
+    wide_int mask, bits;
+
+    memcpy(&y, in, sizeof y);
+    mask = y < zero;
+    wide_select(&mask, &zero, &y, &y);
+    mask = y > one;
+    wide_select(&mask, &one, &y, &y);
+    mask = y > least;
+    wide_select(&mask, &y, &least, &at);
+    memcpy(&bits, &at, sizeof bits);
+    bits = __builtin_convertvector(__builtin_convertvector(bits, wide) * (1.0f / 3.0f),
+               wide_int) + 709921077;
+    memcpy(&x, &bits, sizeof x);
+    for (int step = 0; step < 2; step++) {
+        cube = x * x * x;
+        x = x * (cube + 2.0f * at) / (2.0f * cube + at);
+    }
+    curve = 1.16f * x - 0.16f;
+    line = k * y;
+    wide_select(&mask, &curve, &line, &y);
+    memcpy(out, &y, sizeof y);
+}
+
+/* The lightness of n luminances (`out` may be `y`); the last few go
+ * through the same lanes (padded), so a pixel's lightness does not depend
+ * on where it is. */
+SIMD_TARGETS static void
+lightness_row(const float *y, float *out, size_t n)
+{
+    size_t i = 0;
+
+    for (; i + WIDE <= n; i += WIDE)
+        lightness8(y + i, out + i);
+    if (i < n) {
+        float last[WIDE] = { 0 };
+
+        memcpy(last, y + i, sizeof(float) * (n - i));
+        lightness8(last, last);
+        memcpy(out + i, last, sizeof(float) * (n - i));
+    }
+}
+
+/* Each scale's lightness of `image` (the reference's size) into the
+ * reference's working planes: the luminance of each scale is halved into
+ * the next, then made its lightness in place. */
+static int
+lightness_planes(const gal_percept_ref *ref, VipsImage *image, gal_error *err)
+{
+    const workspace *work = &ref->work;
+    int width = ref->width, height = ref->height, bands = 0;
+
+    if (pixels_into(image, work->pixels, &bands, err))
+        return -1;
+    luminance_row(ref->linear, work->pixels, bands, work->planes[0],
+        (size_t) width * height);
+    for (int s = 0; s < ref->n_scales; s++) {
+        if (s + 1 < ref->n_scales)
+            halve(work->planes[s], width, height, work->planes[s + 1]);
+        lightness_row(work->planes[s], work->planes[s], (size_t) width * height);
+        width /= 2;
+        height /= 2;
+    }
+    return 0;
 }
 
 /* One row of the window: dst[c] = sum over t of gauss[t] * src[c + t],
  * for c < n. The window is symmetric, so each pair of taps the same
  * distance from the centre shares one multiply. */
-static void
+SIMD_TARGETS static void
 window_row(const float *restrict gauss, const float *restrict src, float *restrict dst, int n)
 {
     int c = 0;
 
-    for (; c + LANES <= n; c += LANES) {
-        lanes sum = gauss[TAPS / 2] * lanes_at(src + c + TAPS / 2);
+    for (; c + WIDE <= n; c += WIDE) {
+        wide sum, a, b;
 
-        for (int t = 0; t < TAPS / 2; t++)
-            sum += gauss[t] * (lanes_at(src + c + t) + lanes_at(src + c + TAPS - 1 - t));
-        lanes_put(dst + c, sum);
+        memcpy(&a, src + c + TAPS / 2, sizeof a);
+        sum = gauss[TAPS / 2] * a;
+        for (int t = 0; t < TAPS / 2; t++) {
+            memcpy(&a, src + c + t, sizeof a);
+            memcpy(&b, src + c + TAPS - 1 - t, sizeof b);
+            sum += gauss[t] * (a + b);
+        }
+        memcpy(dst + c, &sum, sizeof sum);
     }
     for (; c < n; c++) {
         float sum = gauss[TAPS / 2] * src[c + TAPS / 2];
@@ -234,7 +318,7 @@ window_row(const float *restrict gauss, const float *restrict src, float *restri
 
 /* The same down the last TAPS rows of a ring of them: dst[c] = sum over t
  * of gauss[t] * rows[(first + t) % TAPS][c]. */
-static void
+SIMD_TARGETS static void
 window_column(const float *restrict gauss, float *const *rows, int first, float *restrict dst,
     int n)
 {
@@ -243,12 +327,17 @@ window_column(const float *restrict gauss, float *const *rows, int first, float 
 
     for (int t = 0; t < TAPS; t++)
         at[t] = rows[(first + t) % TAPS];
-    for (; c + LANES <= n; c += LANES) {
-        lanes sum = gauss[TAPS / 2] * lanes_at(at[TAPS / 2] + c);
+    for (; c + WIDE <= n; c += WIDE) {
+        wide sum, a, b;
 
-        for (int t = 0; t < TAPS / 2; t++)
-            sum += gauss[t] * (lanes_at(at[t] + c) + lanes_at(at[TAPS - 1 - t] + c));
-        lanes_put(dst + c, sum);
+        memcpy(&a, at[TAPS / 2] + c, sizeof a);
+        sum = gauss[TAPS / 2] * a;
+        for (int t = 0; t < TAPS / 2; t++) {
+            memcpy(&a, at[t] + c, sizeof a);
+            memcpy(&b, at[TAPS - 1 - t] + c, sizeof b);
+            sum += gauss[t] * (a + b);
+        }
+        memcpy(dst + c, &sum, sizeof sum);
     }
     for (; c < n; c++) {
         float sum = gauss[TAPS / 2] * at[TAPS / 2][c];
@@ -306,16 +395,16 @@ window(const gal_percept_ref *ref, int width, int height, int n, const float *co
 }
 
 /* Sum of n floats in double, in a fixed order (four running sums, the
- * compiler's vector lanes, added at the end). */
-static double
+ * vector's lanes, added at the end). */
+SIMD_TARGETS static double
 sum_of(const float *restrict v, int n)
 {
-    double lane[4] = { 0, 0, 0, 0 };
+    typedef double doubles __attribute__((vector_size(4 * sizeof(double))));
+    doubles lane = { 0, 0, 0, 0 };
     int c = 0;
 
-    for (; c + 4 <= n; c += 4)
-        for (int l = 0; l < 4; l++)
-            lane[l] += v[c + l];
+    for (; c + LANES <= n; c += LANES)
+        lane += __builtin_convertvector(lanes_at(v + c), doubles);
     for (; c < n; c++)
         lane[0] += v[c];
     return (lane[0] + lane[1]) + (lane[2] + lane[3]);
@@ -331,6 +420,8 @@ gal__percept_ref_free(gal_percept_ref *ref)
         g_free(ref->scales[s].mean);
         g_free(ref->scales[s].square);
     }
+    g_free(ref->work.pixels);
+    g_free(ref->work.planes[0]);
     g_free(ref);
 }
 
@@ -348,18 +439,24 @@ gal_percept_ref *
 gal__percept_ref_new(VipsImage *image, gal_error *err)
 {
     g_autoptr(gal_percept_ref) ref = g_new0(gal_percept_ref, 1);
-    float *planes[N_SCALES_MAX] = { 0 };
-    float *y;
+    size_t pixels, all = 0;
     int width, height;
 
     fill_tables(ref);
     ref->width = image->Xsize;
     ref->height = image->Ysize;
+    pixels = (size_t) ref->width * ref->height;
     /* A picture too small for one window is compared whole, as one. */
     ref->n_scales = MAX(1, scales_for(ref->width, ref->height));
-    if (!(y = luminance_of(ref, image, err)))
+    for (int s = 0; s < ref->n_scales; s++)
+        all += (size_t) (ref->width >> s) * (ref->height >> s);
+    ref->work.pixels = g_new(guchar, 3 * pixels);
+    ref->work.planes[0] = g_new(float, all);
+    for (int s = 1; s < ref->n_scales; s++)
+        ref->work.planes[s] = ref->work.planes[s - 1] +
+            (size_t) (ref->width >> (s - 1)) * (ref->height >> (s - 1));
+    if (lightness_planes(ref, image, err))
         return NULL;
-    lightness_planes(ref, y, ref->n_scales, planes);
     width = ref->width;
     height = ref->height;
     for (int s = 0; s < ref->n_scales; s++) {
@@ -367,7 +464,7 @@ gal__percept_ref_new(VipsImage *image, gal_error *err)
 
         sc->width = width;
         sc->height = height;
-        sc->lightness = planes[s];
+        sc->lightness = g_memdup2(ref->work.planes[s], sizeof(float) * width * height);
         if (width >= SMALLEST && height >= SMALLEST) {
             size_t n = (size_t) (width - EDGE) * (height - EDGE);
             const float *in[2] = { sc->lightness, sc->lightness };
@@ -386,11 +483,11 @@ gal__percept_ref_new(VipsImage *image, gal_error *err)
 /* A comparison's running sums over one scale (window_emit). */
 typedef struct {
     const ref_scale *sc;
-    float *ssim_row, *cs_row, *lum_row;
-    double ssim, cs, lum;
+    float *ssim_row, *cs_row;
+    double ssim, cs;
 } scale_sums;
 
-static void
+SIMD_TARGETS static void
 add_rows(int row, float *const *out, int width, void *data)
 {
     scale_sums *sums = data;
@@ -398,22 +495,27 @@ add_rows(int row, float *const *out, int width, void *data)
     const float *restrict rxx = sums->sc->square + (size_t) row * width;
     const float *restrict my_row = out[0], *restrict yy = out[1], *restrict xy = out[2];
     float *restrict ssim = sums->ssim_row, *restrict cs = sums->cs_row;
-    float *restrict lum = sums->lum_row;
     const float c1 = (float) C1, c2 = (float) C2;
     int c = 0;
 
     /* Each term the same way for both pictures: a picture against itself
      * scores exactly 1. */
-    for (; c + LANES <= width; c += LANES) {
-        lanes mx = lanes_at(rx + c), my = lanes_at(my_row + c);
-        lanes vx = lanes_at(rxx + c) - mx * mx, vy = lanes_at(yy + c) - my * my;
-        lanes cov = lanes_at(xy + c) - mx * my;
-        lanes l = (2 * mx * my + c1) / (mx * mx + my * my + c1);
-        lanes k = (2 * cov + c2) / (vx + vy + c2);
+    for (; c + WIDE <= width; c += WIDE) {
+        wide mx, my, sx, sy, sxy, vx, vy, cov, l, k;
 
-        lanes_put(ssim + c, l * k);
-        lanes_put(cs + c, k);
-        lanes_put(lum + c, l);
+        memcpy(&mx, rx + c, sizeof mx);
+        memcpy(&my, my_row + c, sizeof my);
+        memcpy(&sx, rxx + c, sizeof sx);
+        memcpy(&sy, yy + c, sizeof sy);
+        memcpy(&sxy, xy + c, sizeof sxy);
+        vx = sx - mx * mx;
+        vy = sy - my * my;
+        cov = sxy - mx * my;
+        l = (2 * mx * my + c1) / (mx * mx + my * my + c1);
+        k = (2 * cov + c2) / (vx + vy + c2);
+        l = l * k;
+        memcpy(ssim + c, &l, sizeof l);
+        memcpy(cs + c, &k, sizeof k);
     }
     for (; c < width; c++) {
         float mx = rx[c], my = my_row[c];
@@ -423,21 +525,19 @@ add_rows(int row, float *const *out, int width, void *data)
 
         ssim[c] = l * k;
         cs[c] = k;
-        lum[c] = l;
     }
     sums->ssim += sum_of(ssim, width);
     sums->cs += sum_of(cs, width);
-    sums->lum += sum_of(lum, width);
 }
 
-/* One scale's means of SSIM, of its contrast-structure term and of its
- * luminance term, over the valid region; a picture too small for a window
- * is one window (its whole, uniformly weighted). */
+/* One scale's means of SSIM and of its contrast-structure term over the
+ * valid region; a picture too small for a window is one window (its whole,
+ * uniformly weighted). */
 static void
 compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, double *ssim,
-    double *cs, double *lum)
+    double *cs)
 {
-    double sum_ssim = 0, sum_cs = 0, sum_lum = 0;
+    double sum_ssim = 0, sum_cs = 0;
     size_t n;
 
     if (!sc->mean) {
@@ -459,47 +559,36 @@ compare_scale(const gal_percept_ref *ref, const ref_scale *sc, const float *y, d
         c = (2 * (xy / n - mx * my) + C2) / (xx / n - mx * mx + yy / n - my * my + C2);
         *ssim = l * c;
         *cs = c;
-        *lum = l;
         return;
     }
     {
         int ow = sc->width - EDGE;
-        g_autofree float *terms = g_new(float, (size_t) 3 * ow);
-        scale_sums sums = { sc, terms, terms + ow, terms + 2 * ow, 0, 0, 0 };
+        g_autofree float *terms = g_new(float, (size_t) 2 * ow);
+        scale_sums sums = { sc, terms, terms + ow, 0, 0 };
         const float *in[3] = { y, y, y };
         const float *other[3] = { NULL, y, sc->lightness };
 
         window(ref, sc->width, sc->height, 3, in, other, add_rows, &sums);
         sum_ssim = sums.ssim;
         sum_cs = sums.cs;
-        sum_lum = sums.lum;
         n = (size_t) ow * (sc->height - EDGE);
     }
     *ssim = sum_ssim / n;
     *cs = sum_cs / n;
-    *lum = sum_lum / n;
 }
 
 /* Every scale's SSIM and contrast-structure means of `image`. */
 static int
 compare(const gal_percept_ref *ref, VipsImage *image, double *ssim, double *cs, gal_error *err)
 {
-    float *planes[N_SCALES_MAX] = { 0 };
-    float *y;
-
     if (image->Xsize != ref->width || image->Ysize != ref->height)
         return gal_error_set(err, GAL_ERR_INTERNAL, NULL, NULL,
             "compare: a %dx%d picture against a %dx%d one", image->Xsize, image->Ysize,
             ref->width, ref->height);
-    if (!(y = luminance_of(ref, image, err)))
+    if (lightness_planes(ref, image, err))
         return -1;
-    lightness_planes(ref, y, ref->n_scales, planes);
-    for (int s = 0; s < ref->n_scales; s++) {
-        double lum;
-
-        compare_scale(ref, &ref->scales[s], planes[s], &ssim[s], &cs[s], &lum);
-        g_free(planes[s]);
-    }
+    for (int s = 0; s < ref->n_scales; s++)
+        compare_scale(ref, &ref->scales[s], ref->work.planes[s], &ssim[s], &cs[s]);
     return 0;
 }
 

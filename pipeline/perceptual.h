@@ -15,8 +15,10 @@
 
 /* A picture prepared once to be compared with many others (the encodes of
  * a quality search): its lightness at every scale and the local means and
- * variances of it that every comparison needs. Immutable once made; one
- * thread at a time in practice (a photo's search). */
+ * variances of it that every comparison needs, and the working memory of a
+ * comparison, kept for the next (about 8 bytes a pixel more). Its
+ * preparation is immutable once made; a comparison writes in the working
+ * memory, so one thread compares against it at a time (a photo's search). */
 typedef struct gal_percept_ref gal_percept_ref;
 
 /* Prepare `image` (sRGB or grey, 8 or 16 bits, any alpha is left out; read

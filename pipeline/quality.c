@@ -267,16 +267,106 @@ sample_of(VipsImage *picture, const gal_percept_ref *ref, VipsImage **out, gal_e
     return failed ? gal_error_from_vips(err, GAL_ERR_OUTPUT, NULL, "sample") : 0;
 }
 
+struct gal_quality_memo {
+    VipsImage *picture;          /* whose pixels `ref` was made of; NULL: none yet */
+    gal_percept_ref *ref;
+    bool sampled;                /* the sample was made (NULL: the picture has none) */
+    VipsImage *sample;
+    gal_percept_ref *sample_ref;
+    int prepared;                /* pictures prepared so far */
+};
+
+static void
+memo_clear(gal_quality_memo *memo)
+{
+    VIPS_UNREF(memo->picture);
+    g_clear_pointer(&memo->ref, gal__percept_ref_free);
+    VIPS_UNREF(memo->sample);
+    g_clear_pointer(&memo->sample_ref, gal__percept_ref_free);
+    memo->sampled = false;
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(gal_quality_memo, memo_clear)
+
+gal_quality_memo *
+gal__quality_memo_new(void)
+{
+    return g_new0(gal_quality_memo, 1);
+}
+
+void
+gal__quality_memo_free(gal_quality_memo *memo)
+{
+    if (!memo)
+        return;
+    memo_clear(memo);
+    g_free(memo);
+}
+
+int
+gal__quality_memo_prepared(const gal_quality_memo *memo)
+{
+    return memo->prepared;
+}
+
+/* Whether two pictures in memory are the same pixels read the same way:
+ * what the preparation is made of (perceptual.c converts by the
+ * interpretation; alpha is left out there but compared here, as a JPEG's
+ * flattened picture differs from a WebP's). */
+static bool
+same_pixels(VipsImage *a, VipsImage *b)
+{
+    if (a == b)
+        return true;
+    if (a->Xsize != b->Xsize || a->Ysize != b->Ysize || a->Bands != b->Bands ||
+        a->BandFmt != b->BandFmt || a->Type != b->Type || vips_image_wio_input(a) ||
+        vips_image_wio_input(b))
+        return false;
+    return memcmp(VIPS_IMAGE_ADDR(a, 0, 0), VIPS_IMAGE_ADDR(b, 0, 0),
+               VIPS_IMAGE_SIZEOF_IMAGE(a)) == 0;
+}
+
+/* `picture` (in memory) prepared for scoring into memo->ref: the memo's
+ * own when it holds the same pixels, made (and the memo's others let go)
+ * when not. */
+static int
+memo_prepare(gal_quality_memo *memo, VipsImage *picture, gal_error *err)
+{
+    if (memo->picture && same_pixels(memo->picture, picture))
+        return 0;
+    memo_clear(memo);
+    if (!(memo->ref = gal__percept_ref_new(picture, err)))
+        return -1;
+    memo->picture = g_object_ref(picture);
+    memo->prepared++;
+    return 0;
+}
+
+/* The prepared picture's sample and its preparation, made once. */
+static int
+memo_sample(gal_quality_memo *memo, gal_error *err)
+{
+    if (memo->sampled)
+        return 0;
+    if (sample_of(memo->picture, memo->ref, &memo->sample, err))
+        return -1;
+    if (memo->sample && !(memo->sample_ref = gal__percept_ref_new(memo->sample, err))) {
+        VIPS_UNREF(memo->sample);
+        return -1;
+    }
+    memo->sampled = true;
+    return 0;
+}
+
 /* The lowest quality of the format's range that meets goal->target, on
  * the sample of the picture when it has one and checked whole: into
- * *chosen (the lowest seen to meet it, or the highest when none does). */
+ * *chosen (the lowest seen to meet it, or the highest when none does).
+ * The memo holds the picture prepared. */
 static int
 search_target(const gal_format_def *format, const gal_encode *e, const gal_quality_goal *goal,
-    const gal_percept_ref *ref, gal_quality_choice *out, try_t *chosen, gal_error *err)
+    gal_quality_memo *memo, gal_quality_choice *out, try_t *chosen, gal_error *err)
 {
-    subject_t whole = { *e, ref, 0, { 0 }, { 0 } };
-    g_autoptr(VipsImage) picked = NULL;
-    g_autoptr(gal_percept_ref) sample_ref = NULL;
+    subject_t whole = { *e, memo->ref, 0, { 0 }, { 0 } };
     subject_t sample;
     int start = format->auto_first + (int) lround(
         (goal->target - format->auto_shift - GAL_TARGET_STANDARD) / SLOPE_GUESS);
@@ -284,9 +374,9 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
     double lift = format->auto_sample_lift ? format->auto_sample_lift : SAMPLE_LIFT;
 
     start = CLAMP(start, format->auto_lowest, format->auto_highest);
-    if (sample_of(e->image, ref, &picked, err))
+    if (memo_sample(memo, err))
         return -1;
-    if (!picked) {
+    if (!memo->sample) {
         /* Small enough to search whole: the tries are the files. */
         if (search_on(format, &whole, goal->target, start, 1, TARGET_ENCODES, &found, chosen,
                 &out->encodes, err))
@@ -295,10 +385,8 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
             return 0;
     }
     else {
-        if (!(sample_ref = gal__percept_ref_new(picked, err)))
-            return -1;
-        sample = (subject_t) { *e, sample_ref, 0, { 0 }, { 0 } };
-        sample.e.image = picked;
+        sample = (subject_t) { *e, memo->sample_ref, 0, { 0 }, { 0 } };
+        sample.e.image = memo->sample;
         sample.e.trial = true;
         while (whole.n_tries < TARGET_ENCODES) {
             int on_sample = 0;
@@ -354,7 +442,8 @@ search_target(const gal_format_def *format, const gal_encode *e, const gal_quali
      * miss's bytes are not kept, so it is encoded again if it was tried),
      * unreachable unless it meets it. */
     try_clear(chosen);
-    if (encode_at(format, e, format->auto_highest, chosen, err) || score_try(ref, chosen, err)) {
+    if (encode_at(format, e, format->auto_highest, chosen, err) ||
+        score_try(memo->ref, chosen, err)) {
         try_clear(chosen);
         return -1;
     }
@@ -427,7 +516,16 @@ int
 gal__quality_choose(const gal_format_def *format, const gal_encode *e,
     const gal_quality_goal *goal, gal_quality_choice *out, gal_error *err)
 {
-    g_autoptr(gal_percept_ref) ref = NULL;
+    return gal__quality_choose_shared(format, e, goal, NULL, out, err);
+}
+
+int
+gal__quality_choose_shared(const gal_format_def *format, const gal_encode *e,
+    const gal_quality_goal *goal, gal_quality_memo *shared, gal_quality_choice *out,
+    gal_error *err)
+{
+    g_auto(gal_quality_memo) own = { 0 };
+    gal_quality_memo *memo = shared ? shared : &own;
     try_t chosen = { 0 };
     gal_quality_goal held = *goal;
 
@@ -439,8 +537,8 @@ gal__quality_choose(const gal_format_def *format, const gal_encode *e,
         goal = &held;
     }
     if (goal->target > 0) {
-        if (!(ref = gal__percept_ref_new(e->image, err)) ||
-            search_target(format, e, goal, ref, out, &chosen, err))
+        if (memo_prepare(memo, e->image, err) ||
+            search_target(format, e, goal, memo, out, &chosen, err))
             return -1;
     }
     else {
@@ -455,8 +553,8 @@ gal__quality_choose(const gal_format_def *format, const gal_encode *e,
         if (search_cap(format, e, goal, over, out, &chosen, err))
             return -1;
         out->below_target = true;
-        if (ref) {
-            if (score_try(ref, &chosen, err)) {
+        if (goal->target > 0) {
+            if (score_try(memo->ref, &chosen, err)) {
                 try_clear(&chosen);
                 return -1;
             }

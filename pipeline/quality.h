@@ -14,6 +14,22 @@
 #define GAL_TARGET_STANDARD 25.0
 #define GAL_TARGET_SMALL 23.0
 
+/* What the searches of one picture's files share (its formats at one
+ * size): the picture prepared for scoring, and its sample with its own
+ * preparation, made by the first search and taken by the next when its
+ * picture has the same pixels, byte for byte (they are made from the
+ * pixels alone, so a file's bytes are the same with or without it). It
+ * holds one picture's at a time: a picture of other pixels replaces them.
+ * One photo's, used on one thread. */
+typedef struct gal_quality_memo gal_quality_memo;
+
+gal_quality_memo *gal__quality_memo_new(void);
+void gal__quality_memo_free(gal_quality_memo *memo);   /* NULL: nothing */
+/* How many pictures it has prepared so far (one for all the files of one
+ * picture). */
+int gal__quality_memo_prepared(const gal_quality_memo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(gal_quality_memo, gal__quality_memo_free)
+
 /* What the file must be: at least `target` (dB, perceptual.h's score;
  * 0: no target, the file is encoded at `quality`) and at most `max_bytes`
  * (0: no cap). */
@@ -53,6 +69,11 @@ typedef struct gal_quality_choice {
  * filled (gal__quality_choice_clear), or -1 with `err` set. */
 int gal__quality_choose(const gal_format_def *format, const gal_encode *e,
     const gal_quality_goal *goal, gal_quality_choice *out, gal_error *err);
+/* The same, with the picture's preparation taken from and left in `memo`
+ * (borrowed; NULL: none), for the next file of the same picture. */
+int gal__quality_choose_shared(const gal_format_def *format, const gal_encode *e,
+    const gal_quality_goal *goal, gal_quality_memo *shared, gal_quality_choice *out,
+    gal_error *err);
 void gal__quality_choice_clear(gal_quality_choice *choice);
 
 #endif /* GAL_QUALITY_H */

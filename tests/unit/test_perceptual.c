@@ -3,6 +3,7 @@
  * stronger noise score lower; the same pixels give the same score bit for
  * bit; grey, alpha and pictures too small for a window are compared too. */
 #include <criterion/criterion.h>
+#include <math.h>
 
 #include "gal_test.h"
 #include "perceptual.h"
@@ -148,6 +149,57 @@ Test(perceptual, a_picture_smaller_than_a_window_is_compared_whole)
     cr_assert_eq(vips_cast_uchar(darker, &darker8, NULL), 0, "%s", vips_error_buffer());
     cr_assert_eq(score_of(tiny, tiny), GAL_PERCEPT_PERFECT);
     cr_assert_lt(score_of(tiny, darker8), GAL_PERCEPT_PERFECT);
+}
+
+/* A flat grey picture of code value `code`, in memory. */
+static VipsImage *
+flat_grey(int code)
+{
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) grey = NULL;
+    g_autoptr(VipsImage) eight = NULL;
+    VipsImage *memory;
+
+    cr_assert_eq(vips_black(&black, 32, 32, NULL), 0);
+    cr_assert_eq(vips_linear1(black, &grey, 1.0, code, NULL), 0);
+    cr_assert_eq(vips_cast_uchar(grey, &eight, NULL), 0);
+    cr_assert_not_null(memory = vips_image_copy_memory(eight));
+    return memory;
+}
+
+/* CIE L* / 100 of an sRGB code value, as the standard defines it. */
+static double
+exact_lightness(int code)
+{
+    double v = code / 255.0, y = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+
+    return (y > 216.0 / 24389.0 ? 116.0 * cbrt(y) - 16.0 : 24389.0 / 27.0 * y) / 100.0;
+}
+
+/* The lightness is computed, not looked up (perceptual.c): two flat
+ * pictures differ in their lightness alone (the luminance term of SSIM),
+ * so every grey from black to white against a mid grey gives the term of
+ * the exact L*, in the dark (linear) part of the curve as in the rest.
+ * Within the float noise of the contrast term's variances (2e-4: the
+ * lightness itself is within 3e-7 of L* over all of 0..1, checked apart);
+ * luminance in place of L* would be off by up to 0.42. */
+Test(perceptual, lightness_is_cie_lstar_at_every_grey)
+{
+    g_autoptr(VipsImage) mid = flat_grey(128);
+    gal_error err = { 0 };
+    g_autoptr(gal_percept_ref) ref = gal__percept_ref_new(mid, &err);
+    double lx = exact_lightness(128), worst = 0;
+
+    cr_assert_not_null(ref, "%s", err.msg);
+    for (int code = 0; code < 256; code++) {
+        g_autoptr(VipsImage) grey = flat_grey(code);
+        double ly = exact_lightness(code), scales[5];
+        double expected = (2 * lx * ly + 1e-4) / (lx * lx + ly * ly + 1e-4);
+
+        cr_assert_eq(gal__percept_scales(ref, grey, scales, &err), 2, "%s", err.msg);
+        worst = MAX(worst, fabs(scales[0] - expected));
+    }
+    cr_expect_lt(worst, 5e-4, "%g", worst);
 }
 
 Test(perceptual, refuses_a_picture_of_another_size)

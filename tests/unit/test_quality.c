@@ -276,6 +276,63 @@ Test(quality, a_large_picture_is_searched_on_a_sample_and_checked_whole)
     gal__quality_choice_clear(&choice);
 }
 
+/* The bytes `format` chooses for `image` and the default target, sharing
+ * `memo` (NULL: none). */
+static GBytes *
+chosen_bytes(const gal_format_def *format, VipsImage *image, gal_quality_memo *memo)
+{
+    gal_encode e = { image, &no_meta, 0, false, GAL_SUBSAMPLING_AUTO, false };
+    gal_quality_goal goal = { GAL_TARGET_STANDARD, 0, 0 };
+    gal_quality_choice choice;
+    gal_error err = { 0 };
+    GBytes *bytes;
+
+    cr_assert_eq(gal__quality_choose_shared(format, &e, &goal, memo, &choice, &err), 0, "%s",
+        err.msg);
+    bytes = g_bytes_new(choice.data, choice.length);
+    gal__quality_choice_clear(&choice);
+    return bytes;
+}
+
+/* A picture's formats share one preparation of it (and of its sample):
+ * a second picture of the same pixels takes it, whatever object holds
+ * them, and gets the bytes it would get alone; a picture of the same size
+ * but other pixels is prepared anew, and gets its own bytes. */
+Test(quality, a_memo_serves_the_same_pixels_and_no_others)
+{
+    g_autoptr(VipsImage) image = photo_at(1.6);
+    g_autoptr(VipsImage) twin = vips_image_new_from_memory_copy(VIPS_IMAGE_ADDR(image, 0, 0),
+        VIPS_IMAGE_SIZEOF_IMAGE(image), image->Xsize, image->Ysize, image->Bands,
+        image->BandFmt);
+    g_autoptr(VipsImage) flipped = NULL;
+    g_autoptr(VipsImage) mirror = NULL;
+    g_autoptr(gal_quality_memo) memo = gal__quality_memo_new();
+    const gal_format_def *jpeg = gal__formats[GAL_FORMAT_JPEG];
+    const gal_format_def *webp = gal__formats[GAL_FORMAT_WEBP];
+    g_autoptr(GBytes) jpeg_alone = chosen_bytes(jpeg, image, NULL);
+    g_autoptr(GBytes) webp_alone = NULL;
+    g_autoptr(GBytes) jpeg_shared = NULL;
+    g_autoptr(GBytes) webp_shared = NULL;
+    g_autoptr(GBytes) mirror_alone = NULL;
+    g_autoptr(GBytes) mirror_shared = NULL;
+
+    cr_assert_not_null(twin, "%s", vips_error_buffer());
+    twin->Type = image->Type;
+    cr_assert_eq(vips_flip(image, &flipped, VIPS_DIRECTION_HORIZONTAL, NULL), 0);
+    cr_assert_not_null(mirror = vips_image_copy_memory(flipped));
+    /* The twin has the pixels without the metadata, which the file keeps. */
+    webp_alone = chosen_bytes(webp, twin, NULL);
+    jpeg_shared = chosen_bytes(jpeg, image, memo);
+    webp_shared = chosen_bytes(webp, twin, memo);
+    cr_expect_eq(gal__quality_memo_prepared(memo), 1);
+    cr_expect(g_bytes_equal(jpeg_shared, jpeg_alone));
+    cr_expect(g_bytes_equal(webp_shared, webp_alone));
+    mirror_alone = chosen_bytes(jpeg, mirror, NULL);
+    mirror_shared = chosen_bytes(jpeg, mirror, memo);
+    cr_expect_eq(gal__quality_memo_prepared(memo), 2);
+    cr_expect(g_bytes_equal(mirror_shared, mirror_alone));
+}
+
 /* The bytes `format` saves `e` as. */
 static GBytes *
 saved(const gal_format_def *format, const gal_encode *e)
