@@ -52,7 +52,7 @@ typedef struct {
 
 /* What a comparison works in, kept with the reference and used again by
  * each: a block this size is mapped afresh by the allocator every time
- * (glibc's threshold is 4 MiB, gallop.c), and the kernel's page faults
+ * (glibc's threshold is 4 MiB, cmd/main.c), and the kernel's page faults
  * and zeroing took a fifth of a search's CPU time. */
 typedef struct {
     guchar *pixels;              /* width x height x 3: the picture as 8-bit sRGB or grey */
