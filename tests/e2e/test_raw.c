@@ -34,28 +34,13 @@ load(const char *path)
     return memory;
 }
 
-/* The mean colour of the 4 x 4 block at (x, y). */
-static void
-block_mean(VipsImage *image, int x, int y, double rgb[3])
-{
-    g_autoptr(VipsImage) block = NULL;
-
-    cr_assert_eq(vips_extract_area(image, &block, x, y, 4, 4, NULL), 0);
-    for (int b = 0; b < 3; b++) {
-        g_autoptr(VipsImage) band = NULL;
-
-        cr_assert_eq(vips_extract_band(block, &band, b, NULL), 0);
-        cr_assert_eq(vips_avg(band, &rgb[b], NULL), 0);
-    }
-}
-
 static void
 expect_colour(VipsImage *image, int x, int y, const double want[3], double tolerance,
     const char *what)
 {
     double rgb[3];
 
-    block_mean(image, x, y, rgb);
+    gal_test_block_mean(image, x, y, rgb);
     for (int b = 0; b < 3; b++)
         cr_expect(fabs(rgb[b] - want[b]) <= tolerance, "%s band %d: %.1f, want %.1f", what, b,
             rgb[b], want[b]);

@@ -67,21 +67,6 @@ load_output(const char *dir, const char *prefix, char **name)
     return NULL;
 }
 
-/* The mean colour of the 4 x 4 block at (x, y). */
-static void
-block_mean(VipsImage *image, int x, int y, double rgb[3])
-{
-    g_autoptr(VipsImage) block = NULL;
-
-    cr_assert_eq(vips_extract_area(image, &block, x, y, 4, 4, NULL), 0);
-    for (int b = 0; b < 3; b++) {
-        g_autoptr(VipsImage) band = NULL;
-
-        cr_assert_eq(vips_extract_band(block, &band, b, NULL), 0);
-        cr_assert_eq(vips_avg(band, &rgb[b], NULL), 0);
-    }
-}
-
 /* Each quarter's centre is its target through sRGB's curve, each band
  * within 8 levels, as the NEF, ARW and PEF of tests/unit/test_raw.c: not
  * closer, because without the as-shot balance of a real file's maker
@@ -97,7 +82,7 @@ expect_targets(VipsImage *image, const char *what)
         int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
         double rgb[3];
 
-        block_mean(image, x, y, rgb);
+        gal_test_block_mean(image, x, y, rgb);
         for (int b = 0; b < 3; b++) {
             double want = gal_test_srgb8(targets[q][b]);
 
@@ -188,10 +173,10 @@ expect_facts_and_orientation(gal_test_raw_layout layout, const char *make, const
     upright = load_output(out_dir, stem, NULL);
     cr_expect_eq(upright->Xsize, 96, "%s: upright, 96 wide", name);
     cr_expect_eq(upright->Ysize, 128, "%s: upright, 128 tall", name);
-    block_mean(upright, 96 - 24 - 2, 32 - 2, rgb);
+    gal_test_block_mean(upright, 96 - 24 - 2, 32 - 2, rgb);
     cr_expect(rgb[0] - MAX(rgb[1], rgb[2]) >= 60, "%s: top right %.0f %.0f %.0f, want red",
         name, rgb[0], rgb[1], rgb[2]);
-    block_mean(upright, 24 - 2, 32 - 2, rgb);
+    gal_test_block_mean(upright, 24 - 2, 32 - 2, rgb);
     cr_expect(rgb[2] - MAX(rgb[0], rgb[1]) >= 60, "%s: top left %.0f %.0f %.0f, want blue",
         name, rgb[0], rgb[1], rgb[2]);
 
@@ -402,7 +387,7 @@ expect_preview_then_develop(gal_test_raw_layout layout, const char *make, const 
         in_dir, small_dir);
     small = load_output(small_dir, stem, NULL);
     cr_expect_eq(small->Xsize, 64, "%s", name);
-    block_mean(small, 30, 22, rgb);
+    gal_test_block_mean(small, 30, 22, rgb);
     for (int b = 0; b < 3; b++)
         cr_expect(fabs(rgb[b] - magenta[b]) <= 6, "%s from the preview, band %d: %.1f, want %.0f",
             name, b, rgb[b], magenta[b]);

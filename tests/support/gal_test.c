@@ -330,6 +330,27 @@ gal_test_load_image(const char *path, gboolean strict)
     return image;
 }
 
+void
+gal_test_block_mean(VipsImage *image, int x, int y, double rgb[3])
+{
+    g_autoptr(VipsImage) block = NULL;
+    /* A sequential image (a preview, a strict load) is read once, into
+     * memory, then anywhere. */
+    g_autoptr(VipsImage) memory = vips_image_copy_memory(image);
+    double scale = image->BandFmt == VIPS_FORMAT_USHORT ? 257.0 : 1.0;
+
+    cr_assert_not_null(memory, "%s", vips_error_buffer());
+    cr_assert_eq(vips_extract_area(memory, &block, x, y, 4, 4, NULL), 0);
+    for (int b = 0; b < 3; b++) {
+        g_autoptr(VipsImage) band = NULL;
+        double mean;
+
+        cr_assert_eq(vips_extract_band(block, &band, b, NULL), 0);
+        cr_assert_eq(vips_avg(band, &mean, NULL), 0);
+        rgb[b] = mean / scale;
+    }
+}
+
 /* An RGB profile with only a perceptual table (A2B0), as jpegli's XYB
  * JPEGs carry: made from sRGB, sampled into a CLUT, version 4. */
 static cmsInt32Number

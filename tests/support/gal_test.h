@@ -139,6 +139,10 @@ void gal_test_copy_trip(const char *dir, int number, const char *as);
 /* Open an image or fail the test; `strict`: sequential, a decoder warning is an error. */
 VipsImage *gal_test_load_image(const char *path, gboolean strict);
 
+/* The mean of each of the first three bands over the 4 x 4 block at
+ * (x, y) of an 8- or 16-bit image, as 8-bit levels. */
+void gal_test_block_mean(VipsImage *image, int x, int y, double rgb[3]);
+
 /* An ICC profile (version 4, RGB) with only a perceptual table (A2B0), as
  * jpegli's XYB JPEGs carry: sRGB sampled into a CLUT, described as
  * "perceptual only". g_malloc'ed, `len` bytes. */

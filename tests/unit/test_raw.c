@@ -20,27 +20,6 @@ open_raw(const char *path, gal_photo_file *file)
         gal__image_format_name(file->format));
 }
 
-/* The mean of a 4 x 4 block at (x, y) of an 8-bit or 16-bit image, as 8-bit. */
-static void
-block_mean(VipsImage *image, int x, int y, double rgb[3])
-{
-    g_autoptr(VipsImage) block = NULL;
-    /* A preview streams: read once, into memory, then anywhere. */
-    g_autoptr(VipsImage) memory = vips_image_copy_memory(image);
-    double scale = image->BandFmt == VIPS_FORMAT_USHORT ? 257.0 : 1.0;
-
-    cr_assert_not_null(memory);
-    cr_assert_eq(vips_extract_area(memory, &block, x, y, 4, 4, NULL), 0);
-    for (int b = 0; b < 3; b++) {
-        g_autoptr(VipsImage) band = NULL;
-        double mean;
-
-        cr_assert_eq(vips_extract_band(block, &band, b, NULL), 0);
-        cr_assert_eq(vips_avg(band, &mean, NULL), 0);
-        rgb[b] = mean / scale;
-    }
-}
-
 /* Each quarter's centre, developed, is its linear colour through sRGB's
  * curve, within `tolerance` of 255. */
 static void
@@ -51,7 +30,7 @@ expect_patches(VipsImage *image, const gal_test_dng *dng, double tolerance)
         int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
         double rgb[3];
 
-        block_mean(image, x, y, rgb);
+        gal_test_block_mean(image, x, y, rgb);
         for (int b = 0; b < 3; b++) {
             double want = gal_test_srgb8(dng->patches[q][b]);
 
@@ -305,7 +284,7 @@ Test(raw, the_preview_is_taken_when_it_covers_the_size_asked_for_else_developed)
         err.msg);
     cr_expect_str_eq(gal__raw_made_by(small), "preview");
     cr_expect_eq(small->Xsize, 64);
-    block_mean(small, 30, 20, rgb);
+    gal_test_block_mean(small, 30, 20, rgb);
     cr_expect(fabs(rgb[0] - 200) < 6 && fabs(rgb[1] - 30) < 6 && fabs(rgb[2] - 200) < 6,
         "the preview's magenta: %.0f %.0f %.0f", rgb[0], rgb[1], rgb[2]);
     /* Larger than the preview: developed. */
@@ -499,7 +478,7 @@ Test(raw, maker_raws_nef_arw_pef_develop_to_the_colours_their_camera_matrix_give
             int x = (q % 2) * 32 + 14, y = (q / 2) * 24 + 10;
             double rgb[3];
 
-            block_mean(developed, x, y, rgb);
+            gal_test_block_mean(developed, x, y, rgb);
             for (int b = 0; b < 3; b++) {
                 double want = gal_test_srgb8(targets[q][b]);
 
