@@ -199,23 +199,33 @@ Test(raw_makers, a_cr2s_date_camera_lens_and_orientation_come_from_its_exif)
         "EF24-105mm f/4L IS USM", "IMG_0002.CR2");
 }
 
-Test(raw_makers, an_rw2_is_developed_to_its_colours)
+/* A raw of `layout` developed (input.raw: develop) to a PNG of its size
+ * whose quarters are their targets. */
+static void
+expect_developed(gal_test_raw_layout layout, const char *make, const char *model,
+    const char *lens, const char *file_name, const char *what)
 {
-    g_autofree char *tmp = gal_test_tmpdir("raw-makers-rw2");
+    g_autofree char *tmp = gal_test_tmpdir("raw-makers-develop");
     g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
     g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    gal_test_dng raw = camera_raw(GAL_TEST_RAW_RW2, "Panasonic", "DMC-GH4",
-        "LUMIX G VARIO 12-35/F2.8");
+    g_autofree char *stem = g_strndup(file_name, strcspn(file_name, "."));
+    gal_test_dng raw = camera_raw(layout, make, model, lens);
     g_autofree char *path = NULL;
     g_autoptr(VipsImage) developed = NULL;
 
     g_mkdir_with_parents(in_dir, 0755);
-    path = forge(in_dir, "P1000001.RW2", &raw);
+    path = forge(in_dir, file_name, &raw);
     run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n", in_dir, out_dir);
-    developed = load_output(out_dir, "P1000001", NULL);
+    developed = load_output(out_dir, stem, NULL);
     cr_assert_eq(developed->Xsize, 128);
     cr_assert_eq(developed->Ysize, 96);
-    expect_targets(developed, "RW2");
+    expect_targets(developed, what);
+}
+
+Test(raw_makers, an_rw2_is_developed_to_its_colours)
+{
+    expect_developed(GAL_TEST_RAW_RW2, "Panasonic", "DMC-GH4", "LUMIX G VARIO 12-35/F2.8",
+        "P1000001.RW2", "RW2");
 }
 
 Test(raw_makers, an_rw2s_date_camera_lens_and_orientation_come_from_its_exif)
@@ -226,21 +236,8 @@ Test(raw_makers, an_rw2s_date_camera_lens_and_orientation_come_from_its_exif)
 
 Test(raw_makers, an_orf_is_developed_to_its_colours)
 {
-    g_autofree char *tmp = gal_test_tmpdir("raw-makers-orf");
-    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
-    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    gal_test_dng raw = camera_raw(GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10",
-        "OLYMPUS M.14-42mm F3.5-5.6 II R");
-    g_autofree char *path = NULL;
-    g_autoptr(VipsImage) developed = NULL;
-
-    g_mkdir_with_parents(in_dir, 0755);
-    path = forge(in_dir, "P5010001.ORF", &raw);
-    run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n", in_dir, out_dir);
-    developed = load_output(out_dir, "P5010001", NULL);
-    cr_assert_eq(developed->Xsize, 128);
-    cr_assert_eq(developed->Ysize, 96);
-    expect_targets(developed, "ORF");
+    expect_developed(GAL_TEST_RAW_ORF, "OLYMPUS IMAGING CORP.", "E-M10",
+        "OLYMPUS M.14-42mm F3.5-5.6 II R", "P5010001.ORF", "ORF");
 }
 
 Test(raw_makers, an_orfs_date_camera_lens_and_orientation_come_from_its_exif)
@@ -251,20 +248,7 @@ Test(raw_makers, an_orfs_date_camera_lens_and_orientation_come_from_its_exif)
 
 Test(raw_makers, a_raf_is_developed_to_its_colours)
 {
-    g_autofree char *tmp = gal_test_tmpdir("raw-makers-raf");
-    g_autofree char *in_dir = g_build_filename(tmp, "in", NULL);
-    g_autofree char *out_dir = g_build_filename(tmp, "out", NULL);
-    gal_test_dng raw = camera_raw(GAL_TEST_RAW_RAF, "FUJIFILM", "X100", NULL);
-    g_autofree char *path = NULL;
-    g_autoptr(VipsImage) developed = NULL;
-
-    g_mkdir_with_parents(in_dir, 0755);
-    path = forge(in_dir, "DSCF0001.RAF", &raw);
-    run(tmp, "gallop: 1\ninput: {raw: develop}\noutput: {format: png}\n", in_dir, out_dir);
-    developed = load_output(out_dir, "DSCF0001", NULL);
-    cr_assert_eq(developed->Xsize, 128);
-    cr_assert_eq(developed->Ysize, 96);
-    expect_targets(developed, "RAF");
+    expect_developed(GAL_TEST_RAW_RAF, "FUJIFILM", "X100", NULL, "DSCF0001.RAF", "RAF");
 }
 
 Test(raw_makers, a_rafs_date_camera_lens_and_orientation_come_from_its_exif)
