@@ -125,15 +125,22 @@ gal_error_from_vips(gal_error *err, gal_code code, const gal_loc *loc,
     g_auto(GStrv) lines = g_strsplit(raw, "\n", -1);
     GString *joined = g_string_new(NULL);
     g_autofree char *flat = NULL;
+    int said = 0;
 
     /* libvips ends each message with a newline, and a retried step may
-     * say the same thing twice: one line, each message once. */
+     * say the same thing twice: one line, each message once. A loader's
+     * reads past the end ("source: bad seek to N", as libheif probes a
+     * file cut short) come before the loader's own reason, which says it
+     * better: they are kept only when nothing else is said. */
+    for (int i = 0; lines[i]; i++)
+        said += *g_strstrip(lines[i]) && !g_str_has_prefix(lines[i], "source: bad seek");
     for (int i = 0; lines[i]; i++) {
         gboolean seen = FALSE;
 
-        g_strstrip(lines[i]);
         for (int j = 0; j < i && !seen; j++)
             seen = strcmp(lines[j], lines[i]) == 0;
+        if (said && g_str_has_prefix(lines[i], "source: bad seek"))
+            seen = TRUE;
         if (*lines[i] && !seen)
             g_string_append_printf(joined, "%s%s", joined->len ? " " : "", lines[i]);
     }

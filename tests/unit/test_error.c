@@ -175,3 +175,22 @@ Test(error, a_photo_alone_keeps_warnings_but_not_which_tiles_failed, .init = gal
     cr_expect_str_eq(err.msg,
         "decoding: VipsJpeg: Premature end of input file read gave 2 warnings");
 }
+
+/* libheif's reads past the end of a HEIC cut short reach libvips' buffer
+ * before libheif's reason: the reason alone is said; a bad seek alone
+ * still is. */
+Test(error, a_loaders_bad_seeks_give_way_to_its_reason, .init = gal_test_setup,
+    .fini = gal_test_teardown)
+{
+    gal_error err = { 0 }, alone = { 0 };
+
+    vips_error_clear();
+    vips_error("source", "bad seek to %d", 18090);
+    vips_error("source", "bad seek to %d", 17264);
+    vips_error("heif", "%s", "Invalid input: Unexpected end of file");
+    gal_error_from_vips(&err, GAL_ERR_INPUT, NULL, "cannot read");
+    cr_expect_str_eq(err.msg, "cannot read: heif: Invalid input: Unexpected end of file");
+    vips_error("source", "bad seek to %d", 12);
+    gal_error_from_vips(&alone, GAL_ERR_INPUT, NULL, "cannot read");
+    cr_expect_str_eq(alone.msg, "cannot read: source: bad seek to 12");
+}
