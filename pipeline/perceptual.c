@@ -34,7 +34,18 @@ static const double C2 = 0.03 * 0.03;
  * target_clones or the machine is not x86-64, one plain version. */
 typedef float wide __attribute__((vector_size(8 * sizeof(float))));
 #define WIDE 8
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GAL_THREAD_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define GAL_THREAD_SANITIZER 1
+#endif
+/* Not under ThreadSanitizer: the clones' resolvers run while the dynamic
+ * linker relocates the program, before its runtime is up, and crash in
+ * its instrumentation (tests/sanitizers/threads). */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(GAL_THREAD_SANITIZER)
 #if __has_attribute(target_clones)
 #define SIMD_TARGETS __attribute__((target_clones("avx2", "default")))
 #endif
