@@ -272,28 +272,39 @@ typedef struct {
     gsize len;
 } box;
 
+/* A box's size and header length, from its first `have` bytes at `head`
+ * and the `left` bytes from its start to the end of what holds it (a box
+ * of size 0 runs to there); FALSE when they do not say or it does not
+ * fit. */
+static gboolean
+box_extent(const guint8 *head, guint64 have, guint64 left, guint64 *size, guint64 *header)
+{
+    if (have < 8)
+        return FALSE;
+    *size = be(head, 4);
+    *header = 8;
+    if (*size == 1) {
+        if (have < 16)
+            return FALSE;
+        *size = be(head + 8, 8);
+        *header = 16;
+    }
+    else if (*size == 0)
+        *size = left;
+    return *size >= *header && *size <= left;
+}
+
 /* The box at *at of `data` (`len` bytes), *at moved past it; FALSE at the
  * end or when it does not fit (a damaged box ends the list). */
 static gboolean
 next_box(const guint8 *data, gsize len, gsize *at, box *out)
 {
-    guint64 size, header = 8;
+    guint64 size, header;
 
-    if (len - *at < 8 || *at > len)
+    if (*at > len || !box_extent(data + *at, len - *at, len - *at, &size, &header))
         return FALSE;
-    size = be(data + *at, 4);
     memcpy(out->type, data + *at + 4, 4);
     out->type[4] = '\0';
-    if (size == 1) {
-        if (len - *at < 16)
-            return FALSE;
-        size = be(data + *at + 8, 8);
-        header = 16;
-    }
-    else if (size == 0)
-        size = len - *at;
-    if (size < header || size > len - *at)
-        return FALSE;
     out->payload = data + *at + header;
     out->len = (gsize) (size - header);
     *at += (gsize) size;
@@ -743,19 +754,11 @@ read_meta(int fd, gint64 size, gsize *len)
 
     while (at + 8 <= (guint64) size) {
         guint8 head[16];
-        guint64 box_size, header = 8;
+        guint64 box_size, header;
+        ssize_t got = pread(fd, head, sizeof head, (off_t) at);
         guint8 *payload;
 
-        if (pread(fd, head, sizeof head, (off_t) at) < 8)
-            break;
-        box_size = be(head, 4);
-        if (box_size == 1) {
-            box_size = be(head + 8, 8);
-            header = 16;
-        }
-        else if (box_size == 0)
-            box_size = (guint64) size - at;
-        if (box_size < header || box_size > (guint64) size - at)
+        if (got < 8 || !box_extent(head, (guint64) got, (guint64) size - at, &box_size, &header))
             break;
         if (memcmp(head + 4, "meta", 4)) {
             at += box_size;
