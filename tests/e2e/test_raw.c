@@ -46,21 +46,6 @@ expect_colour(VipsImage *image, int x, int y, const double want[3], double toler
             rgb[b], want[b]);
 }
 
-/* Each quarter's centre is its patch through sRGB's curve. */
-static void
-expect_patches(VipsImage *image, const gal_test_dng *dng, double tolerance)
-{
-    for (int q = 0; q < 4; q++) {
-        double want[3];
-        g_autofree char *what = g_strdup_printf("quarter %d", q);
-
-        for (int b = 0; b < 3; b++)
-            want[b] = gal_test_srgb8(dng->patches[q][b]);
-        expect_colour(image, (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2,
-            (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2, want, tolerance, what);
-    }
-}
-
 Test(raw_run, a_dng_beside_a_jpeg_is_developed_to_its_colours_and_named_by_its_facts)
 {
     g_autofree char *tmp = gal_test_tmpdir("raw-run-develop");
@@ -96,7 +81,7 @@ Test(raw_run, a_dng_beside_a_jpeg_is_developed_to_its_colours_and_named_by_its_f
     developed = load(developed_path);
     cr_assert_eq(developed->Xsize, 64);
     cr_assert_eq(developed->Ysize, 48);
-    expect_patches(developed, &dng, 4);
+    gal_test_raw_expect_quarters(developed, &dng, 4, "developed");
 }
 
 Test(raw_run, a_raw_turned_by_its_orientation_comes_out_upright)
@@ -125,25 +110,6 @@ Test(raw_run, a_raw_turned_by_its_orientation_comes_out_upright)
     expect_colour(image, 48 - 12 - 2, 16 - 2, red_srgb, 4, "upright top right");
 }
 
-/* A JPEG of `width` x `height` in one colour. */
-static GBytes *
-jpeg_of(int width, int height, const double ink[3])
-{
-    g_autoptr(VipsImage) black = NULL;
-    g_autoptr(VipsImage) coloured = NULL;
-    g_autoptr(VipsImage) srgb = NULL;
-    void *buf = NULL;
-    size_t len = 0;
-
-    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
-    cr_assert_eq(vips_linear(black, &coloured, (double[]) { 1, 1, 1 }, (double *) ink, 3,
-                     "uchar", TRUE, NULL),
-        0);
-    cr_assert_eq(vips_copy(coloured, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
-    cr_assert_eq(vips_jpegsave_buffer(srgb, &buf, &len, "Q", 95, NULL), 0);
-    return g_bytes_new_take(buf, len);
-}
-
 Test(raw_run, the_preview_makes_what_it_covers_and_a_larger_output_is_developed)
 {
     g_autofree char *tmp = gal_test_tmpdir("raw-run-preview");
@@ -154,7 +120,7 @@ Test(raw_run, the_preview_makes_what_it_covers_and_a_larger_output_is_developed)
     g_autofree char *small_path = g_build_filename(out_dir, "shot-64.png", NULL);
     g_autofree char *large_path = g_build_filename(out_dir, "shot-128.png", NULL);
     static const double magenta[3] = { 200, 30, 200 };
-    g_autoptr(GBytes) jpeg = jpeg_of(64, 48, magenta);
+    g_autoptr(GBytes) jpeg = gal_test_raw_preview_jpeg(64, 48, magenta);
     gal_test_dng dng = gal_test_dng_default();
     g_autofree char *path = NULL;
     g_autoptr(VipsImage) small = NULL;
@@ -188,7 +154,7 @@ Test(raw_run, the_preview_makes_what_it_covers_and_a_larger_output_is_developed)
         0, "stdout:\n%s\nstderr:\n%s", out, err);
     large = load(large_path);
     cr_assert_eq(large->Xsize, 128);
-    expect_patches(large, &dng, 4);
+    gal_test_raw_expect_quarters(large, &dng, 4, "large");
 }
 
 Test(raw_run, a_hostile_raw_fails_alone_and_says_what_is_wrong)
@@ -285,7 +251,7 @@ Test(raw_run, a_raw_and_its_jpeg_are_one_photo_and_input_pairs_says_which)
         "%s", raw_err);
     from_raw = load(raw_file);
     cr_assert_eq(from_raw->Xsize, 64);
-    expect_patches(from_raw, &dng, 4);
+    gal_test_raw_expect_quarters(from_raw, &dng, 4, "from_raw");
 }
 
 Test(raw_run, every_file_skipped_is_named_and_counted_by_kind_in_summary_log_and_report)

@@ -67,37 +67,6 @@ load_output(const char *dir, const char *prefix, char **name)
     return NULL;
 }
 
-/* Each quarter's centre is its target through sRGB's curve, each band
- * within 8 levels, as the NEF, ARW and PEF of tests/unit/test_raw.c: not
- * closer, because without the as-shot balance of a real file's maker
- * notes libraw develops red and blue a few levels off its table's
- * daylight balance. And what a wrong matrix, level, Bayer phase or slice
- * order would break by far: each colour's own channel leads the others
- * by 60 levels or more, and the grey stays grey. */
-static void
-expect_targets(VipsImage *image, const char *what)
-{
-    for (int q = 0; q < 4; q++) {
-        int x = (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2;
-        int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
-        double rgb[3];
-
-        gal_test_block_mean(image, x, y, rgb);
-        for (int b = 0; b < 3; b++) {
-            double want = gal_test_srgb8(targets[q][b]);
-
-            cr_expect(fabs(rgb[b] - want) <= 8, "%s quarter %d band %d: %.1f, want %.1f", what,
-                q, b, rgb[b], want);
-        }
-        if (q < 3)
-            cr_expect(rgb[q] - MAX(rgb[(q + 1) % 3], rgb[(q + 2) % 3]) >= 60,
-                "%s quarter %d: %.0f %.0f %.0f", what, q, rgb[0], rgb[1], rgb[2]);
-        else
-            cr_expect(MAX(rgb[0], MAX(rgb[1], rgb[2])) - MIN(rgb[0], MIN(rgb[1], rgb[2])) <= 12,
-                "%s grey: %.0f %.0f %.0f", what, rgb[0], rgb[1], rgb[2]);
-    }
-}
-
 /* A raw of a camera libraw knows, 128 x 96, with its facts. */
 static gal_test_dng
 camera_raw(gal_test_raw_layout layout, const char *make, const char *model, const char *lens)
@@ -140,7 +109,7 @@ Test(raw_makers, a_cr2_is_developed_to_its_colours_and_named_by_its_date_and_cam
     cr_expect(strstr(name, "5D Mark III") != NULL, "%s", name);
     cr_assert_eq(developed->Xsize, 128);
     cr_assert_eq(developed->Ysize, 96);
-    expect_targets(developed, "CR2");
+    gal_test_raw_expect_aimed(developed, targets, "CR2");
 }
 
 /* The raw's EXIF facts in a JPEG made of it, read back with libexif
@@ -219,7 +188,7 @@ expect_developed(gal_test_raw_layout layout, const char *make, const char *model
     developed = load_output(out_dir, stem, NULL);
     cr_assert_eq(developed->Xsize, 128);
     cr_assert_eq(developed->Ysize, 96);
-    expect_targets(developed, what);
+    gal_test_raw_expect_aimed(developed, targets, what);
 }
 
 Test(raw_makers, an_rw2_is_developed_to_its_colours)
@@ -317,26 +286,7 @@ Test(raw_makers, a_makers_raw_cut_short_fails_alone_naming_its_kind)
             cr_expect(line && strstr(line, kind), "%s: %s", name, line);
         }
     made = load_output(out_dir, "P5019999", NULL);
-    expect_targets(made, "the whole ORF beside them");
-}
-
-/* A JPEG of `width` x `height` in one colour. */
-static GBytes *
-jpeg_of(int width, int height, const double ink[3])
-{
-    g_autoptr(VipsImage) black = NULL;
-    g_autoptr(VipsImage) coloured = NULL;
-    g_autoptr(VipsImage) srgb = NULL;
-    void *buf = NULL;
-    size_t len = 0;
-
-    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
-    cr_assert_eq(vips_linear(black, &coloured, (double[]) { 1, 1, 1 }, (double *) ink, 3,
-                     "uchar", TRUE, NULL),
-        0);
-    cr_assert_eq(vips_copy(coloured, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
-    cr_assert_eq(vips_jpegsave_buffer(srgb, &buf, &len, "Q", 95, "strip", TRUE, NULL), 0);
-    return g_bytes_new_take(buf, len);
+    gal_test_raw_expect_aimed(made, targets, "the whole ORF beside them");
 }
 
 /* By default (input.raw: preview) the JPEG the camera embedded makes
@@ -352,7 +302,7 @@ expect_preview_then_develop(gal_test_raw_layout layout, const char *make, const 
     g_autofree char *large_dir = g_build_filename(tmp, "large", NULL);
     g_autofree char *stem = g_strndup(name, strcspn(name, "."));
     static const double magenta[3] = { 200, 30, 200 };
-    g_autoptr(GBytes) jpeg = jpeg_of(64, 48, magenta);
+    g_autoptr(GBytes) jpeg = gal_test_raw_preview_jpeg(64, 48, magenta);
     gal_test_dng raw = camera_raw(layout, make, model, NULL);
     g_autofree char *path = NULL;
     g_autoptr(VipsImage) small = NULL;
@@ -382,7 +332,7 @@ expect_preview_then_develop(gal_test_raw_layout layout, const char *make, const 
         in_dir, large_dir);
     large = load_output(large_dir, stem, NULL);
     cr_assert_eq(large->Xsize, 128, "%s", name);
-    expect_targets(large, name);
+    gal_test_raw_expect_aimed(large, targets, name);
 }
 
 Test(raw_makers, a_cr2s_preview_makes_what_it_covers_and_a_larger_output_is_developed)

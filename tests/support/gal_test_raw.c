@@ -237,3 +237,68 @@ gal_test_raw_aim(gal_test_dng *raw, const gal_test_raw_camera *camera,
                 raw->patches[q][c]);
         }
 }
+
+GBytes *
+gal_test_raw_preview_jpeg(int width, int height, const double ink[3])
+{
+    g_autoptr(VipsImage) black = NULL;
+    g_autoptr(VipsImage) coloured = NULL;
+    g_autoptr(VipsImage) srgb = NULL;
+    void *buf = NULL;
+    size_t len = 0;
+
+    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
+    cr_assert_eq(vips_linear(black, &coloured, (double[]) { 1, 1, 1 }, (double *) ink, 3,
+                     "uchar", TRUE, NULL),
+        0);
+    cr_assert_eq(vips_copy(coloured, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
+    cr_assert_eq(vips_jpegsave_buffer(srgb, &buf, &len, "Q", 95, "strip", TRUE, NULL), 0);
+    return g_bytes_new_take(buf, len);
+}
+
+/* The quarters' check of gal_test_raw_expect_quarters, against `linear`:
+ * four colours of three bands, one after another. */
+static void
+expect_quarters(VipsImage *image, const double *linear, double tolerance, const char *what)
+{
+    for (int q = 0; q < 4; q++) {
+        int x = (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2;
+        int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
+        double rgb[3];
+
+        gal_test_block_mean(image, x, y, rgb);
+        for (int b = 0; b < 3; b++) {
+            double want = gal_test_srgb8(linear[3 * q + b]);
+
+            cr_expect(fabs(rgb[b] - want) <= tolerance,
+                "%s quarter %d band %d: %.1f, want %.1f (+-%g)", what, q, b, rgb[b], want,
+                tolerance);
+        }
+    }
+}
+
+void
+gal_test_raw_expect_quarters(VipsImage *image, const gal_test_dng *raw, double tolerance,
+    const char *what)
+{
+    expect_quarters(image, &raw->patches[0][0], tolerance, what);
+}
+
+void
+gal_test_raw_expect_aimed(VipsImage *image, const double targets[4][3], const char *what)
+{
+    expect_quarters(image, &targets[0][0], 8, what);
+    for (int q = 0; q < 4; q++) {
+        int x = (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2;
+        int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
+        double rgb[3];
+
+        gal_test_block_mean(image, x, y, rgb);
+        if (q < 3)
+            cr_expect(rgb[q] - MAX(rgb[(q + 1) % 3], rgb[(q + 2) % 3]) >= 60,
+                "%s quarter %d: %.0f %.0f %.0f", what, q, rgb[0], rgb[1], rgb[2]);
+        else
+            cr_expect(MAX(rgb[0], MAX(rgb[1], rgb[2])) - MIN(rgb[0], MIN(rgb[1], rgb[2])) <= 12,
+                "%s grey: %.0f %.0f %.0f", what, rgb[0], rgb[1], rgb[2]);
+    }
+}

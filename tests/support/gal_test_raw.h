@@ -6,6 +6,7 @@
 #define GAL_TEST_RAW_H
 
 #include <glib.h>
+#include <vips/vips.h>
 
 /* Which file a forged raw is (gal_test_dng_bytes). The makers' formats
  * are in gal_test_raw_makers.c; each is laid out as its cameras write it,
@@ -91,6 +92,24 @@ gal_test_raw_camera gal_test_raw_camera_of(const char *path);
  * matrix and balance, each quarter comes out as its target. */
 void gal_test_raw_aim(gal_test_dng *raw, const gal_test_raw_camera *camera,
     const double targets[4][3]);
+
+/* A JPEG of `width` x `height` in one sRGB colour (0..255 a band), with
+ * no metadata: a raw's preview. */
+GBytes *gal_test_raw_preview_jpeg(int width, int height, const double ink[3]);
+
+/* Each quarter's centre of `image`, developed from `raw` (a 4 x 4 block),
+ * is its patch (linear sRGB) through sRGB's curve, each band within
+ * `tolerance` of 255; `what` names the image in a failure. */
+void gal_test_raw_expect_quarters(VipsImage *image, const gal_test_dng *raw, double tolerance,
+    const char *what);
+
+/* The same for a makers' raw aimed at `targets` (gal_test_raw_aim), within
+ * 8 levels: not closer, because without the as-shot balance of a real
+ * file's maker notes libraw develops red and blue a few levels off its
+ * table's daylight balance. And what a wrong matrix, level or Bayer phase
+ * would break by far: red, green and blue lead the other channels by 60
+ * levels or more, and the fourth, grey, stays grey within 12. */
+void gal_test_raw_expect_aimed(VipsImage *image, const double targets[4][3], const char *what);
 
 /* sRGB's curve: linear 0..1 to 0..255. */
 double gal_test_srgb8(double linear);

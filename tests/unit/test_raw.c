@@ -20,26 +20,6 @@ open_raw(const char *path, gal_photo_file *file)
         gal__image_format_name(file->format));
 }
 
-/* Each quarter's centre, developed, is its linear colour through sRGB's
- * curve, within `tolerance` of 255. */
-static void
-expect_patches(VipsImage *image, const gal_test_dng *dng, double tolerance)
-{
-    for (int q = 0; q < 4; q++) {
-        int x = (q % 2) * image->Xsize / 2 + image->Xsize / 4 - 2;
-        int y = (q / 2) * image->Ysize / 2 + image->Ysize / 4 - 2;
-        double rgb[3];
-
-        gal_test_block_mean(image, x, y, rgb);
-        for (int b = 0; b < 3; b++) {
-            double want = gal_test_srgb8(dng->patches[q][b]);
-
-            cr_expect(fabs(rgb[b] - want) <= tolerance,
-                "quarter %d band %d: %.1f, want %.1f (+-%g)", q, b, rgb[b], want, tolerance);
-        }
-    }
-}
-
 Test(raw, a_forged_dng_is_sniffed_as_a_raw_by_its_first_directory)
 {
     gal_test_dng dng = gal_test_dng_default();
@@ -230,41 +210,21 @@ Test(raw, developing_gives_the_patches_colours_at_full_and_half_size)
     cr_expect_eq(full->Ysize, 48);
     cr_expect_eq(full->BandFmt, VIPS_FORMAT_USHORT);
     cr_expect_eq(full->Bands, 3);
-    expect_patches(full, &dng, 3);
+    gal_test_raw_expect_quarters(full, &dng, 3, "full");
     /* Half the size or less: each 2 x 2 block of photosites a pixel. */
     cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 32, 24, 0, NULL, &half, &err), 0, "%s",
         err.msg);
     gal__photo_close(&file);
     cr_expect_eq(half->Xsize, 32);
     cr_expect_eq(half->Ysize, 24);
-    expect_patches(half, &dng, 3);
-}
-
-/* A JPEG of `width` x `height` in one colour. */
-static GBytes *
-jpeg_of(int width, int height, double r, double g, double b)
-{
-    g_autoptr(VipsImage) black = NULL;
-    g_autoptr(VipsImage) coloured = NULL;
-    g_autoptr(VipsImage) srgb = NULL;
-    double ink[3] = { r, g, b };
-    void *buf = NULL;
-    size_t len = 0;
-
-    cr_assert_eq(vips_black(&black, width, height, "bands", 3, NULL), 0);
-    cr_assert_eq(vips_linear(black, &coloured, (double[]) { 1, 1, 1 }, ink, 3, "uchar", TRUE,
-                     NULL),
-        0);
-    cr_assert_eq(vips_copy(coloured, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL), 0);
-    cr_assert_eq(vips_jpegsave_buffer(srgb, &buf, &len, "Q", 95, NULL), 0);
-    return g_bytes_new_take(buf, len);
+    gal_test_raw_expect_quarters(half, &dng, 3, "half");
 }
 
 Test(raw, the_preview_is_taken_when_it_covers_the_size_asked_for_else_developed)
 {
     g_autofree char *dir = gal_test_tmpdir("raw-preview");
     gal_test_dng dng = gal_test_dng_default();
-    g_autoptr(GBytes) jpeg = jpeg_of(64, 48, 200, 30, 200);
+    g_autoptr(GBytes) jpeg = gal_test_raw_preview_jpeg(64, 48, (double[]) { 200, 30, 200 });
     g_autofree char *path = NULL;
     g_autoptr(VipsImage) small = NULL;
     g_autoptr(VipsImage) larger = NULL;
@@ -291,13 +251,13 @@ Test(raw, the_preview_is_taken_when_it_covers_the_size_asked_for_else_developed)
     cr_assert_eq(gal__raw_load(&file, GAL_RAW_PREVIEW, 100, 75, 0, NULL, &larger, &err), 0, "%s",
         err.msg);
     cr_expect_str_eq(gal__raw_made_by(larger), "develop");
-    expect_patches(larger, &dng, 3);
+    gal_test_raw_expect_quarters(larger, &dng, 3, "larger");
     /* input.raw: develop never takes the preview. */
     cr_assert_eq(gal__raw_load(&file, GAL_RAW_DEVELOP, 60, 45, 0, NULL, &developed, &err), 0, "%s",
         err.msg);
     gal__photo_close(&file);
     cr_expect_str_eq(gal__raw_made_by(developed), "develop");
-    expect_patches(developed, &dng, 3);
+    gal_test_raw_expect_quarters(developed, &dng, 3, "developed");
 }
 
 Test(raw, developing_over_the_memory_budget_is_refused_before_unpacking)
@@ -388,7 +348,7 @@ Test(raw, a_preview_of_another_shape_is_not_taken)
 {
     g_autofree char *dir = gal_test_tmpdir("raw-preview-shape");
     gal_test_dng dng = gal_test_dng_default();
-    g_autoptr(GBytes) jpeg = jpeg_of(96, 96, 200, 30, 200);
+    g_autoptr(GBytes) jpeg = gal_test_raw_preview_jpeg(96, 96, (double[]) { 200, 30, 200 });
     g_autofree char *path = NULL;
     g_autoptr(VipsImage) image = NULL;
     gal_photo_file file;
@@ -404,7 +364,7 @@ Test(raw, a_preview_of_another_shape_is_not_taken)
         err.msg);
     gal__photo_close(&file);
     cr_expect_str_eq(gal__raw_made_by(image), "develop");
-    expect_patches(image, &dng, 3);
+    gal_test_raw_expect_quarters(image, &dng, 3, "image");
 }
 
 /* Uncompressed raws of three makers' cameras, forged as their TIFFs are
@@ -474,24 +434,6 @@ Test(raw, maker_raws_nef_arw_pef_develop_to_the_colours_their_camera_matrix_give
         gal__photo_close(&file);
         cr_assert_eq(developed->Xsize, 64);
         cr_assert_eq(developed->Ysize, 48);
-        for (int q = 0; q < 4; q++) {
-            int x = (q % 2) * 32 + 14, y = (q / 2) * 24 + 10;
-            double rgb[3];
-
-            gal_test_block_mean(developed, x, y, rgb);
-            for (int b = 0; b < 3; b++) {
-                double want = gal_test_srgb8(targets[q][b]);
-
-                cr_expect(fabs(rgb[b] - want) <= 8, "%s quarter %d band %d: %.1f, want %.1f",
-                    cameras[i].model, q, b, rgb[b], want);
-            }
-            if (q < 3)
-                cr_expect(rgb[q] - MAX(rgb[(q + 1) % 3], rgb[(q + 2) % 3]) >= 60,
-                    "%s quarter %d: %.0f %.0f %.0f", cameras[i].model, q, rgb[0], rgb[1], rgb[2]);
-            else
-                cr_expect(MAX(rgb[0], MAX(rgb[1], rgb[2])) -
-                        MIN(rgb[0], MIN(rgb[1], rgb[2])) <= 12,
-                    "%s grey: %.0f %.0f %.0f", cameras[i].model, rgb[0], rgb[1], rgb[2]);
-        }
+        gal_test_raw_expect_aimed(developed, targets, cameras[i].model);
     }
 }
